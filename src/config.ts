@@ -1,0 +1,18 @@
+/**
+ * The one place that reads the environment. Everything else receives plain, validated values.
+ */
+
+export interface TerminalEnvironment {
+  /** NO_COLOR set (https://no-color.org): never colour. */
+  noColor: boolean;
+  /** FORCE_COLOR set to anything but 0/false: colour even off a TTY. */
+  forceColor: boolean;
+}
+
+export function readTerminalEnvironment(env: NodeJS.ProcessEnv = process.env): TerminalEnvironment {
+  const force = env.FORCE_COLOR;
+  return {
+    noColor: env.NO_COLOR !== undefined && env.NO_COLOR !== '',
+    forceColor: force !== undefined && force !== '' && force !== '0' && force !== 'false',
+  };
+}

@@ -1,0 +1,28 @@
+import type { FindingCode } from '../domain/codes.ts';
+import type { Finding } from '../domain/finding.ts';
+import type { DetectionSettings } from '../domain/settings.ts';
+import type { ClusterSnapshot, SourceName } from '../domain/snapshot.ts';
+import type { SnapshotIndex } from '../snapshot/snapshot-index.ts';
+
+export interface DetectContext {
+  snapshot: ClusterSnapshot;
+  index: SnapshotIndex;
+  settings: DetectionSettings;
+  now: Date;
+}
+
+/**
+ * One finding code. Pure: no I/O, no clock but `ctx.now`.
+ *
+ * Completeness (DESIGN.md): the engine runs a detector only when every source in `requires` was
+ * captured and, if `anyOf` is given, at least one of those too. A detector none of whose
+ * `requires`/`anyOf` sources was captured was not asked for; one with some but not all
+ * `requires` does not run and the report gets a gap. `refinedBy` sources only sharpen causes.
+ */
+export interface Detector<C extends FindingCode = FindingCode> {
+  code: C;
+  requires: readonly SourceName[];
+  anyOf?: readonly SourceName[];
+  refinedBy: readonly SourceName[];
+  detect(ctx: DetectContext): Finding<C>[];
+}

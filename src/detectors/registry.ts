@@ -1,0 +1,25 @@
+import type { Detector } from './detector.ts';
+import { amiSelectorUnscoped } from './ami-selector-unscoped.ts';
+import { controllerPending } from './controller-pending.ts';
+import { crdConversionWebhookBroken } from './crd-conversion-webhook-broken.ts';
+import { karpenterIamDenied } from './karpenter-iam-denied.ts';
+import { nodeClaimLaunchFailed } from './nodeclaim-launch-failed.ts';
+import { nodeClaimNotRegistered } from './nodeclaim-not-registered.ts';
+import { nodeClassNotReady } from './nodeclass-not-ready.ts';
+import { nodePoolNotReady } from './nodepool-not-ready.ts';
+import { orphanedInstance } from './orphaned-instance.ts';
+import { podsPendingProlonged } from './pods-pending-prolonged.ts';
+
+/** Every detector, one line each. Order does not matter: the report sorts findings. */
+export const DETECTORS: readonly Detector[] = [
+  controllerPending,
+  podsPendingProlonged,
+  nodeClaimNotRegistered,
+  nodeClaimLaunchFailed,
+  nodeClassNotReady,
+  nodePoolNotReady,
+  orphanedInstance,
+  karpenterIamDenied,
+  crdConversionWebhookBroken,
+  amiSelectorUnscoped,
+];

@@ -1,0 +1,98 @@
+/**
+ * AWS resources as karpenter-sentinel sees them, normalised from AWS CLI output or SDK
+ * responses (both use the same field names, PascalCase for EC2/IAM and camelCase for EKS).
+ */
+
+export type InstanceState =
+  | 'pending'
+  | 'running'
+  | 'shutting-down'
+  | 'terminated'
+  | 'stopping'
+  | 'stopped'
+  | string;
+
+export interface Instance {
+  id: string;
+  state: InstanceState;
+  /** ISO-8601. */
+  launchTime?: string;
+  instanceType?: string;
+  availabilityZone?: string;
+  privateDnsName?: string;
+  /** ARN of the instance profile attached to the instance. */
+  iamInstanceProfileArn?: string;
+  tags: Record<string, string>;
+}
+
+export type AuthenticationMode = 'CONFIG_MAP' | 'API' | 'API_AND_CONFIG_MAP' | string;
+
+export interface ClusterInfo {
+  name: string;
+  arn?: string;
+  status?: 'CREATING' | 'ACTIVE' | 'DELETING' | 'FAILED' | 'UPDATING' | 'PENDING' | string;
+  version?: string;
+  endpoint?: string;
+  /** Base64 PEM of the cluster CA. */
+  certificateAuthority?: string;
+  authenticationMode?: AuthenticationMode;
+  tags?: Record<string, string>;
+  /** True when AWS reported that the cluster does not exist (ResourceNotFoundException). */
+  gone?: boolean;
+}
+
+export interface FargateSelector {
+  namespace?: string;
+  labels?: Record<string, string>;
+}
+
+export interface FargateProfile {
+  name: string;
+  status?: 'CREATING' | 'ACTIVE' | 'DELETING' | 'CREATE_FAILED' | 'DELETE_FAILED' | string;
+  selectors: FargateSelector[];
+  podExecutionRoleArn?: string;
+  subnets?: string[];
+  /** False when only `list-fargate-profiles` named it, without `describe-fargate-profile`. */
+  described: boolean;
+}
+
+export interface AccessEntry {
+  principalArn: string;
+  /** STANDARD, EC2_LINUX, EC2_WINDOWS, FARGATE_LINUX, ...; undefined when only listed. */
+  type?: string;
+  kubernetesGroups?: string[];
+  username?: string;
+  described: boolean;
+}
+
+export interface LaunchTemplate {
+  id: string;
+  name: string;
+  createTime?: string;
+  tags: Record<string, string>;
+}
+
+export interface InstanceProfile {
+  name: string;
+  arn?: string;
+  path?: string;
+  id?: string;
+  createDate?: string;
+  roles: { name: string; arn?: string }[];
+  tags: Record<string, string>;
+}
+
+/** One line of Karpenter controller log output (JSON line or plain text). */
+export interface LogLine {
+  /** ISO-8601 when the line carries a time. */
+  time?: string;
+  /** Upper-case level: ERROR, WARN, INFO, DEBUG. */
+  level?: string;
+  message: string;
+  /** The `error` field of JSON lines. */
+  error?: string;
+  /** Every field of a JSON line (controller, NodeClaim, NodePool, aws-error-code, ...). */
+  fields: Record<string, unknown>;
+  /** Where it came from, for evidence: `file:line`. */
+  origin: string;
+}

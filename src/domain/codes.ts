@@ -1,0 +1,80 @@
+/** Public contract: finding codes, cause codes, severities and remediation vocabulary (DESIGN.md). */
+
+export const SEVERITIES = ['critical', 'warning', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export const FINDING_CODES = [
+  'KARPENTER_CONTROLLER_PENDING',
+  'PODS_PENDING_PROLONGED',
+  'NODECLAIM_NOT_REGISTERED',
+  'NODECLAIM_LAUNCH_FAILED',
+  'NODECLASS_NOT_READY',
+  'NODEPOOL_NOT_READY',
+  'ORPHANED_INSTANCE',
+  'KARPENTER_IAM_DENIED',
+  'CRD_CONVERSION_WEBHOOK_BROKEN',
+  'AMI_SELECTOR_UNSCOPED',
+] as const;
+export type FindingCode = (typeof FINDING_CODES)[number];
+
+/** Cause codes each finding code may carry. Detectors must stay within their row. */
+export const CAUSES_BY_FINDING = {
+  KARPENTER_CONTROLLER_PENDING: [
+    'FARGATE_SCHEDULER_RACE',
+    'STALE_SCHEDULING',
+    'NO_FARGATE_PROFILE_MATCH',
+    'FARGATE_PROFILE_NOT_ACTIVE',
+    'ANTI_AFFINITY_TOO_FEW_NODES',
+    'UNTOLERATED_TAINT',
+    'NODE_SELECTOR_MISMATCH',
+    'UNKNOWN',
+  ],
+  PODS_PENDING_PROLONGED: [
+    'CONTROLLER_UNAVAILABLE',
+    'NO_NODEPOOL_MATCH',
+    'NODEPOOL_LIMIT_REACHED',
+    'NODECLASS_NOT_READY',
+    'UNKNOWN',
+  ],
+  NODECLAIM_NOT_REGISTERED: [
+    'NODE_ROLE_NOT_MAPPED',
+    'NODE_ROLE_MAPPING_INVALID',
+    'INSTANCE_NOT_RUNNING',
+    'UNKNOWN',
+  ],
+  NODECLAIM_LAUNCH_FAILED: [
+    'SPOT_SERVICE_LINKED_ROLE_MISSING',
+    'INSUFFICIENT_CAPACITY',
+    'UNAUTHORIZED',
+    'AMI_NOT_FOUND',
+    'SECURITY_GROUP_SUBNET_VPC_MISMATCH',
+    'QUOTA_EXCEEDED',
+    'UNKNOWN',
+  ],
+  NODECLASS_NOT_READY: [
+    'AMI_NOT_FOUND',
+    'SUBNETS_NOT_FOUND',
+    'SECURITY_GROUPS_NOT_FOUND',
+    'INSTANCE_PROFILE_NOT_READY',
+    'VALIDATION_FAILED',
+    'UNKNOWN',
+  ],
+  NODEPOOL_NOT_READY: ['NODECLASS_NOT_FOUND', 'NODECLASS_NOT_READY', 'VALIDATION_FAILED', 'UNKNOWN'],
+  ORPHANED_INSTANCE: ['CONTROLLER_UNAVAILABLE', 'CLUSTER_GONE', 'NO_NODECLAIM'],
+  KARPENTER_IAM_DENIED: ['MISSING_PERMISSION'],
+  CRD_CONVERSION_WEBHOOK_BROKEN: ['SERVICE_MISSING', 'PORT_MISMATCH'],
+  AMI_SELECTOR_UNSCOPED: ['NO_OWNER'],
+} as const satisfies Record<FindingCode, readonly string[]>;
+
+export type CauseCodeOf<C extends FindingCode> = (typeof CAUSES_BY_FINDING)[C][number];
+export type CauseCode = CauseCodeOf<FindingCode>;
+
+/** Automated actions; `MANUAL` marks a remediation only a human can carry out. */
+export const ACTION_KINDS = ['ROLLOUT_RESTART', 'TERMINATE_INSTANCE'] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
+export type RemediationAction = ActionKind | 'MANUAL';
+
+export const REMEDIATION_STATUSES = ['planned', 'applied', 'skipped', 'failed', 'manual'] as const;
+export type RemediationStatus = (typeof REMEDIATION_STATUSES)[number];
+
+export const SEVERITY_RANK: Record<Severity, number> = { critical: 3, warning: 2, info: 1 };

@@ -1,0 +1,26 @@
+/**
+ * Typed errors. Each carries the exit code the CLI maps it to and a one-line message meant
+ * for a human; `cause` keeps the underlying error for debugging (never printed by default).
+ */
+export class SentinelError extends Error {
+  readonly exitCode: number = 1;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad command line: exit 2. */
+export class UsageError extends SentinelError {
+  override readonly exitCode = 2;
+}
+
+/** A capture file that cannot be read or recognised: exit 2; the message names the file. */
+export class InputError extends SentinelError {
+  override readonly exitCode = 2;
+  readonly file: string;
+  constructor(file: string, problem: string, options?: { cause?: unknown }) {
+    super(`${file}: ${problem}`, options);
+    this.file = file;
+  }
+}

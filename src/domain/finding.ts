@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto';
+import type { CauseCodeOf, FindingCode, RemediationAction, RemediationStatus, Severity } from './codes.ts';
+
+/** What a finding is about. `Instance` uses `id`; Kubernetes objects use namespace/name. */
+export interface ResourceRef {
+  kind: string;
+  namespace?: string;
+  name?: string;
+  id?: string;
+}
+
+export interface Cause<C extends FindingCode = FindingCode> {
+  code: CauseCodeOf<C>;
+  detail: string;
+}
+
+export interface Remediation {
+  action: RemediationAction;
+  status: RemediationStatus;
+  /** Why it was skipped or failed; empty otherwise. */
+  reason: string;
+  /** Commands or edits a human can run, filled with real names and ARNs. */
+  steps: string[];
+}
+
+export interface Finding<C extends FindingCode = FindingCode> {
+  id: string;
+  code: C;
+  severity: Severity;
+  title: string;
+  resource: ResourceRef;
+  /** ISO-8601: when the condition began, from the data. */
+  since: string | null;
+  cause: Cause<C> | null;
+  evidence: string[];
+  remediation: Remediation | null;
+}
+
+/**
+ * Stable fingerprint of a finding: the same problem on the same resource gets the same id on
+ * every scan (alert dedupe relies on it). `discriminator` separates findings that share a
+ * resource, e.g. two missing IAM actions on one controller.
+ */
+export function findingId(code: FindingCode, resource: ResourceRef, discriminator = ''): string {
+  const key = [code, resource.kind, resource.namespace ?? '', resource.name ?? '', resource.id ?? '', discriminator].join('\u0000');
+  return createHash('sha256').update(key).digest('hex').slice(0, 16);
+}
+
+export function manualRemediation(steps: string[]): Remediation {
+  return { action: 'MANUAL', status: 'manual', reason: '', steps };
+}
+
+/** A proposed automated action; the planner decides whether it may run (guardrails, modes). */
+export function proposedAction(action: Exclude<RemediationAction, 'MANUAL'>, steps: string[]): Remediation {
+  return { action, status: 'planned', reason: '', steps };
+}
+
+export interface NewFinding<C extends FindingCode> {
+  code: C;
+  severity: Severity;
+  title: string;
+  resource: ResourceRef;
+  since: string | null;
+  cause: Cause<C> | null;
+  evidence: string[];
+  remediation: Remediation | null;
+  discriminator?: string;
+}
+
+/** The one way detectors build findings, so ids are always derived the same way. */
+export function newFinding<C extends FindingCode>(f: NewFinding<C>): Finding<C> {
+  const { discriminator, ...rest } = f;
+  return { id: findingId(f.code, f.resource, discriminator), ...rest };
+}

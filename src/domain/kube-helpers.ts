@@ -1,0 +1,68 @@
+import type { Condition, KubeObject, LabelSelector, Pod } from './kube.ts';
+
+export function conditionOf(obj: { status?: { conditions?: Condition[] } } | undefined, type: string): Condition | undefined {
+  return obj?.status?.conditions?.find((c) => c.type === type);
+}
+
+export function isConditionTrue(obj: { status?: { conditions?: Condition[] } } | undefined, type: string): boolean {
+  return conditionOf(obj, type)?.status === 'True';
+}
+
+/** `namespace/name` for namespaced objects, `name` otherwise. */
+export function objectRef(obj: KubeObject): string {
+  const m = obj.metadata;
+  return m?.namespace ? `${m.namespace}/${m.name ?? '?'}` : (m?.name ?? '?');
+}
+
+/** `aws:///us-east-1a/i-0123` → `i-0123`. */
+export function instanceIdFromProviderID(providerID: string | undefined): string | undefined {
+  if (!providerID) return undefined;
+  const match = /(i-[0-9a-f]+)\s*$/.exec(providerID);
+  return match?.[1];
+}
+
+export function isPodReady(pod: Pod): boolean {
+  return pod.status?.phase === 'Running' && isConditionTrue(pod, 'Ready');
+}
+
+/** Kubernetes label selector semantics (matchLabels AND matchExpressions). */
+export function selectorMatches(selector: LabelSelector | undefined, labels: Record<string, string> | undefined): boolean {
+  if (!selector) return false;
+  const l = labels ?? {};
+  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (l[k] !== v) return false;
+  for (const e of selector.matchExpressions ?? []) {
+    const has = Object.hasOwn(l, e.key);
+    const value = l[e.key];
+    switch (e.operator) {
+      case 'In':
+        if (!has || !(e.values ?? []).includes(value as string)) return false;
+        break;
+      case 'NotIn':
+        if (has && (e.values ?? []).includes(value as string)) return false;
+        break;
+      case 'Exists':
+        if (!has) return false;
+        break;
+      case 'DoesNotExist':
+        if (has) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+/** Milliseconds between an ISO timestamp and now; undefined when the timestamp is absent or bad. */
+export function ageMs(iso: string | undefined, now: Date): number | undefined {
+  if (!iso) return undefined;
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? undefined : now.getTime() - t;
+}
+
+/** Normalises any parseable timestamp to second-precision ISO-8601 (`2026-01-01T00:00:00Z`). */
+export function isoSeconds(iso: string | undefined): string | null {
+  if (!iso) return null;
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? null : new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

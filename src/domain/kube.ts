@@ -1,0 +1,283 @@
+/**
+ * The subset of Kubernetes objects karpenter-sentinel reads, in their wire shape (what
+ * `kubectl get -o json` prints and the API returns). Every field is optional because captures
+ * come from real clusters, where anything may be missing.
+ */
+
+export interface OwnerReference {
+  apiVersion?: string;
+  kind?: string;
+  name?: string;
+  uid?: string;
+  controller?: boolean;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+}
+
+/** Status condition as Kubernetes and Karpenter write it. */
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown' | string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+  observedGeneration?: number;
+}
+
+export interface Toleration {
+  key?: string;
+  operator?: 'Exists' | 'Equal' | string;
+  value?: string;
+  effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute' | string;
+  tolerationSeconds?: number;
+}
+
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute' | string;
+}
+
+export interface LabelSelectorRequirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt' | string;
+  values?: string[];
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: LabelSelectorRequirement[];
+}
+
+export interface NodeSelectorTerm {
+  matchExpressions?: LabelSelectorRequirement[];
+  matchFields?: LabelSelectorRequirement[];
+}
+
+export interface PodAffinityTerm {
+  labelSelector?: LabelSelector;
+  namespaces?: string[];
+  topologyKey: string;
+}
+
+export interface Affinity {
+  nodeAffinity?: {
+    requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] };
+  };
+  podAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] };
+  podAntiAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] };
+}
+
+export interface ResourceRequirements {
+  requests?: Record<string, string>;
+  limits?: Record<string, string>;
+}
+
+export interface Container {
+  name?: string;
+  image?: string;
+  env?: { name: string; value?: string }[];
+  resources?: ResourceRequirements;
+}
+
+export interface PodSpec {
+  nodeName?: string;
+  schedulerName?: string;
+  nodeSelector?: Record<string, string>;
+  affinity?: Affinity;
+  tolerations?: Toleration[];
+  containers?: Container[];
+  initContainers?: Container[];
+  priorityClassName?: string;
+  serviceAccountName?: string;
+}
+
+export interface Pod extends KubeObject {
+  spec?: PodSpec;
+  status?: {
+    phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown' | string;
+    conditions?: Condition[];
+    startTime?: string;
+    nominatedNodeName?: string;
+    containerStatuses?: { name?: string; ready?: boolean; restartCount?: number }[];
+  };
+}
+
+export interface PodTemplate {
+  metadata?: ObjectMeta;
+  spec?: PodSpec;
+}
+
+export interface Deployment extends KubeObject {
+  spec?: { replicas?: number; selector?: LabelSelector; template?: PodTemplate };
+  status?: {
+    replicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    updatedReplicas?: number;
+    unavailableReplicas?: number;
+    conditions?: Condition[];
+  };
+}
+
+export interface ReplicaSet extends KubeObject {
+  spec?: { replicas?: number; selector?: LabelSelector; template?: PodTemplate };
+  status?: { replicas?: number; readyReplicas?: number };
+}
+
+export interface Node extends KubeObject {
+  spec?: { providerID?: string; taints?: Taint[]; unschedulable?: boolean };
+  status?: {
+    conditions?: Condition[];
+    allocatable?: Record<string, string>;
+    capacity?: Record<string, string>;
+  };
+}
+
+/** core/v1 Event and events.k8s.io/v1 Event, normalised by the loader/collector to one shape. */
+export interface KubeEvent {
+  regarding: { kind?: string; namespace?: string; name?: string; uid?: string };
+  /** Kubernetes event namespace (where the Event object lives). */
+  namespace?: string;
+  reason?: string;
+  message?: string;
+  type?: 'Normal' | 'Warning' | string;
+  /** First time seen (ISO-8601), when known. */
+  firstTime?: string;
+  /** Last time seen (ISO-8601), when known. */
+  lastTime?: string;
+  count?: number;
+  /** Reporting component, e.g. `default-scheduler`, `karpenter`, `fargate-scheduler`. */
+  source?: string;
+}
+
+export interface ConfigMap extends KubeObject {
+  data?: Record<string, string>;
+}
+
+export interface ServicePort {
+  name?: string;
+  port: number;
+  targetPort?: number | string;
+  protocol?: string;
+}
+
+export interface Service extends KubeObject {
+  spec?: { ports?: ServicePort[]; selector?: Record<string, string>; type?: string };
+}
+
+export interface WebhookClientConfig {
+  service?: { name?: string; namespace?: string; port?: number; path?: string };
+  url?: string;
+  caBundle?: string;
+}
+
+export interface CustomResourceDefinition extends KubeObject {
+  spec?: {
+    group?: string;
+    names?: { kind?: string; plural?: string };
+    versions?: { name: string; served?: boolean; storage?: boolean }[];
+    conversion?: {
+      strategy?: 'None' | 'Webhook' | string;
+      webhook?: { clientConfig?: WebhookClientConfig; conversionReviewVersions?: string[] };
+    };
+  };
+}
+
+// --- Karpenter custom resources (karpenter.sh/v1, karpenter.k8s.aws/v1) -------------------
+
+export interface NodeClassRef {
+  group?: string;
+  kind?: string;
+  name?: string;
+  /** v1beta1 shape. */
+  apiVersion?: string;
+}
+
+export interface NodeSelectorRequirementWithMinValues extends LabelSelectorRequirement {
+  minValues?: number;
+}
+
+export interface NodeClaim extends KubeObject {
+  spec?: {
+    nodeClassRef?: NodeClassRef;
+    requirements?: NodeSelectorRequirementWithMinValues[];
+    taints?: Taint[];
+    resources?: { requests?: Record<string, string> };
+  };
+  status?: {
+    providerID?: string;
+    nodeName?: string;
+    imageID?: string;
+    capacity?: Record<string, string>;
+    allocatable?: Record<string, string>;
+    conditions?: Condition[];
+  };
+}
+
+export interface NodePool extends KubeObject {
+  spec?: {
+    template?: {
+      metadata?: { labels?: Record<string, string> };
+      spec?: {
+        nodeClassRef?: NodeClassRef;
+        requirements?: NodeSelectorRequirementWithMinValues[];
+        taints?: Taint[];
+        startupTaints?: Taint[];
+      };
+    };
+    limits?: Record<string, string>;
+    weight?: number;
+    disruption?: Record<string, unknown>;
+  };
+  status?: {
+    resources?: Record<string, string>;
+    conditions?: Condition[];
+    nodeClassObservedGeneration?: number;
+  };
+}
+
+export interface SelectorTerm {
+  id?: string;
+  name?: string;
+  owner?: string;
+  alias?: string;
+  tags?: Record<string, string>;
+  ssmParameter?: string;
+}
+
+export interface EC2NodeClass extends KubeObject {
+  spec?: {
+    amiFamily?: string;
+    amiSelectorTerms?: SelectorTerm[];
+    subnetSelectorTerms?: SelectorTerm[];
+    securityGroupSelectorTerms?: SelectorTerm[];
+    role?: string;
+    instanceProfile?: string;
+    tags?: Record<string, string>;
+  };
+  status?: {
+    amis?: { id?: string; name?: string; requirements?: unknown[] }[];
+    subnets?: { id?: string; zone?: string }[];
+    securityGroups?: { id?: string; name?: string }[];
+    instanceProfile?: string;
+    conditions?: Condition[];
+  };
+}

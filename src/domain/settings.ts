@@ -1,0 +1,62 @@
+import type { ActionKind } from './codes.ts';
+
+/** Thresholds the detectors use (DESIGN.md defaults). All durations in milliseconds. */
+export interface DetectionSettings {
+  controllerPendingMs: number;
+  workloadPendingMs: number;
+  registrationMs: number;
+  orphanGraceMs: number;
+}
+
+export const DEFAULT_DETECTION: DetectionSettings = {
+  controllerPendingMs: 5 * 60_000,
+  workloadPendingMs: 10 * 60_000,
+  registrationMs: 10 * 60_000,
+  orphanGraceMs: 10 * 60_000,
+};
+
+export type ActionMode = 'off' | 'dry-run' | 'apply';
+export const ACTION_MODES: readonly ActionMode[] = ['off', 'dry-run', 'apply'];
+
+/** Guardrail settings for automated remediations. */
+export interface ActionSettings {
+  modes: Record<ActionKind, ActionMode>;
+  maxTerminationsPerRun: number;
+  restartCooldownMs: number;
+  maxRestartsPerHour: number;
+}
+
+/** The CLI changes nothing unless asked (`--apply` flips every mode that is not `off`). */
+export const CLI_ACTIONS: ActionSettings = {
+  modes: { ROLLOUT_RESTART: 'dry-run', TERMINATE_INSTANCE: 'dry-run' },
+  maxTerminationsPerRun: 20,
+  restartCooldownMs: 15 * 60_000,
+  maxRestartsPerHour: 3,
+};
+
+/** Parses `90s`, `5m`, `1h30m`, `2h`, or plain seconds; returns milliseconds or undefined. */
+export function parseDuration(text: string): number | undefined {
+  const s = text.trim();
+  if (/^\d+$/.test(s)) return Number(s) * 1000;
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
+  let total = 0;
+  let consumed = 0;
+  for (let m = re.exec(s); m; m = re.exec(s)) {
+    const n = Number(m[1]);
+    const unit = m[2];
+    total += n * (unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : unit === 'h' ? 3_600_000 : 86_400_000);
+    consumed = re.lastIndex;
+  }
+  return consumed === s.length && s.length > 0 ? total : undefined;
+}
+
+/** `300000` → `5m`, for messages. */
+export function formatDuration(ms: number): string {
+  const totalSeconds = Math.round(ms / 1000);
+  const d = Math.floor(totalSeconds / 86_400);
+  const h = Math.floor((totalSeconds % 86_400) / 3600);
+  const m = Math.floor((totalSeconds % 3600) / 60);
+  const sec = totalSeconds % 60;
+  const parts = [d && `${d}d`, h && `${h}h`, m && `${m}m`, sec && `${sec}s`].filter(Boolean);
+  return parts.length ? parts.slice(0, 2).join('') : '0s';
+}

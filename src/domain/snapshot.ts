@@ -1,0 +1,104 @@
+import type {
+  AccessEntry,
+  ClusterInfo,
+  FargateProfile,
+  Instance,
+  InstanceProfile,
+  LaunchTemplate,
+  LogLine,
+} from './aws.ts';
+import type {
+  ConfigMap,
+  CustomResourceDefinition,
+  Deployment,
+  EC2NodeClass,
+  KubeEvent,
+  Node,
+  NodeClaim,
+  NodePool,
+  Pod,
+  ReplicaSet,
+  Service,
+} from './kube.ts';
+
+/**
+ * Every source a snapshot can hold. A source is "captured" when it was read (even if it held
+ * nothing); detectors declare which sources they need (see Detector).
+ */
+export const SOURCE_NAMES = [
+  'pods',
+  'deployments',
+  'replicasets',
+  'nodes',
+  'events',
+  'configmaps',
+  'services',
+  'crds',
+  'nodeclaims',
+  'nodepools',
+  'ec2nodeclasses',
+  'cluster',
+  'instances',
+  'fargateprofiles',
+  'accessentries',
+  'launchtemplates',
+  'instanceprofiles',
+  'logs',
+] as const;
+export type SourceName = (typeof SOURCE_NAMES)[number];
+
+export interface Gap {
+  source: SourceName;
+  error: string;
+}
+
+export interface ClusterSnapshot {
+  clusterName: string;
+  /** Sources that were read successfully (possibly empty). */
+  captured: Set<SourceName>;
+  /** Sources that were asked for and failed (live) or are known to be incomplete. */
+  gaps: Gap[];
+  pods: Pod[];
+  deployments: Deployment[];
+  replicaSets: ReplicaSet[];
+  nodes: Node[];
+  events: KubeEvent[];
+  configMaps: ConfigMap[];
+  services: Service[];
+  crds: CustomResourceDefinition[];
+  nodeClaims: NodeClaim[];
+  nodePools: NodePool[];
+  nodeClasses: EC2NodeClass[];
+  cluster?: ClusterInfo;
+  instances: Instance[];
+  fargateProfiles: FargateProfile[];
+  accessEntries: AccessEntry[];
+  launchTemplates: LaunchTemplate[];
+  instanceProfiles: InstanceProfile[];
+  logs: LogLine[];
+}
+
+export function emptySnapshot(clusterName: string): ClusterSnapshot {
+  return {
+    clusterName,
+    captured: new Set(),
+    gaps: [],
+    pods: [],
+    deployments: [],
+    replicaSets: [],
+    nodes: [],
+    events: [],
+    configMaps: [],
+    services: [],
+    crds: [],
+    nodeClaims: [],
+    nodePools: [],
+    nodeClasses: [],
+    instances: [],
+    fargateProfiles: [],
+    accessEntries: [],
+    launchTemplates: [],
+    instanceProfiles: [],
+    logs: [],
+  };
+}

@@ -1,0 +1,25 @@
+import type { ActionKind } from '../domain/codes.ts';
+import type { Finding } from '../domain/finding.ts';
+import { sortFindings } from '../domain/report.ts';
+import type { ActionPlanner, PlanContext } from './plan-context.ts';
+import { rolloutRestartPlanner } from './rollout-restart.ts';
+import { terminateInstancePlanner } from './terminate-instance.ts';
+
+const PLANNERS: Record<ActionKind, ActionPlanner> = {
+  ROLLOUT_RESTART: rolloutRestartPlanner,
+  TERMINATE_INSTANCE: terminateInstancePlanner,
+};
+
+/**
+ * Pure: decides for every proposed automated action whether it is `planned` or `skipped` by a
+ * guardrail. Manual remediations pass through. Findings are planned in report order, so the
+ * per-run caps pick the same instances on every run.
+ */
+export function planRemediations(findings: readonly Finding[], ctx: PlanContext): Finding[] {
+  const state = new Map<string, number>();
+  return sortFindings(findings).map((f) => {
+    const action = f.remediation?.action;
+    if (!action || action === 'MANUAL') return f;
+    return { ...f, remediation: PLANNERS[action].plan(f, ctx, state) };
+  });
+}

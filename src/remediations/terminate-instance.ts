@@ -1,0 +1,45 @@
+import { ageMs } from '../domain/kube-helpers.ts';
+import type { Instance } from '../domain/aws.ts';
+import type { ActionPlanner } from './plan-context.ts';
+import { skipped } from './plan-context.ts';
+
+export const NODEPOOL_TAG = 'karpenter.sh/nodepool';
+export const CLUSTER_TAG = 'eks:eks-cluster-name';
+export const NODEGROUP_TAG = 'eks:nodegroup-name';
+
+/** The termination guardrail on one instance: undefined when it may go, else why not. */
+export function terminationBlocker(instance: Instance | undefined, clusterName: string): string | undefined {
+  if (!instance) return 'instance not found in the captured EC2 data';
+  const t = instance.tags;
+  if (t[NODEGROUP_TAG] !== undefined) return `carries ${NODEGROUP_TAG}=${t[NODEGROUP_TAG]} (managed node group instance)`;
+  const clusterTagged = t[CLUSTER_TAG] === clusterName || t[`kubernetes.io/cluster/${clusterName}`] === 'owned';
+  if (!clusterTagged) return `not tagged for cluster ${clusterName} (${CLUSTER_TAG} or kubernetes.io/cluster/${clusterName}=owned)`;
+  if (t[NODEPOOL_TAG] === undefined) return `has no ${NODEPOOL_TAG} tag`;
+  if (instance.state === 'terminated' || instance.state === 'shutting-down') return `already ${instance.state}`;
+  if (instance.state === 'pending') return 'still pending (launching)';
+  return undefined;
+}
+
+/**
+ * TERMINATE_INSTANCE of an orphan (`finding.resource.id`): only on a complete snapshot, only
+ * within the tag guardrail, at most `maxTerminationsPerRun` per run.
+ */
+export const terminateInstancePlanner: ActionPlanner = {
+  action: 'TERMINATE_INSTANCE',
+  plan(finding, ctx, state) {
+    const r = finding.remediation!;
+    if (ctx.actions.modes.TERMINATE_INSTANCE === 'off') return skipped(r, 'TERMINATE_INSTANCE is off');
+    if (!ctx.complete) return skipped(r, 'snapshot incomplete (see gaps): nothing is terminated on partial data');
+    const instance = ctx.index.instancesById.get(finding.resource.id ?? '');
+    const blocker = terminationBlocker(instance, ctx.snapshot.clusterName);
+    if (blocker) return skipped(r, blocker);
+    const age = ageMs(instance?.launchTime, ctx.now);
+    if (age === undefined) return skipped(r, 'launch time unknown');
+    const used = state.get('terminations') ?? 0;
+    if (used >= ctx.actions.maxTerminationsPerRun) {
+      return skipped(r, `per-run cap of ${ctx.actions.maxTerminationsPerRun} terminations reached`);
+    }
+    state.set('terminations', used + 1);
+    return { ...r, status: 'planned', reason: '' };
+  },
+};

@@ -1,0 +1,157 @@
+import type { Instance } from '../domain/aws.ts';
+import type { Deployment, KubeEvent, Node, NodeClaim, Pod } from '../domain/kube.ts';
+import { instanceIdFromProviderID, isPodReady, selectorMatches } from '../domain/kube-helpers.ts';
+import type { ClusterSnapshot } from '../domain/snapshot.ts';
+
+export const CONTROLLER_LABEL = 'app.kubernetes.io/name';
+export const CONTROLLER_LABEL_VALUE = 'karpenter';
+
+/** The Karpenter controller as found in the snapshot: by labels, in whatever namespace it runs. */
+export interface ControllerInfo {
+  namespace: string;
+  /** Deployment name when known (from the Deployment, or the pods' ReplicaSet owner). */
+  deploymentName: string | undefined;
+  deployment: Deployment | undefined;
+  pods: Pod[];
+  readyPods: number;
+}
+
+/**
+ * Lookup tables over one snapshot, built lazily and at most once, so every detector stays
+ * linear in the number of objects. Detectors share one index per analysis.
+ */
+export class SnapshotIndex {
+  readonly snapshot: ClusterSnapshot;
+  readonly #memo = new Map<string, unknown>();
+
+  constructor(snapshot: ClusterSnapshot) {
+    this.snapshot = snapshot;
+  }
+
+  #once<T>(key: string, build: () => T): T {
+    if (!this.#memo.has(key)) this.#memo.set(key, build());
+    return this.#memo.get(key) as T;
+  }
+
+  get nodesByName(): Map<string, Node> {
+    return this.#once('nodesByName', () => new Map(this.snapshot.nodes.map((n) => [n.metadata?.name ?? '', n])));
+  }
+
+  get nodeClaimsByInstanceId(): Map<string, NodeClaim> {
+    return this.#once('nodeClaimsByInstanceId', () => {
+      const m = new Map<string, NodeClaim>();
+      for (const nc of this.snapshot.nodeClaims) {
+        const id = instanceIdFromProviderID(nc.status?.providerID);
+        if (id) m.set(id, nc);
+      }
+      return m;
+    });
+  }
+
+  get nodePoolsByName() {
+    return this.#once('nodePoolsByName', () => new Map(this.snapshot.nodePools.map((p) => [p.metadata?.name ?? '', p])));
+  }
+
+  get nodeClassesByName() {
+    return this.#once('nodeClassesByName', () => new Map(this.snapshot.nodeClasses.map((c) => [c.metadata?.name ?? '', c])));
+  }
+
+  get instancesById(): Map<string, Instance> {
+    return this.#once('instancesById', () => new Map(this.snapshot.instances.map((i) => [i.id, i])));
+  }
+
+  /** Events keyed by `Kind/namespace/name` of the object they are about. */
+  get eventsByObject(): Map<string, KubeEvent[]> {
+    return this.#once('eventsByObject', () => {
+      const m = new Map<string, KubeEvent[]>();
+      for (const e of this.snapshot.events) {
+        const key = objectKey(e.regarding.kind, e.regarding.namespace, e.regarding.name);
+        const list = m.get(key);
+        if (list) list.push(e);
+        else m.set(key, [e]);
+      }
+      return m;
+    });
+  }
+
+  eventsFor(kind: string, namespace: string | undefined, name: string | undefined): KubeEvent[] {
+    return this.eventsByObject.get(objectKey(kind, namespace, name)) ?? [];
+  }
+
+  /** Pods bound to each node name. */
+  get podsByNode(): Map<string, Pod[]> {
+    return this.#once('podsByNode', () => {
+      const m = new Map<string, Pod[]>();
+      for (const p of this.snapshot.pods) {
+        const node = p.spec?.nodeName;
+        if (!node) continue;
+        const list = m.get(node);
+        if (list) list.push(p);
+        else m.set(node, [p]);
+      }
+      return m;
+    });
+  }
+
+  /** Karpenter controller(s): pods and Deployments labelled `app.kubernetes.io/name=karpenter`. */
+  get controllers(): ControllerInfo[] {
+    return this.#once('controllers', () => findControllers(this.snapshot));
+  }
+
+  isControllerPod(pod: Pod): boolean {
+    return pod.metadata?.labels?.[CONTROLLER_LABEL] === CONTROLLER_LABEL_VALUE;
+  }
+}
+
+export function objectKey(kind: string | undefined, namespace: string | undefined, name: string | undefined): string {
+  return `${kind ?? ''}/${namespace ?? ''}/${name ?? ''}`;
+}
+
+function findControllers(s: ClusterSnapshot): ControllerInfo[] {
+  const isController = (labels: Record<string, string> | undefined) => labels?.[CONTROLLER_LABEL] === CONTROLLER_LABEL_VALUE;
+  const byKey = new Map<string, ControllerInfo>();
+  const rsOwner = new Map<string, string>();
+  for (const rs of s.replicaSets) {
+    const owner = rs.metadata?.ownerReferences?.find((o) => o.kind === 'Deployment');
+    if (owner?.name) rsOwner.set(`${rs.metadata?.namespace}/${rs.metadata?.name}`, owner.name);
+  }
+  for (const d of s.deployments) {
+    if (!isController(d.metadata?.labels) && !isController(d.spec?.template?.metadata?.labels)) continue;
+    const ns = d.metadata?.namespace ?? 'default';
+    byKey.set(`${ns}/${d.metadata?.name}`, { namespace: ns, deploymentName: d.metadata?.name, deployment: d, pods: [], readyPods: 0 });
+  }
+  for (const p of s.pods) {
+    if (!isController(p.metadata?.labels)) continue;
+    const ns = p.metadata?.namespace ?? 'default';
+    const deploymentName = deploymentOf(p, rsOwner) ?? matchingDeployment(p, byKey.values());
+    const key = `${ns}/${deploymentName ?? ''}`;
+    let info = byKey.get(key);
+    if (!info) {
+      info = { namespace: ns, deploymentName, deployment: undefined, pods: [], readyPods: 0 };
+      byKey.set(key, info);
+    }
+    info.pods.push(p);
+    if (isPodReady(p)) info.readyPods += 1;
+  }
+  return [...byKey.values()];
+}
+
+/** Pod → ReplicaSet → Deployment; without ReplicaSets, strip the pod-template-hash suffix. */
+function deploymentOf(pod: Pod, rsOwner: Map<string, string>): string | undefined {
+  const rs = pod.metadata?.ownerReferences?.find((o) => o.kind === 'ReplicaSet')?.name;
+  if (!rs) return undefined;
+  const owner = rsOwner.get(`${pod.metadata?.namespace}/${rs}`);
+  if (owner) return owner;
+  const hash = pod.metadata?.labels?.['pod-template-hash'];
+  if (hash && rs.endsWith(`-${hash}`)) return rs.slice(0, -(hash.length + 1));
+  return rs.replace(/-[a-z0-9]{8,10}$/, '');
+}
+
+function matchingDeployment(pod: Pod, infos: Iterable<ControllerInfo>): string | undefined {
+  for (const info of infos) {
+    if (info.namespace === pod.metadata?.namespace && selectorMatches(info.deployment?.spec?.selector, pod.metadata?.labels)) {
+      return info.deploymentName;
+    }
+  }
+  return undefined;
+}

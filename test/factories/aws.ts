@@ -1,0 +1,116 @@
+/** Record factories for AWS resources (normalised shapes) and whole snapshots. */
+import type { AccessEntry, ClusterInfo, FargateProfile, Instance, InstanceProfile, LogLine } from '../../src/domain/aws.ts';
+import { emptySnapshot, type ClusterSnapshot, type SourceName } from '../../src/domain/snapshot.ts';
+import { T0 } from './kube.ts';
+
+export const ACCOUNT = '069057294951';
+
+export function instance(input: {
+  id: string;
+  cluster?: string | null;
+  nodePool?: string | null;
+  nodeGroup?: string;
+  state?: string;
+  launchTime?: string;
+  tags?: Record<string, string>;
+}): Instance {
+  const tags: Record<string, string> = { ...input.tags };
+  const cluster = input.cluster === undefined ? 'demo' : input.cluster;
+  if (cluster) tags['eks:eks-cluster-name'] = cluster;
+  const np = input.nodePool === undefined ? 'default' : input.nodePool;
+  if (np) tags['karpenter.sh/nodepool'] = np;
+  if (input.nodeGroup) tags['eks:nodegroup-name'] = input.nodeGroup;
+  return {
+    id: input.id,
+    state: input.state ?? 'running',
+    launchTime: input.launchTime ?? T0,
+    instanceType: 't3a.xlarge',
+    availabilityZone: 'us-east-1a',
+    privateDnsName: `ip-10-0-1-${input.id.length}.ec2.internal`,
+    iamInstanceProfileArn: `arn:aws:iam::${ACCOUNT}:instance-profile/demo_1976173924626587633`,
+    tags,
+  };
+}
+
+export function cluster(input: Partial<ClusterInfo> = {}): ClusterInfo {
+  const name = input.name ?? 'demo';
+  return {
+    name,
+    arn: `arn:aws:eks:us-east-1:${ACCOUNT}:cluster/${name}`,
+    status: 'ACTIVE',
+    version: '1.32',
+    endpoint: 'https://ABCDEF0123456789.gr7.us-east-1.eks.amazonaws.com',
+    authenticationMode: 'CONFIG_MAP',
+    ...input,
+  };
+}
+
+export function fargateProfile(input: { name: string; status?: string; selectors: FargateProfile['selectors'] }): FargateProfile {
+  return {
+    name: input.name,
+    status: input.status ?? 'ACTIVE',
+    selectors: input.selectors,
+    podExecutionRoleArn: `arn:aws:iam::${ACCOUNT}:role/eks-fargate-pod-execution`,
+    subnets: ['subnet-0a1b2c3d4e5f60001', 'subnet-0a1b2c3d4e5f60002'],
+    described: true,
+  };
+}
+
+export function accessEntry(input: { principalArn: string; type?: string; groups?: string[] }): AccessEntry {
+  return { principalArn: input.principalArn, type: input.type ?? 'EC2_LINUX', kubernetesGroups: input.groups ?? [], described: true };
+}
+
+export function instanceProfile(input: { name: string; role?: string; path?: string; tags?: Record<string, string> }): InstanceProfile {
+  const path = input.path ?? '/';
+  return {
+    name: input.name,
+    path,
+    arn: `arn:aws:iam::${ACCOUNT}:instance-profile${path}${input.name}`,
+    roles: input.role ? [{ name: input.role, arn: `arn:aws:iam::${ACCOUNT}:role/${input.role}` }] : [],
+    tags: input.tags ?? {},
+  };
+}
+
+export function logLine(fields: Record<string, unknown>, origin = 'karpenter.log:1'): LogLine {
+  return {
+    ...(typeof fields.time === 'string' ? { time: fields.time } : {}),
+    ...(typeof fields.level === 'string' ? { level: fields.level.toUpperCase() } : {}),
+    message: String(fields.message ?? fields.msg ?? ''),
+    ...(typeof fields.error === 'string' ? { error: fields.error } : {}),
+    fields,
+    origin,
+  };
+}
+
+type SnapshotParts = Partial<Omit<ClusterSnapshot, 'captured' | 'gaps' | 'clusterName'>>;
+const PART_SOURCE: Record<keyof SnapshotParts, SourceName> = {
+  pods: 'pods',
+  deployments: 'deployments',
+  replicaSets: 'replicasets',
+  nodes: 'nodes',
+  events: 'events',
+  configMaps: 'configmaps',
+  services: 'services',
+  crds: 'crds',
+  nodeClaims: 'nodeclaims',
+  nodePools: 'nodepools',
+  nodeClasses: 'ec2nodeclasses',
+  cluster: 'cluster',
+  instances: 'instances',
+  fargateProfiles: 'fargateprofiles',
+  accessEntries: 'accessentries',
+  launchTemplates: 'launchtemplates',
+  instanceProfiles: 'instanceprofiles',
+  logs: 'logs',
+};
+
+/** A snapshot where exactly the given parts count as captured (an empty array is "captured, none"). */
+export function snapshotOf(parts: SnapshotParts, clusterName = 'demo'): ClusterSnapshot {
+  const s = emptySnapshot(clusterName);
+  for (const [key, value] of Object.entries(parts) as [keyof SnapshotParts, unknown][]) {
+    if (value === undefined) continue;
+    (s as unknown as Record<string, unknown>)[key] = value;
+    s.captured.add(PART_SOURCE[key]);
+  }
+  return s;
+}
