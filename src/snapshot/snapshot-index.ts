@@ -118,7 +118,13 @@ function findControllers(s: ClusterSnapshot): ControllerInfo[] {
   for (const d of s.deployments) {
     if (!isController(d.metadata?.labels) && !isController(d.spec?.template?.metadata?.labels)) continue;
     const ns = d.metadata?.namespace ?? 'default';
-    byKey.set(`${ns}/${d.metadata?.name}`, { namespace: ns, deploymentName: d.metadata?.name, deployment: d, pods: [], readyPods: 0 });
+    byKey.set(`${ns}/${d.metadata?.name}`, {
+      namespace: ns,
+      deploymentName: d.metadata?.name,
+      deployment: d,
+      pods: [],
+      readyPods: 0,
+    });
   }
   for (const p of s.pods) {
     if (!isController(p.metadata?.labels)) continue;

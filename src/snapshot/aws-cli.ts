@@ -1,0 +1,166 @@
+import type { AccessEntry, ClusterInfo, FargateProfile, Instance, InstanceProfile, LaunchTemplate } from '../domain/aws.ts';
+import {
+  arrayAt,
+  awsTags,
+  isRecord,
+  optString,
+  optStringArray,
+  optText,
+  optTime,
+  recordAt,
+  ShapeError,
+  stringAt,
+  stringRecord,
+  type JsonRecord,
+} from './shape.ts';
+
+/** What one AWS CLI output contributes; `[]` still means "captured, none exist". */
+export type AwsCliOutput =
+  | { source: 'instances'; instances: Instance[] }
+  | { source: 'cluster'; cluster: ClusterInfo }
+  | { source: 'fargateprofiles'; profiles: FargateProfile[] }
+  | { source: 'accessentries'; entries: AccessEntry[] }
+  | { source: 'launchtemplates'; templates: LaunchTemplate[] }
+  | { source: 'instanceprofiles'; profiles: InstanceProfile[] };
+
+/** The top-level key each supported command prints, and how to read it. */
+const READERS: readonly [key: string, read: (document: JsonRecord) => AwsCliOutput][] = [
+  ['Reservations', (d) => ({ source: 'instances', instances: readReservations(d) })], // aws ec2 describe-instances
+  ['cluster', (d) => ({ source: 'cluster', cluster: readCluster(d.cluster) })], // aws eks describe-cluster
+  ['fargateProfile', (d) => ({ source: 'fargateprofiles', profiles: [readFargateProfile(d.fargateProfile)] })],
+  ['fargateProfileNames', (d) => ({ source: 'fargateprofiles', profiles: readFargateProfileNames(d) })],
+  ['accessEntry', (d) => ({ source: 'accessentries', entries: [readAccessEntry(d.accessEntry)] })],
+  ['accessEntries', (d) => ({ source: 'accessentries', entries: readAccessEntryList(d) })],
+  ['LaunchTemplates', (d) => ({ source: 'launchtemplates', templates: readLaunchTemplates(d) })],
+  [
+    'InstanceProfiles',
+    (d) => ({ source: 'instanceprofiles', profiles: arrayAt(d, 'InstanceProfiles', '').map(readInstanceProfile) }),
+  ],
+  ['InstanceProfile', (d) => ({ source: 'instanceprofiles', profiles: [readInstanceProfile(d.InstanceProfile, 0)] })], // get-instance-profile
+];
+
+/** An AWS CLI JSON output → its records; undefined when the document is no output we know. */
+export function readAwsCliOutput(document: JsonRecord): AwsCliOutput[] | undefined {
+  const outputs = READERS.filter(([key]) => Object.hasOwn(document, key)).map(([, read]) => read(document));
+  return outputs.length > 0 ? outputs : undefined;
+}
+
+function readReservations(document: JsonRecord): Instance[] {
+  return arrayAt(document, 'Reservations', '').flatMap((reservation, r) =>
+    arrayAt(recordAt(reservation, `Reservations[${r}]`), 'Instances', `Reservations[${r}].`).map((raw, i) =>
+      readInstance(raw, `Reservations[${r}].Instances[${i}]`),
+    ),
+  );
+}
+
+function readInstance(raw: unknown, where: string): Instance {
+  const record = recordAt(raw, where);
+  const id = stringAt(record, 'InstanceId', where);
+  const state = isRecord(record.State) ? optText(record.State.Name) : undefined;
+  if (!state) throw new ShapeError(`${where} (${id}) has no State.Name`);
+  const instance: Instance = { id, state, tags: awsTags(record.Tags) };
+  const launchTime = optTime(record.LaunchTime);
+  if (launchTime) instance.launchTime = launchTime;
+  const instanceType = optText(record.InstanceType);
+  if (instanceType) instance.instanceType = instanceType;
+  const zone = isRecord(record.Placement) ? optText(record.Placement.AvailabilityZone) : undefined;
+  if (zone) instance.availabilityZone = zone;
+  const dns = optText(record.PrivateDnsName);
+  if (dns) instance.privateDnsName = dns;
+  const profileArn = isRecord(record.IamInstanceProfile) ? optText(record.IamInstanceProfile.Arn) : undefined;
+  if (profileArn) instance.iamInstanceProfileArn = profileArn;
+  return instance;
+}
+
+function readCluster(raw: unknown): ClusterInfo {
+  const record = recordAt(raw, 'cluster');
+  const cluster: ClusterInfo = { name: stringAt(record, 'name', 'cluster') };
+  const optional: [keyof ClusterInfo, string | undefined][] = [
+    ['arn', optText(record.arn)],
+    ['status', optText(record.status)],
+    ['version', optText(record.version)],
+    ['endpoint', optText(record.endpoint)],
+    ['certificateAuthority', isRecord(record.certificateAuthority) ? optText(record.certificateAuthority.data) : undefined],
+    ['authenticationMode', isRecord(record.accessConfig) ? optText(record.accessConfig.authenticationMode) : undefined],
+  ];
+  for (const [key, value] of optional) if (value !== undefined) Object.assign(cluster, { [key]: value });
+  if (isRecord(record.tags)) cluster.tags = stringRecord(record.tags);
+  return cluster;
+}
+
+function readFargateProfile(raw: unknown): FargateProfile {
+  const record = recordAt(raw, 'fargateProfile');
+  const name = stringAt(record, 'fargateProfileName', 'fargateProfile');
+  const selectors = (Array.isArray(record.selectors) ? record.selectors : []).filter(isRecord).map((s) => {
+    const namespace = optString(s.namespace);
+    return {
+      ...(namespace !== undefined ? { namespace } : {}),
+      ...(isRecord(s.labels) ? { labels: stringRecord(s.labels) } : {}),
+    };
+  });
+  const profile: FargateProfile = { name, selectors, described: true };
+  const status = optText(record.status);
+  if (status) profile.status = status;
+  const role = optText(record.podExecutionRoleArn);
+  if (role) profile.podExecutionRoleArn = role;
+  const subnets = optStringArray(record.subnets);
+  if (subnets) profile.subnets = subnets;
+  return profile;
+}
+
+function readFargateProfileNames(document: JsonRecord): FargateProfile[] {
+  return arrayAt(document, 'fargateProfileNames', '')
+    .filter((n): n is string => typeof n === 'string' && n !== '')
+    .map((name) => ({ name, selectors: [], described: false }));
+}
+
+function readAccessEntry(raw: unknown): AccessEntry {
+  const record = recordAt(raw, 'accessEntry');
+  const entry: AccessEntry = { principalArn: stringAt(record, 'principalArn', 'accessEntry'), described: true };
+  const type = optText(record.type);
+  if (type) entry.type = type;
+  entry.kubernetesGroups = optStringArray(record.kubernetesGroups) ?? [];
+  const username = optText(record.username);
+  if (username) entry.username = username;
+  return entry;
+}
+
+function readAccessEntryList(document: JsonRecord): AccessEntry[] {
+  return arrayAt(document, 'accessEntries', '')
+    .filter((arn): arn is string => typeof arn === 'string' && arn !== '')
+    .map((principalArn) => ({ principalArn, described: false }));
+}
+
+function readLaunchTemplates(document: JsonRecord): LaunchTemplate[] {
+  return arrayAt(document, 'LaunchTemplates', '').map((raw, i) => {
+    const where = `LaunchTemplates[${i}]`;
+    const record = recordAt(raw, where);
+    const template: LaunchTemplate = {
+      id: stringAt(record, 'LaunchTemplateId', where),
+      name: stringAt(record, 'LaunchTemplateName', where),
+      tags: awsTags(record.Tags),
+    };
+    const created = optTime(record.CreateTime);
+    if (created) template.createTime = created;
+    return template;
+  });
+}
+
+function readInstanceProfile(raw: unknown, index: number): InstanceProfile {
+  const where = `InstanceProfiles[${index}]`;
+  const record = recordAt(raw, where);
+  const roles = (Array.isArray(record.Roles) ? record.Roles : []).filter(isRecord).flatMap((role) => {
+    const name = optText(role.RoleName);
+    const arn = optText(role.Arn);
+    return name ? [{ name, ...(arn ? { arn } : {}) }] : [];
+  });
+  const profile: InstanceProfile = { name: stringAt(record, 'InstanceProfileName', where), roles, tags: awsTags(record.Tags) };
+  const optional: [keyof InstanceProfile, string | undefined][] = [
+    ['arn', optText(record.Arn)],
+    ['path', optText(record.Path)],
+    ['id', optText(record.InstanceProfileId)],
+    ['createDate', optTime(record.CreateDate)],
+  ];
+  for (const [key, value] of optional) if (value !== undefined) Object.assign(profile, { [key]: value });
+  return profile;
+}

@@ -1,0 +1,254 @@
+import { basename, extname } from 'node:path';
+import type {
+  AccessEntry,
+  ClusterInfo,
+  FargateProfile,
+  Instance,
+  InstanceProfile,
+  LaunchTemplate,
+  LogLine,
+} from '../domain/aws.ts';
+import { InputError, SentinelError, UsageError } from '../domain/errors.ts';
+import type { KubeEvent, KubeObject } from '../domain/kube.ts';
+import { emptySnapshot, type ClusterSnapshot, type Gap, type SourceName } from '../domain/snapshot.ts';
+import type { AwsCliOutput } from './aws-cli.ts';
+import { resolveClusterName } from './cluster-name.ts';
+import { readControllerLog } from './controller-logs.ts';
+import { treatDeletedClusterAsHavingNoKubernetesObjects } from './deleted-cluster.ts';
+import type { LoadOptions, LoadResult } from './load.ts';
+import { recogniseCapture, type Contribution } from './recognise.ts';
+import { oneLine, ShapeError } from './shape.ts';
+
+/** One capture file already read: `path` names it in messages and log origins. */
+export interface CaptureFile {
+  path: string;
+  text: string;
+}
+
+/**
+ * Capture files → snapshot, without touching the filesystem (the CLI, tests, the simulator and a
+ * live collector's fixtures share it). Later files win over earlier ones for the same object.
+ * Throws only InputError (a file is wrong) and UsageError (the files disagree about the cluster).
+ */
+export function snapshotFromFiles(files: readonly CaptureFile[], options: LoadOptions = {}): LoadResult {
+  const assembler = new SnapshotAssembler();
+  for (const file of files) assembler.addFile(file);
+  return assembler.finish(options);
+}
+
+/** The same, one file at a time: a reader can drop each file's text once it is added. */
+export class SnapshotAssembler {
+  readonly #merger = new CaptureMerger();
+  #files = 0;
+
+  addFile(file: CaptureFile): void {
+    const path = displayPath(file.path);
+    try {
+      if (isControllerLog(file.path)) this.#merger.addLogs(readControllerLog(file.text, path));
+      else this.#merger.add(path, recogniseCapture(file.text, basename(file.path, extname(file.path))));
+    } catch (error) {
+      throw asInputError(path, error);
+    }
+    this.#files++;
+  }
+
+  finish(options: LoadOptions = {}): LoadResult {
+    return { ...this.#merger.finish(options.clusterName || undefined), files: this.#files };
+  }
+}
+
+/** Logs are the one kind recognised by name: their lines have no shape to recognise. */
+export function isControllerLog(path: string): boolean {
+  return path.toLowerCase().endsWith('.log');
+}
+
+/** File names are user data too: keep messages on one line. */
+export function displayPath(path: string): string {
+  // eslint-disable-next-line no-control-regex
+  return path.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+}
+
+function asInputError(path: string, error: unknown): SentinelError {
+  if (error instanceof InputError || error instanceof UsageError) return error;
+  if (error instanceof ShapeError) return new InputError(path, error.message, { cause: error.cause ?? error });
+  const why = error instanceof Error ? error.message : String(error);
+  return new InputError(path, `could not be read (${oneLine(why)})`, { cause: error });
+}
+
+/** Accumulates contributions; one map per source so duplicates across files merge in O(1). */
+class CaptureMerger {
+  readonly #captured = new Set<SourceName>();
+  readonly #gaps = new Map<string, Gap>();
+  readonly #objects = new Map<SourceName, Map<string, KubeObject>>();
+  readonly #events = new Map<string, KubeEvent>();
+  readonly #instances = new Map<string, Instance>();
+  readonly #clusters: ClusterInfo[] = [];
+  readonly #goneClusters: string[] = [];
+  readonly #fargateProfiles = new Map<string, FargateProfile>();
+  readonly #accessEntries = new Map<string, AccessEntry>();
+  readonly #launchTemplates = new Map<string, LaunchTemplate>();
+  readonly #instanceProfiles = new Map<string, InstanceProfile>();
+  readonly #logs: LogLine[] = [];
+  readonly #notices: string[] = [];
+
+  add(path: string, contributions: readonly Contribution[]): void {
+    let secrets = 0;
+    const unused = new Map<string, number>();
+    for (const c of contributions) {
+      switch (c.type) {
+        case 'captured':
+          this.#captured.add(c.source);
+          break;
+        case 'object':
+          this.#captured.add(c.source);
+          mapFor(this.#objects, c.source).set(c.key, c.object);
+          break;
+        case 'event':
+          this.#captured.add('events');
+          this.#events.set(c.key, c.event);
+          break;
+        case 'aws':
+          this.#addAws(c.output);
+          break;
+        case 'cluster-gone':
+          this.#captured.add('cluster');
+          this.#goneClusters.push(c.name);
+          break;
+        case 'gap':
+          this.#gaps.set(`${c.source}\n${c.error}`, { source: c.source, error: c.error });
+          break;
+        case 'secret':
+          secrets++;
+          break;
+        case 'unused':
+          unused.set(c.kind, (unused.get(c.kind) ?? 0) + 1);
+          break;
+      }
+    }
+    if (secrets > 0) this.#notices.push(`${path}: skipped ${plural(secrets, 'Secret')}: Secrets are never read`);
+    if (unused.size > 0) {
+      const total = [...unused.values()].reduce((a, b) => a + b, 0);
+      const kinds = [...unused].map(([kind, n]) => `${n} ${kind}`).join(', ');
+      this.#notices.push(`${path}: skipped ${plural(total, 'object')} of kinds karpenter-sentinel does not use (${kinds})`);
+    }
+  }
+
+  addLogs(lines: readonly LogLine[]): void {
+    this.#captured.add('logs');
+    for (const line of lines) this.#logs.push(line);
+  }
+
+  #addAws(output: AwsCliOutput): void {
+    this.#captured.add(output.source);
+    switch (output.source) {
+      case 'instances':
+        for (const i of output.instances) this.#instances.set(i.id, i);
+        break;
+      case 'cluster':
+        this.#clusters.push(output.cluster);
+        break;
+      case 'fargateprofiles':
+        for (const p of output.profiles) keepDescribed(this.#fargateProfiles, p.name, p);
+        break;
+      case 'accessentries':
+        for (const e of output.entries) keepDescribed(this.#accessEntries, e.principalArn, e);
+        break;
+      case 'launchtemplates':
+        for (const t of output.templates) this.#launchTemplates.set(t.id, t);
+        break;
+      case 'instanceprofiles':
+        for (const p of output.profiles)
+          this.#instanceProfiles.set(p.name, mergeInstanceProfile(this.#instanceProfiles.get(p.name), p));
+        break;
+    }
+  }
+
+  finish(clusterOption: string | undefined): Omit<LoadResult, 'files'> {
+    const cluster = this.#clusterInfo();
+    const objects = <T>(source: SourceName) => [...(this.#objects.get(source)?.values() ?? [])] as T[];
+    const snapshot: ClusterSnapshot = {
+      ...emptySnapshot(''),
+      captured: this.#captured,
+      gaps: [...this.#gaps.values()],
+      pods: objects('pods'),
+      deployments: objects('deployments'),
+      replicaSets: objects('replicasets'),
+      nodes: objects('nodes'),
+      events: [...this.#events.values()],
+      configMaps: objects('configmaps'),
+      services: objects('services'),
+      crds: objects('crds'),
+      nodeClaims: objects('nodeclaims'),
+      nodePools: objects('nodepools'),
+      nodeClasses: objects('ec2nodeclasses'),
+      ...(cluster ? { cluster } : {}),
+      instances: [...this.#instances.values()],
+      fargateProfiles: [...this.#fargateProfiles.values()],
+      accessEntries: [...this.#accessEntries.values()],
+      launchTemplates: [...this.#launchTemplates.values()],
+      instanceProfiles: [...this.#instanceProfiles.values()],
+      logs: this.#logs,
+    };
+    snapshot.clusterName = resolveClusterName({
+      option: clusterOption,
+      cluster,
+      deployments: snapshot.deployments,
+      pods: snapshot.pods,
+      instances: snapshot.instances,
+    });
+    treatDeletedClusterAsHavingNoKubernetesObjects(snapshot);
+    return { snapshot, notices: this.#notices };
+  }
+
+  /** describe-cluster output or "no cluster found" errors: all must be about one cluster. */
+  #clusterInfo(): ClusterInfo | undefined {
+    const names = [...new Set([...this.#clusters.map((c) => c.name), ...this.#goneClusters])].sort();
+    if (names.length > 1) {
+      throw new UsageError(
+        `the capture describes several clusters (${names.join(', ')}): give the files of one cluster at a time`,
+      );
+    }
+    const described = this.#clusters.at(-1);
+    if (described) {
+      if (this.#goneClusters.length > 0) {
+        this.#notices.push(
+          `cluster ${described.name} is both described and reported not found; using the describe-cluster output`,
+        );
+      }
+      return described;
+    }
+    const gone = this.#goneClusters[0];
+    return gone === undefined ? undefined : { name: gone, gone: true };
+  }
+}
+
+function mapFor<K, V>(maps: Map<K, Map<string, V>>, key: K): Map<string, V> {
+  let map = maps.get(key);
+  if (!map) {
+    map = new Map();
+    maps.set(key, map);
+  }
+  return map;
+}
+
+/** A described entry wins over one only listed by name, whatever the file order. */
+function keepDescribed<T extends { described: boolean }>(map: Map<string, T>, key: string, entry: T): void {
+  const existing = map.get(key);
+  if (existing?.described && !entry.described) return;
+  map.set(key, entry);
+}
+
+/** `list-instance-profiles` omits tags that `get-instance-profile` prints: keep what either says. */
+function mergeInstanceProfile(existing: InstanceProfile | undefined, next: InstanceProfile): InstanceProfile {
+  if (!existing) return next;
+  return {
+    ...existing,
+    ...next,
+    roles: next.roles.length > 0 ? next.roles : existing.roles,
+    tags: { ...existing.tags, ...next.tags },
+  };
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,63 @@
+import type { SourceName } from '../domain/snapshot.ts';
+import { sourceNamedByFile } from './kube-objects.ts';
+import { oneLine } from './shape.ts';
+
+/** What a captured error message says about the cluster. */
+export type CliErrorFact =
+  { type: 'cluster-gone'; name: string } | { type: 'gap'; source: SourceName; error: string } | { type: 'no-resources' };
+
+/** AWS operations whose failure leaves a source unread. */
+const SOURCE_OF_OPERATION: Readonly<Record<string, SourceName>> = {
+  DescribeCluster: 'cluster',
+  DescribeInstances: 'instances',
+  DescribeFargateProfile: 'fargateprofiles',
+  ListFargateProfiles: 'fargateprofiles',
+  ListAccessEntries: 'accessentries',
+  DescribeAccessEntry: 'accessentries',
+  DescribeLaunchTemplates: 'launchtemplates',
+  ListInstanceProfiles: 'instanceprofiles',
+  GetInstanceProfile: 'instanceprofiles',
+};
+
+const AWS_CLI_ERROR = /An error occurred \(([^)\s]+)\) when calling the (\w+) operation(?: \([^)\n]*\))?: ?([^\r\n]*)/g;
+/** EKS answers every call about a deleted cluster this way (describe-cluster, list-fargate-profiles, ...). */
+const NO_SUCH_CLUSTER = /No cluster found for name: ([0-9A-Za-z][0-9A-Za-z_-]*)/;
+const KUBECTL_ERROR = /Error from server \((\w+)\): ([^\r\n]*)/g;
+const KUBECTL_NO_RESOURCE_TYPE = /error: the server doesn't have a resource type "([^"]+)"/g;
+const NO_RESOURCES = /^\s*No resources found(?: in \S+ namespace)?\.?\s*$/;
+
+/**
+ * Error text the AWS CLI or kubectl printed instead of output (captured with `2>&1`, or pasted).
+ * Only consulted for files that are not a recognisable output: an Event's message may well quote
+ * such an error.
+ */
+export function readCliErrorText(text: string): CliErrorFact[] {
+  if (NO_RESOURCES.test(text)) return [{ type: 'no-resources' }];
+  const facts: CliErrorFact[] = [];
+  for (const [, code = '', operation = '', message = ''] of text.matchAll(AWS_CLI_ERROR)) {
+    const gone = code === 'ResourceNotFoundException' ? NO_SUCH_CLUSTER.exec(message) : null;
+    if (gone?.[1]) {
+      facts.push({ type: 'cluster-gone', name: gone[1] });
+      continue;
+    }
+    const source = Object.hasOwn(SOURCE_OF_OPERATION, operation) ? SOURCE_OF_OPERATION[operation] : undefined;
+    if (source) facts.push({ type: 'gap', source, error: oneLine(`${operation} failed: ${code}: ${message}`, 300) });
+  }
+  for (const [, reason = '', message = ''] of text.matchAll(KUBECTL_ERROR)) {
+    const source = sourceOfKubectlMessage(message);
+    if (source) facts.push({ type: 'gap', source, error: oneLine(`${reason}: ${message}`, 300) });
+  }
+  for (const [whole, resource = ''] of text.matchAll(KUBECTL_NO_RESOURCE_TYPE)) {
+    const source = sourceNamedByFile(resource);
+    if (source) facts.push({ type: 'gap', source, error: oneLine(whole, 300) });
+  }
+  return facts;
+}
+
+/** `... cannot list resource "nodeclaims" in API group "karpenter.sh" ...` → 'nodeclaims'. */
+function sourceOfKubectlMessage(message: string): SourceName | undefined {
+  const resource = /resource "([^"]+)"/.exec(message)?.[1];
+  if (resource) return sourceNamedByFile(resource);
+  const object = /^([a-z0-9.-]+)(?: "[^"]*")? is forbidden/.exec(message)?.[1];
+  return object ? sourceNamedByFile(object) : undefined;
+}

@@ -1,0 +1,133 @@
+import type { LogLine } from '../domain/aws.ts';
+import { isRecord, type JsonRecord } from './shape.ts';
+
+/**
+ * `kubectl logs` of the Karpenter controller → one LogLine per non-blank line. Karpenter logs
+ * JSON through zap (`level`/`time`/`message`, or zap's defaults `msg`/`ts`); older versions and
+ * some installs print zap's console format (tab-separated, JSON fields last). Anything else is
+ * kept as free text: logs refine causes, they never make a capture unreadable.
+ */
+export function readControllerLog(text: string, file: string): LogLine[] {
+  const lines: LogLine[] = [];
+  let lineNumber = 0;
+  let start = 0;
+  while (start <= text.length) {
+    const end = text.indexOf('\n', start);
+    const raw = text.slice(start, end < 0 ? text.length : end);
+    lineNumber++;
+    start = end < 0 ? text.length + 1 : end + 1;
+    const line = raw.replace(/\r$/, '');
+    if (line.trim() === '') continue;
+    lines.push(parseLogLine(line, `${file}:${lineNumber}`));
+  }
+  return lines;
+}
+
+const KUBECTL_PREFIX = /^\[(?:pod\/)?[^\]\s/]+\/[^\]\s]+\] ?/; // kubectl logs --prefix
+const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)$/;
+const TIMESTAMP_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) /; // kubectl logs --timestamps
+const LEVELS: Readonly<Record<string, string>> = {
+  DEBUG: 'DEBUG',
+  INFO: 'INFO',
+  WARN: 'WARN',
+  WARNING: 'WARN',
+  ERROR: 'ERROR',
+  DPANIC: 'DPANIC',
+  PANIC: 'PANIC',
+  FATAL: 'FATAL',
+};
+const KLOG_LEVELS: Readonly<Record<string, string>> = { I: 'INFO', W: 'WARN', E: 'ERROR', F: 'FATAL' };
+
+export function parseLogLine(line: string, origin: string): LogLine {
+  let rest = line.replace(KUBECTL_PREFIX, '');
+  let kubectlTime: string | undefined;
+  const stamped = TIMESTAMP_PREFIX.exec(rest);
+  const afterStamp = stamped ? rest.slice(stamped[0].length) : '';
+  if (
+    stamped &&
+    (afterStamp.startsWith('{') || TIMESTAMP_PREFIX.test(afterStamp) || afterStamp.split('\t')[0]?.match(TIMESTAMP))
+  ) {
+    kubectlTime = stamped[1];
+    rest = afterStamp;
+  }
+  const json = rest.startsWith('{') ? parseJsonObject(rest) : undefined;
+  const parsed = json ? fromJson(json) : fromText(rest);
+  const time = parsed.time ?? kubectlTime;
+  return {
+    ...(time !== undefined ? { time } : {}),
+    ...(parsed.level !== undefined ? { level: parsed.level } : {}),
+    message: parsed.message,
+    ...(parsed.error !== undefined ? { error: parsed.error } : {}),
+    fields: parsed.fields,
+    origin,
+  };
+}
+
+type ParsedLine = Omit<LogLine, 'origin'>;
+
+function fromJson(fields: JsonRecord): ParsedLine {
+  return {
+    time: timeOf(fields.time ?? fields.ts),
+    level: levelOf(fields.level ?? fields.severity) ?? upperCase(fields.level),
+    message: textOf(fields.message ?? fields.msg) ?? '',
+    error: textOf(fields.error),
+    fields,
+  };
+}
+
+/** zap console (`time\tLEVEL\tlogger\tmessage\t{json}`), `time LEVEL message`, klog, or free text. */
+function fromText(line: string): ParsedLine {
+  const parts = line.split('\t');
+  const [first, second] = parts;
+  if (parts.length >= 3 && first !== undefined && TIMESTAMP.test(first) && levelOf(second)) {
+    let rest = parts.slice(2);
+    const last = rest.at(-1);
+    const trailing = last?.startsWith('{') ? parseJsonObject(last) : undefined;
+    if (trailing) rest = rest.slice(0, -1);
+    const logger = rest.length >= 2 ? rest[0] : undefined;
+    const message = (rest.length >= 2 ? rest.slice(1) : rest).join('\t');
+    const fields: JsonRecord = { ...(logger !== undefined ? { logger } : {}), ...trailing };
+    return { time: first, level: levelOf(second), message, error: textOf(fields.error), fields };
+  }
+  const spaced = /^(\S+)\s+([A-Za-z]+)\s+(.*)$/.exec(line);
+  if (spaced?.[1] && TIMESTAMP.test(spaced[1]) && levelOf(spaced[2])) {
+    return { time: spaced[1], level: levelOf(spaced[2]), message: spaced[3] ?? '', fields: {} };
+  }
+  const klog = /^([IWEF])\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [^\]]+\] (.*)$/.exec(line);
+  if (klog?.[1]) return { level: KLOG_LEVELS[klog[1]], message: klog[2] ?? '', fields: {} };
+  return { message: line, fields: {} };
+}
+
+function parseJsonObject(text: string): JsonRecord | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function levelOf(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const upper = value.toUpperCase();
+  return Object.hasOwn(LEVELS, upper) ? LEVELS[upper] : undefined;
+}
+
+/** zap's default `ts` is epoch seconds as a float; Karpenter configures ISO `time`. */
+function timeOf(value: unknown): string | undefined {
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
+  const ms = value > 1e11 ? value : value * 1000;
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+function upperCase(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value.toUpperCase() : undefined;
+}
+
+function textOf(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}

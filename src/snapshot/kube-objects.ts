@@ -1,0 +1,179 @@
+import type { KubeEvent, KubeObject } from '../domain/kube.ts';
+import type { SourceName } from '../domain/snapshot.ts';
+import { isRecord, optNumber, optString, optTime, ShapeError, type JsonRecord } from './shape.ts';
+
+/** The Kubernetes kinds karpenter-sentinel reads, by kind and API group ('' is the core group). */
+const KINDS_IN_USE: readonly { kind: string; groups: readonly string[]; source: SourceName }[] = [
+  { kind: 'Pod', groups: [''], source: 'pods' },
+  { kind: 'Deployment', groups: ['apps'], source: 'deployments' },
+  { kind: 'ReplicaSet', groups: ['apps'], source: 'replicasets' },
+  { kind: 'Node', groups: [''], source: 'nodes' },
+  { kind: 'Event', groups: ['', 'events.k8s.io'], source: 'events' },
+  { kind: 'ConfigMap', groups: [''], source: 'configmaps' },
+  { kind: 'Service', groups: [''], source: 'services' },
+  { kind: 'CustomResourceDefinition', groups: ['apiextensions.k8s.io'], source: 'crds' },
+  { kind: 'NodeClaim', groups: ['karpenter.sh'], source: 'nodeclaims' },
+  { kind: 'NodePool', groups: ['karpenter.sh'], source: 'nodepools' },
+  { kind: 'EC2NodeClass', groups: ['karpenter.k8s.aws'], source: 'ec2nodeclasses' },
+];
+
+/**
+ * `kubectl get nodeclaims -o json` with nothing to list prints a bare `List`; the file's name is
+ * then the only thing saying what was listed. Plural resource names, also fully qualified.
+ */
+const RESOURCE_FILE_NAMES: Readonly<Record<string, SourceName>> = {
+  pods: 'pods',
+  deployments: 'deployments',
+  'deployments.apps': 'deployments',
+  replicasets: 'replicasets',
+  'replicasets.apps': 'replicasets',
+  nodes: 'nodes',
+  events: 'events',
+  'events.events.k8s.io': 'events',
+  configmaps: 'configmaps',
+  services: 'services',
+  customresourcedefinitions: 'crds',
+  'customresourcedefinitions.apiextensions.k8s.io': 'crds',
+  crds: 'crds',
+  nodeclaims: 'nodeclaims',
+  'nodeclaims.karpenter.sh': 'nodeclaims',
+  nodepools: 'nodepools',
+  'nodepools.karpenter.sh': 'nodepools',
+  ec2nodeclasses: 'ec2nodeclasses',
+  'ec2nodeclasses.karpenter.k8s.aws': 'ec2nodeclasses',
+};
+
+/** `capture/nodeclaims.json` → 'nodeclaims'; undefined when the name is no resource's plural. */
+export function sourceNamedByFile(fileBaseNameWithoutExtension: string): SourceName | undefined {
+  const key = fileBaseNameWithoutExtension.toLowerCase();
+  return Object.hasOwn(RESOURCE_FILE_NAMES, key) ? RESOURCE_FILE_NAMES[key] : undefined;
+}
+
+export const EXAMPLE_RESOURCE_FILE_NAMES = 'nodeclaims.json, pods.yaml, events.json';
+
+export type KubeObjectVerdict =
+  | { type: 'kept'; source: Exclude<SourceName, 'events'>; object: KubeObject; key: string }
+  | { type: 'event'; event: KubeEvent; key: string }
+  | { type: 'secret' }
+  | { type: 'unused'; kind: string };
+
+/** The source objects of this kind belong to; undefined for kinds karpenter-sentinel does not use. */
+export function sourceOfKind(apiVersion: string, kind: string): SourceName | undefined {
+  const group = apiGroupOf(apiVersion);
+  return KINDS_IN_USE.find((k) => k.kind === kind && k.groups.includes(group))?.source;
+}
+
+export function apiGroupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+/**
+ * One Kubernetes object → what the snapshot does with it. Objects kept are checked just enough
+ * that detectors can trust the fields every object has (metadata, status conditions).
+ */
+export function classifyKubeObject(object: JsonRecord, apiVersion: string, kind: string, where: string): KubeObjectVerdict {
+  const group = apiGroupOf(apiVersion);
+  if (kind === 'Secret' && group === '') return { type: 'secret' };
+  const known = KINDS_IN_USE.find((k) => k.kind === kind && k.groups.includes(group));
+  if (!known) return { type: 'unused', kind: group ? `${kind} (${group})` : kind };
+  const named = where ? `${kind} ${where}` : kind;
+  const metadata = checkMetadata(object.metadata, named);
+  checkBody(object, named);
+  const key = `${metadata.namespace ?? ''}/${metadata.name}`;
+  if (known.source === 'events') return { type: 'event', event: normaliseEvent(object, group), key };
+  // Typed lists (`PodList` from the API) leave kind/apiVersion off their items.
+  const kept = object.kind === kind && object.apiVersion === apiVersion ? object : { ...object, apiVersion, kind };
+  return { type: 'kept', source: known.source, object: kept as KubeObject, key };
+}
+
+function checkMetadata(value: unknown, where: string): { name: string; namespace?: string } {
+  if (!isRecord(value)) throw new ShapeError(`${where} has no metadata`);
+  const { name, namespace, labels, annotations, ownerReferences, creationTimestamp, deletionTimestamp } = value;
+  if (typeof name !== 'string' || name === '') throw new ShapeError(`${where} has no metadata.name`);
+  const at = `${where} (${name})`;
+  if (namespace !== undefined && typeof namespace !== 'string') throw new ShapeError(`${at}: metadata.namespace is not a string`);
+  checkStringMap(labels, `${at}: metadata.labels`);
+  checkStringMap(annotations, `${at}: metadata.annotations`);
+  if (ownerReferences !== undefined && !(Array.isArray(ownerReferences) && ownerReferences.every(isRecord))) {
+    throw new ShapeError(`${at}: metadata.ownerReferences is not a list of objects`);
+  }
+  for (const [field, time] of [
+    ['creationTimestamp', creationTimestamp],
+    ['deletionTimestamp', deletionTimestamp],
+  ] as const) {
+    if (time !== undefined && time !== null && typeof time !== 'string')
+      throw new ShapeError(`${at}: metadata.${field} is not a string`);
+  }
+  return typeof namespace === 'string' ? { name, namespace } : { name };
+}
+
+function checkStringMap(value: unknown, where: string): void {
+  if (value === undefined || value === null) return;
+  if (!isRecord(value) || !Object.values(value).every((v) => typeof v === 'string')) {
+    throw new ShapeError(`${where} is not a map of strings`);
+  }
+}
+
+function checkBody(object: JsonRecord, where: string): void {
+  for (const part of ['spec', 'status'] as const) {
+    const value = object[part];
+    if (value !== undefined && value !== null && !isRecord(value)) throw new ShapeError(`${where}: ${part} is not an object`);
+  }
+  const conditions = isRecord(object.status) ? object.status.conditions : undefined;
+  if (conditions === undefined || conditions === null) return;
+  if (!Array.isArray(conditions) || !conditions.every((c) => isRecord(c) && typeof c.type === 'string')) {
+    throw new ShapeError(`${where}: status.conditions is not a list of conditions`);
+  }
+}
+
+/**
+ * core/v1 and events.k8s.io/v1 Events → one shape. They are the same objects seen through two
+ * APIs; the newer one renamed the fields and moved repeat counts into `series`.
+ */
+export function normaliseEvent(object: JsonRecord, group: string): KubeEvent {
+  const metadata = isRecord(object.metadata) ? object.metadata : {};
+  const series = isRecord(object.series) ? object.series : {};
+  const seriesLast = optTime(series.lastObservedTime);
+  const eventTime = optTime(object.eventTime);
+  const isEventsApi = group === 'events.k8s.io';
+  const regarding = isRecord(isEventsApi ? object.regarding : object.involvedObject)
+    ? ((isEventsApi ? object.regarding : object.involvedObject) as JsonRecord)
+    : {};
+  const firstTime = optTime(isEventsApi ? object.deprecatedFirstTimestamp : object.firstTimestamp) ?? eventTime ?? seriesLast;
+  const lastTime =
+    seriesLast ?? optTime(isEventsApi ? object.deprecatedLastTimestamp : object.lastTimestamp) ?? eventTime ?? firstTime;
+  const count = optNumber(series.count) ?? optNumber(isEventsApi ? object.deprecatedCount : object.count);
+  const legacySource = isRecord(isEventsApi ? object.deprecatedSource : object.source)
+    ? ((isEventsApi ? object.deprecatedSource : object.source) as JsonRecord)
+    : {};
+  const source =
+    optNonEmpty(isEventsApi ? object.reportingController : legacySource.component) ??
+    optNonEmpty(isEventsApi ? legacySource.component : object.reportingComponent);
+  return compact({
+    regarding: compact({
+      kind: optString(regarding.kind),
+      namespace: optString(regarding.namespace),
+      name: optString(regarding.name),
+      uid: optString(regarding.uid),
+    }),
+    namespace: optString(metadata.namespace),
+    reason: optString(object.reason),
+    message: optString(isEventsApi ? object.note : object.message),
+    type: optString(object.type),
+    firstTime,
+    lastTime,
+    count,
+    source,
+  }) as KubeEvent;
+}
+
+function optNonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Drops undefined fields, so normalised records compare equal to hand-built ones. */
+function compact<T extends Record<string, unknown>>(record: T): T {
+  for (const key of Object.keys(record)) if (record[key] === undefined) delete record[key];
+  return record;
+}

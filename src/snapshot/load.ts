@@ -1,0 +1,30 @@
+/**
+ * Offline input: `karpenter-sentinel scan --from PATH...` (DESIGN.md "Snapshot input").
+ * Everything a user can capture with kubectl and the AWS CLI, recognised by content.
+ */
+import type { ClusterSnapshot } from '../domain/snapshot.ts';
+import { SnapshotAssembler } from './build-snapshot.ts';
+import { listCaptureFiles, readCaptureFile } from './read-capture-files.ts';
+
+export { snapshotFromFiles, SnapshotAssembler, type CaptureFile } from './build-snapshot.ts';
+
+export interface LoadOptions {
+  /** `--cluster NAME`: wins over every name found in the capture (and must agree with describe-cluster). */
+  clusterName?: string;
+}
+
+export interface LoadResult {
+  snapshot: ClusterSnapshot;
+  /** Things the user should know but that do not stop the scan (skipped kinds, Secrets). */
+  notices: string[];
+  /** Number of files read. */
+  files: number;
+}
+
+/** Reads capture files and directories into one snapshot. Rejects only with InputError or UsageError. */
+export async function loadSnapshot(paths: readonly string[], options: LoadOptions = {}): Promise<LoadResult> {
+  const assembler = new SnapshotAssembler();
+  // One file's text in memory at a time: captures of large clusters run to hundreds of MB.
+  for (const path of await listCaptureFiles(paths)) assembler.addFile(await readCaptureFile(path));
+  return assembler.finish(options);
+}

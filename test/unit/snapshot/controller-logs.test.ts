@@ -1,0 +1,153 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadSnapshot } from '../../../src/snapshot/load.ts';
+import { captureDir, removeCaptureDirs } from './capture-dir.ts';
+
+afterEach(removeCaptureDirs);
+
+const ACCESS_DENIED = JSON.stringify({
+  level: 'ERROR',
+  time: '2025-12-28T20:35:39.951Z',
+  logger: 'controller',
+  message: 'Reconciler error',
+  commit: '0f0e5b3',
+  controller: 'instanceprofile.garbagecollection',
+  'aws-error-code': 'AccessDenied',
+  error:
+    'listing instance profiles, User is not authorized to perform: iam:ListInstanceProfiles on resource: arn:aws:iam::069057294951:instance-profile/',
+});
+
+const LAUNCH_FAILED = JSON.stringify({
+  level: 'ERROR',
+  time: '2025-12-28T20:36:02.118Z',
+  logger: 'controller',
+  message: 'Reconciler error',
+  controller: 'nodeclaim.lifecycle',
+  NodeClaim: { name: 'default-x2kq8' },
+  error:
+    'launching nodeclaim, creating instance, with fleet error(s), AuthFailure.ServiceLinkedRoleCreationNotPermitted: The provided credentials do not have permission to create the service-linked role for EC2 Spot Instances.',
+});
+
+async function loadLog(text: string, name = 'karpenter.log') {
+  const dir = await captureDir({ [name]: text });
+  const result = await loadSnapshot([dir]);
+  return { ...result, file: join(dir, name) };
+}
+
+describe('loadSnapshot: Karpenter controller logs', () => {
+  it('reads zap JSON lines, keeping every field and where each line came from', async () => {
+    // Act
+    const { snapshot, file } = await loadLog(`${ACCESS_DENIED}\n\n${LAUNCH_FAILED}\n`);
+
+    // Assess
+    expect(snapshot.captured).toEqual(new Set(['logs']));
+    expect(snapshot.logs).toEqual([
+      {
+        time: '2025-12-28T20:35:39.951Z',
+        level: 'ERROR',
+        message: 'Reconciler error',
+        error: expect.stringContaining('iam:ListInstanceProfiles'),
+        fields: JSON.parse(ACCESS_DENIED),
+        origin: `${file}:1`,
+      },
+      {
+        time: '2025-12-28T20:36:02.118Z',
+        level: 'ERROR',
+        message: 'Reconciler error',
+        error: expect.stringContaining('AuthFailure.ServiceLinkedRoleCreationNotPermitted'),
+        fields: expect.objectContaining({ controller: 'nodeclaim.lifecycle', NodeClaim: { name: 'default-x2kq8' } }),
+        origin: `${file}:3`,
+      },
+    ]);
+  });
+
+  it("accepts zap's default keys: msg, and ts as epoch seconds", async () => {
+    // Act
+    const { snapshot } = await loadLog(
+      '{"level":"warn","ts":1735417539.951,"msg":"could not schedule pod","error":"incompatible requirements"}\n',
+    );
+
+    // Assess
+    expect(snapshot.logs[0]).toMatchObject({
+      time: '2024-12-28T20:25:39.951Z',
+      level: 'WARN',
+      message: 'could not schedule pod',
+      error: 'incompatible requirements',
+    });
+  });
+
+  it("reads zap's console format: time, level, logger, message and trailing JSON fields", async () => {
+    // Act
+    const { snapshot, file } = await loadLog(
+      '2025-12-28T20:35:39.951Z\tERROR\tcontroller\tReconciler error\t{"commit": "0f0e5b3", "controller": "nodeclaim.lifecycle", "error": "creating instance, AMI not found"}\r\n',
+    );
+
+    // Assess
+    expect(snapshot.logs).toEqual([
+      {
+        time: '2025-12-28T20:35:39.951Z',
+        level: 'ERROR',
+        message: 'Reconciler error',
+        error: 'creating instance, AMI not found',
+        fields: {
+          logger: 'controller',
+          commit: '0f0e5b3',
+          controller: 'nodeclaim.lifecycle',
+          error: 'creating instance, AMI not found',
+        },
+        origin: `${file}:1`,
+      },
+    ]);
+  });
+
+  it('keeps free text as the message, and reads a leading time and level when there are some', async () => {
+    // Act
+    const { snapshot } = await loadLog(
+      'panic: runtime error: invalid memory address\n2025-12-28T20:35:39Z ERROR webhook failed to start\n',
+    );
+
+    // Assess
+    expect(snapshot.logs.map(({ time, level, message, fields }) => ({ time, level, message, fields }))).toEqual([
+      { time: undefined, level: undefined, message: 'panic: runtime error: invalid memory address', fields: {} },
+      { time: '2025-12-28T20:35:39Z', level: 'ERROR', message: 'webhook failed to start', fields: {} },
+    ]);
+  });
+
+  it('strips the `kubectl logs --prefix` and `--timestamps` prefixes', async () => {
+    // Act
+    const { snapshot } = await loadLog(
+      [
+        `[pod/karpenter-5697769d6c-7lglp/controller] ${ACCESS_DENIED}`,
+        `[pod/karpenter-5697769d6c-cdwct/controller] 2025-12-28T20:40:00.000000001Z ${LAUNCH_FAILED}`,
+        '[pod/karpenter-5697769d6c-cdwct/controller] 2025-12-28T20:41:00.000000001Z {"level":"INFO","message":"no time of its own"}',
+      ].join('\n'),
+    );
+
+    // Assess
+    expect(snapshot.logs.map((l) => [l.level, l.time, l.fields.controller])).toEqual([
+      ['ERROR', '2025-12-28T20:35:39.951Z', 'instanceprofile.garbagecollection'],
+      ['ERROR', '2025-12-28T20:36:02.118Z', 'nodeclaim.lifecycle'],
+      ['INFO', '2025-12-28T20:41:00.000000001Z', undefined],
+    ]);
+  });
+
+  it('captures an empty log as "logs read, nothing in them"', async () => {
+    // Act
+    const { snapshot } = await loadLog('\n  \n', 'controller.LOG');
+
+    // Assess
+    expect(snapshot.captured).toEqual(new Set(['logs']));
+    expect(snapshot.logs).toEqual([]);
+  });
+
+  it('recognises logs by the .log suffix only: the same lines in a .txt file are not understood', async () => {
+    // Prepare
+    const dir = await captureDir({ 'karpenter.txt': 'E1228 20:35:39.951234 1 reflector.go:158] failed to list\n' });
+
+    // Act
+    const loading = loadSnapshot([dir]);
+
+    // Assess
+    await expect(loading).rejects.toThrow(/karpenter\.txt: .*controller logs need a \.log suffix/);
+  });
+});
