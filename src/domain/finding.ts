@@ -42,7 +42,9 @@ export interface Finding<C extends FindingCode = FindingCode> {
  * resource, e.g. two missing IAM actions on one controller.
  */
 export function findingId(code: FindingCode, resource: ResourceRef, discriminator = ''): string {
-  const key = [code, resource.kind, resource.namespace ?? '', resource.name ?? '', resource.id ?? '', discriminator].join('\u0000');
+  const key = [code, resource.kind, resource.namespace ?? '', resource.name ?? '', resource.id ?? '', discriminator].join(
+    '\u0000',
+  );
   return createHash('sha256').update(key).digest('hex').slice(0, 16);
 }
 
@@ -55,17 +57,7 @@ export function proposedAction(action: Exclude<RemediationAction, 'MANUAL'>, ste
   return { action, status: 'planned', reason: '', steps };
 }
 
-export interface NewFinding<C extends FindingCode> {
-  code: C;
-  severity: Severity;
-  title: string;
-  resource: ResourceRef;
-  since: string | null;
-  cause: Cause<C> | null;
-  evidence: string[];
-  remediation: Remediation | null;
-  discriminator?: string;
-}
+export type NewFinding<C extends FindingCode> = Omit<Finding<C>, 'id'> & { discriminator?: string };
 
 /** The one way detectors build findings, so ids are always derived the same way. */
 export function newFinding<C extends FindingCode>(f: NewFinding<C>): Finding<C> {

@@ -1,0 +1,186 @@
+import type { CauseCodeOf } from '../domain/codes.ts';
+import type { Finding } from '../domain/finding.ts';
+import { manualRemediation, newFinding } from '../domain/finding.ts';
+import type { EC2NodeClass, NodePool } from '../domain/kube.ts';
+import { conditionOf } from '../domain/kube-helpers.ts';
+import type { DetectContext, Detector } from './detector.ts';
+import { nodeClassFailures, unhealthyConditions } from './support/nodeclass-status.ts';
+import { describeCondition, notReady } from './support/readiness.ts';
+
+type Cause = CauseCodeOf<'NODEPOOL_NOT_READY'>;
+interface Explained {
+  code: Cause;
+  title: string;
+  detail: string;
+  evidence: string[];
+  steps: string[];
+}
+
+/** Reasons karpenter (core) writes on NodeClassReady itself; any other reason is copied from the node class's Ready. */
+const NODECLASS_NOT_FOUND_REASON = 'NodeClassNotFound';
+
+/**
+ * NODEPOOL_NOT_READY: a NodePool whose `Ready` is not True. Ready depends on NodeClassReady and
+ * ValidationSucceeded (karpenter core); the cause follows the chain NodePool → EC2NodeClass →
+ * the node class's own failing condition, so users land on the object that needs fixing.
+ * A missing node class is decided from the captured EC2NodeClasses when there are any, else from
+ * Karpenter's `NodeClassNotFound` reason. Steps cover every cause found, the cause is the first.
+ */
+export const nodePoolNotReady: Detector<'NODEPOOL_NOT_READY'> = {
+  code: 'NODEPOOL_NOT_READY',
+  requires: ['nodepools'],
+  refinedBy: ['ec2nodeclasses', 'pods', 'deployments'],
+  detect(ctx) {
+    const findings: Finding<'NODEPOOL_NOT_READY'>[] = [];
+    for (const np of ctx.snapshot.nodePools) {
+      const verdict = notReady(np, ctx.now);
+      if (!verdict) continue;
+      const name = np.metadata?.name ?? '?';
+      const causes = [nodeClassMissing(np, ctx), nodeClassUnready(np, ctx), validationFailed(np)].filter(
+        (c): c is Explained => !!c,
+      );
+      if (causes.length === 0) causes.push(unknown(np, ctx));
+      const primary = causes[0]!;
+      const ref = np.spec?.template?.spec?.nodeClassRef;
+      findings.push(
+        newFinding({
+          code: 'NODEPOOL_NOT_READY',
+          severity: 'warning',
+          title: `NodePool ${name} is not ready: ${primary.title}`,
+          resource: { kind: 'NodePool', name },
+          since: verdict.since,
+          cause: { code: primary.code, detail: causes.map((c) => c.detail).join(' ') },
+          evidence: [
+            verdict.ready ? `NodePool ${name}: ${describeCondition(verdict.ready)}` : `NodePool ${name} has no Ready condition`,
+            `nodeClassRef: ${JSON.stringify(ref ?? null)}`,
+            ...causes.flatMap((c) => c.evidence),
+          ],
+          remediation: manualRemediation(causes.flatMap((c) => c.steps)),
+        }),
+      );
+    }
+    return findings;
+  },
+};
+
+function refName(np: NodePool): string | undefined {
+  return np.spec?.template?.spec?.nodeClassRef?.name;
+}
+
+function nodeClassMissing(np: NodePool, ctx: DetectContext): Explained | undefined {
+  const name = np.metadata?.name ?? '?';
+  const ref = np.spec?.template?.spec?.nodeClassRef;
+  const target = refName(np);
+  const cond = conditionOf(np, 'NodeClassReady');
+  const isEc2 = !ref?.kind || ref.kind === 'EC2NodeClass';
+  const captured = ctx.snapshot.captured.has('ec2nodeclasses');
+  const existing = ctx.snapshot.nodeClasses.map((c) => c.metadata?.name ?? '?');
+  const absent = captured
+    ? isEc2 && !!target && !ctx.index.nodeClassesByName.has(target)
+    : cond?.reason === NODECLASS_NOT_FOUND_REASON;
+  if (!absent) return undefined;
+  const replacement = existing.length === 1 ? existing[0]! : existing.length ? `<one of: ${existing.join(', ')}>` : '<name>';
+  const patch = {
+    spec: { template: { spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: replacement } } } },
+  };
+  return {
+    code: 'NODECLASS_NOT_FOUND',
+    title: `EC2NodeClass ${target ?? '?'} does not exist`,
+    detail:
+      `NodePool ${name} references EC2NodeClass ${target ?? '(no name)'}, which does not exist` +
+      (captured
+        ? ` (existing: ${existing.join(', ') || 'none'}).`
+        : ` (${cond ? describeCondition(cond) : 'NodeClassNotFound'}).`),
+    evidence: cond && cond.status !== 'True' ? [describeCondition(cond)] : [],
+    steps: [
+      'kubectl get ec2nodeclasses',
+      `Point NodePool ${name} at an existing EC2NodeClass: kubectl patch nodepool ${name} --type=merge -p '${JSON.stringify(patch)}'`,
+      `Or create EC2NodeClass ${target ?? '<name>'} (kubectl apply -f <its manifest>).`,
+    ],
+  };
+}
+
+function nodeClassUnready(np: NodePool, ctx: DetectContext): Explained | undefined {
+  const name = np.metadata?.name ?? '?';
+  const target = refName(np) ?? '?';
+  const cond = conditionOf(np, 'NodeClassReady');
+  const nodeClass = ctx.index.nodeClassesByName.get(target);
+  const classReady = nodeClass ? conditionOf(nodeClass, 'Ready') : undefined;
+  const condUnready = !!cond && cond.status !== 'True' && cond.reason !== NODECLASS_NOT_FOUND_REASON;
+  // The captured node class is the truth when there is one; NodeClassReady may lag behind it.
+  if (nodeClass ? classReady?.status === 'True' : ctx.snapshot.captured.has('ec2nodeclasses') || !condUnready) return undefined;
+  const link = nodeClass ? chainLink(nodeClass) : cond ? describeCondition(cond) : 'not ready';
+  const terminating = cond?.reason === 'NodeClassTerminating' || !!nodeClass?.metadata?.deletionTimestamp;
+  return {
+    code: 'NODECLASS_NOT_READY',
+    title: `EC2NodeClass ${target} is not ready`,
+    detail: `NodePool ${name} → EC2NodeClass ${target} → ${link}.${terminating ? ` EC2NodeClass ${target} is being deleted.` : ''}`,
+    evidence: [
+      ...(cond && cond.status !== 'True' ? [`NodePool ${name}: ${describeCondition(cond)}`] : []),
+      ...(nodeClass ? unhealthyConditions(nodeClass).map((c) => `EC2NodeClass ${target}: ${describeCondition(c)}`) : []),
+    ],
+    steps: terminating
+      ? [
+          `EC2NodeClass ${target} is terminating: point NodePool ${name} at another EC2NodeClass (kubectl edit nodepool ${name}) or recreate ${target}.`,
+        ]
+      : [
+          `kubectl describe ec2nodeclass ${target}`,
+          `Fix EC2NodeClass ${target} (see its NODECLASS_NOT_READY finding); NodePool ${name} turns Ready by itself once it is.`,
+        ],
+  };
+}
+
+/** The node class's own first failing condition, else its Ready. */
+function chainLink(nc: EC2NodeClass): string {
+  const first = nodeClassFailures(nc)[0]?.condition ?? unhealthyConditions(nc)[0] ?? conditionOf(nc, 'Ready');
+  return first ? describeCondition(first) : 'no status (never reconciled)';
+}
+
+function validationFailed(np: NodePool): Explained | undefined {
+  const cond = conditionOf(np, 'ValidationSucceeded');
+  if (cond?.status !== 'False') return undefined;
+  const name = np.metadata?.name ?? '?';
+  const ref = np.spec?.template?.spec?.nodeClassRef;
+  const hints: string[] = [];
+  const steps = [`kubectl get nodepool ${name} -o yaml`];
+  if (ref?.apiVersion && !ref.group) {
+    hints.push(`nodeClassRef uses the v1beta1 form (apiVersion: ${ref.apiVersion}); karpenter.sh/v1 needs group and kind`);
+    const fixed = { group: 'karpenter.k8s.aws', kind: ref.kind ?? 'EC2NodeClass', name: ref.name ?? '<name>' };
+    steps.push(
+      `kubectl patch nodepool ${name} --type=merge -p '${JSON.stringify({ spec: { template: { spec: { nodeClassRef: fixed } } } })}'`,
+    );
+  }
+  if (np.spec?.disruption?.consolidationPolicy === 'WhenUnderutilized') {
+    hints.push('consolidationPolicy WhenUnderutilized is the v1beta1 name; v1 calls it WhenEmptyOrUnderutilized');
+    steps.push(
+      `kubectl patch nodepool ${name} --type=merge -p '{"spec":{"disruption":{"consolidationPolicy":"WhenEmptyOrUnderutilized"}}}'`,
+    );
+  }
+  steps.push(`Fix the field the message names (kubectl edit nodepool ${name}); Karpenter re-validates on save.`);
+  return {
+    code: 'VALIDATION_FAILED',
+    title: 'its spec failed validation',
+    detail: `NodePool ${name} failed Karpenter's validation: ${[cond.reason, cond.message].filter(Boolean).join(': ')}.${hints.length ? ` ${hints.join('; ')}.` : ''}`,
+    evidence: [`NodePool ${name}: ${describeCondition(cond)}`, ...hints],
+    steps,
+  };
+}
+
+function unknown(np: NodePool, ctx: DetectContext): Explained {
+  const name = np.metadata?.name ?? '?';
+  const ns = ctx.index.controllers[0]?.namespace ?? 'karpenter';
+  return {
+    code: 'UNKNOWN',
+    title: 'Karpenter has not resolved it',
+    detail: np.status?.conditions?.length
+      ? `NodePool ${name} is not ready and neither NodeClassReady nor ValidationSucceeded says why.`
+      : `NodePool ${name} has no status: Karpenter never reconciled it. Is the controller running?`,
+    evidence: (np.status?.conditions ?? [])
+      .filter((c) => c.status !== 'True')
+      .map((c) => `NodePool ${name}: ${describeCondition(c)}`),
+    steps: [
+      `kubectl describe nodepool ${name}`,
+      `kubectl logs -n ${ns} -l app.kubernetes.io/name=karpenter --tail=200 | grep -i ${name}`,
+    ],
+  };
+}

@@ -1,0 +1,140 @@
+import type { Instance } from '../domain/aws.ts';
+import type { CauseCodeOf } from '../domain/codes.ts';
+import type { Finding } from '../domain/finding.ts';
+import { newFinding, proposedAction } from '../domain/finding.ts';
+import { ageMs, isoSeconds } from '../domain/kube-helpers.ts';
+import { formatDuration } from '../domain/settings.ts';
+import type { DetectContext, Detector } from './detector.ts';
+
+/** Tags Karpenter puts on every instance it launches (karpenter-provider-aws GetTags / tagging controller). */
+const CLUSTER_TAG = 'eks:eks-cluster-name';
+const NODEPOOL_TAG = 'karpenter.sh/nodepool';
+const NODECLAIM_TAG = 'karpenter.sh/nodeclaim';
+const NODECLASS_TAG = 'karpenter.k8s.aws/ec2nodeclass';
+/** Managed node group instances are never Karpenter's, whatever else they carry. */
+const NODEGROUP_TAG = 'eks:nodegroup-name';
+
+/** States that are on their way (pending) or gone (shutting-down, terminated): not orphans. */
+const IGNORED_STATES = new Set(['pending', 'shutting-down', 'terminated']);
+
+type Cause = CauseCodeOf<'ORPHANED_INSTANCE'>;
+
+/**
+ * ORPHANED_INSTANCE: an EC2 instance Karpenter launched for this cluster (cluster tag and
+ * `karpenter.sh/nodepool`, never a managed node group's) that no NodeClaim points to, past the
+ * grace period. Stopped instances count: their volumes still cost. An instance whose own
+ * NodeClaim exists but has no providerID yet is still being bound, not orphaned. The engine
+ * runs this only when NodeClaims were captured (no NodeClaims, no orphans: see Detector), and
+ * the terminate planner re-checks the tag guardrail before anything is proposed.
+ */
+export const orphanedInstance: Detector<'ORPHANED_INSTANCE'> = {
+  code: 'ORPHANED_INSTANCE',
+  requires: ['instances', 'nodeclaims'],
+  refinedBy: ['pods', 'deployments', 'cluster'],
+  detect(ctx) {
+    const cluster = ctx.snapshot.clusterName;
+    const grace = ctx.settings.orphanGraceMs;
+    const claimNames = new Set(ctx.snapshot.nodeClaims.filter((c) => !c.status?.providerID).map((c) => c.metadata?.name));
+    let cause: { code: Cause; detail: string; evidence: string } | undefined;
+    const findings: Finding<'ORPHANED_INSTANCE'>[] = [];
+    for (const instance of ctx.snapshot.instances) {
+      const t = instance.tags;
+      if (!isClusterTagged(instance, cluster) || t[NODEPOOL_TAG] === undefined || t[NODEGROUP_TAG] !== undefined) continue;
+      if (IGNORED_STATES.has(instance.state)) continue;
+      const age = ageMs(instance.launchTime, ctx.now);
+      if (age === undefined || age < grace) continue;
+      if (ctx.index.nodeClaimsByInstanceId.has(instance.id)) continue;
+      if (t[NODECLAIM_TAG] !== undefined && claimNames.has(t[NODECLAIM_TAG])) continue;
+      cause ??= orphanCause(ctx);
+      findings.push(
+        newFinding({
+          code: 'ORPHANED_INSTANCE',
+          severity: 'warning',
+          title: `Instance ${instance.id} (NodePool ${t[NODEPOOL_TAG]}) is ${instance.state} with no NodeClaim`,
+          resource: { kind: 'Instance', id: instance.id },
+          since: isoSeconds(instance.launchTime),
+          cause: { code: cause.code, detail: cause.detail },
+          evidence: [
+            `${[instance.id, instance.instanceType, instance.state].filter(Boolean).join(' ')}, launched ${instance.launchTime} (${formatDuration(age)} ago, grace ${formatDuration(grace)})`,
+            `tags: ${tagSummary(instance, cluster)}`,
+            `no NodeClaim has providerID ending in ${instance.id} (${ctx.snapshot.nodeClaims.length} NodeClaims captured)`,
+            cause.evidence,
+          ],
+          remediation: proposedAction('TERMINATE_INSTANCE', [terminateCommand(instance, ctx)]),
+        }),
+      );
+    }
+    return findings;
+  },
+};
+
+function isClusterTagged(instance: Instance, cluster: string): boolean {
+  return instance.tags[CLUSTER_TAG] === cluster || instance.tags[`kubernetes.io/cluster/${cluster}`] === 'owned';
+}
+
+function tagSummary(instance: Instance, cluster: string): string {
+  const keys = [CLUSTER_TAG, `kubernetes.io/cluster/${cluster}`, NODEPOOL_TAG, NODECLAIM_TAG, NODECLASS_TAG];
+  return keys
+    .filter((k) => instance.tags[k] !== undefined)
+    .map((k) => `${k}=${instance.tags[k]}`)
+    .join(', ');
+}
+
+/** Why nobody cleaned up: the same for every orphan of one snapshot. */
+function orphanCause(ctx: DetectContext): { code: Cause; detail: string; evidence: string } {
+  const s = ctx.snapshot;
+  if (s.cluster?.gone || s.cluster?.status === 'DELETING') {
+    const state = s.cluster.gone ? 'does not exist any more' : 'is DELETING';
+    return {
+      code: 'CLUSTER_GONE',
+      detail: `EKS cluster ${s.clusterName} ${state}; Karpenter went with it and nothing will terminate the instances it launched.`,
+      evidence: `aws eks describe-cluster: cluster ${s.clusterName} ${s.cluster.gone ? 'not found' : 'status DELETING'}`,
+    };
+  }
+  const controller = controllerState(ctx);
+  if (controller && !controller.ready) {
+    return {
+      code: 'CONTROLLER_UNAVAILABLE',
+      detail: `No Karpenter controller is running (${controller.what}), so nothing reconciles or garbage-collects Karpenter's instances; typical after a terraform destroy removed the controller before its nodes.`,
+      evidence: `Karpenter controller: ${controller.what}`,
+    };
+  }
+  return {
+    code: 'NO_NODECLAIM',
+    detail:
+      'The instance leaked: no NodeClaim claims it although the Karpenter controller ' +
+      (controller ? 'is running' : 'state is unknown (pods not captured)') +
+      "; Karpenter's garbage collection normally terminates such instances, so check its settings.clusterName matches the instance's cluster tag.",
+    evidence: controller ? `Karpenter controller: ${controller.what}` : 'Karpenter controller: not captured',
+  };
+}
+
+/** Undefined when neither pods nor deployments were captured. */
+function controllerState(ctx: DetectContext): { ready: boolean; what: string } | undefined {
+  const controllers = ctx.index.controllers;
+  if (ctx.snapshot.captured.has('pods')) {
+    const pods = controllers.flatMap((c) => c.pods);
+    const ready = controllers.reduce((n, c) => n + c.readyPods, 0);
+    if (pods.length === 0) return { ready: false, what: 'no pod labelled app.kubernetes.io/name=karpenter exists' };
+    return {
+      ready: ready > 0,
+      what: `${ready}/${pods.length} pods Ready in ${[...new Set(controllers.map((c) => c.namespace))].join(', ')}`,
+    };
+  }
+  if (ctx.snapshot.captured.has('deployments')) {
+    const deployments = controllers.filter((c) => c.deployment);
+    const ready = deployments.reduce((n, c) => n + (c.deployment?.status?.readyReplicas ?? 0), 0);
+    if (deployments.length === 0) return { ready: false, what: 'no Deployment labelled app.kubernetes.io/name=karpenter exists' };
+    return {
+      ready: ready > 0,
+      what: `Deployment ${deployments.map((c) => `${c.namespace}/${c.deploymentName}`).join(', ')} has ${ready} ready replicas`,
+    };
+  }
+  return undefined;
+}
+
+/** Region from the cluster ARN so the command runs as printed. */
+function terminateCommand(instance: Instance, ctx: DetectContext): string {
+  const region = ctx.snapshot.cluster?.arn?.split(':')[3];
+  return `aws ec2 terminate-instances --instance-ids ${instance.id}${region ? ` --region ${region}` : ''}`;
+}

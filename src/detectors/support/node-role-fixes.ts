@@ -1,0 +1,64 @@
+import { NODE_GROUPS, NODE_USERNAME } from './aws-auth.ts';
+import type { NodeRole } from './node-role.ts';
+
+export function regionFlag(region: string | undefined): string {
+  return region ? ` --region ${region}` : '';
+}
+
+/** The mapping fix for the cluster's authentication mode, with the real role ARN and cluster `c`. */
+export function fixSteps(
+  c: string,
+  role: NodeRole,
+  mode: string | undefined,
+  region: string | undefined,
+  access: { wrongEntries: string[]; valid: boolean },
+): string[] {
+  const r = regionFlag(region);
+  const withoutPath = role.arnWithoutPath ?? `arn:aws:iam::<account-id>:role/${role.name}`;
+  const full = role.arn ?? `arn:aws:iam::<account-id>:role${role.path}${role.name}`;
+  const groups = role.windows ? [...NODE_GROUPS, 'eks:kube-proxy-windows'] : [...NODE_GROUPS];
+  const entryYaml = [
+    `- rolearn: ${withoutPath}`,
+    `  username: ${NODE_USERNAME}`,
+    '  groups:',
+    ...groups.map((g) => `    - ${g}`),
+  ].join('\n');
+  const awsAuthSteps = [
+    `kubectl edit configmap aws-auth -n kube-system   # under data.mapRoles, add this entry (and remove any wrong entry for ${role.name}):\n${entryYaml}`,
+    `or: eksctl create iamidentitymapping --cluster ${c}${r} --arn ${withoutPath} --username ${NODE_USERNAME} ${groups.map((g) => `--group ${g}`).join(' ')}`,
+  ];
+  const accessSteps = [
+    ...access.wrongEntries.map(
+      (arn) =>
+        `aws eks delete-access-entry --cluster-name ${c} --principal-arn ${arn}${r}   # an access entry's type and ARN cannot be changed`,
+    ),
+    `aws eks create-access-entry --cluster-name ${c} --principal-arn ${full} --type ${role.windows ? 'EC2_WINDOWS' : 'EC2_LINUX'}${r}`,
+  ];
+  const verify = 'kubectl get nodes -w   # the waiting instances register within a minute or two once the role is mapped';
+  if (mode === 'CONFIG_MAP') {
+    const switchMode = access.valid
+      ? [
+          `or let the existing access entry count: aws eks update-cluster-config --name ${c} --access-config authenticationMode=API_AND_CONFIG_MAP${r}`,
+        ]
+      : [];
+    return [...awsAuthSteps, ...switchMode, verify];
+  }
+  if (mode === 'API') return [...accessSteps, verify];
+  if (mode !== undefined) return [...accessSteps, ...awsAuthSteps.map((s, i) => (i === 0 ? `or, in aws-auth: ${s}` : s)), verify];
+  return [
+    `aws eks describe-cluster --name ${c}${r} --query cluster.accessConfig.authenticationMode   # CONFIG_MAP: use aws-auth; API or API_AND_CONFIG_MAP: use an access entry`,
+    ...awsAuthSteps.map((s, i) => (i === 0 ? `CONFIG_MAP: ${s}` : s)),
+    ...accessSteps.map((s, i) => (i === accessSteps.length - 1 ? `API or API_AND_CONFIG_MAP: ${s}` : s)),
+    verify,
+  ];
+}
+
+/** What to capture when neither aws-auth nor access entries (whichever count) were given. */
+export function captureSteps(c: string, mode: string | undefined, region: string | undefined): string[] {
+  const r = regionFlag(region);
+  const steps: string[] = [];
+  if (mode === undefined) steps.push(`aws eks describe-cluster --name ${c}${r} --query cluster.accessConfig.authenticationMode`);
+  if (mode !== 'API') steps.push('kubectl get configmap aws-auth -n kube-system -o yaml');
+  if (mode !== 'CONFIG_MAP') steps.push(`aws eks list-access-entries --cluster-name ${c}${r}`);
+  return steps;
+}

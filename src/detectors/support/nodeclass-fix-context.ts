@@ -1,0 +1,38 @@
+import type { Condition, EC2NodeClass } from '../../domain/kube.ts';
+
+/** What the fixes may name from the rest of the snapshot. */
+export interface FixContext {
+  clusterName: string;
+  /** Kubernetes `major.minor` of the cluster, when describe-cluster was captured. */
+  clusterVersion: string | undefined;
+  accountId: string | undefined;
+  controllerNamespace: string;
+  /** Subnets known to belong to the cluster (Fargate profiles), to name in tagging commands. */
+  knownSubnets: string[];
+}
+
+/** A cause's detail text and the steps that fix it. */
+export interface Explanation {
+  detail: string;
+  steps: string[];
+}
+
+export function nameOf(nc: EC2NodeClass): string {
+  return nc.metadata?.name ?? '?';
+}
+
+/** `reason: message` of a condition, for detail text. */
+export function quoted(c: Condition): string {
+  return [c.reason, c.message].filter(Boolean).join(': ') || `${c.type}=${c.status}`;
+}
+
+/** A `kubectl patch --type=merge` of the node class's spec (lists in it are replaced whole). */
+export function mergePatch(nc: EC2NodeClass, spec: Record<string, unknown>): string {
+  return `kubectl patch ec2nodeclass ${nameOf(nc)} --type=merge -p '${JSON.stringify({ spec })}'`;
+}
+
+/** Account id from an ARN (`arn:aws:eks:us-east-1:069057294951:cluster/demo`). */
+export function accountOf(arn: string | undefined): string | undefined {
+  const account = arn?.split(':')[4];
+  return account && /^\d{12}$/.test(account) ? account : undefined;
+}

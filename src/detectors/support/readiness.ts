@@ -1,0 +1,36 @@
+import type { Condition, KubeObject } from '../../domain/kube.ts';
+import { ageMs, conditionOf, isoSeconds } from '../../domain/kube-helpers.ts';
+
+/**
+ * How long a Karpenter object may sit without a decided `Ready` (no condition yet, or `Unknown`)
+ * before we call it not ready. Karpenter settles a new or edited NodePool/EC2NodeClass within a
+ * reconcile or two (seconds); `Unknown` right after an edit ("ReconcilingDependents") is normal,
+ * `Unknown` for minutes means nothing is reconciling it. `False` is reported at once: Karpenter
+ * decided it.
+ */
+export const READINESS_SETTLE_MS = 5 * 60_000;
+
+export interface NotReady {
+  /** The `Ready` condition, absent when Karpenter never wrote one. */
+  ready: Condition | undefined;
+  /** When it became not ready: the Ready transition, else the object's creation. */
+  since: string | null;
+}
+
+/** Undefined when the object is Ready, or still within the settle time of an undecided Ready. */
+export function notReady(obj: KubeObject & { status?: { conditions?: Condition[] } }, now: Date): NotReady | undefined {
+  const ready = conditionOf(obj, 'Ready');
+  if (ready?.status === 'True') return undefined;
+  const sinceRaw = ready?.lastTransitionTime ?? obj.metadata?.creationTimestamp;
+  if (ready?.status !== 'False') {
+    const age = ageMs(sinceRaw, now);
+    if (age === undefined || age < READINESS_SETTLE_MS) return undefined;
+  }
+  return { ready, since: isoSeconds(sinceRaw) };
+}
+
+/** `AMIsReady=False (AMINotFound: AMISelector did not match any AMIs)`. */
+export function describeCondition(c: Condition): string {
+  const why = [c.reason, c.message].filter(Boolean).join(': ');
+  return why ? `${c.type}=${c.status} (${why})` : `${c.type}=${c.status}`;
+}
