@@ -3,7 +3,8 @@
  * for a human; `cause` keeps the underlying error for debugging (never printed by default).
  */
 export class SentinelError extends Error {
-  readonly exitCode: number = 1;
+  /** 1 is reserved for "findings at or above --fail-on"; every error is 2. */
+  readonly exitCode: number = 2;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;

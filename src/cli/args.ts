@@ -1,0 +1,129 @@
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { SEVERITIES, type Severity } from '../domain/codes.ts';
+import { UsageError } from '../domain/errors.ts';
+import { parseDuration } from '../domain/settings.ts';
+
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+export interface ParsedFlags {
+  values: Values;
+}
+
+/**
+ * Strict `parseArgs` for one command. Options in `pathOptions` (multiple strings) also take the
+ * bare arguments that follow them, so `--from a b c` and `--from a --from b` both work; any other
+ * bare argument, a repeated single-valued flag, an unknown flag or a missing value is a
+ * UsageError that names the flag.
+ */
+export function parseFlags(
+  command: string,
+  args: readonly string[],
+  options: ParseArgsOptionsConfig,
+  pathOptions: readonly string[] = [],
+): ParsedFlags {
+  const parsed = (() => {
+    try {
+      return parseArgs({ args: [...args], options, strict: true, allowPositionals: true, tokens: true });
+    } catch (err) {
+      throw toUsageError(command, err);
+    }
+  })();
+  const values: Values = { ...parsed.values };
+  for (const name of pathOptions) delete values[name];
+  const seen = new Set<string>();
+  let pathOption: string | undefined;
+  // Walk the tokens in order: paths keep the order they were given in.
+  for (const token of parsed.tokens) {
+    if (token.kind === 'option') {
+      if (!options[token.name]?.multiple && seen.has(token.name)) {
+        throw new UsageError(`--${token.name} given more than once for '${command}'`);
+      }
+      seen.add(token.name);
+      pathOption = pathOptions.includes(token.name) ? token.name : undefined;
+      if (pathOption !== undefined && token.value !== undefined) {
+        values[pathOption] = [...stringsOf(values[pathOption]), token.value];
+      }
+    } else if (token.kind === 'positional') {
+      if (pathOption === undefined) {
+        const hint = pathOptions.length ? `; paths go after --${pathOptions[0]}` : '';
+        throw new UsageError(`unexpected argument '${token.value}' for '${command}'${hint}`);
+      }
+      values[pathOption] = [...stringsOf(values[pathOption]), token.value];
+    }
+  }
+  return { values };
+}
+
+function toUsageError(command: string, err: unknown): Error {
+  const code = (err as { code?: unknown }).code;
+  const message = err instanceof Error ? err.message : String(err);
+  // Node words these "Unknown option '--x'" and "Option '-o, --output <value>' argument missing".
+  const flag = /--[\w-]+/.exec(message)?.[0] ?? /'(-\w)/.exec(message)?.[1] ?? '';
+  const help = `(see karpenter-sentinel help ${command})`;
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(`unknown option ${flag} for '${command}' ${help}`);
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    if (message.includes('does not take an argument')) return new UsageError(`${flag} takes no value`);
+    if (message.includes('ambiguous')) {
+      return new UsageError(`${flag} needs a value (for a value starting with '-', write ${flag}=VALUE)`);
+    }
+    return new UsageError(`${flag} needs a value`);
+  }
+  return err instanceof Error ? err : new Error(message);
+}
+
+export function stringsOf(value: Values[string]): string[] {
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
+  return typeof value === 'string' ? [value] : [];
+}
+
+export function stringOf(value: Values[string]): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function choiceOf<T extends string>(flag: string, value: Values[string], choices: readonly T[], fallback: T): T {
+  const text = stringOf(value);
+  if (text === undefined) return fallback;
+  if ((choices as readonly string[]).includes(text)) return text as T;
+  throw new UsageError(`--${flag} must be one of ${choices.join(', ')} (got '${text}')`);
+}
+
+/** A threshold flag: `90s`, `5m`, `1h30m` or plain seconds, in milliseconds. */
+export function durationOf(flag: string, value: Values[string], fallback: number): number {
+  const text = stringOf(value);
+  if (text === undefined) return fallback;
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new UsageError(`--${flag} must be a duration such as 90s, 5m or 1h30m (got '${text}')`);
+  return ms;
+}
+
+export function countOf(flag: string, value: Values[string], fallback: number): number {
+  const text = stringOf(value);
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text.trim())) throw new UsageError(`--${flag} must be a whole number, 0 or more (got '${text}')`);
+  return Number(text.trim());
+}
+
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+
+/** `--now`: an ISO-8601 instant with a zone (a zoneless time would depend on the machine's TZ). */
+export function instantOf(flag: string, value: Values[string], fallback: () => Date): Date {
+  const text = stringOf(value);
+  if (text === undefined) return fallback();
+  const match = ISO_INSTANT.exec(text.trim());
+  const ms = Date.parse(text.trim());
+  if (!match || Number.isNaN(ms) || !isRealDate(Number(match[1]), Number(match[2]), Number(match[3]))) {
+    throw new UsageError(`--${flag} must be an ISO-8601 time with a zone, e.g. 2026-01-01T00:00:00Z (got '${text}')`);
+  }
+  return new Date(ms);
+}
+
+function isRealDate(year: number, month: number, day: number): boolean {
+  const d = new Date(Date.UTC(year, month - 1, day));
+  return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
+}
+
+export const FAIL_ON_CHOICES = [...SEVERITIES, 'never'] as const;
+export type FailOn = Severity | 'never';
+
+export const OUTPUT_FORMATS = ['table', 'json', 'markdown'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

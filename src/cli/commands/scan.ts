@@ -1,0 +1,120 @@
+import type { ParseArgsOptionsConfig } from 'node:util';
+import { UsageError } from '../../domain/errors.ts';
+import { CLI_ACTIONS, DEFAULT_DETECTION, formatDuration, type DetectionSettings } from '../../domain/settings.ts';
+import {
+  choiceOf,
+  countOf,
+  durationOf,
+  FAIL_ON_CHOICES,
+  instantOf,
+  OUTPUT_FORMATS,
+  parseFlags,
+  type ParsedFlags,
+  stringOf,
+  stringsOf,
+} from '../args.ts';
+import { writeLines } from '../io.ts';
+import { exitCodeFor, scanCapture } from '../offline-scan.ts';
+import { renderReport } from '../render/index.ts';
+import { colourEnabled } from '../render/style.ts';
+import type { Command } from './command.ts';
+
+const OPTIONS = {
+  from: { type: 'string', multiple: true },
+  simulate: { type: 'string', multiple: true },
+  cluster: { type: 'string' },
+  region: { type: 'string' },
+  context: { type: 'string' },
+  apply: { type: 'boolean' },
+  now: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  'fail-on': { type: 'string' },
+  'controller-pending': { type: 'string' },
+  'workload-pending': { type: 'string' },
+  registration: { type: 'string' },
+  'orphan-grace': { type: 'string' },
+  'max-terminations': { type: 'string' },
+} as const satisfies ParseArgsOptionsConfig;
+
+const d = DEFAULT_DETECTION;
+
+const USAGE = `Usage:
+  karpenter-sentinel scan --from PATH... [options]      analyse captured kubectl / aws CLI output
+  karpenter-sentinel scan --cluster NAME [--apply]      live scan (not available yet)
+  karpenter-sentinel scan --simulate PATH... [--apply]  simulated cluster (not available yet)
+
+Input:
+  --from PATH...               files or directories (read recursively); repeat the flag or list several paths
+  --cluster NAME               the cluster's name when no 'aws eks describe-cluster' output is given
+  --now ISO-8601               the time to judge ages against, e.g. 2026-01-01T00:00:00Z (default: now)
+
+Thresholds (90s, 5m, 1h30m, or seconds):
+  --controller-pending DUR     Karpenter controller pods Pending at least this long (default ${formatDuration(d.controllerPendingMs)})
+  --workload-pending DUR       workload pods Pending at least this long (default ${formatDuration(d.workloadPendingMs)})
+  --registration DUR           NodeClaim launched but not registered at least this long (default ${formatDuration(d.registrationMs)})
+  --orphan-grace DUR           an unmatched instance launched at least this long ago (default ${formatDuration(d.orphanGraceMs)})
+  --max-terminations N         at most N instance terminations per run (default ${CLI_ACTIONS.maxTerminationsPerRun})
+
+Output:
+  -o, --output FORMAT          table (default), json or markdown
+  --fail-on SEVERITY           exit 1 when a finding is at or above: critical, warning (default), info, never
+
+Nothing is changed without --apply (live and simulated scans only).
+Exit codes: 0 nothing at or above --fail-on, 1 something is, 2 usage or input error.`;
+
+export const scanCommand: Command = {
+  name: 'scan',
+  summary: 'find, explain and plan fixes for Karpenter failures',
+  usage: USAGE,
+  async run(args, ctx) {
+    const { values } = parseFlags('scan', args, OPTIONS, ['from', 'simulate']);
+    const output = choiceOf('output', values.output, OUTPUT_FORMATS, 'table');
+    const failOn = choiceOf('fail-on', values['fail-on'], FAIL_ON_CHOICES, 'warning');
+    const now = instantOf('now', values.now, ctx.services.clock);
+    const detection: DetectionSettings = {
+      controllerPendingMs: durationOf('controller-pending', values['controller-pending'], d.controllerPendingMs),
+      workloadPendingMs: durationOf('workload-pending', values['workload-pending'], d.workloadPendingMs),
+      registrationMs: durationOf('registration', values.registration, d.registrationMs),
+      orphanGraceMs: durationOf('orphan-grace', values['orphan-grace'], d.orphanGraceMs),
+    };
+    const maxTerminationsPerRun = countOf('max-terminations', values['max-terminations'], CLI_ACTIONS.maxTerminationsPerRun);
+    const from = stringsOf(values.from);
+    const clusterName = stringOf(values.cluster);
+    if (clusterName?.trim() === '') throw new UsageError('--cluster needs a name');
+    rejectUnavailableModes(from, values);
+
+    const report = await scanCapture(
+      from,
+      { detection, actions: { ...CLI_ACTIONS, maxTerminationsPerRun }, now, ...(clusterName ? { clusterName } : {}) },
+      ctx,
+    );
+    writeLines(ctx.io.stdout, renderReport(report, output, colourEnabled(ctx.io.stdout, ctx.io.terminal)));
+    return exitCodeFor(report, failOn);
+  },
+};
+
+/** Only offline analysis exists so far; every other mode says what to use instead. */
+function rejectUnavailableModes(from: string[], values: ParsedFlags['values']): void {
+  const simulate = stringsOf(values.simulate);
+  if (from.length > 0 && simulate.length > 0) {
+    throw new UsageError('--from and --simulate cannot be combined: --from analyses files, --simulate serves them as a cluster');
+  }
+  if (from.length > 0) {
+    if (values.apply) throw new UsageError('offline captures cannot be changed; --apply needs --cluster or --simulate');
+    for (const flag of ['region', 'context'] as const) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to a live scan only (--cluster without --from)`);
+    }
+    return;
+  }
+  if (simulate.length > 0) {
+    throw new UsageError(
+      `scan --simulate is not available yet (the simulator is not built); analyse the same files offline with: scan --from ${simulate.join(' ')}`,
+    );
+  }
+  if (values.cluster !== undefined) {
+    throw new UsageError(
+      'live scan (scan --cluster without --from) is not available yet; capture the cluster with kubectl get ... -o json and aws ... > files, then run: scan --from DIR --cluster NAME',
+    );
+  }
+  throw new UsageError('scan needs --from PATH... (captured files) (see karpenter-sentinel help scan)');
+}

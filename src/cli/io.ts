@@ -1,0 +1,64 @@
+import { readTerminalEnvironment, type TerminalEnvironment } from '../config.ts';
+import type { Detector } from '../detectors/detector.ts';
+import type { ClusterSnapshot } from '../domain/snapshot.ts';
+
+export interface OutputStream {
+  write(s: string): unknown;
+  isTTY?: boolean;
+}
+
+export interface CliIO {
+  stdout: OutputStream;
+  stderr: OutputStream;
+  terminal: TerminalEnvironment;
+}
+
+export interface LoadedCapture {
+  snapshot: ClusterSnapshot;
+  notices: string[];
+  files: number;
+}
+
+/**
+ * What the commands reach outside themselves for. Tests replace parts of it; users cannot
+ * (no flag exposes it), so the command line stays the public surface.
+ */
+export interface CliServices {
+  loadSnapshot(paths: readonly string[], options?: { clusterName?: string }): Promise<LoadedCapture>;
+  /** Detectors to run instead of the registry. */
+  detectors?: readonly Detector[];
+  /** Folder holding one sub-folder per bundled example. */
+  examplesRoot: URL;
+  clock(): Date;
+}
+
+export interface CliContext {
+  io: CliIO;
+  services: CliServices;
+}
+
+export const DEFAULT_SERVICES: CliServices = {
+  // Loaded on first use, so `--help` and `--version` do not pay for the parsers.
+  loadSnapshot: async (paths, options) => (await import('../snapshot/load.ts')).loadSnapshot(paths, options),
+  examplesRoot: new URL('../../examples/', import.meta.url),
+  clock: () => new Date(),
+};
+
+let pipeGuardInstalled = false;
+
+/** process.stdout/stderr; a closed pipe (`| head`) ends output quietly instead of with a stack trace. */
+export function processIO(): CliIO {
+  if (!pipeGuardInstalled) {
+    pipeGuardInstalled = true;
+    for (const stream of [process.stdout, process.stderr]) {
+      stream.on('error', (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EPIPE') throw err;
+      });
+    }
+  }
+  return { stdout: process.stdout, stderr: process.stderr, terminal: readTerminalEnvironment() };
+}
+
+export function writeLines(stream: OutputStream, text: string): void {
+  stream.write(text.endsWith('\n') ? text : `${text}\n`);
+}

@@ -1,0 +1,107 @@
+import { readFile } from 'node:fs/promises';
+import { UsageError } from '../domain/errors.ts';
+import { cleanupCommand } from './commands/cleanup.ts';
+import type { Command } from './commands/command.ts';
+import { demoCommand } from './commands/demo.ts';
+import { scanCommand } from './commands/scan.ts';
+import { snapshotCommand } from './commands/snapshot.ts';
+import { reportError } from './errors.ts';
+import { DEFAULT_SERVICES, processIO, writeLines, type CliIO, type CliServices } from './io.ts';
+
+export type { CliIO } from './io.ts';
+
+const COMMANDS: readonly Command[] = [scanCommand, snapshotCommand, cleanupCommand, demoCommand];
+
+function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return `karpenter-sentinel: finds, explains and fixes the Karpenter failures Karpenter cannot fix itself
+
+Usage: karpenter-sentinel <command> [options]
+
+Commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
+  ${'help'.padEnd(width)}  show this, or a command's options: help <command>
+
+Quick start:
+  karpenter-sentinel demo
+  karpenter-sentinel scan --from ./capture [--output table|json|markdown] [--fail-on warning]
+
+Global options: --help, --version, --debug (print the stack of an error)
+Exit codes: 0 nothing at or above --fail-on, 1 something is, 2 usage or input error.`;
+}
+
+/**
+ * The command line. Never throws and never prints a stack trace unless --debug: every error is
+ * one line on stderr and an exit code (DESIGN.md "Commands").
+ */
+export async function runCli(
+  argv: readonly string[],
+  io: CliIO = processIO(),
+  services: Partial<CliServices> = {},
+): Promise<number> {
+  const { args, debug } = takeDebugFlag(argv);
+  try {
+    return await dispatch(args, { io, services: { ...DEFAULT_SERVICES, ...services } });
+  } catch (err) {
+    return reportError(err, io.stderr, debug);
+  }
+}
+
+async function dispatch(args: string[], ctx: { io: CliIO; services: CliServices }): Promise<number> {
+  const [name, ...rest] = args;
+  if (name === undefined) {
+    writeLines(ctx.io.stderr, usage());
+    return 2;
+  }
+  if (name === '--help' || name === '-h') return help(rest, ctx.io);
+  if (name === 'help') return help(rest, ctx.io);
+  if (name === '--version') {
+    writeLines(ctx.io.stdout, await version());
+    return 0;
+  }
+  if (name.startsWith('-')) {
+    throw new UsageError(
+      `unknown option ${name}; a command comes first, e.g. karpenter-sentinel scan --from DIR (see karpenter-sentinel --help)`,
+    );
+  }
+  const command = findCommand(name);
+  if (wantsHelp(rest)) {
+    writeLines(ctx.io.stdout, command.usage);
+    return 0;
+  }
+  return command.run(rest, ctx);
+}
+
+function help(rest: string[], io: CliIO): number {
+  const [topic, extra] = rest;
+  if (extra !== undefined) throw new UsageError(`help takes at most one command (got '${rest.join(' ')}')`);
+  writeLines(io.stdout, topic === undefined || topic === '--help' || topic === '-h' ? usage() : findCommand(topic).usage);
+  return 0;
+}
+
+function findCommand(name: string): Command {
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    throw new UsageError(`unknown command '${name}' (commands: ${[...COMMANDS.map((c) => c.name), 'help'].join(', ')})`);
+  }
+  return command;
+}
+
+/** `--help`/`-h` anywhere before `--` shows the command's usage, whatever else is on the line. */
+function wantsHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
+/** `--debug` works with every command, so it is taken off before the command parses its flags. */
+function takeDebugFlag(argv: readonly string[]): { args: string[]; debug: boolean } {
+  const end = argv.indexOf('--');
+  const head = end === -1 ? [...argv] : argv.slice(0, end);
+  const args = head.filter((a) => a !== '--debug');
+  return { args: end === -1 ? args : [...args, ...argv.slice(end)], debug: args.length !== head.length };
+}
+
+async function version(): Promise<string> {
+  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return `karpenter-sentinel ${String(pkg.version)}`;
+}

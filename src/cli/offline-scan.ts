@@ -1,0 +1,33 @@
+import { SEVERITY_RANK } from '../domain/codes.ts';
+import type { Report } from '../domain/report.ts';
+import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
+import { analyze } from '../usecases/analyze.ts';
+import type { FailOn } from './args.ts';
+import type { CliContext } from './io.ts';
+import { writeLines } from './io.ts';
+
+export interface OfflineScanSettings {
+  detection: DetectionSettings;
+  actions: ActionSettings;
+  now: Date;
+  clusterName?: string;
+}
+
+/** Captured files → Report. What the loader noticed (skipped files, guesses) goes to stderr. */
+export async function scanCapture(paths: readonly string[], settings: OfflineScanSettings, ctx: CliContext): Promise<Report> {
+  const loadOptions = settings.clusterName === undefined ? {} : { clusterName: settings.clusterName };
+  const { snapshot, notices } = await ctx.services.loadSnapshot(paths, loadOptions);
+  for (const notice of notices) writeLines(ctx.io.stderr, `note: ${notice}`);
+  return analyze(snapshot, {
+    detection: settings.detection,
+    actions: settings.actions,
+    now: settings.now,
+    ...(ctx.services.detectors ? { detectors: ctx.services.detectors } : {}),
+  });
+}
+
+/** DESIGN.md: 0 when nothing is at or above `--fail-on`, 1 when something is. */
+export function exitCodeFor(report: Report, failOn: FailOn): 0 | 1 {
+  if (failOn === 'never') return 0;
+  return report.findings.some((f) => SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn]) ? 1 : 0;
+}

@@ -1,0 +1,13 @@
+import type { Report } from '../../domain/report.ts';
+import type { OutputFormat } from '../args.ts';
+import { renderJson } from './json.ts';
+import { renderMarkdown } from './markdown.ts';
+import { ANSI_STYLE, PLAIN_STYLE } from './style.ts';
+import { renderTable } from './table.ts';
+
+/** Colour applies to the table only: JSON and Markdown are for machines and pasting. */
+export function renderReport(report: Report, format: OutputFormat, colour: boolean): string {
+  if (format === 'json') return renderJson(report);
+  if (format === 'markdown') return renderMarkdown(report);
+  return renderTable(report, colour ? ANSI_STYLE : PLAIN_STYLE);
+}

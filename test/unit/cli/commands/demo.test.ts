@@ -1,0 +1,159 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EXAMPLES_NOW } from '../../../../src/cli/commands/demo.ts';
+import type { LoadedCapture } from '../../../../src/cli/io.ts';
+import { InputError } from '../../../../src/domain/errors.ts';
+import { snapshotOf } from '../../../factories/aws.ts';
+import { karpenterPod, T0 } from '../../../factories/kube.ts';
+import { ANSI, pendingControllerDetector, run } from '../cli-harness.ts';
+
+let root: string;
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'sentinel-demo-'));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+async function example(name: string, readme?: string): Promise<void> {
+  await mkdir(join(root, name), { recursive: true });
+  await writeFile(join(root, name, 'pods.json'), '{"apiVersion":"v1","kind":"List","items":[]}');
+  if (readme !== undefined) await writeFile(join(root, name, 'README.md'), readme);
+}
+
+/** Every example holds one controller pod Pending since T0; `broken` examples fail to load. */
+function demoServices(broken: string[] = []) {
+  const loaded: string[] = [];
+  const loadSnapshot = async (paths: readonly string[]): Promise<LoadedCapture> => {
+    const path = paths[0] ?? '';
+    loaded.push(path);
+    if (broken.some((b) => path.includes(b))) throw new InputError(join(path, 'pods.json'), 'not JSON or YAML');
+    return {
+      snapshot: snapshotOf({ pods: [karpenterPod({ name: 'karpenter-5697769d6c-x7k2p', createdAt: T0 })] }),
+      notices: [],
+      files: 1,
+    };
+  };
+  return {
+    loaded,
+    services: {
+      loadSnapshot,
+      detectors: [pendingControllerDetector],
+      examplesRoot: pathToFileURL(`${root}/`),
+      clock: () => new Date('2026-01-01T01:00:00Z'),
+    },
+  };
+}
+
+describe('demo', () => {
+  it('narrates each example, in name order, then prints its report; exit 0 although findings were made', async () => {
+    await example('fargate-race', '# Fargate scheduler race: the controller never starts\n\nFrom seed 000.\n');
+    await example('aws-auth-missing', '\n## Node role missing from aws-auth\n');
+    const { loaded, services } = demoServices();
+
+    const result = await run(['demo'], { services });
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(loaded).toEqual([join(root, 'aws-auth-missing'), join(root, 'fargate-race')].map((p) => `${p}/`));
+    expect(result.stdout).toContain(
+      '=== example 1/2: aws-auth-missing ===\nNode role missing from aws-auth\n$ karpenter-sentinel scan --from examples/aws-auth-missing --now 2026-01-01T01:00:00Z\n\ncluster demo',
+    );
+    expect(result.stdout).toContain('=== example 2/2: fargate-race ===\nFargate scheduler race: the controller never starts\n');
+    expect(result.stdout.match(/^\d+ critical, \d+ warning, \d+ info$/gm)).toHaveLength(2);
+    expect(result.stdout).not.toMatch(ANSI);
+  });
+
+  it('judges every example at the instant its captures were frozen, not the wall clock', async () => {
+    await example('fargate-race');
+    const { services } = demoServices();
+
+    const result = await run(['demo'], { services: { ...services, clock: () => new Date('2030-06-01T00:00:00Z') } });
+
+    expect(result.stdout).toContain(`$ karpenter-sentinel scan --from examples/fargate-race --now ${EXAMPLES_NOW}`);
+    expect(result.stdout).toContain(`cluster demo at ${EXAMPLES_NOW}`);
+  });
+
+  it('--now overrides every example', async () => {
+    await example('fargate-race', 'Fargate race, see `scan --now 2026-01-01T01:00:00Z`\n');
+    const { services } = demoServices();
+
+    const result = await run(['demo', '--now', '2026-01-01T00:02:00Z'], { services });
+
+    expect(result.stdout).toContain('cluster demo at 2026-01-01T00:02:00Z');
+    expect(result.stdout).toContain('No findings.');
+  });
+
+  it('reports an example that cannot be read in one line, still runs the others, exit 2', async () => {
+    await example('a-broken');
+    await example('b-fine');
+    const { services } = demoServices(['a-broken']);
+
+    const result = await run(['demo'], { services });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`karpenter-sentinel: example a-broken: ${join(root, 'a-broken')}/pods.json: not JSON or YAML\n`);
+    expect(result.stdout).toContain('=== example 2/2: b-fine ===');
+    expect(result.stdout).toContain('CRITICAL KARPENTER_CONTROLLER_PENDING');
+  });
+
+  it('colours the narration and the reports on a terminal', async () => {
+    await example('fargate-race');
+    const { services } = demoServices();
+
+    const result = await run(['demo'], { services, isTTY: true });
+
+    expect(result.stdout).toContain('\u001b[1m=== example 1/1: fargate-race ===\u001b[22m');
+  });
+
+  it.each([
+    ['an empty folder', async () => {}],
+    ['a missing folder', async () => rm(root, { recursive: true })],
+  ])('says so in one line when examples/ is %s, exit 2', async (_case, prepare) => {
+    await prepare();
+    const { services } = demoServices();
+
+    const result = await run(['demo'], { services });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`karpenter-sentinel: ${root}/: no bundled examples found (is this a complete install?)\n`);
+  });
+
+  it('rejects a bad --now before scanning anything', async () => {
+    await example('fargate-race');
+    const { loaded, services } = demoServices();
+
+    const result = await run(['demo', '--now', 'soon'], { services });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^karpenter-sentinel: --now must be an ISO-8601 time/);
+    expect(loaded).toEqual([]);
+  });
+});
+
+describe('demo on the bundled examples', () => {
+  it('reads every example, explains each failure and exits 0', async () => {
+    const result = await run(['demo']);
+
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    for (const expected of [
+      'FARGATE_SCHEDULER_RACE',
+      'ROLLOUT_RESTART planned',
+      'NODE_ROLE_NOT_MAPPED',
+      'arn:aws:iam::069057294951:role/aws-2026-eks-karpenter-node',
+      'ORPHANED_INSTANCE',
+      'TERMINATE_INSTANCE planned',
+      'SPOT_SERVICE_LINKED_ROLE_MISSING',
+      'iam:ListInstanceProfiles',
+      'CRD_CONVERSION_WEBHOOK_BROKEN',
+      'AMI_NOT_FOUND',
+    ]) {
+      expect(result.stdout).toContain(expected);
+    }
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * `scan --from` through the real capture loader, on files written to a temp folder. The
+ * detectors are the stand-ins from the harness, so these tests pin the command line, not the
+ * diagnosis (the detectors have their own tests).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Report } from '../../../../src/domain/report.ts';
+import { karpenterPod, minutesAfter, T0 } from '../../../factories/kube.ts';
+import { pendingControllerDetector, run } from '../cli-harness.ts';
+
+let capture: string;
+const services = { detectors: [pendingControllerDetector] };
+const NOW = minutesAfter(T0, 8);
+
+beforeAll(async () => {
+  capture = await mkdtemp(join(tmpdir(), 'sentinel-scan-'));
+  const pods = { apiVersion: 'v1', kind: 'List', items: [karpenterPod({ name: 'karpenter-5697769d6c-x7k2p' })] };
+  const profile = {
+    fargateProfile: {
+      fargateProfileName: 'karpenter',
+      clusterName: 'demo',
+      status: 'ACTIVE',
+      selectors: [{ namespace: 'karpenter' }],
+      podExecutionRoleArn: 'arn:aws:iam::069057294951:role/demo-fargate',
+    },
+  };
+  await writeFile(join(capture, 'pods.json'), JSON.stringify(pods, null, 2));
+  await writeFile(join(capture, 'fargate-karpenter.json'), JSON.stringify(profile, null, 2));
+});
+afterAll(async () => {
+  await rm(capture, { recursive: true, force: true });
+});
+
+describe('scan --from with the real loader', () => {
+  it('reads the folder and reports the pending controller, exit 1', async () => {
+    const result = await run(['scan', '--from', capture, '--cluster', 'demo', '--now', NOW, '--output', 'json'], { services });
+
+    const report = JSON.parse(result.stdout) as Report;
+    expect(result.code).toBe(1);
+    expect(report).toMatchObject({
+      cluster: 'demo',
+      generatedAt: '2026-01-01T00:08:00Z',
+      summary: { critical: 1, warning: 0, info: 0 },
+    });
+    expect(report.findings[0]?.evidence).toEqual(['pod karpenter/karpenter-5697769d6c-x7k2p Pending']);
+  });
+
+  it('takes files one by one, after one --from', async () => {
+    const result = await run(
+      ['scan', '--from', join(capture, 'pods.json'), join(capture, 'fargate-karpenter.json'), '--now', NOW],
+      {
+        services,
+      },
+    );
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('CRITICAL KARPENTER_CONTROLLER_PENDING Deployment karpenter/karpenter');
+  });
+
+  it('finds nothing once --controller-pending is above the pod age, exit 0', async () => {
+    const result = await run(['scan', '--from', capture, '--now', NOW, '--controller-pending', '9m'], { services });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('No findings.');
+  });
+
+  it('names a missing path in one line, exit 2', async () => {
+    const missing = join(capture, 'no-such-dir');
+
+    const result = await run(['scan', '--from', capture, missing, '--now', NOW], { services });
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`karpenter-sentinel: ${missing}: no such file or directory\n`);
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { renderMarkdown } from '../../../../src/cli/render/markdown.ts';
+import { manualRemediation, newFinding } from '../../../../src/domain/finding.ts';
+import { notRegistered, orphan, reportOf, unexplained } from './report-fixtures.ts';
+
+describe('renderMarkdown', () => {
+  it('has a heading, a completeness note, a summary and one table row per finding', () => {
+    const md = renderMarkdown(reportOf([orphan, notRegistered, unexplained]));
+
+    expect(md).toContain('# karpenter-sentinel report: cluster `demo`\n\nGenerated at 2026-01-01T01:00:00Z.');
+    expect(md).toContain('Data complete: every source the checks asked for was captured.');
+    expect(md).toContain('**Summary:** 1 critical, 1 warning, 1 info');
+    expect(md).toContain(
+      [
+        '| Severity | Code | Resource | Cause | Remediation |',
+        '|---|---|---|---|---|',
+        '| critical | `NODECLAIM_NOT_REGISTERED` | NodeClaim default-x2k4p | `NODE_ROLE_NOT_MAPPED` | manual |',
+        '| warning | `ORPHANED_INSTANCE` | Instance i-0abc123 | `NO_NODECLAIM` | TERMINATE_INSTANCE skipped: snapshot incomplete (see gaps): nothing is terminated on partial data |',
+        '| info | `PODS_PENDING_PROLONGED` | Cluster demo | not determined | none proposed |',
+      ].join('\n'),
+    );
+  });
+
+  it('lists the gaps when data is incomplete', () => {
+    const md = renderMarkdown(reportOf([], [{ source: 'nodeclaims', error: '403 Forbidden | RBAC' }]));
+
+    expect(md).toContain(
+      '> **Data incomplete.** Checks that need these sources did not run:\n> - `nodeclaims`: 403 Forbidden \\| RBAC',
+    );
+    expect(md).toContain('No findings in the data that was captured.');
+    expect(md).not.toContain('| Severity |');
+  });
+
+  it('puts evidence and each step in fenced blocks, multi-line steps intact', () => {
+    const md = renderMarkdown(reportOf([notRegistered]));
+
+    expect(md).toContain(
+      '## 1. critical: `NODECLAIM_NOT_REGISTERED` on NodeClaim default-x2k4p\n\nNodeClaim default-x2k4p launched 22m ago but its Node never registered',
+    );
+    expect(md).toContain(
+      '```text\nNodeClaim default-x2k4p Launched=True, Registered=Unknown\naws-auth mapRoles has 1 entry, none for KarpenterNodeRole-demo\n```',
+    );
+    expect(md).toContain(
+      '2.\n   ```sh\n   kubectl apply -f - <<EOF\n   apiVersion: v1\n   kind: ConfigMap\n   metadata:\n     name: aws-auth\n   EOF\n   ```',
+    );
+  });
+
+  it('escapes pipes in table cells and outgrows backtick runs inside steps', () => {
+    const finding = newFinding({
+      ...unexplained,
+      remediation: manualRemediation(['echo "```" | cat']),
+    });
+
+    const md = renderMarkdown(reportOf([finding]));
+
+    expect(md).toContain('| info | `PODS_PENDING_PROLONGED` | Cluster demo | not determined | manual |');
+    expect(md).toContain('3 pods Pending | longer than 10m');
+    expect(md).toContain('   ````sh\n   echo "```" | cat\n   ````');
+  });
+});
