@@ -1,0 +1,345 @@
+/**
+ * The bundled example captures (`examples/<case>/`) are what the demo and the README show users:
+ * each must load as captured and yield exactly the diagnosis its README promises.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import {
+  SEVERITY_RANK,
+  type CauseCode,
+  type FindingCode,
+  type RemediationAction,
+  type RemediationStatus,
+  type Severity,
+} from '../../src/domain/codes.ts';
+import type { Finding, ResourceRef } from '../../src/domain/finding.ts';
+import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../src/domain/settings.ts';
+import { EXAMPLES_NOW } from '../../src/cli/commands/demo.ts';
+import { loadSnapshot } from '../../src/snapshot/load.ts';
+import { analyze } from '../../src/usecases/analyze.ts';
+
+const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
+const NOW = new Date(EXAMPLES_NOW);
+const ACCOUNT = '069057294951';
+
+interface ExpectedFinding {
+  code: FindingCode;
+  cause: CauseCode;
+  severity: Severity;
+  action: RemediationAction;
+  status: RemediationStatus;
+  /** Fields the finding's resource must have (when the case pins which object it is about). */
+  resource?: ResourceRef;
+  /** Substring of one remediation step, e.g. the real ARN or command. */
+  step?: string;
+  /** Substring of `cause.detail`. */
+  detail?: string;
+  /** Names the finding must mention somewhere in its title, cause or evidence. */
+  mentions?: string[];
+}
+
+interface ExampleCase {
+  name: string;
+  cluster: string;
+  complete: boolean;
+  /** Every finding at warning or above; nothing else at warning or above may appear. */
+  findings: ExpectedFinding[];
+  /** One finding per entry, no more (entries then name their resource). */
+  exact?: boolean;
+}
+
+const manual = { action: 'MANUAL', status: 'manual' } as const;
+const controller: ResourceRef = { kind: 'Deployment', namespace: 'karpenter', name: 'karpenter' };
+
+const CASES: ExampleCase[] = [
+  {
+    name: 'fargate-bootstrap-deadlock',
+    cluster: 'pattern-infra-eks-dev',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'KARPENTER_CONTROLLER_PENDING',
+        cause: 'FARGATE_SCHEDULER_RACE',
+        severity: 'critical',
+        action: 'ROLLOUT_RESTART',
+        status: 'planned',
+        resource: controller,
+        step: 'kubectl rollout restart deployment -n karpenter karpenter',
+      },
+    ],
+  },
+  {
+    name: 'nodes-not-registering-aws-auth',
+    cluster: 'aws-2026-eks',
+    complete: true,
+    findings: [
+      {
+        code: 'NODECLAIM_NOT_REGISTERED',
+        cause: 'NODE_ROLE_NOT_MAPPED',
+        severity: 'critical',
+        ...manual,
+        step: `arn:aws:iam::${ACCOUNT}:role/aws-2026-eks-karpenter-node`,
+        mentions: ['default-kb85v', 'default-njzpq'],
+      },
+    ],
+  },
+  {
+    name: 'orphans-after-destroy',
+    cluster: 'platform-eks-dev',
+    complete: true,
+    exact: true,
+    findings: ['i-0a3f1c9e8b7d6a501', 'i-0b7e2d4f6a8c9e102'].map((id) => ({
+      code: 'ORPHANED_INSTANCE',
+      cause: 'CONTROLLER_UNAVAILABLE',
+      severity: 'warning',
+      action: 'TERMINATE_INSTANCE',
+      status: 'planned',
+      resource: { kind: 'Instance', id },
+    })),
+  },
+  {
+    name: 'ami-selector-no-match',
+    cluster: 'aws-2026-eks',
+    complete: true,
+    findings: [
+      {
+        code: 'NODECLASS_NOT_READY',
+        cause: 'AMI_NOT_FOUND',
+        severity: 'critical',
+        ...manual,
+        resource: { kind: 'EC2NodeClass', name: 'default' },
+      },
+      {
+        code: 'NODEPOOL_NOT_READY',
+        cause: 'NODECLASS_NOT_READY',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'default' },
+      },
+      { code: 'PODS_PENDING_PROLONGED', cause: 'NODECLASS_NOT_READY', severity: 'warning', ...manual },
+    ],
+  },
+  {
+    name: 'ami-selector-unscoped',
+    cluster: 'aws-2026-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'AMI_SELECTOR_UNSCOPED',
+        cause: 'NO_OWNER',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'EC2NodeClass', name: 'default' },
+        step: '602401143452',
+      },
+    ],
+  },
+  {
+    name: 'spot-service-linked-role-missing',
+    cluster: 'aws-2026-eks',
+    complete: true,
+    findings: [
+      {
+        code: 'NODECLAIM_LAUNCH_FAILED',
+        cause: 'SPOT_SERVICE_LINKED_ROLE_MISSING',
+        severity: 'warning',
+        ...manual,
+        step: 'aws iam create-service-linked-role --aws-service-name spot.amazonaws.com',
+      },
+    ],
+  },
+  {
+    name: 'iam-list-instance-profiles-denied',
+    cluster: 'aws-2026-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'KARPENTER_IAM_DENIED',
+        cause: 'MISSING_PERMISSION',
+        severity: 'critical',
+        ...manual,
+        detail: 'iam:ListInstanceProfiles',
+      },
+    ],
+  },
+  {
+    name: 'crd-conversion-webhook-broken',
+    cluster: 'aws-2026-eks',
+    complete: true,
+    exact: true,
+    findings: ['nodeclaims.karpenter.sh', 'nodepools.karpenter.sh', 'ec2nodeclasses.karpenter.k8s.aws'].map((name) => ({
+      code: 'CRD_CONVERSION_WEBHOOK_BROKEN',
+      cause: 'SERVICE_MISSING',
+      severity: 'critical',
+      ...manual,
+      resource: { kind: 'CustomResourceDefinition', name },
+      step: `kubectl patch crd ${name}`,
+    })),
+  },
+  {
+    name: 'controller-anti-affinity-one-node',
+    cluster: 'aws-2026-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'KARPENTER_CONTROLLER_PENDING',
+        cause: 'ANTI_AFFINITY_TOO_FEW_NODES',
+        severity: 'warning',
+        ...manual,
+        resource: controller,
+        mentions: ['karpenter-5697769d6c-7lglp'],
+      },
+    ],
+  },
+  {
+    name: 'controller-untolerated-taint',
+    cluster: 'platform-eks-dev',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'KARPENTER_CONTROLLER_PENDING',
+        cause: 'UNTOLERATED_TAINT',
+        severity: 'critical',
+        ...manual,
+        resource: controller,
+        mentions: ['workload-type'],
+      },
+    ],
+  },
+  {
+    name: 'fargate-profile-wrong-namespace',
+    cluster: 'qovery-z3b9e7d21',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'KARPENTER_CONTROLLER_PENDING',
+        cause: 'NO_FARGATE_PROFILE_MATCH',
+        severity: 'critical',
+        ...manual,
+        resource: controller,
+      },
+    ],
+  },
+  { name: 'healthy', cluster: 'aws-2026-eks', complete: true, exact: true, findings: [] },
+];
+
+async function load(name: string) {
+  const { snapshot, notices } = await loadSnapshot([join(EXAMPLES, name)]);
+  const report = analyze(snapshot, { detection: DEFAULT_DETECTION, actions: CLI_ACTIONS, now: NOW });
+  return { snapshot, notices, report };
+}
+
+// Loading and analysis are pure: each example is diagnosed once and shared by its tests.
+const diagnoses = new Map<string, ReturnType<typeof load>>();
+function diagnose(name: string): ReturnType<typeof load> {
+  let diagnosis = diagnoses.get(name);
+  if (!diagnosis) {
+    diagnosis = load(name);
+    diagnoses.set(name, diagnosis);
+  }
+  return diagnosis;
+}
+
+function atLeastWarning(findings: readonly Finding[]): Finding[] {
+  return findings.filter((f) => SEVERITY_RANK[f.severity] >= SEVERITY_RANK.warning);
+}
+
+function matches(f: Finding, e: ExpectedFinding): boolean {
+  if (f.code !== e.code || f.cause?.code !== e.cause) return false;
+  if (!e.resource) return true;
+  return Object.entries(e.resource).every(([key, value]) => f.resource[key as keyof ResourceRef] === value);
+}
+
+function describeFinding(f: Finding): string {
+  return `${f.severity} ${f.code}/${f.cause?.code ?? '-'} ${JSON.stringify(f.resource)}`;
+}
+
+describe('bundled examples', () => {
+  it('every example folder has a case in this table', () => {
+    // Prepare
+    const folders = readdirSync(EXAMPLES, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
+
+    // Assess
+    expect(folders).toEqual(CASES.map((c) => c.name).sort());
+  });
+
+  describe.each(CASES)('$name', (example) => {
+    it('starts its README with the one-sentence description the demo prints', () => {
+      // Act
+      const firstLine = readFileSync(join(EXAMPLES, example.name, 'README.md'), 'utf8').split('\n')[0] ?? '';
+
+      // Assess
+      expect(firstLine).toMatch(/^[A-Za-z`].{20,200}\.$/);
+    });
+
+    it('loads as captured: no skipped or unrecognised content, the right cluster', async () => {
+      // Act
+      const { snapshot, notices } = await diagnose(example.name);
+
+      // Assess
+      expect(notices).toEqual([]);
+      expect(snapshot.clusterName).toBe(example.cluster);
+    });
+
+    it(`is ${example.complete ? 'complete' : 'incomplete'}`, async () => {
+      // Act
+      const { report } = await diagnose(example.name);
+
+      // Assess
+      expect(report.gaps).toEqual(example.complete ? [] : expect.arrayContaining([expect.anything()]));
+      expect(report.complete).toBe(example.complete);
+    });
+
+    it.each(example.findings.map((e) => ({ ...e, label: `${e.code}/${e.cause} ${e.resource?.id ?? e.resource?.name ?? ''}` })))(
+      'finds $label',
+      async (expected) => {
+        // Act
+        const { report } = await diagnose(example.name);
+
+        // Assess
+        const found = report.findings.filter((f) => matches(f, expected));
+        expect(found.map(describeFinding), `findings: ${report.findings.map(describeFinding).join('; ')}`).not.toEqual([]);
+        for (const f of found) {
+          expect(f.severity).toBe(expected.severity);
+          expect(f.remediation?.action).toBe(expected.action);
+          expect(f.remediation?.status).toBe(expected.status);
+          if (expected.step) expect(f.remediation?.steps.join('\n')).toContain(expected.step);
+          if (expected.detail) expect(f.cause?.detail).toContain(expected.detail);
+          const text = JSON.stringify([f.title, f.cause, f.evidence]);
+          for (const name of expected.mentions ?? []) expect(text).toContain(name);
+        }
+      },
+    );
+
+    it('reports nothing else at warning or above', async () => {
+      // Act
+      const { report } = await diagnose(example.name);
+
+      // Assess
+      const serious = atLeastWarning(report.findings);
+      const unexpected = serious.filter((f) => !example.findings.some((e) => matches(f, e)));
+      expect(unexpected.map(describeFinding)).toEqual([]);
+      if (example.exact) expect(serious.map(describeFinding)).toHaveLength(example.findings.length);
+    });
+  });
+
+  it('the healthy cluster has no finding at warning or above', async () => {
+    // Act
+    const { report } = await diagnose('healthy');
+
+    // Assess
+    expect(atLeastWarning(report.findings).map(describeFinding)).toEqual([]);
+    expect(report.summary.critical + report.summary.warning).toBe(0);
+  });
+});
