@@ -12,7 +12,10 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       'no-restricted-syntax': [
         'error',
-        { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Only src/config.ts reads the environment.' },
+        {
+          selector: "MemberExpression[object.name='process'][property.name='env']",
+          message: 'Only src/config.ts reads the environment.',
+        },
       ],
     },
   },

@@ -3,14 +3,7 @@
  * responses (both use the same field names, PascalCase for EC2/IAM and camelCase for EKS).
  */
 
-export type InstanceState =
-  | 'pending'
-  | 'running'
-  | 'shutting-down'
-  | 'terminated'
-  | 'stopping'
-  | 'stopped'
-  | string;
+export type InstanceState = 'pending' | 'running' | 'shutting-down' | 'terminated' | 'stopping' | 'stopped' | string;
 
 export interface Instance {
   id: string;

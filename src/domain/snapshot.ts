@@ -1,12 +1,4 @@
-import type {
-  AccessEntry,
-  ClusterInfo,
-  FargateProfile,
-  Instance,
-  InstanceProfile,
-  LaunchTemplate,
-  LogLine,
-} from './aws.ts';
+import type { AccessEntry, ClusterInfo, FargateProfile, Instance, InstanceProfile, LaunchTemplate, LogLine } from './aws.ts';
 import type {
   ConfigMap,
   CustomResourceDefinition,

@@ -13,7 +13,8 @@ export function terminationBlocker(instance: Instance | undefined, clusterName: 
   const t = instance.tags;
   if (t[NODEGROUP_TAG] !== undefined) return `carries ${NODEGROUP_TAG}=${t[NODEGROUP_TAG]} (managed node group instance)`;
   const clusterTagged = t[CLUSTER_TAG] === clusterName || t[`kubernetes.io/cluster/${clusterName}`] === 'owned';
-  if (!clusterTagged) return `not tagged for cluster ${clusterName} (${CLUSTER_TAG} or kubernetes.io/cluster/${clusterName}=owned)`;
+  if (!clusterTagged)
+    return `not tagged for cluster ${clusterName} (${CLUSTER_TAG} or kubernetes.io/cluster/${clusterName}=owned)`;
   if (t[NODEPOOL_TAG] === undefined) return `has no ${NODEPOOL_TAG} tag`;
   if (instance.state === 'terminated' || instance.state === 'shutting-down') return `already ${instance.state}`;
   if (instance.state === 'pending') return 'still pending (launching)';

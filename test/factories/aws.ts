@@ -57,10 +57,20 @@ export function fargateProfile(input: { name: string; status?: string; selectors
 }
 
 export function accessEntry(input: { principalArn: string; type?: string; groups?: string[] }): AccessEntry {
-  return { principalArn: input.principalArn, type: input.type ?? 'EC2_LINUX', kubernetesGroups: input.groups ?? [], described: true };
+  return {
+    principalArn: input.principalArn,
+    type: input.type ?? 'EC2_LINUX',
+    kubernetesGroups: input.groups ?? [],
+    described: true,
+  };
 }
 
-export function instanceProfile(input: { name: string; role?: string; path?: string; tags?: Record<string, string> }): InstanceProfile {
+export function instanceProfile(input: {
+  name: string;
+  role?: string;
+  path?: string;
+  tags?: Record<string, string>;
+}): InstanceProfile {
   const path = input.path ?? '/';
   return {
     name: input.name,

@@ -44,9 +44,21 @@ export function nodeClaim(input: {
 export function unregisteredConditions(launchedAt: string = T0): Condition[] {
   return [
     condition('Launched', 'True', { lastTransitionTime: launchedAt }),
-    condition('Registered', 'Unknown', { reason: 'NodeNotFound', message: 'Node not registered with cluster', lastTransitionTime: launchedAt }),
-    condition('Initialized', 'Unknown', { reason: 'NodeNotFound', message: 'Node not registered with cluster', lastTransitionTime: launchedAt }),
-    condition('Ready', 'Unknown', { reason: 'UnhealthyDependents', message: 'Registered=Unknown, Initialized=Unknown', lastTransitionTime: launchedAt }),
+    condition('Registered', 'Unknown', {
+      reason: 'NodeNotFound',
+      message: 'Node not registered with cluster',
+      lastTransitionTime: launchedAt,
+    }),
+    condition('Initialized', 'Unknown', {
+      reason: 'NodeNotFound',
+      message: 'Node not registered with cluster',
+      lastTransitionTime: launchedAt,
+    }),
+    condition('Ready', 'Unknown', {
+      reason: 'UnhealthyDependents',
+      message: 'Registered=Unknown, Initialized=Unknown',
+      lastTransitionTime: launchedAt,
+    }),
   ];
 }
 

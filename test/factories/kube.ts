@@ -58,9 +58,25 @@ export function pod(input: PodInput): Pod {
     conditions.push(condition('Ready', input.ready === false ? 'False' : 'True', { lastTransitionTime: createdAt }));
   }
   const owner = input.ownerReplicaSet
-    ? [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: input.ownerReplicaSet, uid: `uid-${input.ownerReplicaSet}`, controller: true }]
+    ? [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: input.ownerReplicaSet,
+          uid: `uid-${input.ownerReplicaSet}`,
+          controller: true,
+        },
+      ]
     : input.ownerKind
-      ? [{ apiVersion: 'apps/v1', kind: input.ownerKind, name: `${input.name}-owner`, uid: `uid-${input.name}-owner`, controller: true }]
+      ? [
+          {
+            apiVersion: 'apps/v1',
+            kind: input.ownerKind,
+            name: `${input.name}-owner`,
+            uid: `uid-${input.name}-owner`,
+            controller: true,
+          },
+        ]
       : undefined;
   return {
     apiVersion: 'v1',
@@ -75,7 +91,13 @@ export function pod(input: PodInput): Pod {
     },
     spec: {
       schedulerName: 'default-scheduler',
-      containers: [{ name: 'main', image: 'public.ecr.aws/docker/library/nginx:1.27', resources: { requests: { cpu: '100m', memory: '128Mi' } } }],
+      containers: [
+        {
+          name: 'main',
+          image: 'public.ecr.aws/docker/library/nginx:1.27',
+          resources: { requests: { cpu: '100m', memory: '128Mi' } },
+        },
+      ],
       ...(input.nodeName ? { nodeName: input.nodeName } : {}),
       ...input.spec,
     },
@@ -108,12 +130,22 @@ export function deployment(input: {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name: input.name, namespace: input.namespace ?? 'default', uid: `uid-${input.name}`, resourceVersion: '1000', creationTimestamp: T0, labels },
+    metadata: {
+      name: input.name,
+      namespace: input.namespace ?? 'default',
+      uid: `uid-${input.name}`,
+      resourceVersion: '1000',
+      creationTimestamp: T0,
+      labels,
+    },
     spec: {
       replicas: input.replicas ?? 1,
       selector: { matchLabels: labels },
       template: {
-        metadata: { labels, ...(input.restartedAt ? { annotations: { 'kubectl.kubernetes.io/restartedAt': input.restartedAt } } : {}) },
+        metadata: {
+          labels,
+          ...(input.restartedAt ? { annotations: { 'kubectl.kubernetes.io/restartedAt': input.restartedAt } } : {}),
+        },
         spec: { schedulerName: 'default-scheduler', containers: [{ name: 'main' }], ...input.spec },
       },
     },
@@ -121,7 +153,9 @@ export function deployment(input: {
   };
 }
 
-export function karpenterDeployment(input: { namespace?: string; replicas?: number; readyReplicas?: number; restartedAt?: string; spec?: Partial<PodSpec> } = {}): Deployment {
+export function karpenterDeployment(
+  input: { namespace?: string; replicas?: number; readyReplicas?: number; restartedAt?: string; spec?: Partial<PodSpec> } = {},
+): Deployment {
   return deployment({ name: 'karpenter', namespace: 'karpenter', labels: KARPENTER_LABELS, replicas: 2, ...input });
 }
 
@@ -141,7 +175,12 @@ export function node(input: {
       name: input.name,
       uid: `uid-${input.name}`,
       creationTimestamp: input.createdAt ?? T0,
-      labels: { 'kubernetes.io/hostname': input.name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', ...input.labels },
+      labels: {
+        'kubernetes.io/hostname': input.name,
+        'kubernetes.io/os': 'linux',
+        'kubernetes.io/arch': 'amd64',
+        ...input.labels,
+      },
     },
     spec: { ...(input.providerID ? { providerID: input.providerID } : {}), ...(input.taints ? { taints: input.taints } : {}) },
     status: {
@@ -213,7 +252,13 @@ export function crd(input: {
             strategy: 'Webhook',
             webhook: {
               conversionReviewVersions: ['v1beta1', 'v1'],
-              clientConfig: { service: { name: input.webhook.name, namespace: input.webhook.namespace, ...(input.webhook.port ? { port: input.webhook.port } : {}) } },
+              clientConfig: {
+                service: {
+                  name: input.webhook.name,
+                  namespace: input.webhook.namespace,
+                  ...(input.webhook.port ? { port: input.webhook.port } : {}),
+                },
+              },
             },
           }
         : { strategy: 'None' },

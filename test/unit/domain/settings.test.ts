@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { formatDuration, parseDuration } from '../../../src/domain/settings.ts';
+import { findingId } from '../../../src/domain/finding.ts';
+
+describe('durations', () => {
+  it.each([
+    ['300', 300_000],
+    ['90s', 90_000],
+    ['5m', 300_000],
+    ['1h30m', 5_400_000],
+    ['2h', 7_200_000],
+    ['500ms', 500],
+  ])('parses %s', (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+
+  it.each(['', 'five', '5x', '-5m', '5m junk'])('rejects %j', (text) => {
+    expect(parseDuration(text)).toBeUndefined();
+  });
+
+  it('formats for humans', () => {
+    expect(formatDuration(47 * 60_000)).toBe('47m');
+    expect(formatDuration(3_725_000)).toBe('1h2m');
+  });
+});
+
+describe('finding ids', () => {
+  it('are stable for the same code and resource and differ otherwise', () => {
+    const a = findingId('ORPHANED_INSTANCE', { kind: 'Instance', id: 'i-1' });
+
+    expect(findingId('ORPHANED_INSTANCE', { kind: 'Instance', id: 'i-1' })).toBe(a);
+    expect(findingId('ORPHANED_INSTANCE', { kind: 'Instance', id: 'i-2' })).not.toBe(a);
+    expect(findingId('ORPHANED_INSTANCE', { kind: 'Instance', id: 'i-1' }, 'x')).not.toBe(a);
+  });
+});

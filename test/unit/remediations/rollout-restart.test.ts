@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { Deployment } from '../../../src/domain/kube.ts';
+import { newFinding, proposedAction } from '../../../src/domain/finding.ts';
+import { CLI_ACTIONS } from '../../../src/domain/settings.ts';
+import { planRemediations } from '../../../src/remediations/plan.ts';
+import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
+import { snapshotOf } from '../../factories/aws.ts';
+import { karpenterDeployment } from '../../factories/kube.ts';
+
+const NOW = new Date('2026-01-01T01:00:00Z');
+
+function planRestart(deployments: Deployment[], modes = CLI_ACTIONS.modes) {
+  const snapshot = snapshotOf({ deployments, pods: [] });
+  const finding = newFinding({
+    code: 'KARPENTER_CONTROLLER_PENDING',
+    severity: 'critical',
+    title: 'stuck',
+    resource: { kind: 'Deployment', namespace: 'karpenter', name: 'karpenter' },
+    since: null,
+    cause: { code: 'FARGATE_SCHEDULER_RACE', detail: '' },
+    evidence: [],
+    remediation: proposedAction('ROLLOUT_RESTART', ['kubectl rollout restart deployment -n karpenter karpenter']),
+  });
+  const [planned] = planRemediations([finding], {
+    snapshot,
+    index: new SnapshotIndex(snapshot),
+    actions: { ...CLI_ACTIONS, modes },
+    complete: true,
+    now: NOW,
+  });
+  return planned?.remediation;
+}
+
+describe('ROLLOUT_RESTART guardrails', () => {
+  it('plans a restart of a controller never restarted before', () => {
+    expect(planRestart([karpenterDeployment()])).toMatchObject({ action: 'ROLLOUT_RESTART', status: 'planned' });
+  });
+
+  it('skips within the cooldown read from the restartedAt annotation and says a human must look', () => {
+    const r = planRestart([karpenterDeployment({ restartedAt: '2026-01-01T00:50:00Z' })]);
+
+    expect(r?.status).toBe('skipped');
+    expect(r?.reason).toContain('restarted 10m ago');
+    expect(r?.reason).toContain('did not help');
+  });
+
+  it('plans again once the cooldown has passed (boundary: exactly 15 minutes)', () => {
+    expect(planRestart([karpenterDeployment({ restartedAt: '2026-01-01T00:45:00Z' })])?.status).toBe('planned');
+    expect(planRestart([karpenterDeployment({ restartedAt: '2026-01-01T00:45:01Z' })])?.status).toBe('skipped');
+  });
+
+  it('mode off skips with the reason', () => {
+    expect(planRestart([karpenterDeployment()], { ...CLI_ACTIONS.modes, ROLLOUT_RESTART: 'off' })).toMatchObject({
+      status: 'skipped',
+      reason: 'ROLLOUT_RESTART is off',
+    });
+  });
+});

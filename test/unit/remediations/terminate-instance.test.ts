@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import type { Instance } from '../../../src/domain/aws.ts';
+import { newFinding, proposedAction, type Finding } from '../../../src/domain/finding.ts';
+import { CLI_ACTIONS, type ActionSettings } from '../../../src/domain/settings.ts';
+import { planRemediations } from '../../../src/remediations/plan.ts';
+import { terminationBlocker } from '../../../src/remediations/terminate-instance.ts';
+import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
+import { instance, snapshotOf } from '../../factories/aws.ts';
+
+const NOW = new Date('2026-01-01T01:00:00Z');
+
+function orphanFinding(id: string): Finding {
+  return newFinding({
+    code: 'ORPHANED_INSTANCE',
+    severity: 'warning',
+    title: id,
+    resource: { kind: 'Instance', id },
+    since: null,
+    cause: { code: 'NO_NODECLAIM', detail: '' },
+    evidence: [],
+    remediation: proposedAction('TERMINATE_INSTANCE', [`aws ec2 terminate-instances --instance-ids ${id}`]),
+  });
+}
+
+function plan(instances: Instance[], options: { complete?: boolean; actions?: Partial<ActionSettings> } = {}) {
+  const snapshot = snapshotOf({ instances, nodeClaims: [] });
+  return planRemediations(
+    instances.map((i) => orphanFinding(i.id)),
+    {
+      snapshot,
+      index: new SnapshotIndex(snapshot),
+      actions: { ...CLI_ACTIONS, ...options.actions },
+      complete: options.complete ?? true,
+      now: NOW,
+    },
+  );
+}
+
+describe('TERMINATE_INSTANCE guardrails', () => {
+  it('plans termination of a cluster- and nodepool-tagged running instance', () => {
+    const [f] = plan([instance({ id: 'i-0aaa' })]);
+
+    expect(f?.remediation).toMatchObject({ action: 'TERMINATE_INSTANCE', status: 'planned', reason: '' });
+  });
+
+  it('accepts the kubernetes.io/cluster/<name>=owned tag form', () => {
+    const i = instance({ id: 'i-0aaa', cluster: null, tags: { 'kubernetes.io/cluster/demo': 'owned' } });
+
+    expect(terminationBlocker(i, 'demo')).toBeUndefined();
+  });
+
+  it.each([
+    ['a managed node group instance', instance({ id: 'i-1', nodeGroup: 'system' }), 'eks:nodegroup-name'],
+    ['another cluster', instance({ id: 'i-2', cluster: 'other' }), 'not tagged for cluster demo'],
+    ['no nodepool tag', instance({ id: 'i-3', nodePool: null }), 'karpenter.sh/nodepool'],
+    ['already terminated', instance({ id: 'i-4', state: 'terminated' }), 'already terminated'],
+    ['still launching', instance({ id: 'i-5', state: 'pending' }), 'pending'],
+  ])('never plans %s', (_label, i, reason) => {
+    const [f] = plan([i]);
+
+    expect(f?.remediation?.status).toBe('skipped');
+    expect(f?.remediation?.reason).toContain(reason);
+  });
+
+  it('skips everything when the snapshot is incomplete', () => {
+    const [f] = plan([instance({ id: 'i-0aaa' })], { complete: false });
+
+    expect(f?.remediation?.status).toBe('skipped');
+  });
+
+  it('caps terminations per run and skips the rest with the reason', () => {
+    const instances = ['i-01', 'i-02', 'i-03'].map((id) => instance({ id }));
+
+    const planned = plan(instances, { actions: { maxTerminationsPerRun: 2 } });
+
+    expect(planned.filter((f) => f.remediation?.status === 'planned')).toHaveLength(2);
+    expect(planned.filter((f) => f.remediation?.status === 'skipped').map((f) => f.remediation?.reason)).toEqual([
+      'per-run cap of 2 terminations reached',
+    ]);
+  });
+
+  it('mode off skips with the reason', () => {
+    const [f] = plan([instance({ id: 'i-0aaa' })], { actions: { modes: { ...CLI_ACTIONS.modes, TERMINATE_INSTANCE: 'off' } } });
+
+    expect(f?.remediation).toMatchObject({ status: 'skipped', reason: 'TERMINATE_INSTANCE is off' });
+  });
+});
