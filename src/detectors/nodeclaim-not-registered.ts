@@ -72,7 +72,7 @@ function stuckClaim(ctx: DetectContext, nc: NodeClaim): Stuck | undefined {
   if (launched?.status !== 'True' || registered?.status === 'True' || nc.status?.nodeName) return undefined;
   const instanceId = instanceIdFromProviderID(nc.status?.providerID);
   // A Node carrying the instance exists: it did register, whatever Karpenter has not synced yet.
-  if (instanceId && ctx.snapshot.nodes.some((n) => instanceIdFromProviderID(n.spec?.providerID) === instanceId)) return undefined;
+  if (instanceId && ctx.index.nodesByInstanceId.has(instanceId)) return undefined;
   const launchedAt = launched.lastTransitionTime ?? nc.metadata?.creationTimestamp;
   const age = ageMs(launchedAt, ctx.now);
   if (launchedAt === undefined || age === undefined || age < ctx.settings.registrationMs) return undefined;

@@ -37,6 +37,18 @@ export class SnapshotIndex {
     return this.#once('nodesByName', () => new Map(this.snapshot.nodes.map((n) => [n.metadata?.name ?? '', n])));
   }
 
+  /** Nodes by the EC2 instance ID in their providerID. */
+  get nodesByInstanceId(): Map<string, Node> {
+    return this.#once('nodesByInstanceId', () => {
+      const m = new Map<string, Node>();
+      for (const n of this.snapshot.nodes) {
+        const id = instanceIdFromProviderID(n.spec?.providerID);
+        if (id) m.set(id, n);
+      }
+      return m;
+    });
+  }
+
   get nodeClaimsByInstanceId(): Map<string, NodeClaim> {
     return this.#once('nodeClaimsByInstanceId', () => {
       const m = new Map<string, NodeClaim>();

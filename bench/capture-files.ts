@@ -1,0 +1,209 @@
+/**
+ * Writes a snapshot as the capture files users produce (DESIGN.md "Snapshot input"): one
+ * `kubectl get <plural> -A -o json` List per resource, the AWS CLI's JSON output, and the
+ * controller log as JSON lines. Indented as kubectl and the AWS CLI print them (4 spaces).
+ */
+import { closeSync, mkdirSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Instance } from '../src/domain/aws.ts';
+import type { KubeEvent, KubeObject } from '../src/domain/kube.ts';
+import type { ClusterSnapshot } from '../src/domain/snapshot.ts';
+
+export interface CaptureFile {
+  path: string;
+  bytes: number;
+}
+
+export function writeCaptureFiles(snapshot: ClusterSnapshot, dir: string): CaptureFile[] {
+  mkdirSync(dir, { recursive: true });
+  const account = accountOf(snapshot);
+  const written: CaptureFile[] = [];
+  const file = (name: string) => {
+    const path = join(dir, name);
+    written.push({ path, bytes: 0 });
+    return path;
+  };
+  const json = (name: string, value: unknown) => writeFileSync(file(name), `${JSON.stringify(value, null, 4)}\n`);
+
+  writeKubectlList(file('pods.json'), snapshot.pods);
+  writeKubectlList(file('deployments.json'), snapshot.deployments);
+  writeKubectlList(file('replicasets.json'), snapshot.replicaSets);
+  writeKubectlList(file('nodes.json'), snapshot.nodes);
+  writeKubectlList(file('events.json'), snapshot.events.map(coreEvent));
+  writeKubectlList(file('configmaps.json'), snapshot.configMaps);
+  writeKubectlList(file('services.json'), snapshot.services);
+  writeKubectlList(file('customresourcedefinitions.json'), snapshot.crds);
+  writeKubectlList(file('nodeclaims.json'), snapshot.nodeClaims);
+  writeKubectlList(file('nodepools.json'), snapshot.nodePools);
+  writeKubectlList(file('ec2nodeclasses.json'), snapshot.nodeClasses);
+
+  if (snapshot.cluster && !snapshot.cluster.gone) json('describe-cluster.json', describeCluster(snapshot));
+  json('describe-instances.json', { Reservations: snapshot.instances.map((i, n) => reservation(i, n, account)) });
+  json('list-fargate-profiles.json', { fargateProfileNames: snapshot.fargateProfiles.map((p) => p.name) });
+  for (const p of snapshot.fargateProfiles.filter((f) => f.described)) {
+    json(`describe-fargate-profile-${p.name}.json`, {
+      fargateProfile: {
+        fargateProfileName: p.name,
+        fargateProfileArn: `arn:aws:eks:${regionOf(snapshot)}:${account}:fargateprofile/${snapshot.clusterName}/${p.name}/00000000-0000-0000-0000-000000000000`,
+        clusterName: snapshot.clusterName,
+        podExecutionRoleArn: p.podExecutionRoleArn,
+        subnets: p.subnets ?? [],
+        selectors: p.selectors,
+        status: p.status,
+        tags: {},
+      },
+    });
+  }
+  json('list-access-entries.json', { accessEntries: snapshot.accessEntries.map((e) => e.principalArn) });
+  snapshot.accessEntries
+    .filter((e) => e.described)
+    .forEach((e, n) =>
+      json(`describe-access-entry-${n + 1}.json`, {
+        accessEntry: {
+          clusterName: snapshot.clusterName,
+          principalArn: e.principalArn,
+          kubernetesGroups: e.kubernetesGroups ?? [],
+          username: e.username,
+          type: e.type,
+          tags: {},
+        },
+      }),
+    );
+  json('describe-launch-templates.json', {
+    LaunchTemplates: snapshot.launchTemplates.map((t) => ({
+      LaunchTemplateId: t.id,
+      LaunchTemplateName: t.name,
+      ...(t.createTime ? { CreateTime: awsTime(t.createTime) } : {}),
+      CreatedBy: `arn:aws:sts::${account}:assumed-role/KarpenterController-${snapshot.clusterName}/1767225600000000000`,
+      DefaultVersionNumber: 1,
+      LatestVersionNumber: 1,
+      Tags: awsTags(t.tags),
+    })),
+  });
+  json('list-instance-profiles.json', {
+    InstanceProfiles: snapshot.instanceProfiles.map((p) => ({
+      Path: p.path ?? '/',
+      InstanceProfileName: p.name,
+      InstanceProfileId: p.id,
+      Arn: p.arn,
+      ...(p.createDate ? { CreateDate: awsTime(p.createDate) } : {}),
+      Roles: p.roles.map((r) => ({ Path: '/', RoleName: r.name, Arn: r.arn })),
+      ...(Object.keys(p.tags).length > 0 ? { Tags: awsTags(p.tags) } : {}),
+    })),
+  });
+  writeFileSync(file('karpenter.log'), snapshot.logs.map((l) => `${JSON.stringify(l.fields)}\n`).join(''));
+
+  for (const f of written) f.bytes = statSync(f.path).size;
+  return written;
+}
+
+/** `kubectl get ... -o json` prints a `List`; items are written one at a time so no single string gets huge. */
+function writeKubectlList(path: string, items: readonly object[]): void {
+  const fd = openSync(path, 'w');
+  try {
+    writeSync(fd, '{\n    "apiVersion": "v1",\n    "items": [');
+    let chunk = '';
+    items.forEach((item, n) => {
+      chunk += `${n === 0 ? '\n' : ',\n'}        ${JSON.stringify(item, null, 4).replaceAll('\n', '\n        ')}`;
+      if (chunk.length > 1 << 20) {
+        writeSync(fd, chunk);
+        chunk = '';
+      }
+    });
+    writeSync(
+      fd,
+      `${chunk}${items.length > 0 ? '\n    ' : ''}],\n    "kind": "List",\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n`,
+    );
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** core/v1 Event as the API serves it. */
+function coreEvent(e: KubeEvent, n: number): KubeObject & Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: {
+      name: `${e.regarding.name ?? 'unknown'}.${n.toString(16).padStart(16, '0')}`,
+      namespace: e.namespace ?? 'default',
+      ...(e.firstTime ? { creationTimestamp: e.firstTime } : {}),
+    },
+    involvedObject: { ...e.regarding },
+    reason: e.reason,
+    message: e.message,
+    type: e.type,
+    source: { component: e.source },
+    firstTimestamp: e.firstTime,
+    lastTimestamp: e.lastTime,
+    count: e.count,
+    eventTime: null,
+    reportingComponent: e.source ?? '',
+    reportingInstance: '',
+  };
+}
+
+function describeCluster(snapshot: ClusterSnapshot): unknown {
+  const c = snapshot.cluster;
+  if (!c) return {};
+  return {
+    cluster: {
+      name: c.name,
+      arn: c.arn,
+      version: c.version,
+      endpoint: c.endpoint,
+      status: c.status,
+      ...(c.certificateAuthority ? { certificateAuthority: { data: c.certificateAuthority } } : {}),
+      platformVersion: 'eks.20',
+      tags: c.tags ?? {},
+      ...(c.authenticationMode ? { accessConfig: { authenticationMode: c.authenticationMode } } : {}),
+    },
+  };
+}
+
+const STATE_CODES: Record<string, number> = {
+  pending: 0,
+  running: 16,
+  'shutting-down': 32,
+  terminated: 48,
+  stopping: 64,
+  stopped: 80,
+};
+
+function reservation(i: Instance, n: number, account: string): unknown {
+  return {
+    ReservationId: `r-0${n.toString(16).padStart(16, '0')}`,
+    OwnerId: account,
+    Groups: [],
+    Instances: [
+      {
+        AmiLaunchIndex: 0,
+        InstanceId: i.id,
+        InstanceType: i.instanceType,
+        ...(i.launchTime ? { LaunchTime: awsTime(i.launchTime) } : {}),
+        Placement: { AvailabilityZone: i.availabilityZone, GroupName: '', Tenancy: 'default' },
+        PrivateDnsName: i.privateDnsName ?? '',
+        State: { Code: STATE_CODES[i.state] ?? 16, Name: i.state },
+        ...(i.iamInstanceProfileArn ? { IamInstanceProfile: { Arn: i.iamInstanceProfileArn } } : {}),
+        Tags: awsTags(i.tags),
+      },
+    ],
+  };
+}
+
+function awsTags(tags: Record<string, string>): { Key: string; Value: string }[] {
+  return Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
+}
+
+/** The AWS CLI prints timestamps as `2026-01-01T11:00:03+00:00`. */
+function awsTime(iso: string): string {
+  return new Date(iso).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}
+
+function accountOf(snapshot: ClusterSnapshot): string {
+  return snapshot.cluster?.arn?.split(':')[4] ?? '000000000000';
+}
+
+function regionOf(snapshot: ClusterSnapshot): string {
+  return snapshot.cluster?.arn?.split(':')[3] ?? 'us-east-1';
+}

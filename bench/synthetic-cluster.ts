@@ -1,0 +1,108 @@
+/**
+ * A deterministic synthetic EKS cluster with Karpenter, at the scale of a large production
+ * cluster, for benchmarking the analysis and the loader. Same seed and options → same snapshot.
+ *
+ * Defaults: 50,000 pods (2,000 Pending), 5,000 Nodes, 5,000 NodeClaims (20 never registered),
+ * ~5,080 EC2 instances (50 orphans), 20 NodePools / EC2NodeClasses (2 not Ready), the Karpenter
+ * controller Running with 2 replicas, 5,000 events, 1,000 controller log lines (5 AccessDenied),
+ * aws-auth and describe-cluster. Every source is captured.
+ */
+import { SOURCE_NAMES, type ClusterSnapshot } from '../src/domain/snapshot.ts';
+import { Rng } from './rng.ts';
+import { accessEntries, clusterInfo, configMaps, crds, fargateProfiles } from './synthetic/account.ts';
+import type { Generation, SyntheticClusterOptions } from './synthetic/context.ts';
+import { buildFleet } from './synthetic/fleet.ts';
+import { buildEvents, buildLogs } from './synthetic/signals.ts';
+import { buildWorkloads } from './synthetic/workloads.ts';
+
+export type { SyntheticClusterOptions } from './synthetic/context.ts';
+export type { PendingCause } from './synthetic/workloads.ts';
+
+export const DEFAULT_SYNTHETIC_CLUSTER: Readonly<SyntheticClusterOptions> = {
+  seed: 20_260_101,
+  clusterName: 'bench',
+  region: 'us-east-1',
+  accountId: '069057294951',
+  now: '2026-01-01T12:00:00Z',
+  scale: 1,
+  pods: 50_000,
+  pendingPods: 2_000,
+  nodes: 5_000,
+  nodeClaims: 5_000,
+  unregisteredNodeClaims: 20,
+  orphanInstances: 50,
+  terminatedInstances: 10,
+  nodePools: 20,
+  notReadyNodeClasses: 2,
+  events: 5_000,
+  logLines: 1_000,
+  accessDeniedLogLines: 5,
+};
+
+const SCALED = [
+  'pods',
+  'pendingPods',
+  'nodes',
+  'nodeClaims',
+  'events',
+  'logLines',
+] as const satisfies readonly (keyof SyntheticClusterOptions)[];
+/** Planted problems round up, so a small scale still has at least one of each. */
+const SCALED_UP = [
+  'unregisteredNodeClaims',
+  'orphanInstances',
+  'terminatedInstances',
+] as const satisfies readonly (keyof SyntheticClusterOptions)[];
+
+/** Defaults, overridden, then scaled; throws a RangeError when the counts cannot fit together. */
+export function resolveOptions(overrides: Partial<SyntheticClusterOptions> = {}): SyntheticClusterOptions {
+  const options = { ...DEFAULT_SYNTHETIC_CLUSTER, ...overrides };
+  for (const key of SCALED) options[key] = Math.round(options[key] * options.scale);
+  for (const key of SCALED_UP) options[key] = Math.ceil(options[key] * options.scale);
+  const registered = options.nodeClaims - options.unregisteredNodeClaims;
+  const problems = [
+    options.pods < options.pendingPods + 2 && 'pods must hold pendingPods + 2 controller pods',
+    registered < 0 && 'unregisteredNodeClaims exceeds nodeClaims',
+    options.nodes - registered < 1 &&
+      'nodes must exceed registered NodeClaims by at least one (a system node for the controller)',
+    options.accessDeniedLogLines > options.logLines && 'accessDeniedLogLines exceeds logLines',
+    Number.isNaN(Date.parse(options.now)) && 'now is not a timestamp',
+  ].filter((p): p is string => typeof p === 'string');
+  if (problems.length > 0) throw new RangeError(`synthetic cluster: ${problems.join('; ')}`);
+  return options;
+}
+
+export function syntheticCluster(overrides: Partial<SyntheticClusterOptions> = {}): ClusterSnapshot {
+  const options = resolveOptions(overrides);
+  const gen: Generation = {
+    rng: new Rng(options.seed),
+    options,
+    nowMs: Date.parse(options.now),
+    seen: { ips: new Set(), instanceIds: new Set(), nodeClaims: new Set(), pods: new Set() },
+  };
+  const fleet = buildFleet(gen);
+  const workloads = buildWorkloads(gen, fleet);
+  return {
+    clusterName: options.clusterName,
+    captured: new Set(SOURCE_NAMES),
+    gaps: [],
+    pods: workloads.pods,
+    deployments: workloads.deployments,
+    replicaSets: workloads.replicaSets,
+    nodes: fleet.nodes,
+    events: buildEvents(gen, fleet, workloads),
+    configMaps: configMaps(gen, fleet),
+    services: workloads.services,
+    crds: crds(gen),
+    nodeClaims: fleet.nodeClaims,
+    nodePools: fleet.nodePools,
+    nodeClasses: fleet.nodeClasses,
+    cluster: clusterInfo(gen),
+    instances: fleet.instances,
+    fargateProfiles: fargateProfiles(gen),
+    accessEntries: accessEntries(gen, fleet),
+    launchTemplates: fleet.launchTemplates,
+    instanceProfiles: fleet.instanceProfiles,
+    logs: buildLogs(gen, fleet),
+  };
+}
