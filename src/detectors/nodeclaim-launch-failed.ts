@@ -1,4 +1,3 @@
-import type { NodeClaim } from '../domain/kube.ts';
 import { conditionOf, isoSeconds } from '../domain/kube-helpers.ts';
 import { manualRemediation, newFinding, type Finding } from '../domain/finding.ts';
 import type { DetectContext, Detector } from './detector.ts';
@@ -14,6 +13,7 @@ import {
   trimError,
 } from './support/cloud-errors.ts';
 import { CAUSE_TITLE, explainLaunchFailure, type LaunchCause } from './support/launch-failure-fixes.ts';
+import { nodePoolOfClaim } from '../domain/tags.ts';
 
 type Code = 'NODECLAIM_LAUNCH_FAILED';
 
@@ -56,7 +56,7 @@ function collect(ctx: DetectContext): Occurrence[] {
   const poolOfClaim = (name: string | undefined): string | undefined => {
     if (!name) return undefined;
     const nc = claims.get(name);
-    if (nc) return nodePoolOf(nc);
+    if (nc) return nodePoolOfClaim(nc);
     // Karpenter names NodeClaims `<nodepool>-<5 random>`; trust that only for a NodePool we know.
     const guess = name.replace(/-[a-z0-9]{5}$/, '');
     return guess !== name && ctx.index.nodePoolsByName.has(guess) ? guess : undefined;
@@ -70,7 +70,7 @@ function collect(ctx: DetectContext): Occurrence[] {
     const origin = `NodeClaim ${name} Launched=${launched.status}`;
     out.push({
       ...classified(text),
-      pool: nodePoolOf(nc),
+      pool: nodePoolOfClaim(nc),
       nodeClaim: name,
       text,
       origin,
@@ -135,10 +135,6 @@ function refine(all: Occurrence[]): Occurrence[] {
   return all.filter(
     (o) => o.cause !== 'UNKNOWN' || (o.nodeClaim ? !specificClaims.has(o.nodeClaim) : !specificPools.has(o.pool)),
   );
-}
-
-function nodePoolOf(nc: NodeClaim): string | undefined {
-  return nc.metadata?.labels?.['karpenter.sh/nodepool'] ?? nc.metadata?.ownerReferences?.find((o) => o.kind === 'NodePool')?.name;
 }
 
 const MAX_QUOTED = 5;

@@ -8,6 +8,7 @@ import { regionOf } from './support/iam-arn.ts';
 import { resolveNodeRole } from './support/node-role.ts';
 import { judgeNodeRoleMapping } from './support/node-role-mapping.ts';
 import { diagnoseSteps, instanceStateSteps, notRunning } from './support/registration-steps.ts';
+import { nodePoolOfClaim } from '../domain/tags.ts';
 
 type Code = 'NODECLAIM_NOT_REGISTERED';
 
@@ -52,7 +53,7 @@ function groupByPool(ctx: DetectContext): Map<string, PoolGroup> {
   };
   for (const nc of ctx.snapshot.nodeClaims) {
     const stuck = stuckClaim(ctx, nc);
-    if (stuck) groupOf(nodePoolOf(nc)).stuck.push(stuck);
+    if (stuck) groupOf(nodePoolOfClaim(nc)).stuck.push(stuck);
   }
   for (const np of ctx.snapshot.nodePools) {
     const health = conditionOf(np, 'NodeRegistrationHealthy');
@@ -60,10 +61,6 @@ function groupByPool(ctx: DetectContext): Map<string, PoolGroup> {
     if (health?.status === 'False' && !isLaunchFailureCondition(health)) groupOf(np.metadata?.name).health = health;
   }
   return groups;
-}
-
-function nodePoolOf(nc: NodeClaim): string | undefined {
-  return nc.metadata?.labels?.['karpenter.sh/nodepool'] ?? nc.metadata?.ownerReferences?.find((o) => o.kind === 'NodePool')?.name;
 }
 
 function stuckClaim(ctx: DetectContext, nc: NodeClaim): Stuck | undefined {

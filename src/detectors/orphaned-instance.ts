@@ -4,15 +4,16 @@ import type { Finding } from '../domain/finding.ts';
 import { newFinding, proposedAction } from '../domain/finding.ts';
 import { ageMs, isoSeconds } from '../domain/kube-helpers.ts';
 import { formatDuration } from '../domain/settings.ts';
+import {
+  CLUSTER_TAG,
+  isTaggedForCluster,
+  legacyClusterTag,
+  NODECLAIM_TAG,
+  NODECLASS_TAG,
+  NODEGROUP_TAG,
+  NODEPOOL_TAG,
+} from '../domain/tags.ts';
 import type { DetectContext, Detector } from './detector.ts';
-
-/** Tags Karpenter puts on every instance it launches (karpenter-provider-aws GetTags / tagging controller). */
-const CLUSTER_TAG = 'eks:eks-cluster-name';
-const NODEPOOL_TAG = 'karpenter.sh/nodepool';
-const NODECLAIM_TAG = 'karpenter.sh/nodeclaim';
-const NODECLASS_TAG = 'karpenter.k8s.aws/ec2nodeclass';
-/** Managed node group instances are never Karpenter's, whatever else they carry. */
-const NODEGROUP_TAG = 'eks:nodegroup-name';
 
 /** States that are on their way (pending) or gone (shutting-down, terminated): not orphans. */
 const IGNORED_STATES = new Set(['pending', 'shutting-down', 'terminated']);
@@ -39,7 +40,7 @@ export const orphanedInstance: Detector<'ORPHANED_INSTANCE'> = {
     const findings: Finding<'ORPHANED_INSTANCE'>[] = [];
     for (const instance of ctx.snapshot.instances) {
       const t = instance.tags;
-      if (!isClusterTagged(instance, cluster) || t[NODEPOOL_TAG] === undefined || t[NODEGROUP_TAG] !== undefined) continue;
+      if (!isTaggedForCluster(t, cluster) || t[NODEPOOL_TAG] === undefined || t[NODEGROUP_TAG] !== undefined) continue;
       if (IGNORED_STATES.has(instance.state)) continue;
       const age = ageMs(instance.launchTime, ctx.now);
       if (age === undefined || age < grace) continue;
@@ -68,12 +69,8 @@ export const orphanedInstance: Detector<'ORPHANED_INSTANCE'> = {
   },
 };
 
-function isClusterTagged(instance: Instance, cluster: string): boolean {
-  return instance.tags[CLUSTER_TAG] === cluster || instance.tags[`kubernetes.io/cluster/${cluster}`] === 'owned';
-}
-
 function tagSummary(instance: Instance, cluster: string): string {
-  const keys = [CLUSTER_TAG, `kubernetes.io/cluster/${cluster}`, NODEPOOL_TAG, NODECLAIM_TAG, NODECLASS_TAG];
+  const keys = [CLUSTER_TAG, legacyClusterTag(cluster), NODEPOOL_TAG, NODECLAIM_TAG, NODECLASS_TAG];
   return keys
     .filter((k) => instance.tags[k] !== undefined)
     .map((k) => `${k}=${instance.tags[k]}`)

@@ -1,20 +1,17 @@
 import { ageMs } from '../domain/kube-helpers.ts';
 import type { Instance } from '../domain/aws.ts';
+import { CLUSTER_TAG, isTaggedForCluster, legacyClusterTag, NODEGROUP_TAG, NODEPOOL_TAG } from '../domain/tags.ts';
 import type { ActionPlanner } from './plan-context.ts';
 import { skipped } from './plan-context.ts';
-
-export const NODEPOOL_TAG = 'karpenter.sh/nodepool';
-export const CLUSTER_TAG = 'eks:eks-cluster-name';
-export const NODEGROUP_TAG = 'eks:nodegroup-name';
 
 /** The termination guardrail on one instance: undefined when it may go, else why not. */
 export function terminationBlocker(instance: Instance | undefined, clusterName: string): string | undefined {
   if (!instance) return 'instance not found in the captured EC2 data';
   const t = instance.tags;
   if (t[NODEGROUP_TAG] !== undefined) return `carries ${NODEGROUP_TAG}=${t[NODEGROUP_TAG]} (managed node group instance)`;
-  const clusterTagged = t[CLUSTER_TAG] === clusterName || t[`kubernetes.io/cluster/${clusterName}`] === 'owned';
-  if (!clusterTagged)
-    return `not tagged for cluster ${clusterName} (${CLUSTER_TAG} or kubernetes.io/cluster/${clusterName}=owned)`;
+  if (!isTaggedForCluster(t, clusterName)) {
+    return `not tagged for cluster ${clusterName} (${CLUSTER_TAG} or ${legacyClusterTag(clusterName)}=owned)`;
+  }
   if (t[NODEPOOL_TAG] === undefined) return `has no ${NODEPOOL_TAG} tag`;
   if (instance.state === 'terminated' || instance.state === 'shutting-down') return `already ${instance.state}`;
   if (instance.state === 'pending') return 'still pending (launching)';

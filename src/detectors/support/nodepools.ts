@@ -4,14 +4,13 @@ import { conditionOf } from '../../domain/kube-helpers.ts';
 import { describeCondition } from './readiness.ts';
 import { parseQuantity } from './quantity.ts';
 import { formatRequirement, formatTaint, requirementMatches, untoleratedTaints } from './scheduling.ts';
+import { NODEPOOL_LABEL } from '../../domain/tags.ts';
 
 /**
  * Could a NodePool launch a node for this pod, and is anything stopping it? A simplified model of
  * Karpenter's own checks (scheduling.Requirements.Compatible, Taints.ToleratesPod, limits, and the
  * provisioner ignoring NodePools that are not Ready).
  */
-
-const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
 
 /** Labels whose values Karpenter knows from instance types and offerings without a NodePool defining them. */
 const WELL_KNOWN_LABELS = new Set([
