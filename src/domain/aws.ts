@@ -30,6 +30,11 @@ export interface ClusterInfo {
   certificateAuthority?: string;
   authenticationMode?: AuthenticationMode;
   tags?: Record<string, string>;
+  /**
+   * EKS Auto Mode (`computeConfig.enabled`): AWS runs Karpenter outside the cluster, so no
+   * controller pod exists there and NodePools reference `eks.amazonaws.com` NodeClasses.
+   */
+  autoMode?: boolean;
   /** True when AWS reported that the cluster does not exist (ResourceNotFoundException). */
   gone?: boolean;
 }

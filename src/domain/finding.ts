@@ -61,6 +61,16 @@ export type NewFinding<C extends FindingCode> = Omit<Finding<C>, 'id'> & { discr
 
 /** The one way detectors build findings, so ids are always derived the same way. */
 export function newFinding<C extends FindingCode>(f: NewFinding<C>): Finding<C> {
-  const { discriminator, ...rest } = f;
-  return { id: findingId(f.code, f.resource, discriminator), ...rest };
+  // Spelled out so the report's key order is DESIGN.md's, whatever order a detector wrote.
+  return {
+    id: findingId(f.code, f.resource, f.discriminator),
+    code: f.code,
+    severity: f.severity,
+    title: f.title,
+    resource: f.resource,
+    since: f.since,
+    cause: f.cause,
+    evidence: f.evidence,
+    remediation: f.remediation,
+  };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatDuration, parseDuration } from '../../../src/domain/settings.ts';
-import { findingId } from '../../../src/domain/finding.ts';
+import { findingId, newFinding } from '../../../src/domain/finding.ts';
 
 describe('durations', () => {
   it.each([
@@ -31,5 +31,23 @@ describe('finding ids', () => {
     expect(findingId('ORPHANED_INSTANCE', { kind: 'Instance', id: 'i-1' })).toBe(a);
     expect(findingId('ORPHANED_INSTANCE', { kind: 'Instance', id: 'i-2' })).not.toBe(a);
     expect(findingId('ORPHANED_INSTANCE', { kind: 'Instance', id: 'i-1' }, 'x')).not.toBe(a);
+  });
+});
+
+describe('newFinding', () => {
+  it('lays out the report keys in the documented order, whatever order the detector wrote', () => {
+    const f = newFinding({
+      remediation: null,
+      evidence: [],
+      cause: null,
+      since: null,
+      resource: { kind: 'Instance', id: 'i-1' },
+      title: 't',
+      severity: 'warning',
+      code: 'ORPHANED_INSTANCE',
+      discriminator: 'x',
+    });
+
+    expect(Object.keys(f)).toEqual(['id', 'code', 'severity', 'title', 'resource', 'since', 'cause', 'evidence', 'remediation']);
   });
 });
