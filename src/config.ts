@@ -5,14 +5,16 @@
 export interface TerminalEnvironment {
   /** NO_COLOR set (https://no-color.org): never colour. */
   noColor: boolean;
-  /** FORCE_COLOR set to anything but 0/false: colour even off a TTY. */
+  /** FORCE_COLOR set to anything but 0/false: colour even off a TTY (0/false: never colour). */
   forceColor: boolean;
 }
 
 export function readTerminalEnvironment(env: NodeJS.ProcessEnv = process.env): TerminalEnvironment {
   const force = env.FORCE_COLOR;
+  // Node's convention: FORCE_COLOR=0 (or false) turns colour off even on a terminal.
+  const forceOff = force === '0' || force === 'false';
   return {
-    noColor: env.NO_COLOR !== undefined && env.NO_COLOR !== '',
-    forceColor: force !== undefined && force !== '' && force !== '0' && force !== 'false',
+    noColor: (env.NO_COLOR !== undefined && env.NO_COLOR !== '') || forceOff,
+    forceColor: force !== undefined && force !== '' && !forceOff,
   };
 }
