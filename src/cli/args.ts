@@ -51,6 +51,9 @@ export function parseFlags(
       values[pathOption] = [...stringsOf(values[pathOption]), token.value];
     }
   }
+  for (const name of pathOptions) {
+    if (stringsOf(values[name]).some((path) => path.trim() === '')) throw new UsageError(`--${name} got an empty path`);
+  }
   return { values };
 }
 
@@ -83,7 +86,8 @@ export function stringOf(value: Values[string]): string | undefined {
 export function choiceOf<T extends string>(flag: string, value: Values[string], choices: readonly T[], fallback: T): T {
   const text = stringOf(value);
   if (text === undefined) return fallback;
-  if ((choices as readonly string[]).includes(text)) return text as T;
+  const choice = choices.find((c) => c === text.trim().toLowerCase());
+  if (choice !== undefined) return choice;
   throw new UsageError(`--${flag} must be one of ${choices.join(', ')} (got '${text}')`);
 }
 

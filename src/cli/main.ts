@@ -75,7 +75,8 @@ async function dispatch(args: string[], ctx: { io: CliIO; services: CliServices 
 function help(rest: string[], io: CliIO): number {
   const [topic, extra] = rest;
   if (extra !== undefined) throw new UsageError(`help takes at most one command (got '${rest.join(' ')}')`);
-  writeLines(io.stdout, topic === undefined || topic === '--help' || topic === '-h' ? usage() : findCommand(topic).usage);
+  const general = topic === undefined || topic === 'help' || topic === '--help' || topic === '-h';
+  writeLines(io.stdout, general ? usage() : findCommand(topic).usage);
   return 0;
 }
 

@@ -60,7 +60,7 @@ export const demoCommand: Command = {
           { detection: DEFAULT_DETECTION, actions: CLI_ACTIONS, now },
           ctx,
         );
-        writeLines(ctx.io.stdout, renderTable(report, style));
+        writeLines(ctx.io.stdout, renderTable(report, { style }));
       } catch (err) {
         failed += 1;
         writeLines(ctx.io.stderr, `karpenter-sentinel: example ${name}: ${oneLine(err)}`);

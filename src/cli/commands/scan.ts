@@ -16,6 +16,7 @@ import {
 import { writeLines } from '../io.ts';
 import { exitCodeFor, scanCapture } from '../offline-scan.ts';
 import { renderReport } from '../render/index.ts';
+import { gapsLine } from '../render/format.ts';
 import { colourEnabled } from '../render/style.ts';
 import type { Command } from './command.ts';
 
@@ -88,8 +89,13 @@ export const scanCommand: Command = {
       { detection, actions: { ...CLI_ACTIONS, maxTerminationsPerRun }, now, ...(clusterName ? { clusterName } : {}) },
       ctx,
     );
-    writeLines(ctx.io.stdout, renderReport(report, output, colourEnabled(ctx.io.stdout, ctx.io.terminal)));
-    return exitCodeFor(report, failOn);
+    const outcome = { code: exitCodeFor(report, failOn), failOn };
+    writeLines(ctx.io.stdout, renderReport(report, output, { colour: colourEnabled(ctx.io.stdout, ctx.io.terminal), outcome }));
+    // The table and Markdown say it in the report; JSON is often piped on, so say it where a human looks.
+    if (output === 'json' && !report.complete) {
+      writeLines(ctx.io.stderr, `warning: data incomplete: ${gapsLine(report)}`);
+    }
+    return outcome.code;
   },
 };
 

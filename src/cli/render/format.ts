@@ -1,5 +1,13 @@
 import type { Severity } from '../../domain/codes.ts';
 import type { Remediation, ResourceRef } from '../../domain/finding.ts';
+import type { Report } from '../../domain/report.ts';
+import type { FailOn } from '../args.ts';
+
+/** The exit code a scan is about to return and the `--fail-on` that decided it. */
+export interface ExitOutcome {
+  code: number;
+  failOn: FailOn;
+}
 
 /** `Deployment karpenter/karpenter`, `Instance i-0abc`, `NodeClaim default-x2k4p`. */
 export function describeResource(resource: ResourceRef): string {
@@ -8,15 +16,61 @@ export function describeResource(resource: ResourceRef): string {
   return `${resource.kind} ${name}${id}`.trimEnd();
 }
 
-/** `ROLLOUT_RESTART planned`, `manual`, `TERMINATE_INSTANCE skipped: <reason>`. */
+/** `ROLLOUT_RESTART planned (dry run: ...)`, `manual`, `TERMINATE_INSTANCE skipped: <reason>`. */
 export function describeRemediation(remediation: Remediation | null): string {
   if (!remediation) return 'none proposed';
-  if (remediation.status === 'manual' || remediation.action === 'MANUAL') return 'manual';
+  if (isManual(remediation)) return 'manual';
   const head = `${remediation.action} ${remediation.status}`;
   if (remediation.status === 'planned') return `${head} (dry run: nothing was changed)`;
   return remediation.reason ? `${head}: ${remediation.reason}` : head;
 }
 
-export function summaryLine(summary: Record<Severity, number>): string {
-  return `${summary.critical} critical, ${summary.warning} warning, ${summary.info} info`;
+export function isManual(remediation: Remediation): boolean {
+  return remediation.status === 'manual' || remediation.action === 'MANUAL';
+}
+
+/** What a human should know before touching the steps of an action a guardrail or an error stopped. */
+export const NOT_RUN_NOTE = 'Not run; check the reason before running these steps by hand';
+
+export function summaryLine(
+  summary: Record<Severity, number>,
+  mark: (severity: Severity, text: string) => string = plain,
+): string {
+  const count = (severity: Severity) => {
+    const text = `${summary[severity]} ${severity}`;
+    return summary[severity] > 0 ? mark(severity, text) : text;
+  };
+  return `${count('critical')}, ${count('warning')}, ${count('info')}`;
+}
+
+/** `exit 1: a finding is at or above --fail-on warning`: so nobody has to look the rule up. */
+export function exitLine(outcome: ExitOutcome): string {
+  if (outcome.failOn === 'never') return `exit ${outcome.code} (--fail-on never)`;
+  const why = outcome.code === 1 ? 'a finding is at or above' : 'nothing is at or above';
+  return `exit ${outcome.code}: ${why} --fail-on ${outcome.failOn}`;
+}
+
+/** `1 gap (nodeclaims); checks that need it did not run`. */
+export function gapsLine(report: Report): string {
+  const n = report.gaps.length;
+  const sources = report.gaps.map((g) => g.source).join(', ');
+  return n === 1
+    ? `1 gap (${sources}); checks that need it did not run`
+    : `${n} gaps (${sources}); checks that need them did not run`;
+}
+
+function plain(_severity: Severity, text: string): string {
+  return text;
+}
+
+// C0/C1 controls except tab and newline: captured log lines may carry colour codes or worse,
+// and the terminal must only ever see escapes we chose.
+const CONTROL = new RegExp(String.raw`[\x00-\x08\x0b-\x1f\x7f-\x9f]`, 'g');
+
+/** Every string of the report with control characters shown as `\xNN` text. */
+export function withoutControlCharacters(report: Report): Report {
+  const visible = (c: string) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+  return JSON.parse(JSON.stringify(report), (_key, value: unknown) =>
+    typeof value === 'string' ? value.replace(CONTROL, visible) : value,
+  ) as Report;
 }

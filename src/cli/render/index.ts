@@ -1,13 +1,14 @@
 import type { Report } from '../../domain/report.ts';
 import type { OutputFormat } from '../args.ts';
+import type { ExitOutcome } from './format.ts';
 import { renderJson } from './json.ts';
 import { renderMarkdown } from './markdown.ts';
 import { ANSI_STYLE, PLAIN_STYLE } from './style.ts';
 import { renderTable } from './table.ts';
 
 /** Colour applies to the table only: JSON and Markdown are for machines and pasting. */
-export function renderReport(report: Report, format: OutputFormat, colour: boolean): string {
+export function renderReport(report: Report, format: OutputFormat, options: { colour: boolean; outcome: ExitOutcome }): string {
   if (format === 'json') return renderJson(report);
   if (format === 'markdown') return renderMarkdown(report);
-  return renderTable(report, colour ? ANSI_STYLE : PLAIN_STYLE);
+  return renderTable(report, { style: options.colour ? ANSI_STYLE : PLAIN_STYLE, outcome: options.outcome });
 }

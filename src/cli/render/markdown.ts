@@ -1,9 +1,10 @@
 import type { Finding } from '../../domain/finding.ts';
 import type { Report } from '../../domain/report.ts';
-import { describeRemediation, describeResource, summaryLine } from './format.ts';
+import { describeRemediation, describeResource, NOT_RUN_NOTE, summaryLine, withoutControlCharacters } from './format.ts';
 
-/** For tickets and pull requests: a summary table, then one section per finding. */
-export function renderMarkdown(report: Report): string {
+/** For tickets and incident docs (CommonMark / GitHub): a summary table, then one section per finding. */
+export function renderMarkdown(unsafe: Report): string {
+  const report = withoutControlCharacters(unsafe);
   const out: string[] = [
     `# karpenter-sentinel report: cluster \`${report.cluster}\``,
     '',
@@ -14,7 +15,7 @@ export function renderMarkdown(report: Report): string {
     out.push('Data complete: every source the checks asked for was captured.', '');
   } else {
     out.push('> **Data incomplete.** Checks that need these sources did not run:');
-    for (const gap of report.gaps) out.push(`> - \`${gap.source}\`: ${cell(gap.error)}`);
+    for (const gap of report.gaps) out.push(`> - \`${gap.source}\`: ${text(gap.error)}`);
     out.push('');
   }
   out.push(`**Summary:** ${summaryLine(report.summary)}`, '');
@@ -26,7 +27,7 @@ export function renderMarkdown(report: Report): string {
   for (const f of report.findings) {
     const cause = f.cause ? `\`${f.cause.code}\`` : 'not determined';
     out.push(
-      `| ${f.severity} | \`${f.code}\` | ${cell(describeResource(f.resource))} | ${cause} | ${cell(describeRemediation(f.remediation))} |`,
+      `| ${f.severity} | \`${f.code}\` | ${text(describeResource(f.resource))} | ${cause} | ${text(describeRemediation(f.remediation))} |`,
     );
   }
   report.findings.forEach((f, i) => out.push('', ...section(f, i + 1)));
@@ -34,16 +35,17 @@ export function renderMarkdown(report: Report): string {
 }
 
 function section(f: Finding, n: number): string[] {
-  const out = [`## ${n}. ${f.severity}: \`${f.code}\` on ${describeResource(f.resource)}`, '', f.title, ''];
+  const out = [`## ${n}. ${f.severity}: \`${f.code}\` on ${text(describeResource(f.resource))}`, '', paragraph(f.title), ''];
   if (f.since) out.push(`- **Since:** ${f.since}`);
-  out.push(`- **Cause:** ${f.cause ? `\`${f.cause.code}\` — ${f.cause.detail}` : 'not determined'}`);
-  out.push(`- **Remediation:** ${describeRemediation(f.remediation)}`, '');
+  out.push(`- **Cause:** ${f.cause ? `\`${f.cause.code}\` — ${text(f.cause.detail)}` : 'not determined'}`);
+  out.push(`- **Remediation:** ${text(describeRemediation(f.remediation))}`, '');
   if (f.evidence.length > 0) out.push('**Evidence**', '', ...fenced('text', f.evidence.join('\n')), '');
-  const steps = f.remediation?.steps ?? [];
-  if (steps.length > 0) {
-    out.push('**Steps**', '');
+  const remediation = f.remediation;
+  if (remediation && remediation.steps.length > 0) {
+    const held = remediation.status === 'skipped' || remediation.status === 'failed';
+    out.push('**Steps**', '', ...(held ? [`> **${NOT_RUN_NOTE}.**`, ''] : []));
     // Each step its own block inside a numbered item; Markdown strips the item indent again.
-    steps.forEach((step, i) => {
+    remediation.steps.forEach((step, i) => {
       const marker = `${i + 1}.`;
       const indent = ' '.repeat(marker.length + 1);
       const block = fenced('sh', step).flatMap((l) => l.split('\n'));
@@ -61,6 +63,21 @@ function fenced(language: string, body: string): string[] {
   return [`${fence}${language}`, body, fence];
 }
 
-function cell(text: string): string {
-  return text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+/**
+ * Text from the data, on one line and shown literally: `*`, `<none>`, `~`, `|` or `[x](y)` in a
+ * message or an ARN pattern must not turn into emphasis, HTML, strikethrough, a table column or a
+ * link. `_` inside a word (`TERMINATE_INSTANCE`) cannot start emphasis, so it stays readable.
+ */
+function text(value: string): string {
+  return value
+    .replace(/\r?\n/g, ' ')
+    .replace(/[\\`*<|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/g, '\\$&')
+    .replace(/\]\(/g, ']\\(');
+}
+
+/** `text`, and a leading `#`, `>`, `-`, `+`, `=` or `1.` must not start a heading, a quote or a list. */
+function paragraph(value: string): string {
+  return text(value)
+    .replace(/^(\d+)([.)])/, '$1\\$2')
+    .replace(/^([#>+=-])/, '\\$1');
 }

@@ -1,21 +1,33 @@
 import type { Finding } from '../../domain/finding.ts';
 import type { Report } from '../../domain/report.ts';
-import { describeRemediation, describeResource, summaryLine } from './format.ts';
+import { findingBlock, remediationBrief } from './table-finding.ts';
+import { describeResource, exitLine, gapsLine, summaryLine, withoutControlCharacters, type ExitOutcome } from './format.ts';
 import { PLAIN_STYLE, type Style } from './style.ts';
 
+export interface TableOptions {
+  style?: Style;
+  /** Printed after the counts, so the last line says what `$?` will be. */
+  outcome?: ExitOutcome;
+}
+
 /**
- * The human report: read top to bottom at 3 a.m. Lines are never wrapped, so commands can be
- * copied whole; multi-line steps keep their own line breaks under an indent.
+ * The human report, read top to bottom at 3 a.m.: what is incomplete, a one-line overview per
+ * finding, each finding in full, then the counts and the exit code. Lines are never wrapped, so
+ * commands can be copied whole; multi-line steps keep their own line breaks under an indent.
  */
-export function renderTable(unsafe: Report, style: Style = PLAIN_STYLE): string {
+export function renderTable(unsafe: Report, options: TableOptions = {}): string {
+  const style = options.style ?? PLAIN_STYLE;
   const report = withoutControlCharacters(unsafe);
   const lines: string[] = [...header(report, style)];
   if (report.findings.length === 0) {
-    lines.push('');
-    lines.push(report.complete ? 'No findings.' : 'No findings in the data that was captured; the gaps above were not checked.');
+    lines.push(
+      '',
+      report.complete ? 'No findings.' : 'No findings in the data that was captured; the gaps above were not checked.',
+    );
   }
+  if (report.findings.length > 1) lines.push('', ...overview(report.findings, style));
   for (const finding of report.findings) lines.push('', ...findingBlock(finding, style));
-  lines.push('', summaryLine(report.summary));
+  lines.push('', ...footer(report, style, options.outcome));
   return `${lines.join('\n')}\n`;
 }
 
@@ -29,37 +41,41 @@ function header(report: Report, style: Style): string[] {
   ];
 }
 
-function findingBlock(finding: Finding, style: Style): string[] {
-  const lines = [
-    `${style.severity(finding.severity, finding.severity.toUpperCase())} ${finding.code} ${describeResource(finding.resource)}`,
-    `  ${finding.title}`,
+/** One aligned line per finding: severity, code, resource, cause, and what happens about it. */
+function overview(findings: readonly Finding[], style: Style): string[] {
+  const rows = findings.map((f) => ({
+    finding: f,
+    severity: f.severity.toUpperCase(),
+    resource: describeResource(f.resource),
+    cause: f.cause?.code ?? '-',
+  }));
+  const width = (cell: (row: (typeof rows)[number]) => string) => Math.max(...rows.map((row) => cell(row).length));
+  const [severityWidth, codeWidth, resourceWidth, causeWidth] = [
+    width((r) => r.severity),
+    width((r) => r.finding.code),
+    width((r) => r.resource),
+    width((r) => r.cause),
   ];
-  if (finding.since) lines.push(`  since: ${finding.since}`);
-  lines.push(`  cause: ${finding.cause ? `${finding.cause.code} — ${finding.cause.detail}` : 'not determined'}`);
-  if (finding.evidence.length > 0) {
-    lines.push('  evidence:');
-    for (const fact of finding.evidence) lines.push(...indentBlock(fact, '    - ', '      ').map((l) => style.dim(l)));
+  return [
+    `${findings.length} findings:`,
+    ...rows.map(({ finding, severity, resource, cause }) =>
+      [
+        `  ${style.severity(finding.severity, severity)}${' '.repeat(severityWidth - severity.length)}`,
+        finding.code.padEnd(codeWidth),
+        resource.padEnd(resourceWidth),
+        cause.padEnd(causeWidth),
+        remediationBrief(finding.remediation, style),
+      ].join('  '),
+    ),
+  ];
+}
+
+function footer(report: Report, style: Style, outcome: ExitOutcome | undefined): string[] {
+  const lines: string[] = [];
+  if (!report.complete) {
+    lines.push(style.warn(`DATA INCOMPLETE: ${gapsLine(report)} (see the top)`));
   }
-  lines.push(`  remediation: ${describeRemediation(finding.remediation)}`);
-  finding.remediation?.steps.forEach((step, i) => {
-    const number = `    ${i + 1}. `;
-    lines.push(...indentBlock(step, number, ' '.repeat(number.length)));
-  });
+  const counts = summaryLine(report.summary, style.severity);
+  lines.push(outcome ? `${counts} · ${exitLine(outcome)}` : counts);
   return lines;
-}
-
-/** First line after `first`, continuation lines after `rest`; the text itself is untouched. */
-function indentBlock(text: string, first: string, rest: string): string[] {
-  return text.split('\n').map((line, i) => (i === 0 ? first : line === '' ? '' : rest) + line);
-}
-
-// C0/C1 controls except tab and newline: captured log lines may carry colour codes or worse,
-// and the terminal must only ever see escapes we chose.
-const CONTROL = new RegExp(String.raw`[\x00-\x08\x0b-\x1f\x7f-\x9f]`, 'g');
-
-function withoutControlCharacters(report: Report): Report {
-  const visible = (c: string) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
-  return JSON.parse(JSON.stringify(report), (_key, value: unknown) =>
-    typeof value === 'string' ? value.replace(CONTROL, visible) : value,
-  ) as Report;
 }

@@ -18,14 +18,17 @@ describe('runCli: commands and help', () => {
     expect(result.stderr).toContain('Usage: karpenter-sentinel <command>');
   });
 
-  it.each([['--help'], ['-h'], ['help']])('prints the usage on stdout and exits 0 for %s', async (flag) => {
-    const result = await run([flag]);
+  it.each([[['--help']], [['-h']], [['help']], [['help', 'help']]])(
+    'prints the usage on stdout and exits 0 for %j',
+    async (argv) => {
+      const result = await run(argv);
 
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('Usage: karpenter-sentinel <command>');
-    expect(result.stdout).toMatch(/scan\s+find, explain/);
-    expect(result.stderr).toBe('');
-  });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('Usage: karpenter-sentinel <command>');
+      expect(result.stdout).toMatch(/scan\s+find, explain/);
+      expect(result.stderr).toBe('');
+    },
+  );
 
   it.each([[['help', 'scan']], [['scan', '--help']], [['scan', '--from', 'x', '-h']]])(
     'shows the scan options for %j',

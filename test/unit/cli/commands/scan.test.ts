@@ -226,7 +226,36 @@ describe('scan --from: output formats', () => {
     );
     expect(result.stdout).toContain('  remediation: ROLLOUT_RESTART planned');
     expect(result.stdout).toContain('    1. kubectl rollout restart deployment -n karpenter karpenter\n');
-    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('1 critical, 0 warning, 0 info');
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe(
+      '1 critical, 0 warning, 0 info · exit 1: a finding is at or above --fail-on warning',
+    );
+  });
+
+  it.each([
+    [['--fail-on', 'critical'], 1, 'exit 1: a finding is at or above --fail-on critical'],
+    [['--fail-on', 'never'], 0, 'exit 0 (--fail-on never)'],
+  ])('ends the table with the exit code it returns (%j)', async (flags, code, words) => {
+    const { services } = scanServices();
+
+    const result = await run([...argv, ...flags], { services });
+
+    expect(result.code).toBe(code);
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe(`1 critical, 0 warning, 0 info · ${words}`);
+  });
+
+  it('warns on stderr when JSON is printed from incomplete data, stdout staying pure JSON', async () => {
+    const needsNodeClaims: Detector = {
+      code: 'ORPHANED_INSTANCE',
+      requires: ['instances', 'nodeclaims'],
+      refinedBy: [],
+      detect: () => [],
+    };
+    const { services } = scanServices(snapshotOf({ instances: [instance({ id: 'i-0aaa' })] }), [needsNodeClaims]);
+
+    const result = await run([...argv, '--output', 'json'], { services });
+
+    expect((JSON.parse(result.stdout) as Report).complete).toBe(false);
+    expect(result.stderr).toBe('warning: data incomplete: 1 gap (nodeclaims); checks that need it did not run\n');
   });
 
   it('colours the table on a terminal', async () => {
@@ -287,6 +316,8 @@ describe('scan: usage errors are one line and exit 2', () => {
     [['scan', '--cluster', 'prod', 'cap'], "unexpected argument 'cap' for 'scan'; paths go after --from"],
     [['scan'], 'scan needs --from PATH...'],
     [['scan', '--from', 'cap', '--cluster', ''], '--cluster needs a name'],
+    [['scan', '--from', ''], '--from got an empty path'],
+    [['scan', '--from', 'cap', '--from='], '--from got an empty path'],
     [['scan', '--from', 'cap', '--output', 'yaml'], "--output must be one of table, json, markdown (got 'yaml')"],
     [['scan', '--from', 'cap', '--output', 'json', '-o', 'table'], '--output given more than once'],
     [['scan', '--from', 'cap', '--fail-on', 'error'], "--fail-on must be one of critical, warning, info, never (got 'error')"],
@@ -313,6 +344,15 @@ describe('scan: usage errors are one line and exit 2', () => {
     expect(result.stderr.startsWith(`karpenter-sentinel: ${message}`)).toBe(true);
     expect(result.stderr.split('\n')).toHaveLength(2);
     expect(loader.calls).toEqual([]);
+  });
+
+  it('accepts a choice in any case, as typed in a hurry', async () => {
+    const { services } = scanServices();
+
+    const result = await run(['scan', '--from', 'cap', '--now', NOW, '--output', 'JSON', '--fail-on', 'Never'], { services });
+
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as Report).summary.critical).toBe(1);
   });
 
   it('accepts an ISO-8601 time with an offset', async () => {

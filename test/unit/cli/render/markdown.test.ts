@@ -54,7 +54,31 @@ describe('renderMarkdown', () => {
     const md = renderMarkdown(reportOf([finding]));
 
     expect(md).toContain('| info | `PODS_PENDING_PROLONGED` | Cluster demo | not determined | manual |');
-    expect(md).toContain('3 pods Pending | longer than 10m');
+    expect(md).toContain('3 pods Pending \\| longer than 10m');
     expect(md).toContain('   ````sh\n   echo "```" | cat\n   ````');
+  });
+
+  it('shows text from the data literally: no emphasis, HTML, strikethrough, links or lists made of it', () => {
+    const finding = newFinding({
+      ...orphan,
+      title: '1. profile/* and amazon-eks-node-* match <none> ~~x~~ [docs](https://x) _y_',
+      cause: { code: 'NO_NODECLAIM', detail: 'arn:aws:iam::1:instance-profile/* is `wide` \\ here' },
+    });
+
+    const md = renderMarkdown(reportOf([finding]));
+
+    expect(md).toContain('\n1\\. profile/\\* and amazon-eks-node-\\* match \\<none> \\~\\~x\\~\\~ [docs]\\(https://x) \\_y\\_\n');
+    expect(md).toContain('`NO_NODECLAIM` — arn:aws:iam::1:instance-profile/\\* is \\`wide\\` \\\\ here');
+    // an underscore inside a word cannot start emphasis, so codes stay readable
+    expect(md).toContain('| TERMINATE_INSTANCE skipped: snapshot incomplete');
+  });
+
+  it('warns before the steps of an action a guardrail skipped', () => {
+    const md = renderMarkdown(reportOf([orphan]));
+
+    expect(md).toContain(
+      '**Steps**\n\n> **Not run; check the reason before running these steps by hand.**\n\n1.\n   ```sh\n   aws ec2 terminate-instances',
+    );
+    expect(renderMarkdown(reportOf([notRegistered]))).not.toContain('Not run;');
   });
 });

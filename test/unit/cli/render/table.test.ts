@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { renderTable } from '../../../../src/cli/render/table.ts';
 import { ANSI_STYLE } from '../../../../src/cli/render/style.ts';
+import { MAX_EVIDENCE_SHOWN } from '../../../../src/cli/render/table-finding.ts';
+import { proposedAction } from '../../../../src/domain/finding.ts';
 import { ANSI } from '../cli-harness.ts';
 import { notRegistered, orphan, reportOf, unexplained } from './report-fixtures.ts';
 
@@ -22,7 +24,7 @@ describe('renderTable', () => {
         '  evidence:',
         '    - NodeClaim default-x2k4p Launched=True, Registered=Unknown',
         '    - aws-auth mapRoles has 1 entry, none for KarpenterNodeRole-demo',
-        '  remediation: manual',
+        '  remediation: manual (do these by hand):',
         '    1. aws eks create-access-entry --cluster-name demo --principal-arn arn:aws:iam::069057294951:role/KarpenterNodeRole-demo --type EC2_LINUX',
       ].join('\n'),
     );
@@ -44,13 +46,84 @@ describe('renderTable', () => {
     );
   });
 
-  it('says why an automated action was skipped', () => {
+  it('puts a skipped action in capitals with its reason, and warns before the steps it held back', () => {
     const text = renderTable(reportOf([orphan]));
 
     expect(text).toContain(
-      '  remediation: TERMINATE_INSTANCE skipped: snapshot incomplete (see gaps): nothing is terminated on partial data\n',
+      [
+        '  remediation: TERMINATE_INSTANCE SKIPPED: snapshot incomplete (see gaps): nothing is terminated on partial data',
+        '    Not run; check the reason before running these steps by hand:',
+        '    1. aws ec2 terminate-instances --instance-ids i-0abc123',
+      ].join('\n'),
     );
-    expect(text).toContain('    1. aws ec2 terminate-instances --instance-ids i-0abc123\n');
+  });
+
+  it.each([
+    ['planned', '', '  remediation: ROLLOUT_RESTART planned (dry run: nothing was changed); it would run:'],
+    ['applied', '', '  remediation: ROLLOUT_RESTART applied; it ran:'],
+    [
+      'failed',
+      'deployments.apps "karpenter" is forbidden',
+      '  remediation: ROLLOUT_RESTART FAILED: deployments.apps "karpenter" is forbidden',
+    ],
+  ] as const)('says plainly whether a %s action changed anything', (status, reason, expected) => {
+    const restart = {
+      ...unexplained,
+      remediation: {
+        ...proposedAction('ROLLOUT_RESTART', ['kubectl rollout restart deployment -n karpenter karpenter']),
+        status,
+        reason,
+      },
+    };
+
+    const text = renderTable(reportOf([restart]));
+
+    expect(text).toContain(`${expected}\n`);
+    expect(text).toContain('    1. kubectl rollout restart deployment -n karpenter karpenter\n');
+  });
+
+  it('shows the first facts of a long evidence list and how many more the JSON report holds', () => {
+    const evidence = Array.from({ length: 12 }, (_, i) => `pod default/inflate-${i} Pending`);
+
+    const text = renderTable(reportOf([{ ...orphan, evidence }]));
+
+    const shown = text.split('\n').filter((l) => l.startsWith('    - '));
+    expect(shown).toHaveLength(MAX_EVIDENCE_SHOWN);
+    expect(shown.at(-2)).toBe(`    - pod default/inflate-${MAX_EVIDENCE_SHOWN - 2} Pending`);
+    expect(shown.at(-1)).toBe(`    - … and ${12 - MAX_EVIDENCE_SHOWN + 1} more (--output json lists them all)`);
+  });
+
+  it('shows every fact when the list is at the cap', () => {
+    const evidence = Array.from({ length: MAX_EVIDENCE_SHOWN }, (_, i) => `fact ${i}`);
+
+    const text = renderTable(reportOf([{ ...orphan, evidence }]));
+
+    expect(text).toContain(`    - fact ${MAX_EVIDENCE_SHOWN - 1}\n`);
+    expect(text).not.toContain('more (--output json');
+  });
+
+  it('opens with one aligned line per finding when there are several', () => {
+    const text = renderTable(reportOf([unexplained, orphan, notRegistered]));
+
+    expect(text).toContain(
+      [
+        '3 findings:',
+        '  CRITICAL  NODECLAIM_NOT_REGISTERED  NodeClaim default-x2k4p  NODE_ROLE_NOT_MAPPED  manual',
+        '  WARNING   ORPHANED_INSTANCE         Instance i-0abc123       NO_NODECLAIM          TERMINATE_INSTANCE SKIPPED',
+        '  INFO      PODS_PENDING_PROLONGED    Cluster demo             -                     none proposed',
+      ].join('\n'),
+    );
+    expect(renderTable(reportOf([orphan]))).not.toContain('findings:');
+  });
+
+  it.each([
+    [{ code: 1, failOn: 'warning' }, '0 critical, 1 warning, 0 info · exit 1: a finding is at or above --fail-on warning'],
+    [{ code: 0, failOn: 'critical' }, '0 critical, 1 warning, 0 info · exit 0: nothing is at or above --fail-on critical'],
+    [{ code: 0, failOn: 'never' }, '0 critical, 1 warning, 0 info · exit 0 (--fail-on never)'],
+  ] as const)('ends with the counts and the exit code that follows (%j)', (outcome, last) => {
+    const text = renderTable(reportOf([orphan]), { outcome });
+
+    expect(text.trimEnd().split('\n').at(-1)).toBe(last);
   });
 
   it('says plainly when a cause or remediation is missing', () => {
@@ -72,17 +145,20 @@ describe('renderTable', () => {
       ),
     );
 
-    const [header, gap1, gap2] = text.split('\n');
+    const lines = text.trimEnd().split('\n');
+    const [header, gap1, gap2] = lines;
     expect(header).toBe(
       'cluster demo at 2026-01-01T01:00:00Z · DATA INCOMPLETE (2 gaps) · checks that need these sources did not run',
     );
     expect(gap1).toBe('  gap nodeclaims: 403 Forbidden');
     expect(gap2).toBe('  gap pods: not captured');
+    // repeated just above the counts, where the eye lands after a long report
+    expect(lines.at(-2)).toBe('DATA INCOMPLETE: 2 gaps (nodeclaims, pods); checks that need them did not run (see the top)');
   });
 
   it('says "No findings." on complete data, and does not call partial data clean', () => {
-    expect(renderTable(reportOf([]))).toBe(
-      'cluster demo at 2026-01-01T01:00:00Z · data complete\n\nNo findings.\n\n0 critical, 0 warning, 0 info\n',
+    expect(renderTable(reportOf([]), { outcome: { code: 0, failOn: 'warning' } })).toBe(
+      'cluster demo at 2026-01-01T01:00:00Z · data complete\n\nNo findings.\n\n0 critical, 0 warning, 0 info · exit 0: nothing is at or above --fail-on warning\n',
     );
     expect(renderTable(reportOf([], [{ source: 'instances', error: 'not captured' }]))).toContain(
       'No findings in the data that was captured; the gaps above were not checked.',
@@ -90,7 +166,7 @@ describe('renderTable', () => {
   });
 
   it('colours severities and dims evidence only when given the ANSI style', () => {
-    const text = renderTable(reportOf([notRegistered, orphan, unexplained]), ANSI_STYLE);
+    const text = renderTable(reportOf([notRegistered, orphan, unexplained]), { style: ANSI_STYLE });
 
     expect(text).toContain('\u001b[1m\u001b[31mCRITICAL\u001b[39m\u001b[22m NODECLAIM_NOT_REGISTERED');
     expect(text).toContain('\u001b[1m\u001b[33mWARNING\u001b[39m\u001b[22m ORPHANED_INSTANCE');
@@ -98,6 +174,12 @@ describe('renderTable', () => {
     expect(text).toContain('\u001b[2m    - NodeClaim default-x2k4p Launched=True, Registered=Unknown\u001b[22m');
     // commands stay uncoloured so they copy cleanly
     expect(text).toContain('\n    1. aws eks create-access-entry --cluster-name demo');
+    // skipped stands out, and so does its reason
+    expect(text).toContain(
+      'TERMINATE_INSTANCE \u001b[1m\u001b[33mSKIPPED\u001b[39m\u001b[22m: \u001b[1msnapshot incomplete (see gaps)',
+    );
+    // the counts that are not zero carry their severity's colour
+    expect(text).toContain('\u001b[1m\u001b[31m1 critical\u001b[39m\u001b[22m, ');
   });
 
   it('shows control characters from the data as text, so a capture cannot drive the terminal', () => {

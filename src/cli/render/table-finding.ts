@@ -1,0 +1,73 @@
+import type { Finding, Remediation } from '../../domain/finding.ts';
+import { describeResource, isManual, NOT_RUN_NOTE } from './format.ts';
+import type { Style } from './style.ts';
+
+/** Past this many facts a finding shows the first ones and how many more the JSON report holds. */
+export const MAX_EVIDENCE_SHOWN = 8;
+
+/** One finding in full: heading, title, since, cause, evidence, then the remediation and its steps. */
+export function findingBlock(finding: Finding, style: Style): string[] {
+  const lines = [
+    `${style.severity(finding.severity, finding.severity.toUpperCase())} ${finding.code} ${describeResource(finding.resource)}`,
+    `  ${finding.title}`,
+  ];
+  if (finding.since) lines.push(`  since: ${finding.since}`);
+  lines.push(`  cause: ${finding.cause ? `${finding.cause.code} — ${finding.cause.detail}` : 'not determined'}`);
+  if (finding.evidence.length > 0) {
+    lines.push('  evidence:');
+    for (const fact of shownEvidence(finding.evidence))
+      lines.push(...indentBlock(fact, '    - ', '      ').map((l) => style.dim(l)));
+  }
+  lines.push(...remediationLines(finding.remediation, style));
+  return lines;
+}
+
+/** The overview column: `manual`, `ROLLOUT_RESTART planned`, `TERMINATE_INSTANCE SKIPPED`. */
+export function remediationBrief(remediation: Remediation | null, style: Style): string {
+  if (!remediation) return 'none proposed';
+  if (isManual(remediation)) return 'manual';
+  return `${remediation.action} ${statusWord(remediation, style)}`;
+}
+
+function shownEvidence(evidence: readonly string[]): string[] {
+  if (evidence.length <= MAX_EVIDENCE_SHOWN) return [...evidence];
+  const shown = evidence.slice(0, MAX_EVIDENCE_SHOWN - 1);
+  return [...shown, `… and ${evidence.length - shown.length} more (--output json lists them all)`];
+}
+
+/**
+ * Says first whether anything ran. A skipped or failed action leads with its reason, because
+ * its steps are what a guardrail held back (say, a managed node group's instance).
+ */
+function remediationLines(remediation: Remediation | null, style: Style): string[] {
+  if (!remediation) return ['  remediation: none proposed'];
+  const steps = remediation.steps.flatMap((step, i) => {
+    const number = `    ${i + 1}. `;
+    return indentBlock(step, number, ' '.repeat(number.length));
+  });
+  const stepsFollow = steps.length > 0;
+  if (isManual(remediation)) return [`  remediation: manual${stepsFollow ? ' (do these by hand):' : ''}`, ...steps];
+  const head = `  remediation: ${remediation.action} ${statusWord(remediation, style)}`;
+  switch (remediation.status) {
+    case 'planned':
+      return [`${head} (dry run: nothing was changed)${stepsFollow ? '; it would run:' : ''}`, ...steps];
+    case 'applied':
+      return [`${head}${stepsFollow ? '; it ran:' : ''}`, ...steps];
+    default: {
+      const reason = remediation.reason || 'no reason given';
+      return [`${head}: ${style.bold(reason)}`, ...(stepsFollow ? [`    ${NOT_RUN_NOTE}:`, ...steps] : [])];
+    }
+  }
+}
+
+/** Skipped and failed in capitals and colour: the two outcomes that need a human's eye. */
+function statusWord(remediation: Remediation, style: Style): string {
+  if (remediation.status === 'skipped') return style.warn('SKIPPED');
+  if (remediation.status === 'failed') return style.severity('critical', 'FAILED');
+  return remediation.status;
+}
+
+/** First line after `first`, continuation lines after `rest`; the text itself is untouched. */
+function indentBlock(text: string, first: string, rest: string): string[] {
+  return text.split('\n').map((line, i) => (i === 0 ? first : line === '' ? '' : rest) + line);
+}
