@@ -12,7 +12,9 @@ const DEFAULT_WEBHOOK_PORT = 443;
  * CRD_CONVERSION_WEBHOOK_BROKEN: a Karpenter CRD converts through a webhook whose Service does not
  * exist or does not expose the port. Every request that needs conversion then fails, which makes
  * `kubectl get nodeclaims` (and Karpenter itself) fail. Karpenter v1 serves only v1 and needs no
- * conversion, so the fix is `strategy: None`. Webhooks given by `url` are not checked: the
+ * conversion, so the fix is `strategy: None`. The webhook's `port` is the Service's `port` (its
+ * `targetPort`, named or not, is the Service's business). A Service is missing only if the capture
+ * covers its namespace. Webhooks given by `url` are not checked: the
  * snapshot cannot tell whether a URL answers.
  */
 export const crdConversionWebhookBroken: Detector<'CRD_CONVERSION_WEBHOOK_BROKEN'> = {
@@ -35,6 +37,7 @@ export const crdConversionWebhookBroken: Detector<'CRD_CONVERSION_WEBHOOK_BROKEN
       const service = services.find((s) => s.metadata?.namespace === ns && s.metadata?.name === svcName);
       const ports = service?.spec?.ports?.map((p) => p.port) ?? [];
       if (service && ports.includes(port)) continue;
+      if (!service && !coversNamespace(services, ns)) continue;
       const url = `https://${svcName}.${ns}.svc:${port}${target?.path ?? '/'}`;
       const kind = crd.spec.names?.kind ?? '?';
       const served = `${crd.spec.group}/${otherVersion(crd)}, Kind=${kind}`;
@@ -70,6 +73,20 @@ export const crdConversionWebhookBroken: Detector<'CRD_CONVERSION_WEBHOOK_BROKEN
     return findings;
   },
 };
+
+/**
+ * A Service's absence is known only when the capture covers its namespace: some Service of it was
+ * captured, or the capture is cluster-wide (every cluster has `default/kubernetes`). Services of
+ * namespace karpenter alone (`kubectl get svc -n karpenter`) say nothing about kube-system.
+ */
+function coversNamespace(services: readonly Service[], namespace: string): boolean {
+  return (
+    services.length === 0 ||
+    services.some(
+      (s) => s.metadata?.namespace === namespace || (s.metadata?.namespace === 'default' && s.metadata?.name === 'kubernetes'),
+    )
+  );
+}
 
 function isKarpenterCrd(crd: CustomResourceDefinition): boolean {
   const group = crd.spec?.group ?? crd.metadata?.name?.split('.').slice(1).join('.');

@@ -4,6 +4,7 @@ import { manualRemediation, newFinding, type Finding } from '../domain/finding.t
 import type { DetectContext, Detector } from './detector.ts';
 import { deniedCall, isDeniedLogLine, isLaunchLogLine, stringField, trimError, type DeniedCall } from './support/cloud-errors.ts';
 import { controllerIdentity, findRoleSteps, grantSteps } from './support/controller-iam.ts';
+import { newestLogTime, stoppedRecurring } from './support/log-recency.ts';
 
 type Code = 'KARPENTER_IAM_DENIED';
 
@@ -13,7 +14,10 @@ interface Denial {
 }
 
 /**
- * Denied AWS calls in the controller's logs, one finding per action. Denials inside a launch
+ * Denied AWS calls in the controller's logs, one finding per action however often it repeats. An
+ * action whose denials stopped more than an hour before the newest log line is not reported: the
+ * controller retries failed reconciles at least every ~17 minutes, so it was granted since (see
+ * support/log-recency.ts). Denials inside a launch
  * (`launching nodeclaim, creating instance, ...`, e.g. ec2:RunInstances or ec2:CreateFleet) are
  * NODECLAIM_LAUNCH_FAILED / UNAUTHORIZED, and the Spot service-linked-role AuthFailure is
  * NODECLAIM_LAUNCH_FAILED / SPOT_SERVICE_LINKED_ROLE_MISSING: neither is reported here.
@@ -28,9 +32,19 @@ export const karpenterIamDenied: Detector<Code> = {
       if (!isDeniedLogLine(line) || isLaunchLogLine(line)) continue;
       const call = deniedCall(line);
       const key = call.action ?? '';
-      byAction.set(key, [...(byAction.get(key) ?? []), { line, call }]);
+      const list = byAction.get(key);
+      if (list) list.push({ line, call });
+      else byAction.set(key, [{ line, call }]);
     }
-    return [...byAction.entries()].map(([action, denials]) => findingFor(ctx, action || undefined, denials));
+    const newest = newestLogTime(ctx.snapshot.logs);
+    const fixedSince = (denials: Denial[]) =>
+      stoppedRecurring(
+        denials.map((d) => d.line.time),
+        newest,
+      );
+    return [...byAction.entries()]
+      .filter(([, denials]) => !fixedSince(denials))
+      .map(([action, denials]) => findingFor(ctx, action || undefined, denials));
   },
 };
 

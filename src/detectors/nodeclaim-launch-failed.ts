@@ -14,6 +14,7 @@ import {
 } from './support/cloud-errors.ts';
 import { CAUSE_TITLE, explainLaunchFailure, type LaunchCause } from './support/launch-failure-fixes.ts';
 import { nodePoolOfClaim } from '../domain/tags.ts';
+import { newestLogTime, stoppedRecurring } from './support/log-recency.ts';
 
 type Code = 'NODECLAIM_LAUNCH_FAILED';
 
@@ -26,13 +27,17 @@ interface Occurrence {
   text: string;
   origin: string;
   time: string | undefined;
+  /** From a controller log line (the only source that can describe the past rather than the present). */
+  fromLog?: boolean;
 }
 
 /**
  * Sources: `Launched` not True with a cloud error, Karpenter's launch-failure events on NodeClaims,
  * controller log lines (`launching nodeclaim, creating instance, ...`), and a NodePool's
  * `NodeRegistrationHealthy=False` when Karpenter copied a launch failure into it (the NodeClaims
- * themselves are deleted after the launch timeout, so this is often the last trace).
+ * themselves are deleted after the launch timeout, so this is often the last trace). A failure
+ * known only from log lines that stopped more than an hour before the newest line is over
+ * (capacity came back, the permission was granted: see support/log-recency.ts) and not reported.
  */
 export const nodeClaimLaunchFailed: Detector<Code> = {
   code: 'NODECLAIM_LAUNCH_FAILED',
@@ -44,9 +49,18 @@ export const nodeClaimLaunchFailed: Detector<Code> = {
     const groups = new Map<string, Occurrence[]>();
     for (const o of occurrences) {
       const key = `${o.pool ?? ''}\u0000${o.cause}`;
-      groups.set(key, [...(groups.get(key) ?? []), o]);
+      const list = groups.get(key);
+      if (list) list.push(o);
+      else groups.set(key, [o]);
     }
-    return [...groups.values()].map((g) => findingFor(ctx, g));
+    const newest = newestLogTime(ctx.snapshot.logs);
+    const over = (g: Occurrence[]) =>
+      g.every((o) => o.fromLog) &&
+      stoppedRecurring(
+        g.map((o) => o.time),
+        newest,
+      );
+    return [...groups.values()].filter((g) => !over(g)).map((g) => findingFor(ctx, g));
   },
 };
 
@@ -101,7 +115,7 @@ function collect(ctx: DetectContext): Occurrence[] {
       objectNameField(line, 'NodeClaim', 'nodeclaim', 'machine') ??
       (stringField(line, 'controllerKind') === 'NodeClaim' ? stringField(line, 'name') : undefined);
     const pool = objectNameField(line, 'NodePool', 'nodepool', 'provisioner') ?? poolOfClaim(name);
-    out.push({ ...classified(logText(line)), pool, nodeClaim: name, text, origin: line.origin, time: line.time });
+    out.push({ ...classified(logText(line)), pool, nodeClaim: name, text, origin: line.origin, time: line.time, fromLog: true });
   }
   for (const np of s.nodePools) {
     const health = conditionOf(np, 'NodeRegistrationHealthy');

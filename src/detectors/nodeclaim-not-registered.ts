@@ -9,6 +9,7 @@ import { resolveNodeRole } from './support/node-role.ts';
 import { judgeNodeRoleMapping } from './support/node-role-mapping.ts';
 import { diagnoseSteps, instanceStateSteps, notRunning } from './support/registration-steps.ts';
 import { nodePoolOfClaim } from '../domain/tags.ts';
+import { isAutoModeRef } from './support/auto-mode.ts';
 
 type Code = 'NODECLAIM_NOT_REGISTERED';
 
@@ -18,6 +19,8 @@ interface Stuck {
   instanceId: string | undefined;
   zone: string | undefined;
   nodeClass: string | undefined;
+  /** Launched by EKS Auto Mode for an `eks.amazonaws.com` NodeClass. */
+  autoMode: boolean;
   launchedAt: string;
   ageMs: number;
   registered: Condition | undefined;
@@ -67,6 +70,8 @@ function stuckClaim(ctx: DetectContext, nc: NodeClaim): Stuck | undefined {
   const launched = conditionOf(nc, 'Launched');
   const registered = conditionOf(nc, 'Registered');
   if (launched?.status !== 'True' || registered?.status === 'True' || nc.status?.nodeName) return undefined;
+  // Being deleted (consolidation, a deleted NodePool, or Karpenter's own registration timeout): on its way out.
+  if (nc.metadata?.deletionTimestamp) return undefined;
   const instanceId = instanceIdFromProviderID(nc.status?.providerID);
   // A Node carrying the instance exists: it did register, whatever Karpenter has not synced yet.
   if (instanceId && ctx.index.nodesByInstanceId.has(instanceId)) return undefined;
@@ -78,6 +83,7 @@ function stuckClaim(ctx: DetectContext, nc: NodeClaim): Stuck | undefined {
     instanceId,
     zone: nc.metadata?.labels?.['topology.kubernetes.io/zone'] ?? /^aws:\/\/\/([^/]+)\//.exec(nc.status?.providerID ?? '')?.[1],
     nodeClass: nc.spec?.nodeClassRef?.name,
+    autoMode: isAutoModeRef(nc.spec?.nodeClassRef),
     launchedAt,
     ageMs: age,
     registered,
@@ -142,14 +148,17 @@ function explain(
       ),
     };
   }
-  const { role, gaps } = resolveNodeRole(ctx, nodeClass, instanceIds);
+  const pool = g.pool ? ctx.index.nodePoolsByName.get(g.pool) : undefined;
+  const autoMode = isAutoModeRef(pool?.spec?.template?.spec?.nodeClassRef) || g.stuck.some((c) => c.autoMode);
+  const { role, gaps } = resolveNodeRole(ctx, nodeClass, instanceIds, autoMode);
   if (!role) {
     evidence.push(...gaps);
+    const resource = autoMode ? 'nodeclasses.eks.amazonaws.com' : 'ec2nodeclass';
     return {
       cause: 'UNKNOWN',
       detail: `Could not tell which IAM role the nodes use (${gaps.join('; ') || 'no EC2NodeClass or instance profile captured'}), so the aws-auth / access entry mapping was not checked. ${RELAUNCH}`,
       steps: [
-        nodeClass ? `kubectl get ec2nodeclass ${nodeClass} -o yaml` : 'kubectl get ec2nodeclasses -o yaml',
+        nodeClass ? `kubectl get ${resource} ${nodeClass} -o yaml` : `kubectl get ${resource} -o yaml`,
         'aws iam list-instance-profiles',
         'kubectl get configmap aws-auth -n kube-system -o yaml',
       ],

@@ -6,6 +6,7 @@ import { conditionOf } from '../domain/kube-helpers.ts';
 import type { DetectContext, Detector } from './detector.ts';
 import { nodeClassFailures, unhealthyConditions } from './support/nodeclass-status.ts';
 import { describeCondition, notReady } from './support/readiness.ts';
+import { AUTO_MODE_GROUP, isEc2NodeClassRef, nodeClassKind } from './support/auto-mode.ts';
 
 type Cause = CauseCodeOf<'NODEPOOL_NOT_READY'>;
 interface Explained {
@@ -72,60 +73,71 @@ function nodeClassMissing(np: NodePool, ctx: DetectContext): Explained | undefin
   const ref = np.spec?.template?.spec?.nodeClassRef;
   const target = refName(np);
   const cond = conditionOf(np, 'NodeClassReady');
-  const isEc2 = !ref?.kind || ref.kind === 'EC2NodeClass';
-  const captured = ctx.snapshot.captured.has('ec2nodeclasses');
+  // Only EC2NodeClasses are captured: an EKS Auto Mode NodeClass is missing only when Karpenter says so.
+  const isEc2 = isEc2NodeClassRef(ref);
+  const captured = isEc2 && ctx.snapshot.captured.has('ec2nodeclasses');
   const existing = ctx.snapshot.nodeClasses.map((c) => c.metadata?.name ?? '?');
-  const absent = captured
-    ? isEc2 && !!target && !ctx.index.nodeClassesByName.has(target)
-    : cond?.reason === NODECLASS_NOT_FOUND_REASON;
+  const absent = captured ? !!target && !ctx.index.nodeClassesByName.has(target) : cond?.reason === NODECLASS_NOT_FOUND_REASON;
   if (!absent) return undefined;
-  const replacement = existing.length === 1 ? existing[0]! : existing.length ? `<one of: ${existing.join(', ')}>` : '<name>';
-  const patch = {
-    spec: { template: { spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: replacement } } } },
-  };
+  const { kind, resource } = nodeClassKind(ref);
+  const replacement = !isEc2
+    ? 'default'
+    : existing.length === 1
+      ? existing[0]!
+      : existing.length
+        ? `<one of: ${existing.join(', ')}>`
+        : '<name>';
+  const group = isEc2 ? 'karpenter.k8s.aws' : AUTO_MODE_GROUP;
+  const patch = { spec: { template: { spec: { nodeClassRef: { group, kind, name: replacement } } } } };
   return {
     code: 'NODECLASS_NOT_FOUND',
-    title: `EC2NodeClass ${target ?? '?'} does not exist`,
+    title: `${kind} ${target ?? '?'} does not exist`,
     detail:
-      `NodePool ${name} references EC2NodeClass ${target ?? '(no name)'}, which does not exist` +
+      `NodePool ${name} references ${kind} ${target ?? '(no name)'}, which does not exist` +
       (captured
         ? ` (existing: ${existing.join(', ') || 'none'}).`
         : ` (${cond ? describeCondition(cond) : 'NodeClassNotFound'}).`),
     evidence: cond && cond.status !== 'True' ? [describeCondition(cond)] : [],
     steps: [
-      'kubectl get ec2nodeclasses',
-      `Point NodePool ${name} at an existing EC2NodeClass: kubectl patch nodepool ${name} --type=merge -p '${JSON.stringify(patch)}'`,
-      `Or create EC2NodeClass ${target ?? '<name>'} (kubectl apply -f <its manifest>).`,
+      `kubectl get ${resource}`,
+      `Point NodePool ${name} at an existing ${kind}${isEc2 ? '' : " (EKS Auto Mode's built-in one is default)"}: kubectl patch nodepool ${name} --type=merge -p '${JSON.stringify(patch)}'`,
+      `Or create ${kind} ${target ?? '<name>'} (kubectl apply -f <its manifest>).`,
     ],
   };
 }
 
 function nodeClassUnready(np: NodePool, ctx: DetectContext): Explained | undefined {
   const name = np.metadata?.name ?? '?';
+  const ref = np.spec?.template?.spec?.nodeClassRef;
   const target = refName(np) ?? '?';
   const cond = conditionOf(np, 'NodeClassReady');
-  const nodeClass = ctx.index.nodeClassesByName.get(target);
+  const isEc2 = isEc2NodeClassRef(ref);
+  const nodeClass = isEc2 ? ctx.index.nodeClassesByName.get(target) : undefined;
   const classReady = nodeClass ? conditionOf(nodeClass, 'Ready') : undefined;
   const condUnready = !!cond && cond.status !== 'True' && cond.reason !== NODECLASS_NOT_FOUND_REASON;
   // The captured node class is the truth when there is one; NodeClassReady may lag behind it.
-  if (nodeClass ? classReady?.status === 'True' : ctx.snapshot.captured.has('ec2nodeclasses') || !condUnready) return undefined;
+  const classCaptured = isEc2 && ctx.snapshot.captured.has('ec2nodeclasses');
+  if (nodeClass ? classReady?.status === 'True' : classCaptured || !condUnready) return undefined;
+  const { kind, resource } = nodeClassKind(ref);
   const link = nodeClass ? chainLink(nodeClass) : cond ? describeCondition(cond) : 'not ready';
   const terminating = cond?.reason === 'NodeClassTerminating' || !!nodeClass?.metadata?.deletionTimestamp;
   return {
     code: 'NODECLASS_NOT_READY',
-    title: `EC2NodeClass ${target} is not ready`,
-    detail: `NodePool ${name} → EC2NodeClass ${target} → ${link}.${terminating ? ` EC2NodeClass ${target} is being deleted.` : ''}`,
+    title: `${kind} ${target} is not ready`,
+    detail: `NodePool ${name} → ${kind} ${target} → ${link}.${terminating ? ` ${kind} ${target} is being deleted.` : ''}`,
     evidence: [
       ...(cond && cond.status !== 'True' ? [`NodePool ${name}: ${describeCondition(cond)}`] : []),
-      ...(nodeClass ? unhealthyConditions(nodeClass).map((c) => `EC2NodeClass ${target}: ${describeCondition(c)}`) : []),
+      ...(nodeClass ? unhealthyConditions(nodeClass).map((c) => `${kind} ${target}: ${describeCondition(c)}`) : []),
     ],
     steps: terminating
       ? [
-          `EC2NodeClass ${target} is terminating: point NodePool ${name} at another EC2NodeClass (kubectl edit nodepool ${name}) or recreate ${target}.`,
+          `${kind} ${target} is terminating: point NodePool ${name} at another ${kind} (kubectl edit nodepool ${name}) or recreate ${target}.`,
         ]
       : [
-          `kubectl describe ec2nodeclass ${target}`,
-          `Fix EC2NodeClass ${target} (see its NODECLASS_NOT_READY finding); NodePool ${name} turns Ready by itself once it is.`,
+          `kubectl describe ${resource} ${target}`,
+          isEc2
+            ? `Fix EC2NodeClass ${target} (see its NODECLASS_NOT_READY finding); NodePool ${name} turns Ready by itself once it is.`
+            : `Fix NodeClass ${target} as its conditions say (kubectl get ${resource} ${target} -o yaml); NodePool ${name} turns Ready by itself once it is.`,
         ],
   };
 }

@@ -12,11 +12,24 @@ import {
   NODECLASS_TAG,
   NODEGROUP_TAG,
   NODEPOOL_TAG,
+  nodePoolOfClaim,
 } from '../domain/tags.ts';
 import type { DetectContext, Detector } from './detector.ts';
+import { AUTO_MODE_NODEPOOL_TAG, awsRunsKarpenter, isAutoModeRef } from './support/auto-mode.ts';
+import { controllerAbsenceKnown } from './support/controller-presence.ts';
 
-/** States that are on their way (pending) or gone (shutting-down, terminated): not orphans. */
+/**
+ * States that are on their way (pending) or gone (shutting-down, terminated): not orphans.
+ * `stopping` and `stopped` count: Karpenter never stops its instances, and its own garbage
+ * collection would terminate them too.
+ */
 const IGNORED_STATES = new Set(['pending', 'shutting-down', 'terminated']);
+/**
+ * Instances some other owner manages, whatever Karpenter tags they carry: managed node groups,
+ * Auto Scaling groups (self-managed node groups; Karpenter launches no ASGs), and EKS Auto Mode's
+ * EC2 managed instances (AWS terminates those itself).
+ */
+const FOREIGN_OWNER_TAGS = [NODEGROUP_TAG, 'aws:autoscaling:groupName', AUTO_MODE_NODEPOOL_TAG];
 
 type Cause = CauseCodeOf<'ORPHANED_INSTANCE'>;
 
@@ -31,21 +44,30 @@ type Cause = CauseCodeOf<'ORPHANED_INSTANCE'>;
 export const orphanedInstance: Detector<'ORPHANED_INSTANCE'> = {
   code: 'ORPHANED_INSTANCE',
   requires: ['instances', 'nodeclaims'],
-  refinedBy: ['pods', 'deployments', 'cluster'],
+  refinedBy: ['pods', 'deployments', 'nodepools', 'cluster'],
   detect(ctx) {
     const cluster = ctx.snapshot.clusterName;
     const grace = ctx.settings.orphanGraceMs;
-    const claimNames = new Set(ctx.snapshot.nodeClaims.filter((c) => !c.status?.providerID).map((c) => c.metadata?.name));
+    const unbound = ctx.snapshot.nodeClaims.filter((c) => !c.status?.providerID);
+    const claimNames = new Set(unbound.map((c) => c.metadata?.name));
+    const poolsWithUnbound = new Set(unbound.map(nodePoolOfClaim));
     let cause: { code: Cause; detail: string; evidence: string } | undefined;
     const findings: Finding<'ORPHANED_INSTANCE'>[] = [];
     for (const instance of ctx.snapshot.instances) {
       const t = instance.tags;
-      if (!isTaggedForCluster(t, cluster) || t[NODEPOOL_TAG] === undefined || t[NODEGROUP_TAG] !== undefined) continue;
+      if (!isTaggedForCluster(t, cluster) || t[NODEPOOL_TAG] === undefined) continue;
+      // `owned` by this cluster but named for another by Karpenter's own tag: contradictory, not ours to judge.
+      if (t[CLUSTER_TAG] !== undefined && t[CLUSTER_TAG] !== cluster) continue;
+      if (FOREIGN_OWNER_TAGS.some((k) => t[k] !== undefined)) continue;
+      // A NodePool of EKS Auto Mode: AWS launched it and garbage-collects it, and may not let anyone else terminate it.
+      if (isAutoModeRef(ctx.index.nodePoolsByName.get(t[NODEPOOL_TAG])?.spec?.template?.spec?.nodeClassRef)) continue;
       if (IGNORED_STATES.has(instance.state)) continue;
       const age = ageMs(instance.launchTime, ctx.now);
       if (age === undefined || age < grace) continue;
       if (ctx.index.nodeClaimsByInstanceId.has(instance.id)) continue;
       if (t[NODECLAIM_TAG] !== undefined && claimNames.has(t[NODECLAIM_TAG])) continue;
+      // Without a karpenter.sh/nodeclaim tag to tell, a NodeClaim of its NodePool still being bound may be its own.
+      if (t[NODECLAIM_TAG] === undefined && poolsWithUnbound.has(t[NODEPOOL_TAG])) continue;
       cause ??= orphanCause(ctx);
       findings.push(
         newFinding({
@@ -89,6 +111,14 @@ function orphanCause(ctx: DetectContext): { code: Cause; detail: string; evidenc
     };
   }
   const controller = controllerState(ctx);
+  if (controller && !controller.ready && awsRunsKarpenter(s)) {
+    return {
+      code: 'NO_NODECLAIM',
+      detail:
+        "EKS Auto Mode runs Karpenter for this cluster outside it, but it manages only the instances it launched itself (tagged eks:kubernetes-node-pool-name). This instance carries karpenter.sh/nodepool, a self-managed Karpenter's tag, and no self-managed controller runs to claim or clean it up: likely left from before the move to Auto Mode.",
+      evidence: `Karpenter controller: EKS Auto Mode (AWS-managed); self-managed: ${controller.what}`,
+    };
+  }
   if (controller && !controller.ready) {
     return {
       code: 'CONTROLLER_UNAVAILABLE',
@@ -106,12 +136,18 @@ function orphanCause(ctx: DetectContext): { code: Cause; detail: string; evidenc
   };
 }
 
-/** Undefined when neither pods nor deployments were captured. */
+/** Undefined when neither pods nor deployments were captured, or they cover only other namespaces. */
 function controllerState(ctx: DetectContext): { ready: boolean; what: string } | undefined {
   const controllers = ctx.index.controllers;
+  if (!controllerAbsenceKnown(ctx.snapshot, ctx.index)) return undefined;
   if (ctx.snapshot.captured.has('pods')) {
     const pods = controllers.flatMap((c) => c.pods);
     const ready = controllers.reduce((n, c) => n + c.readyPods, 0);
+    const scaledDown = controllers
+      .filter((c) => c.deployment?.spec?.replicas === 0)
+      .map((c) => `${c.namespace}/${c.deploymentName}`);
+    if (pods.length === 0 && scaledDown.length > 0)
+      return { ready: false, what: `Deployment ${scaledDown.join(', ')} is scaled to 0 replicas` };
     if (pods.length === 0) return { ready: false, what: 'no pod labelled app.kubernetes.io/name=karpenter exists' };
     return {
       ready: ready > 0,

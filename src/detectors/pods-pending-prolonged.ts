@@ -3,31 +3,46 @@ import type { Pod } from '../domain/kube.ts';
 import { formatDuration } from '../domain/settings.ts';
 import type { ControllerInfo } from '../snapshot/snapshot-index.ts';
 import type { DetectContext, Detector } from './detector.ts';
-import { usesFargateScheduler } from './support/fargate.ts';
-import { earliestSince, isDaemonSetPod, isUnboundPending, listCapped, pendingAtLeast, podRef } from './support/pending.ts';
+import { awsRunsKarpenter } from './support/auto-mode.ts';
+import { controllerAbsenceKnown } from './support/controller-presence.ts';
+import { earliestSince, isUnboundPending, listCapped, pendingAtLeast, podRef } from './support/pending.ts';
 import { WorkloadDiagnoser, type WorkloadCause, type WorkloadVerdict } from './support/workload-diagnosis.ts';
+import { nominatedTo, pendingThreshold, waitsForKarpenter } from './support/workload-pending.ts';
 
 /**
  * PODS_PENDING_PROLONGED: workload pods Karpenter should have found a node for, grouped into one
- * finding per cause. Karpenter's own pods, DaemonSet pods (Karpenter never provisions for them) and
- * Fargate pods (Fargate, not Karpenter, runs them) are not counted.
+ * finding per cause. Karpenter's own pods and pods that do not wait on Karpenter (see
+ * support/workload-pending.ts: DaemonSet, Fargate, static and volume-bound pods) are not counted;
+ * scheduling-gated pods are not pending for capacity at all, and nominated pods get the
+ * registration threshold on top. Under EKS Auto Mode AWS runs Karpenter, so the absence of a
+ * controller pod is no cause.
  */
 export const podsPendingProlonged: Detector<'PODS_PENDING_PROLONGED'> = {
   code: 'PODS_PENDING_PROLONGED',
   requires: ['pods'],
-  refinedBy: ['deployments', 'replicasets', 'events', 'nodepools', 'ec2nodeclasses', 'logs'],
+  refinedBy: ['deployments', 'replicasets', 'events', 'nodepools', 'ec2nodeclasses', 'nodeclaims', 'cluster', 'logs'],
   detect(ctx) {
-    const threshold = ctx.settings.workloadPendingMs;
-    const pending = ctx.snapshot.pods.filter(
-      (p) =>
-        !ctx.index.isControllerPod(p) &&
-        !isDaemonSetPod(p) &&
-        !usesFargateScheduler(p) &&
-        isUnboundPending(p) &&
-        pendingAtLeast(p, threshold, ctx.now),
-    );
+    const nominated = new Map<Pod, string>();
+    const pending = ctx.snapshot.pods.filter((p) => {
+      if (ctx.index.isControllerPod(p) || !isUnboundPending(p)) return false;
+      const events = ctx.index.eventsFor('Pod', p.metadata?.namespace, p.metadata?.name);
+      if (!waitsForKarpenter(p, events)) return false;
+      const to = nominatedTo(p, events);
+      if (!pendingAtLeast(p, pendingThreshold(ctx.settings, to), ctx.now)) return false;
+      if (to !== undefined) nominated.set(p, to);
+      return true;
+    });
     if (pending.length === 0) return [];
-    if (!ctx.index.controllers.some(isAvailable)) return [finding(ctx, 'CONTROLLER_UNAVAILABLE', pending, controllerDown(ctx))];
+    const absenceKnown = controllerAbsenceKnown(ctx.snapshot, ctx.index);
+    if (!ctx.index.controllers.some(isAvailable) && !awsRunsKarpenter(ctx.snapshot) && absenceKnown) {
+      const down = controllerDown(ctx);
+      return [
+        finding(ctx, 'CONTROLLER_UNAVAILABLE', pending, {
+          ...down,
+          evidence: [...down.evidence, ...nominatedLine(pending, nominated)],
+        }),
+      ];
+    }
 
     const diagnoser = new WorkloadDiagnoser(ctx.snapshot, ctx.index);
     const groups = new Map<WorkloadCause, { pods: Pod[]; verdicts: Set<WorkloadVerdict> }>();
@@ -38,9 +53,28 @@ export const podsPendingProlonged: Detector<'PODS_PENDING_PROLONGED'> = {
       group.verdicts.add(verdict);
       groups.set(verdict.cause, group);
     }
-    return [...groups].map(([cause, g]) => finding(ctx, cause, g.pods, merge([...g.verdicts])));
+    return [...groups].map(([cause, g]) => {
+      const verdict = merge([...g.verdicts]);
+      const partial = absenceKnown
+        ? []
+        : [
+            'no Karpenter controller and no kube-system pod in the capture: capture all namespaces (kubectl get pods -A) to check the controller',
+          ];
+      return finding(ctx, cause, g.pods, {
+        ...verdict,
+        evidence: [...verdict.evidence, ...nominatedLine(g.pods, nominated), ...partial],
+      });
+    });
   },
 };
+
+function nominatedLine(pods: readonly Pod[], nominated: ReadonlyMap<Pod, string>): string[] {
+  const lines = pods.flatMap((p) => {
+    const to = nominated.get(p);
+    return to === undefined ? [] : [`${podRef(p)} nominated to ${to}`];
+  });
+  return lines.length ? [`nominated, yet still Pending past the registration threshold: ${listCapped(lines, 5)}`] : [];
+}
 
 /** A Ready pod, or (when its pods were not captured, e.g. another namespace only) a Deployment reporting ready replicas. */
 function isAvailable(c: ControllerInfo): boolean {
@@ -109,20 +143,34 @@ function controllerDown(ctx: DetectContext): WorkloadVerdict {
       ],
     };
   }
+  // Scaled to 0 is often deliberate (maintenance, a migration): say so rather than guess at a failure.
+  const scaledDown = controllers.filter((c) => c.deployment?.spec?.replicas === 0 && c.pods.length === 0);
+  const name = (c: ControllerInfo) => `${c.namespace}/${c.deploymentName ?? 'karpenter'}`;
+  const state = (c: ControllerInfo) =>
+    scaledDown.includes(c) ? `${name(c)}: scaled to 0 replicas` : `${name(c)}: 0 of ${c.pods.length} Ready`;
   return {
     cause: 'CONTROLLER_UNAVAILABLE',
-    detail: `No Karpenter controller pod is Ready (${controllers.map((c) => `${c.namespace}/${c.deploymentName ?? 'karpenter'}: 0 of ${c.pods.length}`).join(', ')}), so nothing provisions nodes for pending pods.`,
-    evidence: controllers.map(
-      (c) =>
-        `${c.namespace}/${c.deploymentName ?? 'karpenter'}: ${c.pods.length} pod(s), none Ready (${c.pods.map((p) => `${p.metadata?.name} ${p.status?.phase ?? '?'}`).join(', ') || 'no pods'})`,
+    detail: `No Karpenter controller pod is Ready (${controllers.map(state).join(', ')}), so nothing provisions nodes for pending pods.${scaledDown.length ? ' If the Deployment was scaled down on purpose, these pods wait until it is scaled back up.' : ''}`,
+    evidence: controllers.map((c) =>
+      scaledDown.includes(c)
+        ? `Deployment ${name(c)} has spec.replicas 0`
+        : `${name(c)}: ${c.pods.length} pod(s), none Ready (${c.pods.map((p) => `${p.metadata?.name} ${p.status?.phase ?? '?'}`).join(', ') || 'no pods'})`,
     ),
     steps: [
-      ...controllers.flatMap((c) => [
-        `kubectl get pods -n ${c.namespace} -l app.kubernetes.io/name=karpenter -o wide`,
-        `kubectl describe deployment -n ${c.namespace} ${c.deploymentName ?? 'karpenter'}`,
-        `kubectl logs -n ${c.namespace} deployment/${c.deploymentName ?? 'karpenter'} --tail=100`,
-      ]),
-      'if the controller pods are Pending, see the KARPENTER_CONTROLLER_PENDING finding',
+      ...controllers.flatMap((c) =>
+        scaledDown.includes(c)
+          ? [
+              `kubectl scale deployment -n ${c.namespace} ${c.deploymentName ?? 'karpenter'} --replicas=2   # the Helm chart's default; if Helm or GitOps owns it, set replicas there`,
+            ]
+          : [
+              `kubectl get pods -n ${c.namespace} -l app.kubernetes.io/name=karpenter -o wide`,
+              `kubectl describe deployment -n ${c.namespace} ${c.deploymentName ?? 'karpenter'}`,
+              `kubectl logs -n ${c.namespace} deployment/${c.deploymentName ?? 'karpenter'} --tail=100`,
+            ],
+      ),
+      ...(scaledDown.length < controllers.length
+        ? ['if the controller pods are Pending, see the KARPENTER_CONTROLLER_PENDING finding']
+        : []),
     ],
   };
 }

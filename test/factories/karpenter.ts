@@ -129,3 +129,21 @@ export function ec2NodeClass(input: {
     },
   };
 }
+
+/** EKS Auto Mode's built-in NodeClass, as its NodePools and NodeClaims reference it. */
+export const AUTO_MODE_NODECLASS_REF = { group: 'eks.amazonaws.com', kind: 'NodeClass', name: 'default' };
+
+/** A NodePool of EKS Auto Mode (Karpenter run by AWS): it references an `eks.amazonaws.com` NodeClass. */
+export function autoModeNodePool(input: Parameters<typeof nodePool>[0]): NodePool {
+  const np = nodePool(input);
+  const spec = np.spec?.template?.spec;
+  if (spec) spec.nodeClassRef = { ...AUTO_MODE_NODECLASS_REF, name: input.nodeClass ?? 'default' };
+  return np;
+}
+
+/** A NodeClaim EKS Auto Mode launched. */
+export function autoModeNodeClaim(input: Parameters<typeof nodeClaim>[0]): NodeClaim {
+  const nc = nodeClaim(input);
+  if (nc.spec) nc.spec.nodeClassRef = { ...AUTO_MODE_NODECLASS_REF, name: input.nodeClass ?? 'default' };
+  return nc;
+}

@@ -147,9 +147,43 @@ export function diagnoseControllerPod(pod: Pod, env: ControllerEnv): ControllerD
     );
   }
 
+  const unmodelled = fitting.length > 0 ? stillRejectedFor(scheduler, env.checkResources) : [];
+  if (unmodelled.length > 0 && !schedulerPredates(latestFailedScheduling(events, 'kube-scheduler')?.lastTime, fitting)) {
+    const reasons = unmodelled.map((r) => r.text).join('; ');
+    const nodes = fitting
+      .slice(0, 3)
+      .map((f) => f.name)
+      .join(', ');
+    return verdict(
+      'UNKNOWN',
+      `kube-scheduler still rejects ${ref} for reasons this check does not model (${reasons}), though node ${nodes} passes nodeSelector, affinity, taints and anti-affinity: a restart would meet the same answer, fix what the scheduler names.`,
+      { unknownKind: unmodelled.every((r) => r.capacity) ? 'insufficient-resources' : 'unexplained' },
+    );
+  }
   return nodesCaptured
     ? fromNodes(pod, fits, fitting, env.checkResources, verdict)
     : fromSchedulerMessage(scheduler, verdict, ref);
+}
+
+/** Scheduler reasons the node model here cannot check (capacity only counts when every pod on the nodes was captured). */
+const MODELLED: ReadonlySet<string> = new Set(['taint', 'node-selector', 'anti-affinity', 'node-condition']);
+
+function stillRejectedFor(message: SchedulerMessage, checkedResources: boolean): { text: string; capacity: boolean }[] {
+  return message.reasons.flatMap((r) => {
+    const capacity = r.kind === 'insufficient' || r.kind === 'too-many-pods';
+    return MODELLED.has(r.kind) || (capacity && checkedResources) ? [] : [{ text: `${r.count} ${r.text}`, capacity }];
+  });
+}
+
+/**
+ * A FailedScheduling event older than a node that fits now: the scheduler has not looked since
+ * that node came (the stale decision a restart clears). Without an event time the message counts
+ * as current.
+ */
+function schedulerPredates(eventTime: string | undefined, fitting: readonly NodeFit[]): boolean {
+  const said = Date.parse(eventTime ?? '');
+  if (Number.isNaN(said)) return false;
+  return fitting.some((f) => Date.parse(f.node.metadata?.creationTimestamp ?? '') > said);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { NODE_GROUPS, NODE_USERNAME } from './aws-auth.ts';
-import type { NodeRole } from './node-role.ts';
+import { accessEntryType, type NodeRole } from './node-role.ts';
+import { AUTO_NODE_POLICY_ARN } from './auto-mode.ts';
 
 export function regionFlag(region: string | undefined): string {
   return region ? ` --region ${region}` : '';
@@ -32,9 +33,23 @@ export function fixSteps(
       (arn) =>
         `aws eks delete-access-entry --cluster-name ${c} --principal-arn ${arn}${r}   # an access entry's type and ARN cannot be changed`,
     ),
-    `aws eks create-access-entry --cluster-name ${c} --principal-arn ${full} --type ${role.windows ? 'EC2_WINDOWS' : 'EC2_LINUX'}${r}`,
+    `aws eks create-access-entry --cluster-name ${c} --principal-arn ${full} --type ${accessEntryType(role)}${r}`,
+    ...(role.autoMode
+      ? [
+          `aws eks associate-access-policy --cluster-name ${c} --principal-arn ${full} --policy-arn ${AUTO_NODE_POLICY_ARN} --access-scope type=cluster${r}`,
+        ]
+      : []),
   ];
   const verify = 'kubectl get nodes -w   # the waiting instances register within a minute or two once the role is mapped';
+  if (role.autoMode) {
+    const switchMode =
+      mode === 'CONFIG_MAP'
+        ? [
+            `EKS Auto Mode needs access entries: aws eks update-cluster-config --name ${c} --access-config authenticationMode=API_AND_CONFIG_MAP${r}`,
+          ]
+        : [];
+    return [...switchMode, ...accessSteps, verify];
+  }
   if (mode === 'CONFIG_MAP') {
     const switchMode = access.valid
       ? [

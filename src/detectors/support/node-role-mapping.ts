@@ -2,7 +2,7 @@ import type { AccessEntry } from '../../domain/aws.ts';
 import type { DetectContext } from '../detector.ts';
 import { checkAwsAuthRoles, NODE_GROUPS, readAwsAuth, type EntryCheck } from './aws-auth.ts';
 import { parseRoleArn } from './iam-arn.ts';
-import type { NodeRole } from './node-role.ts';
+import { accessEntryType, type NodeRole } from './node-role.ts';
 import { captureSteps, fixSteps, regionFlag } from './node-role-fixes.ts';
 
 export type MappingCause = 'NODE_ROLE_NOT_MAPPED' | 'NODE_ROLE_MAPPING_INVALID' | 'UNKNOWN';
@@ -35,10 +35,12 @@ interface Checked {
 export function judgeNodeRoleMapping(ctx: DetectContext, role: NodeRole, region: string | undefined): MappingVerdict {
   const s = ctx.snapshot;
   const mode = s.cluster?.authenticationMode;
-  const awsAuthCounts = mode !== 'API';
-  const accessCounts = mode !== 'CONFIG_MAP';
+  // EKS Auto Mode maps its node roles through access entries only (it requires API or API_AND_CONFIG_MAP).
+  const awsAuthCounts = mode !== 'API' && !role.autoMode;
+  const accessCounts = mode !== 'CONFIG_MAP' || role.autoMode;
   const shown = role.arn ?? role.name;
   const evidence: string[] = [modeEvidence(mode)];
+  if (role.autoMode) evidence.push('EKS Auto Mode nodes: only an access entry of type EC2 maps their role; aws-auth does not');
 
   const awsAuth = checkAwsAuth(ctx, role, evidence, awsAuthCounts);
   const access = checkAccess(ctx, role, evidence, accessCounts, region);
@@ -154,7 +156,7 @@ function checkAccess(
     return { check: { state: 'not-captured' }, wrongEntries: [] };
   }
   const ignored = counts ? '' : ', but authentication mode CONFIG_MAP ignores access entries';
-  const expected = role.windows ? 'EC2_WINDOWS' : 'EC2_LINUX';
+  const expected = accessEntryType(role);
   const account = role.arn ? parseRoleArn(role.arn)?.account : undefined;
   const problems: string[] = [];
   const wrongEntries: string[] = [];

@@ -21,6 +21,13 @@ export interface NodeRole {
   instanceProfiles: string[];
   /** The EC2NodeClass selects a Windows AMI family (access entry type EC2_WINDOWS). */
   windows: boolean;
+  /** Nodes of an EKS Auto Mode NodeClass: only an access entry of type EC2 maps them, aws-auth does not. */
+  autoMode: boolean;
+}
+
+/** The access entry type a node role needs: `EC2` for EKS Auto Mode nodes, else by operating system. */
+export function accessEntryType(role: NodeRole): 'EC2' | 'EC2_WINDOWS' | 'EC2_LINUX' {
+  return role.autoMode ? 'EC2' : role.windows ? 'EC2_WINDOWS' : 'EC2_LINUX';
 }
 
 export interface NodeRoleResolution {
@@ -31,21 +38,27 @@ export interface NodeRoleResolution {
 
 /**
  * Node role of the nodes launched for an EC2NodeClass: `spec.role` (name or ARN), else the role
- * inside `spec.instanceProfile`, else the role in the instance profile the instances carry.
+ * inside `spec.instanceProfile`, else the role in the instance profile the instances carry. An
+ * EKS Auto Mode NodeClass is no EC2NodeClass and is not captured: only the instances tell.
  */
 export function resolveNodeRole(
   ctx: DetectContext,
   nodeClassName: string | undefined,
   instanceIds: string[],
+  autoMode = false,
 ): NodeRoleResolution {
   const { snapshot, index } = ctx;
   const gaps: string[] = [];
-  const nodeClass = nodeClassName ? index.nodeClassesByName.get(nodeClassName) : undefined;
+  const nodeClass = nodeClassName && !autoMode ? index.nodeClassesByName.get(nodeClassName) : undefined;
   const windows = /^windows/i.test(nodeClass?.spec?.amiFamily ?? '');
   const profiles = snapshot.instanceProfiles;
 
   const fromClass = nodeClass ? roleOfNodeClass(nodeClass, profiles, gaps, snapshot.captured.has('instanceprofiles')) : undefined;
-  if (!nodeClass) {
+  if (autoMode) {
+    gaps.push(
+      `EKS Auto Mode NodeClass ${nodeClassName ?? '?'} is not captured; its spec.role is the node role (kubectl get nodeclasses.eks.amazonaws.com ${nodeClassName ?? ''} -o jsonpath='{.spec.role}')`,
+    );
+  } else if (!nodeClass) {
     gaps.push(
       nodeClassName
         ? `EC2NodeClass ${nodeClassName} not in the capture (kubectl get ec2nodeclass ${nodeClassName} -o yaml)`
@@ -74,6 +87,7 @@ export function resolveNodeRole(
       source: found.source,
       instanceProfiles: [...linkedProfiles].sort(),
       windows,
+      autoMode,
     },
     gaps,
   };

@@ -5,6 +5,7 @@ import { describeCondition } from './readiness.ts';
 import { parseQuantity } from './quantity.ts';
 import { formatRequirement, formatTaint, requirementMatches, untoleratedTaints } from './scheduling.ts';
 import { NODEPOOL_LABEL } from '../../domain/tags.ts';
+import { isAutoModeRef, isEc2NodeClassRef } from './auto-mode.ts';
 
 /**
  * Could a NodePool launch a node for this pod, and is anything stopping it? A simplified model of
@@ -30,9 +31,12 @@ const WELL_KNOWN_LABELS = new Set([
   'failure-domain.beta.kubernetes.io/region',
 ]);
 const WELL_KNOWN_PREFIXES = ['karpenter.k8s.aws/'];
+/** EKS Auto Mode's Karpenter labels its nodes `eks.amazonaws.com/compute-type`, `eks.amazonaws.com/instance-category`, ... */
+const AUTO_MODE_PREFIXES = ['eks.amazonaws.com/'];
 
-function isWellKnown(key: string): boolean {
-  return WELL_KNOWN_LABELS.has(key) || WELL_KNOWN_PREFIXES.some((p) => key.startsWith(p));
+function isWellKnown(key: string, autoMode: boolean): boolean {
+  const prefixes = autoMode ? [...WELL_KNOWN_PREFIXES, ...AUTO_MODE_PREFIXES] : WELL_KNOWN_PREFIXES;
+  return WELL_KNOWN_LABELS.has(key) || prefixes.some((p) => key.startsWith(p));
 }
 
 /** The NodePool's requirements with its template labels and its own name folded in, by key. */
@@ -47,10 +51,14 @@ function poolRequirements(pool: NodePool): Map<string, LabelSelectorRequirement[
 }
 
 /** Why one pod requirement cannot be met by a NodePool, in Karpenter's words where it has them. */
-function requirementConflict(req: LabelSelectorRequirement, pool: Map<string, LabelSelectorRequirement[]>): string | undefined {
+function requirementConflict(
+  req: LabelSelectorRequirement,
+  pool: Map<string, LabelSelectorRequirement[]>,
+  autoMode: boolean,
+): string | undefined {
   const defined = pool.get(req.key);
   if (!defined) {
-    if (req.operator === 'NotIn' || req.operator === 'DoesNotExist' || isWellKnown(req.key)) return undefined;
+    if (req.operator === 'NotIn' || req.operator === 'DoesNotExist' || isWellKnown(req.key, autoMode)) return undefined;
     return `label "${req.key}" does not have known values`;
   }
   const conflicting = defined.find((p) => !compatible(req, p));
@@ -74,6 +82,7 @@ export function nodePoolIncompatibility(pod: Pod, pool: NodePool): string | unde
   const untolerated = untoleratedTaints(pod.spec?.tolerations, taints);
   if (untolerated[0]) return `did not tolerate ${formatTaint(untolerated[0])}`;
   const requirements = poolRequirements(pool);
+  const autoMode = isAutoModeRef(pool.spec?.template?.spec?.nodeClassRef);
   const selector: LabelSelectorRequirement[] = Object.entries(pod.spec?.nodeSelector ?? {}).map(([key, v]) => ({
     key,
     operator: 'In',
@@ -83,7 +92,7 @@ export function nodePoolIncompatibility(pod: Pod, pool: NodePool): string | unde
   const alternatives = terms.length ? terms.map((t) => [...selector, ...(t.matchExpressions ?? [])]) : [selector];
   let firstConflict: string | undefined;
   for (const reqs of alternatives) {
-    const conflict = reqs.map((r) => requirementConflict(r, requirements)).find((c) => c !== undefined);
+    const conflict = reqs.map((r) => requirementConflict(r, requirements, autoMode)).find((c) => c !== undefined);
     if (conflict === undefined) return undefined;
     firstConflict ??= conflict;
   }
@@ -110,13 +119,15 @@ export function limitsReached(pool: NodePool): LimitHit[] {
 
 /**
  * Why the NodePool's EC2NodeClass keeps it from provisioning, or undefined when it does not. From the
- * NodePool's NodeClassReady condition, else the EC2NodeClass itself (when captured).
+ * NodePool's NodeClassReady condition, else the EC2NodeClass itself (when captured). An EKS Auto
+ * Mode NodeClass is not an EC2NodeClass: only the condition speaks for it.
  */
 export function nodeClassProblem(pool: NodePool, nodeClasses: ReadonlyMap<string, EC2NodeClass> | undefined): string | undefined {
-  const ref = pool.spec?.template?.spec?.nodeClassRef?.name;
+  const nodeClassRef = pool.spec?.template?.spec?.nodeClassRef;
+  const ref = nodeClassRef?.name;
   const onPool = conditionOf(pool, 'NodeClassReady');
   if (onPool && onPool.status !== 'True') return `NodePool ${pool.metadata?.name}: ${describeCondition(onPool)}`;
-  if (!nodeClasses || !ref) return undefined;
+  if (!nodeClasses || !ref || !isEc2NodeClassRef(nodeClassRef)) return undefined;
   const nodeClass = nodeClasses.get(ref);
   if (!nodeClass) return `EC2NodeClass ${ref} (used by NodePool ${pool.metadata?.name}) does not exist`;
   const ready = conditionOf(nodeClass, 'Ready');

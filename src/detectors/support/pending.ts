@@ -9,7 +9,14 @@ export function isUnboundPending(pod: Pod): boolean {
   if (pod.spec?.nodeName || pod.metadata?.deletionTimestamp) return false;
   const phase = pod.status?.phase;
   if (phase !== undefined && phase !== 'Pending') return false;
+  if (hasSchedulingGates(pod)) return false;
   return conditionOf(pod, 'PodScheduled')?.reason !== 'SchedulingGated';
+}
+
+/** `spec.schedulingGates` (Kubernetes 1.30+): Pending by design until whoever owns the gate removes it. */
+function hasSchedulingGates(pod: Pod): boolean {
+  const gates = (pod.spec as { schedulingGates?: unknown } | undefined)?.schedulingGates;
+  return Array.isArray(gates) && gates.length > 0;
 }
 
 /** When the pod started waiting: its creation, else when it was first found unschedulable. */

@@ -16,6 +16,7 @@ export type { WorkloadCause, WorkloadVerdict } from './workload-verdicts.ts';
 import { podRef } from './pending.ts';
 import { describeCondition } from './readiness.ts';
 import { conditionOf } from '../../domain/kube-helpers.ts';
+import { awsRunsKarpenter } from './auto-mode.ts';
 
 /**
  * Why Karpenter has not given a pending workload pod a node. Karpenter's own words for the pod
@@ -30,9 +31,12 @@ export class WorkloadDiagnoser {
   readonly #pools: PoolFacts[] | undefined;
   readonly #logs: KarpenterLogFacts;
   readonly #cache = new Map<string, WorkloadVerdict>();
+  /** EKS Auto Mode without a controller of its own in the cluster: there are no controller logs to read. */
+  readonly #onlyAwsKarpenter: boolean;
 
   constructor(snapshot: ClusterSnapshot, index: SnapshotIndex) {
     this.#index = index;
+    this.#onlyAwsKarpenter = index.controllers.length === 0 && awsRunsKarpenter(snapshot);
     this.#logs = karpenterLogFacts(snapshot.logs);
     const nodeClasses: ReadonlyMap<string, EC2NodeClass> | undefined = snapshot.captured.has('ec2nodeclasses')
       ? index.nodeClassesByName
@@ -167,7 +171,9 @@ export class WorkloadDiagnoser {
       evidence: quoted,
       steps: [
         ...(pod ? [`kubectl describe pod -n ${pod.metadata?.namespace ?? 'default'} ${pod.metadata?.name ?? ''}`] : []),
-        `kubectl logs -n ${ns} deployment/${name} --tail=200 | grep -iE 'could not schedule|nodeclaim|error'`,
+        this.#onlyAwsKarpenter
+          ? "EKS Auto Mode runs Karpenter outside the cluster: its word is in the pod's events (kubectl describe pod above) and in the NodeClaims"
+          : `kubectl logs -n ${ns} deployment/${name} --tail=200 | grep -iE 'could not schedule|nodeclaim|error'`,
         'kubectl get nodeclaims -o wide',
       ],
     };

@@ -2,6 +2,7 @@ import type { CauseCodeOf } from '../../domain/codes.ts';
 import type { NodePool } from '../../domain/kube.ts';
 import type { LimitHit } from './nodepools.ts';
 import { incompatibilitySubject } from './scheduler-messages.ts';
+import { nodeClassKind } from './auto-mode.ts';
 
 /** What a pending-workload cause means for the user: detail, evidence and the manual steps, from the data. */
 
@@ -67,21 +68,29 @@ export function limitVerdict(named: string[], pools: PoolFacts[], quoted: string
 }
 
 export function nodeClassVerdict(pools: PoolFacts[], quoted: string[], loggedPools: string[] = []): WorkloadVerdict {
-  const refs = [...new Set(pools.map((p) => p.pool.spec?.template?.spec?.nodeClassRef?.name).filter((n): n is string => !!n))];
+  const describe = [
+    ...new Set(
+      pools.flatMap((p) => {
+        const ref = p.pool.spec?.template?.spec?.nodeClassRef;
+        return ref?.name ? [`kubectl describe ${nodeClassKind(ref).resource} ${ref.name}`] : [];
+      }),
+    ),
+  ];
   const names = pools.length ? pools.map((p) => p.name) : loggedPools;
+  const kinds = [...new Set(pools.map((p) => nodeClassKind(p.pool.spec?.template?.spec?.nodeClassRef).kind))];
   return {
     cause: 'NODECLASS_NOT_READY',
     detail: names.length
-      ? `NodePool(s) ${names.join(', ')} could serve these pods but their EC2NodeClass is not ready, so Karpenter ignores them.`
+      ? `NodePool(s) ${names.join(', ')} could serve these pods but their ${kinds.join(' / ') || 'EC2NodeClass'} is not ready, so Karpenter ignores them.`
       : 'Karpenter reports the NodeClass as not ready, so it launches no nodes.',
     evidence: [...quoted, ...pools.map((p) => p.nodeClassProblem).filter((x): x is string => !!x)],
     steps: [
-      ...refs.map((r) => `kubectl describe ec2nodeclass ${r}`),
+      ...describe,
       ...names.map(
         (n) =>
           `kubectl get nodepool ${n} -o jsonpath='{range .status.conditions[*]}{.type}={.status} {.reason}: {.message}{"\\n"}{end}'`,
       ),
-      'fix the EC2NodeClass as its failing condition says (see the NODECLASS_NOT_READY and NODEPOOL_NOT_READY findings)',
+      `fix the ${kinds.join(' / ') || 'EC2NodeClass'} as its failing condition says (see the NODECLASS_NOT_READY and NODEPOOL_NOT_READY findings)`,
     ],
   };
 }

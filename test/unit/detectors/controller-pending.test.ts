@@ -427,6 +427,98 @@ describe('KARPENTER_CONTROLLER_PENDING', () => {
     });
   });
 
+  describe('no restart where a restart cannot help', () => {
+    const TOPOLOGY =
+      "0/2 nodes are available: 2 node(s) didn't match pod topology spread constraints. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.";
+
+    it('UNKNOWN, not STALE_SCHEDULING, when kube-scheduler still names a reason not modelled here (topology spread)', () => {
+      const snapshot = snapshotOf({
+        pods: [pendingController('karpenter-5697769d6c-7lglp', CHART_SPEC, TOPOLOGY)],
+        nodes: [node({ name: SYSTEM_NODE })],
+      });
+      const [finding] = detect(snapshot);
+      expect(finding?.cause?.code).toBe('UNKNOWN');
+      expect(finding?.cause?.detail).toContain("2 node(s) didn't match pod topology spread constraints");
+      expect(finding?.remediation?.action).toBe('MANUAL');
+    });
+
+    it('UNKNOWN when the scheduler says Insufficient cpu and free capacity could not be checked (controller namespace only)', () => {
+      const snapshot = snapshotOf({
+        pods: [pendingController('karpenter-5697769d6c-7lglp', CHART_SPEC, '0/1 nodes are available: 1 Insufficient cpu.')],
+        nodes: [node({ name: SYSTEM_NODE })],
+      });
+      const [finding] = detect(snapshot);
+      expect(finding?.cause?.code).toBe('UNKNOWN');
+      expect(finding?.remediation?.steps).toContain(`kubectl describe node ${SYSTEM_NODE}`);
+    });
+
+    it('still STALE_SCHEDULING when the fitting node came after the scheduler last spoke', () => {
+      const said = event({
+        kind: 'Pod',
+        namespace: 'karpenter',
+        name: 'karpenter-5697769d6c-7lglp',
+        reason: 'FailedScheduling',
+        message: TOPOLOGY,
+        lastTime: minutesAfter(T0, 5),
+      });
+      const snapshot = snapshotOf({
+        pods: [pendingController('karpenter-5697769d6c-7lglp', CHART_SPEC, TOPOLOGY)],
+        nodes: [node({ name: SYSTEM_NODE, createdAt: minutesAfter(T0, 12) })],
+        events: [said],
+      });
+      expect(detect(snapshot)[0]?.cause?.code).toBe('STALE_SCHEDULING');
+    });
+  });
+
+  describe('healthy controllers on real clusters', () => {
+    it('Karpenter in kube-system running on Fargate: nothing', () => {
+      const onFargate = karpenterPod({
+        name: 'karpenter-5697769d6c-cdwct',
+        namespace: 'kube-system',
+        nodeName: 'fargate-ip-10-59-127-151.ec2.internal',
+        spec: { ...CHART_SPEC, schedulerName: 'fargate-scheduler' },
+      });
+      const snapshot = snapshotOf({
+        pods: [onFargate],
+        fargateProfiles: [
+          fargateProfile({
+            name: 'karpenter',
+            selectors: [{ namespace: 'kube-system', labels: { 'app.kubernetes.io/name': 'karpenter' } }],
+          }),
+        ],
+      });
+      expect(detect(snapshot)).toEqual([]);
+    });
+
+    it('a new ReplicaSet pod Pending 2 minutes in a rollout while the old replicas are Ready: nothing', () => {
+      const surge = karpenterPod({
+        name: 'karpenter-7f8b9c6d5e-q8w2z',
+        ownerReplicaSet: 'karpenter-7f8b9c6d5e',
+        createdAt: minutesAfter(NOW, -2),
+        spec: CHART_SPEC,
+      });
+      const snapshot = snapshotOf({
+        pods: [
+          runningController('karpenter-5697769d6c-cdwct', SYSTEM_NODE),
+          runningController('karpenter-5697769d6c-7lglp', 'ip-10-59-42-222.ec2.internal'),
+          surge,
+        ],
+        nodes: [node({ name: SYSTEM_NODE }), node({ name: 'ip-10-59-42-222.ec2.internal' })],
+      });
+      expect(detect(snapshot)).toEqual([]);
+    });
+
+    it('a controller pod being deleted is ignored', () => {
+      const leaving = pendingController('karpenter-5697769d6c-7lglp');
+      leaving.metadata = { ...leaving.metadata, deletionTimestamp: minutesAfter(T0, 20) };
+      expect(detect(snapshotOf({ pods: [leaving, runningController('karpenter-5697769d6c-cdwct', SYSTEM_NODE)] }))).toEqual([]);
+    });
+
+    it('a Deployment scaled to 0 has no pods and no finding here', () => {
+      expect(detect(snapshotOf({ pods: [], deployments: [karpenterDeployment({ replicas: 0 })] }))).toEqual([]);
+    });
+  });
+
   it('uses the latest FailedScheduling event as the scheduler evidence', () => {
     const p = pendingController('karpenter-5697769d6c-7lglp');
     const e = event({

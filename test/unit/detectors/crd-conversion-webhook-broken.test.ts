@@ -33,6 +33,8 @@ function upgradedCrd(plural: string, group: string, kind: string, webhook?: { na
 
 const seedTarget = { name: 'karpenter', namespace: 'kube-system', port: 8443 };
 const metricsOnly = service({ name: 'karpenter', namespace: 'karpenter', ports: [8000] });
+/** In every cluster-wide Service capture (`kubectl get svc -A`). */
+const apiServer = service({ name: 'kubernetes', namespace: 'default', ports: [443] });
 
 function patchFor(name: string): string {
   return `kubectl patch crd ${name} --type='json' -p='[{"op": "replace", "path": "/spec/conversion", "value": {"strategy": "None"}}]'`;
@@ -47,7 +49,7 @@ describe('CRD_CONVERSION_WEBHOOK_BROKEN', () => {
         upgradedCrd('nodepools', 'karpenter.sh', 'NodePool', seedTarget),
         upgradedCrd('ec2nodeclasses', 'karpenter.k8s.aws', 'EC2NodeClass', seedTarget),
       ],
-      services: [metricsOnly],
+      services: [apiServer, metricsOnly],
     });
 
     // Act
@@ -132,7 +134,10 @@ describe('CRD_CONVERSION_WEBHOOK_BROKEN', () => {
     };
 
     const [f] = detect(
-      snapshotOf({ crds: [upgradedCrd('nodeclaims', 'karpenter.sh', 'NodeClaim', seedTarget)], services: [withWebhook] }),
+      snapshotOf({
+        crds: [upgradedCrd('nodeclaims', 'karpenter.sh', 'NodeClaim', seedTarget)],
+        services: [apiServer, withWebhook],
+      }),
     );
 
     expect(f?.remediation?.steps[1]).toContain(
@@ -145,5 +150,31 @@ describe('CRD_CONVERSION_WEBHOOK_BROKEN', () => {
     const [f] = detect(snapshotOf({ crds: [upgradedCrd('nodeclaims', 'karpenter.sh', 'NodeClaim', seedTarget)], services: [] }));
 
     expect(f?.evidence).toContain('no Karpenter Service exists');
+  });
+});
+
+describe('CRD_CONVERSION_WEBHOOK_BROKEN: healthy webhooks and partial captures', () => {
+  const target = { name: 'karpenter', namespace: 'karpenter', port: 8443 };
+
+  it('a webhook on the right Service and port, whose targetPort is named, is no finding', () => {
+    const svc: Service = {
+      ...service({ name: 'karpenter', namespace: 'karpenter', ports: [] }),
+      spec: {
+        type: 'ClusterIP',
+        ports: [
+          { name: 'http-metrics', port: 8080, targetPort: 'http-metrics', protocol: 'TCP' },
+          { name: 'https-webhook', port: 8443, targetPort: 'https-webhook', protocol: 'TCP' },
+        ],
+      },
+    };
+    expect(
+      detect(snapshotOf({ crds: [upgradedCrd('nodepools', 'karpenter.sh', 'NodePool', target)], services: [apiServer, svc] })),
+    ).toEqual([]);
+  });
+
+  it('Services of other namespaces only (kubectl get svc -n karpenter) cannot show that kube-system/karpenter is missing', () => {
+    const crds = [upgradedCrd('nodeclaims', 'karpenter.sh', 'NodeClaim', seedTarget)];
+    expect(detect(snapshotOf({ crds, services: [metricsOnly] }))).toEqual([]);
+    expect(detect(snapshotOf({ crds, services: [apiServer, metricsOnly] }))[0]?.cause?.code).toBe('SERVICE_MISSING');
   });
 });

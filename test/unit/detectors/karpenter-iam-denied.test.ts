@@ -180,3 +180,33 @@ describe('KARPENTER_IAM_DENIED: grouping and context', () => {
     expect(detect(s)).toEqual([]);
   });
 });
+
+describe('KARPENTER_IAM_DENIED: old and repeated denials', () => {
+  const routine = (minutes: number) =>
+    logLine({ level: 'INFO', time: minutesAfter(T0, minutes), message: 'discovered ssm parameter' }, `karpenter.log:${minutes}`);
+
+  it('1,000 denials of one action are one finding that counts them', () => {
+    const logs = Array.from({ length: 1000 }, (_, i) => seedAt(i / 20, `karpenter.log:${i + 1}`));
+    const findings = detect(snapshotOf({ logs }));
+    expect(findings).toHaveLength(1);
+    expect(findings[0]?.evidence[0]).toBe(
+      '1000 log lines denied iam:ListInstanceProfiles in controller instanceprofile.garbagecollection',
+    );
+  });
+
+  it('denials that stopped more than an hour before the newest log line were fixed since: no finding', () => {
+    // controller-runtime retries a failing reconcile at least every ~17 minutes; three quiet hours mean it works now.
+    const fixed = snapshotOf({ logs: [seedAt(0, 'karpenter.log:1'), seedAt(3, 'karpenter.log:2'), routine(183)] });
+    expect(detect(fixed)).toEqual([]);
+  });
+
+  it('still reported when the last denial is within the hour before the newest line', () => {
+    const recent = snapshotOf({ logs: [seedAt(0, 'karpenter.log:1'), routine(60)] });
+    expect(detect(recent)).toHaveLength(1);
+  });
+
+  it('denials without a time cannot be judged old', () => {
+    const untimed = snapshotOf({ logs: [parseLogLine(SEED_LINE, 'karpenter.log:1'), routine(300)] });
+    expect(detect(untimed)).toHaveLength(1);
+  });
+});

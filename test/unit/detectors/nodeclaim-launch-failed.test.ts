@@ -311,3 +311,24 @@ describe('NODECLAIM_LAUNCH_FAILED: grouping and negatives', () => {
     expect(detect(snapshotOf({ nodePools: [pool] }))).toEqual([]);
   });
 });
+
+describe('NODECLAIM_LAUNCH_FAILED: old log lines', () => {
+  const spotAt = (minutes: number) =>
+    logLine(
+      { ...(JSON.parse(SEED_SPOT_LINE) as Record<string, unknown>), time: minutesAfter(T0, minutes) },
+      `karpenter.log:${minutes}`,
+    );
+  const routine = (minutes: number) =>
+    logLine({ level: 'INFO', time: minutesAfter(T0, minutes), message: 'computed new nodeclaim(s) to fit pod(s)' });
+
+  it('a failure known only from log lines that stopped over an hour before the newest line is over: no finding', () => {
+    expect(detect(snapshotOf({ logs: [spotAt(0), spotAt(5), routine(125)] }))).toEqual([]);
+    expect(detect(snapshotOf({ logs: [spotAt(0), spotAt(5), routine(60)] }))).toHaveLength(1);
+  });
+
+  it('an old log line still counts next to a NodeClaim that reports the failure now', () => {
+    const claim = failedClaim('default-abcde', 'SpotSLRCreationFailed', 'Instance launch failed');
+    const findings = detect(snapshotOf({ logs: [spotAt(0), routine(125)], nodeClaims: [claim] }));
+    expect(findings.map((f) => f.cause?.code)).toEqual(['SPOT_SERVICE_LINKED_ROLE_MISSING']);
+  });
+});

@@ -6,7 +6,14 @@ import { DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
 import { ACCOUNT, accessEntry, cluster, instance, instanceProfile, snapshotOf } from '../../factories/aws.ts';
-import { ec2NodeClass, nodeClaim, nodePool, unregisteredConditions } from '../../factories/karpenter.ts';
+import {
+  autoModeNodeClaim,
+  autoModeNodePool,
+  ec2NodeClass,
+  nodeClaim,
+  nodePool,
+  unregisteredConditions,
+} from '../../factories/karpenter.ts';
 import { T0, awsAuth, condition, minutesAfter, node } from '../../factories/kube.ts';
 
 const NOW = minutesAfter(T0, 12);
@@ -468,5 +475,106 @@ describe('NODECLAIM_NOT_REGISTERED: role sources and instances', () => {
     expect(f?.cause?.code).toBe('UNKNOWN');
     expect(f?.evidence.join('\n')).toContain('EC2NodeClass default not in the capture');
     expect(f?.remediation?.steps).toContain('kubectl get ec2nodeclass default -o yaml');
+  });
+});
+
+describe('NODECLAIM_NOT_REGISTERED on real clusters', () => {
+  it('ignores a NodeClaim being deleted (drained, consolidated, or timed out by Karpenter)', () => {
+    const leaving = stuckClaim('default-kb85v', 'i-01d1ff6c07a0e70f9');
+    leaving.metadata = { ...leaving.metadata, deletionTimestamp: minutesAfter(T0, 11) };
+    const snapshot = scenario({
+      nodeClaims: [leaving],
+      configMaps: [NODE_GROUP_ONLY],
+      instances: [instance({ id: 'i-01d1ff6c07a0e70f9', state: 'shutting-down' })],
+    });
+    expect(detect(snapshot)).toEqual([]);
+  });
+
+  it('ignores a NodeClaim launched 30 seconds ago', () => {
+    const fresh = stuckClaim('default-kb85v', 'i-01d1ff6c07a0e70f9', 'default', minutesAfter(NOW, -0.5));
+    expect(detect(scenario({ nodeClaims: [fresh], configMaps: [NODE_GROUP_ONLY] }))).toEqual([]);
+  });
+
+  it('ignores a drifted NodeClaim and one Registered but not yet Initialized', () => {
+    const drifted = nodeClaim({
+      name: 'default-aaaaa',
+      instanceId: 'i-0aaaaaaaaaaaaaaa1',
+      nodeName: 'ip-10-59-1-1.ec2.internal',
+    });
+    drifted.status?.conditions?.push(condition('Drifted', 'True', { reason: 'AMIDrift' }));
+    const initializing = nodeClaim({
+      name: 'default-bbbbb',
+      instanceId: 'i-0bbbbbbbbbbbbbbb1',
+      nodeName: 'ip-10-59-1-2.ec2.internal',
+      conditions: [
+        condition('Launched', 'True'),
+        condition('Registered', 'True'),
+        condition('Initialized', 'False', { reason: 'NotInitialized' }),
+        condition('Ready', 'False'),
+      ],
+    });
+    expect(detect(scenario({ nodeClaims: [drifted, initializing], configMaps: [NODE_GROUP_ONLY] }))).toEqual([]);
+  });
+
+  it('a NodePool of an older Karpenter without NodeRegistrationHealthy is no finding by itself', () => {
+    const older = nodePool({ name: 'default', conditions: [condition('NodeClassReady', 'True'), condition('Ready', 'True')] });
+    const healthy = nodeClaim({
+      name: 'default-aaaaa',
+      instanceId: 'i-0aaaaaaaaaaaaaaa1',
+      nodeName: 'ip-10-59-1-1.ec2.internal',
+    });
+    expect(detect(scenario({ nodePools: [older], nodeClaims: [healthy] }))).toEqual([]);
+  });
+
+  describe('EKS Auto Mode nodes', () => {
+    const AUTO_ROLE = `arn:aws:iam::${ACCOUNT}:role/AmazonEKSAutoNodeRole`;
+    const autoInstance = {
+      ...instance({ id: 'i-01d1ff6c07a0e70f9', nodePool: null, tags: { 'eks:kubernetes-node-pool-name': 'general-purpose' } }),
+      iamInstanceProfileArn: `arn:aws:iam::${ACCOUNT}:instance-profile/eks-us-east-1-demo-4f2a9c`,
+    };
+    function autoScenario(entries: AccessEntry[]): ClusterSnapshot {
+      return snapshotOf({
+        nodeClaims: [
+          autoModeNodeClaim({
+            name: 'general-purpose-kb85v',
+            nodePool: 'general-purpose',
+            instanceId: 'i-01d1ff6c07a0e70f9',
+            conditions: unregisteredConditions(),
+          }),
+        ],
+        nodePools: [autoModeNodePool({ name: 'general-purpose' })],
+        nodeClasses: [ec2NodeClass({ name: 'default', role: 'KarpenterNodeRole-demo' })],
+        instances: [autoInstance],
+        instanceProfiles: [instanceProfile({ name: 'eks-us-east-1-demo-4f2a9c', role: 'AmazonEKSAutoNodeRole' })],
+        accessEntries: entries,
+        configMaps: [MAPPED],
+        cluster: cluster({ authenticationMode: 'API', autoMode: true }),
+      });
+    }
+
+    it('an access entry of type EC2 maps the Auto Mode node role (never told to replace it with EC2_LINUX)', () => {
+      const [f] = detect(autoScenario([accessEntry({ principalArn: AUTO_ROLE, type: 'EC2' })]));
+      expect(f?.cause?.code).toBe('UNKNOWN');
+      expect(f?.cause?.detail).toContain(`Node role ${AUTO_ROLE} is mapped by an access entry`);
+      expect(f0Steps([f!])).not.toContain('delete-access-entry');
+      // The same-named EC2NodeClass of a self-managed Karpenter is not where Auto Mode's role comes from.
+      expect(f?.evidence.join('\n')).not.toContain('KarpenterNodeRole-demo');
+    });
+
+    it('without one: NODE_ROLE_NOT_MAPPED, fixed by an EC2 access entry with AmazonEKSAutoNodePolicy', () => {
+      const [f] = detect(autoScenario([]));
+      expect(f?.cause?.code).toBe('NODE_ROLE_NOT_MAPPED');
+      expect(f?.remediation?.steps).toEqual([
+        `aws eks create-access-entry --cluster-name demo --principal-arn ${AUTO_ROLE} --type EC2 --region us-east-1`,
+        `aws eks associate-access-policy --cluster-name demo --principal-arn ${AUTO_ROLE} --policy-arn arn:aws:eks::aws:cluster-access-policy/AmazonEKSAutoNodePolicy --access-scope type=cluster --region us-east-1`,
+        'kubectl get nodes -w   # the waiting instances register within a minute or two once the role is mapped',
+      ]);
+    });
+
+    it('an EC2_LINUX entry is the wrong type for Auto Mode nodes', () => {
+      const [f] = detect(autoScenario([accessEntry({ principalArn: AUTO_ROLE, type: 'EC2_LINUX' })]));
+      expect(f?.cause?.code).toBe('NODE_ROLE_MAPPING_INVALID');
+      expect(f?.cause?.detail).toContain('these nodes need type EC2');
+    });
   });
 });

@@ -5,7 +5,7 @@ import { DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
 import { snapshotOf } from '../../factories/aws.ts';
-import { ec2NodeClass, nodePool } from '../../factories/karpenter.ts';
+import { autoModeNodePool, ec2NodeClass, nodePool } from '../../factories/karpenter.ts';
 import { T0, condition, minutesAfter } from '../../factories/kube.ts';
 
 const NOW = minutesAfter(T0, 60);
@@ -218,5 +218,40 @@ describe('NODEPOOL_NOT_READY', () => {
 
     expect(detect(snapshot, minutesAfter(T0, 1))).toEqual([]);
     expect(detect(snapshot, minutesAfter(T0, 6))[0]?.cause?.code).toBe('UNKNOWN');
+  });
+});
+
+describe('NODEPOOL_NOT_READY under EKS Auto Mode (NodePools reference eks.amazonaws.com NodeClasses)', () => {
+  it('a Ready Auto Mode NodePool is no finding though no EC2NodeClass exists', () => {
+    expect(detect(snapshotOf({ nodePools: [autoModeNodePool({ name: 'general-purpose' })], nodeClasses: [] }))).toEqual([]);
+  });
+
+  it('never NODECLASS_NOT_FOUND for lack of an EC2NodeClass: the NodePool condition says why it is not ready', () => {
+    const pool = autoModeNodePool({
+      name: 'general-purpose',
+      conditions: poolConditions(
+        condition('NodeClassReady', 'False', { reason: 'NodeClassNotReady', message: 'NodeClass not ready' }),
+      ),
+    });
+    // A self-managed Karpenter's Ready EC2NodeClass of the same name is not the NodeClass this pool uses.
+    const [f] = detect(snapshotOf({ nodePools: [pool], nodeClasses: [ec2NodeClass({ name: 'default' })] }));
+    expect(f?.cause?.code).toBe('NODECLASS_NOT_READY');
+    expect(f?.title).toBe('NodePool general-purpose is not ready: NodeClass default is not ready');
+    expect(f?.remediation?.steps).toContain('kubectl describe nodeclasses.eks.amazonaws.com default');
+  });
+
+  it("NODECLASS_NOT_FOUND only when Karpenter says the NodeClass is missing, with Auto Mode's group in the patch", () => {
+    const pool = autoModeNodePool({
+      name: 'gpu',
+      nodeClass: 'gpu',
+      conditions: poolConditions(condition('NodeClassReady', 'False', { reason: 'NodeClassNotFound' })),
+    });
+    const [f] = detect(snapshotOf({ nodePools: [pool], nodeClasses: [] }));
+    expect(f?.cause?.code).toBe('NODECLASS_NOT_FOUND');
+    expect(f?.title).toBe('NodePool gpu is not ready: NodeClass gpu does not exist');
+    expect(f?.remediation?.steps.join('\n')).toContain(
+      '"nodeClassRef":{"group":"eks.amazonaws.com","kind":"NodeClass","name":"default"}',
+    );
+    expect(f?.remediation?.steps.join('\n')).not.toContain('ec2nodeclass');
   });
 });

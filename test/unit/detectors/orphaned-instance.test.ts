@@ -5,8 +5,8 @@ import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
 import { analyze } from '../../../src/usecases/analyze.ts';
 import { cluster, instance, snapshotOf } from '../../factories/aws.ts';
-import { nodeClaim } from '../../factories/karpenter.ts';
-import { T0, karpenterPod, minutesAfter } from '../../factories/kube.ts';
+import { autoModeNodePool, nodeClaim, nodePool } from '../../factories/karpenter.ts';
+import { T0, karpenterDeployment, karpenterPod, minutesAfter, pod } from '../../factories/kube.ts';
 
 const NOW = minutesAfter(T0, 60);
 /** Launched exactly at the default 10-minute grace. */
@@ -159,6 +159,100 @@ describe('ORPHANED_INSTANCE', () => {
 
     expect(findings).toHaveLength(2);
     expect(new Set(findings.map((f) => f.id)).size).toBe(2);
+  });
+});
+
+describe('ORPHANED_INSTANCE on real clusters', () => {
+  const coredns = pod({ name: 'coredns-6b9575c64c-4xk2p', namespace: 'kube-system', nodeName: 'ip-10-59-127-151.ec2.internal' });
+
+  it('a stopping instance counts like a stopped one; shutting-down does not', () => {
+    const snapshot = snapshotOf({
+      instances: [
+        instance({ id: 'i-0aaaaaaaaaaaaaaa1', state: 'stopping' }),
+        instance({ id: 'i-0aaaaaaaaaaaaaaa2', state: 'shutting-down' }),
+      ],
+      nodeClaims: [],
+      pods: [readyController],
+    });
+    expect(detect(snapshot).map((f) => f.resource.id)).toEqual(['i-0aaaaaaaaaaaaaaa1']);
+  });
+
+  it('never an instance of an Auto Scaling group (self-managed node group), whatever its other tags', () => {
+    const asg = instance({ id: 'i-0aaaaaaaaaaaaaaa1', tags: { 'aws:autoscaling:groupName': 'demo-system-ng' } });
+    expect(detect(snapshotOf({ instances: [asg], nodeClaims: [], pods: [readyController] }))).toEqual([]);
+  });
+
+  it('never an instance whose eks:eks-cluster-name names another cluster, even with kubernetes.io/cluster/<this>=owned', () => {
+    const contradictory = instance({
+      id: 'i-0aaaaaaaaaaaaaaa1',
+      cluster: 'prod',
+      tags: { 'kubernetes.io/cluster/demo': 'owned' },
+    });
+    const shared = instance({ id: 'i-0aaaaaaaaaaaaaaa2', cluster: null, tags: { 'kubernetes.io/cluster/demo': 'shared' } });
+    expect(detect(snapshotOf({ instances: [contradictory, shared], nodeClaims: [], pods: [readyController] }))).toEqual([]);
+  });
+
+  it('an instance without a karpenter.sh/nodeclaim tag is not judged while a NodeClaim of its NodePool awaits its providerID', () => {
+    const binding = nodeClaim({ name: 'default-njzpq', nodePool: 'default', conditions: [] });
+    const snapshot = snapshotOf({
+      instances: [
+        instance({ id: 'i-0aaaaaaaaaaaaaaa1', nodePool: 'default' }),
+        instance({ id: 'i-0aaaaaaaaaaaaaaa2', nodePool: 'spot' }),
+      ],
+      nodeClaims: [binding],
+      pods: [readyController],
+    });
+    expect(detect(snapshot).map((f) => f.resource.id)).toEqual(['i-0aaaaaaaaaaaaaaa2']);
+  });
+
+  it('scaled to 0: CONTROLLER_UNAVAILABLE says the Deployment is scaled down', () => {
+    const snapshot = snapshotOf({
+      instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })],
+      nodeClaims: [],
+      pods: [coredns],
+      deployments: [karpenterDeployment({ replicas: 0 })],
+    });
+    const [f] = detect(snapshot);
+    expect(f?.cause?.code).toBe('CONTROLLER_UNAVAILABLE');
+    expect(f?.evidence).toContain('Karpenter controller: Deployment karpenter/karpenter is scaled to 0 replicas');
+  });
+
+  it('a capture of other namespaces only does not say the controller is gone', () => {
+    const web = pod({ name: 'web-1', namespace: 'shop', nodeName: 'ip-10-59-127-151.ec2.internal' });
+    const [f] = detect(snapshotOf({ instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })], nodeClaims: [], pods: [web] }));
+    expect(f?.cause?.code).toBe('NO_NODECLAIM');
+  });
+
+  describe('EKS Auto Mode', () => {
+    it("never proposes to terminate Auto Mode's own instances (eks:kubernetes-node-pool-name) or those of its NodePools", () => {
+      const managed = instance({
+        id: 'i-0aaaaaaaaaaaaaaa1',
+        nodePool: 'general-purpose',
+        tags: { 'eks:kubernetes-node-pool-name': 'general-purpose' },
+      });
+      const ofAutoPool = instance({ id: 'i-0aaaaaaaaaaaaaaa2', nodePool: 'general-purpose' });
+      const snapshot = snapshotOf({
+        instances: [managed, ofAutoPool],
+        nodeClaims: [],
+        nodePools: [autoModeNodePool({ name: 'general-purpose' })],
+        pods: [],
+        cluster: cluster({ autoMode: true }),
+      });
+      expect(detect(snapshot)).toEqual([]);
+    });
+
+    it('a self-managed leftover in an Auto Mode cluster is NO_NODECLAIM, not CONTROLLER_UNAVAILABLE', () => {
+      const snapshot = snapshotOf({
+        instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1', nodePool: 'default' })],
+        nodeClaims: [],
+        nodePools: [autoModeNodePool({ name: 'general-purpose' }), nodePool({ name: 'default' })],
+        pods: [],
+        cluster: cluster({ autoMode: true }),
+      });
+      const [f] = detect(snapshot);
+      expect(f?.cause?.code).toBe('NO_NODECLAIM');
+      expect(f?.cause?.detail).toContain('EKS Auto Mode');
+    });
   });
 });
 

@@ -4,8 +4,8 @@ import type { Pod } from '../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
-import { logLine, snapshotOf } from '../../factories/aws.ts';
-import { ec2NodeClass, nodePool } from '../../factories/karpenter.ts';
+import { cluster, logLine, snapshotOf } from '../../factories/aws.ts';
+import { autoModeNodePool, ec2NodeClass, nodePool } from '../../factories/karpenter.ts';
 import {
   T0,
   condition,
@@ -19,6 +19,8 @@ import {
 
 const NOW = minutesAfter(T0, 30);
 const RUNNING_CONTROLLER = karpenterPod({ name: 'karpenter-5697769d6c-cdwct', nodeName: 'ip-10-59-127-151.ec2.internal' });
+/** Any cluster-wide capture of a non-Auto-Mode cluster holds kube-system pods. */
+const COREDNS = pod({ name: 'coredns-6b9575c64c-4xk2p', namespace: 'kube-system', nodeName: 'ip-10-59-127-151.ec2.internal' });
 
 function detect(snapshot: ClusterSnapshot, now = NOW) {
   return podsPendingProlonged.detect({
@@ -75,7 +77,7 @@ describe('PODS_PENDING_PROLONGED', () => {
     });
 
     it('CONTROLLER_UNAVAILABLE: no controller pod exists anywhere', () => {
-      const [f] = detect(snapshotOf({ pods: [workload('web-1')] }));
+      const [f] = detect(snapshotOf({ pods: [COREDNS, workload('web-1')] }));
       expect(f?.cause?.code).toBe('CONTROLLER_UNAVAILABLE');
       expect(f?.cause?.detail).toContain('No Karpenter controller pod');
     });
@@ -244,6 +246,147 @@ describe('PODS_PENDING_PROLONGED', () => {
         }),
       );
       expect(f?.since).toBe(minutesAfter(T0, 1));
+    });
+  });
+
+  describe('pods that do not wait on Karpenter (real clusters)', () => {
+    const pools = { nodePools: [nodePool({ name: 'default' })] };
+
+    it('a pod with spec.schedulingGates is Pending by design, even without a SchedulingGated condition', () => {
+      const gated = workload('gated-1');
+      gated.spec = { ...gated.spec, schedulingGates: [{ name: 'example.com/quota' }] } as typeof gated.spec;
+      gated.status = { phase: 'Pending' };
+      expect(detect(snapshotOf({ pods: [RUNNING_CONTROLLER, gated], ...pools }))).toEqual([]);
+    });
+
+    it('a nominated pod counts only after the workload plus the registration threshold (20 min by default)', () => {
+      const nominated = workload('web-1');
+      nominated.status = { ...nominated.status, nominatedNodeName: 'ip-10-59-42-222.ec2.internal' };
+      const snapshot = snapshotOf({ pods: [RUNNING_CONTROLLER, nominated], ...pools });
+      expect(detect(snapshot, minutesAfter(T0, 19))).toEqual([]);
+      const [f] = detect(snapshot, minutesAfter(T0, 20));
+      expect(f?.evidence.join('\n')).toContain('shop/web-1 nominated to ip-10-59-42-222.ec2.internal');
+    });
+
+    it("Karpenter's Nominated event (capacity launched for the pod) holds the pod back the same way", () => {
+      const p = workload('web-1');
+      const nominated = event({
+        kind: 'Pod',
+        namespace: 'shop',
+        name: 'web-1',
+        reason: 'Nominated',
+        type: 'Normal',
+        source: 'karpenter',
+        message: 'Pod should schedule on: nodeclaim/default-8xk2q',
+      });
+      const snapshot = snapshotOf({ pods: [RUNNING_CONTROLLER, p], events: [nominated], ...pools });
+      expect(detect(snapshot, minutesAfter(T0, 15))).toEqual([]);
+      expect(detect(snapshot, minutesAfter(T0, 20))[0]?.evidence.join('\n')).toContain('nominated to nodeclaim/default-8xk2q');
+    });
+
+    it('static (mirror) pods are not Karpenter workload', () => {
+      const mirror = workload('kube-proxy-ip-10-59-42-222', { ownerKind: 'Node' });
+      mirror.metadata = { ...mirror.metadata, annotations: { 'kubernetes.io/config.mirror': '3f5a' } };
+      expect(detect(snapshotOf({ pods: [RUNNING_CONTROLLER, mirror], ...pools }))).toEqual([]);
+    });
+
+    it('pods waiting on an unbound or missing PersistentVolumeClaim are the storage layer, not Karpenter', () => {
+      const unbound = workload('db-0', {
+        unschedulableMessage:
+          '0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.',
+      });
+      const missing = workload('db-1', { unschedulableMessage: 'persistentvolumeclaim "data-db-1" not found' });
+      expect(detect(snapshotOf({ pods: [RUNNING_CONTROLLER, unbound, missing], ...pools }))).toEqual([]);
+      // A volume pinned to a zone no NodePool serves is Karpenter's concern, and still counts.
+      const zonal = workload('db-2', {
+        unschedulableMessage: '0/3 nodes are available: 3 node(s) had volume node affinity conflict.',
+      });
+      expect(detect(snapshotOf({ pods: [RUNNING_CONTROLLER, zonal], ...pools }))).toHaveLength(1);
+    });
+
+    it('Succeeded and Failed Job pods are not Pending', () => {
+      const done = [workload('job-a', { phase: 'Succeeded' }), workload('job-b', { phase: 'Failed' })];
+      expect(detect(snapshotOf({ pods: [RUNNING_CONTROLLER, ...done], ...pools }))).toEqual([]);
+    });
+  });
+
+  describe('EKS Auto Mode (Karpenter runs AWS-side, no controller pod)', () => {
+    it('is not CONTROLLER_UNAVAILABLE when describe-cluster says Auto Mode', () => {
+      const snapshot = snapshotOf({
+        pods: [workload('web-1')],
+        nodePools: [autoModeNodePool({ name: 'general-purpose' })],
+        cluster: cluster({ autoMode: true, authenticationMode: 'API' }),
+      });
+      const [f] = detect(snapshot);
+      expect(f?.cause?.code).toBe('UNKNOWN');
+      expect(f?.remediation?.steps.join('\n')).not.toContain('kubectl logs -n karpenter');
+    });
+
+    it("is not CONTROLLER_UNAVAILABLE when only the NodePools' eks.amazonaws.com nodeClassRef tells", () => {
+      const snapshot = snapshotOf({
+        pods: [COREDNS, workload('web-1')],
+        nodePools: [autoModeNodePool({ name: 'general-purpose' })],
+      });
+      expect(detect(snapshot)[0]?.cause?.code).not.toBe('CONTROLLER_UNAVAILABLE');
+    });
+
+    it('does not look for an EC2NodeClass behind an Auto Mode NodeClass (nor take a same-named one for it)', () => {
+      const brokenEc2 = ec2NodeClass({
+        name: 'default',
+        conditions: [condition('AMIsReady', 'False', { reason: 'AMINotFound' }), condition('Ready', 'False')],
+      });
+      const withBroken = snapshotOf({
+        pods: [workload('web-1')],
+        nodePools: [autoModeNodePool({ name: 'general-purpose' })],
+        nodeClasses: [brokenEc2],
+        cluster: cluster({ autoMode: true }),
+      });
+      expect(detect(withBroken)[0]?.cause?.code).toBe('UNKNOWN');
+      const withoutAny = snapshotOf({
+        pods: [workload('web-1')],
+        nodePools: [autoModeNodePool({ name: 'general-purpose' })],
+        nodeClasses: [],
+        cluster: cluster({ autoMode: true }),
+      });
+      expect(detect(withoutAny)[0]?.cause?.code).toBe('UNKNOWN');
+    });
+
+    it("reads the Auto Mode NodeClass's state from the NodePool's NodeClassReady condition", () => {
+      const pool = autoModeNodePool({
+        name: 'general-purpose',
+        conditions: [condition('NodeClassReady', 'False', { reason: 'NodeClassNotReady' }), condition('Ready', 'False')],
+      });
+      const [f] = detect(snapshotOf({ pods: [workload('web-1')], nodePools: [pool], cluster: cluster({ autoMode: true }) }));
+      expect(f?.cause?.code).toBe('NODECLASS_NOT_READY');
+      expect(f?.remediation?.steps).toContain('kubectl describe nodeclasses.eks.amazonaws.com default');
+    });
+
+    it('Auto Mode labels (eks.amazonaws.com/compute-type) are known to an Auto Mode NodePool, not to a self-managed one', () => {
+      const auto = workload('web-1', { spec: { nodeSelector: { 'eks.amazonaws.com/compute-type': 'auto' } } });
+      const onAuto = snapshotOf({ pods: [auto], nodePools: [autoModeNodePool({ name: 'general-purpose' })] });
+      expect(detect(onAuto)[0]?.cause?.code).toBe('UNKNOWN');
+      const onSelfManaged = snapshotOf({ pods: [RUNNING_CONTROLLER, auto], nodePools: [nodePool({ name: 'default' })] });
+      expect(detect(onSelfManaged)[0]?.cause?.code).toBe('NO_NODEPOOL_MATCH');
+    });
+  });
+
+  describe('the controller', () => {
+    it('scaled to 0 on purpose: still CONTROLLER_UNAVAILABLE (nothing provisions), saying so and how to scale back', () => {
+      const snapshot = snapshotOf({
+        pods: [COREDNS, workload('web-1')],
+        deployments: [karpenterDeployment({ replicas: 0, readyReplicas: 0 })],
+      });
+      const [f] = detect(snapshot);
+      expect(f?.cause?.code).toBe('CONTROLLER_UNAVAILABLE');
+      expect(f?.cause?.detail).toContain('karpenter/karpenter: scaled to 0 replicas');
+      expect(f?.evidence).toContain('Deployment karpenter/karpenter has spec.replicas 0');
+      expect(f?.remediation?.steps[0]).toMatch(/^kubectl scale deployment -n karpenter karpenter --replicas=2 /);
+    });
+
+    it('a capture of one workload namespace cannot tell that no controller runs', () => {
+      const [f] = detect(snapshotOf({ pods: [workload('web-1')], nodePools: [nodePool({ name: 'default' })] }));
+      expect(f?.cause?.code).toBe('UNKNOWN');
+      expect(f?.evidence.join('\n')).toContain('capture all namespaces');
     });
   });
 

@@ -20,6 +20,16 @@ describe('pending pods', () => {
     expect(isUnboundPending(deleting)).toBe(false);
   });
 
+  it('a pod with spec.schedulingGates is not waiting for capacity, whatever its conditions say', () => {
+    const gated = pod({ name: 'e' });
+    gated.spec = { ...gated.spec, schedulingGates: [{ name: 'kueue.x-k8s.io/admission' }] } as typeof gated.spec;
+    gated.status = { phase: 'Pending' };
+    expect(isUnboundPending(gated)).toBe(false);
+    const emptyGates = pod({ name: 'f' });
+    emptyGates.spec = { ...emptyGates.spec, schedulingGates: [] } as typeof emptyGates.spec;
+    expect(isUnboundPending(emptyGates)).toBe(true);
+  });
+
   it('treats exactly the threshold as pending long enough', () => {
     const p = pod({ name: 'a', createdAt: T0 });
     expect(pendingAtLeast(p, 5 * 60_000, new Date(minutesAfter(T0, 5)))).toBe(true);
