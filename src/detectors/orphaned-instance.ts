@@ -10,12 +10,12 @@ import {
   legacyClusterTag,
   NODECLAIM_TAG,
   NODECLASS_TAG,
-  NODEGROUP_TAG,
+  foreignOwnerTag,
   NODEPOOL_TAG,
   nodePoolOfClaim,
 } from '../domain/tags.ts';
 import type { DetectContext, Detector } from './detector.ts';
-import { AUTO_MODE_NODEPOOL_TAG, awsRunsKarpenter, isAutoModeRef } from './support/auto-mode.ts';
+import { awsRunsKarpenter, isAutoModeRef } from './support/auto-mode.ts';
 import { controllerAbsenceKnown } from './support/controller-presence.ts';
 
 /**
@@ -24,12 +24,6 @@ import { controllerAbsenceKnown } from './support/controller-presence.ts';
  * collection would terminate them too.
  */
 const IGNORED_STATES = new Set(['pending', 'shutting-down', 'terminated']);
-/**
- * Instances some other owner manages, whatever Karpenter tags they carry: managed node groups,
- * Auto Scaling groups (self-managed node groups; Karpenter launches no ASGs), and EKS Auto Mode's
- * EC2 managed instances (AWS terminates those itself).
- */
-const FOREIGN_OWNER_TAGS = [NODEGROUP_TAG, 'aws:autoscaling:groupName', AUTO_MODE_NODEPOOL_TAG];
 
 type Cause = CauseCodeOf<'ORPHANED_INSTANCE'>;
 
@@ -56,9 +50,7 @@ export const orphanedInstance: Detector<'ORPHANED_INSTANCE'> = {
     for (const instance of ctx.snapshot.instances) {
       const t = instance.tags;
       if (!isTaggedForCluster(t, cluster) || t[NODEPOOL_TAG] === undefined) continue;
-      // `owned` by this cluster but named for another by Karpenter's own tag: contradictory, not ours to judge.
-      if (t[CLUSTER_TAG] !== undefined && t[CLUSTER_TAG] !== cluster) continue;
-      if (FOREIGN_OWNER_TAGS.some((k) => t[k] !== undefined)) continue;
+      if (foreignOwnerTag(t) !== undefined) continue;
       // A NodePool of EKS Auto Mode: AWS launched it and garbage-collects it, and may not let anyone else terminate it.
       if (isAutoModeRef(ctx.index.nodePoolsByName.get(t[NODEPOOL_TAG])?.spec?.template?.spec?.nodeClassRef)) continue;
       if (IGNORED_STATES.has(instance.state)) continue;

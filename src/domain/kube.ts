@@ -107,6 +107,8 @@ export interface PodSpec {
   initContainers?: Container[];
   priorityClassName?: string;
   serviceAccountName?: string;
+  /** Kubernetes 1.30+: the pod stays Pending by design until every gate is removed. */
+  schedulingGates?: { name: string }[];
 }
 
 export interface Pod extends KubeObject {

@@ -7,6 +7,18 @@ export const NODECLAIM_TAG = 'karpenter.sh/nodeclaim';
 export const NODECLASS_TAG = 'karpenter.k8s.aws/ec2nodeclass';
 /** Managed node group instances are never Karpenter's, whatever else they carry. */
 export const NODEGROUP_TAG = 'eks:nodegroup-name';
+/** Tag EKS Auto Mode puts on the EC2 managed instances it launches (AWS terminates those itself). */
+export const AUTO_MODE_NODEPOOL_TAG = 'eks:kubernetes-node-pool-name';
+/** Auto Scaling group members (self-managed node groups); Karpenter launches no ASGs. */
+export const ASG_TAG = 'aws:autoscaling:groupName';
+
+/** Instances some other owner manages, whatever Karpenter tags they carry. */
+export const FOREIGN_OWNER_TAGS = [NODEGROUP_TAG, ASG_TAG, AUTO_MODE_NODEPOOL_TAG] as const;
+
+/** The first tag that says another owner manages the instance, if any. */
+export function foreignOwnerTag(tags: Record<string, string>): string | undefined {
+  return FOREIGN_OWNER_TAGS.find((k) => tags[k] !== undefined);
+}
 
 /** Karpenter's NodePool label on NodeClaims and Nodes (same key as the instance tag). */
 export const NODEPOOL_LABEL = NODEPOOL_TAG;
@@ -16,8 +28,10 @@ export function legacyClusterTag(cluster: string): string {
   return `kubernetes.io/cluster/${cluster}`;
 }
 
+/** Tagged for `cluster`; an `eks:eks-cluster-name` naming another cluster wins over a legacy `owned` tag. */
 export function isTaggedForCluster(tags: Record<string, string>, cluster: string): boolean {
-  return tags[CLUSTER_TAG] === cluster || tags[legacyClusterTag(cluster)] === 'owned';
+  if (tags[CLUSTER_TAG] !== undefined) return tags[CLUSTER_TAG] === cluster;
+  return tags[legacyClusterTag(cluster)] === 'owned';
 }
 
 /** The NodePool a NodeClaim belongs to: its label, else its owner reference. */

@@ -1,6 +1,21 @@
 import { ageMs } from '../domain/kube-helpers.ts';
 import type { Instance } from '../domain/aws.ts';
-import { CLUSTER_TAG, isTaggedForCluster, legacyClusterTag, NODEGROUP_TAG, NODEPOOL_TAG } from '../domain/tags.ts';
+import {
+  ASG_TAG,
+  AUTO_MODE_NODEPOOL_TAG,
+  CLUSTER_TAG,
+  foreignOwnerTag,
+  isTaggedForCluster,
+  legacyClusterTag,
+  NODEGROUP_TAG,
+  NODEPOOL_TAG,
+} from '../domain/tags.ts';
+
+const OWNER_NAMES: Record<string, string> = {
+  [NODEGROUP_TAG]: 'a managed node group',
+  [ASG_TAG]: 'an Auto Scaling group',
+  [AUTO_MODE_NODEPOOL_TAG]: 'EKS Auto Mode',
+};
 import type { ActionPlanner } from './plan-context.ts';
 import { skipped } from './plan-context.ts';
 
@@ -8,7 +23,8 @@ import { skipped } from './plan-context.ts';
 export function terminationBlocker(instance: Instance | undefined, clusterName: string): string | undefined {
   if (!instance) return 'instance not found in the captured EC2 data';
   const t = instance.tags;
-  if (t[NODEGROUP_TAG] !== undefined) return `carries ${NODEGROUP_TAG}=${t[NODEGROUP_TAG]} (managed node group instance)`;
+  const foreign = foreignOwnerTag(t);
+  if (foreign !== undefined) return `carries ${foreign}=${t[foreign]} (managed by ${OWNER_NAMES[foreign]}, not Karpenter)`;
   if (!isTaggedForCluster(t, clusterName)) {
     return `not tagged for cluster ${clusterName} (${CLUSTER_TAG} or ${legacyClusterTag(clusterName)}=owned)`;
   }

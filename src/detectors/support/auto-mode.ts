@@ -12,8 +12,6 @@ import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 
 export const AUTO_MODE_GROUP = 'eks.amazonaws.com';
 const EC2NODECLASS_GROUP = 'karpenter.k8s.aws';
-/** Tag EKS Auto Mode puts on the instances it manages. */
-export const AUTO_MODE_NODEPOOL_TAG = 'eks:kubernetes-node-pool-name';
 export const AUTO_NODE_POLICY_ARN = 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSAutoNodePolicy';
 
 function groupOf(ref: NodeClassRef): string | undefined {

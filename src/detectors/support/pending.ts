@@ -15,7 +15,7 @@ export function isUnboundPending(pod: Pod): boolean {
 
 /** `spec.schedulingGates` (Kubernetes 1.30+): Pending by design until whoever owns the gate removes it. */
 function hasSchedulingGates(pod: Pod): boolean {
-  const gates = (pod.spec as { schedulingGates?: unknown } | undefined)?.schedulingGates;
+  const gates = pod.spec?.schedulingGates;
   return Array.isArray(gates) && gates.length > 0;
 }
 

@@ -254,7 +254,7 @@ describe('PODS_PENDING_PROLONGED', () => {
 
     it('a pod with spec.schedulingGates is Pending by design, even without a SchedulingGated condition', () => {
       const gated = workload('gated-1');
-      gated.spec = { ...gated.spec, schedulingGates: [{ name: 'example.com/quota' }] } as typeof gated.spec;
+      gated.spec = { ...gated.spec, schedulingGates: [{ name: 'example.com/quota' }] };
       gated.status = { phase: 'Pending' };
       expect(detect(snapshotOf({ pods: [RUNNING_CONTROLLER, gated], ...pools }))).toEqual([]);
     });
@@ -390,7 +390,8 @@ describe('PODS_PENDING_PROLONGED', () => {
     });
   });
 
-  it('evaluates 2,000 pending pods of 50,000 in linear time', () => {
+  // Speed and linearity are measured by `npm run bench`, not asserted here.
+  it('groups 2,000 pending pods of 50,000 into one finding with a capped list', () => {
     const pods: Pod[] = [RUNNING_CONTROLLER];
     for (let i = 0; i < 48_000; i++) pods.push(pod({ name: `run-${i}`, namespace: 'shop', nodeName: `node-${i % 500}` }));
     for (let i = 0; i < 2_000; i++) pods.push(workload(`web-${i}`));
@@ -398,9 +399,8 @@ describe('PODS_PENDING_PROLONGED', () => {
       pods,
       nodePools: [nodePool({ name: 'default', limits: { cpu: '8' }, resources: { cpu: '8' } })],
     });
-    const started = performance.now();
     const findings = detect(snapshot);
-    expect(performance.now() - started).toBeLessThan(2_000);
+
     expect(findings).toHaveLength(1);
     expect(findings[0]?.evidence[0]).toContain('and 1990 more');
   });

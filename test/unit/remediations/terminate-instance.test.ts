@@ -51,6 +51,21 @@ describe('TERMINATE_INSTANCE guardrails', () => {
 
   it.each([
     ['a managed node group instance', instance({ id: 'i-1', nodeGroup: 'system' }), 'eks:nodegroup-name'],
+    [
+      'an Auto Scaling group member',
+      instance({ id: 'i-6', tags: { 'aws:autoscaling:groupName': 'self-managed-ng' } }),
+      'Auto Scaling group',
+    ],
+    [
+      'an EKS Auto Mode instance',
+      instance({ id: 'i-7', tags: { 'eks:kubernetes-node-pool-name': 'general-purpose' } }),
+      'EKS Auto Mode',
+    ],
+    [
+      'an instance Karpenter tagged for another cluster, whatever legacy tag it carries',
+      instance({ id: 'i-8', cluster: 'other', tags: { 'kubernetes.io/cluster/demo': 'owned' } }),
+      'not tagged for cluster demo',
+    ],
     ['another cluster', instance({ id: 'i-2', cluster: 'other' }), 'not tagged for cluster demo'],
     ['no nodepool tag', instance({ id: 'i-3', nodePool: null }), 'karpenter.sh/nodepool'],
     ['already terminated', instance({ id: 'i-4', state: 'terminated' }), 'already terminated'],
