@@ -48,6 +48,14 @@ export function findingId(code: FindingCode, resource: ResourceRef, discriminato
   return createHash('sha256').update(key).digest('hex').slice(0, 16);
 }
 
+/**
+ * A step a human pastes into a shell: the reason on a `#` comment line, then the command alone
+ * (multi-line commands, e.g. YAML to apply, follow on further lines).
+ */
+export function commandStep(why: string, command: string): string {
+  return `# ${why.replace(/\s*:\s*$/, '')}\n${command}`;
+}
+
 export function manualRemediation(steps: string[]): Remediation {
   return { action: 'MANUAL', status: 'manual', reason: '', steps };
 }
