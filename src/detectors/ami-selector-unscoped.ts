@@ -1,5 +1,5 @@
 import type { Finding } from '../domain/finding.ts';
-import { manualRemediation, newFinding } from '../domain/finding.ts';
+import { commandStep, manualRemediation, newFinding } from '../domain/finding.ts';
 import type { SelectorTerm } from '../domain/kube.ts';
 import type { Detector } from './detector.ts';
 import { EKS_AMI_OWNER, describeImagesCommand, formatTerm, isUnscopedAmiTerm } from './support/selector-terms.ts';
@@ -54,7 +54,7 @@ export const amiSelectorUnscoped: Detector<'AMI_SELECTOR_UNSCOPED'> = {
             ...unscoped
               .map(({ term }) => describeImagesCommand(withOwner(term)))
               .filter((c): c is string => !!c)
-              .map((c) => `Check the scoped term still matches: ${c}`),
+              .map((c) => commandStep('Check the scoped term still matches', c)),
           ]),
         }),
       );

@@ -1,5 +1,5 @@
 import type { Finding } from '../domain/finding.ts';
-import { manualRemediation, newFinding } from '../domain/finding.ts';
+import { commandStep, manualRemediation, newFinding } from '../domain/finding.ts';
 import type { CustomResourceDefinition, Service } from '../domain/kube.ts';
 import { CONTROLLER_LABEL, CONTROLLER_LABEL_VALUE } from '../snapshot/snapshot-index.ts';
 import type { Detector } from './detector.ts';
@@ -115,15 +115,23 @@ function steps(crdName: string, karpenterServices: Service[]): string[] {
   const webhook = karpenterServices
     .flatMap((s) => (s.spec?.ports ?? []).filter((p) => /webhook/i.test(p.name ?? '')).map((p) => ({ s, port: p.port })))
     .at(0);
-  const storedCheck = `kubectl get crd ${crdName} -o jsonpath='{.status.storedVersions}'`;
+  out.push(
+    commandStep(
+      'Are objects still stored as v1beta1? Only then is conversion needed instead of strategy None',
+      `kubectl get crd ${crdName} -o jsonpath='{.status.storedVersions}'`,
+    ),
+  );
   if (webhook) {
     const value = { name: webhook.s.metadata?.name, namespace: webhook.s.metadata?.namespace, port: webhook.port };
     out.push(
-      `Only if objects are still stored as v1beta1 (${storedCheck}) and your Karpenter still serves conversion: point the webhook at the Service that exists instead: kubectl patch crd ${crdName} --type='json' -p='[{"op": "replace", "path": "/spec/conversion/webhook/clientConfig/service", "value": ${JSON.stringify(value)}}]'`,
+      commandStep(
+        'Only if v1beta1 is listed and your Karpenter still serves conversion: point the webhook at the Service that exists instead',
+        `kubectl patch crd ${crdName} --type='json' -p='[{"op": "replace", "path": "/spec/conversion/webhook/clientConfig/service", "value": ${JSON.stringify(value)}}]'`,
+      ),
     );
   } else {
     out.push(
-      `Only if objects are still stored as v1beta1 (${storedCheck}): no Karpenter Service exposes a webhook port, so install a Karpenter version that serves conversion (v1.0.x) and point spec.conversion.webhook.clientConfig.service at its Service, then migrate to v1 and set strategy None.`,
+      'Only if v1beta1 is listed: no Karpenter Service exposes a webhook port, so install a Karpenter version that serves conversion (v1.0.x) and point spec.conversion.webhook.clientConfig.service at its Service, then migrate to v1 and set strategy None.',
     );
   }
   return out;

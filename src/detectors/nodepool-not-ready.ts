@@ -1,6 +1,6 @@
 import type { CauseCodeOf } from '../domain/codes.ts';
 import type { Finding } from '../domain/finding.ts';
-import { manualRemediation, newFinding } from '../domain/finding.ts';
+import { commandStep, manualRemediation, newFinding } from '../domain/finding.ts';
 import type { EC2NodeClass, NodePool } from '../domain/kube.ts';
 import { conditionOf } from '../domain/kube-helpers.ts';
 import type { DetectContext, Detector } from './detector.ts';
@@ -100,8 +100,11 @@ function nodeClassMissing(np: NodePool, ctx: DetectContext): Explained | undefin
     evidence: cond && cond.status !== 'True' ? [describeCondition(cond)] : [],
     steps: [
       `kubectl get ${resource}`,
-      `Point NodePool ${name} at an existing ${kind}${isEc2 ? '' : " (EKS Auto Mode's built-in one is default)"}: kubectl patch nodepool ${name} --type=merge -p '${JSON.stringify(patch)}'`,
-      `Or create ${kind} ${target ?? '<name>'} (kubectl apply -f <its manifest>).`,
+      commandStep(
+        `Point NodePool ${name} at an existing ${kind}${isEc2 ? '' : " (EKS Auto Mode's built-in one is default)"}`,
+        `kubectl patch nodepool ${name} --type=merge -p '${JSON.stringify(patch)}'`,
+      ),
+      commandStep(`Or create ${kind} ${target ?? '<name>'} from its manifest`, 'kubectl apply -f <its manifest>'),
     ],
   };
 }
@@ -131,13 +134,19 @@ function nodeClassUnready(np: NodePool, ctx: DetectContext): Explained | undefin
     ],
     steps: terminating
       ? [
-          `${kind} ${target} is terminating: point NodePool ${name} at another ${kind} (kubectl edit nodepool ${name}) or recreate ${target}.`,
+          commandStep(
+            `${kind} ${target} is terminating: point NodePool ${name} at another ${kind}, or recreate ${target}`,
+            `kubectl edit nodepool ${name}`,
+          ),
         ]
       : [
           `kubectl describe ${resource} ${target}`,
           isEc2
             ? `Fix EC2NodeClass ${target} (see its NODECLASS_NOT_READY finding); NodePool ${name} turns Ready by itself once it is.`
-            : `Fix NodeClass ${target} as its conditions say (kubectl get ${resource} ${target} -o yaml); NodePool ${name} turns Ready by itself once it is.`,
+            : commandStep(
+                `Fix NodeClass ${target} as its conditions say; NodePool ${name} turns Ready by itself once it is`,
+                `kubectl get ${resource} ${target} -o yaml`,
+              ),
         ],
   };
 }
@@ -168,7 +177,7 @@ function validationFailed(np: NodePool): Explained | undefined {
       `kubectl patch nodepool ${name} --type=merge -p '{"spec":{"disruption":{"consolidationPolicy":"WhenEmptyOrUnderutilized"}}}'`,
     );
   }
-  steps.push(`Fix the field the message names (kubectl edit nodepool ${name}); Karpenter re-validates on save.`);
+  steps.push(commandStep('Fix the field the message names; Karpenter re-validates on save', `kubectl edit nodepool ${name}`));
   return {
     code: 'VALIDATION_FAILED',
     title: 'its spec failed validation',

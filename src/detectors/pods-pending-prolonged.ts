@@ -1,4 +1,4 @@
-import { manualRemediation, newFinding, type Finding } from '../domain/finding.ts';
+import { commandStep, manualRemediation, newFinding, type Finding } from '../domain/finding.ts';
 import type { Pod } from '../domain/kube.ts';
 import { formatDuration } from '../domain/settings.ts';
 import type { ControllerInfo } from '../snapshot/snapshot-index.ts';
@@ -138,8 +138,11 @@ function controllerDown(ctx: DetectContext): WorkloadVerdict {
       evidence: ['no pod labelled app.kubernetes.io/name=karpenter in the capture'],
       steps: [
         'kubectl get deployments -A -l app.kubernetes.io/name=karpenter',
-        'install or restore the controller: helm upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter --namespace karpenter --create-namespace --set settings.clusterName=' +
-          (ctx.snapshot.cluster?.name ?? ctx.snapshot.clusterName),
+        commandStep(
+          'install or restore the controller',
+          'helm upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter --namespace karpenter --create-namespace --set settings.clusterName=' +
+            (ctx.snapshot.cluster?.name ?? ctx.snapshot.clusterName),
+        ),
       ],
     };
   }

@@ -1,3 +1,4 @@
+import { commandStep } from '../../domain/finding.ts';
 import type { Condition, EC2NodeClass, SelectorTerm } from '../../domain/kube.ts';
 import { mergePatch, nameOf, quoted, type Explanation, type FixContext } from './nodeclass-fix-context.ts';
 import { EKS_AMI_OWNER, describeImagesCommand, formatTerms } from './selector-terms.ts';
@@ -40,7 +41,7 @@ export function explainAmi(c: Condition, nc: EC2NodeClass, fx: FixContext): Expl
   const version = targetVersion(nc, fx);
   const lookups = terms.map((t) => describeImagesCommand(t) ?? aliasLookup(t, version)).filter((s): s is string => !!s);
   let detail = `EC2NodeClass ${name} (amiFamily ${family}, amiSelectorTerms ${formatTerms(terms)}) resolved no AMI (${quoted(c)}).`;
-  const steps = lookups.map((cmd) => `See what the selector matches in this region: ${cmd}`);
+  const steps = lookups.map((cmd) => commandStep('See what the selector matches in this region', cmd));
   if (c.reason && c.reason !== 'AMINotFound') {
     detail += ` Karpenter could not list AMIs; the controller's IAM role needs ec2:DescribeImages (and ssm:GetParameter for aliases).`;
   }
@@ -52,22 +53,28 @@ export function explainAmi(c: Condition, nc: EC2NodeClass, fx: FixContext): Expl
         ? ` (this node class targets Kubernetes ${version}${minor !== undefined && minor >= 33 ? ', which has no AL2 AMI' : ''}).`
         : '.');
     steps.push(
-      `Switch EC2NodeClass ${name} to AL2023 (nodes bootstrap with nodeadm instead of /etc/eks/bootstrap.sh): ${mergePatch(nc, {
-        amiFamily: 'AL2023',
-        amiSelectorTerms: [{ alias: 'al2023@latest' }],
-      })}`,
+      commandStep(
+        `Switch EC2NodeClass ${name} to AL2023 (nodes bootstrap with nodeadm instead of /etc/eks/bootstrap.sh)`,
+        mergePatch(nc, { amiFamily: 'AL2023', amiSelectorTerms: [{ alias: 'al2023@latest' }] }),
+      ),
     );
     if (version) {
       steps.push(
-        `Or pin EKS-published AL2023 AMIs by owner and name: ${mergePatch(nc, {
-          amiFamily: 'AL2023',
-          amiSelectorTerms: [{ owner: EKS_AMI_OWNER, name: `amazon-eks-node-al2023-x86_64-standard-${version}-*` }],
-        })}`,
+        commandStep(
+          'Or pin EKS-published AL2023 AMIs by owner and name',
+          mergePatch(nc, {
+            amiFamily: 'AL2023',
+            amiSelectorTerms: [{ owner: EKS_AMI_OWNER, name: `amazon-eks-node-al2023-x86_64-standard-${version}-*` }],
+          }),
+        ),
       );
     }
   } else {
     steps.push(
-      `Correct spec.amiSelectorTerms of EC2NodeClass ${name} (kubectl edit ec2nodeclass ${name}) so every term matches an AMI in this region and account: AMI ids from another region and deregistered AMIs never match.`,
+      commandStep(
+        `Correct spec.amiSelectorTerms of EC2NodeClass ${name} so every term matches an AMI in this region and account: AMI ids from another region and deregistered AMIs never match`,
+        `kubectl edit ec2nodeclass ${name}`,
+      ),
     );
   }
   return { detail, steps };

@@ -1,4 +1,4 @@
-import type { ResourceRef } from '../../domain/finding.ts';
+import { commandStep, type ResourceRef } from '../../domain/finding.ts';
 import type { DetectContext } from '../detector.ts';
 import { parseRoleArn, regionOf } from './iam-arn.ts';
 
@@ -53,12 +53,16 @@ export function findRoleSteps(
   const roleArn = principalRoleArn ?? id.roleArn;
   const roleName = parseRoleArn(roleArn)?.name;
   const irsa = `kubectl get sa -n ${id.namespace} ${id.serviceAccount} -o jsonpath='{.metadata.annotations.eks\\.amazonaws\\.com/role-arn}'`;
-  if (roleName) return { roleName, steps: [`controller role: ${roleArn} (confirm: ${irsa})`] };
+  if (roleName)
+    return { roleName, steps: [commandStep(`controller role ${roleArn}; confirm it is the one its service account uses`, irsa)] };
   return {
     roleName,
     steps: [
-      `find the controller role (IRSA): ${irsa}`,
-      `or (EKS Pod Identity): aws eks list-pod-identity-associations --cluster-name ${ctx.snapshot.clusterName} --namespace ${id.namespace} --service-account ${id.serviceAccount}${r}`,
+      commandStep('find the controller role (IRSA)', irsa),
+      commandStep(
+        'or (EKS Pod Identity)',
+        `aws eks list-pod-identity-associations --cluster-name ${ctx.snapshot.clusterName} --namespace ${id.namespace} --service-account ${id.serviceAccount}${r}`,
+      ),
     ],
   };
 }
@@ -82,14 +86,14 @@ export function grantSteps(
     return [
       ...find,
       `the call is denied explicitly by ${input.explicitDenyIn}: an Allow on the role cannot override it; change that policy so it no longer denies ${input.actions.join(', ')}`,
-      `then allow it on the role if it is not yet allowed: ${statement}`,
+      commandStep('then allow it on the role if it is not yet allowed', statement),
     ];
   }
   const policyName = `karpenter-sentinel-${input.actions.map((a) => a.replace(/[^A-Za-z0-9]+/g, '-')).join('-')}`.slice(0, 128);
   const document = JSON.stringify({ Version: '2012-10-17', Statement: [JSON.parse(statement) as unknown] });
   return [
     ...find,
-    `add this statement to the controller role's policy (or to the IaC that owns it): ${statement}`,
+    commandStep("add this statement to the controller role's policy (or to the IaC that owns it)", statement),
     `aws iam put-role-policy --role-name ${roleName ?? '<controller-role-name>'} --policy-name ${policyName} --policy-document '${document}'`,
   ];
 }

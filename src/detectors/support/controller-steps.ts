@@ -1,5 +1,5 @@
 import type { FargateProfile } from '../../domain/aws.ts';
-import { manualRemediation, proposedAction, type Remediation } from '../../domain/finding.ts';
+import { commandStep, manualRemediation, proposedAction, type Remediation } from '../../domain/finding.ts';
 import type { Taint, Toleration } from '../../domain/kube.ts';
 import type { ControllerDiagnosis, ControllerEnv } from './controller-diagnosis.ts';
 import { isCandidate, type NodeFit } from './scheduling.ts';
@@ -20,7 +20,11 @@ export function controllerRemediation(d: ControllerDiagnosis, env: ControllerEnv
     case 'STALE_SCHEDULING':
       return proposedAction('ROLLOUT_RESTART', [restart]);
     case 'FARGATE_PROFILE_NOT_ACTIVE':
-      return manualRemediation(d.selectingProfiles.flatMap((p) => notActiveSteps(p, clusterName, ns)).concat(`then: ${restart}`));
+      return manualRemediation(
+        d.selectingProfiles
+          .flatMap((p) => notActiveSteps(p, clusterName, ns))
+          .concat(commandStep('then restart, so the pods are created again under the ACTIVE profile', restart)),
+      );
     case 'NO_FARGATE_PROFILE_MATCH':
       return manualRemediation(noProfileSteps(env, clusterName, restart));
     case 'ANTI_AFFINITY_TOO_FEW_NODES':
@@ -60,7 +64,10 @@ function notActiveSteps(profile: FargateProfile, clusterName: string, ns: string
     case 'CREATE_FAILED':
       return [
         describe,
-        `fix what health.issues reports (subnets must be private, the pod execution role must trust eks-fargate-pods.amazonaws.com), then recreate it: aws eks delete-fargate-profile --cluster-name ${clusterName} --fargate-profile-name ${profile.name}`,
+        commandStep(
+          'fix what health.issues reports (subnets must be private, the pod execution role must trust eks-fargate-pods.amazonaws.com), then recreate it',
+          `aws eks delete-fargate-profile --cluster-name ${clusterName} --fargate-profile-name ${profile.name}`,
+        ),
         createProfileCommand(clusterName, profile.name, profile, `namespace=${ns}`),
       ];
     default:
@@ -76,7 +83,7 @@ function noProfileSteps(env: ControllerEnv, clusterName: string, restart: string
   return [
     createProfileCommand(clusterName, profileName, template, `namespace=${env.namespace}`),
     `aws eks wait fargate-profile-active --cluster-name ${clusterName} --fargate-profile-name ${profileName}`,
-    `then restart, since pods created before the profile was ACTIVE keep default-scheduler: ${restart}`,
+    commandStep('then restart, since pods created before the profile was ACTIVE keep default-scheduler', restart),
     ...profiles.map(
       (p) =>
         `or run the controller where profile ${p.name} selects it: ${p.selectors.map((s) => `namespace ${s.namespace}${Object.keys(s.labels ?? {}).length ? ` with labels ${JSON.stringify(s.labels)}` : ''}`).join(' or ')}`,
@@ -96,14 +103,20 @@ function antiAffinitySteps(d: ControllerDiagnosis, env: ControllerEnv, clusterNa
     env.deployment?.spec?.replicas ?? env.controllerPods.filter((p) => p.metadata?.namespace === env.namespace).length;
   const steps = [
     `kubectl scale deployment -n ${env.namespace} ${env.deploymentName} --replicas=${eligible}`,
-    `keep it across upgrades: helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n ${env.namespace} --reuse-values --set replicas=${eligible}`,
+    commandStep(
+      'keep it across upgrades',
+      `helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n ${env.namespace} --reuse-values --set replicas=${eligible}`,
+    ),
   ];
   const nodeGroups = [
     ...new Set(candidates.map((f) => f.node.metadata?.labels?.['eks.amazonaws.com/nodegroup']).filter((g): g is string => !!g)),
   ];
   for (const group of nodeGroups) {
     steps.push(
-      `or keep ${replicas} replicas and give each its own node: aws eks update-nodegroup-config --cluster-name ${clusterName} --nodegroup-name ${group} --scaling-config minSize=${replicas},desiredSize=${replicas} (raise maxSize too if it is lower)`,
+      commandStep(
+        `or keep ${replicas} replicas and give each its own node (raise maxSize too if it is lower)`,
+        `aws eks update-nodegroup-config --cluster-name ${clusterName} --nodegroup-name ${group} --scaling-config minSize=${replicas},desiredSize=${replicas}`,
+      ),
     );
   }
   if (nodeGroups.length === 0)
@@ -142,11 +155,14 @@ function taintSteps(d: ControllerDiagnosis, env: ControllerEnv): string[] {
   const all = [...current, ...added];
   const patch = JSON.stringify({ spec: { template: { spec: { tolerations: all } } } });
   const steps = [
-    `add the toleration(s) to the chart's values and upgrade: tolerations: ${JSON.stringify(all)}`,
-    `or patch the Deployment now (Helm will revert it on the next upgrade): kubectl patch deployment -n ${env.namespace} ${env.deploymentName} --type=merge -p '${patch}'`,
+    commandStep("add the toleration(s) to the chart's values and upgrade", `tolerations: ${JSON.stringify(all)}`),
+    commandStep(
+      'or patch the Deployment now (Helm will revert it on the next upgrade)',
+      `kubectl patch deployment -n ${env.namespace} ${env.deploymentName} --type=merge -p '${patch}'`,
+    ),
   ];
   if (taints.length === 0)
-    steps.unshift(`find the taint: kubectl get nodes -o custom-columns=NAME:.metadata.name,TAINTS:.spec.taints`);
+    steps.unshift(commandStep('find the taint', 'kubectl get nodes -o custom-columns=NAME:.metadata.name,TAINTS:.spec.taints'));
   return steps;
 }
 
@@ -168,18 +184,26 @@ function selectorSteps(d: ControllerDiagnosis, env: ControllerEnv): string[] {
     const lacking = usable.filter((f) => f.node.metadata?.labels?.[key] !== want).map((f) => f.name);
     if (lacking.length)
       steps.push(
-        `label the node(s) meant for Karpenter (${lacking.slice(0, 5).join(', ')} lack it): kubectl label node ${lacking[0]} ${key}=${want}`,
+        commandStep(
+          `label the node(s) meant for Karpenter (${lacking.slice(0, 5).join(', ')} lack it)`,
+          `kubectl label node ${lacking[0]} ${key}=${want}`,
+        ),
       );
-    else steps.push(`label a node meant for Karpenter: kubectl label node <node> ${key}=${want}`);
+    else steps.push(commandStep('label a node meant for Karpenter', `kubectl label node <node> ${key}=${want}`));
     steps.push(
-      `or drop the selector: kubectl patch deployment -n ${env.namespace} ${env.deploymentName} --type=json -p '[{"op":"remove","path":"/spec/template/spec/nodeSelector/${key.replace(/~/g, '~0').replace(/\//g, '~1')}"}]' (and remove it from the chart's nodeSelector value)`,
+      commandStep(
+        "or drop the selector (and remove it from the chart's nodeSelector value)",
+        `kubectl patch deployment -n ${env.namespace} ${env.deploymentName} --type=json -p '[{"op":"remove","path":"/spec/template/spec/nodeSelector/${key.replace(/~/g, '~0').replace(/\//g, '~1')}"}]'`,
+      ),
     );
   }
   const affinity = [...new Set(usable.flatMap((f) => f.failures.filter((x) => x.kind === 'node-affinity').map((x) => x.detail)))];
   for (const a of affinity)
     steps.push(`the Deployment's ${a} on every node: relabel a node or change affinity in the chart values`);
   if (steps.length === 0)
-    steps.push(`compare the Deployment's nodeSelector/affinity with the node labels: kubectl get nodes --show-labels`);
+    steps.push(
+      commandStep("compare the Deployment's nodeSelector/affinity with the node labels", 'kubectl get nodes --show-labels'),
+    );
   return steps;
 }
 
@@ -194,18 +218,32 @@ function unknownSteps(d: ControllerDiagnosis, env: ControllerEnv, clusterName: s
       if (steps.length === 0) steps.push(`aws eks list-fargate-profiles --cluster-name ${clusterName}`);
       steps.push(
         subnets.length
-          ? `check the subnets are private and route 0.0.0.0/0 to a NAT gateway: aws ec2 describe-route-tables --filters Name=association.subnet-id,Values=${subnets.join(',')} --query 'RouteTables[*].Routes'`
-          : `check the profile's subnets are private and route 0.0.0.0/0 to a NAT gateway (aws ec2 describe-route-tables)`,
+          ? commandStep(
+              'check the subnets are private and route 0.0.0.0/0 to a NAT gateway',
+              `aws ec2 describe-route-tables --filters Name=association.subnet-id,Values=${subnets.join(',')} --query 'RouteTables[*].Routes'`,
+            )
+          : commandStep(
+              "check the profile's subnets (see describe-fargate-profile) are private and route 0.0.0.0/0 to a NAT gateway",
+              `aws ec2 describe-route-tables --filters Name=association.subnet-id,Values=<profile-subnet-ids> --query 'RouteTables[*].Routes'`,
+            ),
       );
       steps.push(describePod);
       return steps;
     }
-    case 'no-nodes':
+    case 'no-nodes': {
+      const subnets = env.snapshot.fargateProfiles.find((p) => p.subnets?.length)?.subnets?.join(' ') ?? '<private-subnet-ids>';
       return [
-        `give Karpenter somewhere to run: a small managed node group it does not manage (aws eks create-nodegroup --cluster-name ${clusterName} --nodegroup-name system ...)`,
-        `or a Fargate profile for its namespace: ${createProfileCommand(clusterName, 'karpenter', env.snapshot.fargateProfiles[0], `namespace=${env.namespace}`)}`,
+        commandStep(
+          'give Karpenter somewhere to run: a small managed node group it does not manage',
+          `aws eks create-nodegroup --cluster-name ${clusterName} --nodegroup-name system --node-role <node-role-arn> --subnets ${subnets} --scaling-config minSize=2,maxSize=3,desiredSize=2`,
+        ),
+        commandStep(
+          'or a Fargate profile for its namespace',
+          createProfileCommand(clusterName, 'karpenter', env.snapshot.fargateProfiles[0], `namespace=${env.namespace}`),
+        ),
         describePod,
       ];
+    }
     case 'insufficient-resources':
       return [
         ...d.fits

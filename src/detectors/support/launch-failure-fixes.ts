@@ -1,4 +1,5 @@
 import type { CauseCodeOf } from '../../domain/codes.ts';
+import { commandStep } from '../../domain/finding.ts';
 import type { NodePool } from '../../domain/kube.ts';
 import type { DetectContext } from '../detector.ts';
 import { deniedCallInText } from './cloud-errors.ts';
@@ -54,7 +55,10 @@ export function explainLaunchFailure(ctx: DetectContext, g: LaunchGroup): Explan
         steps: [
           'aws iam create-service-linked-role --aws-service-name spot.amazonaws.com   # once per account, by a principal allowed iam:CreateServiceLinkedRole',
           'aws iam get-role --role-name AWSServiceRoleForEC2Spot   # verify',
-          `or restrict ${pool} to on-demand: ${editPool}   # requirement karpenter.sh/capacity-type operator In values ["on-demand"]`,
+          commandStep(
+            `or restrict ${pool} to on-demand`,
+            `${editPool}   # requirement karpenter.sh/capacity-type operator In values ["on-demand"]`,
+          ),
         ],
       };
     }

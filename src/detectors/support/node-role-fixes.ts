@@ -1,3 +1,4 @@
+import { commandStep } from '../../domain/finding.ts';
 import { NODE_GROUPS, NODE_USERNAME } from './aws-auth.ts';
 import { accessEntryType, type NodeRole } from './node-role.ts';
 import { AUTO_NODE_POLICY_ARN } from './auto-mode.ts';
@@ -24,10 +25,13 @@ export function fixSteps(
     '  groups:',
     ...groups.map((g) => `    - ${g}`),
   ].join('\n');
-  const awsAuthSteps = [
-    `kubectl edit configmap aws-auth -n kube-system   # under data.mapRoles, add this entry (and remove any wrong entry for ${role.name}):\n${entryYaml}`,
-    `or: eksctl create iamidentitymapping --cluster ${c}${r} --arn ${withoutPath} --username ${NODE_USERNAME} ${groups.map((g) => `--group ${g}`).join(' ')}`,
-  ];
+  const editAwsAuth = `kubectl edit configmap aws-auth -n kube-system   # under data.mapRoles, add this entry (and remove any wrong entry for ${role.name}):\n${entryYaml}`;
+  const eksctl = commandStep(
+    'or let eksctl add the entry',
+    `eksctl create iamidentitymapping --cluster ${c}${r} --arn ${withoutPath} --username ${NODE_USERNAME} ${groups.map((g) => `--group ${g}`).join(' ')}`,
+  );
+  /** The aws-auth edit, its first line saying when it applies (`or, in aws-auth`) if it is not the only way. */
+  const awsAuthSteps = (when?: string) => [when ? commandStep(when, editAwsAuth) : editAwsAuth, eksctl];
   const accessSteps = [
     ...access.wrongEntries.map(
       (arn) =>
@@ -45,7 +49,10 @@ export function fixSteps(
     const switchMode =
       mode === 'CONFIG_MAP'
         ? [
-            `EKS Auto Mode needs access entries: aws eks update-cluster-config --name ${c} --access-config authenticationMode=API_AND_CONFIG_MAP${r}`,
+            commandStep(
+              'EKS Auto Mode needs access entries',
+              `aws eks update-cluster-config --name ${c} --access-config authenticationMode=API_AND_CONFIG_MAP${r}`,
+            ),
           ]
         : [];
     return [...switchMode, ...accessSteps, verify];
@@ -53,17 +60,20 @@ export function fixSteps(
   if (mode === 'CONFIG_MAP') {
     const switchMode = access.valid
       ? [
-          `or let the existing access entry count: aws eks update-cluster-config --name ${c} --access-config authenticationMode=API_AND_CONFIG_MAP${r}`,
+          commandStep(
+            'or let the existing access entry count',
+            `aws eks update-cluster-config --name ${c} --access-config authenticationMode=API_AND_CONFIG_MAP${r}`,
+          ),
         ]
       : [];
-    return [...awsAuthSteps, ...switchMode, verify];
+    return [...awsAuthSteps(), ...switchMode, verify];
   }
   if (mode === 'API') return [...accessSteps, verify];
-  if (mode !== undefined) return [...accessSteps, ...awsAuthSteps.map((s, i) => (i === 0 ? `or, in aws-auth: ${s}` : s)), verify];
+  if (mode !== undefined) return [...accessSteps, ...awsAuthSteps('or, in aws-auth'), verify];
   return [
     `aws eks describe-cluster --name ${c}${r} --query cluster.accessConfig.authenticationMode   # CONFIG_MAP: use aws-auth; API or API_AND_CONFIG_MAP: use an access entry`,
-    ...awsAuthSteps.map((s, i) => (i === 0 ? `CONFIG_MAP: ${s}` : s)),
-    ...accessSteps.map((s, i) => (i === accessSteps.length - 1 ? `API or API_AND_CONFIG_MAP: ${s}` : s)),
+    ...awsAuthSteps('if the mode is CONFIG_MAP'),
+    ...accessSteps.map((s, i) => (i === 0 ? commandStep('if the mode is API or API_AND_CONFIG_MAP', s) : s)),
     verify,
   ];
 }

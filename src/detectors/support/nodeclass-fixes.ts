@@ -1,3 +1,4 @@
+import { commandStep } from '../../domain/finding.ts';
 import type { Condition, EC2NodeClass, SelectorTerm } from '../../domain/kube.ts';
 import { explainAmi } from './ami-fixes.ts';
 import { mergePatch, nameOf, quoted, type Explanation, type FixContext } from './nodeclass-fix-context.ts';
@@ -34,11 +35,14 @@ export function explainNodeClassFailure(code: NodeClassCauseCode, c: Condition, 
 function explainSubnets(c: Condition, nc: EC2NodeClass, fx: FixContext): Explanation {
   const name = nameOf(nc);
   const terms = nc.spec?.subnetSelectorTerms ?? [];
-  const steps = terms.map((t) => `See what subnetSelectorTerms match: ${describeSubnetsCommand(t)}`);
+  const steps = terms.map((t) => commandStep('See what subnetSelectorTerms match', describeSubnetsCommand(t)));
   const tagStep = tagCommand(terms, fx.knownSubnets.length ? fx.knownSubnets.join(' ') : '<private-subnet-ids>');
-  if (tagStep) steps.push(`Tag the private subnets the nodes should use: ${tagStep}`);
+  if (tagStep) steps.push(commandStep('Tag the private subnets the nodes should use', tagStep));
   steps.push(
-    `Or select subnets by ID: ${mergePatch(nc, { subnetSelectorTerms: (fx.knownSubnets.length ? fx.knownSubnets : ['<subnet-id>']).map((id) => ({ id })) })}`,
+    commandStep(
+      'Or select subnets by ID',
+      mergePatch(nc, { subnetSelectorTerms: (fx.knownSubnets.length ? fx.knownSubnets : ['<subnet-id>']).map((id) => ({ id })) }),
+    ),
   );
   return {
     detail: `EC2NodeClass ${name}: subnetSelectorTerms ${formatTerms(terms)} match no subnet (${quoted(c)}); Karpenter cannot launch nodes without one.`,
@@ -49,13 +53,16 @@ function explainSubnets(c: Condition, nc: EC2NodeClass, fx: FixContext): Explana
 function explainSecurityGroups(c: Condition, nc: EC2NodeClass, fx: FixContext): Explanation {
   const name = nameOf(nc);
   const terms = nc.spec?.securityGroupSelectorTerms ?? [];
-  const steps = terms.map((t) => `See what securityGroupSelectorTerms match: ${describeSecurityGroupsCommand(t)}`);
+  const steps = terms.map((t) => commandStep('See what securityGroupSelectorTerms match', describeSecurityGroupsCommand(t)));
   steps.push(
-    `Tag discovery can fail; select the security groups by ID instead. The cluster security group: aws eks describe-cluster --name ${fx.clusterName} --query 'cluster.resourcesVpcConfig.clusterSecurityGroupId' --output text`,
-    `Then: ${mergePatch(nc, { securityGroupSelectorTerms: [{ id: '<sg-id>' }] })}`,
+    commandStep(
+      'Tag discovery can fail; select the security groups by ID instead. Find the cluster security group',
+      `aws eks describe-cluster --name ${fx.clusterName} --query 'cluster.resourcesVpcConfig.clusterSecurityGroupId' --output text`,
+    ),
+    commandStep('Then select it by ID', mergePatch(nc, { securityGroupSelectorTerms: [{ id: '<sg-id>' }] })),
   );
   const tagStep = tagCommand(terms, '<sg-id>');
-  if (tagStep) steps.push(`Or tag the node security group: ${tagStep}`);
+  if (tagStep) steps.push(commandStep('Or tag the node security group', tagStep));
   return {
     detail: `EC2NodeClass ${name}: securityGroupSelectorTerms ${formatTerms(terms)} match no security group (${quoted(c)}).`,
     steps,
@@ -79,19 +86,30 @@ function explainInstanceProfile(c: Condition, nc: EC2NodeClass, fx: FixContext):
   if (role) {
     const roleArn = fx.accountId ? `arn:aws:iam::${fx.accountId}:role/${role}` : `the role ${role}`;
     detail = `EC2NodeClass ${name}: Karpenter could not create the instance profile for node role ${role} (${quoted(c)}).`;
-    steps.push(`Check the role exists: aws iam get-role --role-name ${role}`);
+    steps.push(commandStep('Check the role exists', `aws iam get-role --role-name ${role}`));
     steps.push(
       authFailure
         ? `Allow the Karpenter controller's IAM role iam:PassRole on ${roleArn} and iam:GetInstanceProfile, iam:CreateInstanceProfile, iam:TagInstanceProfile, iam:AddRoleToInstanceProfile.`
-        : `Create node role ${role} (policies AmazonEKSWorkerNodePolicy, AmazonEKS_CNI_Policy, AmazonEC2ContainerRegistryReadOnly, AmazonSSMManagedInstanceCore) or set spec.role to an existing one: kubectl edit ec2nodeclass ${name}`,
+        : commandStep(
+            `Create node role ${role} (policies AmazonEKSWorkerNodePolicy, AmazonEKS_CNI_Policy, AmazonEC2ContainerRegistryReadOnly, AmazonSSMManagedInstanceCore) or set spec.role to an existing one`,
+            `kubectl edit ec2nodeclass ${name}`,
+          ),
     );
   } else {
     detail = `EC2NodeClass ${name}: instance profile ${profile ?? '(unset)'} is not usable (${quoted(c)}).`;
-    steps.push(`Check it exists and has a role: aws iam get-instance-profile --instance-profile-name ${profile ?? '<name>'}`);
+    steps.push(
+      commandStep(
+        'Check it exists and has a role',
+        `aws iam get-instance-profile --instance-profile-name ${profile ?? '<name>'}`,
+      ),
+    );
     steps.push(
       authFailure
         ? `Allow the Karpenter controller's IAM role iam:GetInstanceProfile, and iam:PassRole on the profile's role.`
-        : `Create instance profile ${profile ?? ''} with the node role, or set spec.instanceProfile / spec.role: kubectl edit ec2nodeclass ${name}`,
+        : commandStep(
+            `Create instance profile ${profile ?? ''} with the node role, or set spec.instanceProfile / spec.role`,
+            `kubectl edit ec2nodeclass ${name}`,
+          ),
     );
   }
   return { detail, steps };
@@ -106,7 +124,7 @@ function explainValidation(c: Condition, nc: EC2NodeClass): Explanation {
       detail: `EC2NodeClass ${name}: Karpenter's dry-run of ${action} was denied (${quoted(c)}).`,
       steps: [
         `Allow ${action} for the Karpenter controller's IAM role; it is dry-run with this node class's tags, so tag-conditioned statements must allow spec.tags too.`,
-        `Check again: ${check}`,
+        commandStep('Check again', check),
       ],
     };
   }
@@ -115,14 +133,14 @@ function explainValidation(c: Condition, nc: EC2NodeClass): Explanation {
     return {
       detail: `EC2NodeClass ${name}: spec.tags uses keys Karpenter reserves (${restricted.join(', ') || 'see message'}): ${quoted(c)}.`,
       steps: [
-        `Remove ${restricted.join(', ') || 'the reserved keys'} from spec.tags: kubectl edit ec2nodeclass ${name}`,
-        `Check again: ${check}`,
+        commandStep(`Remove ${restricted.join(', ') || 'the reserved keys'} from spec.tags`, `kubectl edit ec2nodeclass ${name}`),
+        commandStep('Check again', check),
       ],
     };
   }
   return {
     detail: `EC2NodeClass ${name} failed validation: ${quoted(c)}.`,
-    steps: [`kubectl describe ec2nodeclass ${name}`, `Check again: ${check}`],
+    steps: [`kubectl describe ec2nodeclass ${name}`, commandStep('Check again after fixing it', check)],
   };
 }
 

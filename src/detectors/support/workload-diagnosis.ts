@@ -172,7 +172,7 @@ export class WorkloadDiagnoser {
       steps: [
         ...(pod ? [`kubectl describe pod -n ${pod.metadata?.namespace ?? 'default'} ${pod.metadata?.name ?? ''}`] : []),
         this.#onlyAwsKarpenter
-          ? "EKS Auto Mode runs Karpenter outside the cluster: its word is in the pod's events (kubectl describe pod above) and in the NodeClaims"
+          ? "EKS Auto Mode runs Karpenter outside the cluster: its word is in the pod's events (see the describe step above) and in the NodeClaims"
           : `kubectl logs -n ${ns} deployment/${name} --tail=200 | grep -iE 'could not schedule|nodeclaim|error'`,
         'kubectl get nodeclaims -o wide',
       ],

@@ -1,4 +1,5 @@
 import type { CauseCodeOf } from '../../domain/codes.ts';
+import { commandStep } from '../../domain/finding.ts';
 import type { NodePool } from '../../domain/kube.ts';
 import type { LimitHit } from './nodepools.ts';
 import { incompatibilitySubject } from './scheduler-messages.ts';
@@ -47,14 +48,19 @@ export function limitVerdict(named: string[], pools: PoolFacts[], quoted: string
     steps.push(`kubectl get nodepool ${p.name} -o jsonpath='{.spec.limits}{"\\n"}{.status.resources}{"\\n"}'`);
     if (hits.length)
       steps.push(
-        `raise the limit (for example to ${hits.map((h) => `${h.resource} ${raised[h.resource]}`).join(', ')}): kubectl patch nodepool ${p.name} --type=merge -p '${JSON.stringify({ spec: { limits: raised } })}'`,
+        commandStep(
+          `raise the limit (for example to ${hits.map((h) => `${h.resource} ${raised[h.resource]}`).join(', ')})`,
+          `kubectl patch nodepool ${p.name} --type=merge -p '${JSON.stringify({ spec: { limits: raised } })}'`,
+        ),
       );
-    steps.push(`or check what uses the capacity: kubectl get nodeclaims -l karpenter.sh/nodepool=${p.name} -o wide`);
+    steps.push(
+      commandStep('or check what uses the capacity', `kubectl get nodeclaims -l karpenter.sh/nodepool=${p.name} -o wide`),
+    );
   }
   for (const n of names.filter((n) => !pools.some((p) => p.name === n))) {
     steps.push(
       `kubectl get nodepool ${n} -o jsonpath='{.spec.limits}{"\\n"}{.status.resources}{"\\n"}'`,
-      `raise spec.limits of NodePool ${n}: kubectl edit nodepool ${n}`,
+      commandStep(`raise spec.limits of NodePool ${n}`, `kubectl edit nodepool ${n}`),
     );
   }
   if (steps.length === 0)
@@ -114,14 +120,20 @@ export function noMatchVerdict(
     const subject = incompatibilitySubject(why);
     if (subject.label) {
       steps.push(
-        `add label ${subject.label in nodeSelector ? `${subject.label}=${nodeSelector[subject.label]}` : subject.label} to NodePool ${pool} (spec.template.metadata.labels or spec.template.spec.requirements), or remove it from the pods' nodeSelector/affinity: kubectl edit nodepool ${pool}`,
+        commandStep(
+          `add label ${subject.label in nodeSelector ? `${subject.label}=${nodeSelector[subject.label]}` : subject.label} to NodePool ${pool} (spec.template.metadata.labels or spec.template.spec.requirements), or remove it from the pods' nodeSelector/affinity`,
+          `kubectl edit nodepool ${pool}`,
+        ),
       );
     } else if (subject.taint) {
       steps.push(
-        `tolerate ${subject.taint} in the pods, or serve them from a NodePool without that taint: kubectl get nodepool ${pool} -o yaml`,
+        commandStep(
+          `tolerate ${subject.taint} in the pods, or serve them from a NodePool without that taint`,
+          `kubectl get nodepool ${pool} -o yaml`,
+        ),
       );
     } else {
-      steps.push(`compare the pods' requirements with NodePool ${pool}: kubectl get nodepool ${pool} -o yaml`);
+      steps.push(commandStep(`compare the pods' requirements with NodePool ${pool}`, `kubectl get nodepool ${pool} -o yaml`));
     }
   }
   if (steps.length === 0) steps.push('kubectl get nodepools -o yaml');

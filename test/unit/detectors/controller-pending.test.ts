@@ -96,7 +96,9 @@ describe('KARPENTER_CONTROLLER_PENDING', () => {
       expect(finding?.remediation?.steps).toContain(
         'aws eks wait fargate-profile-active --cluster-name demo --fargate-profile-name karpenter',
       );
-      expect(finding?.remediation?.steps).toContain('then: kubectl rollout restart deployment -n karpenter karpenter');
+      expect(finding?.remediation?.steps.at(-1)).toMatch(
+        /^# then restart.*\nkubectl rollout restart deployment -n karpenter karpenter$/,
+      );
     });
 
     it('FARGATE_PROFILE_NOT_ACTIVE: CREATE_FAILED gets a recreate with the same role and subnets', () => {
@@ -177,7 +179,7 @@ describe('KARPENTER_CONTROLLER_PENDING', () => {
       expect(finding?.remediation?.steps).toContain(
         "aws ec2 describe-route-tables --filters Name=association.subnet-id,Values=subnet-0a1b2c3d4e5f60001,subnet-0a1b2c3d4e5f60002 --query 'RouteTables[*].Routes'".replace(
           /^/,
-          'check the subnets are private and route 0.0.0.0/0 to a NAT gateway: ',
+          '# check the subnets are private and route 0.0.0.0/0 to a NAT gateway\n',
         ),
       );
     });

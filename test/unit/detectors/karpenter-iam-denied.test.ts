@@ -46,9 +46,9 @@ describe('KARPENTER_IAM_DENIED: seed 004 #4', () => {
 
   it('gives the policy statement and how to find the controller role', () => {
     expect(f?.remediation?.steps).toEqual([
-      "find the controller role (IRSA): kubectl get sa -n karpenter karpenter -o jsonpath='{.metadata.annotations.eks\\.amazonaws\\.com/role-arn}'",
-      'or (EKS Pod Identity): aws eks list-pod-identity-associations --cluster-name demo --namespace karpenter --service-account karpenter',
-      'add this statement to the controller role\'s policy (or to the IaC that owns it): {"Effect":"Allow","Action":["iam:ListInstanceProfiles"],"Resource":"arn:aws:iam::069057294951:instance-profile/*"}',
+      "# find the controller role (IRSA)\nkubectl get sa -n karpenter karpenter -o jsonpath='{.metadata.annotations.eks\\.amazonaws\\.com/role-arn}'",
+      '# or (EKS Pod Identity)\naws eks list-pod-identity-associations --cluster-name demo --namespace karpenter --service-account karpenter',
+      '# add this statement to the controller role\'s policy (or to the IaC that owns it)\n{"Effect":"Allow","Action":["iam:ListInstanceProfiles"],"Resource":"arn:aws:iam::069057294951:instance-profile/*"}',
       'aws iam put-role-policy --role-name <controller-role-name> --policy-name karpenter-sentinel-iam-ListInstanceProfiles --policy-document \'{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["iam:ListInstanceProfiles"],"Resource":"arn:aws:iam::069057294951:instance-profile/*"}]}\'',
     ]);
   });
@@ -106,7 +106,7 @@ describe('KARPENTER_IAM_DENIED: grouping and context', () => {
 
     expect(f?.resource).toEqual({ kind: 'Deployment', namespace: 'kube-system', name: 'karpenter' });
     expect(f?.remediation?.steps[0]).toBe(
-      "controller role: arn:aws:iam::069057294951:role/KarpenterController-demo (confirm: kubectl get sa -n kube-system karpenter-sa -o jsonpath='{.metadata.annotations.eks\\.amazonaws\\.com/role-arn}')",
+      "# controller role arn:aws:iam::069057294951:role/KarpenterController-demo; confirm it is the one its service account uses\nkubectl get sa -n kube-system karpenter-sa -o jsonpath='{.metadata.annotations.eks\\.amazonaws\\.com/role-arn}'",
     );
     expect(f?.remediation?.steps.at(-1)).toContain('--role-name KarpenterController-demo');
   });

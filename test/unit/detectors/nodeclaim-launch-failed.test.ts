@@ -81,7 +81,9 @@ describe('NODECLAIM_LAUNCH_FAILED: Spot service-linked role (seeds 002 and 004 #
     expect(f?.resource).toEqual({ kind: 'NodePool', name: 'spot' });
     expect(f?.since).toBe(minutesAfter(T0, 3));
     expect(f?.cause?.detail).toContain('NodePool spot allows only Spot capacity, so it launches nothing until the role exists');
-    expect(f?.remediation?.steps.join('\n')).toContain('or restrict NodePool spot to on-demand: kubectl edit nodepool spot');
+    expect(f?.remediation?.steps).toContainEqual(
+      expect.stringMatching(/^# or restrict NodePool spot to on-demand\nkubectl edit nodepool spot /),
+    );
   });
 
   it('reads the event Karpenter puts on the NodeClaim (seed 002) and finds the NodePool through the NodeClaim', () => {

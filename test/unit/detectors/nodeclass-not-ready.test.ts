@@ -218,7 +218,7 @@ describe('NODECLASS_NOT_READY', () => {
 
     expect(f?.cause?.code).toBe('INSTANCE_PROFILE_NOT_READY');
     expect(f?.cause?.detail).toContain('aws-2026-eks-karpenter-node');
-    expect(f?.remediation?.steps).toContain('Check the role exists: aws iam get-role --role-name aws-2026-eks-karpenter-node');
+    expect(f?.remediation?.steps).toContain('# Check the role exists\naws iam get-role --role-name aws-2026-eks-karpenter-node');
   });
 
   it('INSTANCE_PROFILE_NOT_READY: role not passable asks for iam:PassRole on the role ARN', () => {
@@ -290,7 +290,7 @@ describe('NODECLASS_NOT_READY', () => {
     const [f] = detect(snapshotOf({ nodeClasses: [nc] }));
 
     expect(f?.cause?.code).toBe('VALIDATION_FAILED');
-    expect(f?.remediation?.steps[0]).toBe('Remove eks:eks-cluster-name from spec.tags: kubectl edit ec2nodeclass default');
+    expect(f?.remediation?.steps[0]).toBe('# Remove eks:eks-cluster-name from spec.tags\nkubectl edit ec2nodeclass default');
   });
 
   it('UNKNOWN: Ready Unknown for minutes with no False sub-condition', () => {

@@ -80,7 +80,7 @@ describe('NODEPOOL_NOT_READY', () => {
     });
     expect(f.cause?.detail).toContain('references EC2NodeClass defualt, which does not exist (existing: default)');
     expect(f.remediation?.steps).toContain(
-      `Point NodePool spot-pool at an existing EC2NodeClass: kubectl patch nodepool spot-pool --type=merge -p '{"spec":{"template":{"spec":{"nodeClassRef":{"group":"karpenter.k8s.aws","kind":"EC2NodeClass","name":"default"}}}}}'`,
+      `# Point NodePool spot-pool at an existing EC2NodeClass\nkubectl patch nodepool spot-pool --type=merge -p '{"spec":{"template":{"spec":{"nodeClassRef":{"group":"karpenter.k8s.aws","kind":"EC2NodeClass","name":"default"}}}}}'`,
     );
   });
 

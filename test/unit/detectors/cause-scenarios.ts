@@ -1,0 +1,327 @@
+/**
+ * Realistic snapshots, one or more per cause code of DESIGN.md's table, shared by the tests that
+ * run every detector at once (cause-code contract, pasteable steps).
+ */
+import type { FindingCode } from '../../../src/domain/codes.ts';
+import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
+import { ACCOUNT, cluster, fargateProfile, instance, instanceProfile, logLine, snapshotOf } from '../../factories/aws.ts';
+import {
+  autoModeNodeClaim,
+  autoModeNodePool,
+  ec2NodeClass,
+  nodeClaim,
+  nodePool,
+  unregisteredConditions,
+} from '../../factories/karpenter.ts';
+import {
+  T0,
+  awsAuth,
+  condition,
+  crd,
+  event,
+  karpenterDeployment,
+  karpenterPod,
+  minutesAfter,
+  node,
+  pod,
+  service,
+} from '../../factories/kube.ts';
+
+/** When the scenarios are judged: an hour after their objects appeared. */
+export const NOW = new Date(minutesAfter(T0, 60));
+const SYSTEM_NODE = 'ip-10-59-127-151.ec2.internal';
+const coredns = pod({ name: 'coredns-6b9575c64c-4xk2p', namespace: 'kube-system', nodeName: SYSTEM_NODE });
+const runningController = karpenterPod({ name: 'karpenter-5697769d6c-cdwct', nodeName: SYSTEM_NODE });
+const pendingController = (message: string, spec: Parameters<typeof karpenterPod>[0]['spec'] = {}) =>
+  karpenterPod({ name: 'karpenter-5697769d6c-7lglp', unschedulableMessage: message, spec });
+const workload = (name: string) =>
+  pod({ name, namespace: 'shop', unschedulableMessage: '0/1 nodes are available: 1 Insufficient cpu.' });
+const failingPool = (name: string, ...conditions: ReturnType<typeof condition>[]) =>
+  nodePool({ name, conditions: [...conditions, condition('Ready', 'False', { reason: 'UnhealthyDependents' })] });
+const failingClass = (name: string, type: string, reason: string) =>
+  ec2NodeClass({ name, conditions: [condition(type, 'False', { reason }), condition('Ready', 'False')] });
+const failedLaunch = (name: string, reason: string, message: string) =>
+  nodeClaim({ name, conditions: [condition('Launched', 'False', { reason, message })] });
+const NODE_ROLE = `arn:aws:iam::${ACCOUNT}:role/KarpenterNodeRole-demo`;
+const mapRoles = (groups: string[]) =>
+  `- rolearn: ${NODE_ROLE}\n  username: system:node:{{EC2PrivateDNSName}}\n  groups:\n${groups.map((g) => `    - ${g}\n`).join('')}`;
+const stuck = () => nodeClaim({ name: 'default-kb85v', instanceId: 'i-01d1ff6c07a0e70f9', conditions: unregisteredConditions() });
+const registration = { nodePools: [nodePool({ name: 'default' })], nodeClasses: [ec2NodeClass({ name: 'default' })] };
+const denied = logLine({
+  level: 'ERROR',
+  time: T0,
+  controller: 'instanceprofile.garbagecollection',
+  'aws-error-code': 'AccessDenied',
+  error: `listing instance profiles, User is not authorized to perform: iam:ListInstanceProfiles on resource: arn:aws:iam::${ACCOUNT}:instance-profile/`,
+});
+const webhookCrd = (port: number) =>
+  crd({
+    plural: 'nodeclaims',
+    group: 'karpenter.sh',
+    kind: 'NodeClaim',
+    webhook: { name: 'karpenter', namespace: 'karpenter', port },
+  });
+
+export type Pair = `${FindingCode}/${string}`;
+export interface Scenario {
+  name: string;
+  snapshot: ClusterSnapshot;
+  produces: Pair[];
+}
+
+/** One or more realistic snapshots per cause code of DESIGN.md's table. */
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'controller kept default-scheduler under an ACTIVE Fargate profile',
+    snapshot: snapshotOf({
+      pods: [pendingController('no nodes available to schedule pods')],
+      fargateProfiles: [fargateProfile({ name: 'karpenter', selectors: [{ namespace: 'karpenter' }] })],
+    }),
+    produces: ['KARPENTER_CONTROLLER_PENDING/FARGATE_SCHEDULER_RACE'],
+  },
+  {
+    name: 'controller selected by a CREATING Fargate profile',
+    snapshot: snapshotOf({
+      pods: [pendingController('no nodes available to schedule pods')],
+      fargateProfiles: [fargateProfile({ name: 'karpenter', status: 'CREATING', selectors: [{ namespace: 'karpenter' }] })],
+    }),
+    produces: ['KARPENTER_CONTROLLER_PENDING/FARGATE_PROFILE_NOT_ACTIVE'],
+  },
+  {
+    name: 'controller on fargate-scheduler with no profile',
+    snapshot: snapshotOf({
+      pods: [pendingController('', { schedulerName: 'fargate-scheduler' })],
+      fargateProfiles: [],
+    }),
+    produces: ['KARPENTER_CONTROLLER_PENDING/NO_FARGATE_PROFILE_MATCH'],
+  },
+  {
+    name: 'controller Pending on an old "no nodes" while a node fits now',
+    snapshot: snapshotOf({
+      pods: [pendingController('no nodes available to schedule pods')],
+      nodes: [node({ name: SYSTEM_NODE })],
+    }),
+    produces: ['KARPENTER_CONTROLLER_PENDING/STALE_SCHEDULING'],
+  },
+  {
+    name: 'controller rejected on anti-affinity (nodes not captured)',
+    snapshot: snapshotOf({
+      pods: [runningController, pendingController("0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules.")],
+    }),
+    produces: ['KARPENTER_CONTROLLER_PENDING/ANTI_AFFINITY_TOO_FEW_NODES'],
+  },
+  {
+    name: 'controller does not tolerate the system taint',
+    snapshot: snapshotOf({
+      pods: [pendingController('0/2 nodes are available: 2 node(s) had untolerated taint {workload-type: system}.')],
+    }),
+    produces: ['KARPENTER_CONTROLLER_PENDING/UNTOLERATED_TAINT'],
+  },
+  {
+    name: 'controller nodeSelector matches no node',
+    snapshot: snapshotOf({
+      pods: [pendingController("0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.")],
+    }),
+    produces: ['KARPENTER_CONTROLLER_PENDING/NODE_SELECTOR_MISMATCH'],
+  },
+  {
+    name: 'controller with no node and no Fargate at all',
+    snapshot: snapshotOf({ pods: [pendingController('no nodes available to schedule pods')], nodes: [] }),
+    produces: ['KARPENTER_CONTROLLER_PENDING/UNKNOWN'],
+  },
+  {
+    name: 'workload Pending, no controller anywhere',
+    snapshot: snapshotOf({ pods: [coredns, workload('web-1')] }),
+    produces: ['PODS_PENDING_PROLONGED/CONTROLLER_UNAVAILABLE'],
+  },
+  {
+    name: 'workload Pending, no NodePool',
+    snapshot: snapshotOf({ pods: [runningController, workload('web-1')], nodePools: [] }),
+    produces: ['PODS_PENDING_PROLONGED/NO_NODEPOOL_MATCH'],
+  },
+  {
+    name: 'workload Pending, NodePool at its limit',
+    snapshot: snapshotOf({
+      pods: [runningController, workload('web-1')],
+      nodePools: [nodePool({ name: 'default', limits: { cpu: '8' }, resources: { cpu: '8' } })],
+    }),
+    produces: ['PODS_PENDING_PROLONGED/NODEPOOL_LIMIT_REACHED'],
+  },
+  {
+    name: 'workload Pending, EC2NodeClass not ready',
+    snapshot: snapshotOf({
+      pods: [runningController, workload('web-1')],
+      nodePools: [failingPool('default', condition('NodeClassReady', 'False', { reason: 'NodeClassNotReady' }))],
+      nodeClasses: [failingClass('default', 'AMIsReady', 'AMINotFound')],
+    }),
+    produces: [
+      'PODS_PENDING_PROLONGED/NODECLASS_NOT_READY',
+      'NODEPOOL_NOT_READY/NODECLASS_NOT_READY',
+      'NODECLASS_NOT_READY/AMI_NOT_FOUND',
+    ],
+  },
+  {
+    name: 'workload Pending, a Ready NodePool could serve it',
+    snapshot: snapshotOf({ pods: [runningController, workload('web-1')], nodePools: [nodePool({ name: 'default' })] }),
+    produces: ['PODS_PENDING_PROLONGED/UNKNOWN'],
+  },
+  {
+    name: 'node role missing from aws-auth',
+    snapshot: snapshotOf({ nodeClaims: [stuck()], ...registration, configMaps: [awsAuth('')] }),
+    produces: ['NODECLAIM_NOT_REGISTERED/NODE_ROLE_NOT_MAPPED'],
+  },
+  {
+    name: 'node role mapped without system:bootstrappers',
+    snapshot: snapshotOf({ nodeClaims: [stuck()], ...registration, configMaps: [awsAuth(mapRoles(['system:nodes']))] }),
+    produces: ['NODECLAIM_NOT_REGISTERED/NODE_ROLE_MAPPING_INVALID'],
+  },
+  {
+    name: 'unregistered instance terminated',
+    snapshot: snapshotOf({
+      nodeClaims: [stuck()],
+      ...registration,
+      instances: [instance({ id: 'i-01d1ff6c07a0e70f9', state: 'terminated' })],
+    }),
+    produces: ['NODECLAIM_NOT_REGISTERED/INSTANCE_NOT_RUNNING'],
+  },
+  {
+    name: 'node role mapped, yet no Node',
+    snapshot: snapshotOf({
+      nodeClaims: [stuck()],
+      ...registration,
+      configMaps: [awsAuth(mapRoles(['system:bootstrappers', 'system:nodes']))],
+    }),
+    produces: ['NODECLAIM_NOT_REGISTERED/UNKNOWN'],
+  },
+  {
+    name: 'launch failures of every kind',
+    snapshot: snapshotOf({
+      nodeClaims: [
+        failedLaunch('default-aaaaa', 'SpotSLRCreationFailed', 'Instance launch failed'),
+        failedLaunch('default-bbbbb', 'LaunchFailed', 'InsufficientInstanceCapacity: no capacity in us-east-1a'),
+        failedLaunch('default-ccccc', 'Unauthorized', 'Instance launch failed'),
+        failedLaunch('default-ddddd', 'LaunchFailed', 'InvalidAMIID.NotFound: The image id does not exist'),
+        failedLaunch('default-eeeee', 'LaunchFailed', 'Security group sg-0a and subnet subnet-0b belong to different networks.'),
+        failedLaunch('default-fffff', 'VCPULimitExceeded', 'Instance launch failed'),
+        failedLaunch('default-ggggg', 'LaunchFailed', 'Instance launch failed'),
+      ],
+    }),
+    produces: [
+      'NODECLAIM_LAUNCH_FAILED/SPOT_SERVICE_LINKED_ROLE_MISSING',
+      'NODECLAIM_LAUNCH_FAILED/INSUFFICIENT_CAPACITY',
+      'NODECLAIM_LAUNCH_FAILED/UNAUTHORIZED',
+      'NODECLAIM_LAUNCH_FAILED/AMI_NOT_FOUND',
+      'NODECLAIM_LAUNCH_FAILED/SECURITY_GROUP_SUBNET_VPC_MISMATCH',
+      'NODECLAIM_LAUNCH_FAILED/QUOTA_EXCEEDED',
+      'NODECLAIM_LAUNCH_FAILED/UNKNOWN',
+    ],
+  },
+  {
+    name: 'EC2NodeClasses failing each sub-condition',
+    snapshot: snapshotOf({
+      nodeClasses: [
+        failingClass('subnets', 'SubnetsReady', 'SubnetsNotFound'),
+        failingClass('groups', 'SecurityGroupsReady', 'SecurityGroupsNotFound'),
+        failingClass('profile', 'InstanceProfileReady', 'InstanceProfileNotFound'),
+        failingClass('invalid', 'ValidationSucceeded', 'InvalidUserData'),
+        ec2NodeClass({ name: 'undecided', conditions: [condition('Ready', 'False', { reason: 'Unknown' })] }),
+      ],
+    }),
+    produces: [
+      'NODECLASS_NOT_READY/SUBNETS_NOT_FOUND',
+      'NODECLASS_NOT_READY/SECURITY_GROUPS_NOT_FOUND',
+      'NODECLASS_NOT_READY/INSTANCE_PROFILE_NOT_READY',
+      'NODECLASS_NOT_READY/VALIDATION_FAILED',
+      'NODECLASS_NOT_READY/UNKNOWN',
+    ],
+  },
+  {
+    name: 'NodePools not ready for every reason',
+    snapshot: snapshotOf({
+      nodePools: [
+        { ...failingPool('missing'), spec: nodePool({ name: 'missing', nodeClass: 'gone' }).spec },
+        failingPool('invalid', condition('ValidationSucceeded', 'False', { reason: 'ValidationFailed', message: 'bad' })),
+        failingPool('unexplained'),
+      ],
+      nodeClasses: [ec2NodeClass({ name: 'default' })],
+    }),
+    produces: ['NODEPOOL_NOT_READY/NODECLASS_NOT_FOUND', 'NODEPOOL_NOT_READY/VALIDATION_FAILED', 'NODEPOOL_NOT_READY/UNKNOWN'],
+  },
+  {
+    name: 'orphan after terraform destroy removed the controller',
+    snapshot: snapshotOf({ instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })], nodeClaims: [], pods: [coredns] }),
+    produces: ['ORPHANED_INSTANCE/CONTROLLER_UNAVAILABLE'],
+  },
+  {
+    name: 'orphan of a cluster being deleted',
+    snapshot: snapshotOf({
+      instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })],
+      nodeClaims: [],
+      cluster: cluster({ status: 'DELETING' }),
+    }),
+    produces: ['ORPHANED_INSTANCE/CLUSTER_GONE'],
+  },
+  {
+    name: 'orphan next to a running controller',
+    snapshot: snapshotOf({ instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })], nodeClaims: [], pods: [runningController] }),
+    produces: ['ORPHANED_INSTANCE/NO_NODECLAIM'],
+  },
+  {
+    name: 'controller denied iam:ListInstanceProfiles',
+    snapshot: snapshotOf({ logs: [denied] }),
+    produces: ['KARPENTER_IAM_DENIED/MISSING_PERMISSION'],
+  },
+  {
+    name: 'conversion webhook Service missing',
+    snapshot: snapshotOf({
+      crds: [webhookCrd(8443)],
+      services: [service({ name: 'kubernetes', namespace: 'default', ports: [443] })],
+    }),
+    produces: ['CRD_CONVERSION_WEBHOOK_BROKEN/SERVICE_MISSING'],
+  },
+  {
+    name: 'conversion webhook port not exposed',
+    snapshot: snapshotOf({
+      crds: [webhookCrd(8443)],
+      services: [service({ name: 'karpenter', namespace: 'karpenter', ports: [8000] })],
+    }),
+    produces: ['CRD_CONVERSION_WEBHOOK_BROKEN/PORT_MISMATCH'],
+  },
+  {
+    name: 'AMIs selected by name without an owner',
+    snapshot: snapshotOf({
+      nodeClasses: [ec2NodeClass({ name: 'default', amiSelectorTerms: [{ name: 'amazon-eks-node-al2023-*' }] })],
+    }),
+    produces: ['AMI_SELECTOR_UNSCOPED/NO_OWNER'],
+  },
+  {
+    name: 'EKS Auto Mode cluster with a Pending workload, an unregistered NodeClaim and a foreign instance',
+    snapshot: snapshotOf({
+      pods: [workload('web-1')],
+      nodePools: [autoModeNodePool({ name: 'general-purpose' })],
+      nodeClaims: [
+        autoModeNodeClaim({ name: 'general-purpose-abcde', nodePool: 'general-purpose', conditions: unregisteredConditions() }),
+      ],
+      nodeClasses: [],
+      instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1', nodePool: 'general-purpose' })],
+      instanceProfiles: [instanceProfile({ name: 'eks-auto', role: 'AmazonEKSAutoNodeRole' })],
+      cluster: cluster({ autoMode: true, authenticationMode: 'API' }),
+    }),
+    produces: ['PODS_PENDING_PROLONGED/UNKNOWN', 'NODECLAIM_NOT_REGISTERED/UNKNOWN'],
+  },
+  {
+    name: 'healthy cluster with routine noise',
+    snapshot: snapshotOf({
+      pods: [coredns, runningController, pod({ name: 'job-1', namespace: 'shop', phase: 'Succeeded' })],
+      deployments: [karpenterDeployment({ replicas: 1, readyReplicas: 1 })],
+      nodes: [node({ name: SYSTEM_NODE })],
+      nodeClaims: [nodeClaim({ name: 'default-aaaaa', instanceId: 'i-0aaaaaaaaaaaaaaa1', nodeName: SYSTEM_NODE })],
+      nodePools: [nodePool({ name: 'default' })],
+      nodeClasses: [ec2NodeClass({ name: 'default' })],
+      instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })],
+      events: [event({ kind: 'Pod', namespace: 'shop', name: 'job-1', reason: 'Scheduled', message: 'ok', type: 'Normal' })],
+      logs: [logLine({ level: 'INFO', time: T0, message: 'discovered ssm parameter' })],
+    }),
+    produces: [],
+  },
+];
