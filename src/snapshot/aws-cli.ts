@@ -85,6 +85,9 @@ function readCluster(raw: unknown): ClusterInfo {
   ];
   for (const [key, value] of optional) if (value !== undefined) Object.assign(cluster, { [key]: value });
   if (isRecord(record.tags)) cluster.tags = stringRecord(record.tags);
+  // EKS Auto Mode; clusters created before it (and CLI versions before it) print no computeConfig.
+  const compute = record.computeConfig;
+  if (isRecord(compute) && typeof compute.enabled === 'boolean') cluster.autoMode = compute.enabled;
   return cluster;
 }
 

@@ -12,18 +12,21 @@ import { InputError, SentinelError, UsageError } from '../domain/errors.ts';
 import type { KubeEvent, KubeObject } from '../domain/kube.ts';
 import { emptySnapshot, type ClusterSnapshot, type Gap, type SourceName } from '../domain/snapshot.ts';
 import type { AwsCliOutput } from './aws-cli.ts';
-import { resolveClusterName } from './cluster-name.ts';
+import { captureContent, type ByteSource } from './capture-content.ts';
+import { controllerClusterMismatch, resolveClusterName } from './cluster-name.ts';
 import { readControllerLog } from './controller-logs.ts';
 import { treatDeletedClusterAsHavingNoKubernetesObjects } from './deleted-cluster.ts';
 import type { LoadOptions, LoadResult } from './load.ts';
 import { recogniseCapture, type Contribution } from './recognise.ts';
 import { oneLine, ShapeError } from './shape.ts';
 
-/** One capture file already read: `path` names it in messages and log origins. */
-export interface CaptureFile {
-  path: string;
-  text: string;
-}
+/**
+ * One capture file: `path` names it in messages and log origins. Its content as text, as bytes,
+ * or as a source to read it from (loadSnapshot: large files are read piece by piece). Gzip,
+ * UTF-16 and byte order marks are dealt with here, for every caller alike.
+ */
+export type CaptureFile =
+  { path: string; text: string } | { path: string; bytes: Uint8Array } | { path: string; source: ByteSource };
 
 /**
  * Capture files → snapshot, without touching the filesystem (the CLI, tests, the simulator and a
@@ -44,8 +47,12 @@ export class SnapshotAssembler {
   addFile(file: CaptureFile): void {
     const path = displayPath(file.path);
     try {
-      if (isControllerLog(file.path)) this.#merger.addLogs(readControllerLog(file.text, path));
-      else this.#merger.add(path, recogniseCapture(file.text, basename(file.path, extname(file.path))));
+      const content = captureContent(
+        basename(file.path),
+        'text' in file ? file.text : 'bytes' in file ? file.bytes : file.source,
+      );
+      if (isControllerLog(content.name)) this.#merger.addLogs(readControllerLog(content.text(), path));
+      else this.#merger.add(path, recogniseCapture(content, basename(content.name, extname(content.name))));
     } catch (error) {
       throw asInputError(path, error);
     }
@@ -90,10 +97,13 @@ class CaptureMerger {
   readonly #instanceProfiles = new Map<string, InstanceProfile>();
   readonly #logs: LogLine[] = [];
   readonly #notices: string[] = [];
+  /** Per source: a pagination token seen, and whether some page had none (the last one). */
+  readonly #pages = new Map<SourceName, { more?: string; last: boolean }>();
 
   add(path: string, contributions: readonly Contribution[]): void {
     let secrets = 0;
     const unused = new Map<string, number>();
+    const legacy = new Map<string, number>();
     for (const c of contributions) {
       switch (c.type) {
         case 'captured':
@@ -110,6 +120,13 @@ class CaptureMerger {
         case 'aws':
           this.#addAws(c.output);
           break;
+        case 'page': {
+          const pages = this.#pages.get(c.source) ?? { last: false };
+          if (c.more) pages.more = c.more;
+          else pages.last = true;
+          this.#pages.set(c.source, pages);
+          break;
+        }
         case 'cluster-gone':
           this.#captured.add('cluster');
           this.#goneClusters.push(c.name);
@@ -120,16 +137,23 @@ class CaptureMerger {
         case 'secret':
           secrets++;
           break;
-        case 'unused':
-          unused.set(c.kind, (unused.get(c.kind) ?? 0) + 1);
+        case 'unused': {
+          const counts = c.legacyKarpenter ? legacy : unused;
+          counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
           break;
+        }
       }
     }
     if (secrets > 0) this.#notices.push(`${path}: skipped ${plural(secrets, 'Secret')}: Secrets are never read`);
     if (unused.size > 0) {
-      const total = [...unused.values()].reduce((a, b) => a + b, 0);
-      const kinds = [...unused].map(([kind, n]) => `${n} ${kind}`).join(', ');
-      this.#notices.push(`${path}: skipped ${plural(total, 'object')} of kinds karpenter-sentinel does not use (${kinds})`);
+      this.#notices.push(
+        `${path}: skipped ${countedKinds(unused)} of kinds karpenter-sentinel does not use (${kindList(unused)})`,
+      );
+    }
+    if (legacy.size > 0) {
+      this.#notices.push(
+        `${path}: skipped ${countedKinds(legacy)} of Karpenter's alpha API (${kindList(legacy)}): karpenter-sentinel reads Karpenter v0.32 and later (karpenter.sh v1beta1 and v1)`,
+      );
     }
   }
 
@@ -169,7 +193,7 @@ class CaptureMerger {
     const snapshot: ClusterSnapshot = {
       ...emptySnapshot(''),
       captured: this.#captured,
-      gaps: [...this.#gaps.values()],
+      gaps: [...this.#gaps.values(), ...this.#truncatedSources()],
       pods: objects('pods'),
       deployments: objects('deployments'),
       replicaSets: objects('replicasets'),
@@ -189,15 +213,31 @@ class CaptureMerger {
       instanceProfiles: [...this.#instanceProfiles.values()],
       logs: this.#logs,
     };
-    snapshot.clusterName = resolveClusterName({
+    const evidence = {
       option: clusterOption,
       cluster,
       deployments: snapshot.deployments,
       pods: snapshot.pods,
       instances: snapshot.instances,
-    });
+    };
+    snapshot.clusterName = resolveClusterName(evidence);
+    const mismatch = controllerClusterMismatch(evidence, snapshot.clusterName);
+    if (mismatch) this.#notices.push(mismatch);
     treatDeletedClusterAsHavingNoKubernetesObjects(snapshot);
     return { snapshot, notices: this.#notices };
+  }
+
+  /**
+   * A paginated output of which only the first pages were captured lists some of the objects as
+   * if they were all: a gap, so that nothing is judged missing because it is on the next page.
+   */
+  #truncatedSources(): Gap[] {
+    return [...this.#pages]
+      .filter(([, pages]) => pages.more !== undefined && !pages.last)
+      .map(([source, { more }]) => ({
+        source,
+        error: `only part was captured: the output ends with ${more}, and no last page was given (capture it again without --max-items or a limit)`,
+      }));
   }
 
   /** describe-cluster output or "no cluster found" errors: all must be about one cluster. */
@@ -247,6 +287,17 @@ function mergeInstanceProfile(existing: InstanceProfile | undefined, next: Insta
     roles: next.roles.length > 0 ? next.roles : existing.roles,
     tags: { ...existing.tags, ...next.tags },
   };
+}
+
+function countedKinds(counts: ReadonlyMap<string, number>): string {
+  return plural(
+    [...counts.values()].reduce((a, b) => a + b, 0),
+    'object',
+  );
+}
+
+function kindList(counts: ReadonlyMap<string, number>): string {
+  return [...counts].map(([kind, n]) => `${n} ${kind}`).join(', ');
 }
 
 function plural(n: number, noun: string): string {

@@ -1,3 +1,4 @@
+import type { Buffer } from 'node:buffer';
 import type { SourceName } from '../domain/snapshot.ts';
 import { sourceNamedByFile } from './kube-objects.ts';
 import { oneLine } from './shape.ts';
@@ -61,3 +62,24 @@ function sourceOfKubectlMessage(message: string): SourceName | undefined {
   const object = /^([a-z0-9.-]+)(?: "[^"]*")? is forbidden/.exec(message)?.[1];
   return object ? sourceNamedByFile(object) : undefined;
 }
+
+/**
+ * `kubectl get ... > file 2>&1` puts what kubectl says on stderr before the output: warnings
+ * (`Warning: karpenter.sh/v1beta1 NodePool is deprecated`, client-go's `W0108 ...` lines) and the
+ * errors for the resources it could not list. How many leading bytes of `head` are such lines.
+ */
+export function stderrPreambleLength(head: Buffer): number {
+  let end = 0;
+  for (let start = 0; start < head.length;) {
+    const newline = head.indexOf(0x0a, start);
+    if (newline < 0) break; // a last line cut off by the end of the head could be anything
+    const line = head.toString('utf8', start, newline);
+    start = newline + 1;
+    if (line.trim() === '') continue;
+    if (!STDERR_LINE.test(line)) break;
+    end = start;
+  }
+  return end;
+}
+
+const STDERR_LINE = /^(?:Warning: |[IWEF]\d{4} \d\d:\d\d:\d\d|Error from server \(\w+\): |error: )/;

@@ -47,6 +47,19 @@ export function resolveClusterName(evidence: ClusterNameEvidence): string {
   return UNKNOWN_CLUSTER;
 }
 
+/**
+ * The Karpenter controller configured for another cluster than the one the capture is taken to
+ * be about: kubectl pointed at another cluster than the AWS CLI (then NodeClaims and instances
+ * do not belong together), or a controller whose CLUSTER_NAME is wrong (then its nodes cannot
+ * join). Either way the user should know; neither is for the loader to decide.
+ */
+export function controllerClusterMismatch(evidence: ClusterNameEvidence, clusterName: string): string | undefined {
+  const configured = controllerClusterNames(evidence.deployments, evidence.pods);
+  if (configured.length === 0 || configured.includes(clusterName)) return undefined;
+  const from = evidence.option ? '--cluster' : 'aws eks describe-cluster';
+  return `${from} names cluster ${clusterName}, but the Karpenter controller in the capture is configured for ${configured.join(', ')} (CLUSTER_NAME): was kubectl pointed at another cluster?`;
+}
+
 /** CLUSTER_NAME env values of Deployments and pods labelled as the Karpenter controller. */
 function controllerClusterNames(deployments: readonly Deployment[], pods: readonly Pod[]): string[] {
   const isController = (labels: Record<string, string> | undefined) => labels?.[CONTROLLER_LABEL] === CONTROLLER_LABEL_VALUE;

@@ -24,6 +24,11 @@ export function readControllerLog(text: string, file: string): LogLine[] {
 }
 
 const KUBECTL_PREFIX = /^\[(?:pod\/)?[^\]\s/]+\/[^\]\s]+\] ?/; // kubectl logs --prefix
+/** `stern karpenter -n karpenter`: pod and container names before each JSON line. */
+const STERN_PREFIX = /^[a-z0-9][a-z0-9.-]* [a-z0-9][a-z0-9-]* (?=\{)/;
+/** Colours from a terminal (zap's development encoder, stern, `kubectl logs` piped through a pager). */
+// eslint-disable-next-line no-control-regex
+const ANSI_ESCAPE = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)$/;
 const TIMESTAMP_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) /; // kubectl logs --timestamps
 const LEVELS: Readonly<Record<string, string>> = {
@@ -39,7 +44,8 @@ const LEVELS: Readonly<Record<string, string>> = {
 const KLOG_LEVELS: Readonly<Record<string, string>> = { I: 'INFO', W: 'WARN', E: 'ERROR', F: 'FATAL' };
 
 export function parseLogLine(line: string, origin: string): LogLine {
-  let rest = line.replace(KUBECTL_PREFIX, '');
+  const plain = line.includes('\u001b') ? line.replace(ANSI_ESCAPE, '') : line;
+  let rest = plain.replace(KUBECTL_PREFIX, '').replace(STERN_PREFIX, '');
   let kubectlTime: string | undefined;
   const stamped = TIMESTAMP_PREFIX.exec(rest);
   const afterStamp = stamped ? rest.slice(stamped[0].length) : '';

@@ -17,6 +17,8 @@ const KINDS_IN_USE: readonly { kind: string; groups: readonly string[]; source: 
   { kind: 'EC2NodeClass', groups: ['karpenter.k8s.aws'], source: 'ec2nodeclasses' },
 ];
 
+const KARPENTER_GROUPS: readonly string[] = ['karpenter.sh', 'karpenter.k8s.aws'];
+
 /**
  * `kubectl get nodeclaims -o json` with nothing to list prints a bare `List`; the file's name is
  * then the only thing saying what was listed. Plural resource names, also fully qualified.
@@ -55,7 +57,8 @@ export type KubeObjectVerdict =
   | { type: 'kept'; source: Exclude<SourceName, 'events'>; object: KubeObject; key: string }
   | { type: 'event'; event: KubeEvent; key: string }
   | { type: 'secret' }
-  | { type: 'unused'; kind: string };
+  /** `legacyKarpenter`: a kind of Karpenter's alpha API (Provisioner, Machine, AWSNodeTemplate). */
+  | { type: 'unused'; kind: string; legacyKarpenter?: true };
 
 /** The source objects of this kind belong to; undefined for kinds karpenter-sentinel does not use. */
 export function sourceOfKind(apiVersion: string, kind: string): SourceName | undefined {
@@ -76,7 +79,12 @@ export function classifyKubeObject(object: JsonRecord, apiVersion: string, kind:
   const group = apiGroupOf(apiVersion);
   if (kind === 'Secret' && group === '') return { type: 'secret' };
   const known = KINDS_IN_USE.find((k) => k.kind === kind && k.groups.includes(group));
-  if (!known) return { type: 'unused', kind: group ? `${kind} (${group})` : kind };
+  if (!known) {
+    if (KARPENTER_GROUPS.includes(group) && /\/v1alpha\d+$/.test(apiVersion)) {
+      return { type: 'unused', kind: `${kind} (${apiVersion})`, legacyKarpenter: true };
+    }
+    return { type: 'unused', kind: group ? `${kind} (${group})` : kind };
+  }
   const named = where ? `${kind} ${where}` : kind;
   const metadata = checkMetadata(object.metadata, named);
   checkBody(object, named);

@@ -24,7 +24,7 @@ export interface LoadResult {
 /** Reads capture files and directories into one snapshot. Rejects only with InputError or UsageError. */
 export async function loadSnapshot(paths: readonly string[], options: LoadOptions = {}): Promise<LoadResult> {
   const assembler = new SnapshotAssembler();
-  // One file's text in memory at a time: captures of large clusters run to hundreds of MB.
-  for (const path of await listCaptureFiles(paths)) assembler.addFile(await readCaptureFile(path));
+  // One file at a time, and a large one a piece at a time: captures of large clusters run to GBs.
+  for (const path of await listCaptureFiles(paths)) assembler.addFile(readCaptureFile(path));
   return assembler.finish(options);
 }

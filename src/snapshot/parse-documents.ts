@@ -1,61 +1,70 @@
-import { parseAllDocuments } from 'yaml';
+import type { CaptureContent } from './capture-content.ts';
+import { parseJsonValues } from './json-values.ts';
 import { oneLine, ShapeError } from './shape.ts';
+import { dropUnusedFields } from './unused-fields.ts';
+import { parseYamlDocuments } from './yaml-documents.ts';
 
 /**
- * Text of one capture file → its top-level values (one per YAML document; one for JSON).
- * JSON.parse when the text looks like JSON: it is an order of magnitude faster than the YAML
- * parser, which matters for `kubectl get pods -A -o json` on large clusters.
+ * A capture file's content → its top-level values (one per YAML document; one per JSON value,
+ * which kubectl and the AWS CLI print one of, and `>>` or `jq` several of). Kubernetes objects
+ * come without the fields no detector reads (see dropUnusedFields).
  */
-export function parseDocuments(text: string): unknown[] {
-  const first = firstNonBlank(text);
+export function parseDocuments(content: CaptureContent): unknown[] {
+  const first = firstNonBlank(content);
   if (first === '{' || first === '[') {
     // kubectl and the AWS CLI never print YAML starting with a brace: such a file is JSON, and
     // reading broken JSON as flow-style YAML would hide the mistake.
-    try {
-      return [JSON.parse(text)];
-    } catch (error) {
-      throw new ShapeError(`not JSON or YAML (${describeJsonError(error, text)})`, { cause: error });
-    }
+    const parsed = parseJsonValues(content.open(), dropUnusedFields);
+    return Array.isArray(parsed) ? parsed : throwJsonError(content, parsed.invalidAt);
   }
-  return parseYaml(text);
+  return parseYamlDocuments(content.text());
 }
 
-function parseYaml(text: string): unknown[] {
-  const documents: unknown[] = [];
-  let parsed: ReturnType<typeof parseAllDocuments>;
+function firstNonBlank(content: CaptureContent): string | undefined {
+  const head = content.head;
+  const bytes = head.every(isSpace) && !content.hasAtMost(head.length) ? content.bytes() : head;
+  const first = bytes.find((c) => !isSpace(c));
+  return first === undefined ? undefined : String.fromCharCode(first);
+}
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/**
+ * The JSON is invalid: V8's message for it, with the line in the file. Values one after another
+ * are parsed in turn, so the line is right for an error in any of them.
+ */
+function throwJsonError(content: CaptureContent, invalidAt: number): never {
+  let text: string;
   try {
-    parsed = parseAllDocuments(text, { logLevel: 'silent' });
+    text = content.text();
   } catch (error) {
-    throw new ShapeError(`not JSON or YAML (${oneLine(errorMessage(error))})`, { cause: error });
+    // Too large for one string: V8 cannot say more than the reader did.
+    throw new ShapeError(`not JSON or YAML (invalid JSON in the value starting at byte ${invalidAt})`, { cause: error });
   }
-  for (const doc of parsed) {
-    const problem = doc.errors[0];
-    if (problem) {
-      const line = problem.linePos?.[0].line;
-      const message = oneLine(problem.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? problem.code);
-      throw new ShapeError(`not JSON or YAML (${line === undefined ? '' : `line ${line}: `}${message})`, { cause: problem });
-    }
-    let value: unknown;
+  let offset = 0;
+  let line = 1;
+  for (;;) {
+    const rest = offset === 0 ? text : text.slice(offset);
     try {
-      // kubectl and the AWS CLI never write aliases; refusing them also rules out alias bombs and
-      // self-referencing (circular) values.
-      value = doc.toJS({ maxAliasCount: 0 });
+      JSON.parse(rest);
     } catch (error) {
-      const why = error instanceof ReferenceError ? 'YAML aliases (*name) are not supported' : oneLine(errorMessage(error));
-      throw new ShapeError(`not JSON or YAML (${why})`, { cause: error });
+      const next = /^Unexpected non-whitespace character after JSON at position (\d+)/.exec(errorMessage(error))?.[1];
+      if (next !== undefined && Number(next) > 0) {
+        line += linesIn(rest, Number(next));
+        offset += Number(next);
+        continue;
+      }
+      throw new ShapeError(`not JSON or YAML (${describeJsonError(error, rest, line - 1)})`, { cause: error });
     }
-    if (value !== null && value !== undefined) documents.push(value);
+    // Valid after all: only the reader's byte scan disagreed. Never expected; say so plainly.
+    throw new ShapeError('not JSON or YAML (could not be split into values)');
   }
-  return documents;
-}
-
-function firstNonBlank(text: string): string | undefined {
-  const match = /\S/.exec(text);
-  return match?.[0];
 }
 
 /** V8's JSON errors, made one line and free of quoted file content. */
-function describeJsonError(error: unknown, text: string): string {
+function describeJsonError(error: unknown, text: string, linesBefore: number): string {
   const message = errorMessage(error);
   const lineColumn = /\(line (\d+) column \d+\)/.exec(message);
   const position = /at position (\d+)/.exec(message);
@@ -64,20 +73,20 @@ function describeJsonError(error: unknown, text: string): string {
     : message.includes('Unexpected end of JSON input')
       ? text.trimEnd().length
       : undefined;
-  const line = lineColumn?.[1] ?? (offset === undefined ? undefined : String(lineAt(text, offset)));
+  const line = lineColumn?.[1] ? Number(lineColumn[1]) : offset === undefined ? undefined : 1 + linesIn(text, offset);
   // `Unexpected token 's', ..."oken": s3cr3t}" is not valid JSON`: never echo file content.
   const what = message
     .replace(/(?:, )?(?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '')
     .replace(/ in JSON at position \d+.*$/s, '')
     .replace(/ \(line \d+ column \d+\)/, '');
-  return `${line ? `line ${line}: ` : ''}${oneLine(what) || 'not valid JSON'}`;
+  return `${line ? `line ${line + linesBefore}: ` : ''}${oneLine(what) || 'not valid JSON'}`;
 }
 
-function lineAt(text: string, offset: number): number {
-  let line = 1;
-  const end = Math.min(offset, text.length);
-  for (let i = 0; i < end; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
+function linesIn(text: string, end: number): number {
+  let lines = 0;
+  const stop = Math.min(end, text.length);
+  for (let i = 0; i < stop; i++) if (text.charCodeAt(i) === 10) lines++;
+  return lines;
 }
 
 function errorMessage(error: unknown): string {

@@ -1,8 +1,10 @@
-import type { Dirent, Stats } from 'node:fs';
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { Buffer } from 'node:buffer';
+import { closeSync, fstatSync, openSync, readSync, type Dirent, type Stats } from 'node:fs';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InputError, UsageError } from '../domain/errors.ts';
 import { displayPath, type CaptureFile } from './build-snapshot.ts';
+import type { ByteSource } from './capture-content.ts';
 
 /**
  * `--from PATH...` → the capture files to read, in order. Directories are walked recursively in
@@ -29,14 +31,62 @@ export async function listCaptureFiles(paths: readonly string[]): Promise<string
   return files;
 }
 
-export async function readCaptureFile(path: string): Promise<CaptureFile> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
+/**
+ * A capture file, to be read when the assembler gets to it and then piece by piece: a large
+ * `kubectl get pods -A -o json` is never in memory whole.
+ */
+export function readCaptureFile(path: string): CaptureFile {
+  return { path, source: fileSource(path) };
+}
+
+/** Large enough that reading costs nothing, small enough that the piece in memory does not matter. */
+const PIECE_BYTES = 8 * 1024 * 1024;
+
+function fileSource(path: string): ByteSource {
+  const fail = (error: unknown): never => {
     throw new InputError(displayPath(path), `cannot be read (${codeOf(error)})`, { cause: error });
-  }
-  return { path, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+  };
+  return {
+    open() {
+      let fd: number | undefined;
+      let size = 0;
+      try {
+        fd = openSync(path, 'r');
+        size = fstatSync(fd).size;
+      } catch (error) {
+        if (fd !== undefined) closeSync(fd);
+        fail(error);
+      }
+      let position = 0;
+      const close = () => {
+        if (fd === undefined) return;
+        const open = fd;
+        fd = undefined;
+        closeSync(open);
+      };
+      return {
+        next() {
+          if (fd === undefined) return undefined;
+          // The size read at open is a hint (the file may still be growing): read until there is no more.
+          const piece = Buffer.allocUnsafe(Math.min(PIECE_BYTES, Math.max(size - position, 64 * 1024)));
+          let read = 0;
+          try {
+            read = readSync(fd, piece, 0, piece.length, position);
+          } catch (error) {
+            close();
+            fail(error);
+          }
+          if (read === 0) {
+            close();
+            return undefined;
+          }
+          position += read;
+          return read === piece.length ? piece : piece.subarray(0, read);
+        },
+        close,
+      };
+    },
+  };
 }
 
 async function walkDirectory(directory: string, files: string[], seen: Set<string>): Promise<void> {
@@ -76,8 +126,23 @@ async function statOf(path: string): Promise<Stats> {
     return await stat(path);
   } catch (error) {
     const code = codeOf(error);
-    const problem = code === 'ENOENT' ? 'no such file or directory' : `cannot be read (${code})`;
+    const problem =
+      code === 'ENOENT'
+        ? (await isSymbolicLink(path))
+          ? 'a broken symbolic link (its target does not exist)'
+          : 'no such file or directory'
+        : code === 'ELOOP'
+          ? 'a symbolic link that points back to itself'
+          : `cannot be read (${code})`;
     throw new InputError(displayPath(path), problem, { cause: error });
+  }
+}
+
+async function isSymbolicLink(path: string): Promise<boolean> {
+  try {
+    return (await lstat(path)).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
 

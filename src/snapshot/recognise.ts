@@ -1,8 +1,10 @@
 import type { KubeEvent, KubeObject } from '../domain/kube.ts';
 import type { SourceName } from '../domain/snapshot.ts';
 import { readAwsCliOutput, type AwsCliOutput } from './aws-cli.ts';
-import { readCliErrorText, type CliErrorFact } from './cli-error-text.ts';
+import type { CaptureContent } from './capture-content.ts';
+import { readCliErrorText, stderrPreambleLength, type CliErrorFact } from './cli-error-text.ts';
 import { classifyKubeObject, EXAMPLE_RESOURCE_FILE_NAMES, sourceNamedByFile, sourceOfKind } from './kube-objects.ts';
+import { diagnoseNotAnOutput } from './not-an-output.ts';
 import { parseDocuments } from './parse-documents.ts';
 import { isRecord, oneLine, ShapeError, type JsonRecord } from './shape.ts';
 
@@ -12,10 +14,14 @@ export type Contribution =
   | { type: 'object'; source: Exclude<SourceName, 'events'>; object: KubeObject; key: string }
   | { type: 'event'; event: KubeEvent; key: string }
   | { type: 'aws'; output: AwsCliOutput }
+  /** One page of a paginated output; `more` names the token saying pages follow. */
+  | { type: 'page'; source: SourceName; more?: string }
   | { type: 'secret' }
-  | { type: 'unused'; kind: string }
+  | { type: 'unused'; kind: string; legacyKarpenter?: true }
   | Exclude<CliErrorFact, { type: 'no-resources' }>;
 
+/** Error messages and pasted tables are short; a large file that is no output is just that. */
+const MAX_TEXT_BYTES = 1024 * 1024;
 const NOT_UNDERSTOOD = 'not a kubectl or aws CLI output this tool understands';
 
 /** An empty `List` names no kind; the caller resolves it against the file name. */
@@ -26,22 +32,34 @@ type Recognised = Contribution | { type: 'empty-list' };
  * without directory and extension) matters only for empty lists, which name no kind.
  * Throws ShapeError with a one-line reason.
  */
-export function recogniseCapture(text: string, baseName: string): Contribution[] {
+export function recogniseCapture(content: CaptureContent, baseName: string): Contribution[] {
   let failure: ShapeError;
   try {
-    const documents = parseDocuments(text);
+    // What kubectl printed on stderr before the output (with 2>&1) is not part of it; its errors
+    // are gaps all the same.
+    const preamble = stderrPreambleLength(content.head);
+    const documents = parseDocuments(preamble > 0 ? content.blankedUpTo(preamble) : content);
     if (documents.length === 0) throw new ShapeError(`empty file: ${NOT_UNDERSTOOD}`);
     const several = documents.length > 1;
-    return documents
-      .flatMap((document, i) => recogniseDocument(document, several ? `document ${i + 1}: ` : ''))
-      .map((r) => (r.type === 'empty-list' ? capturedByFileName(baseName) : r));
+    const gaps = preamble > 0 ? readCliErrorText(content.head.toString('utf8', 0, preamble)).filter((f) => f.type === 'gap') : [];
+    return [
+      ...documents
+        .flatMap((document, i) => recogniseDocument(document, several ? `document ${i + 1}: ` : ''))
+        .map((r) => (r.type === 'empty-list' ? capturedByFileName(baseName) : r)),
+      ...gaps,
+    ];
   } catch (error) {
     if (!(error instanceof ShapeError)) throw error;
     failure = error;
   }
-  // Not an output: perhaps the error the CLI printed instead of one.
+  // Not an output: perhaps the error the CLI printed instead of one, or a table (all short).
+  if (!content.hasAtMost(MAX_TEXT_BYTES)) throw failure;
+  const text = content.text();
   const facts = readCliErrorText(text);
-  if (facts.length === 0) throw failure;
+  if (facts.length === 0) {
+    const problem = diagnoseNotAnOutput(text);
+    throw problem ? new ShapeError(problem, { cause: failure }) : failure;
+  }
   return facts.map((fact) => (fact.type === 'no-resources' ? capturedByFileName(baseName) : fact));
 }
 
@@ -56,11 +74,7 @@ function capturedByFileName(baseName: string): Contribution {
 }
 
 function recogniseDocument(document: unknown, prefix: string): Recognised[] {
-  if (Array.isArray(document)) {
-    // A bare JSON array (e.g. `jq .items`): its elements are objects, like list items.
-    if (document.length === 0) return [{ type: 'empty-list' }];
-    return document.map((item, i) => recogniseListItem(item, undefined, `${prefix}[${i}]`));
-  }
+  if (Array.isArray(document)) return recogniseArray(document, prefix);
   if (!isRecord(document)) {
     const hint = typeof document === 'string' ? ' (controller logs need a .log suffix)' : '';
     throw new ShapeError(`${prefix}${NOT_UNDERSTOOD}${hint}`);
@@ -68,27 +82,118 @@ function recogniseDocument(document: unknown, prefix: string): Recognised[] {
   const { kind, apiVersion } = document;
   if (typeof kind === 'string' && typeof apiVersion === 'string') {
     if (Array.isArray(document.items) && (kind === 'List' || kind.endsWith('List'))) {
-      return recogniseList(document.items, kind, apiVersion, prefix);
+      return recogniseList(document.items, kind, apiVersion, prefix, continueToken(document.metadata));
     }
     return [fromKubeObject(document, apiVersion, kind, prefix.replace(/: $/, ''))];
   }
   const outputs = readAwsCliOutput(document);
-  if (outputs) return outputs.map((output) => ({ type: 'aws', output }));
+  if (outputs) {
+    const more = awsPaginationToken(document);
+    return outputs.flatMap((output) => [
+      { type: 'aws', output },
+      { type: 'page', source: output.source, ...(more ? { more } : {}) },
+    ]);
+  }
+  if (looksLikeLogRecord(document)) throw new ShapeError(`${prefix}${LOOKS_LIKE_LOGS}`);
   const keys = Object.keys(document)
     .slice(0, 5)
     .map((k) => oneLine(k, 40));
   throw new ShapeError(`${prefix}${NOT_UNDERSTOOD}${keys.length ? ` (top-level keys: ${keys.join(', ')})` : ''}`);
 }
 
-function recogniseList(items: unknown[], kind: string, apiVersion: string, prefix: string): Recognised[] {
+const LOOKS_LIKE_LOGS = 'looks like controller logs (controller logs need a .log suffix: kubectl logs ... > karpenter.log)';
+const WHOLE_OUTPUT = 'capture the whole output (`kubectl get ... -o json`, or the AWS CLI without --query)';
+
+/**
+ * A bare JSON array: `jq .items` (objects, like list items), or the AWS CLI's `--query`. Instances
+ * flattened by `--query 'Reservations[].Instances[]'` (or reservations by `Reservations[]`) are
+ * still whole instances; a projection down to IDs or columns is not enough to judge anything.
+ */
+function recogniseArray(document: unknown[], prefix: string): Recognised[] {
+  if (document.length === 0) return [{ type: 'empty-list' }];
+  if (document.every((e) => !isRecord(e))) {
+    const ids = document.every((e) => typeof e === 'string' && /^i-[0-9a-f]{8,17}$/.test(e));
+    throw new ShapeError(
+      ids
+        ? `${prefix}a list of EC2 instance IDs (a --query result): capture \`aws ec2 describe-instances --output json\` without --query (--filters is fine)`
+        : `${prefix}a list of plain values, not objects (a --query or jq result?): ${WHOLE_OUTPUT}`,
+    );
+  }
+  const first = document[0];
+  // `aws ... --output yaml-stream`: one AWS CLI output per page.
+  if (isRecord(first) && first.kind === undefined && readAwsCliOutput(first)) {
+    return document.flatMap((page, i) => recogniseDocument(page, `${prefix}[${i}]: `));
+  }
+  if (isRecord(first) && first.kind === undefined) {
+    const wrapped =
+      typeof first.InstanceId === 'string'
+        ? { Reservations: [{ Instances: document }] }
+        : Array.isArray(first.Instances)
+          ? { Reservations: document }
+          : undefined;
+    const outputs = wrapped ? readAwsCliOutput(wrapped) : undefined;
+    if (outputs)
+      return outputs.flatMap((output) => [
+        { type: 'aws', output },
+        { type: 'page', source: output.source },
+      ]);
+  }
+  return document.map((item, i) => {
+    if (isRecord(item) && item.kind === undefined && item.apiVersion === undefined) {
+      throw new ShapeError(`${prefix}[${i}] is not a Kubernetes object (a --query or jq projection?): ${WHOLE_OUTPUT}`);
+    }
+    return recogniseListItem(item, undefined, `${prefix}[${i}]`);
+  });
+}
+
+function recogniseList(
+  items: unknown[],
+  kind: string,
+  apiVersion: string,
+  prefix: string,
+  more: string | undefined,
+): Recognised[] {
   // `kubectl get` prints `List` with typed items; the API prints `PodList` with untyped items.
   const itemKind = kind === 'List' ? undefined : { kind: kind.slice(0, -'List'.length), apiVersion };
   if (items.length === 0) {
     if (!itemKind) return [{ type: 'empty-list' }];
     const source = sourceOfKind(itemKind.apiVersion, itemKind.kind);
-    return source ? [{ type: 'captured', source }] : [];
+    return source
+      ? [
+          { type: 'captured', source },
+          { type: 'page', source },
+        ]
+      : [];
   }
-  return items.map((item, i) => recogniseListItem(item, itemKind, `${prefix}items[${i}]`));
+  const recognised: Recognised[] = items.map((item, i) => recogniseListItem(item, itemKind, `${prefix}items[${i}]`));
+  const sources = new Set(
+    recognised.flatMap((r) => (r.type === 'object' ? [r.source] : r.type === 'event' ? ['events' as const] : [])),
+  );
+  for (const source of sources) recognised.push({ type: 'page', source, ...(more ? { more } : {}) });
+  return recognised;
+}
+
+/** A List read from the API with `?limit=` carries `metadata.continue` until its last page. */
+function continueToken(metadata: unknown): string | undefined {
+  return isRecord(metadata) && typeof metadata.continue === 'string' && metadata.continue !== ''
+    ? 'metadata.continue'
+    : undefined;
+}
+
+/**
+ * `--max-items` (or `--no-paginate`) makes the AWS CLI stop after one page and print the token
+ * for the next: EC2 `NextToken`, EKS `nextToken`, IAM `IsTruncated` with `Marker`.
+ */
+function awsPaginationToken(document: JsonRecord): string | undefined {
+  for (const key of ['NextToken', 'nextToken']) {
+    if (typeof document[key] === 'string' && document[key] !== '') return key;
+  }
+  return document.IsTruncated === true ? 'IsTruncated' : undefined;
+}
+
+function looksLikeLogRecord(document: JsonRecord): boolean {
+  const has = (...keys: string[]) => keys.some((k) => Object.hasOwn(document, k));
+  return has('level', 'severity') && has('message', 'msg') && has('time', 'ts', 'timestamp');
 }
 
 function recogniseListItem(

@@ -6,16 +6,17 @@ import { dirname, join } from 'node:path';
 const created: string[] = [];
 
 /**
- * Writes `files` (relative path → text, or a value printed as JSON the way kubectl and the AWS
- * CLI indent it) under a fresh temp directory and returns the directory.
+ * Writes `files` (relative path → text, bytes, or a value printed as JSON the way kubectl and the
+ * AWS CLI indent it) under a fresh temp directory and returns the directory.
  */
-export async function captureDir(files: Record<string, string | object>): Promise<string> {
+export async function captureDir(files: Record<string, string | Uint8Array | object>): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'sentinel-capture-'));
   created.push(dir);
   for (const [name, content] of Object.entries(files)) {
     const path = join(dir, name);
     await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, typeof content === 'string' ? content : `${JSON.stringify(content, null, 4)}\n`);
+    const data = typeof content === 'string' || content instanceof Uint8Array ? content : `${JSON.stringify(content, null, 4)}\n`;
+    await writeFile(path, data);
   }
   return dir;
 }

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/domain/errors.ts';
 import { loadSnapshot } from '../../../src/snapshot/load.ts';
@@ -91,6 +92,31 @@ describe('loadSnapshot: which cluster the capture is for', () => {
 
     // Assess
     expect(snapshot.clusterName).toBe('aws-2026-eks');
+  });
+
+  it('says so when describe-cluster (or --cluster) and the Karpenter controller name different clusters', async () => {
+    // Prepare
+    const dir = await captureDir({
+      'cluster.json': describeCluster('acme-prod'),
+      'deploy.json': kubeList([controllerWithClusterName('acme-staging')]),
+    });
+    const agreeing = await captureDir({
+      'cluster.json': describeCluster('acme-prod'),
+      'deploy.json': kubeList([controllerWithClusterName('acme-prod')]),
+    });
+
+    // Act
+    const mixed = await loadSnapshot([dir]);
+    const viaOption = await loadSnapshot([join(dir, 'deploy.json')], { clusterName: 'acme-prod' });
+    const same = await loadSnapshot([agreeing]);
+
+    // Assess
+    expect(mixed.snapshot.clusterName).toBe('acme-prod');
+    expect(mixed.notices).toEqual([
+      'aws eks describe-cluster names cluster acme-prod, but the Karpenter controller in the capture is configured for acme-staging (CLUSTER_NAME): was kubectl pointed at another cluster?',
+    ]);
+    expect(viaOption.notices).toEqual([expect.stringMatching(/^--cluster names cluster acme-prod, but .* acme-staging/)]);
+    expect(same.notices).toEqual([]);
   });
 
   it("takes the Karpenter controller's CLUSTER_NAME (Deployment or pod) over instance tags", async () => {

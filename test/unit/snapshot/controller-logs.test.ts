@@ -131,6 +131,77 @@ describe('loadSnapshot: Karpenter controller logs', () => {
     ]);
   });
 
+  it('reads lines through terminal colours (zap development encoder, stern, a pager)', async () => {
+    // Prepare
+    const esc = '\u001b';
+    const consoleLine = `${esc}[36m2025-12-28T20:35:39.951Z${esc}[0m\t${esc}[31mERROR${esc}[0m\tcontroller\tReconciler error\t{"error": "AccessDenied"}`;
+    const jsonLine = `${esc}[31m${ACCESS_DENIED}${esc}[0m`;
+
+    // Act
+    const { snapshot } = await loadLog(`${consoleLine}\n${jsonLine}\n`);
+
+    // Assess
+    expect(snapshot.logs.map((l) => [l.time, l.level, l.message, l.error?.slice(0, 12)])).toEqual([
+      ['2025-12-28T20:35:39.951Z', 'ERROR', 'Reconciler error', 'AccessDenied'],
+      ['2025-12-28T20:35:39.951Z', 'ERROR', 'Reconciler error', 'listing inst'],
+    ]);
+  });
+
+  it('reads `stern` output (pod and container before each line), interleaved for two pods', async () => {
+    // Act
+    const { snapshot } = await loadLog(
+      [
+        '+ karpenter-5697769d6c-7lglp › controller',
+        `karpenter-5697769d6c-7lglp controller ${ACCESS_DENIED}`,
+        `karpenter-5697769d6c-cdwct controller ${LAUNCH_FAILED}`,
+      ].join('\n'),
+    );
+
+    // Assess
+    expect(snapshot.logs.map((l) => [l.level, l.fields.controller])).toEqual([
+      [undefined, undefined],
+      ['ERROR', 'instanceprofile.garbagecollection'],
+      ['ERROR', 'nodeclaim.lifecycle'],
+    ]);
+  });
+
+  it('keeps klog lines of old versions (level, no time: klog prints no year) and a partly written last line', async () => {
+    // Act
+    const { snapshot } = await loadLog(
+      [
+        'E0108 10:00:04.951000       1 reflector.go:138] Failed to watch *v1.Node: nodes is forbidden',
+        ACCESS_DENIED,
+        ACCESS_DENIED.slice(0, 60),
+      ].join('\n'),
+    );
+
+    // Assess
+    expect(snapshot.logs.map((l) => [l.level, l.time, l.message.slice(0, 25)])).toEqual([
+      ['ERROR', undefined, 'Failed to watch *v1.Node:'],
+      ['ERROR', '2025-12-28T20:35:39.951Z', 'Reconciler error'],
+      [undefined, undefined, ACCESS_DENIED.slice(0, 25)],
+    ]);
+  });
+
+  it('reads a very long single line (a 5 MB error message) as one line', async () => {
+    // Prepare
+    const long = JSON.stringify({
+      level: 'ERROR',
+      time: '2025-12-28T20:35:39.951Z',
+      message: 'Reconciler error',
+      error: 'x'.repeat(5_000_000),
+    });
+
+    // Act
+    const { snapshot } = await loadLog(`${long}\n${ACCESS_DENIED}`);
+
+    // Assess
+    expect(snapshot.logs.map((l) => [l.level, l.error?.length])).toEqual([
+      ['ERROR', 5_000_000],
+      ['ERROR', JSON.parse(ACCESS_DENIED).error.length],
+    ]);
+  });
+
   it('captures an empty log as "logs read, nothing in them"', async () => {
     // Act
     const { snapshot } = await loadLog('\n  \n', 'controller.LOG');

@@ -341,3 +341,150 @@ describe('loadSnapshot: AWS CLI output', () => {
     await expect(loading).rejects.toThrow(`aws.json: ${problem}`);
   });
 });
+
+describe('loadSnapshot: AWS CLI output shaped by --query, pagination and cluster age', () => {
+  const instanceIds = ['i-01d1ff6c07a0e70f9', 'i-0aaa1111bbbb2222c'];
+
+  it.each([
+    [
+      'a list of instance IDs',
+      instanceIds,
+      'a list of EC2 instance IDs (a --query result): capture `aws ec2 describe-instances --output json` without --query (--filters is fine)',
+    ],
+    [
+      'rows of columns',
+      [['i-01d1ff6c07a0e70f9', 'running', 'default']],
+      'a list of plain values, not objects (a --query or jq result?): capture the whole output (`kubectl get ... -o json`, or the AWS CLI without --query)',
+    ],
+    [
+      'a projection to other names',
+      [{ Id: 'i-01d1ff6c07a0e70f9', State: 'running' }],
+      '[0] is not a Kubernetes object (a --query or jq projection?): capture the whole output (`kubectl get ... -o json`, or the AWS CLI without --query)',
+    ],
+  ])('rejects `describe-instances --query` output giving %s, saying what to capture', async (_what, document, problem) => {
+    // Prepare
+    const dir = await captureDir({ 'instances.json': document });
+
+    // Act
+    const error = await loadSnapshot([dir]).catch((e: unknown) => e);
+
+    // Assess
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).message).toBe(`${dir}/instances.json: ${problem}`);
+  });
+
+  it("reads instances flattened by --query 'Reservations[].Instances[]' or 'Reservations[]': they are whole", async () => {
+    // Prepare
+    const reservations = (
+      describeInstances([{ id: 'i-01d1ff6c07a0e70f9' }, { id: 'i-0aaa1111bbbb2222c' }]) as {
+        Reservations: { Instances: unknown[] }[];
+      }
+    ).Reservations;
+    const dir = await captureDir({
+      'a/instances.json': reservations.flatMap((r) => r.Instances),
+      'b/instances.json': reservations,
+    });
+
+    // Act
+    const flattened = await loadSnapshot([`${dir}/a`]);
+    const byReservation = await loadSnapshot([`${dir}/b`]);
+
+    // Assess
+    expect(flattened.snapshot.instances.map((i) => i.id)).toEqual(instanceIds);
+    expect(flattened.snapshot.instances[0]?.tags['karpenter.sh/nodepool']).toBe('default');
+    expect(byReservation.snapshot.instances).toEqual(flattened.snapshot.instances);
+  });
+
+  it('reads instances without Tags, in several Reservations', async () => {
+    // Prepare
+    const dir = await captureDir({
+      'instances.json': {
+        Reservations: [
+          { Instances: [{ InstanceId: 'i-0b0b0b0b0b0b0b0b0', State: { Code: 16, Name: 'running' }, PrivateDnsName: '' }] },
+          { Instances: [{ InstanceId: 'i-0c0c0c0c0c0c0c0c0', State: { Code: 48, Name: 'terminated' } }], OwnerId: ACCOUNT },
+        ],
+      },
+    });
+
+    // Act
+    const { snapshot } = await loadSnapshot([dir]);
+
+    // Assess
+    expect(snapshot.instances).toEqual([
+      { id: 'i-0b0b0b0b0b0b0b0b0', state: 'running', tags: {} },
+      { id: 'i-0c0c0c0c0c0c0c0c0', state: 'terminated', tags: {} },
+    ]);
+  });
+
+  it('treats one page of a paginated output (NextToken, nextToken, IsTruncated) as a gap: the rest was not captured', async () => {
+    // Prepare
+    const dir = await captureDir({
+      'instances.json': { ...describeInstances([{ id: 'i-01d1ff6c07a0e70f9' }]), NextToken: 'eyJOZXh0VG9rZW4iOiBudWxsfQ==' },
+      'access-entries.json': { accessEntries: [`arn:aws:iam::${ACCOUNT}:role/aws-2026-eks-node-role`], nextToken: 'AAAA' },
+      'instance-profiles.json': { InstanceProfiles: [], IsTruncated: true, Marker: 'AAAA' },
+      'launch-templates.json': { LaunchTemplates: [] },
+    });
+
+    // Act
+    const { snapshot } = await loadSnapshot([dir]);
+
+    // Assess
+    expect(snapshot.instances).toHaveLength(1);
+    expect(snapshot.gaps).toEqual([
+      { source: 'accessentries', error: expect.stringContaining('ends with nextToken') },
+      { source: 'instanceprofiles', error: expect.stringContaining('ends with IsTruncated') },
+      { source: 'instances', error: expect.stringContaining('ends with NextToken') },
+    ]);
+  });
+
+  it('reads every page when they are all there: concatenated in one file, in several files, or as --output yaml-stream', async () => {
+    // Prepare
+    const page1 = { ...describeInstances([{ id: 'i-01d1ff6c07a0e70f9' }]), NextToken: 'eyJOZXh0VG9rZW4iOiBudWxsfQ==' };
+    const page2 = describeInstances([{ id: 'i-0aaa1111bbbb2222c' }]);
+    const dir = await captureDir({
+      'concatenated/instances.json': `${JSON.stringify(page1, null, 4)}\n${JSON.stringify(page2, null, 4)}\n`,
+      'files/instances-1.json': page1,
+      'files/instances-2.json': page2,
+      'stream/instances.yaml': stringify([page1, page2]),
+    });
+
+    // Act
+    const loaded = await Promise.all(['concatenated', 'files', 'stream'].map((d) => loadSnapshot([`${dir}/${d}`])));
+
+    // Assess
+    for (const { snapshot } of loaded) {
+      expect(snapshot.instances.map((i) => i.id)).toEqual(instanceIds);
+      expect(snapshot.gaps).toEqual([]);
+    }
+  });
+
+  it('reads EKS Auto Mode from computeConfig, and an old cluster without accessConfig or computeConfig', async () => {
+    // Prepare
+    const autoMode = {
+      cluster: {
+        ...DESCRIBE_CLUSTER.cluster,
+        accessConfig: { bootstrapClusterCreatorAdminPermissions: false, authenticationMode: 'API' },
+        computeConfig: {
+          enabled: true,
+          nodePools: ['general-purpose', 'system'],
+          nodeRoleArn: `arn:aws:iam::${ACCOUNT}:role/AmazonEKSAutoNodeRole`,
+        },
+      },
+    };
+    const { accessConfig: _access, ...oldCluster } = DESCRIBE_CLUSTER.cluster;
+    const dir = await captureDir({
+      'auto/cluster.json': autoMode,
+      'old/cluster.json': { cluster: { ...oldCluster, version: '1.23' } },
+    });
+
+    // Act
+    const auto = await loadSnapshot([`${dir}/auto`]);
+    const old = await loadSnapshot([`${dir}/old`]);
+
+    // Assess
+    expect(auto.snapshot.cluster).toMatchObject({ name: 'aws-2026-eks', autoMode: true, authenticationMode: 'API' });
+    expect(old.snapshot.cluster).toMatchObject({ name: 'aws-2026-eks', version: '1.23' });
+    expect(old.snapshot.cluster).not.toHaveProperty('autoMode');
+    expect(old.snapshot.cluster).not.toHaveProperty('authenticationMode');
+  });
+});

@@ -1,8 +1,10 @@
+import { Buffer } from 'node:buffer';
 import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../../../src/domain/errors.ts';
-import { loadSnapshot } from '../../../src/snapshot/load.ts';
+import { loadSnapshot, snapshotFromFiles } from '../../../src/snapshot/load.ts';
 import { nodeClaim } from '../../factories/karpenter.ts';
 import { pod } from '../../factories/kube.ts';
 import { captureDir, kubeList, removeCaptureDirs } from './capture-dir.ts';
@@ -249,3 +251,131 @@ message: "An error occurred (UnauthorizedOperation) when calling the DescribeIns
     expect(snapshot.events).toHaveLength(1);
   });
 });
+
+describe('loadSnapshot: what shells, editors and archivers do to files', () => {
+  const pods = `${JSON.stringify(kubeList([pod({ name: 'inflate-5cf78d58f6-9snnr' })]), null, 4)}\n`;
+  const log = '{"level":"ERROR","time":"2025-12-28T20:35:39.951Z","message":"Reconciler error","error":"AccessDenied"}\n';
+
+  it('unpacks gzip (`kubectl get pods -A -o json | gzip`), naming the content by the name without .gz', async () => {
+    // Prepare
+    const dir = await captureDir({
+      'pods.json.gz': gzipSync(pods),
+      'karpenter.log.gz': gzipSync(log),
+      'nodeclaims.yaml.gz': gzipSync('apiVersion: v1\nitems: []\nkind: List\nmetadata:\n  resourceVersion: ""\n'),
+    });
+
+    // Act
+    const { snapshot } = await loadSnapshot([dir]);
+
+    // Assess
+    expect(snapshot.pods.map((p) => p.metadata?.name)).toEqual(['inflate-5cf78d58f6-9snnr']);
+    expect(snapshot.logs.map((l) => l.level)).toEqual(['ERROR']);
+    expect(snapshot.captured).toEqual(new Set(['pods', 'logs', 'nodeclaims']));
+  });
+
+  it('reads UTF-16 with a byte order mark (what Windows PowerShell 5 writes for `kubectl ... > pods.json`)', async () => {
+    // Prepare
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(pods.replaceAll('\n', '\r\n'), 'utf16le')]);
+    const dir = await captureDir({ 'pods.json': utf16 });
+
+    // Act
+    const { snapshot } = await loadSnapshot([dir]);
+
+    // Assess
+    expect(snapshot.pods.map((p) => p.metadata?.name)).toEqual(['inflate-5cf78d58f6-9snnr']);
+  });
+
+  it('drops a byte order mark from text handed over directly too', () => {
+    // Act
+    const { snapshot } = snapshotFromFiles([{ path: 'capture/pods.json', text: `\uFEFF${pods}` }]);
+
+    // Assess
+    expect(snapshot.pods).toHaveLength(1);
+  });
+
+  it.each([
+    [
+      'capture.tar.gz',
+      () => gzipSync(tarOf('capture/pods.json', pods)),
+      'a tar archive: extract it first (tar xf) and pass the folder',
+    ],
+    [
+      'capture.tgz',
+      () => gzipSync(tarOf('capture/pods.json', pods)),
+      'a tar archive: extract it first (tar xf) and pass the folder',
+    ],
+    [
+      'capture.zip',
+      () => Buffer.concat([Buffer.from('PK\u0003\u0004\u0014\u0000'), Buffer.alloc(40, 1)]),
+      'a zip archive: unzip it first and pass the folder',
+    ],
+    ['pods.json.gz', () => gzipSync(pods).subarray(0, 20), 'a gzip file that cannot be unpacked (truncated or corrupt)'],
+    [
+      'screenshot.png',
+      () => Buffer.from('89504e470d0a1a0a0000000d49484452000004', 'hex'),
+      'a binary file, not a kubectl or aws CLI output',
+    ],
+    [
+      'garbage.json',
+      () => Buffer.from(Array.from({ length: 4000 }, (_, i) => 128 + ((i * 37) % 128))),
+      'a binary file, not a kubectl or aws CLI output',
+    ],
+  ])('rejects %s, saying what it is', async (name, content, problem) => {
+    // Prepare
+    const dir = await captureDir({ [name]: content() });
+
+    // Act
+    const error = await loadSnapshot([dir]).catch((e: unknown) => e);
+
+    // Assess
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).message).toBe(`${join(dir, name)}: ${problem}`);
+  });
+
+  it('names a broken symbolic link and one pointing at itself as such', async () => {
+    // Prepare
+    const broken = await captureDir({ 'pods.json': pods });
+    await symlink(join(broken, 'gone', 'nodeclaims.json'), join(broken, 'nodeclaims.json'));
+    const loop = await captureDir({ 'pods.json': pods });
+    await symlink(join(loop, 'self.json'), join(loop, 'self.json'));
+
+    // Act
+    const brokenError = await loadSnapshot([broken]).catch((e: unknown) => e);
+    const loopError = await loadSnapshot([loop]).catch((e: unknown) => e);
+
+    // Assess
+    expect((brokenError as InputError).message).toBe(
+      `${join(broken, 'nodeclaims.json')}: a broken symbolic link (its target does not exist)`,
+    );
+    expect((loopError as InputError).message).toBe(`${join(loop, 'self.json')}: a symbolic link that points back to itself`);
+  });
+
+  it('reads an empty file or one of only whitespace as empty, one line', async () => {
+    // Prepare
+    const dir = await captureDir({ 'a.json': '', 'b.yaml': '  \n\n\t\n' });
+
+    // Act
+    const empty = await loadSnapshot([join(dir, 'a.json')]).catch((e: unknown) => e);
+    const blank = await loadSnapshot([join(dir, 'b.yaml')]).catch((e: unknown) => e);
+
+    // Assess
+    expect((empty as InputError).message).toBe(
+      `${join(dir, 'a.json')}: empty file: not a kubectl or aws CLI output this tool understands`,
+    );
+    expect((blank as InputError).message).toBe(
+      `${join(dir, 'b.yaml')}: empty file: not a kubectl or aws CLI output this tool understands`,
+    );
+  });
+});
+
+/** A one-file ustar archive, as `tar cf` writes it. */
+function tarOf(name: string, content: string): Buffer {
+  const header = Buffer.alloc(512);
+  header.write(name, 0);
+  header.write('0000644\0', 100);
+  header.write(`${content.length.toString(8).padStart(11, '0')}\0`, 124);
+  header.write('ustar\u000000', 257);
+  const body = Buffer.alloc(Math.ceil(content.length / 512) * 512);
+  body.write(content);
+  return Buffer.concat([header, body, Buffer.alloc(1024)]);
+}

@@ -1,3 +1,5 @@
+import { Buffer } from 'node:buffer';
+import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -178,6 +180,33 @@ describe('loading arbitrary input', () => {
       fc.property(nearValid, fc.boolean(), (document, asYaml) => {
         // Act
         const outcome = fromFiles([[asYaml ? 'x.yaml' : 'x.json', asYaml ? stringify(document) : JSON.stringify(document)]]);
+
+        // Assess
+        assertOutcome(outcome);
+      }),
+      { numRuns: 250 },
+    );
+  });
+
+  it('survives any bytes: gzip of anything (whole or cut short), UTF-16, random binary', () => {
+    const bytes = fc.oneof(
+      content.map((text) => new Uint8Array(gzipSync(text))),
+      fc.tuple(content, fc.nat()).map(([text, cut]) => {
+        const packed = gzipSync(text);
+        return new Uint8Array(packed.subarray(0, cut % (packed.length + 1)));
+      }),
+      content.map((text) => new Uint8Array(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]))),
+      fc.uint8Array({ maxLength: 300 }),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom('x.json.gz', 'karpenter.log.gz', 'capture.tgz', 'pods.yaml', 'x'), bytes, (name, data) => {
+        // Act
+        let outcome: unknown;
+        try {
+          outcome = snapshotFromFiles([{ path: `capture/${name}`, bytes: data }]);
+        } catch (error) {
+          outcome = error;
+        }
 
         // Assess
         assertOutcome(outcome);

@@ -5,8 +5,9 @@ import { captureDir, kubeList, removeCaptureDirs } from './capture-dir.ts';
 
 afterEach(removeCaptureDirs);
 
+// How fast and how much memory: `npm run bench` (BENCHMARKS.md). Here only that nothing is lost.
 describe('loadSnapshot: large captures', () => {
-  it('loads 50,000 pods from one `kubectl get pods -A -o json` file in well under a few seconds', async () => {
+  it('loads all 50,000 pods of one `kubectl get pods -A -o json` file, across read chunks, intact', async () => {
     // Prepare
     const pods = Array.from({ length: 50_000 }, (_, i) =>
       pod({
@@ -18,13 +19,10 @@ describe('loadSnapshot: large captures', () => {
     const dir = await captureDir({ 'pods.json': kubeList(pods) });
 
     // Act
-    const started = performance.now();
     const { snapshot } = await loadSnapshot([dir]);
-    const elapsedMs = performance.now() - started;
 
     // Assess
     expect(snapshot.pods).toHaveLength(50_000);
     expect(snapshot.pods[49_999]?.metadata?.name).toBe(pods[49_999]?.metadata?.name);
-    expect(elapsedMs).toBeLessThan(3_000);
   });
 });

@@ -1,0 +1,257 @@
+import { Buffer, constants } from 'node:buffer';
+import { gunzipSync } from 'node:zlib';
+import { ShapeError } from './shape.ts';
+
+/** Reads one file front to back, a piece at a time; `close` may come before the end. */
+export interface ByteReader {
+  /** The next piece, or undefined at the end. */
+  next(): Buffer | undefined;
+  close(): void;
+}
+
+/** Something that can be read front to back, as often as needed. */
+export interface ByteSource {
+  open(): ByteReader;
+}
+
+/**
+ * One capture file, made UTF-8 whatever the shell or editor did to it: gzip is unpacked
+ * (`kubectl get pods -A -o json | gzip > pods.json.gz` is how big captures travel), a UTF-8 byte
+ * order mark dropped, UTF-16 (what Windows PowerShell's `>` writes) re-encoded. Archives and other
+ * binary files are refused with a message saying what they are.
+ *
+ * Large captures are read piece by piece (`open`); `bytes` and `text` read them whole.
+ */
+export interface CaptureContent {
+  /** The file name as its content is named: `pods.json.gz` → `pods.json`. */
+  readonly name: string;
+  /** The first bytes (all of them for a small file). */
+  readonly head: Buffer;
+  open(): ByteReader;
+  bytes(): Buffer;
+  /** ShapeError when there is more than fits one string. */
+  text(): string;
+  /** Whether there are at most `limit` bytes, reading no more than needed to tell. */
+  hasAtMost(limit: number): boolean;
+  /** The same content with its first `end` bytes blanked out (spaces; line breaks kept). */
+  blankedUpTo(end: number): CaptureContent;
+}
+
+/** Well above any capture (a 100,000-pod `-o json` is about 1 GB), and a bound on a gzip bomb. */
+const MAX_UNPACKED_BYTES = 4 * 1024 ** 3;
+/** How much of the start decides "binary": enough for any header, cheap for any file. */
+const SNIFF_BYTES = 8192;
+
+export function captureContent(name: string, raw: ByteSource | Uint8Array | string): CaptureContent {
+  if (typeof raw === 'string') return fromMemory(name, Buffer.from(raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw, 'utf8'));
+  const source = raw instanceof Uint8Array ? memorySource(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)) : raw;
+  const head = readHead(source);
+  if (isGzip(head)) {
+    const unpackedName = /\.(?:tgz|taz)$/i.test(name) ? `${name.slice(0, -4)}.tar` : name.replace(/\.(?:gz|gzip)$/i, '');
+    return captureContent(unpackedName, gunzip(readAll(source)));
+  }
+  refuseArchivesAndBinary(head, name);
+  if (head[0] === 0xff && head[1] === 0xfe) return fromUtf16(name, readAll(source), 'utf-16le');
+  if (head[0] === 0xfe && head[1] === 0xff) return fromUtf16(name, readAll(source), 'utf-16be');
+  const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  return new SourceContent(name, source, bom, 0);
+}
+
+/** `bytes.toString()`, or a ShapeError past V8's longest string (about 512 MiB). */
+function decodeUtf8(bytes: Buffer, start = 0, end = bytes.length): string {
+  try {
+    return bytes.toString('utf8', start, end);
+  } catch (error) {
+    const limit = `${Math.round(constants.MAX_STRING_LENGTH / 1024 ** 2)} MiB`;
+    throw new ShapeError(
+      `too large to read as text (over ${limit}): capture Kubernetes objects with -o json, which is read piece by piece, or split the file`,
+      { cause: error },
+    );
+  }
+}
+
+/** A source's bytes from `skip` on, the first `blank` of those blanked out. */
+class SourceContent implements CaptureContent {
+  readonly name: string;
+  readonly #source: ByteSource;
+  readonly #skip: number;
+  readonly #blank: number;
+  #head: Buffer | undefined;
+  #bytes: Buffer | undefined;
+  #text: string | undefined;
+
+  constructor(name: string, source: ByteSource, skip: number, blank: number) {
+    this.name = name;
+    this.#source = source;
+    this.#skip = skip;
+    this.#blank = blank;
+  }
+
+  get head(): Buffer {
+    this.#head ??= readHead(this);
+    return this.#head;
+  }
+
+  open(): ByteReader {
+    const reader = this.#source.open();
+    let toSkip = this.#skip;
+    let toBlank = this.#blank;
+    return {
+      next: () => {
+        for (;;) {
+          let piece = reader.next();
+          if (piece === undefined) return undefined;
+          if (toSkip > 0) {
+            const skipped = Math.min(toSkip, piece.length);
+            piece = piece.subarray(skipped);
+            toSkip -= skipped;
+          }
+          if (toBlank > 0 && piece.length > 0) {
+            piece = Buffer.from(piece);
+            const blanked = Math.min(toBlank, piece.length);
+            for (let i = 0; i < blanked; i++) if (piece[i] !== 0x0a) piece[i] = 0x20;
+            toBlank -= blanked;
+          }
+          if (piece.length > 0) return piece;
+        }
+      },
+      close: () => reader.close(),
+    };
+  }
+
+  bytes(): Buffer {
+    this.#bytes ??= readAll(this);
+    return this.#bytes;
+  }
+
+  text(): string {
+    // Kept instead of the bytes: a large YAML capture is then in memory once, not twice.
+    this.#text ??= decodeUtf8(this.#bytes ?? readAll(this));
+    return this.#text;
+  }
+
+  hasAtMost(limit: number): boolean {
+    if (this.#bytes) return this.#bytes.length <= limit;
+    if (this.#text !== undefined && this.#text.length > limit) return false;
+    const reader = this.open();
+    try {
+      let length = 0;
+      for (let piece = reader.next(); piece !== undefined; piece = reader.next()) {
+        length += piece.length;
+        if (length > limit) return false;
+      }
+      return true;
+    } finally {
+      reader.close();
+    }
+  }
+
+  blankedUpTo(end: number): CaptureContent {
+    return new SourceContent(this.name, this.#source, this.#skip, Math.max(this.#blank, end));
+  }
+}
+
+function fromMemory(name: string, bytes: Buffer): CaptureContent {
+  return new SourceContent(name, memorySource(bytes), 0, 0);
+}
+
+function fromUtf16(name: string, bytes: Buffer, encoding: 'utf-16le' | 'utf-16be'): CaptureContent {
+  return fromMemory(name, Buffer.from(new TextDecoder(encoding).decode(bytes.subarray(2)), 'utf8'));
+}
+
+function memorySource(bytes: Buffer): ByteSource {
+  return {
+    open() {
+      let done = false;
+      return {
+        next() {
+          if (done) return undefined;
+          done = true;
+          return bytes;
+        },
+        close() {
+          done = true;
+        },
+      };
+    },
+  };
+}
+
+function readHead(source: ByteSource): Buffer {
+  const reader = source.open();
+  try {
+    const pieces: Buffer[] = [];
+    let length = 0;
+    while (length < SNIFF_BYTES) {
+      const piece = reader.next();
+      if (piece === undefined) break;
+      pieces.push(piece);
+      length += piece.length;
+    }
+    return pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces);
+  } finally {
+    reader.close();
+  }
+}
+
+function readAll(source: ByteSource): Buffer {
+  const reader = source.open();
+  try {
+    const pieces: Buffer[] = [];
+    for (let piece = reader.next(); piece !== undefined; piece = reader.next()) pieces.push(piece);
+    return pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces);
+  } finally {
+    reader.close();
+  }
+}
+
+function isGzip(bytes: Buffer): boolean {
+  return bytes[0] === 0x1f && bytes[1] === 0x8b;
+}
+
+function gunzip(bytes: Buffer): Buffer {
+  try {
+    return gunzipSync(bytes, { maxOutputLength: MAX_UNPACKED_BYTES });
+  } catch (error) {
+    const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+    const why =
+      code === 'ERR_BUFFER_TOO_LARGE' ? `unpacks to more than ${MAX_UNPACKED_BYTES / 1024 ** 3} GiB` : 'truncated or corrupt';
+    throw new ShapeError(`a gzip file that cannot be unpacked (${why})`, { cause: error });
+  }
+}
+
+const ARCHIVES: readonly { test: (head: Buffer, name: string) => boolean; what: string }[] = [
+  {
+    test: (b, name) => /\.tar$/i.test(name) || b.toString('latin1', 257, 262) === 'ustar',
+    what: 'a tar archive: extract it first (tar xf) and pass the folder',
+  },
+  { test: (b) => b.toString('latin1', 0, 4) === 'PK\u0003\u0004', what: 'a zip archive: unzip it first and pass the folder' },
+  {
+    test: (b) => b.toString('latin1', 0, 6) === '7z\u00bc\u00af\u0027\u001c',
+    what: 'a 7-Zip archive: extract it first and pass the folder',
+  },
+  { test: (b) => b.toString('latin1', 0, 3) === 'BZh', what: 'a bzip2 file: unpack it first (bunzip2)' },
+  { test: (b) => b.toString('latin1', 0, 6) === '\u00fd7zXZ\u0000', what: 'an xz file: unpack it first (unxz)' },
+  { test: (b) => b.toString('latin1', 0, 4) === '\u0028\u00b5\u002f\u00fd', what: 'a zstd file: unpack it first (unzstd)' },
+];
+
+function refuseArchivesAndBinary(head: Buffer, name: string): void {
+  const archive = ARCHIVES.find((a) => a.test(head, name));
+  if (archive) throw new ShapeError(archive.what);
+  if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) return; // UTF-16
+  const sniffed = head.subarray(0, SNIFF_BYTES);
+  // Text never holds NUL; images, PDFs, spreadsheets and executables do, early on. What is left
+  // is mostly bytes that are not UTF-8 at all.
+  if (sniffed.includes(0) || invalidUtf8Share(sniffed) > 0.05) {
+    throw new ShapeError('a binary file, not a kubectl or aws CLI output');
+  }
+}
+
+function invalidUtf8Share(head: Buffer): number {
+  if (head.length === 0) return 0;
+  // A multi-byte character cut off at the end of the sample is not a sign of anything.
+  const text = head.toString('utf8', 0, Math.max(0, head.length - 3));
+  let replaced = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 0xfffd) replaced++;
+  return text.length === 0 ? 0 : replaced / text.length;
+}
