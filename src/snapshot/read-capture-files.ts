@@ -19,6 +19,8 @@ export async function listCaptureFiles(paths: readonly string[]): Promise<string
   for (const path of paths) {
     const stats = await statOf(path);
     if (stats.isDirectory()) {
+      // Given twice, or inside a directory already given: read once, not an empty directory.
+      if (seen.has(await realPathOf(path))) continue;
       const before = files.length;
       await walkDirectory(path, files, seen);
       if (files.length === before) throw new InputError(displayPath(path), 'directory holds no capture files');

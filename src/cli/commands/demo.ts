@@ -1,4 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
+import { isAbsolute, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ParseArgsOptionsConfig } from 'node:util';
 import { InputError } from '../../domain/errors.ts';
@@ -56,7 +57,7 @@ export const demoCommand: Command = {
       try {
         const now = instantOf('now', exampleNow, ctx.services.clock);
         const report = await scanCapture(
-          [fileURLToPath(folder)],
+          [asTyped(fileURLToPath(folder))],
           { detection: DEFAULT_DETECTION, actions: CLI_ACTIONS, now },
           ctx,
         );
@@ -93,4 +94,10 @@ async function readText(file: URL): Promise<string> {
 function firstLine(readme: string): string {
   const line = readme.split(/\r?\n/).find((l) => l.trim() !== '') ?? '';
   return line.replace(/^#+\s*/, '').trim();
+}
+
+/** The folder as a user would type it from here, so evidence reads `examples/x/karpenter.log:9`. */
+function asTyped(path: string): string {
+  const fromHere = relative(process.cwd(), path);
+  return fromHere && !fromHere.startsWith('..') && !isAbsolute(fromHere) ? fromHere : path;
 }

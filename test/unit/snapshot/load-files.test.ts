@@ -47,6 +47,18 @@ describe('loadSnapshot: files and directories', () => {
     expect(snapshot.pods).toHaveLength(1);
   });
 
+  it('reads a directory given twice, or given inside one already given, once and without complaint', async () => {
+    // Prepare
+    const dir = await captureDir({ 'cluster-a/pods.json': kubeList([pod({ name: 'p' })]) });
+
+    // Act
+    const { files, snapshot } = await loadSnapshot([dir, dir, join(dir, 'cluster-a')]);
+
+    // Assess
+    expect(files).toBe(1);
+    expect(snapshot.pods).toHaveLength(1);
+  });
+
   it('lets a later file replace an earlier copy of the same object', async () => {
     // Prepare
     const dir = await captureDir({
