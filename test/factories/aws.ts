@@ -93,7 +93,8 @@ export function logLine(fields: Record<string, unknown>, origin = 'karpenter.log
 }
 
 type SnapshotParts = Partial<Omit<ClusterSnapshot, 'captured' | 'gaps' | 'clusterName'>>;
-const PART_SOURCE: Record<keyof SnapshotParts, SourceName> = {
+/** Which source each snapshot list belongs to. */
+export const PART_SOURCE: Record<keyof SnapshotParts, SourceName> = {
   pods: 'pods',
   deployments: 'deployments',
   replicaSets: 'replicasets',

@@ -119,13 +119,7 @@ export class WorkloadDiagnoser {
         quoted,
       );
     if (said.incompatible.length > 0 && said.other.length === 0 && !said.noNodePools) {
-      return noMatchVerdict(
-        'Karpenter finds no NodePool compatible with these pods.',
-        quoted,
-        said.incompatible.map((i) => [i.nodePool, i.detail]),
-        false,
-        pod.spec?.nodeSelector,
-      );
+      return incompatibleVerdict(pod, said, quoted);
     }
     return this.#unknown(pod, quoted, usable);
   }
@@ -148,13 +142,7 @@ export class WorkloadDiagnoser {
       );
     }
     if (said.incompatible.length > 0) {
-      return noMatchVerdict(
-        'Karpenter finds no NodePool compatible with these pods.',
-        quoted,
-        said.incompatible.map((i) => [i.nodePool, i.detail]),
-        false,
-        pod.spec?.nodeSelector,
-      );
+      return incompatibleVerdict(pod, said, quoted);
     }
     return this.#unknown(pod, quoted, []);
   }
@@ -188,4 +176,14 @@ function truncate(text: string, max: number): string {
 function notReadyLine(p: PoolFacts): string {
   const ready = conditionOf(p.pool, 'Ready');
   return `NodePool ${p.name}: ${ready ? describeCondition(ready) : 'not Ready'}`;
+}
+
+function incompatibleVerdict(pod: Pod, said: ReturnType<typeof parseKarpenterMessage>, quoted: string[]): WorkloadVerdict {
+  return noMatchVerdict(
+    'Karpenter finds no NodePool compatible with these pods.',
+    quoted,
+    said.incompatible.map((i) => [i.nodePool, i.detail]),
+    false,
+    pod.spec?.nodeSelector,
+  );
 }

@@ -16,7 +16,7 @@ import { emptySnapshot, SOURCE_NAMES, type ClusterSnapshot, type SourceName } fr
 import { loadSnapshot } from '../../../src/snapshot/load.ts';
 import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
 import { analyze, detectorVerdict } from '../../../src/usecases/analyze.ts';
-import { cluster } from '../../factories/aws.ts';
+import { cluster, PART_SOURCE } from '../../factories/aws.ts';
 import { T0, minutesAfter } from '../../factories/kube.ts';
 import { NOW, SCENARIOS, type Pair } from './cause-scenarios.ts';
 
@@ -42,31 +42,11 @@ function mergeSnapshots(parts: readonly ClusterSnapshot[], captured: Set<SourceN
     }
     merged.cluster ??= part.cluster;
   }
-  for (const [key, source] of Object.entries(SOURCE_OF_LIST)) if (!captured.has(source)) lists[key] = [];
+  for (const [key, source] of Object.entries(PART_SOURCE)) if (key !== 'cluster' && !captured.has(source)) lists[key] = [];
   if (!captured.has('cluster')) delete merged.cluster;
   merged.captured = captured;
   return merged;
 }
-
-const SOURCE_OF_LIST: Record<string, SourceName> = {
-  pods: 'pods',
-  deployments: 'deployments',
-  replicaSets: 'replicasets',
-  nodes: 'nodes',
-  events: 'events',
-  configMaps: 'configmaps',
-  services: 'services',
-  crds: 'crds',
-  nodeClaims: 'nodeclaims',
-  nodePools: 'nodepools',
-  nodeClasses: 'ec2nodeclasses',
-  instances: 'instances',
-  fargateProfiles: 'fargateprofiles',
-  accessEntries: 'accessentries',
-  launchTemplates: 'launchtemplates',
-  instanceProfiles: 'instanceprofiles',
-  logs: 'logs',
-};
 
 const pairsOf = (findings: readonly Finding[]): Pair[] => findings.map((f) => `${f.code}/${f.cause?.code ?? 'null'}` as Pair);
 
