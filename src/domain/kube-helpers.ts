@@ -1,4 +1,4 @@
-import type { Condition, KubeObject, LabelSelector, Pod } from './kube.ts';
+import type { Condition, LabelSelector, Pod } from './kube.ts';
 
 export function conditionOf(obj: { status?: { conditions?: Condition[] } } | undefined, type: string): Condition | undefined {
   return obj?.status?.conditions?.find((c) => c.type === type);
@@ -6,12 +6,6 @@ export function conditionOf(obj: { status?: { conditions?: Condition[] } } | und
 
 export function isConditionTrue(obj: { status?: { conditions?: Condition[] } } | undefined, type: string): boolean {
   return conditionOf(obj, type)?.status === 'True';
-}
-
-/** `namespace/name` for namespaced objects, `name` otherwise. */
-export function objectRef(obj: KubeObject): string {
-  const m = obj.metadata;
-  return m?.namespace ? `${m.namespace}/${m.name ?? '?'}` : (m?.name ?? '?');
 }
 
 /** `aws:///us-east-1a/i-0123` → `i-0123`. */

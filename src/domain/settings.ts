@@ -15,8 +15,8 @@ export const DEFAULT_DETECTION: DetectionSettings = {
   orphanGraceMs: 10 * 60_000,
 };
 
-export type ActionMode = 'off' | 'dry-run' | 'apply';
-export const ACTION_MODES: readonly ActionMode[] = ['off', 'dry-run', 'apply'];
+export const ACTION_MODES = ['off', 'dry-run', 'apply'] as const;
+export type ActionMode = (typeof ACTION_MODES)[number];
 
 /** Guardrail settings for automated remediations. */
 export interface ActionSettings {
