@@ -39,6 +39,11 @@ const READERS: readonly [key: string, read: (document: JsonRecord) => AwsCliOutp
   ['InstanceProfile', (d) => ({ source: 'instanceprofiles', profiles: [readInstanceProfile(d.InstanceProfile, 0)] })], // get-instance-profile
 ];
 
+/** Whether the document has the top-level key of an AWS CLI output this tool reads. */
+export function isAwsCliOutput(document: JsonRecord): boolean {
+  return READERS.some(([key]) => Object.hasOwn(document, key));
+}
+
 /** An AWS CLI JSON output → its records; undefined when the document is no output we know. */
 export function readAwsCliOutput(document: JsonRecord): AwsCliOutput[] | undefined {
   const outputs = READERS.filter(([key]) => Object.hasOwn(document, key)).map(([, read]) => read(document));
@@ -112,9 +117,7 @@ function readFargateProfile(raw: unknown): FargateProfile {
 }
 
 function readFargateProfileNames(document: JsonRecord): FargateProfile[] {
-  return arrayAt(document, 'fargateProfileNames', '')
-    .filter((n): n is string => typeof n === 'string' && n !== '')
-    .map((name) => ({ name, selectors: [], described: false }));
+  return namesAt(document, 'fargateProfileNames').map((name) => ({ name, selectors: [], described: false }));
 }
 
 function readAccessEntry(raw: unknown): AccessEntry {
@@ -129,9 +132,12 @@ function readAccessEntry(raw: unknown): AccessEntry {
 }
 
 function readAccessEntryList(document: JsonRecord): AccessEntry[] {
-  return arrayAt(document, 'accessEntries', '')
-    .filter((arn): arn is string => typeof arn === 'string' && arn !== '')
-    .map((principalArn) => ({ principalArn, described: false }));
+  return namesAt(document, 'accessEntries').map((principalArn) => ({ principalArn, described: false }));
+}
+
+/** The `list-*` commands print names only: the non-empty ones. */
+function namesAt(document: JsonRecord, key: string): string[] {
+  return arrayAt(document, key, '').filter((n): n is string => typeof n === 'string' && n !== '');
 }
 
 function readLaunchTemplates(document: JsonRecord): LaunchTemplate[] {

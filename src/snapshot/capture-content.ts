@@ -54,7 +54,7 @@ export function captureContent(name: string, raw: ByteSource | Uint8Array | stri
   if (head[0] === 0xff && head[1] === 0xfe) return fromUtf16(name, readAll(source), 'utf-16le');
   if (head[0] === 0xfe && head[1] === 0xff) return fromUtf16(name, readAll(source), 'utf-16be');
   const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
-  return new SourceContent(name, source, bom, 0);
+  return new SourceContent(name, source, bom, 0, head.subarray(bom));
 }
 
 /** `bytes.toString()`, or a ShapeError past V8's longest string (about 512 MiB). */
@@ -70,7 +70,7 @@ function decodeUtf8(bytes: Buffer, start = 0, end = bytes.length): string {
   }
 }
 
-/** A source's bytes from `skip` on, the first `blank` of those blanked out. */
+/** A source's bytes from `skip` on, the first `blank` of those blanked out; `head` when already read. */
 class SourceContent implements CaptureContent {
   readonly name: string;
   readonly #source: ByteSource;
@@ -80,11 +80,12 @@ class SourceContent implements CaptureContent {
   #bytes: Buffer | undefined;
   #text: string | undefined;
 
-  constructor(name: string, source: ByteSource, skip: number, blank: number) {
+  constructor(name: string, source: ByteSource, skip: number, blank: number, head?: Buffer) {
     this.name = name;
     this.#source = source;
     this.#skip = skip;
     this.#blank = blank;
+    this.#head = head;
   }
 
   get head(): Buffer {
@@ -107,9 +108,8 @@ class SourceContent implements CaptureContent {
             toSkip -= skipped;
           }
           if (toBlank > 0 && piece.length > 0) {
-            piece = Buffer.from(piece);
             const blanked = Math.min(toBlank, piece.length);
-            for (let i = 0; i < blanked; i++) if (piece[i] !== 0x0a) piece[i] = 0x20;
+            piece = blankedCopy(piece, blanked);
             toBlank -= blanked;
           }
           if (piece.length > 0) return piece;
@@ -132,7 +132,11 @@ class SourceContent implements CaptureContent {
 
   hasAtMost(limit: number): boolean {
     if (this.#bytes) return this.#bytes.length <= limit;
-    if (this.#text !== undefined && this.#text.length > limit) return false;
+    if (this.#text !== undefined) {
+      if (this.#text.length > limit) return false;
+      // Each U+FFFD that replaced invalid bytes is 3 bytes again: never fewer than were read.
+      if (Buffer.byteLength(this.#text) <= limit) return true;
+    }
     const reader = this.open();
     try {
       let length = 0;
@@ -147,8 +151,17 @@ class SourceContent implements CaptureContent {
   }
 
   blankedUpTo(end: number): CaptureContent {
-    return new SourceContent(this.name, this.#source, this.#skip, Math.max(this.#blank, end));
+    const blank = Math.max(this.#blank, end);
+    const head = this.#head && blankedCopy(this.#head, Math.min(blank, this.#head.length));
+    return new SourceContent(this.name, this.#source, this.#skip, blank, head);
   }
+}
+
+/** A copy of `bytes` with the first `count` made spaces, line breaks kept (lines stay where they were). */
+function blankedCopy(bytes: Buffer, count: number): Buffer {
+  const copy = Buffer.from(bytes);
+  for (let i = 0; i < count; i++) if (copy[i] !== 0x0a) copy[i] = 0x20;
+  return copy;
 }
 
 function fromMemory(name: string, bytes: Buffer): CaptureContent {

@@ -1,18 +1,18 @@
 import type { ClusterInfo, Instance } from '../domain/aws.ts';
 import { UsageError } from '../domain/errors.ts';
-import type { Container, Deployment, Pod } from '../domain/kube.ts';
-import { CONTROLLER_LABEL, CONTROLLER_LABEL_VALUE } from './snapshot-index.ts';
+import type { Container } from '../domain/kube.ts';
+import { CLUSTER_TAG } from '../domain/tags.ts';
+import type { ControllerInfo } from './snapshot-index.ts';
 
-export const UNKNOWN_CLUSTER = 'unknown';
-const CLUSTER_TAG = 'eks:eks-cluster-name';
+const UNKNOWN_CLUSTER = 'unknown';
 
 export interface ClusterNameEvidence {
   /** `--cluster NAME`. */
   option: string | undefined;
   /** From `aws eks describe-cluster` (or its "no cluster found" error). */
   cluster: ClusterInfo | undefined;
-  deployments: readonly Deployment[];
-  pods: readonly Pod[];
+  /** The Karpenter controllers' CLUSTER_NAME values (controllerClusterNames). */
+  configured: readonly string[];
   instances: readonly Instance[];
 }
 
@@ -22,7 +22,7 @@ export interface ClusterNameEvidence {
  * must not be analysed as one: orphan detection would terminate another cluster's nodes.
  */
 export function resolveClusterName(evidence: ClusterNameEvidence): string {
-  const { option, cluster } = evidence;
+  const { option, cluster, configured } = evidence;
   if (option && cluster && option !== cluster.name) {
     throw new UsageError(
       `--cluster ${option} does not match the captured describe-cluster output, which is for cluster ${cluster.name}`,
@@ -30,7 +30,6 @@ export function resolveClusterName(evidence: ClusterNameEvidence): string {
   }
   if (option) return option;
   if (cluster) return cluster.name;
-  const configured = controllerClusterNames(evidence.deployments, evidence.pods);
   if (configured.length === 1) return configured[0] as string;
   if (configured.length > 1) {
     throw new UsageError(
@@ -54,21 +53,18 @@ export function resolveClusterName(evidence: ClusterNameEvidence): string {
  * join). Either way the user should know; neither is for the loader to decide.
  */
 export function controllerClusterMismatch(evidence: ClusterNameEvidence, clusterName: string): string | undefined {
-  const configured = controllerClusterNames(evidence.deployments, evidence.pods);
+  const { configured } = evidence;
   if (configured.length === 0 || configured.includes(clusterName)) return undefined;
   const from = evidence.option ? '--cluster' : 'aws eks describe-cluster';
   return `${from} names cluster ${clusterName}, but the Karpenter controller in the capture is configured for ${configured.join(', ')} (CLUSTER_NAME): was kubectl pointed at another cluster?`;
 }
 
-/** CLUSTER_NAME env values of Deployments and pods labelled as the Karpenter controller. */
-function controllerClusterNames(deployments: readonly Deployment[], pods: readonly Pod[]): string[] {
-  const isController = (labels: Record<string, string> | undefined) => labels?.[CONTROLLER_LABEL] === CONTROLLER_LABEL_VALUE;
-  const containers: unknown[] = [];
-  for (const d of deployments) {
-    if (!isController(d.metadata?.labels) && !isController(d.spec?.template?.metadata?.labels)) continue;
-    containers.push(...listOf(d.spec?.template?.spec?.containers));
-  }
-  for (const p of pods) if (isController(p.metadata?.labels)) containers.push(...listOf(p.spec?.containers));
+/** CLUSTER_NAME env values of the Karpenter controllers' Deployments and pods, sorted. */
+export function controllerClusterNames(controllers: readonly ControllerInfo[]): string[] {
+  const containers = controllers.flatMap((c) => [
+    ...listOf(c.deployment?.spec?.template?.spec?.containers),
+    ...c.pods.flatMap((p) => listOf(p.spec?.containers)),
+  ]);
   return distinctSorted(containers.flatMap((c) => listOf((c as Container | null)?.env).map(clusterNameOfEnv)));
 }
 

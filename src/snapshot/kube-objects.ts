@@ -1,6 +1,7 @@
 import type { KubeEvent, KubeObject } from '../domain/kube.ts';
 import type { SourceName } from '../domain/snapshot.ts';
 import { isRecord, optNumber, optString, optTime, ShapeError, type JsonRecord } from './shape.ts';
+import { KARPENTER_API_GROUPS } from '../domain/tags.ts';
 
 /** The Kubernetes kinds karpenter-sentinel reads, by kind and API group ('' is the core group). */
 const KINDS_IN_USE: readonly { kind: string; groups: readonly string[]; source: SourceName }[] = [
@@ -16,8 +17,6 @@ const KINDS_IN_USE: readonly { kind: string; groups: readonly string[]; source: 
   { kind: 'NodePool', groups: ['karpenter.sh'], source: 'nodepools' },
   { kind: 'EC2NodeClass', groups: ['karpenter.k8s.aws'], source: 'ec2nodeclasses' },
 ];
-
-const KARPENTER_GROUPS: readonly string[] = ['karpenter.sh', 'karpenter.k8s.aws'];
 
 /**
  * `kubectl get nodeclaims -o json` with nothing to list prints a bare `List`; the file's name is
@@ -66,7 +65,7 @@ export function sourceOfKind(apiVersion: string, kind: string): SourceName | und
   return KINDS_IN_USE.find((k) => k.kind === kind && k.groups.includes(group))?.source;
 }
 
-export function apiGroupOf(apiVersion: string): string {
+function apiGroupOf(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');
   return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
@@ -80,7 +79,7 @@ export function classifyKubeObject(object: JsonRecord, apiVersion: string, kind:
   if (kind === 'Secret' && group === '') return { type: 'secret' };
   const known = KINDS_IN_USE.find((k) => k.kind === kind && k.groups.includes(group));
   if (!known) {
-    if (KARPENTER_GROUPS.includes(group) && /\/v1alpha\d+$/.test(apiVersion)) {
+    if (KARPENTER_API_GROUPS.includes(group) && /\/v1alpha\d+$/.test(apiVersion)) {
       return { type: 'unused', kind: `${kind} (${apiVersion})`, legacyKarpenter: true };
     }
     return { type: 'unused', kind: group ? `${kind} (${group})` : kind };
@@ -139,7 +138,7 @@ function checkBody(object: JsonRecord, where: string): void {
  * core/v1 and events.k8s.io/v1 Events → one shape. They are the same objects seen through two
  * APIs; the newer one renamed the fields and moved repeat counts into `series`.
  */
-export function normaliseEvent(object: JsonRecord, group: string): KubeEvent {
+function normaliseEvent(object: JsonRecord, group: string): KubeEvent {
   const metadata = isRecord(object.metadata) ? object.metadata : {};
   const series = isRecord(object.series) ? object.series : {};
   const seriesLast = optTime(series.lastObservedTime);

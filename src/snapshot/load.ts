@@ -6,7 +6,7 @@ import type { ClusterSnapshot } from '../domain/snapshot.ts';
 import { SnapshotAssembler } from './build-snapshot.ts';
 import { listCaptureFiles, readCaptureFile } from './read-capture-files.ts';
 
-export { snapshotFromFiles, SnapshotAssembler, type CaptureFile } from './build-snapshot.ts';
+export { snapshotFromFiles } from './build-snapshot.ts';
 
 export interface LoadOptions {
   /** `--cluster NAME`: wins over every name found in the capture (and must agree with describe-cluster). */

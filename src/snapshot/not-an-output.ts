@@ -18,6 +18,9 @@ export function diagnoseNotAnOutput(text: string): string | undefined {
 
 type Diagnosis = (first: string, second: string | undefined, lines: readonly string[]) => string | undefined;
 
+export const LOOKS_LIKE_LOGS =
+  'looks like controller logs (controller logs need a .log suffix: kubectl logs ... > karpenter.log)';
+
 const GET_JSON = 'capture it with `kubectl get ... -o json` (or -o yaml)';
 
 const DIAGNOSES: readonly Diagnosis[] = [
@@ -46,10 +49,7 @@ const DIAGNOSES: readonly Diagnosis[] = [
     lines.every((l) => /^[a-z0-9.-]+\/[A-Za-z0-9._:-]+$/.test(l))
       ? `only names (\`kubectl get -o name\`): ${GET_JSON}`
       : undefined,
-  (_first, _second, lines) =>
-    lines.some(looksLikeLogLine)
-      ? 'looks like controller logs (controller logs need a .log suffix: kubectl logs ... > karpenter.log)'
-      : undefined,
+  (_first, _second, lines) => (lines.some(looksLikeLogLine) ? LOOKS_LIKE_LOGS : undefined),
 ];
 
 /**

@@ -20,12 +20,13 @@ export async function listCaptureFiles(paths: readonly string[]): Promise<string
     const stats = await statOf(path);
     if (stats.isDirectory()) {
       // Given twice, or inside a directory already given: read once, not an empty directory.
-      if (seen.has(await realPathOf(path))) continue;
+      const real = await realPathOf(path);
+      if (seen.has(real)) continue;
       const before = files.length;
-      await walkDirectory(path, files, seen);
+      await walkDirectory(path, real, files, seen);
       if (files.length === before) throw new InputError(displayPath(path), 'directory holds no capture files');
     } else if (stats.isFile()) {
-      await addOnce(path, files, seen);
+      addOnce(path, await realPathOf(path), files, seen);
     } else {
       throw new InputError(displayPath(path), 'not a regular file or directory');
     }
@@ -91,8 +92,8 @@ function fileSource(path: string): ByteSource {
   };
 }
 
-async function walkDirectory(directory: string, files: string[], seen: Set<string>): Promise<void> {
-  const real = await realPathOf(directory);
+/** `real` is the directory's real path: an entry that is no symbolic link is at `real/name`. */
+async function walkDirectory(directory: string, real: string, files: string[], seen: Set<string>): Promise<void> {
   if (seen.has(real)) return; // symlink loop, or a directory given twice
   seen.add(real);
   let entries: Dirent[];
@@ -101,14 +102,20 @@ async function walkDirectory(directory: string, files: string[], seen: Set<strin
   } catch (error) {
     throw new InputError(displayPath(directory), `cannot be read (${codeOf(error)})`, { cause: error });
   }
-  const names = entries.map((e) => e.name).filter((name) => !name.startsWith('.') && !isMarkdown(name));
-  names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  for (const name of names) {
-    const path = join(directory, name);
-    const stats = await statOf(path);
-    if (stats.isDirectory()) await walkDirectory(path, files, seen);
-    else if (stats.isFile()) await addOnce(path, files, seen);
-    // sockets, FIFOs, devices: not captures, and reading a FIFO would block forever
+  const kept = entries.filter((e) => !e.name.startsWith('.') && !isMarkdown(e.name));
+  kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of kept) {
+    const path = join(directory, entry.name);
+    // The listing says what most entries are: those need no stat and no realpath of their own.
+    if (entry.isDirectory()) await walkDirectory(path, join(real, entry.name), files, seen);
+    else if (entry.isFile()) addOnce(path, join(real, entry.name), files, seen);
+    else {
+      // A symbolic link, or a file system that does not say. Sockets, FIFOs, devices: not
+      // captures, and reading a FIFO would block forever.
+      const stats = await statOf(path);
+      if (stats.isDirectory()) await walkDirectory(path, await realPathOf(path), files, seen);
+      else if (stats.isFile()) addOnce(path, await realPathOf(path), files, seen);
+    }
   }
 }
 
@@ -116,8 +123,7 @@ function isMarkdown(name: string): boolean {
   return /\.(md|markdown)$/i.test(name);
 }
 
-async function addOnce(path: string, files: string[], seen: Set<string>): Promise<void> {
-  const real = await realPathOf(path);
+function addOnce(path: string, real: string, files: string[], seen: Set<string>): void {
   if (seen.has(real)) return;
   seen.add(real);
   files.push(path);

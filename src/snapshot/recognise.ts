@@ -1,10 +1,10 @@
 import type { KubeEvent, KubeObject } from '../domain/kube.ts';
 import type { SourceName } from '../domain/snapshot.ts';
-import { readAwsCliOutput, type AwsCliOutput } from './aws-cli.ts';
+import { isAwsCliOutput, readAwsCliOutput, type AwsCliOutput } from './aws-cli.ts';
 import type { CaptureContent } from './capture-content.ts';
 import { readCliErrorText, stderrPreambleLength, type CliErrorFact } from './cli-error-text.ts';
 import { classifyKubeObject, EXAMPLE_RESOURCE_FILE_NAMES, sourceNamedByFile, sourceOfKind } from './kube-objects.ts';
-import { diagnoseNotAnOutput } from './not-an-output.ts';
+import { diagnoseNotAnOutput, LOOKS_LIKE_LOGS } from './not-an-output.ts';
 import { parseDocuments } from './parse-documents.ts';
 import { isRecord, oneLine, ShapeError, type JsonRecord } from './shape.ts';
 
@@ -87,13 +87,7 @@ function recogniseDocument(document: unknown, prefix: string): Recognised[] {
     return [fromKubeObject(document, apiVersion, kind, prefix.replace(/: $/, ''))];
   }
   const outputs = readAwsCliOutput(document);
-  if (outputs) {
-    const more = awsPaginationToken(document);
-    return outputs.flatMap((output) => [
-      { type: 'aws', output },
-      { type: 'page', source: output.source, ...(more ? { more } : {}) },
-    ]);
-  }
+  if (outputs) return awsContributions(outputs, awsPaginationToken(document));
   if (looksLikeLogRecord(document)) throw new ShapeError(`${prefix}${LOOKS_LIKE_LOGS}`);
   const keys = Object.keys(document)
     .slice(0, 5)
@@ -101,7 +95,6 @@ function recogniseDocument(document: unknown, prefix: string): Recognised[] {
   throw new ShapeError(`${prefix}${NOT_UNDERSTOOD}${keys.length ? ` (top-level keys: ${keys.join(', ')})` : ''}`);
 }
 
-const LOOKS_LIKE_LOGS = 'looks like controller logs (controller logs need a .log suffix: kubectl logs ... > karpenter.log)';
 const WHOLE_OUTPUT = 'capture the whole output (`kubectl get ... -o json`, or the AWS CLI without --query)';
 
 /**
@@ -120,11 +113,9 @@ function recogniseArray(document: unknown[], prefix: string): Recognised[] {
     );
   }
   const first = document[0];
-  // `aws ... --output yaml-stream`: one AWS CLI output per page.
-  if (isRecord(first) && first.kind === undefined && readAwsCliOutput(first)) {
-    return document.flatMap((page, i) => recogniseDocument(page, `${prefix}[${i}]: `));
-  }
   if (isRecord(first) && first.kind === undefined) {
+    // `aws ... --output yaml-stream`: one AWS CLI output per page.
+    if (isAwsCliOutput(first)) return document.flatMap((page, i) => recogniseDocument(page, `${prefix}[${i}]: `));
     const wrapped =
       typeof first.InstanceId === 'string'
         ? { Reservations: [{ Instances: document }] }
@@ -132,11 +123,7 @@ function recogniseArray(document: unknown[], prefix: string): Recognised[] {
           ? { Reservations: document }
           : undefined;
     const outputs = wrapped ? readAwsCliOutput(wrapped) : undefined;
-    if (outputs)
-      return outputs.flatMap((output) => [
-        { type: 'aws', output },
-        { type: 'page', source: output.source },
-      ]);
+    if (outputs) return awsContributions(outputs, undefined);
   }
   return document.map((item, i) => {
     if (isRecord(item) && item.kind === undefined && item.apiVersion === undefined) {
@@ -144,6 +131,14 @@ function recogniseArray(document: unknown[], prefix: string): Recognised[] {
     }
     return recogniseListItem(item, undefined, `${prefix}[${i}]`);
   });
+}
+
+/** Each output, and one page of its source (`more`: the token saying pages follow). */
+function awsContributions(outputs: readonly AwsCliOutput[], more: string | undefined): Contribution[] {
+  return outputs.flatMap((output) => [
+    { type: 'aws', output },
+    { type: 'page', source: output.source, ...(more ? { more } : {}) },
+  ]);
 }
 
 function recogniseList(

@@ -1,0 +1,239 @@
+import type {
+  AccessEntry,
+  ClusterInfo,
+  FargateProfile,
+  Instance,
+  InstanceProfile,
+  LaunchTemplate,
+  LogLine,
+} from '../domain/aws.ts';
+import { UsageError } from '../domain/errors.ts';
+import type { KubeEvent, KubeObject } from '../domain/kube.ts';
+import { emptySnapshot, type ClusterSnapshot, type Gap, type SourceName } from '../domain/snapshot.ts';
+import type { AwsCliOutput } from './aws-cli.ts';
+import { controllerClusterMismatch, controllerClusterNames, resolveClusterName } from './cluster-name.ts';
+import { treatDeletedClusterAsHavingNoKubernetesObjects } from './deleted-cluster.ts';
+import type { LoadResult } from './load.ts';
+import type { Contribution } from './recognise.ts';
+import { SnapshotIndex } from './snapshot-index.ts';
+
+/** Merges each file's contributions into one snapshot; one map per source so duplicates across files merge in O(1). */
+export class CaptureMerger {
+  readonly #captured = new Set<SourceName>();
+  readonly #gaps = new Map<string, Gap>();
+  readonly #objects = new Map<SourceName, Map<string, KubeObject>>();
+  readonly #events = new Map<string, KubeEvent>();
+  readonly #instances = new Map<string, Instance>();
+  readonly #clusters: ClusterInfo[] = [];
+  readonly #goneClusters: string[] = [];
+  readonly #fargateProfiles = new Map<string, FargateProfile>();
+  readonly #accessEntries = new Map<string, AccessEntry>();
+  readonly #launchTemplates = new Map<string, LaunchTemplate>();
+  readonly #instanceProfiles = new Map<string, InstanceProfile>();
+  readonly #logs: LogLine[] = [];
+  readonly #notices: string[] = [];
+  /** Per source: a pagination token seen, and whether some page had none (the last one). */
+  readonly #pages = new Map<SourceName, { more?: string; last: boolean }>();
+
+  add(path: string, contributions: readonly Contribution[]): void {
+    let secrets = 0;
+    const unused = new Map<string, number>();
+    const legacy = new Map<string, number>();
+    for (const c of contributions) {
+      switch (c.type) {
+        case 'captured':
+          this.#captured.add(c.source);
+          break;
+        case 'object':
+          this.#captured.add(c.source);
+          mapFor(this.#objects, c.source).set(c.key, c.object);
+          break;
+        case 'event':
+          this.#captured.add('events');
+          this.#events.set(c.key, c.event);
+          break;
+        case 'aws':
+          this.#addAws(c.output);
+          break;
+        case 'page': {
+          const pages = this.#pages.get(c.source) ?? { last: false };
+          if (c.more) pages.more = c.more;
+          else pages.last = true;
+          this.#pages.set(c.source, pages);
+          break;
+        }
+        case 'cluster-gone':
+          this.#captured.add('cluster');
+          this.#goneClusters.push(c.name);
+          break;
+        case 'gap':
+          this.#gaps.set(`${c.source}\n${c.error}`, { source: c.source, error: c.error });
+          break;
+        case 'secret':
+          secrets++;
+          break;
+        case 'unused': {
+          const counts = c.legacyKarpenter ? legacy : unused;
+          counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
+          break;
+        }
+      }
+    }
+    if (secrets > 0) this.#notices.push(`${path}: skipped ${plural(secrets, 'Secret')}: Secrets are never read`);
+    if (unused.size > 0) {
+      this.#notices.push(
+        `${path}: skipped ${countedKinds(unused)} of kinds karpenter-sentinel does not use (${kindList(unused)})`,
+      );
+    }
+    if (legacy.size > 0) {
+      this.#notices.push(
+        `${path}: skipped ${countedKinds(legacy)} of Karpenter's alpha API (${kindList(legacy)}): karpenter-sentinel reads Karpenter v0.32 and later (karpenter.sh v1beta1 and v1)`,
+      );
+    }
+  }
+
+  addLogs(lines: readonly LogLine[]): void {
+    this.#captured.add('logs');
+    for (const line of lines) this.#logs.push(line);
+  }
+
+  #addAws(output: AwsCliOutput): void {
+    this.#captured.add(output.source);
+    switch (output.source) {
+      case 'instances':
+        for (const i of output.instances) this.#instances.set(i.id, i);
+        break;
+      case 'cluster':
+        this.#clusters.push(output.cluster);
+        break;
+      case 'fargateprofiles':
+        for (const p of output.profiles) keepDescribed(this.#fargateProfiles, p.name, p);
+        break;
+      case 'accessentries':
+        for (const e of output.entries) keepDescribed(this.#accessEntries, e.principalArn, e);
+        break;
+      case 'launchtemplates':
+        for (const t of output.templates) this.#launchTemplates.set(t.id, t);
+        break;
+      case 'instanceprofiles':
+        for (const p of output.profiles)
+          this.#instanceProfiles.set(p.name, mergeInstanceProfile(this.#instanceProfiles.get(p.name), p));
+        break;
+    }
+  }
+
+  finish(clusterOption: string | undefined): Omit<LoadResult, 'files'> {
+    const cluster = this.#clusterInfo();
+    const objects = <T>(source: SourceName) => [...(this.#objects.get(source)?.values() ?? [])] as T[];
+    const snapshot: ClusterSnapshot = {
+      ...emptySnapshot(''),
+      captured: this.#captured,
+      gaps: [...this.#gaps.values(), ...this.#truncatedSources()],
+      pods: objects('pods'),
+      deployments: objects('deployments'),
+      replicaSets: objects('replicasets'),
+      nodes: objects('nodes'),
+      events: [...this.#events.values()],
+      configMaps: objects('configmaps'),
+      services: objects('services'),
+      crds: objects('crds'),
+      nodeClaims: objects('nodeclaims'),
+      nodePools: objects('nodepools'),
+      nodeClasses: objects('ec2nodeclasses'),
+      ...(cluster ? { cluster } : {}),
+      instances: [...this.#instances.values()],
+      fargateProfiles: [...this.#fargateProfiles.values()],
+      accessEntries: [...this.#accessEntries.values()],
+      launchTemplates: [...this.#launchTemplates.values()],
+      instanceProfiles: [...this.#instanceProfiles.values()],
+      logs: this.#logs,
+    };
+    const evidence = {
+      option: clusterOption,
+      cluster,
+      configured: controllerClusterNames(new SnapshotIndex(snapshot).controllers),
+      instances: snapshot.instances,
+    };
+    snapshot.clusterName = resolveClusterName(evidence);
+    const mismatch = controllerClusterMismatch(evidence, snapshot.clusterName);
+    if (mismatch) this.#notices.push(mismatch);
+    treatDeletedClusterAsHavingNoKubernetesObjects(snapshot);
+    return { snapshot, notices: this.#notices };
+  }
+
+  /**
+   * A paginated output of which only the first pages were captured lists some of the objects as
+   * if they were all: a gap, so that nothing is judged missing because it is on the next page.
+   */
+  #truncatedSources(): Gap[] {
+    return [...this.#pages]
+      .filter(([, pages]) => pages.more !== undefined && !pages.last)
+      .map(([source, { more }]) => ({
+        source,
+        error: `only part was captured: the output ends with ${more}, and no last page was given (capture it again without --max-items or a limit)`,
+      }));
+  }
+
+  /** describe-cluster output or "no cluster found" errors: all must be about one cluster. */
+  #clusterInfo(): ClusterInfo | undefined {
+    const names = [...new Set([...this.#clusters.map((c) => c.name), ...this.#goneClusters])].sort();
+    if (names.length > 1) {
+      throw new UsageError(
+        `the capture describes several clusters (${names.join(', ')}): give the files of one cluster at a time`,
+      );
+    }
+    const described = this.#clusters.at(-1);
+    if (described) {
+      if (this.#goneClusters.length > 0) {
+        this.#notices.push(
+          `cluster ${described.name} is both described and reported not found; using the describe-cluster output`,
+        );
+      }
+      return described;
+    }
+    const gone = this.#goneClusters[0];
+    return gone === undefined ? undefined : { name: gone, gone: true };
+  }
+}
+
+function mapFor<K, V>(maps: Map<K, Map<string, V>>, key: K): Map<string, V> {
+  let map = maps.get(key);
+  if (!map) {
+    map = new Map();
+    maps.set(key, map);
+  }
+  return map;
+}
+
+/** A described entry wins over one only listed by name, whatever the file order. */
+function keepDescribed<T extends { described: boolean }>(map: Map<string, T>, key: string, entry: T): void {
+  const existing = map.get(key);
+  if (existing?.described && !entry.described) return;
+  map.set(key, entry);
+}
+
+/** `list-instance-profiles` omits tags that `get-instance-profile` prints: keep what either says. */
+function mergeInstanceProfile(existing: InstanceProfile | undefined, next: InstanceProfile): InstanceProfile {
+  if (!existing) return next;
+  return {
+    ...existing,
+    ...next,
+    roles: next.roles.length > 0 ? next.roles : existing.roles,
+    tags: { ...existing.tags, ...next.tags },
+  };
+}
+
+function countedKinds(counts: ReadonlyMap<string, number>): string {
+  return plural(
+    [...counts.values()].reduce((a, b) => a + b, 0),
+    'object',
+  );
+}
+
+function kindList(counts: ReadonlyMap<string, number>): string {
+  return [...counts].map(([kind, n]) => `${n} ${kind}`).join(', ');
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
