@@ -1,10 +1,10 @@
 import type { Finding } from '../domain/finding.ts';
 import { commandStep, manualRemediation, newFinding } from '../domain/finding.ts';
 import type { CustomResourceDefinition, Service } from '../domain/kube.ts';
-import { CONTROLLER_LABEL, CONTROLLER_LABEL_VALUE } from '../snapshot/snapshot-index.ts';
+import { KARPENTER_API_GROUPS } from '../domain/tags.ts';
+import { hasControllerLabel } from '../snapshot/snapshot-index.ts';
 import type { Detector } from './detector.ts';
 
-const KARPENTER_GROUPS = new Set(['karpenter.sh', 'karpenter.k8s.aws']);
 /** apiextensions.k8s.io/v1 default for `clientConfig.service.port`. */
 const DEFAULT_WEBHOOK_PORT = 443;
 
@@ -90,11 +90,11 @@ function coversNamespace(services: readonly Service[], namespace: string): boole
 
 function isKarpenterCrd(crd: CustomResourceDefinition): boolean {
   const group = crd.spec?.group ?? crd.metadata?.name?.split('.').slice(1).join('.');
-  return !!group && KARPENTER_GROUPS.has(group);
+  return !!group && KARPENTER_API_GROUPS.includes(group);
 }
 
 function isKarpenterService(s: Service): boolean {
-  return s.metadata?.labels?.[CONTROLLER_LABEL] === CONTROLLER_LABEL_VALUE || /karpenter/.test(s.metadata?.name ?? '');
+  return hasControllerLabel(s.metadata?.labels) || /karpenter/.test(s.metadata?.name ?? '');
 }
 
 function describeService(s: Service): string {

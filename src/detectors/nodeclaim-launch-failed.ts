@@ -1,9 +1,9 @@
 import { conditionOf, isoSeconds } from '../domain/kube-helpers.ts';
 import { manualRemediation, newFinding, type Finding } from '../domain/finding.ts';
+import type { NodeClaim } from '../domain/kube.ts';
 import type { DetectContext, Detector } from './detector.ts';
 import {
   classifyCloudError,
-  conditionText,
   isCloudLaunchFailure,
   isLaunchFailureCondition,
   LAUNCH_FAILURE_EVENT_REASONS,
@@ -15,6 +15,7 @@ import {
 import { CAUSE_TITLE, explainLaunchFailure, type LaunchCause } from './support/launch-failure-fixes.ts';
 import { nodePoolOfClaim } from '../domain/tags.ts';
 import { newestLogTime, stoppedRecurring } from './support/log-recency.ts';
+import { conditionText } from './support/readiness.ts';
 
 type Code = 'NODECLAIM_LAUNCH_FAILED';
 
@@ -45,7 +46,8 @@ export const nodeClaimLaunchFailed: Detector<Code> = {
   anyOf: ['nodeclaims', 'events', 'logs', 'nodepools'],
   refinedBy: ['ec2nodeclasses', 'cluster', 'deployments', 'pods'],
   detect(ctx) {
-    const occurrences = refine(collect(ctx));
+    const claims: ClaimsByName = new Map(ctx.snapshot.nodeClaims.map((nc) => [nc.metadata?.name ?? '', nc]));
+    const occurrences = refine(collect(ctx, claims));
     const groups = new Map<string, Occurrence[]>();
     for (const o of occurrences) {
       const key = `${o.pool ?? ''}\u0000${o.cause}`;
@@ -60,13 +62,14 @@ export const nodeClaimLaunchFailed: Detector<Code> = {
         g.map((o) => o.time),
         newest,
       );
-    return [...groups.values()].filter((g) => !over(g)).map((g) => findingFor(ctx, g));
+    return [...groups.values()].filter((g) => !over(g)).map((g) => findingFor(ctx, g, claims));
   },
 };
 
-function collect(ctx: DetectContext): Occurrence[] {
+type ClaimsByName = ReadonlyMap<string, NodeClaim>;
+
+function collect(ctx: DetectContext, claims: ClaimsByName): Occurrence[] {
   const s = ctx.snapshot;
-  const claims = new Map(s.nodeClaims.map((nc) => [nc.metadata?.name ?? '', nc]));
   const poolOfClaim = (name: string | undefined): string | undefined => {
     if (!name) return undefined;
     const nc = claims.get(name);
@@ -153,13 +156,13 @@ function refine(all: Occurrence[]): Occurrence[] {
 
 const MAX_QUOTED = 5;
 
-function findingFor(ctx: DetectContext, occ: Occurrence[]): Finding<Code> {
+function findingFor(ctx: DetectContext, occ: Occurrence[], claims: ClaimsByName): Finding<Code> {
   const first = occ[0] as Occurrence;
   const { cause, pool: poolName } = first;
   const sorted = [...occ].sort((a, b) => (Date.parse(a.time ?? '') || Infinity) - (Date.parse(b.time ?? '') || Infinity));
   const nodeClaims = [...new Set(sorted.flatMap((o) => (o.nodeClaim ? [o.nodeClaim] : [])))];
   const pool = poolName ? ctx.index.nodePoolsByName.get(poolName) : undefined;
-  const claim = nodeClaims.map((n) => ctx.snapshot.nodeClaims.find((c) => c.metadata?.name === n)).find((c) => c);
+  const claim = nodeClaims.map((n) => claims.get(n)).find((c) => c);
   const nodeClass = pool?.spec?.template?.spec?.nodeClassRef?.name ?? claim?.spec?.nodeClassRef?.name;
   const codes = [...new Set(occ.flatMap((o) => (o.code ? [o.code] : [])))];
   const explained = explainLaunchFailure(ctx, {

@@ -7,6 +7,7 @@ import { isLaunchFailureCondition } from './support/cloud-errors.ts';
 import { regionOf } from './support/iam-arn.ts';
 import { resolveNodeRole } from './support/node-role.ts';
 import { judgeNodeRoleMapping } from './support/node-role-mapping.ts';
+import { describeCondition } from './support/readiness.ts';
 import { diagnoseSteps, instanceStateSteps, notRunning } from './support/registration-steps.ts';
 import { nodePoolOfClaim } from '../domain/tags.ts';
 import { isAutoModeRef } from './support/auto-mode.ts';
@@ -209,8 +210,6 @@ function claimEvidence(g: PoolGroup): string[] {
 function healthEvidence(g: PoolGroup): string[] {
   const h = g.health;
   if (!h) return [];
-  const why = [h.reason, h.message].filter(Boolean).join(': ');
-  return [
-    `NodePool ${g.pool}: NodeRegistrationHealthy=False${why ? ` (${why})` : ''} since ${isoSeconds(h.lastTransitionTime) ?? 'unknown'}`,
-  ];
+  // Only a False NodeRegistrationHealthy gets here, so this reads `NodeRegistrationHealthy=False (reason: message)`.
+  return [`NodePool ${g.pool}: ${describeCondition(h)} since ${isoSeconds(h.lastTransitionTime) ?? 'unknown'}`];
 }

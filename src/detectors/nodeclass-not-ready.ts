@@ -2,7 +2,8 @@ import type { Finding } from '../domain/finding.ts';
 import { manualRemediation, newFinding } from '../domain/finding.ts';
 import type { DetectContext, Detector } from './detector.ts';
 import { explainNodeClassFailure } from './support/nodeclass-fixes.ts';
-import { accountOf, type FixContext } from './support/nodeclass-fix-context.ts';
+import type { FixContext } from './support/nodeclass-fix-context.ts';
+import { accountOf } from './support/iam-arn.ts';
 import { nodeClassFailures, unhealthyConditions } from './support/nodeclass-status.ts';
 import { describeCondition, notReady } from './support/readiness.ts';
 
@@ -66,7 +67,7 @@ function fixContext(ctx: DetectContext): FixContext {
   return {
     clusterName: s.clusterName,
     clusterVersion: s.cluster?.version,
-    accountId: accountOf(s.cluster?.arn),
+    accountId: accountOf(s.cluster?.arn)?.account,
     controllerNamespace: ctx.index.controllers[0]?.namespace ?? 'karpenter',
     knownSubnets: [...new Set(s.fargateProfiles.flatMap((p) => p.subnets ?? []))],
   };

@@ -5,8 +5,8 @@ import type { EC2NodeClass, NodePool } from '../domain/kube.ts';
 import { conditionOf } from '../domain/kube-helpers.ts';
 import type { DetectContext, Detector } from './detector.ts';
 import { nodeClassFailures, unhealthyConditions } from './support/nodeclass-status.ts';
-import { describeCondition, notReady } from './support/readiness.ts';
-import { AUTO_MODE_GROUP, isEc2NodeClassRef, nodeClassKind } from './support/auto-mode.ts';
+import { conditionText, describeCondition, notReady } from './support/readiness.ts';
+import { AUTO_MODE_GROUP, EC2NODECLASS_GROUP, isEc2NodeClassRef, nodeClassKind } from './support/auto-mode.ts';
 
 type Cause = CauseCodeOf<'NODEPOOL_NOT_READY'>;
 interface Explained {
@@ -87,7 +87,7 @@ function nodeClassMissing(np: NodePool, ctx: DetectContext): Explained | undefin
       : existing.length
         ? `<one of: ${existing.join(', ')}>`
         : '<name>';
-  const group = isEc2 ? 'karpenter.k8s.aws' : AUTO_MODE_GROUP;
+  const group = isEc2 ? EC2NODECLASS_GROUP : AUTO_MODE_GROUP;
   const patch = { spec: { template: { spec: { nodeClassRef: { group, kind, name: replacement } } } } };
   return {
     code: 'NODECLASS_NOT_FOUND',
@@ -166,7 +166,7 @@ function validationFailed(np: NodePool): Explained | undefined {
   const steps = [`kubectl get nodepool ${name} -o yaml`];
   if (ref?.apiVersion && !ref.group) {
     hints.push(`nodeClassRef uses the v1beta1 form (apiVersion: ${ref.apiVersion}); karpenter.sh/v1 needs group and kind`);
-    const fixed = { group: 'karpenter.k8s.aws', kind: ref.kind ?? 'EC2NodeClass', name: ref.name ?? '<name>' };
+    const fixed = { group: EC2NODECLASS_GROUP, kind: ref.kind ?? 'EC2NodeClass', name: ref.name ?? '<name>' };
     steps.push(
       `kubectl patch nodepool ${name} --type=merge -p '${JSON.stringify({ spec: { template: { spec: { nodeClassRef: fixed } } } })}'`,
     );
@@ -181,7 +181,7 @@ function validationFailed(np: NodePool): Explained | undefined {
   return {
     code: 'VALIDATION_FAILED',
     title: 'its spec failed validation',
-    detail: `NodePool ${name} failed Karpenter's validation: ${[cond.reason, cond.message].filter(Boolean).join(': ')}.${hints.length ? ` ${hints.join('; ')}.` : ''}`,
+    detail: `NodePool ${name} failed Karpenter's validation: ${conditionText(cond)}.${hints.length ? ` ${hints.join('; ')}.` : ''}`,
     evidence: [`NodePool ${name}: ${describeCondition(cond)}`, ...hints],
     steps,
   };

@@ -17,6 +17,7 @@ import {
 import type { DetectContext, Detector } from './detector.ts';
 import { awsRunsKarpenter, isAutoModeRef } from './support/auto-mode.ts';
 import { controllerAbsenceKnown } from './support/controller-presence.ts';
+import { regionFlag, regionOf } from './support/iam-arn.ts';
 
 /**
  * States that are on their way (pending) or gone (shutting-down, terminated): not orphans.
@@ -160,6 +161,5 @@ function controllerState(ctx: DetectContext): { ready: boolean; what: string } |
 
 /** Region from the cluster ARN so the command runs as printed. */
 function terminateCommand(instance: Instance, ctx: DetectContext): string {
-  const region = ctx.snapshot.cluster?.arn?.split(':')[3];
-  return `aws ec2 terminate-instances --instance-ids ${instance.id}${region ? ` --region ${region}` : ''}`;
+  return `aws ec2 terminate-instances --instance-ids ${instance.id}${regionFlag(regionOf({ clusterArn: ctx.snapshot.cluster?.arn }))}`;
 }

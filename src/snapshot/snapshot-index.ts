@@ -111,8 +111,12 @@ export class SnapshotIndex {
   }
 
   isControllerPod(pod: Pod): boolean {
-    return pod.metadata?.labels?.[CONTROLLER_LABEL] === CONTROLLER_LABEL_VALUE;
+    return hasControllerLabel(pod.metadata?.labels);
   }
+}
+
+export function hasControllerLabel(labels: Record<string, string> | undefined): boolean {
+  return labels?.[CONTROLLER_LABEL] === CONTROLLER_LABEL_VALUE;
 }
 
 export function objectKey(kind: string | undefined, namespace: string | undefined, name: string | undefined): string {
@@ -120,7 +124,6 @@ export function objectKey(kind: string | undefined, namespace: string | undefine
 }
 
 function findControllers(s: ClusterSnapshot): ControllerInfo[] {
-  const isController = (labels: Record<string, string> | undefined) => labels?.[CONTROLLER_LABEL] === CONTROLLER_LABEL_VALUE;
   const byKey = new Map<string, ControllerInfo>();
   const rsOwner = new Map<string, string>();
   for (const rs of s.replicaSets) {
@@ -128,7 +131,7 @@ function findControllers(s: ClusterSnapshot): ControllerInfo[] {
     if (owner?.name) rsOwner.set(`${rs.metadata?.namespace}/${rs.metadata?.name}`, owner.name);
   }
   for (const d of s.deployments) {
-    if (!isController(d.metadata?.labels) && !isController(d.spec?.template?.metadata?.labels)) continue;
+    if (!hasControllerLabel(d.metadata?.labels) && !hasControllerLabel(d.spec?.template?.metadata?.labels)) continue;
     const ns = d.metadata?.namespace ?? 'default';
     byKey.set(`${ns}/${d.metadata?.name}`, {
       namespace: ns,
@@ -139,7 +142,7 @@ function findControllers(s: ClusterSnapshot): ControllerInfo[] {
     });
   }
   for (const p of s.pods) {
-    if (!isController(p.metadata?.labels)) continue;
+    if (!hasControllerLabel(p.metadata?.labels)) continue;
     const ns = p.metadata?.namespace ?? 'default';
     const deploymentName = deploymentOf(p, rsOwner) ?? matchingDeployment(p, byKey.values());
     const key = `${ns}/${deploymentName ?? ''}`;

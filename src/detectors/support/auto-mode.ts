@@ -11,7 +11,7 @@ import type { ClusterSnapshot } from '../../domain/snapshot.ts';
  */
 
 export const AUTO_MODE_GROUP = 'eks.amazonaws.com';
-const EC2NODECLASS_GROUP = 'karpenter.k8s.aws';
+export const EC2NODECLASS_GROUP = 'karpenter.k8s.aws';
 export const AUTO_NODE_POLICY_ARN = 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSAutoNodePolicy';
 
 function groupOf(ref: NodeClassRef): string | undefined {

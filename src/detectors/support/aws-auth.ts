@@ -16,7 +16,7 @@ export type AwsAuth =
 export const NODE_USERNAME = 'system:node:{{EC2PrivateDNSName}}';
 export const NODE_GROUPS = ['system:bootstrappers', 'system:nodes'] as const;
 
-export function findAwsAuth(s: ClusterSnapshot): ConfigMap | undefined {
+function findAwsAuth(s: ClusterSnapshot): ConfigMap | undefined {
   return s.configMaps.find((c) => c.metadata?.name === 'aws-auth' && c.metadata?.namespace === 'kube-system');
 }
 

@@ -7,6 +7,7 @@
  */
 import type { LogLine } from '../../domain/aws.ts';
 import type { CauseCodeOf } from '../../domain/codes.ts';
+import { conditionText } from './readiness.ts';
 
 export type LaunchErrorCause = Exclude<CauseCodeOf<'NODECLAIM_LAUNCH_FAILED'>, 'UNKNOWN'>;
 
@@ -64,7 +65,7 @@ export function classifyCloudError(text: string | undefined): CloudError | undef
  * provider's well-known reasons). Anything else on a not-launched NodeClaim (no reason yet,
  * `NodeClassReadinessUnknown`) is not a cloud failure.
  */
-export const LAUNCH_FAILURE_REASONS: ReadonlySet<string> = new Set([
+const LAUNCH_FAILURE_REASONS: ReadonlySet<string> = new Set([
   'LaunchFailed',
   'LinkFailed',
   'SpotSLRCreationFailed',
@@ -87,10 +88,6 @@ export const LAUNCH_FAILURE_REASONS: ReadonlySet<string> = new Set([
 export function isLaunchFailureCondition(c: { reason?: string; message?: string }): boolean {
   if (c.reason === 'RegistrationFailed') return false;
   return (c.reason !== undefined && LAUNCH_FAILURE_REASONS.has(c.reason)) || classifyCloudError(conditionText(c)) !== undefined;
-}
-
-export function conditionText(c: { reason?: string; message?: string }): string {
-  return [c.reason, c.message].filter(Boolean).join(': ');
 }
 
 /** Event reasons Karpenter publishes on a NodeClaim whose launch failed. */

@@ -1,6 +1,6 @@
 import { commandStep, type ResourceRef } from '../../domain/finding.ts';
 import type { DetectContext } from '../detector.ts';
-import { parseRoleArn, regionOf } from './iam-arn.ts';
+import { parseRoleArn, regionFlag, regionOf } from './iam-arn.ts';
 
 /** The Karpenter controller Deployment, and the service account whose IAM role it runs with. */
 export interface ControllerIdentity {
@@ -38,7 +38,7 @@ export function policyResource(resource: string | undefined): string {
   return slash >= 0 ? `${head}:${tail.slice(0, slash)}/*` : resource;
 }
 
-export function policyStatement(actions: string[], resource: string): string {
+function policyStatement(actions: string[], resource: string): string {
   return JSON.stringify({ Effect: 'Allow', Action: actions, Resource: resource });
 }
 
@@ -48,8 +48,7 @@ export function findRoleSteps(
   principalRoleArn: string | undefined,
 ): { steps: string[]; roleName: string | undefined } {
   const id = controllerIdentity(ctx);
-  const region = regionOf({ clusterArn: ctx.snapshot.cluster?.arn });
-  const r = region ? ` --region ${region}` : '';
+  const r = regionFlag(regionOf({ clusterArn: ctx.snapshot.cluster?.arn }));
   const roleArn = principalRoleArn ?? id.roleArn;
   const roleName = parseRoleArn(roleArn)?.name;
   const irsa = `kubectl get sa -n ${id.namespace} ${id.serviceAccount} -o jsonpath='{.metadata.annotations.eks\\.amazonaws\\.com/role-arn}'`;

@@ -2,6 +2,8 @@ import type { FargateProfile } from '../../domain/aws.ts';
 import { commandStep, manualRemediation, proposedAction, type Remediation } from '../../domain/finding.ts';
 import type { Taint, Toleration } from '../../domain/kube.ts';
 import type { ControllerDiagnosis, ControllerEnv } from './controller-diagnosis.ts';
+import { isUsable } from './controller-nodes.ts';
+import { nodesRejectedFor } from './scheduler-messages.ts';
 import { isCandidate, type NodeFit } from './scheduling.ts';
 
 /**
@@ -93,12 +95,7 @@ function noProfileSteps(env: ControllerEnv, clusterName: string, restart: string
 
 function antiAffinitySteps(d: ControllerDiagnosis, env: ControllerEnv, clusterName: string): string[] {
   const candidates = d.fits.filter(isCandidate);
-  const eligible =
-    candidates.length ||
-    Math.max(
-      1,
-      d.scheduler.reasons.filter((r) => r.kind === 'anti-affinity').reduce((s, r) => s + r.count, 0),
-    );
+  const eligible = candidates.length || Math.max(1, nodesRejectedFor(d.scheduler, 'anti-affinity'));
   const replicas =
     env.deployment?.spec?.replicas ?? env.controllerPods.filter((p) => p.metadata?.namespace === env.namespace).length;
   const steps = [
@@ -168,9 +165,7 @@ function taintSteps(d: ControllerDiagnosis, env: ControllerEnv): string[] {
 
 function selectorSteps(d: ControllerDiagnosis, env: ControllerEnv): string[] {
   const nodeSelector = d.pod.spec?.nodeSelector ?? {};
-  const usable = d.fits.filter(
-    (f) => !f.failures.some((x) => x.kind === 'not-ready' || x.kind === 'unschedulable' || x.kind === 'fargate'),
-  );
+  const usable = d.fits.filter(isUsable);
   const steps: string[] = [];
   const missing = [
     ...new Set(

@@ -10,9 +10,9 @@ import type { Node, Pod } from '../../domain/kube.ts';
  * ACTIVE profile matches at that moment.
  */
 
-export const FARGATE_SCHEDULER = 'fargate-scheduler';
-export const FARGATE_PROFILE_LABEL = 'eks.amazonaws.com/fargate-profile';
-export const COMPUTE_TYPE_LABEL = 'eks.amazonaws.com/compute-type';
+const FARGATE_SCHEDULER = 'fargate-scheduler';
+const FARGATE_PROFILE_LABEL = 'eks.amazonaws.com/fargate-profile';
+const COMPUTE_TYPE_LABEL = 'eks.amazonaws.com/compute-type';
 
 function glob(pattern: string, value: string): boolean {
   if (!/[*?]/.test(pattern)) return pattern === value;
@@ -23,12 +23,20 @@ function glob(pattern: string, value: string): boolean {
   return new RegExp(`^${re}$`).test(value);
 }
 
-export function selectorMatchesPod(selector: FargateSelector, namespace: string, labels: Record<string, string>): boolean {
-  if (selector.namespace === undefined || !glob(selector.namespace, namespace)) return false;
+function namespaceMatches(selector: FargateSelector, namespace: string): boolean {
+  return selector.namespace !== undefined && glob(selector.namespace, namespace);
+}
+
+/** Selector labels no pod label matches. */
+function missingLabels(selector: FargateSelector, labels: Record<string, string>): [string, string][] {
   const podLabels = Object.entries(labels);
-  return Object.entries(selector.labels ?? {}).every(([key, value]) =>
-    podLabels.some(([k, v]) => glob(key, k) && glob(value, v)),
+  return Object.entries(selector.labels ?? {}).filter(
+    ([key, value]) => !podLabels.some(([k, v]) => glob(key, k) && glob(value, v)),
   );
+}
+
+export function selectorMatchesPod(selector: FargateSelector, namespace: string, labels: Record<string, string>): boolean {
+  return namespaceMatches(selector, namespace) && missingLabels(selector, labels).length === 0;
 }
 
 /** Profiles (any status) with a selector that takes this pod. Profiles only listed, not described, have no known selectors. */
@@ -70,11 +78,8 @@ export function whyNotSelected(profile: FargateProfile, namespace: string, label
   if (profile.selectors.length === 0) return `profile ${profile.name} has no selectors`;
   return profile.selectors
     .map((s) => {
-      if (s.namespace === undefined || !glob(s.namespace, namespace))
-        return `[${describeSelector(s)}]: namespace is not ${namespace}`;
-      const missing = Object.entries(s.labels ?? {}).filter(
-        ([k, v]) => !Object.entries(labels).some(([pk, pv]) => glob(k, pk) && glob(v, pv)),
-      );
+      if (!namespaceMatches(s, namespace)) return `[${describeSelector(s)}]: namespace is not ${namespace}`;
+      const missing = missingLabels(s, labels);
       return `[${describeSelector(s)}]: pod lacks ${missing.map(([k, v]) => `${k}=${v}`).join(', ')}`;
     })
     .join('; ');

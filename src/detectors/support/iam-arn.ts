@@ -39,14 +39,15 @@ export function instanceProfileNameOf(arn: string | undefined): string | undefin
   return m?.[1];
 }
 
-export function isInstanceProfileArn(arn: string | undefined): boolean {
-  return instanceProfileNameOf(arn) !== undefined;
-}
-
 /** Region of an EKS cluster ARN, or of an availability zone (`us-east-1a` → `us-east-1`). */
 export function regionOf(input: { clusterArn?: string; zone?: string }): string | undefined {
   const fromArn = input.clusterArn ? /^arn:[a-z-]+:eks:([a-z0-9-]+):/.exec(input.clusterArn)?.[1] : undefined;
   if (fromArn) return fromArn;
   const zone = input.zone ? /^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$/.exec(input.zone)?.[1] : undefined;
   return zone;
+}
+
+/** ` --region us-east-1` for a CLI command, or nothing when the region is unknown. */
+export function regionFlag(region: string | undefined): string {
+  return region ? ` --region ${region}` : '';
 }

@@ -4,8 +4,7 @@ import type { NodePool } from '../../domain/kube.ts';
 import type { DetectContext } from '../detector.ts';
 import { deniedCallInText } from './cloud-errors.ts';
 import { controllerIdentity, findRoleSteps, grantSteps } from './controller-iam.ts';
-import { regionOf } from './iam-arn.ts';
-import { regionFlag } from './node-role-fixes.ts';
+import { regionFlag, regionOf } from './iam-arn.ts';
 
 export type LaunchCause = CauseCodeOf<'NODECLAIM_LAUNCH_FAILED'>;
 

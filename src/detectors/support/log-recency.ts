@@ -8,7 +8,7 @@ import type { LogLine } from '../../domain/aws.ts';
  * The capture's own newest line is the reference, not the clock: a log analysed days later is
  * judged as of when it was taken. Lines without a time cannot be judged and always count.
  */
-export const LOG_STALE_AFTER_MS = 60 * 60_000;
+const LOG_STALE_AFTER_MS = 60 * 60_000;
 
 export function newestLogTime(logs: readonly LogLine[]): number | undefined {
   let newest: number | undefined;

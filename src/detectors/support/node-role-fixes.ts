@@ -2,10 +2,7 @@ import { commandStep } from '../../domain/finding.ts';
 import { NODE_GROUPS, NODE_USERNAME } from './aws-auth.ts';
 import { accessEntryType, type NodeRole } from './node-role.ts';
 import { AUTO_NODE_POLICY_ARN } from './auto-mode.ts';
-
-export function regionFlag(region: string | undefined): string {
-  return region ? ` --region ${region}` : '';
-}
+import { regionFlag } from './iam-arn.ts';
 
 /** The mapping fix for the cluster's authentication mode, with the real role ARN and cluster `c`. */
 export function fixSteps(

@@ -1,9 +1,9 @@
 import type { AccessEntry } from '../../domain/aws.ts';
 import type { DetectContext } from '../detector.ts';
 import { checkAwsAuthRoles, NODE_GROUPS, readAwsAuth, type EntryCheck } from './aws-auth.ts';
-import { parseRoleArn } from './iam-arn.ts';
+import { parseRoleArn, regionFlag } from './iam-arn.ts';
 import { accessEntryType, type NodeRole } from './node-role.ts';
-import { captureSteps, fixSteps, regionFlag } from './node-role-fixes.ts';
+import { captureSteps, fixSteps } from './node-role-fixes.ts';
 
 export type MappingCause = 'NODE_ROLE_NOT_MAPPED' | 'NODE_ROLE_MAPPING_INVALID' | 'UNKNOWN';
 

@@ -164,7 +164,7 @@ function foundFromProfileRole(r: { name: string; arn?: string }, source: string)
 }
 
 /** The account the cluster lives in: its ARN, else any instance profile or mapped ARN in the capture. */
-export function accountHint(ctx: DetectContext): { partition: string; account: string } | undefined {
+function accountHint(ctx: DetectContext): { partition: string; account: string } | undefined {
   const s = ctx.snapshot;
   const candidates = [
     s.cluster?.arn,

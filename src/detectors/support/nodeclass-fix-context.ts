@@ -1,4 +1,5 @@
 import type { Condition, EC2NodeClass } from '../../domain/kube.ts';
+import { conditionText } from './readiness.ts';
 
 /** What the fixes may name from the rest of the snapshot. */
 export interface FixContext {
@@ -23,16 +24,10 @@ export function nameOf(nc: EC2NodeClass): string {
 
 /** `reason: message` of a condition, for detail text. */
 export function quoted(c: Condition): string {
-  return [c.reason, c.message].filter(Boolean).join(': ') || `${c.type}=${c.status}`;
+  return conditionText(c) || `${c.type}=${c.status}`;
 }
 
 /** A `kubectl patch --type=merge` of the node class's spec (lists in it are replaced whole). */
 export function mergePatch(nc: EC2NodeClass, spec: Record<string, unknown>): string {
   return `kubectl patch ec2nodeclass ${nameOf(nc)} --type=merge -p '${JSON.stringify({ spec })}'`;
-}
-
-/** Account id from an ARN (`arn:aws:eks:us-east-1:069057294951:cluster/demo`). */
-export function accountOf(arn: string | undefined): string | undefined {
-  const account = arn?.split(':')[4];
-  return account && /^\d{12}$/.test(account) ? account : undefined;
 }

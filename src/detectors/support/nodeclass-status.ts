@@ -6,7 +6,7 @@ import { conditionOf } from '../../domain/kube-helpers.ts';
  * EC2NodeClass status conditions as karpenter-provider-aws v1 writes them (pkg/apis/v1
  * ec2nodeclass_status.go); `Ready` is True only when all of these are.
  */
-export const NODECLASS_CONDITIONS = [
+const NODECLASS_CONDITIONS = [
   'AMIsReady',
   'SubnetsReady',
   'SecurityGroupsReady',
@@ -19,7 +19,7 @@ export const NODECLASS_CONDITIONS = [
  * Karpenter sets ValidationSucceeded=False with this reason whenever another condition is
  * False: a consequence, not a cause of its own.
  */
-export const VALIDATION_DEPENDENCIES_NOT_READY = 'DependenciesNotReady';
+const VALIDATION_DEPENDENCIES_NOT_READY = 'DependenciesNotReady';
 
 export type NodeClassCauseCode = CauseCodeOf<'NODECLASS_NOT_READY'>;
 

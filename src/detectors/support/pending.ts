@@ -20,7 +20,7 @@ function hasSchedulingGates(pod: Pod): boolean {
 }
 
 /** When the pod started waiting: its creation, else when it was first found unschedulable. */
-export function pendingSinceRaw(pod: Pod): string | undefined {
+function pendingSinceRaw(pod: Pod): string | undefined {
   return pod.metadata?.creationTimestamp ?? conditionOf(pod, 'PodScheduled')?.lastTransitionTime;
 }
 

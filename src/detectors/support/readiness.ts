@@ -29,8 +29,13 @@ export function notReady(obj: KubeObject & { status?: { conditions?: Condition[]
   return { ready, since: isoSeconds(sinceRaw) };
 }
 
+/** `AMINotFound: AMISelector did not match any AMIs`: a condition's reason and message, whichever it has. */
+export function conditionText(c: { reason?: string; message?: string }): string {
+  return [c.reason, c.message].filter(Boolean).join(': ');
+}
+
 /** `AMIsReady=False (AMINotFound: AMISelector did not match any AMIs)`. */
 export function describeCondition(c: Condition): string {
-  const why = [c.reason, c.message].filter(Boolean).join(': ');
+  const why = conditionText(c);
   return why ? `${c.type}=${c.status} (${why})` : `${c.type}=${c.status}`;
 }

@@ -1,5 +1,5 @@
 import type { DetectContext } from '../detector.ts';
-import { regionFlag } from './node-role-fixes.ts';
+import { regionFlag } from './iam-arn.ts';
 
 const GONE_STATES = new Set(['stopping', 'stopped', 'shutting-down', 'terminated']);
 

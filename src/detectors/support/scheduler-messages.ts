@@ -168,7 +168,7 @@ export function incompatibilitySubject(detail: string): { label?: string; taint?
 
 export type SchedulingSource = 'kube-scheduler' | 'karpenter' | 'fargate-scheduler';
 
-/** Which component wrote a FailedScheduling event; any other scheduler name is a kube-scheduler profile. */
+/** Which component wrote a scheduling event (FailedScheduling, Nominated); any other scheduler name is a kube-scheduler profile. */
 export function schedulingSource(event: KubeEvent): SchedulingSource {
   const source = (event.source ?? '').toLowerCase();
   if (source.startsWith('karpenter')) return 'karpenter';

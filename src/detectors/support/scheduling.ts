@@ -39,7 +39,7 @@ export interface FitOptions {
 }
 
 /** Failures that make a node unusable whatever the pod's replicas do: the node is not a candidate at all. */
-export const PLACEMENT_KINDS: ReadonlySet<FitFailureKind> = new Set([
+const PLACEMENT_KINDS: ReadonlySet<FitFailureKind> = new Set([
   'not-ready',
   'unschedulable',
   'fargate',

@@ -4,7 +4,7 @@ import type { SelectorTerm } from '../../domain/kube.ts';
 export const EKS_AMI_OWNER = '602401143452';
 
 /** Karpenter v1's owners for an AMI `name` term without `owner` (providers/amifamily). */
-export const DEFAULT_NAME_OWNERS = ['self', 'amazon'] as const;
+const DEFAULT_NAME_OWNERS = ['self', 'amazon'] as const;
 
 /** A term exactly as written in the spec, for evidence: `{"owner":"602401143452","name":"..."}`. */
 export function formatTerm(term: SelectorTerm): string {

@@ -9,7 +9,7 @@ import {
   isNodePoolReady,
   type KarpenterLogFacts,
 } from './nodepools.ts';
-import { latestFailedScheduling, parseKarpenterMessage } from './scheduler-messages.ts';
+import { latestFailedScheduling, parseKarpenterMessage, type KarpenterSchedulingError } from './scheduler-messages.ts';
 import { limitVerdict, nodeClassVerdict, noMatchVerdict, type PoolFacts, type WorkloadVerdict } from './workload-verdicts.ts';
 
 export type { WorkloadCause, WorkloadVerdict } from './workload-verdicts.ts';
@@ -124,7 +124,7 @@ export class WorkloadDiagnoser {
     return this.#unknown(pod, quoted, usable);
   }
 
-  #withoutNodePools(pod: Pod, said: ReturnType<typeof parseKarpenterMessage>, quoted: string[]): WorkloadVerdict {
+  #withoutNodePools(pod: Pod, said: KarpenterSchedulingError, quoted: string[]): WorkloadVerdict {
     const notReady = [...this.#logs.notReadyPools];
     if ((said.noNodePools || this.#logs.noNodePools) && notReady.length > 0) {
       return nodeClassVerdict(
@@ -178,7 +178,7 @@ function notReadyLine(p: PoolFacts): string {
   return `NodePool ${p.name}: ${ready ? describeCondition(ready) : 'not Ready'}`;
 }
 
-function incompatibleVerdict(pod: Pod, said: ReturnType<typeof parseKarpenterMessage>, quoted: string[]): WorkloadVerdict {
+function incompatibleVerdict(pod: Pod, said: KarpenterSchedulingError, quoted: string[]): WorkloadVerdict {
   return noMatchVerdict(
     'Karpenter finds no NodePool compatible with these pods.',
     quoted,

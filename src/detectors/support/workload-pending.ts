@@ -2,6 +2,7 @@ import type { KubeEvent, Pod } from '../../domain/kube.ts';
 import type { DetectionSettings } from '../../domain/settings.ts';
 import { usesFargateScheduler } from './fargate.ts';
 import { isDaemonSetPod, schedulerMessageOf } from './pending.ts';
+import { schedulingSource } from './scheduler-messages.ts';
 
 /**
  * Which Pending workload pods are waiting on Karpenter, and since when they count as stuck.
@@ -28,7 +29,7 @@ export function waitsForKarpenter(pod: Pod, events: readonly KubeEvent[]): boole
  */
 export function nominatedTo(pod: Pod, events: readonly KubeEvent[]): string | undefined {
   if (pod.status?.nominatedNodeName) return pod.status.nominatedNodeName;
-  const karpenter = events.find((e) => e.reason === 'Nominated' && (e.source ?? '').toLowerCase().startsWith('karpenter'));
+  const karpenter = events.find((e) => e.reason === 'Nominated' && schedulingSource(e) === 'karpenter');
   return karpenter ? (karpenter.message ?? 'a NodeClaim').replace(/^Pod should schedule on:?\s*/i, '') : undefined;
 }
 
