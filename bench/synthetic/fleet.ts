@@ -107,8 +107,13 @@ function claimName(gen: Generation, pool: PoolPlan): string {
   return gen.rng.unique(gen.seen.nodeClaims, () => `${pool.name}-${gen.rng.chars(KUBE_SUFFIX_ALPHABET, 5)}`);
 }
 
+/** Memory a Node reports for an instance type (a little under the nominal GiB). */
+function memoryKiOf(type: InstanceTypeSpec): number {
+  return Math.round(type.memoryGi * 1024 * 1024 * 0.96);
+}
+
 function capacityOf(type: InstanceTypeSpec): { capacity: Record<string, string>; allocatable: Record<string, string> } {
-  const memoryKi = Math.round(type.memoryGi * 1024 * 1024 * 0.96);
+  const memoryKi = memoryKiOf(type);
   return {
     capacity: { cpu: String(type.cpu), 'ephemeral-storage': '20Gi', memory: `${memoryKi}Ki`, pods: String(type.maxPods) },
     allocatable: {
@@ -130,6 +135,17 @@ function karpenterLabels(gen: Generation, pool: PoolPlan, type: InstanceTypeSpec
     'topology.kubernetes.io/region': gen.options.region,
     'kubernetes.io/arch': type.arch,
     'kubernetes.io/os': 'linux',
+  };
+}
+
+/** The tags Karpenter puts on an instance it launched for NodeClaim `claim` of `pool`. */
+function launchedInstanceTags(gen: Generation, pool: PoolPlan, claim: string): Record<string, string> {
+  return {
+    ...karpenterTags(gen),
+    'karpenter.sh/nodepool': pool.name,
+    'karpenter.sh/nodeclaim': claim,
+    'karpenter.k8s.aws/ec2nodeclass': pool.nodeClass,
+    Name: `${pool.name}/${claim}`,
   };
 }
 
@@ -213,16 +229,10 @@ function addClaim(gen: Generation, fleet: Fleet, network: Network, pool: PoolPla
     availabilityZone: zone,
     privateDnsName: address.dnsName,
     iamInstanceProfileArn: instanceProfileArn(gen, pool.instanceProfile),
-    tags: {
-      ...karpenterTags(gen),
-      'karpenter.sh/nodepool': pool.name,
-      'karpenter.sh/nodeclaim': name,
-      'karpenter.k8s.aws/ec2nodeclass': pool.nodeClass,
-      Name: `${pool.name}/${name}`,
-    },
+    tags: launchedInstanceTags(gen, pool, name),
   });
   pool.used.cpu += type.cpu;
-  pool.used.memoryKi += Math.round(type.memoryGi * 1024 * 1024 * 0.96);
+  pool.used.memoryKi += memoryKiOf(type);
   pool.used.nodes += 1;
   if (!registers) return;
   fleet.nodes.push({
@@ -330,12 +340,6 @@ function addStrayInstance(
     availabilityZone: gen.rng.pick(network.zones),
     ...(state === 'terminated' ? {} : { privateDnsName: privateAddress(gen).dnsName }),
     iamInstanceProfileArn: instanceProfileArn(gen, pool.instanceProfile),
-    tags: {
-      ...karpenterTags(gen),
-      'karpenter.sh/nodepool': pool.name,
-      'karpenter.sh/nodeclaim': name,
-      'karpenter.k8s.aws/ec2nodeclass': pool.nodeClass,
-      Name: `${pool.name}/${name}`,
-    },
+    tags: launchedInstanceTags(gen, pool, name),
   });
 }

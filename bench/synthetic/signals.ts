@@ -1,6 +1,6 @@
 /** Kubernetes events and Karpenter controller log lines. */
 import type { LogLine } from '../../src/domain/aws.ts';
-import type { KubeEvent, NodeClaim, Pod } from '../../src/domain/kube.ts';
+import type { KubeEvent, Pod } from '../../src/domain/kube.ts';
 import { iso, type Generation } from './context.ts';
 import type { Fleet } from './fleet.ts';
 import type { PendingPod, Workloads } from './workloads.ts';
@@ -91,7 +91,7 @@ function routineEvent(gen: Generation, fleet: Fleet, workloads: Workloads, i: nu
   if (kind === 2 && claim) {
     return clusterScopedEvent(
       'NodeClaim',
-      claimNameOf(claim),
+      claim.metadata?.name ?? '',
       'DisruptionBlocked',
       'Node is nominated for a pending pod',
       'karpenter',
@@ -107,10 +107,6 @@ function routineEvent(gen: Generation, fleet: Fleet, workloads: Workloads, i: nu
     'karpenter',
     at,
   );
-}
-
-function claimNameOf(claim: NodeClaim): string {
-  return claim.metadata?.name ?? '';
 }
 
 function clusterScopedEvent(kind: string, name: string, reason: string, message: string, source: string, at: string): KubeEvent {

@@ -1,6 +1,6 @@
 import { readTerminalEnvironment, type TerminalEnvironment } from '../config.ts';
 import type { Detector } from '../detectors/detector.ts';
-import type { ClusterSnapshot } from '../domain/snapshot.ts';
+import type { LoadOptions, LoadResult } from '../snapshot/load.ts';
 
 export interface OutputStream {
   write(s: string): unknown;
@@ -13,18 +13,12 @@ export interface CliIO {
   terminal: TerminalEnvironment;
 }
 
-export interface LoadedCapture {
-  snapshot: ClusterSnapshot;
-  notices: string[];
-  files: number;
-}
-
 /**
  * What the commands reach outside themselves for. Tests replace parts of it; users cannot
  * (no flag exposes it), so the command line stays the public surface.
  */
 export interface CliServices {
-  loadSnapshot(paths: readonly string[], options?: { clusterName?: string }): Promise<LoadedCapture>;
+  loadSnapshot(paths: readonly string[], options?: LoadOptions): Promise<LoadResult>;
   /** Detectors to run instead of the registry. */
   detectors?: readonly Detector[];
   /** Folder holding one sub-folder per bundled example. */

@@ -6,7 +6,7 @@ import { demoCommand } from './commands/demo.ts';
 import { scanCommand } from './commands/scan.ts';
 import { snapshotCommand } from './commands/snapshot.ts';
 import { reportError } from './errors.ts';
-import { DEFAULT_SERVICES, processIO, writeLines, type CliIO, type CliServices } from './io.ts';
+import { DEFAULT_SERVICES, processIO, writeLines, type CliContext, type CliIO, type CliServices } from './io.ts';
 
 export type { CliIO } from './io.ts';
 
@@ -47,14 +47,13 @@ export async function runCli(
   }
 }
 
-async function dispatch(args: string[], ctx: { io: CliIO; services: CliServices }): Promise<number> {
+async function dispatch(args: string[], ctx: CliContext): Promise<number> {
   const [name, ...rest] = args;
   if (name === undefined) {
     writeLines(ctx.io.stderr, usage());
     return 2;
   }
-  if (name === '--help' || name === '-h') return help(rest, ctx.io);
-  if (name === 'help') return help(rest, ctx.io);
+  if (name === 'help' || name === '--help' || name === '-h') return help(rest, ctx.io);
   if (name === '--version') {
     writeLines(ctx.io.stdout, await version());
     return 0;

@@ -38,3 +38,6 @@ export function isTaggedForCluster(tags: Record<string, string>, cluster: string
 export function nodePoolOfClaim(nc: NodeClaim): string | undefined {
   return nc.metadata?.labels?.[NODEPOOL_LABEL] ?? nc.metadata?.ownerReferences?.find((o) => o.kind === 'NodePool')?.name;
 }
+
+/** API groups of Karpenter's own resources (NodePool/NodeClaim and the AWS provider's EC2NodeClass). */
+export const KARPENTER_API_GROUPS: readonly string[] = ['karpenter.sh', 'karpenter.k8s.aws'];

@@ -1,6 +1,5 @@
 import type { ActionKind } from '../domain/codes.ts';
 import type { Finding } from '../domain/finding.ts';
-import { sortFindings } from '../domain/report.ts';
 import type { ActionPlanner, PlanContext } from './plan-context.ts';
 import { rolloutRestartPlanner } from './rollout-restart.ts';
 import { terminateInstancePlanner } from './terminate-instance.ts';
@@ -12,12 +11,12 @@ const PLANNERS: Record<ActionKind, ActionPlanner> = {
 
 /**
  * Pure: decides for every proposed automated action whether it is `planned` or `skipped` by a
- * guardrail. Manual remediations pass through. Findings are planned in report order, so the
- * per-run caps pick the same instances on every run.
+ * guardrail. Manual remediations pass through. Findings are planned in the order given; analyze
+ * passes the report's order, so the per-run caps pick the same instances on every run.
  */
 export function planRemediations(findings: readonly Finding[], ctx: PlanContext): Finding[] {
   const state = new Map<string, number>();
-  return sortFindings(findings).map((f) => {
+  return findings.map((f) => {
     const action = f.remediation?.action;
     if (!action || action === 'MANUAL') return f;
     return { ...f, remediation: PLANNERS[action].plan(f, ctx, state) };

@@ -10,14 +10,14 @@ import {
   NODEGROUP_TAG,
   NODEPOOL_TAG,
 } from '../domain/tags.ts';
+import type { ActionPlanner } from './plan-context.ts';
+import { skipped } from './plan-context.ts';
 
 const OWNER_NAMES: Record<string, string> = {
   [NODEGROUP_TAG]: 'a managed node group',
   [ASG_TAG]: 'an Auto Scaling group',
   [AUTO_MODE_NODEPOOL_TAG]: 'EKS Auto Mode',
 };
-import type { ActionPlanner } from './plan-context.ts';
-import { skipped } from './plan-context.ts';
 
 /** The termination guardrail on one instance: undefined when it may go, else why not. */
 export function terminationBlocker(instance: Instance | undefined, clusterName: string): string | undefined {

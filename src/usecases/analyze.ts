@@ -43,6 +43,8 @@ export function analyze(snapshot: ClusterSnapshot, options: AnalyzeOptions): Rep
     }
   }
   const complete = gaps.size === 0;
-  const planned = planRemediations(findings, { snapshot, index, actions: options.actions, complete, now: options.now });
-  return buildReport({ cluster: snapshot.clusterName, now: options.now, gaps: [...gaps.values()], findings: planned });
+  // The report owns the order; planning walks it, so the per-run caps pick the same findings every run.
+  const report = buildReport({ cluster: snapshot.clusterName, now: options.now, gaps: [...gaps.values()], findings });
+  const planned = planRemediations(report.findings, { snapshot, index, actions: options.actions, complete, now: options.now });
+  return { ...report, findings: planned };
 }

@@ -39,8 +39,9 @@ export const demoCommand: Command = {
   usage: USAGE,
   async run(args, ctx) {
     const { values } = parseFlags('demo', args, OPTIONS);
-    const fixedNow = stringOf(values.now);
-    if (fixedNow !== undefined) instantOf('now', fixedNow, ctx.services.clock);
+    // The examples' own instant, never the wall clock: their ages are frozen relative to it.
+    const now = instantOf('now', values.now, () => new Date(EXAMPLES_NOW));
+    const shownNow = stringOf(values.now) ?? EXAMPLES_NOW;
     const root = ctx.services.examplesRoot;
     const examples = await listExamples(root);
     const style = colourEnabled(ctx.io.stdout, ctx.io.terminal) ? ANSI_STYLE : PLAIN_STYLE;
@@ -49,13 +50,11 @@ export const demoCommand: Command = {
       const folder = new URL(`${encodeURIComponent(name)}/`, root);
       const readme = await readText(new URL('README.md', folder));
       const description = firstLine(readme);
-      const exampleNow = fixedNow ?? EXAMPLES_NOW;
       const lines = [`${i > 0 ? '\n' : ''}${style.bold(`=== example ${i + 1}/${examples.length}: ${name} ===`)}`];
       if (description) lines.push(description);
-      lines.push(style.dim(`$ karpenter-sentinel scan --from examples/${name} --now ${exampleNow}`));
+      lines.push(style.dim(`$ karpenter-sentinel scan --from examples/${name} --now ${shownNow}`));
       writeLines(ctx.io.stdout, `${lines.join('\n')}\n\n`);
       try {
-        const now = instantOf('now', exampleNow, ctx.services.clock);
         const report = await scanCapture(
           [asTyped(fileURLToPath(folder))],
           { detection: DEFAULT_DETECTION, actions: CLI_ACTIONS, now },

@@ -1,11 +1,12 @@
 /** Runs the CLI in-process with captured streams and, where a test wants it, fake services. */
 import type { TerminalEnvironment } from '../../../src/config.ts';
 import { runCli } from '../../../src/cli/main.ts';
-import type { CliServices, LoadedCapture } from '../../../src/cli/io.ts';
+import type { CliServices } from '../../../src/cli/io.ts';
 import type { Detector } from '../../../src/detectors/detector.ts';
 import type { Severity } from '../../../src/domain/codes.ts';
 import { manualRemediation, newFinding, proposedAction } from '../../../src/domain/finding.ts';
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
+import type { LoadOptions, LoadResult } from '../../../src/snapshot/load.ts';
 import { ageMs, isoSeconds } from '../../../src/domain/kube-helpers.ts';
 
 export interface CliRun {
@@ -37,8 +38,8 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<Cli
 
 /** A loader that hands back `snapshot` and remembers how it was called. */
 export function fakeLoader(snapshot: ClusterSnapshot, notices: string[] = []) {
-  const calls: { paths: readonly string[]; options: { clusterName?: string } | undefined }[] = [];
-  const loadSnapshot = async (paths: readonly string[], options?: { clusterName?: string }): Promise<LoadedCapture> => {
+  const calls: { paths: readonly string[]; options: LoadOptions | undefined }[] = [];
+  const loadSnapshot = async (paths: readonly string[], options?: LoadOptions): Promise<LoadResult> => {
     calls.push({ paths, options });
     return {
       snapshot: options?.clusterName ? { ...snapshot, clusterName: options.clusterName } : snapshot,

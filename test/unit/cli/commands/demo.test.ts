@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXAMPLES_NOW } from '../../../../src/cli/commands/demo.ts';
-import type { LoadedCapture } from '../../../../src/cli/io.ts';
+import type { LoadResult } from '../../../../src/snapshot/load.ts';
 import { InputError } from '../../../../src/domain/errors.ts';
 import { snapshotOf } from '../../../factories/aws.ts';
 import { karpenterPod, T0 } from '../../../factories/kube.ts';
@@ -28,7 +28,7 @@ async function example(name: string, readme?: string): Promise<void> {
 /** Every example holds one controller pod Pending since T0; `broken` examples fail to load. */
 function demoServices(broken: string[] = []) {
   const loaded: string[] = [];
-  const loadSnapshot = async (paths: readonly string[]): Promise<LoadedCapture> => {
+  const loadSnapshot = async (paths: readonly string[]): Promise<LoadResult> => {
     const path = paths[0] ?? '';
     loaded.push(path);
     if (broken.some((b) => path.includes(b))) throw new InputError(join(path, 'pods.json'), 'not JSON or YAML');
