@@ -1,0 +1,57 @@
+/**
+ * The AWS APIs as karpenter-sentinel uses them, in domain types. Real adapters wrap the SDK v3
+ * clients; the simulator's in-memory AWS implements the same interfaces.
+ */
+import type { AccessEntry, ClusterInfo, FargateProfile, Instance, InstanceProfile, LaunchTemplate } from '../domain/aws.ts';
+
+export interface InstanceQuery {
+  /** Instances tagged for this cluster (`eks:eks-cluster-name=NAME` or `kubernetes.io/cluster/NAME`). */
+  clusterName?: string;
+  /** Exactly these instances (missing ones are simply absent from the result). */
+  instanceIds?: readonly string[];
+  /** Only instances carrying this tag key (e.g. `karpenter.sh/nodepool`). */
+  tagKey?: string;
+}
+
+export interface TerminationResult {
+  instanceId: string;
+  /** The state AWS reported after the call, or the error for this instance. */
+  currentState?: string;
+  error?: string;
+}
+
+export interface Ec2Port {
+  /** Every page; terminated instances included (callers decide). */
+  describeInstances(query: InstanceQuery): Promise<Instance[]>;
+  /** Terminates in batches; one failing batch does not stop the others. */
+  terminateInstances(instanceIds: readonly string[]): Promise<TerminationResult[]>;
+  /** Launch templates tagged for the cluster (`eks:eks-cluster-name` or pre-1.1 `karpenter.k8s.aws/cluster`). */
+  describeLaunchTemplates(clusterName: string): Promise<LaunchTemplate[]>;
+  /** false when it was already gone. */
+  deleteLaunchTemplate(launchTemplateId: string): Promise<boolean>;
+}
+
+export interface EksPort {
+  /** `{ name, gone: true }` when AWS says the cluster does not exist. */
+  describeCluster(name: string): Promise<ClusterInfo>;
+  listClusters(): Promise<string[]>;
+  /** Listed and described. */
+  fargateProfiles(clusterName: string): Promise<FargateProfile[]>;
+  /** Listed and described. */
+  accessEntries(clusterName: string): Promise<AccessEntry[]>;
+}
+
+export interface IamPort {
+  /** Every page, with roles and tags. */
+  listInstanceProfiles(pathPrefix?: string): Promise<InstanceProfile[]>;
+  removeRoleFromInstanceProfile(profileName: string, roleName: string): Promise<void>;
+  /** false when it was already gone. */
+  deleteInstanceProfile(profileName: string): Promise<boolean>;
+}
+
+export interface AwsPorts {
+  ec2: Ec2Port;
+  eks: EksPort;
+  iam: IamPort;
+  region: string;
+}
