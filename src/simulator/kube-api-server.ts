@@ -1,0 +1,249 @@
+/**
+ * A fake Kubernetes API server on 127.0.0.1 over HTTPS, serving a KubeStore to the real client
+ * and to kubectl: discovery, GET/LIST/PATCH/DELETE, pod logs, bearer-token auth, Status errors,
+ * and fault injection for tests.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { apiGroupDocument, apiGroupListDocument, apiResourceListDocument, apiVersionsDocument } from './discovery.ts';
+import { FaultInjector, type FaultSpec } from './faults.ts';
+import { SIM_RESOURCES, type AccessDenial, type KubeStore } from './kube-store.ts';
+import { kubeconfigText, type KubeconfigOptions } from './kubeconfig.ts';
+import { resolveRoute, serveResource, type ApiResponse } from './kube-routes.ts';
+import { ApiStatusError, reasonOfStatus, RESOURCE_NOT_FOUND, statusBody } from './status.ts';
+
+export interface KubeApiServerOptions {
+  /** The bearer token the server accepts; random when absent. */
+  token?: string;
+  /** Largest request body accepted (PATCH, DELETE); 3 MiB like the API server. */
+  maxBodyBytes?: number;
+}
+
+export interface ServerStats {
+  /** Requests received (every one, including refused and faulted ones). */
+  readonly requests: number;
+  /** Response body bytes sent. */
+  readonly bytesSent: number;
+  reset(): void;
+}
+
+export interface SimulatedKubeApi {
+  /** `https://127.0.0.1:PORT` */
+  readonly url: string;
+  /** The cluster CA (PEM) the server's certificate is signed by. */
+  readonly caPem: string;
+  /** The bearer token the server accepts. */
+  readonly token: string;
+  readonly store: KubeStore;
+  /** Active faults; the store's access denials are standing faults here too. */
+  readonly faults: FaultInjector;
+  readonly stats: ServerStats;
+  /** Kubeconfig YAML for this server (server URL, inline CA, bearer-token user). */
+  kubeconfig(options?: KubeconfigOptions): string;
+  close(): Promise<void>;
+}
+
+const TLS_DIR = new URL('./tls/', import.meta.url);
+const JSON_TYPE = 'application/json';
+
+export async function startKubeApiServer(store: KubeStore, options: KubeApiServerOptions = {}): Promise<SimulatedKubeApi> {
+  const [caPem, cert, key] = await Promise.all(
+    ['ca.crt', 'server.crt', 'server.key'].map((file) => readFile(new URL(file, TLS_DIR), 'utf8')),
+  );
+  const token = options.token ?? randomBytes(24).toString('base64url');
+  const faults = new FaultInjector();
+  for (const denial of store.denials) faults.add(faultOfDenial(denial));
+  const counters = { requests: 0, bytesSent: 0 };
+  const stats: ServerStats = {
+    get requests() {
+      return counters.requests;
+    },
+    get bytesSent() {
+      return counters.bytesSent;
+    },
+    reset() {
+      counters.requests = 0;
+      counters.bytesSent = 0;
+    },
+  };
+  let address = '';
+  const context: HandlerContext = {
+    store,
+    token,
+    faults,
+    maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
+    address: () => address,
+    send(res, response) {
+      const body = typeof response.body === 'string' ? Buffer.from(response.body) : response.body;
+      counters.bytesSent += body.length;
+      res.writeHead(response.status, {
+        'Content-Type': response.contentType ?? JSON_TYPE,
+        'Content-Length': body.length,
+        'Cache-Control': 'no-cache, private',
+        ...response.headers,
+      });
+      res.end(body);
+    },
+  };
+  const server = createServer({ key, cert }, (req, res) => {
+    counters.requests++;
+    handle(context, req, res).catch((error: unknown) => {
+      if (!res.headersSent) context.send(res, errorResponse(error));
+      else res.destroy();
+    });
+  });
+  await listen(server);
+  address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `https://${address}`;
+  return {
+    url,
+    caPem: caPem ?? '',
+    token,
+    store,
+    faults,
+    stats,
+    kubeconfig: (kubeconfigOptions) => kubeconfigText(url, caPem ?? '', token, kubeconfigOptions),
+    close: () => closeServer(server),
+  };
+}
+
+interface HandlerContext {
+  store: KubeStore;
+  token: string;
+  faults: FaultInjector;
+  maxBodyBytes: number;
+  address(): string;
+  send(res: ServerResponse, response: ApiResponse & { headers?: Record<string, string> }): void;
+}
+
+async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const url = new URL(req.url ?? '/', 'https://127.0.0.1');
+  const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+  if (['/healthz', '/livez', '/readyz'].includes(path)) {
+    ctx.send(res, { status: 200, body: 'ok', contentType: 'text/plain' });
+    return;
+  }
+  if (req.headers.authorization !== `Bearer ${ctx.token}`) {
+    req.resume();
+    ctx.send(res, { status: 401, body: statusBody(401, 'Unauthorized', 'Unauthorized') });
+    return;
+  }
+  const fault = ctx.faults.take(method, path, url.searchParams);
+  if (fault?.spec.latencyMs) await sleep(fault.spec.latencyMs);
+  if (fault?.spec.drop) {
+    req.socket.destroy();
+    return;
+  }
+  if (fault?.spec.status !== undefined) {
+    req.resume();
+    const { status, retryAfterSeconds } = fault.spec;
+    const reason = fault.spec.reason ?? reasonOfStatus(status);
+    ctx.send(res, {
+      status,
+      body: statusBody(status, reason, fault.spec.message ?? `injected fault: ${status} ${reason}`),
+      ...(retryAfterSeconds !== undefined ? { headers: { 'Retry-After': String(retryAfterSeconds) } } : {}),
+    });
+    return;
+  }
+  const body = method === 'GET' || method === 'HEAD' ? '' : await readBody(req, ctx.maxBodyBytes);
+  const request = { method, query: url.searchParams, body, contentType: String(req.headers['content-type'] ?? '') };
+  ctx.send(res, route(ctx, path, request));
+}
+
+function route(ctx: HandlerContext, path: string, request: Parameters<typeof serveResource>[2]): ApiResponse {
+  const segments = path
+    .split('/')
+    .filter((s) => s !== '')
+    .map(decodeURIComponent);
+  const [root, a, b] = segments;
+  const isGet = request.method === 'GET';
+  if (root === 'version' && segments.length === 1 && isGet) return { status: 200, body: versionDocument(ctx.store) };
+  if (root === 'api' && isGet && segments.length === 1) return { status: 200, body: apiVersionsDocument(ctx.address()) };
+  if (root === 'apis' && isGet && segments.length === 1) return { status: 200, body: apiGroupListDocument() };
+  if (root === 'apis' && isGet && a && segments.length === 2) return documentOrNotFound(apiGroupDocument(a));
+  const [group, version, rest] =
+    root === 'api' && a ? ['', a, segments.slice(2)] : root === 'apis' && a && b ? [a, b, segments.slice(3)] : [];
+  if (group === undefined || version === undefined || rest === undefined) throw RESOURCE_NOT_FOUND;
+  if (rest.length === 0 && isGet) return documentOrNotFound(apiResourceListDocument(group, version));
+  const resourceRoute = resolveRoute(group, version, rest);
+  if (!resourceRoute) throw RESOURCE_NOT_FOUND;
+  return serveResource(ctx.store, resourceRoute, request);
+}
+
+function documentOrNotFound(document: string | undefined): ApiResponse {
+  if (document === undefined) throw RESOURCE_NOT_FOUND;
+  return { status: 200, body: document };
+}
+
+function versionDocument(store: KubeStore): string {
+  const [major = '1', minor = '32'] = store.kubernetesVersion.replace(/^v/, '').split('.');
+  return JSON.stringify({
+    major,
+    minor,
+    gitVersion: `v${major}.${minor}.0-simulated`,
+    gitCommit: '0000000000000000000000000000000000000000',
+    gitTreeState: 'clean',
+    buildDate: '2026-01-01T00:00:00Z',
+    goVersion: 'go1.23.0',
+    compiler: 'gc',
+    platform: 'linux/amd64',
+  });
+}
+
+function errorResponse(error: unknown): ApiResponse {
+  if (error instanceof ApiStatusError) {
+    return { status: error.code, body: statusBody(error.code, error.reason, error.message, error.details) };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    status: 500,
+    body: statusBody(500, 'InternalError', `an error on the server ("${message}") has prevented the request from succeeding`),
+  };
+}
+
+/** A snapshot gap → a standing fault on GET of that resource (list and single objects) or of pod logs. */
+function faultOfDenial(denial: AccessDenial): FaultSpec {
+  const answer = { method: 'GET', status: denial.status, reason: denial.reason, message: denial.message };
+  if (denial.resource === 'pods/log') return { ...answer, path: /^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/log$/ };
+  const { group, version } = SIM_RESOURCES[denial.resource];
+  const prefix = group ? `/apis/${escapeRegExp(group)}/${version}` : `/api/${version}`;
+  return { ...answer, path: new RegExp(`^${prefix}/(?:namespaces/[^/]+/)?${denial.resource}(?:/[^/]+)?$`) };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+async function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > maxBytes) throw new ApiStatusError(413, 'RequestEntityTooLarge', 'the request body is too large');
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function listen(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.close((error) => (error ? reject(error) : resolve()));
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,148 @@
+/**
+ * LIST with selectors and `limit` + `continue` pagination. The body is a join of each object's
+ * cached JSON: nothing is re-serialised per request.
+ */
+import { KUBE_RESOURCES, apiVersionOf } from '../ports/kubernetes.ts';
+import { isRecord, type JsonRecord } from '../snapshot/shape.ts';
+import { SIM_RESOURCES, lowerBound, type KubeStore, type SimResourceName, type StoredObject } from './kube-store.ts';
+import { parseFieldSelector, parseLabelSelector, SelectorError, type ObjectPredicate } from './selectors.ts';
+import { ApiStatusError, badRequest } from './status.ts';
+
+export interface ListRequest {
+  resource: SimResourceName;
+  namespace: string | undefined;
+  query: URLSearchParams;
+  /** Serves the objects as another API version shows them (core/v1 Events), rendered per request. */
+  view?: ListView;
+}
+
+export interface ListView {
+  name: string;
+  kind: string;
+  apiVersion: string;
+  render(object: JsonRecord): JsonRecord;
+}
+
+/** Typed lists of built-in kinds leave `apiVersion`/`kind` off their items; custom resources keep them. */
+const CUSTOM_GROUPS: ReadonlySet<string> = new Set(
+  Object.values(KUBE_RESOURCES)
+    .map((r) => r.group)
+    .filter((g) => g.startsWith('karpenter.')),
+);
+
+interface ContinueToken {
+  /** Resource and namespace the token was issued for. */
+  r: string;
+  /** resourceVersion of the first page. */
+  rv: number;
+  /** Key of the last object returned. */
+  after: string;
+}
+
+const EXPIRED_MESSAGE =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue value from the response to list again.';
+
+export function listBody(store: KubeStore, request: ListRequest): Buffer {
+  const { resource, namespace, query, view } = request;
+  const info = SIM_RESOURCES[resource];
+  const matches = predicateOf(resource, query);
+  const limit = limitOf(query.get('limit'));
+  const scope = `${view?.name ?? resource}/${namespace ?? ''}`;
+  const token = query.get('continue') ? decodeToken(query.get('continue') ?? '', scope, store) : undefined;
+  const all = store.list(resource, namespace);
+  let index = token ? lowerBound(all, token.after) : 0;
+  if (token && all[index]?.key === token.after) index++;
+  const listVersion = token ? String(token.rv) : store.resourceVersion;
+  const withKind = CUSTOM_GROUPS.has(info.group);
+  const chunks: Buffer[] = [];
+  let count = 0;
+  let last: StoredObject | undefined;
+  for (; index < all.length && (limit === undefined || count < limit); index++) {
+    const object = all[index];
+    if (!object || (matches && !matches(object.object))) continue;
+    if (count++ > 0) chunks.push(COMMA);
+    if (view) chunks.push(Buffer.from(JSON.stringify(withoutType(view.render(object.object)))));
+    else if (withKind) chunks.push(...fullChunks(object));
+    else chunks.push(object.body);
+    last = object;
+  }
+  const metadata: Record<string, unknown> = { resourceVersion: listVersion };
+  if (index < all.length && last !== undefined) {
+    metadata.continue = encodeToken({ r: scope, rv: Number(listVersion), after: last.key });
+    if (!matches) metadata.remainingItemCount = all.length - index;
+  }
+  const envelope = JSON.stringify({
+    kind: `${view?.kind ?? info.kind}List`,
+    apiVersion: view?.apiVersion ?? apiVersionOf(info),
+    metadata,
+  });
+  return Buffer.concat([Buffer.from(`${envelope.slice(0, -1)},"items":[`), ...chunks, CLOSE]);
+}
+
+/** Typed list items carry neither apiVersion nor kind. */
+function withoutType(object: JsonRecord): JsonRecord {
+  const { apiVersion: _apiVersion, kind: _kind, ...rest } = object;
+  return rest;
+}
+
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']}');
+const heads = new Map<string, Buffer>();
+
+/** `{"apiVersion":"apps/v1","kind":"Deployment",` and the rest of the body after its `{`. */
+function fullChunks(stored: StoredObject): [Buffer, Buffer] {
+  const empty = stored.body.length <= 2;
+  const key = `${stored.resource}${empty ? '}' : ','}`;
+  let head = heads.get(key);
+  if (!head) {
+    const info = SIM_RESOURCES[stored.resource];
+    head = Buffer.from(
+      `{"apiVersion":${JSON.stringify(apiVersionOf(info))},"kind":${JSON.stringify(info.kind)}${empty ? '}' : ','}`,
+    );
+    heads.set(key, head);
+  }
+  return [head, empty ? Buffer.alloc(0) : stored.body.subarray(1)];
+}
+
+/** The object as GET returns it: `apiVersion` and `kind` first. */
+export function fullBody(stored: StoredObject): Buffer {
+  return Buffer.concat(fullChunks(stored));
+}
+
+function predicateOf(resource: SimResourceName, query: URLSearchParams): ObjectPredicate | undefined {
+  try {
+    const byLabel = parseLabelSelector(query.get('labelSelector'));
+    const byField = parseFieldSelector(resource, query.get('fieldSelector'));
+    if (byLabel && byField) return (o) => byLabel(o) && byField(o);
+    return byLabel ?? byField;
+  } catch (error) {
+    if (error instanceof SelectorError) throw badRequest(error.message);
+    throw error;
+  }
+}
+
+function limitOf(text: string | null): number | undefined {
+  if (text === null || text === '') return undefined;
+  if (!/^\d+$/.test(text)) throw badRequest(`invalid limit: "${text}"`);
+  const limit = Number(text);
+  return limit > 0 ? limit : undefined;
+}
+
+function encodeToken(token: ContinueToken): string {
+  return Buffer.from(JSON.stringify(token)).toString('base64url');
+}
+
+/** A token that cannot be read, was issued for another list, or predates a compaction: 410 Gone. */
+function decodeToken(text: string, scope: string, store: KubeStore): ContinueToken {
+  let token: unknown;
+  try {
+    token = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    token = undefined;
+  }
+  if (!isRecord(token) || token.r !== scope || typeof token.rv !== 'number' || typeof token.after !== 'string') {
+    throw new ApiStatusError(410, 'Expired', `${EXPIRED_MESSAGE} (the continue token is not valid for this list)`);
+  }
+  if (token.rv < store.compactedResourceVersion) throw new ApiStatusError(410, 'Expired', EXPIRED_MESSAGE);
+  return { r: token.r, rv: token.rv, after: token.after };
+}

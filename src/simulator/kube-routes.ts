@@ -1,0 +1,226 @@
+/**
+ * The resource paths of the API (`/api/v1/...`, `/apis/{group}/{version}/...`): GET one object,
+ * LIST, PATCH, DELETE, and pod logs.
+ */
+import { isRecord, type JsonRecord } from '../snapshot/shape.ts';
+import { resourceAt } from './discovery.ts';
+import { CORE_EVENTS_VIEW } from './core-events.ts';
+import { fullBody, listBody, type ListView } from './kube-list.ts';
+import { SIM_RESOURCES, type KubeStore, type SimResourceName, type StoredObject } from './kube-store.ts';
+import { applyPatch } from './patch.ts';
+import { ApiStatusError, badRequest, conflict, invalid, METHOD_NOT_ALLOWED, notFound, successStatusBody } from './status.ts';
+
+export type ResourceRoute =
+  | { type: 'collection'; resource: SimResourceName; namespace?: string; view?: ListView }
+  | { type: 'object'; resource: SimResourceName; namespace?: string; name: string; view?: ListView }
+  | { type: 'log'; namespace: string; name: string };
+
+export interface ApiRequest {
+  method: string;
+  query: URLSearchParams;
+  body: string;
+  contentType: string;
+}
+
+export interface ApiResponse {
+  status: number;
+  body: string | Buffer;
+  contentType?: string;
+}
+
+/** Path segments after `/api/v1` or `/apis/{group}/{version}` → the route, if it is one. */
+export function resolveRoute(group: string, version: string, rest: readonly string[]): ResourceRoute | undefined {
+  const [first, second, third, fourth, fifth] = rest;
+  if (group === '' && version === 'v1' && (first === 'events' || third === 'events')) return coreEventsRoute(rest);
+  if (first === 'namespaces' && second && third && rest.length >= 3) {
+    const resource = resourceAt(group, version, third);
+    if (!resource || !SIM_RESOURCES[resource].namespaced) return undefined;
+    if (rest.length === 3) return { type: 'collection', resource, namespace: second };
+    if (rest.length === 4 && fourth) return { type: 'object', resource, namespace: second, name: fourth };
+    if (rest.length === 5 && resource === 'pods' && fourth && fifth === 'log')
+      return { type: 'log', namespace: second, name: fourth };
+    return undefined;
+  }
+  const resource = first ? resourceAt(group, version, first) : undefined;
+  if (!resource) return undefined;
+  if (rest.length === 1) return { type: 'collection', resource };
+  if (rest.length === 2 && second && !SIM_RESOURCES[resource].namespaced) return { type: 'object', resource, name: second };
+  return undefined;
+}
+
+/** `/api/v1/events`, `/api/v1/namespaces/{ns}/events[/{name}]`: the events.k8s.io objects seen as core/v1. */
+function coreEventsRoute(rest: readonly string[]): ResourceRoute | undefined {
+  const [first, namespace, , name] = rest;
+  const view = CORE_EVENTS_VIEW;
+  if (first === 'events' && rest.length === 1) return { type: 'collection', resource: 'events', view };
+  if (first !== 'namespaces' || !namespace) return undefined;
+  if (rest.length === 3) return { type: 'collection', resource: 'events', namespace, view };
+  if (rest.length === 4 && name) return { type: 'object', resource: 'events', namespace, name, view };
+  return undefined;
+}
+
+export function serveResource(store: KubeStore, route: ResourceRoute, request: ApiRequest): ApiResponse {
+  if (route.type === 'log') {
+    if (request.method !== 'GET') throw METHOD_NOT_ALLOWED;
+    return { status: 200, body: podLog(store, route.namespace, route.name, request.query), contentType: 'text/plain' };
+  }
+  if (route.type === 'collection') {
+    if (request.method !== 'GET') throw METHOD_NOT_ALLOWED;
+    if (request.query.get('watch') === 'true' || request.query.get('watch') === '1') {
+      throw badRequest('watch is not supported by the simulated API server');
+    }
+    const { resource, namespace, view } = route;
+    return { status: 200, body: listBody(store, { resource, namespace, query: request.query, ...(view ? { view } : {}) }) };
+  }
+  const { resource, name, namespace, view } = route;
+  if (view) {
+    if (request.method !== 'GET') throw METHOD_NOT_ALLOWED;
+    return { status: 200, body: JSON.stringify(view.render(existing(store, resource, name, namespace).object)) };
+  }
+  switch (request.method) {
+    case 'GET':
+      return { status: 200, body: fullBody(existing(store, resource, name, namespace)) };
+    case 'PATCH':
+      return { status: 200, body: fullBody(patchObject(store, route.resource, name, namespace, request)) };
+    case 'DELETE':
+      return { status: 200, body: deleteObject(store, resource, name, namespace, request) };
+    default:
+      throw METHOD_NOT_ALLOWED;
+  }
+}
+
+function existing(store: KubeStore, resource: SimResourceName, name: string, namespace: string | undefined): StoredObject {
+  const stored = store.get(resource, name, namespace);
+  if (!stored) throw notFound(resource, name);
+  return stored;
+}
+
+/**
+ * Optimistic concurrency as the API server does it: a `metadata.resourceVersion` in the patched
+ * result that is not the current one is a 409 Conflict. A patch that changes nothing writes nothing.
+ */
+function patchObject(
+  store: KubeStore,
+  resource: SimResourceName,
+  name: string,
+  namespace: string | undefined,
+  request: ApiRequest,
+): StoredObject {
+  const current = existing(store, resource, name, namespace);
+  if (request.body.trim() === '') throw badRequest('the body of the request was empty');
+  const patched = applyPatch(request.contentType, current.object, request.body);
+  const before = metadataOf(current.object);
+  const after = metadataOf(patched);
+  if (after.resourceVersion !== undefined && after.resourceVersion !== before.resourceVersion) throw conflict(resource, name);
+  if (after.name !== before.name)
+    throw invalid(resource, name, `metadata.name: Invalid value: ${JSON.stringify(after.name)}: field is immutable`);
+  if (after.namespace !== before.namespace) {
+    throw invalid(resource, name, `metadata.namespace: Invalid value: ${JSON.stringify(after.namespace)}: field is immutable`);
+  }
+  if (after.uid !== undefined && after.uid !== before.uid) {
+    throw invalid(resource, name, `metadata.uid: Invalid value: ${JSON.stringify(after.uid)}: field is immutable`);
+  }
+  checkStringMap(resource, name, after.labels, 'metadata.labels');
+  checkStringMap(resource, name, after.annotations, 'metadata.annotations');
+  const next: JsonRecord = {
+    ...patched,
+    apiVersion: current.object.apiVersion,
+    kind: current.object.kind,
+    metadata: { ...after, uid: before.uid },
+  };
+  if (sameObject(current.object, next)) return current;
+  return store.put(resource, next, { dryRun: isDryRun(request.query) });
+}
+
+function deleteObject(
+  store: KubeStore,
+  resource: SimResourceName,
+  name: string,
+  namespace: string | undefined,
+  request: ApiRequest,
+): string {
+  const current = existing(store, resource, name, namespace);
+  const preconditions = deleteOptions(request.body).preconditions;
+  if (isRecord(preconditions)) {
+    const metadata = metadataOf(current.object);
+    if (preconditions.uid !== undefined && preconditions.uid !== metadata.uid) {
+      throw new ApiStatusError(
+        409,
+        'Conflict',
+        `Precondition failed: UID in precondition: ${String(preconditions.uid)}, UID in object meta: ${String(metadata.uid)}`,
+      );
+    }
+    if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== metadata.resourceVersion) {
+      throw conflict(resource, name);
+    }
+  }
+  if (!isDryRun(request.query)) store.delete(resource, name, namespace);
+  const { group } = SIM_RESOURCES[resource];
+  const uid = metadataOf(current.object).uid;
+  return successStatusBody({ name, group, kind: resource, ...(typeof uid === 'string' ? { uid } : {}) });
+}
+
+function deleteOptions(body: string): JsonRecord {
+  if (body.trim() === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return isRecord(parsed) ? parsed : {};
+  } catch {
+    throw badRequest('the body of the request could not be decoded as DeleteOptions');
+  }
+}
+
+/** `kubectl logs`: the container's lines, the last `tailLines` of them, at most `limitBytes`. */
+function podLog(store: KubeStore, namespace: string, name: string, query: URLSearchParams): string {
+  const pod = store.get('pods', name, namespace);
+  if (!pod && !store.hasPodLog(namespace, name)) throw notFound('pods', name);
+  const container = query.get('container') ?? undefined;
+  const containers = pod ? containerNames(pod.object) : [];
+  if (container !== undefined && containers.length > 0 && !containers.includes(container)) {
+    throw badRequest(`container ${container} is not valid for pod ${name}`);
+  }
+  if (container === undefined && containers.length > 1) {
+    throw badRequest(`a container name must be specified for pod ${name}, choose one of: [${containers.join(' ')}]`);
+  }
+  if (query.get('previous') === 'true') {
+    throw badRequest(`previous terminated container "${container ?? containers[0] ?? ''}" in pod "${name}" not found`);
+  }
+  let lines = store.podLog(namespace, name, container ?? containers[0]) ?? [];
+  const tail = nonNegativeInteger(query, 'tailLines');
+  if (tail !== undefined) lines = tail === 0 ? [] : lines.slice(-tail);
+  const text = lines.map((l) => `${l}\n`).join('');
+  const limitBytes = nonNegativeInteger(query, 'limitBytes');
+  return limitBytes === undefined ? text : Buffer.from(text).subarray(0, limitBytes).toString('utf8');
+}
+
+function nonNegativeInteger(query: URLSearchParams, name: string): number | undefined {
+  const text = query.get(name);
+  if (text === null) return undefined;
+  if (!/^\d+$/.test(text)) throw badRequest(`${name}: Invalid value: "${text}": must be a non-negative integer`);
+  return Number(text);
+}
+
+function containerNames(pod: JsonRecord): string[] {
+  const spec = isRecord(pod.spec) ? pod.spec : {};
+  const containers = Array.isArray(spec.containers) ? spec.containers : [];
+  return containers.flatMap((c) => (isRecord(c) && typeof c.name === 'string' ? [c.name] : []));
+}
+
+function metadataOf(object: JsonRecord): JsonRecord {
+  return isRecord(object.metadata) ? object.metadata : {};
+}
+
+function checkStringMap(resource: SimResourceName, name: string, value: unknown, field: string): void {
+  if (value === undefined || value === null) return;
+  if (!isRecord(value) || !Object.values(value).every((v) => typeof v === 'string')) {
+    throw invalid(resource, name, `${field}: Invalid value: must be a map of strings`);
+  }
+}
+
+function sameObject(a: JsonRecord, b: JsonRecord): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function isDryRun(query: URLSearchParams): boolean {
+  return query.getAll('dryRun').includes('All');
+}

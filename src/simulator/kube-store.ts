@@ -1,0 +1,262 @@
+/**
+ * The simulated cluster's objects. Each object's JSON is serialised once per write and kept, so
+ * a list of 50,000 pods is a join of cached strings, never a re-serialisation of the store.
+ */
+import { createHash } from 'node:crypto';
+import { KUBE_RESOURCES, apiVersionOf, type KubeResourceInfo, type KubeResourceName } from '../ports/kubernetes.ts';
+import { isRecord, type JsonRecord } from '../snapshot/shape.ts';
+
+/** The resources the simulator serves: those the product reads, plus the namespaces kubectl may ask for. */
+export type SimResourceName = KubeResourceName | 'namespaces';
+
+export const SIM_RESOURCES: Readonly<Record<SimResourceName, KubeResourceInfo>> = {
+  ...KUBE_RESOURCES,
+  namespaces: { group: '', version: 'v1', kind: 'Namespace', namespaced: false },
+};
+
+/** Resources whose `metadata.generation` counts spec changes (workloads, CRDs, custom resources). */
+const GENERATION_RESOURCES: ReadonlySet<SimResourceName> = new Set([
+  'deployments',
+  'replicasets',
+  'customresourcedefinitions',
+  'nodeclaims',
+  'nodepools',
+  'ec2nodeclasses',
+]);
+
+export interface StoredObject {
+  readonly resource: SimResourceName;
+  readonly namespace: string | undefined;
+  readonly name: string;
+  /** `namespace \0 name`: sorts by namespace, then name. */
+  readonly key: string;
+  /** The object as stored; never mutate it (writes replace it). */
+  readonly object: JsonRecord;
+  /** UTF-8 JSON of the object without `apiVersion` and `kind` (how typed lists print their items). */
+  readonly body: Buffer;
+  /** `body` as text. */
+  readonly bodyJson: string;
+}
+
+class StoredEntry implements StoredObject {
+  readonly resource: SimResourceName;
+  readonly namespace: string | undefined;
+  readonly name: string;
+  readonly key: string;
+  readonly object: JsonRecord;
+  readonly body: Buffer;
+
+  constructor(resource: SimResourceName, namespace: string | undefined, name: string, object: JsonRecord, body: Buffer) {
+    this.resource = resource;
+    this.namespace = namespace;
+    this.name = name;
+    this.key = objectKey(namespace, name);
+    this.object = object;
+    this.body = body;
+  }
+
+  get bodyJson(): string {
+    return this.body.toString('utf8');
+  }
+}
+
+/** A list denied by the cluster's access rules (a snapshot gap), answered with `status`. */
+export interface AccessDenial {
+  /** A resource, or `pods/log` for the controller's logs. */
+  resource: SimResourceName | 'pods/log';
+  status: number;
+  reason: string;
+  message: string;
+}
+
+class StoreError extends Error {
+  override name = 'StoreError';
+}
+
+class ResourceTable {
+  readonly byKey = new Map<string, StoredObject>();
+  #sorted: StoredObject[] | undefined;
+
+  sorted(): readonly StoredObject[] {
+    this.#sorted ??= [...this.byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return this.#sorted;
+  }
+
+  set(stored: StoredObject): void {
+    const existed = this.byKey.has(stored.key);
+    this.byKey.set(stored.key, stored);
+    if (!this.#sorted) return;
+    if (!existed) {
+      this.#sorted = undefined;
+      return;
+    }
+    this.#sorted[lowerBound(this.#sorted, stored.key)] = stored;
+  }
+
+  delete(key: string): void {
+    if (this.byKey.delete(key)) this.#sorted = undefined;
+  }
+}
+
+function objectKey(namespace: string | undefined, name: string): string {
+  return `${namespace ?? ''}\u0000${name}`;
+}
+
+/** Index of the first object whose key is >= `key`. */
+export function lowerBound(sorted: readonly StoredObject[], key: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid]?.key ?? '') < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export class KubeStore {
+  readonly #tables = new Map<SimResourceName, ResourceTable>();
+  readonly #logs = new Map<string, Map<string, readonly string[]>>();
+  #resourceVersion = 0;
+  /** Continue tokens issued before this resourceVersion are expired (410 Gone). */
+  #compactedAt = 0;
+  /** Lists the cluster's access rules deny (from snapshot gaps); the server answers them with a fault. */
+  readonly denials: AccessDenial[] = [];
+  /** Kubernetes version served on /version, e.g. `1.32`. */
+  kubernetesVersion = '1.32';
+
+  get resourceVersion(): string {
+    return String(this.#resourceVersion);
+  }
+
+  get compactedResourceVersion(): number {
+    return this.#compactedAt;
+  }
+
+  /** Expires every continue token issued so far, like etcd compaction. */
+  compact(): void {
+    this.#compactedAt = ++this.#resourceVersion;
+  }
+
+  get(resource: SimResourceName, name: string, namespace?: string): StoredObject | undefined {
+    return this.#table(resource).byKey.get(objectKey(scopedNamespace(resource, namespace), name));
+  }
+
+  /** Objects sorted by namespace then name; of one namespace when given. */
+  list(resource: SimResourceName, namespace?: string): readonly StoredObject[] {
+    const sorted = this.#table(resource).sorted();
+    if (namespace === undefined || !SIM_RESOURCES[resource].namespaced) return sorted;
+    return sorted.slice(lowerBound(sorted, `${namespace}\u0000`), lowerBound(sorted, `${namespace}\u0001`));
+  }
+
+  count(resource: SimResourceName): number {
+    return this.#table(resource).byKey.size;
+  }
+
+  /**
+   * Creates or replaces an object. Sets `apiVersion`/`kind`, a new `resourceVersion`, a `uid`
+   * (derived from the name when absent, so runs are reproducible) and, for workloads and custom
+   * resources, `generation` (1 on create; +1 when `spec` changed). Namespaces appear as used.
+   * `dryRun` returns what would be stored and changes nothing.
+   */
+  put(resource: SimResourceName, object: JsonRecord, options: { dryRun?: boolean } = {}): StoredObject {
+    const info = SIM_RESOURCES[resource];
+    const metadata = isRecord(object.metadata) ? object.metadata : {};
+    const name = metadata.name;
+    if (typeof name !== 'string' || name === '') throw new StoreError(`${info.kind} without metadata.name`);
+    const namespace = info.namespaced ? (typeof metadata.namespace === 'string' ? metadata.namespace : 'default') : undefined;
+    const key = objectKey(namespace, name);
+    const table = this.#table(resource);
+    const previous = table.byKey.get(key);
+    const { apiVersion: _apiVersion, kind: _kind, ...body } = object;
+    const nextMetadata: JsonRecord = { ...metadata, name, ...(namespace !== undefined ? { namespace } : {}) };
+    if (namespace === undefined) delete nextMetadata.namespace;
+    nextMetadata.uid =
+      previous?.object.metadata && isRecord(previous.object.metadata) ? previous.object.metadata.uid : metadata.uid;
+    if (typeof nextMetadata.uid !== 'string') nextMetadata.uid = uidFor(resource, namespace, name);
+    nextMetadata.resourceVersion = String(options.dryRun ? this.#resourceVersion : ++this.#resourceVersion);
+    if (GENERATION_RESOURCES.has(resource)) nextMetadata.generation = nextGeneration(previous?.object, body, metadata.generation);
+    const nextBody: JsonRecord = { ...body, metadata: nextMetadata };
+    const full = { apiVersion: apiVersionOf(info), kind: info.kind, ...nextBody };
+    const stored = new StoredEntry(resource, namespace, name, full, Buffer.from(JSON.stringify(nextBody)));
+    if (options.dryRun) return stored;
+    table.set(stored);
+    if (namespace !== undefined && resource !== 'namespaces') this.#ensureNamespace(namespace, metadata.creationTimestamp);
+    return stored;
+  }
+
+  /** Removes an object (at once: nothing here runs finalizers); undefined when it did not exist. */
+  delete(resource: SimResourceName, name: string, namespace?: string): StoredObject | undefined {
+    const key = objectKey(scopedNamespace(resource, namespace), name);
+    const table = this.#table(resource);
+    const existing = table.byKey.get(key);
+    if (!existing) return undefined;
+    table.delete(key);
+    this.#resourceVersion++;
+    if (resource === 'pods') this.#logs.delete(key);
+    return existing;
+  }
+
+  /** Sets a container's log; `container` undefined means whichever container is asked for. */
+  setPodLog(namespace: string, pod: string, lines: readonly string[], container?: string): void {
+    const key = objectKey(namespace, pod);
+    const logs = this.#logs.get(key) ?? new Map<string, readonly string[]>();
+    logs.set(container ?? '', lines);
+    this.#logs.set(key, logs);
+  }
+
+  /** The log lines of a pod's container; undefined when the pod has no log at all. */
+  podLog(namespace: string, pod: string, container?: string): readonly string[] | undefined {
+    const logs = this.#logs.get(objectKey(namespace, pod));
+    if (!logs) return undefined;
+    return (container !== undefined ? logs.get(container) : undefined) ?? logs.get('') ?? [];
+  }
+
+  hasPodLog(namespace: string, pod: string): boolean {
+    return this.#logs.has(objectKey(namespace, pod));
+  }
+
+  /** A namespace as old as the first object put in it (kubectl shows its age). */
+  #ensureNamespace(name: string, createdAt: unknown): void {
+    if (!this.get('namespaces', name)) this.put('namespaces', namespaceObject(name, createdAt));
+  }
+
+  #table(resource: SimResourceName): ResourceTable {
+    let table = this.#tables.get(resource);
+    if (!table) {
+      table = new ResourceTable();
+      this.#tables.set(resource, table);
+    }
+    return table;
+  }
+}
+
+function scopedNamespace(resource: SimResourceName, namespace: string | undefined): string | undefined {
+  return SIM_RESOURCES[resource].namespaced ? (namespace ?? 'default') : undefined;
+}
+
+function nextGeneration(previous: JsonRecord | undefined, body: JsonRecord, given: unknown): number {
+  const before = previous && isRecord(previous.metadata) ? previous.metadata.generation : undefined;
+  if (typeof before !== 'number') return typeof given === 'number' && given > 0 ? given : 1;
+  return JSON.stringify(previous?.spec) === JSON.stringify(body.spec) ? before : before + 1;
+}
+
+/** A stable UUID-shaped uid for objects that came without one. */
+function uidFor(resource: string, namespace: string | undefined, name: string): string {
+  const h = createHash('sha1')
+    .update(`${resource}/${namespace ?? ''}/${name}`)
+    .digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+export function namespaceObject(name: string, createdAt?: unknown): JsonRecord {
+  return {
+    metadata: {
+      name,
+      ...(typeof createdAt === 'string' ? { creationTimestamp: createdAt } : {}),
+      labels: { 'kubernetes.io/metadata.name': name },
+    },
+    spec: { finalizers: ['kubernetes'] },
+    status: { phase: 'Active' },
+  };
+}

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeStore } from '../../src/simulator/kube-store.ts';
+import { startKubeApiServer, type SimulatedKubeApi } from '../../src/simulator/kube-api-server.ts';
+import type { JsonRecord } from '../../src/snapshot/shape.ts';
+import { pod } from '../factories/kube.ts';
+import { call } from './support/https-client.ts';
+
+let api: SimulatedKubeApi;
+const LOG = '/api/v1/namespaces/karpenter/pods/karpenter-a/log';
+const lines = Array.from({ length: 10 }, (_, i) => `{"level":"INFO","message":"line ${i + 1}"}`);
+
+beforeAll(async () => {
+  const store = new KubeStore();
+  const controller = pod({ name: 'karpenter-a', namespace: 'karpenter', nodeName: 'n1' });
+  controller.spec = { containers: [{ name: 'controller' }] };
+  const twoContainers = pod({ name: 'web', namespace: 'shop', nodeName: 'n1' });
+  twoContainers.spec = { containers: [{ name: 'app' }, { name: 'sidecar' }] };
+  store.put('pods', controller as JsonRecord);
+  store.put('pods', twoContainers as JsonRecord);
+  store.setPodLog('karpenter', 'karpenter-a', lines, 'controller');
+  api = await startKubeApiServer(store);
+});
+
+afterAll(() => api.close());
+
+describe('pod logs', () => {
+  it('serves the whole log as text, one line per line', async () => {
+    const response = await call(api, LOG);
+
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toBe('text/plain');
+    expect(response.text).toBe(`${lines.join('\n')}\n`);
+  });
+
+  it.each([
+    [3, lines.slice(-3)],
+    [10, lines],
+    [500, lines],
+    [0, []],
+  ])('tailLines=%i gives the last lines', async (tailLines, expected) => {
+    const response = await call(api, `${LOG}?container=controller&tailLines=${tailLines}`);
+
+    expect(response.text.split('\n').filter((l) => l !== '')).toEqual(expected);
+  });
+
+  it('limitBytes cuts the answer', async () => {
+    const response = await call(api, `${LOG}?limitBytes=12`);
+
+    expect(response.text).toBe(lines[0]?.slice(0, 12));
+  });
+
+  it('refuses a container the pod does not have, and a pod of several containers without one', async () => {
+    const wrong = await call(api, `${LOG}?container=manager`);
+    const ambiguous = await call(api, '/api/v1/namespaces/shop/pods/web/log');
+
+    expect(wrong.status).toBe(400);
+    expect(wrong.json()).toMatchObject({ reason: 'BadRequest', message: 'container manager is not valid for pod karpenter-a' });
+    expect(ambiguous.status).toBe(400);
+    expect(ambiguous.json().message).toBe('a container name must be specified for pod web, choose one of: [app sidecar]');
+  });
+
+  it('an empty log for a container that logged nothing; 404 for a missing pod; 400 for a bad tailLines', async () => {
+    const empty = await call(api, '/api/v1/namespaces/shop/pods/web/log?container=app');
+    const missing = await call(api, '/api/v1/namespaces/karpenter/pods/gone/log');
+    const bad = await call(api, `${LOG}?tailLines=-1`);
+
+    expect(empty.status).toBe(200);
+    expect(empty.text).toBe('');
+    expect(missing.status).toBe(404);
+    expect(missing.json().message).toBe('pods "gone" not found');
+    expect(bad.status).toBe(400);
+  });
+});
