@@ -1,0 +1,134 @@
+/**
+ * What a failed Kubernetes API call means: retry it, or give up with which typed error. Pure, so
+ * the policy is tested without a server.
+ */
+import { STATUS_CODES } from 'node:http';
+import { KubeConflictError, KubeUnreachableError, SourceError } from '../../ports/errors.ts';
+
+/** A failure worth another attempt; `error` is what the caller gets when the attempts run out. */
+export class TransientKubeError extends Error {
+  override name = 'TransientKubeError';
+  readonly error: SourceError;
+  /** The server's `Retry-After`, in milliseconds. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(error: SourceError, retryAfterMs?: number) {
+    super(error.summary, { cause: error });
+    this.error = error;
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+const MAX_MESSAGE_LENGTH = 300;
+
+/** Whitespace folded to one line, long server messages cut. */
+export function oneLineText(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > MAX_MESSAGE_LENGTH ? `${line.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : line;
+}
+
+/** The `message` of a Kubernetes Status body, else the body's first text (proxies answer in HTML or plain text). */
+export function statusMessage(body: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (typeof parsed === 'object' && parsed !== null && 'message' in parsed && typeof parsed.message === 'string') {
+      return parsed.message === '' ? undefined : oneLineText(parsed.message);
+    }
+    return undefined;
+  } catch {
+    const text = oneLineText(body.replace(/<[^>]*>/g, ' '));
+    return text === '' ? undefined : text;
+  }
+}
+
+/** `403 Forbidden: nodeclaims.karpenter.sh is forbidden: User "x" cannot list ...` */
+export function statusSummary(status: number, body: string): string {
+  const phrase = STATUS_CODES[status] ?? 'HTTP error';
+  const message = statusMessage(body);
+  return message ? `${status} ${phrase}: ${message}` : `${status} ${phrase}`;
+}
+
+const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
+
+/** Seconds (what kube-apiserver sends) or an HTTP date. */
+export function parseRetryAfter(header: string | undefined, now: Date): number | undefined {
+  if (header === undefined || header.trim() === '') return undefined;
+  const text = header.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now.getTime());
+}
+
+/**
+ * A non-2xx answer as a typed error. 404 is only an error where the caller did not expect it
+ * (`get` and delete handle it themselves).
+ */
+export function errorForStatus(
+  status: number,
+  body: string,
+  retryAfter: string | undefined,
+  now: Date,
+): SourceError | TransientKubeError {
+  const summary = statusSummary(status, body);
+  const code = String(status);
+  if (RETRYABLE_STATUS.has(status))
+    return new TransientKubeError(new SourceError(summary, { code }), parseRetryAfter(retryAfter, now));
+  if (status === 409) return new KubeConflictError(summary, { code });
+  // 401: the credentials are wrong or expired for every call alike, not for one resource.
+  if (status === 401) return new KubeUnreachableError(summary, { code });
+  return new SourceError(summary, { code });
+}
+
+// Certificate problems as Node names them (OpenSSL verify codes, and Node's own hostname check).
+const TLS_ERROR_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_NOT_YET_VALID',
+  'CERT_HAS_EXPIRED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'INVALID_CA',
+  'HOSTNAME_MISMATCH',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'EPROTO',
+]);
+
+// Dropped or stalled connections: the request may well succeed on a fresh one.
+const TRANSIENT_NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EAI_AGAIN',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'UND_ERR_SOCKET',
+  'KUBE_REQUEST_TIMEOUT',
+]);
+
+function errorCode(err: unknown): string | undefined {
+  if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string') return err.code;
+  return undefined;
+}
+
+/** A failure below HTTP (no status): unreachable for good, or worth another attempt. */
+export function errorForNetwork(err: unknown, server: string): SourceError | TransientKubeError {
+  const code = errorCode(err);
+  const message = err instanceof Error ? oneLineText(err.message) : oneLineText(String(err));
+  if (code !== undefined && (TLS_ERROR_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_'))) {
+    return new KubeUnreachableError(`TLS verification failed for ${server}: ${message}`, { code, cause: err });
+  }
+  if (code === 'ECONNREFUSED') return new KubeUnreachableError(`connection refused by ${server}`, { code, cause: err });
+  if (code === 'ENOTFOUND') return new KubeUnreachableError(`cannot resolve ${server}: ${message}`, { code, cause: err });
+  if (code !== undefined && TRANSIENT_NETWORK_CODES.has(code)) {
+    return new TransientKubeError(new SourceError(`${message} (${server})`, { code, cause: err }));
+  }
+  return new SourceError(`request to ${server} failed: ${message}`, { code, cause: err });
+}

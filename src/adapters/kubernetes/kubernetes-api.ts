@@ -1,0 +1,234 @@
+/**
+ * KubernetesPort over the real API: objects in wire shape (what `kubectl get -o json` prints),
+ * every page of every list, bounded retries for transient failures, typed errors for the rest.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { SYSTEM_CLOCK } from '../../ports/clock.ts';
+import type { Clock } from '../../ports/clock.ts';
+import { KubeConflictError, SourceError } from '../../ports/errors.ts';
+import { apiVersionOf, KUBE_RESOURCES } from '../../ports/kubernetes.ts';
+import type {
+  DeploymentAnnotationPatch,
+  KubeListQuery,
+  KubernetesPort,
+  KubeResourceInfo,
+  KubeResourceName,
+  PodLogQuery,
+} from '../../ports/kubernetes.ts';
+import { isRecord } from '../../snapshot/shape.ts';
+import type { JsonRecord } from '../../snapshot/shape.ts';
+import { errorForNetwork, errorForStatus } from './kube-errors.ts';
+import { KubeTransport } from './kube-transport.ts';
+import type { KubeHttpRequest, KubeTransportOptions } from './kube-transport.ts';
+import { DEFAULT_RETRY_POLICY, withRetries } from './retry.ts';
+import type { RetryEnvironment, RetryPolicy } from './retry.ts';
+
+export const DEFAULT_PAGE_SIZE = 500;
+
+export interface KubernetesApiOptions extends KubeTransportOptions {
+  /** Retry waits go through `sleep`; a Retry-After date is read against `now`. */
+  clock?: Clock;
+  retry?: Partial<RetryPolicy>;
+  /** Backoff jitter source, [0, 1). */
+  random?: () => number;
+  /** `limit` of each list page. */
+  pageSize?: number;
+}
+
+interface Answer {
+  status: number;
+  text: string;
+}
+
+export class KubernetesApi implements KubernetesPort {
+  readonly #transport: KubeTransport;
+  readonly #clock: Clock;
+  readonly #retry: RetryEnvironment;
+  readonly #pageSize: number;
+
+  constructor(config: KubeConfig, options: KubernetesApiOptions = {}) {
+    this.#transport = new KubeTransport(config, options);
+    this.#clock = options.clock ?? SYSTEM_CLOCK;
+    this.#retry = {
+      policy: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+      sleep: (ms) => this.#clock.sleep(ms),
+      random: options.random ?? Math.random,
+    };
+    this.#pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  }
+
+  /** The API server URL, for messages. */
+  get server(): string {
+    return this.#transport.server;
+  }
+
+  async list(query: KubeListQuery): Promise<JsonRecord[]> {
+    const info = KUBE_RESOURCES[query.resource];
+    const path = collectionPath(query.resource, info, query.namespace);
+    try {
+      return await this.#allPages(path, query, info);
+    } catch (err) {
+      // 410 Gone: the continue token outlived etcd's compaction window. Like client-go's pager,
+      // start over once; the second pass sees a newer, consistent state.
+      if (err instanceof ExpiredContinueError) return this.#allPages(path, query, info);
+      throw err;
+    }
+  }
+
+  async #allPages(path: string, query: KubeListQuery, info: KubeResourceInfo): Promise<JsonRecord[]> {
+    const items: JsonRecord[] = [];
+    let token: string | undefined;
+    do {
+      const request: KubeHttpRequest = {
+        method: 'GET',
+        path,
+        query: { limit: this.#pageSize, continue: token, labelSelector: query.labelSelector, fieldSelector: query.fieldSelector },
+      };
+      let answer: Answer;
+      try {
+        answer = await this.#send(request);
+      } catch (err) {
+        if (token !== undefined && err instanceof SourceError && err.code === '410') throw new ExpiredContinueError(err);
+        throw err;
+      }
+      const page = parseJson(answer.text, request);
+      const pageItems = page.items;
+      if (!Array.isArray(pageItems)) throw new SourceError(`GET ${path}: the answer is not a list (no items)`);
+      for (const item of pageItems) if (isRecord(item)) items.push(withTypeMeta(item, info));
+      const next = isRecord(page.metadata) && typeof page.metadata.continue === 'string' ? page.metadata.continue : '';
+      if (next !== '' && next === token) throw new SourceError(`GET ${path}: the server repeated continue token ${next}`);
+      token = next === '' ? undefined : next;
+    } while (token !== undefined);
+    return items;
+  }
+
+  async get(resource: KubeResourceName, name: string, namespace?: string): Promise<JsonRecord | undefined> {
+    const info = KUBE_RESOURCES[resource];
+    const request: KubeHttpRequest = { method: 'GET', path: objectPath(resource, info, name, namespace) };
+    const answer = await this.#send(request, { accept404: true });
+    if (answer.status === 404) return undefined;
+    return withTypeMeta(parseJson(answer.text, request), info);
+  }
+
+  async podLog(query: PodLogQuery): Promise<string> {
+    const request: KubeHttpRequest = {
+      method: 'GET',
+      path: `${objectPath('pods', KUBE_RESOURCES.pods, query.pod, query.namespace)}/log`,
+      query: { tailLines: query.tailLines, container: query.container },
+      accept: 'text/plain, */*',
+    };
+    return (await this.#send(request)).text;
+  }
+
+  async patchDeploymentAnnotations(patch: DeploymentAnnotationPatch): Promise<JsonRecord> {
+    const info = KUBE_RESOURCES.deployments;
+    // One merge patch: the resourceVersion in it makes the API server refuse (409) a write
+    // based on a stale read, so two scans cannot both restart the controller.
+    const body: JsonRecord = {
+      metadata: { resourceVersion: patch.resourceVersion, ...(patch.annotations ? { annotations: patch.annotations } : {}) },
+      ...(patch.templateAnnotations ? { spec: { template: { metadata: { annotations: patch.templateAnnotations } } } } : {}),
+    };
+    const request: KubeHttpRequest = {
+      method: 'PATCH',
+      path: objectPath('deployments', info, patch.name, patch.namespace),
+      body: JSON.stringify(body),
+      contentType: 'application/merge-patch+json',
+    };
+    const attempts = { count: 0 };
+    try {
+      const answer = await this.#send(request, { attempts });
+      return withTypeMeta(parseJson(answer.text, request), info);
+    } catch (err) {
+      // A retried patch may have landed the first time (the answer was lost); the retry then
+      // conflicts with our own write. Only a Deployment already carrying our values counts as done.
+      if (err instanceof KubeConflictError && attempts.count > 1) {
+        const current = await this.get('deployments', patch.name, patch.namespace);
+        if (current && carriesPatch(current, patch)) return current;
+      }
+      throw err;
+    }
+  }
+
+  async deleteNodePool(name: string): Promise<boolean> {
+    const request: KubeHttpRequest = { method: 'DELETE', path: objectPath('nodepools', KUBE_RESOURCES.nodepools, name) };
+    const answer = await this.#send(request, { accept404: true });
+    return answer.status !== 404;
+  }
+
+  /** Closes idle keep-alive connections (they do not keep the process alive either way). */
+  close(): void {
+    this.#transport.close();
+  }
+
+  async #send(request: KubeHttpRequest, options: { accept404?: boolean; attempts?: { count: number } } = {}): Promise<Answer> {
+    return withRetries(async (attemptNumber) => {
+      if (options.attempts) options.attempts.count = attemptNumber;
+      let response;
+      try {
+        response = await this.#transport.send(request);
+      } catch (err) {
+        if (err instanceof SourceError) throw err;
+        throw errorForNetwork(err, this.#transport.server);
+      }
+      const text = response.body.toString('utf8');
+      if ((response.status >= 200 && response.status < 300) || (response.status === 404 && options.accept404)) {
+        return { status: response.status, text };
+      }
+      const retryAfter = response.headers['retry-after'];
+      throw errorForStatus(response.status, text, typeof retryAfter === 'string' ? retryAfter : undefined, this.#clock.now());
+    }, this.#retry);
+  }
+}
+
+class ExpiredContinueError extends Error {
+  constructor(cause: SourceError) {
+    super(cause.summary, { cause });
+  }
+}
+
+function resourcePrefix(info: KubeResourceInfo): string {
+  return info.group === '' ? `/api/${info.version}` : `/apis/${info.group}/${info.version}`;
+}
+
+function collectionPath(resource: KubeResourceName, info: KubeResourceInfo, namespace: string | undefined): string {
+  if (namespace !== undefined && info.namespaced)
+    return `${resourcePrefix(info)}/namespaces/${encodeURIComponent(namespace)}/${resource}`;
+  return `${resourcePrefix(info)}/${resource}`;
+}
+
+function objectPath(resource: KubeResourceName, info: KubeResourceInfo, name: string, namespace?: string): string {
+  if (info.namespaced && namespace === undefined)
+    throw new Error(`${resource} are namespaced: a namespace is required to address ${name}`);
+  return `${collectionPath(resource, info, namespace)}/${encodeURIComponent(name)}`;
+}
+
+function parseJson(text: string, request: KubeHttpRequest): JsonRecord {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new SourceError(`${request.method} ${request.path}: the answer is not JSON`, { cause: err });
+  }
+  if (!isRecord(parsed)) throw new SourceError(`${request.method} ${request.path}: the answer is not a JSON object`);
+  return parsed;
+}
+
+/** List items of built-in kinds come without apiVersion/kind; kubectl prints them first. */
+function withTypeMeta(item: JsonRecord, info: KubeResourceInfo): JsonRecord {
+  if (typeof item.apiVersion === 'string' && typeof item.kind === 'string') return item;
+  return { apiVersion: apiVersionOf(info), kind: info.kind, ...item };
+}
+
+function carriesPatch(deployment: JsonRecord, patch: DeploymentAnnotationPatch): boolean {
+  const metadata = isRecord(deployment.metadata) ? deployment.metadata : {};
+  const spec = isRecord(deployment.spec) ? deployment.spec : {};
+  const template = isRecord(spec.template) ? spec.template : {};
+  const templateMetadata = isRecord(template.metadata) ? template.metadata : {};
+  return includes(metadata.annotations, patch.annotations) && includes(templateMetadata.annotations, patch.templateAnnotations);
+}
+
+function includes(actual: unknown, wanted: Record<string, string> | undefined): boolean {
+  if (!wanted) return true;
+  const present = isRecord(actual) ? actual : {};
+  return Object.entries(wanted).every(([key, value]) => present[key] === value);
+}
