@@ -1,14 +1,12 @@
-import { formatDuration } from '../domain/settings.ts';
-import { ageMs } from '../domain/kube-helpers.ts';
 import type { ActionPlanner } from './plan-context.ts';
 import { skipped } from './plan-context.ts';
-
-export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
+import { RESTART_HISTORY, RESTARTED_AT, restartVerdict } from './restart-history.ts';
 
 /**
- * ROLLOUT_RESTART of the controller Deployment (`finding.resource`). The cooldown is read from
- * the Deployment's own restartedAt annotation, so it holds across scans and tools: if the last
- * restart was recent and the pods are still stuck, restarting again will not help.
+ * ROLLOUT_RESTART of the controller Deployment (`finding.resource`). Cooldown, hourly cap and the
+ * "restarts did not help" rule are read from the Deployment's own annotations (restart-history.ts),
+ * so a dry run shows what apply would do and the limits hold across scans and tools. The executor
+ * checks the same rules again on a fresh read before it acts.
  */
 export const rolloutRestartPlanner: ActionPlanner = {
   action: 'ROLLOUT_RESTART',
@@ -21,14 +19,14 @@ export const rolloutRestartPlanner: ActionPlanner = {
       return skipped(r, 'controller Deployment not identified; restart it by hand');
     }
     const deployment = ctx.snapshot.deployments.find((d) => d.metadata?.namespace === namespace && d.metadata?.name === name);
-    const restartedAt = deployment?.spec?.template?.metadata?.annotations?.[RESTARTED_AT];
-    const since = ageMs(restartedAt, ctx.now);
-    if (since !== undefined && since >= 0 && since < ctx.actions.restartCooldownMs) {
-      return skipped(
-        r,
-        `restarted ${formatDuration(since)} ago (${restartedAt}), within the ${formatDuration(ctx.actions.restartCooldownMs)} cooldown; the restart did not help, a human must look`,
-      );
-    }
-    return { ...r, status: 'planned', reason: '' };
+    const verdict = restartVerdict({
+      restartedAt: deployment?.spec?.template?.metadata?.annotations?.[RESTARTED_AT],
+      history: deployment?.metadata?.annotations?.[RESTART_HISTORY],
+      pendingSince: finding.since,
+      now: ctx.now,
+      cooldownMs: ctx.actions.restartCooldownMs,
+      maxPerHour: ctx.actions.maxRestartsPerHour,
+    });
+    return verdict.restart ? { ...r, status: 'planned', reason: '' } : skipped(r, verdict.reason);
   },
 };

@@ -265,3 +265,11 @@ export function crd(input: {
     },
   };
 }
+
+/** The object with these `metadata.annotations` added (e.g. the sentinel's restart history). */
+export function withAnnotations<T extends { metadata?: { annotations?: Record<string, string> } }>(
+  object: T,
+  annotations: Record<string, string>,
+): T {
+  return { ...object, metadata: { ...object.metadata, annotations: { ...object.metadata?.annotations, ...annotations } } };
+}

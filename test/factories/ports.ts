@@ -1,0 +1,182 @@
+/**
+ * Small in-memory fakes of the ports for use-case and executor tests. They keep the semantics the
+ * callers rely on (resourceVersion and 409 on a stale write; per-instance termination results)
+ * and record every write so tests can assert what was done. Add to them with small, additive edits.
+ */
+import type { Instance } from '../../src/domain/aws.ts';
+import type { Deployment } from '../../src/domain/kube.ts';
+import type { Ec2Port, InstanceQuery, TerminationResult } from '../../src/ports/aws.ts';
+import { KubeConflictError, SourceError } from '../../src/ports/errors.ts';
+import type {
+  DeploymentAnnotationPatch,
+  KubeListQuery,
+  KubeResourceName,
+  KubernetesPort,
+  PodLogQuery,
+} from '../../src/ports/kubernetes.ts';
+import { isRecord, type JsonRecord } from '../../src/snapshot/shape.ts';
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+function childRecord(parent: JsonRecord, key: string): JsonRecord {
+  const existing = parent[key];
+  if (isRecord(existing)) return existing;
+  const created: JsonRecord = {};
+  parent[key] = created;
+  return created;
+}
+
+/**
+ * Deployments only (what the executor writes); every write bumps `metadata.resourceVersion`, and a
+ * patch at a stale version is rejected with KubeConflictError, like the API server's 409.
+ */
+export class FakeKube implements KubernetesPort {
+  readonly patches: DeploymentAnnotationPatch[] = [];
+  /** Makes the next `get` reject with this error. */
+  getError: Error | undefined;
+  /** Makes every patch reject with this error (after the version check). */
+  patchError: Error | undefined;
+  /** Runs after `get` answered: a concurrent writer (another scan, a human) acting in between. */
+  afterGet: (() => void) | undefined;
+  private readonly deployments = new Map<string, JsonRecord>();
+  private version = 1000;
+
+  constructor(deployments: readonly Deployment[] = []) {
+    for (const d of deployments) this.put(d);
+  }
+
+  put(deployment: Deployment): void {
+    const object = JSON.parse(JSON.stringify(deployment)) as JsonRecord;
+    childRecord(object, 'metadata').resourceVersion = String(++this.version);
+    this.deployments.set(this.key(deployment.metadata?.namespace, deployment.metadata?.name), object);
+  }
+
+  /** The stored object, for assertions. */
+  deployment(namespace: string, name: string): JsonRecord | undefined {
+    const d = this.deployments.get(this.key(namespace, name));
+    return d && clone(d);
+  }
+
+  remove(namespace: string, name: string): void {
+    this.deployments.delete(this.key(namespace, name));
+  }
+
+  /** What `kubectl rollout restart` does: a new template restartedAt, a new resourceVersion. */
+  kubectlRolloutRestart(namespace: string, name: string, at: string): void {
+    const d = this.deployments.get(this.key(namespace, name));
+    if (!d) throw new Error(`no Deployment ${namespace}/${name}`);
+    const meta = childRecord(childRecord(childRecord(d, 'spec'), 'template'), 'metadata');
+    childRecord(meta, 'annotations')['kubectl.kubernetes.io/restartedAt'] = at;
+    childRecord(d, 'metadata').resourceVersion = String(++this.version);
+  }
+
+  list(query: KubeListQuery): Promise<JsonRecord[]> {
+    if (query.resource !== 'deployments') return Promise.resolve([]);
+    return Promise.resolve([...this.deployments.values()].map(clone));
+  }
+
+  async get(resource: KubeResourceName, name: string, namespace?: string): Promise<JsonRecord | undefined> {
+    const error = this.getError;
+    this.getError = undefined;
+    if (error) throw error;
+    const found = resource === 'deployments' ? this.deployments.get(this.key(namespace, name)) : undefined;
+    const answer = found && clone(found);
+    this.afterGet?.();
+    return answer;
+  }
+
+  podLog(_query: PodLogQuery): Promise<string> {
+    return Promise.resolve('');
+  }
+
+  patchDeploymentAnnotations(patch: DeploymentAnnotationPatch): Promise<JsonRecord> {
+    this.patches.push(clone(patch));
+    const d = this.deployments.get(this.key(patch.namespace, patch.name));
+    if (!d) {
+      return Promise.reject(new SourceError(`404 Not Found: deployments.apps "${patch.name}" not found`, { code: '404' }));
+    }
+    const metadata = childRecord(d, 'metadata');
+    if (metadata.resourceVersion !== patch.resourceVersion) {
+      return Promise.reject(
+        new KubeConflictError(
+          `409 Conflict: Operation cannot be fulfilled on deployments.apps "${patch.name}": the object has been modified; please apply your changes to the latest version and try again`,
+          { code: '409' },
+        ),
+      );
+    }
+    if (this.patchError) return Promise.reject(this.patchError);
+    Object.assign(childRecord(metadata, 'annotations'), patch.annotations);
+    const templateMeta = childRecord(childRecord(childRecord(d, 'spec'), 'template'), 'metadata');
+    Object.assign(childRecord(templateMeta, 'annotations'), patch.templateAnnotations);
+    metadata.resourceVersion = String(++this.version);
+    return Promise.resolve(clone(d));
+  }
+
+  deleteNodePool(_name: string): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+
+  private key(namespace: string | undefined, name: string | undefined): string {
+    return `${namespace ?? ''}/${name ?? ''}`;
+  }
+}
+
+/** Instances by id; terminations recorded, per-instance errors injectable. */
+export class FakeEc2 implements Ec2Port {
+  readonly describeCalls: InstanceQuery[] = [];
+  readonly terminateCalls: string[][] = [];
+  /** Makes every describeInstances reject with this error. */
+  describeError: Error | undefined;
+  /** Per-instance errors TerminateInstances reports (the others still terminate). */
+  readonly terminateErrors = new Map<string, string>();
+  private readonly instances = new Map<string, Instance>();
+
+  constructor(instances: readonly Instance[] = []) {
+    for (const i of instances) this.put(i);
+  }
+
+  put(instance: Instance): void {
+    this.instances.set(instance.id, clone(instance));
+  }
+
+  instance(id: string): Instance | undefined {
+    const i = this.instances.get(id);
+    return i && clone(i);
+  }
+
+  remove(id: string): void {
+    this.instances.delete(id);
+  }
+
+  describeInstances(query: InstanceQuery): Promise<Instance[]> {
+    this.describeCalls.push(clone(query));
+    if (this.describeError) return Promise.reject(this.describeError);
+    const all = [...this.instances.values()];
+    const wanted = query.instanceIds ? all.filter((i) => query.instanceIds?.includes(i.id)) : all;
+    return Promise.resolve(wanted.map(clone));
+  }
+
+  terminateInstances(instanceIds: readonly string[]): Promise<TerminationResult[]> {
+    this.terminateCalls.push([...instanceIds]);
+    return Promise.resolve(
+      instanceIds.map((instanceId): TerminationResult => {
+        const error = this.terminateErrors.get(instanceId);
+        if (error) return { instanceId, error };
+        const i = this.instances.get(instanceId);
+        if (!i) return { instanceId, error: `InvalidInstanceID.NotFound: The instance ID '${instanceId}' does not exist` };
+        i.state = i.state === 'terminated' ? 'terminated' : 'shutting-down';
+        return { instanceId, currentState: i.state };
+      }),
+    );
+  }
+
+  describeLaunchTemplates(_clusterName: string): Promise<never[]> {
+    return Promise.resolve([]);
+  }
+
+  deleteLaunchTemplate(_launchTemplateId: string): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+}
