@@ -1,0 +1,142 @@
+import {
+  DeleteLaunchTemplateCommand,
+  paginateDescribeInstances,
+  paginateDescribeLaunchTemplates,
+  TerminateInstancesCommand,
+  type EC2Client,
+  type Filter,
+} from '@aws-sdk/client-ec2';
+import type { Instance, LaunchTemplate } from '../../domain/aws.ts';
+import { CLUSTER_TAG, legacyClusterTag } from '../../domain/tags.ts';
+import type { Ec2Port, InstanceQuery, TerminationResult } from '../../ports/aws.ts';
+import { chunks } from './bounded-map.ts';
+import { awsCall, awsErrorName, awsErrorText, isNotFound, sourceError } from './errors.ts';
+import { LAUNCH_TEMPLATE_CLUSTER_TAGS, LEGACY_CLUSTER_TAG_VALUES } from './scope.ts';
+import { fromSdkOutput } from './sdk-output.ts';
+
+/** DescribeInstances' largest page when filtering. */
+export const INSTANCE_PAGE_SIZE = 1000;
+/** Instance ids go in an `instance-id` filter (an unknown id in `InstanceIds` fails the whole call); EC2 takes 200 values per filter. */
+export const INSTANCE_ID_FILTER_SIZE = 200;
+/** Ids per TerminateInstances call. */
+export const TERMINATE_BATCH_SIZE = 50;
+/** DescribeLaunchTemplates' largest page. */
+export const LAUNCH_TEMPLATE_PAGE_SIZE = 200;
+
+/**
+ * Errors one instance can cause for its whole batch: a missing id, termination protection, or
+ * `ec2:TerminateInstances` denied by the tag condition for one untagged instance. The batch is then
+ * retried one instance at a time, so each gets its own outcome.
+ */
+const ONE_INSTANCE_FAILS_THE_BATCH = new Set([
+  'InvalidInstanceID.NotFound',
+  'InvalidInstanceID.Malformed',
+  'IncorrectInstanceState',
+  'OperationNotPermitted',
+  'UnauthorizedOperation',
+]);
+
+export class Ec2Adapter implements Ec2Port {
+  readonly #client: EC2Client;
+
+  constructor(client: EC2Client) {
+    this.#client = client;
+  }
+
+  async describeInstances(query: InstanceQuery): Promise<Instance[]> {
+    if (query.instanceIds?.length === 0) return [];
+    const tagKey: Filter[] = query.tagKey ? [{ Name: 'tag-key', Values: [query.tagKey] }] : [];
+    // EC2 ANDs filters, so "either cluster tag" is one query per tag.
+    const scopes: Filter[][] = query.clusterName ? clusterScopes(query.clusterName) : [[]];
+    const ids: Filter[][] = query.instanceIds
+      ? chunks([...new Set(query.instanceIds)], INSTANCE_ID_FILTER_SIZE).map((chunk) => [{ Name: 'instance-id', Values: chunk }])
+      : [[]];
+    const byId = new Map<string, Instance>();
+    for (const scope of scopes) {
+      for (const idFilter of ids) {
+        for (const instance of await this.#describe([...scope, ...idFilter, ...tagKey])) byId.set(instance.id, instance);
+      }
+    }
+    return [...byId.values()];
+  }
+
+  async #describe(filters: Filter[]): Promise<Instance[]> {
+    return awsCall('DescribeInstances', async () => {
+      const instances: Instance[] = [];
+      const pages = paginateDescribeInstances(
+        { client: this.#client, pageSize: INSTANCE_PAGE_SIZE },
+        filters.length > 0 ? { Filters: filters } : {},
+      );
+      for await (const page of pages) {
+        instances.push(...fromSdkOutput('DescribeInstances', 'instances', { Reservations: page.Reservations ?? [] }).instances);
+      }
+      return instances;
+    });
+  }
+
+  async terminateInstances(instanceIds: readonly string[]): Promise<TerminationResult[]> {
+    const results: TerminationResult[] = [];
+    for (const batch of chunks([...new Set(instanceIds)], TERMINATE_BATCH_SIZE)) results.push(...(await this.#terminate(batch)));
+    return results;
+  }
+
+  async #terminate(batch: string[]): Promise<TerminationResult[]> {
+    try {
+      const output = await this.#client.send(new TerminateInstancesCommand({ InstanceIds: batch }));
+      const states = new Map((output.TerminatingInstances ?? []).map((t) => [t.InstanceId, t.CurrentState?.Name]));
+      return batch.map((instanceId) => {
+        const currentState = states.get(instanceId);
+        return currentState
+          ? { instanceId, currentState }
+          : { instanceId, error: 'TerminateInstances did not report this instance' };
+      });
+    } catch (error) {
+      if (batch.length > 1 && ONE_INSTANCE_FAILS_THE_BATCH.has(awsErrorName(error))) {
+        const alone: TerminationResult[] = [];
+        for (const instanceId of batch) alone.push(...(await this.#terminate([instanceId])));
+        return alone;
+      }
+      return batch.map((instanceId) => ({ instanceId, error: awsErrorText(error) }));
+    }
+  }
+
+  async describeLaunchTemplates(clusterName: string): Promise<LaunchTemplate[]> {
+    const byId = new Map<string, LaunchTemplate>();
+    for (const tag of LAUNCH_TEMPLATE_CLUSTER_TAGS) {
+      const templates = await awsCall('DescribeLaunchTemplates', async () => {
+        const found: LaunchTemplate[] = [];
+        const pages = paginateDescribeLaunchTemplates(
+          { client: this.#client, pageSize: LAUNCH_TEMPLATE_PAGE_SIZE },
+          { Filters: [{ Name: `tag:${tag}`, Values: [clusterName] }] },
+        );
+        for await (const page of pages) {
+          found.push(
+            ...fromSdkOutput('DescribeLaunchTemplates', 'launchtemplates', { LaunchTemplates: page.LaunchTemplates ?? [] })
+              .templates,
+          );
+        }
+        return found;
+      });
+      for (const template of templates) byId.set(template.id, template);
+    }
+    return [...byId.values()];
+  }
+
+  async deleteLaunchTemplate(launchTemplateId: string): Promise<boolean> {
+    try {
+      await this.#client.send(new DeleteLaunchTemplateCommand({ LaunchTemplateId: launchTemplateId }));
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw sourceError('DeleteLaunchTemplate', error);
+    }
+  }
+}
+
+/** `eks:eks-cluster-name=NAME`, or the legacy `kubernetes.io/cluster/NAME` (see instanceInClusterScope). */
+function clusterScopes(clusterName: string): Filter[][] {
+  return [
+    [{ Name: `tag:${CLUSTER_TAG}`, Values: [clusterName] }],
+    [{ Name: `tag:${legacyClusterTag(clusterName)}`, Values: [...LEGACY_CLUSTER_TAG_VALUES] }],
+  ];
+}

@@ -1,0 +1,91 @@
+import {
+  DeleteInstanceProfileCommand,
+  paginateListInstanceProfiles,
+  paginateListInstanceProfileTags,
+  RemoveRoleFromInstanceProfileCommand,
+  type IAMClient,
+  type InstanceProfile as SdkInstanceProfile,
+  type Tag,
+} from '@aws-sdk/client-iam';
+import type { InstanceProfile } from '../../domain/aws.ts';
+import type { IamPort } from '../../ports/aws.ts';
+import { mapBounded } from './bounded-map.ts';
+import { awsCall, isNotFound, sourceError } from './errors.ts';
+import { fromSdkOutput } from './sdk-output.ts';
+
+/** ListInstanceProfiles' largest page. */
+export const INSTANCE_PROFILE_PAGE_SIZE = 1000;
+/** ListInstanceProfileTags calls in flight at once (IAM throttles per account, shared with Karpenter itself). */
+export const IAM_TAG_CONCURRENCY = 4;
+
+/**
+ * Whether Karpenter may have made the profile: since v1.3 it puts them under
+ * `/karpenter/<region>/<cluster>/<nodeclass-uid>/`, before that at `/` named `<cluster>_<number>`.
+ * Only these are worth a ListInstanceProfileTags call: the cleanup needs their cluster tags, and
+ * nothing reads the tags of the account's other profiles.
+ */
+export function mayBeKarpenters(profile: { InstanceProfileName?: string | undefined; Path?: string | undefined }): boolean {
+  return (
+    (profile.Path ?? '').startsWith('/karpenter/') || /^[0-9A-Za-z][0-9A-Za-z_-]*_\d+$/.test(profile.InstanceProfileName ?? '')
+  );
+}
+
+export class IamAdapter implements IamPort {
+  readonly #client: IAMClient;
+
+  constructor(client: IAMClient) {
+    this.#client = client;
+  }
+
+  /** Every page; tags only for the profiles Karpenter may have made (the list itself carries none). */
+  async listInstanceProfiles(pathPrefix?: string): Promise<InstanceProfile[]> {
+    const listed = await awsCall('ListInstanceProfiles', async () => {
+      const found: SdkInstanceProfile[] = [];
+      const pages = paginateListInstanceProfiles(
+        { client: this.#client, pageSize: INSTANCE_PROFILE_PAGE_SIZE },
+        pathPrefix ? { PathPrefix: pathPrefix } : {},
+      );
+      for await (const page of pages) found.push(...(page.InstanceProfiles ?? []));
+      return found;
+    });
+    const tagged = await mapBounded(listed, IAM_TAG_CONCURRENCY, async (profile) => {
+      if (!mayBeKarpenters(profile) || !profile.InstanceProfileName) return [profile];
+      const tags = await this.#tags(profile.InstanceProfileName);
+      return tags ? [{ ...profile, Tags: tags }] : [];
+    });
+    return fromSdkOutput('ListInstanceProfiles', 'instanceprofiles', { InstanceProfiles: tagged.flat() }).profiles;
+  }
+
+  /** undefined when the profile was deleted since it was listed. */
+  async #tags(instanceProfileName: string): Promise<Tag[] | undefined> {
+    try {
+      const tags: Tag[] = [];
+      const pages = paginateListInstanceProfileTags({ client: this.#client }, { InstanceProfileName: instanceProfileName });
+      for await (const page of pages) tags.push(...(page.Tags ?? []));
+      return tags;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw sourceError('ListInstanceProfileTags', error);
+    }
+  }
+
+  /** Idempotent: a profile or role already apart counts as done. */
+  async removeRoleFromInstanceProfile(profileName: string, roleName: string): Promise<void> {
+    try {
+      await this.#client.send(new RemoveRoleFromInstanceProfileCommand({ InstanceProfileName: profileName, RoleName: roleName }));
+    } catch (error) {
+      if (isNotFound(error)) return;
+      throw sourceError('RemoveRoleFromInstanceProfile', error);
+    }
+  }
+
+  async deleteInstanceProfile(profileName: string): Promise<boolean> {
+    try {
+      await this.#client.send(new DeleteInstanceProfileCommand({ InstanceProfileName: profileName }));
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw sourceError('DeleteInstanceProfile', error);
+    }
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * Snapshot AWS records → the AWS CLI's JSON outputs, one file per source, for `snapshot --out`.
+ * Reading them back (readAwsCliOutput, snapshotFromFiles) gives the same records; a gap on an AWS
+ * source is written as the CLI's error text, which the loader reads back as the same gap.
+ */
+import type { AccessEntry, ClusterInfo, FargateProfile, Instance, InstanceProfile, LaunchTemplate } from '../../domain/aws.ts';
+import type { ClusterSnapshot, Gap, SourceName } from '../../domain/snapshot.ts';
+import type { JsonRecord } from '../shape.ts';
+
+export interface AwsCliDocument {
+  /** File name inside the capture folder. */
+  name: string;
+  /**
+   * The output (or, for a source printed by several commands, the array of them, read like the
+   * CLI's paged `--output yaml-stream`); for an error, the error text.
+   */
+  json: JsonRecord | JsonRecord[] | string;
+  /** The file's content: pretty JSON, several outputs one after another, or the CLI's error text. */
+  text: string;
+}
+
+type AwsSource = Extract<
+  SourceName,
+  'instances' | 'cluster' | 'fargateprofiles' | 'accessentries' | 'launchtemplates' | 'instanceprofiles'
+>;
+
+/** Per source: its file, and the operations whose failure the loader files under it (cli-error-text.ts). */
+const FILES: Readonly<Record<AwsSource, { file: string; operations: readonly string[] }>> = {
+  instances: { file: 'describe-instances', operations: ['DescribeInstances'] },
+  cluster: { file: 'describe-cluster', operations: ['DescribeCluster'] },
+  fargateprofiles: { file: 'fargate-profiles', operations: ['ListFargateProfiles', 'DescribeFargateProfile'] },
+  accessentries: { file: 'access-entries', operations: ['ListAccessEntries', 'DescribeAccessEntry'] },
+  launchtemplates: { file: 'describe-launch-templates', operations: ['DescribeLaunchTemplates'] },
+  instanceprofiles: { file: 'list-instance-profiles', operations: ['ListInstanceProfiles', 'GetInstanceProfile'] },
+};
+
+/** The captured AWS sources of a snapshot as AWS CLI outputs, and its AWS gaps as CLI errors. */
+export function awsCliDocuments(snapshot: ClusterSnapshot): AwsCliDocument[] {
+  const documents: AwsCliDocument[] = [];
+  const { captured } = snapshot;
+  if (captured.has('instances')) documents.push(output(FILES.instances.file, describeInstances(snapshot.instances)));
+  if (captured.has('cluster') && snapshot.cluster) documents.push(clusterDocument(snapshot.cluster));
+  if (captured.has('fargateprofiles')) {
+    documents.push(outputs(FILES.fargateprofiles.file, fargateProfileOutputs(snapshot.fargateProfiles, snapshot.clusterName)));
+  }
+  if (captured.has('accessentries')) {
+    documents.push(outputs(FILES.accessentries.file, accessEntryOutputs(snapshot.accessEntries, snapshot.clusterName)));
+  }
+  if (captured.has('launchtemplates'))
+    documents.push(output(FILES.launchtemplates.file, describeLaunchTemplates(snapshot.launchTemplates)));
+  if (captured.has('instanceprofiles')) {
+    documents.push(output(FILES.instanceprofiles.file, listInstanceProfiles(snapshot.instanceProfiles)));
+  }
+  documents.push(...gapDocuments(snapshot.gaps));
+  return documents;
+}
+
+/** `aws ec2 describe-instances` (one reservation holding every instance). */
+export function describeInstances(instances: readonly Instance[]): JsonRecord {
+  return { Reservations: instances.length > 0 ? [{ Instances: instances.map(instanceOutput) }] : [] };
+}
+
+const STATE_CODES: Readonly<Record<string, number>> = {
+  pending: 0,
+  running: 16,
+  'shutting-down': 32,
+  terminated: 48,
+  stopping: 64,
+  stopped: 80,
+};
+
+function instanceOutput(instance: Instance): JsonRecord {
+  const code = STATE_CODES[instance.state];
+  return defined({
+    InstanceId: instance.id,
+    InstanceType: instance.instanceType,
+    LaunchTime: instance.launchTime,
+    Placement: instance.availabilityZone === undefined ? undefined : { AvailabilityZone: instance.availabilityZone },
+    PrivateDnsName: instance.privateDnsName,
+    State: code === undefined ? { Name: instance.state } : { Code: code, Name: instance.state },
+    IamInstanceProfile: instance.iamInstanceProfileArn === undefined ? undefined : { Arn: instance.iamInstanceProfileArn },
+    Tags: tagList(instance.tags),
+  });
+}
+
+/** `aws eks describe-cluster`. */
+export function describeCluster(cluster: ClusterInfo): JsonRecord {
+  return {
+    cluster: defined({
+      name: cluster.name,
+      arn: cluster.arn,
+      version: cluster.version,
+      endpoint: cluster.endpoint,
+      status: cluster.status,
+      certificateAuthority: cluster.certificateAuthority === undefined ? undefined : { data: cluster.certificateAuthority },
+      tags: cluster.tags,
+      accessConfig: cluster.authenticationMode === undefined ? undefined : { authenticationMode: cluster.authenticationMode },
+      computeConfig: cluster.autoMode === undefined ? undefined : { enabled: cluster.autoMode },
+    }),
+  };
+}
+
+/** What the AWS CLI prints for a cluster that does not exist; the loader reads it as "gone". */
+export function clusterNotFoundText(name: string): string {
+  return `\nAn error occurred (ResourceNotFoundException) when calling the DescribeCluster operation: No cluster found for name: ${name}.\n`;
+}
+
+function clusterDocument(cluster: ClusterInfo): AwsCliDocument {
+  if (cluster.gone !== true) return output(FILES.cluster.file, describeCluster(cluster));
+  const text = clusterNotFoundText(cluster.name);
+  return { name: `${FILES.cluster.file}.txt`, json: text, text };
+}
+
+/** `aws eks list-fargate-profiles`, then `aws eks describe-fargate-profile` for each described one. */
+function fargateProfileOutputs(profiles: readonly FargateProfile[], clusterName: string): JsonRecord[] {
+  return [
+    { fargateProfileNames: profiles.map((p) => p.name) },
+    ...profiles.filter((p) => p.described).map((p) => ({ fargateProfile: fargateProfileOutput(p, clusterName) })),
+  ];
+}
+
+function fargateProfileOutput(profile: FargateProfile, clusterName: string): JsonRecord {
+  return defined({
+    fargateProfileName: profile.name,
+    clusterName: clusterName || undefined,
+    podExecutionRoleArn: profile.podExecutionRoleArn,
+    subnets: profile.subnets,
+    selectors: profile.selectors.map((s) => defined({ namespace: s.namespace, labels: s.labels })),
+    status: profile.status,
+  });
+}
+
+/** `aws eks list-access-entries`, then `aws eks describe-access-entry` for each described one. */
+function accessEntryOutputs(entries: readonly AccessEntry[], clusterName: string): JsonRecord[] {
+  return [
+    { accessEntries: entries.map((e) => e.principalArn) },
+    ...entries
+      .filter((e) => e.described)
+      .map((e) => ({
+        accessEntry: defined({
+          clusterName: clusterName || undefined,
+          principalArn: e.principalArn,
+          kubernetesGroups: e.kubernetesGroups ?? [],
+          username: e.username,
+          type: e.type,
+        }),
+      })),
+  ];
+}
+
+/** `aws ec2 describe-launch-templates`. */
+export function describeLaunchTemplates(templates: readonly LaunchTemplate[]): JsonRecord {
+  return {
+    LaunchTemplates: templates.map((t) =>
+      defined({ LaunchTemplateId: t.id, LaunchTemplateName: t.name, CreateTime: t.createTime, Tags: tagList(t.tags) }),
+    ),
+  };
+}
+
+/** `aws iam list-instance-profiles`, with the tags `get-instance-profile` would add. */
+export function listInstanceProfiles(profiles: readonly InstanceProfile[]): JsonRecord {
+  return {
+    InstanceProfiles: profiles.map((p) =>
+      defined({
+        Path: p.path,
+        InstanceProfileName: p.name,
+        InstanceProfileId: p.id,
+        Arn: p.arn,
+        CreateDate: p.createDate,
+        Roles: p.roles.map((r) => defined({ RoleName: r.name, Arn: r.arn })),
+        Tags: Object.keys(p.tags).length > 0 ? tagList(p.tags) : undefined,
+      }),
+    ),
+  };
+}
+
+/**
+ * `DescribeInstances failed: UnauthorizedOperation: ...` (the text of a live gap, and of a gap
+ * read from a captured error) → the AWS CLI's own error line, which reads back as that gap.
+ * Gaps of other forms (a truncated capture) cannot be written so: SNAPSHOT.md lists them.
+ */
+function gapDocuments(gaps: readonly Gap[]): AwsCliDocument[] {
+  const lines = new Map<AwsSource, string[]>();
+  for (const gap of gaps) {
+    if (!Object.hasOwn(FILES, gap.source)) continue;
+    const source = gap.source as AwsSource;
+    const parsed = /^(\w+) failed: ([^\s:()]+): ?(.*)$/.exec(gap.error);
+    if (!parsed) continue;
+    const [, operation = '', code = '', message = ''] = parsed;
+    const { operations } = FILES[source];
+    const asOperation = operations.includes(operation) ? operation : operations[0];
+    const list = lines.get(source) ?? [];
+    list.push(`An error occurred (${code}) when calling the ${asOperation} operation: ${message}`);
+    lines.set(source, list);
+  }
+  return [...lines].map(([source, errors]) => {
+    const text = `\n${errors.join('\n')}\n`;
+    return { name: `${FILES[source].file}-error.txt`, json: text, text };
+  });
+}
+
+function output(file: string, json: JsonRecord): AwsCliDocument {
+  return { name: `${file}.json`, json, text: `${JSON.stringify(json, null, 4)}\n` };
+}
+
+/** Several outputs in one file, one after another (as `>>` would append them). */
+function outputs(file: string, json: JsonRecord[]): AwsCliDocument {
+  return { name: `${file}.json`, json, text: json.map((d) => `${JSON.stringify(d, null, 4)}\n`).join('') };
+}
+
+function tagList(tags: Readonly<Record<string, string>>): { Key: string; Value: string }[] {
+  return Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
+}
+
+/** Drops undefined fields: the CLI prints absent fields as absent. */
+function defined(record: Record<string, unknown>): JsonRecord {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined));
+}
