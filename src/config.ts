@@ -18,3 +18,19 @@ export function readTerminalEnvironment(env: NodeJS.ProcessEnv = process.env): T
     forceColor: force !== undefined && force !== '' && !forceOff,
   };
 }
+
+/** Where the CLI's live scans look for their region and kubeconfig, as the AWS CLI and kubectl do. */
+export interface CliCloudEnvironment {
+  /** AWS_REGION, else AWS_DEFAULT_REGION. */
+  region: string | undefined;
+  /** KUBECONFIG (may list several files, joined by ':'). */
+  kubeconfig: string | undefined;
+}
+
+export function readCliCloudEnvironment(env: NodeJS.ProcessEnv = process.env): CliCloudEnvironment {
+  const nonEmpty = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
+  return {
+    region: nonEmpty(env.AWS_REGION) ?? nonEmpty(env.AWS_DEFAULT_REGION),
+    kubeconfig: nonEmpty(env.KUBECONFIG),
+  };
+}

@@ -1,6 +1,10 @@
 import { readTerminalEnvironment, type TerminalEnvironment } from '../config.ts';
 import type { Detector } from '../detectors/detector.ts';
 import type { LoadOptions, LoadResult } from '../snapshot/load.ts';
+import type { Simulation } from '../simulator/simulation.ts';
+import type { ClusterSnapshot } from '../domain/snapshot.ts';
+import type { ClusterConnection } from '../usecases/scan-cluster.ts';
+import type { LiveTarget } from './cluster-scan.ts';
 
 export interface OutputStream {
   write(s: string): unknown;
@@ -24,6 +28,10 @@ export interface CliServices {
   /** Folder holding one sub-folder per bundled example. */
   examplesRoot: URL;
   clock(): Date;
+  /** Real adapters for a live cluster (AWS SDK, client-node). */
+  connectLive(target: LiveTarget): Promise<ClusterConnection>;
+  /** A simulated cluster seeded from a loaded capture (fake Kubernetes API on 127.0.0.1, in-memory AWS). */
+  startSimulation(seed: ClusterSnapshot): Promise<Simulation>;
 }
 
 export interface CliContext {
@@ -36,6 +44,9 @@ export const DEFAULT_SERVICES: CliServices = {
   loadSnapshot: async (paths, options) => (await import('../snapshot/load.ts')).loadSnapshot(paths, options),
   examplesRoot: new URL('../../examples/', import.meta.url),
   clock: () => new Date(),
+  // Loaded on first use too: the SDK and client-node are most of the start-up time.
+  connectLive: async (target) => (await import('./live-connection.ts')).connectLive(target),
+  startSimulation: async (seed) => (await import('../simulator/simulation.ts')).simulateSnapshot(seed),
 };
 
 let pipeGuardInstalled = false;

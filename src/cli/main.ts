@@ -23,8 +23,10 @@ ${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
   ${'help'.padEnd(width)}  show this, or a command's options: help <command>
 
 Quick start:
-  karpenter-sentinel demo
-  karpenter-sentinel scan --from ./capture [--output table|json|markdown] [--fail-on warning]
+  karpenter-sentinel demo                                      the bundled failures, in a simulated cluster
+  karpenter-sentinel scan --cluster NAME [--region R] [--apply]  live scan; --apply fixes what is safe
+  karpenter-sentinel scan --from ./capture                     offline analysis of kubectl / aws CLI output
+  karpenter-sentinel snapshot --cluster NAME --out ./capture   capture a cluster for later or a bug report
 
 Global options: --help, --version, --debug (print the stack of an error)
 Exit codes: 0 nothing at or above --fail-on, 1 something is, 2 usage or input error.`;

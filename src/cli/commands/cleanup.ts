@@ -18,8 +18,9 @@ const USAGE = `Usage:
 
 Destroy-time cleanup: deletes NodePools, then terminates the cluster's Karpenter instances and
 deletes its launch templates and instance profiles. A dry run unless --apply is given.
-Not available yet. Until then, 'scan --from DIR' with 'aws ec2 describe-instances' output and the
-NodeClaims captured reports every leftover instance as ORPHANED_INSTANCE with its exact commands.`;
+Not available yet. Until then, 'scan --cluster NAME --apply' terminates the cluster's orphaned
+Karpenter instances (ORPHANED_INSTANCE, also once the cluster itself is gone: CLUSTER_GONE), within
+the termination guardrails; launch templates and instance profiles are left.`;
 
 export const cleanupCommand: Command = {
   name: 'cleanup',
@@ -28,7 +29,7 @@ export const cleanupCommand: Command = {
   async run(args) {
     parseFlags('cleanup', args, OPTIONS, ['simulate']);
     throw new UsageError(
-      "cleanup is not available yet; to list leftover instances, capture 'aws ec2 describe-instances' and NodeClaims and run: scan --from DIR (ORPHANED_INSTANCE findings carry the commands)",
+      'cleanup is not available yet; to terminate leftover Karpenter instances now, run: scan --cluster NAME --apply (ORPHANED_INSTANCE, also after the cluster is gone)',
     );
   },
 };

@@ -6,7 +6,8 @@ import { InputError } from '../../domain/errors.ts';
 import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../domain/settings.ts';
 import { instantOf, parseFlags, stringOf } from '../args.ts';
 import { writeLines } from '../io.ts';
-import { scanCapture } from '../offline-scan.ts';
+import { actionsFor, scanSimulation } from '../cluster-scan.ts';
+import { DemoTally, narrate } from '../render/narrate.ts';
 import { renderTable } from '../render/table.ts';
 import { ANSI_STYLE, colourEnabled, PLAIN_STYLE } from '../render/style.ts';
 import { oneLine } from '../errors.ts';
@@ -25,9 +26,11 @@ const OPTIONS = {
 const USAGE = `Usage:
   karpenter-sentinel demo [--now ISO-8601]
 
-Scans each bundled example under examples/ (captured kubectl / aws CLI output of a real failure)
-and prints what karpenter-sentinel finds. No cloud account needed; nothing is changed.
-Each example can be rerun on its own with: karpenter-sentinel scan --from examples/NAME
+Serves each bundled example under examples/ (captured kubectl / aws CLI output of a real failure)
+as a simulated cluster (a Kubernetes API on 127.0.0.1 and in-memory AWS), scans it with --apply
+and tells what was found, why, and what was fixed. No cloud account needed; only the simulation
+changes. Each example can be rerun on its own with:
+  karpenter-sentinel scan --simulate examples/NAME --apply     (or offline: scan --from examples/NAME)
 
   --now ISO-8601               the time to judge ages against (default: ${EXAMPLES_NOW}, when the examples were captured)
 
@@ -46,26 +49,30 @@ export const demoCommand: Command = {
     const examples = await listExamples(root);
     const style = colourEnabled(ctx.io.stdout, ctx.io.terminal) ? ANSI_STYLE : PLAIN_STYLE;
     let failed = 0;
+    const tally = new DemoTally();
     for (const [i, name] of examples.entries()) {
       const folder = new URL(`${encodeURIComponent(name)}/`, root);
       const readme = await readText(new URL('README.md', folder));
       const description = firstLine(readme);
       const lines = [`${i > 0 ? '\n' : ''}${style.bold(`=== example ${i + 1}/${examples.length}: ${name} ===`)}`];
       if (description) lines.push(description);
-      lines.push(style.dim(`$ karpenter-sentinel scan --from examples/${name} --now ${shownNow}`));
+      lines.push(style.dim(`$ karpenter-sentinel scan --simulate examples/${name} --apply --now ${shownNow}`));
       writeLines(ctx.io.stdout, `${lines.join('\n')}\n\n`);
       try {
-        const report = await scanCapture(
+        const report = await scanSimulation(
           [asTyped(fileURLToPath(folder))],
-          { detection: DEFAULT_DETECTION, actions: CLI_ACTIONS, now },
+          { detection: DEFAULT_DETECTION, actions: actionsFor(true, CLI_ACTIONS.maxTerminationsPerRun), now },
           ctx,
         );
         writeLines(ctx.io.stdout, renderTable(report, { style }));
+        writeLines(ctx.io.stdout, narrate(report, style));
+        tally.add(report);
       } catch (err) {
         failed += 1;
         writeLines(ctx.io.stderr, `karpenter-sentinel: example ${name}: ${oneLine(err)}`);
       }
     }
+    writeLines(ctx.io.stdout, `\n${style.bold('=== summary ===')}\n${tally.lines(examples.length - failed).join('\n')}`);
     return failed > 0 ? 2 : 0;
   },
 };

@@ -15,6 +15,7 @@ import {
 } from '../args.ts';
 import { writeLines } from '../io.ts';
 import { exitCodeFor, scanCapture } from '../offline-scan.ts';
+import { actionsFor, scanLiveCluster, scanSimulation, type LiveTarget } from '../cluster-scan.ts';
 import { renderReport } from '../render/index.ts';
 import { gapsLine } from '../render/format.ts';
 import { colourEnabled } from '../render/style.ts';
@@ -41,12 +42,17 @@ const d = DEFAULT_DETECTION;
 
 const USAGE = `Usage:
   karpenter-sentinel scan --from PATH... [options]      analyse captured kubectl / aws CLI output
-  karpenter-sentinel scan --cluster NAME [--apply]      live scan (not available yet)
-  karpenter-sentinel scan --simulate PATH... [--apply]  simulated cluster (not available yet)
+  karpenter-sentinel scan --cluster NAME [--apply]      live scan of an EKS cluster
+  karpenter-sentinel scan --simulate PATH... [--apply]  the live scan against a simulated cluster seeded from captured files
 
 Input:
   --from PATH...               files or directories (read recursively); repeat the flag or list several paths
-  --cluster NAME               the cluster's name when no 'aws eks describe-cluster' output is given
+  --cluster NAME               live: the EKS cluster to scan; --from/--simulate: its name when no describe-cluster output is given
+  --region REGION              live: AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)
+  --context NAME               live: reach the Kubernetes API through this kubeconfig context (KUBECONFIG or ~/.kube/config)
+                               instead of an EKS token for the ambient AWS credentials
+  --simulate PATH...           serve captured files as a cluster (fake Kubernetes API on 127.0.0.1, in-memory AWS)
+  --apply                      carry out the planned remediations (live and simulated scans; default: dry run)
   --now ISO-8601               the time to judge ages against, e.g. 2026-01-01T00:00:00Z (default: now)
 
 Thresholds (90s, 5m, 1h30m, or seconds):
@@ -60,7 +66,9 @@ Output:
   -o, --output FORMAT          table (default), json or markdown
   --fail-on SEVERITY           exit 1 when a finding is at or above: critical, warning (default), info, never
 
-Nothing is changed without --apply (live and simulated scans only).
+Nothing is changed without --apply. With it: the Karpenter controller is restarted (ROLLOUT_RESTART, 15m
+cooldown, at most ${CLI_ACTIONS.maxRestartsPerHour} per hour) and orphaned instances tagged for the cluster and a NodePool are terminated
+(TERMINATE_INSTANCE, only on complete data, re-checked just before). --apply on a simulation changes only the simulation.
 Exit codes: 0 nothing at or above --fail-on, 1 something is, 2 usage or input error.`;
 
 export const scanCommand: Command = {
@@ -80,15 +88,18 @@ export const scanCommand: Command = {
     };
     const maxTerminationsPerRun = countOf('max-terminations', values['max-terminations'], CLI_ACTIONS.maxTerminationsPerRun);
     const from = stringsOf(values.from);
+    const simulate = stringsOf(values.simulate);
     const clusterName = stringOf(values.cluster);
     if (clusterName?.trim() === '') throw new UsageError('--cluster needs a name');
-    rejectUnavailableModes(from, values);
+    checkModeFlags(from, simulate, values);
+    const settings = { detection, actions: actionsFor(values.apply === true, maxTerminationsPerRun), now };
 
-    const report = await scanCapture(
-      from,
-      { detection, actions: { ...CLI_ACTIONS, maxTerminationsPerRun }, now, ...(clusterName ? { clusterName } : {}) },
-      ctx,
-    );
+    const report =
+      from.length > 0
+        ? await scanCapture(from, { ...settings, ...(clusterName ? { clusterName } : {}) }, ctx)
+        : simulate.length > 0
+          ? await scanSimulation(simulate, { ...settings, ...(clusterName ? { clusterName } : {}) }, ctx)
+          : await scanLiveCluster(liveTarget(clusterName!, values), settings, ctx);
     const outcome = { code: exitCodeFor(report, failOn), failOn };
     writeLines(ctx.io.stdout, renderReport(report, output, { colour: colourEnabled(ctx.io.stdout, ctx.io.terminal), outcome }));
     // The table and Markdown say it in the report; JSON is often piped on, so say it where a human looks.
@@ -99,28 +110,29 @@ export const scanCommand: Command = {
   },
 };
 
-/** Only offline analysis exists so far; every other mode says what to use instead. */
-function rejectUnavailableModes(from: string[], values: ParsedFlags['values']): void {
-  const simulate = stringsOf(values.simulate);
+/** One of --from, --simulate, --cluster; flags that make no sense for the mode chosen are errors, not ignored. */
+function checkModeFlags(from: string[], simulate: string[], values: ParsedFlags['values']): void {
   if (from.length > 0 && simulate.length > 0) {
     throw new UsageError('--from and --simulate cannot be combined: --from analyses files, --simulate serves them as a cluster');
   }
-  if (from.length > 0) {
-    if (values.apply) throw new UsageError('offline captures cannot be changed; --apply needs --cluster or --simulate');
+  if (from.length > 0 || simulate.length > 0) {
+    const mode = from.length > 0 ? '--from' : '--simulate';
+    if (from.length > 0 && values.apply)
+      throw new UsageError('offline captures cannot be changed; --apply needs --cluster or --simulate');
     for (const flag of ['region', 'context'] as const) {
-      if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to a live scan only (--cluster without --from)`);
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to a live scan only (--cluster without ${mode})`);
     }
     return;
   }
-  if (simulate.length > 0) {
+  if (values.cluster === undefined) {
     throw new UsageError(
-      `scan --simulate is not available yet (the simulator is not built); analyse the same files offline with: scan --from ${simulate.join(' ')}`,
+      'scan needs --from PATH... (captured files), --simulate PATH... or --cluster NAME (see karpenter-sentinel help scan)',
     );
   }
-  if (values.cluster !== undefined) {
-    throw new UsageError(
-      'live scan (scan --cluster without --from) is not available yet; capture the cluster with kubectl get ... -o json and aws ... > files, then run: scan --from DIR --cluster NAME',
-    );
-  }
-  throw new UsageError('scan needs --from PATH... (captured files) (see karpenter-sentinel help scan)');
+}
+
+function liveTarget(clusterName: string, values: ParsedFlags['values']): LiveTarget {
+  const region = stringOf(values.region);
+  const context = stringOf(values.context);
+  return { clusterName, ...(region ? { region } : {}), ...(context ? { context } : {}) };
 }

@@ -1,6 +1,11 @@
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { ParseArgsOptionsConfig } from 'node:util';
-import { UsageError } from '../../domain/errors.ts';
-import { parseFlags } from '../args.ts';
+import { InputError, UsageError } from '../../domain/errors.ts';
+import { collectSnapshot } from '../../collect/collect.ts';
+import { captureFiles } from '../../snapshot/write/capture-files.ts';
+import { parseFlags, stringOf } from '../args.ts';
+import { writeLines } from '../io.ts';
 import type { Command } from './command.ts';
 
 const OPTIONS = {
@@ -13,19 +18,59 @@ const OPTIONS = {
 const USAGE = `Usage:
   karpenter-sentinel snapshot --cluster NAME --out DIR [--region R] [--context CTX]
 
-Writes a capture of the cluster (never Secrets) in the format 'scan --from' reads.
-Not available yet: live collection is not built. Until then save the kubectl / aws CLI output
-listed under "What to capture" in the README into a folder and run:
-  karpenter-sentinel scan --from DIR --cluster NAME`;
+Reads the cluster as a live scan does (read-only) and writes what it read into DIR in the format
+'scan --from' reads: kubectl Lists (pods.json, nodeclaims.json, ...), AWS CLI outputs
+(describe-instances.json, ...), the controller's log (karpenter.log) and SNAPSHOT.md saying what
+could not be read. Secrets are never read. Attach DIR to a bug report, or analyse it offline:
+  karpenter-sentinel scan --from DIR
+
+  --cluster NAME               the EKS cluster
+  --out DIR                    a new or empty folder (existing files are never overwritten)
+  --region REGION              AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)
+  --context NAME               reach the Kubernetes API through this kubeconfig context instead of an EKS token
+
+Exit codes: 0 written (even with sources that could not be read: see SNAPSHOT.md), 2 usage error.`;
 
 export const snapshotCommand: Command = {
   name: 'snapshot',
-  summary: 'capture a cluster for offline analysis (not available yet)',
+  summary: 'capture a cluster for offline analysis or a bug report',
   usage: USAGE,
-  async run(args) {
-    parseFlags('snapshot', args, OPTIONS);
-    throw new UsageError(
-      'snapshot is not available yet (live collection is not built); capture with kubectl get ... -o json and aws ... > files, then run: scan --from DIR (see karpenter-sentinel help snapshot)',
-    );
+  async run(args, ctx) {
+    const { values } = parseFlags('snapshot', args, OPTIONS);
+    const clusterName = stringOf(values.cluster)?.trim();
+    const out = stringOf(values.out);
+    if (!clusterName) throw new UsageError('snapshot needs --cluster NAME');
+    if (!out?.trim()) throw new UsageError('snapshot needs --out DIR');
+    await ensureEmptyFolder(out);
+    const region = stringOf(values.region);
+    const context = stringOf(values.context);
+    const connection = await ctx.services.connectLive({
+      clusterName,
+      ...(region ? { region } : {}),
+      ...(context ? { context } : {}),
+    });
+    const { snapshot, notices } = await collectSnapshot(connection, { clusterName });
+    for (const notice of notices) writeLines(ctx.io.stderr, `note: ${notice}`);
+    const files = captureFiles(snapshot, ctx.services.clock());
+    for (const file of files) await writeFile(join(out, file.name), file.text, { flag: 'wx' });
+    writeLines(ctx.io.stdout, `wrote ${files.length} files to ${out} (${[...snapshot.captured].sort().join(', ')})`);
+    if (snapshot.gaps.length > 0) {
+      writeLines(ctx.io.stderr, `warning: could not read ${snapshot.gaps.map((g) => `${g.source} (${g.error})`).join('; ')}`);
+    }
+    return 0;
   },
 };
+
+async function ensureEmptyFolder(path: string): Promise<void> {
+  try {
+    await mkdir(path, { recursive: true });
+    const entries = await readdir(path);
+    if (entries.length > 0)
+      throw new UsageError(`--out ${path} is not empty: give a new or empty folder (nothing is overwritten)`);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new InputError(path, `cannot be used as --out (${error instanceof Error ? error.message : String(error)})`, {
+      cause: error,
+    });
+  }
+}

@@ -61,7 +61,7 @@ describe('demo', () => {
     expect(result.stderr).toBe('');
     expect(loaded).toEqual([join(root, 'aws-auth-missing'), join(root, 'fargate-race')].map((p) => `${p}/`));
     expect(result.stdout).toContain(
-      '=== example 1/2: aws-auth-missing ===\nNode role missing from aws-auth\n$ karpenter-sentinel scan --from examples/aws-auth-missing --now 2026-01-01T01:00:00Z\n\ncluster demo',
+      '=== example 1/2: aws-auth-missing ===\nNode role missing from aws-auth\n$ karpenter-sentinel scan --simulate examples/aws-auth-missing --apply --now 2026-01-01T01:00:00Z\n\ncluster demo',
     );
     expect(result.stdout).toContain('=== example 2/2: fargate-race ===\nFargate scheduler race: the controller never starts\n');
     expect(result.stdout.match(/^\d+ critical, \d+ warning, \d+ info$/gm)).toHaveLength(2);
@@ -74,7 +74,7 @@ describe('demo', () => {
 
     const result = await run(['demo'], { services: { ...services, clock: () => new Date('2030-06-01T00:00:00Z') } });
 
-    expect(result.stdout).toContain(`$ karpenter-sentinel scan --from examples/fargate-race --now ${EXAMPLES_NOW}`);
+    expect(result.stdout).toContain(`$ karpenter-sentinel scan --simulate examples/fargate-race --apply --now ${EXAMPLES_NOW}`);
     expect(result.stdout).toContain(`cluster demo at ${EXAMPLES_NOW}`);
   });
 
@@ -143,11 +143,14 @@ describe('demo on the bundled examples', () => {
     expect(result.code).toBe(0);
     for (const expected of [
       'FARGATE_SCHEDULER_RACE',
-      'ROLLOUT_RESTART planned',
+      'ROLLOUT_RESTART applied',
+      'restarted Deployment karpenter/karpenter (restartedAt=2026-01-01T01:00:00Z',
       'NODE_ROLE_NOT_MAPPED',
       'arn:aws:iam::069057294951:role/aws-2026-eks-karpenter-node',
       'ORPHANED_INSTANCE',
-      'TERMINATE_INSTANCE planned',
+      'TERMINATE_INSTANCE applied',
+      'terminated instance i-0a3f1c9e8b7d6a501 (now shutting-down)',
+      'Fixed automatically: 1 controller restart(s), 2 orphaned instance(s) terminated.',
       'SPOT_SERVICE_LINKED_ROLE_MISSING',
       'iam:ListInstanceProfiles',
       'CRD_CONVERSION_WEBHOOK_BROKEN',

@@ -1,0 +1,67 @@
+import type { Report } from '../domain/report.ts';
+import { CLI_ACTIONS, type ActionSettings, type DetectionSettings } from '../domain/settings.ts';
+import { simulatedSources } from '../simulator/simulation.ts';
+import { scanCluster } from '../usecases/scan-cluster.ts';
+import type { CliContext } from './io.ts';
+import { writeLines } from './io.ts';
+
+export interface LiveTarget {
+  clusterName: string;
+  region?: string;
+  /** kubeconfig context; without it, an EKS token for the ambient AWS credentials. */
+  context?: string;
+}
+
+export interface ClusterScanSettings {
+  detection: DetectionSettings;
+  actions: ActionSettings;
+  now: Date;
+  /** --cluster with --simulate: the name wins over the capture's, as with --from. */
+  clusterName?: string;
+}
+
+/** The CLI changes nothing unless asked: `--apply` turns every action that is not `off` to `apply`. */
+export function actionsFor(apply: boolean, maxTerminationsPerRun: number): ActionSettings {
+  const modes = { ...CLI_ACTIONS.modes };
+  if (apply)
+    for (const action of Object.keys(modes) as (keyof typeof modes)[]) if (modes[action] !== 'off') modes[action] = 'apply';
+  return { ...CLI_ACTIONS, modes, maxTerminationsPerRun };
+}
+
+export async function scanLiveCluster(target: LiveTarget, settings: ClusterScanSettings, ctx: CliContext): Promise<Report> {
+  const connection = await ctx.services.connectLive(target);
+  const { report, notices } = await scanCluster(connection, {
+    ...settings,
+    clusterName: target.clusterName,
+    ...detectorsOf(ctx),
+  });
+  printNotices(notices, ctx);
+  return report;
+}
+
+/** The live code path against a simulated cluster seeded from captured files (see simulatedSources). */
+export async function scanSimulation(paths: readonly string[], settings: ClusterScanSettings, ctx: CliContext): Promise<Report> {
+  const loaded = await ctx.services.loadSnapshot(paths, settings.clusterName ? { clusterName: settings.clusterName } : {});
+  printNotices(loaded.notices, ctx);
+  const simulation = await ctx.services.startSimulation(loaded.snapshot);
+  try {
+    const { report, notices } = await scanCluster(simulation.connection, {
+      ...settings,
+      clusterName: simulation.seed.clusterName,
+      sources: simulatedSources(simulation.seed),
+      ...detectorsOf(ctx),
+    });
+    printNotices(notices, ctx);
+    return report;
+  } finally {
+    await simulation.close();
+  }
+}
+
+function detectorsOf(ctx: CliContext) {
+  return ctx.services.detectors ? { detectors: ctx.services.detectors } : {};
+}
+
+function printNotices(notices: readonly string[], ctx: CliContext): void {
+  for (const notice of notices) writeLines(ctx.io.stderr, `note: ${notice}`);
+}

@@ -1,0 +1,41 @@
+/**
+ * Composition root of the CLI's live commands: AWS SDK v3 clients for the region, and the
+ * Kubernetes API through a kubeconfig context (`--context`) or an EKS token for the ambient AWS
+ * credentials (endpoint and CA from eks:DescribeCluster, as the deployed service does).
+ */
+import { readCliCloudEnvironment } from '../config.ts';
+import type { ClusterInfo } from '../domain/aws.ts';
+import { UsageError } from '../domain/errors.ts';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { awsPorts, createAwsClients } from '../adapters/aws/index.ts';
+import { connectToEks, connectWithKubeconfig } from '../adapters/kubernetes/connect.ts';
+import type { KubernetesApi } from '../adapters/kubernetes/kubernetes-api.ts';
+import { KubeUnreachableError } from '../ports/errors.ts';
+import type { ClusterConnection } from '../usecases/scan-cluster.ts';
+import type { LiveTarget } from './cluster-scan.ts';
+
+export async function connectLive(target: LiveTarget, environment = readCliCloudEnvironment()): Promise<ClusterConnection> {
+  const region = target.region ?? environment.region;
+  if (!region) throw new UsageError('no AWS region: pass --region REGION or set AWS_REGION');
+  // One credential chain for the SDK clients and the EKS token: SSO or assume-role resolves once.
+  const credentials = defaultProvider();
+  const aws = awsPorts(createAwsClients({ region, credentials }));
+  let kube: KubernetesApi | undefined;
+  const connectKube = async (cluster: ClusterInfo | undefined) => {
+    if (kube) return kube;
+    if (target.context !== undefined) {
+      kube = connectWithKubeconfig({
+        context: target.context,
+        ...(environment.kubeconfig ? { kubeconfigPath: environment.kubeconfig } : {}),
+      });
+    } else if (cluster) {
+      kube = connectToEks({ cluster, region, token: { credentials } });
+    } else {
+      throw new KubeUnreachableError(
+        `no endpoint for cluster ${target.clusterName}: eks:DescribeCluster failed (or pass --context)`,
+      );
+    }
+    return kube;
+  };
+  return { aws, connectKube };
+}

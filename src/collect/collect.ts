@@ -1,0 +1,85 @@
+import type { ClusterInfo } from '../domain/aws.ts';
+import { SOURCE_NAMES, type ClusterSnapshot, type SourceName } from '../domain/snapshot.ts';
+import type { AwsPorts } from '../ports/aws.ts';
+import type { KubernetesReader } from '../ports/kubernetes.ts';
+import { CaptureMerger } from '../snapshot/capture-merger.ts';
+import { AWS_SOURCES, collectAws } from './aws-sources.ts';
+import { runBounded } from './bounded.ts';
+import { failureText } from './failure-text.ts';
+import { collectKube, KUBE_SOURCES } from './kube-collector.ts';
+
+const CLUSTER_SCOPED: readonly SourceName[] = ['fargateprofiles', 'accessentries'];
+
+export interface CollectPorts {
+  aws: AwsPorts;
+  /**
+   * Connects to the cluster's Kubernetes API once its EKS description is known (Lambda needs the
+   * endpoint and CA from it; the CLI's kubeconfig does not). Rejecting means no Kubernetes source.
+   */
+  connectKube(cluster: ClusterInfo | undefined): Promise<KubernetesReader>;
+}
+
+export interface CollectOptions {
+  clusterName: string;
+  /** Collect only these sources: a simulation knows only what its capture held. Default: all. */
+  sources?: ReadonlySet<SourceName>;
+  /** Calls in flight at once. */
+  concurrency?: number;
+}
+
+export interface CollectResult {
+  snapshot: ClusterSnapshot;
+  notices: string[];
+}
+
+/**
+ * Live ports → ClusterSnapshot, through the same merger that reads capture files, so a live scan
+ * and a scan of its `snapshot --out` see the same cluster. Never rejects: every failed call is a
+ * gap, and a snapshot with gaps is incomplete (nothing destructive is planned on it).
+ */
+export async function collectSnapshot(ports: CollectPorts, options: CollectOptions): Promise<CollectResult> {
+  const wanted = options.sources ?? new Set(SOURCE_NAMES);
+  const merger = new CaptureMerger();
+  const gap = (source: SourceName, error: unknown) => merger.add('live', [{ type: 'gap', source, error: failureText(error) }]);
+
+  const cluster = wanted.has('cluster') ? await describeCluster(ports, options.clusterName, merger, gap) : undefined;
+  // A deleted cluster has no Fargate profiles or access entries to list: nothing is missing there.
+  const awsWanted = cluster?.gone ? new Set([...wanted].filter((s) => !CLUSTER_SCOPED.includes(s))) : wanted;
+  const tasks: (() => Promise<void>)[] = collectAws(ports.aws, options.clusterName, awsWanted, merger, gap);
+  const kubeWanted = KUBE_SOURCES.filter((s) => wanted.has(s));
+  if (cluster?.gone) {
+    // The API server went with the cluster: the merger records its Kubernetes objects as none.
+  } else if (kubeWanted.length > 0) {
+    tasks.push(async () => {
+      let kube: KubernetesReader;
+      try {
+        kube = await ports.connectKube(cluster);
+      } catch (error) {
+        for (const source of kubeWanted) gap(source, error);
+        return;
+      }
+      await runBounded(collectKube(kube, new Set(kubeWanted), merger, gap), options.concurrency ?? 8);
+    });
+  }
+  await runBounded(tasks, options.concurrency ?? 8);
+  const { snapshot, notices } = merger.finish(options.clusterName);
+  return { snapshot, notices };
+}
+
+async function describeCluster(
+  ports: CollectPorts,
+  name: string,
+  merger: CaptureMerger,
+  gap: (source: SourceName, error: unknown) => void,
+): Promise<ClusterInfo | undefined> {
+  try {
+    const cluster = await ports.aws.eks.describeCluster(name);
+    merger.add('live', [cluster.gone ? { type: 'cluster-gone', name } : { type: 'aws', output: { source: 'cluster', cluster } }]);
+    return cluster;
+  } catch (error) {
+    gap('cluster', error);
+    return undefined;
+  }
+}
+
+export { AWS_SOURCES };

@@ -1,0 +1,9 @@
+import { SourceError } from '../ports/errors.ts';
+import { oneLine } from '../snapshot/shape.ts';
+
+/** A failed call as the report's gap shows it: one line, the API's own words. */
+export function failureText(error: unknown): string {
+  if (error instanceof SourceError) return oneLine(error.summary, 300);
+  if (error instanceof Error) return oneLine(`${error.name}: ${error.message}`, 300);
+  return oneLine(String(error), 300);
+}

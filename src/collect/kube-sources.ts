@@ -1,0 +1,34 @@
+import type { SourceName } from '../domain/snapshot.ts';
+import type { KubeListQuery } from '../ports/kubernetes.ts';
+import { CONTROLLER_LABEL, CONTROLLER_LABEL_VALUE } from '../snapshot/snapshot-index.ts';
+
+export const CONTROLLER_SELECTOR = `${CONTROLLER_LABEL}=${CONTROLLER_LABEL_VALUE}`;
+
+/** Karpenter's CRDs, read one by one: a cluster's CRD list runs to megabytes of schemas. */
+export const KARPENTER_CRD_NAMES = ['nodeclaims.karpenter.sh', 'nodepools.karpenter.sh', 'ec2nodeclasses.karpenter.k8s.aws'];
+
+/**
+ * What the detectors need of each Kubernetes source, and no more: a healthy 50,000-pod cluster
+ * costs a list of its Pending pods, not of every pod. Pods are collected separately (two phases).
+ */
+export const KUBE_LISTS: readonly { source: Exclude<SourceName, 'pods' | 'crds' | 'logs'>; queries: KubeListQuery[] }[] = [
+  { source: 'deployments', queries: [{ resource: 'deployments' }] },
+  { source: 'replicasets', queries: [{ resource: 'replicasets', labelSelector: CONTROLLER_SELECTOR }] },
+  { source: 'nodes', queries: [{ resource: 'nodes' }] },
+  { source: 'events', queries: [{ resource: 'events' }] },
+  {
+    source: 'configmaps',
+    queries: [{ resource: 'configmaps', namespace: 'kube-system', fieldSelector: 'metadata.name=aws-auth' }],
+  },
+  { source: 'services', queries: [{ resource: 'services' }] },
+  { source: 'nodeclaims', queries: [{ resource: 'nodeclaims' }] },
+  { source: 'nodepools', queries: [{ resource: 'nodepools' }] },
+  { source: 'ec2nodeclasses', queries: [{ resource: 'ec2nodeclasses' }] },
+];
+
+export const PENDING_PODS: KubeListQuery = { resource: 'pods', fieldSelector: 'status.phase=Pending' };
+export const CONTROLLER_PODS: KubeListQuery = { resource: 'pods', labelSelector: CONTROLLER_SELECTOR };
+export const ALL_PODS: KubeListQuery = { resource: 'pods' };
+
+/** Lines of the controller's log to read per pod: enough for the last denials, bounded for Lambda. */
+export const LOG_TAIL_LINES = 500;

@@ -1,0 +1,67 @@
+import type { ClusterSnapshot, SourceName } from '../../domain/snapshot.ts';
+import type { KubeObject } from '../../domain/kube.ts';
+import { awsCliDocuments } from './aws-cli-shape.ts';
+import { eventObject, logLinesToText } from './wire.ts';
+
+export interface CaptureFileText {
+  /** File name inside the capture folder. */
+  name: string;
+  text: string;
+}
+
+const KUBE_FILES: readonly { source: SourceName; file: string; objects: (s: ClusterSnapshot) => readonly KubeObject[] }[] = [
+  { source: 'pods', file: 'pods.json', objects: (s) => s.pods },
+  { source: 'deployments', file: 'deployments.json', objects: (s) => s.deployments },
+  { source: 'replicasets', file: 'replicasets.json', objects: (s) => s.replicaSets },
+  { source: 'nodes', file: 'nodes.json', objects: (s) => s.nodes },
+  { source: 'configmaps', file: 'configmaps.json', objects: (s) => s.configMaps },
+  { source: 'services', file: 'services.json', objects: (s) => s.services },
+  { source: 'crds', file: 'customresourcedefinitions.json', objects: (s) => s.crds },
+  { source: 'nodeclaims', file: 'nodeclaims.json', objects: (s) => s.nodeClaims },
+  { source: 'nodepools', file: 'nodepools.json', objects: (s) => s.nodePools },
+  { source: 'ec2nodeclasses', file: 'ec2nodeclasses.json', objects: (s) => s.nodeClasses },
+];
+
+/**
+ * A snapshot as the capture files `scan --from` reads (kubectl `List`s named after their
+ * resource, AWS CLI outputs, the controller's log), plus SNAPSHOT.md for the human reading a bug
+ * report (the loader skips Markdown). Only captured sources are written: a missing file means
+ * "not captured", an empty list "none exist".
+ */
+export function captureFiles(snapshot: ClusterSnapshot, takenAt: Date): CaptureFileText[] {
+  const files: CaptureFileText[] = [];
+  for (const { source, file, objects } of KUBE_FILES) {
+    if (snapshot.captured.has(source)) files.push({ name: file, text: kubeList(objects(snapshot)) });
+  }
+  if (snapshot.captured.has('events')) {
+    files.push({ name: 'events.json', text: kubeList(snapshot.events.map(eventObject)) });
+  }
+  for (const document of awsCliDocuments(snapshot)) files.push({ name: document.name, text: document.text });
+  if (snapshot.captured.has('logs')) files.push({ name: 'karpenter.log', text: logLinesToText(snapshot.logs) });
+  files.push({ name: 'SNAPSHOT.md', text: summary(snapshot, takenAt) });
+  return files;
+}
+
+function kubeList(items: readonly unknown[]): string {
+  // One item per line: readable, diffable, and a fraction of the size of an indented 50,000-pod list.
+  const body = items.map((item) => JSON.stringify(item)).join(',\n');
+  return `{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[\n${body}\n]}\n`;
+}
+
+function summary(snapshot: ClusterSnapshot, takenAt: Date): string {
+  const captured = [...snapshot.captured].sort();
+  const lines = [
+    `# karpenter-sentinel snapshot of ${snapshot.clusterName}`,
+    '',
+    `Taken at ${takenAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}. Analyse it with:`,
+    '',
+    '    karpenter-sentinel scan --from THIS-FOLDER',
+    '',
+    `Captured: ${captured.join(', ') || 'nothing'}. Secrets are never read.`,
+  ];
+  if (snapshot.gaps.length > 0) {
+    lines.push('', 'Could not be read (so a scan of this folder is incomplete too):', '');
+    for (const gap of snapshot.gaps) lines.push(`- ${gap.source}: ${gap.error}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,62 @@
+import type { ClusterInfo } from '../domain/aws.ts';
+import type { Report } from '../domain/report.ts';
+import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
+import type { SourceName } from '../domain/snapshot.ts';
+import type { Detector } from '../detectors/detector.ts';
+import { collectSnapshot } from '../collect/collect.ts';
+import type { AwsPorts } from '../ports/aws.ts';
+import type { KubernetesPort } from '../ports/kubernetes.ts';
+import { executeRemediations } from '../remediations/execute.ts';
+import { analyze } from './analyze.ts';
+
+/** A cluster as the live use cases reach it: real adapters, or the simulator's. */
+export interface ClusterConnection {
+  aws: AwsPorts;
+  /** Connects once; later calls return the same client. */
+  connectKube(cluster: ClusterInfo | undefined): Promise<KubernetesPort>;
+}
+
+export interface ScanClusterOptions {
+  clusterName: string;
+  detection: DetectionSettings;
+  actions: ActionSettings;
+  now: Date;
+  /** Only these sources (a simulation of a partial capture). */
+  sources?: ReadonlySet<SourceName>;
+  detectors?: readonly Detector[];
+}
+
+export interface ScanClusterResult {
+  report: Report;
+  notices: string[];
+}
+
+/** collect → detect → plan → apply (in the configured modes): one live scan of one cluster. */
+export async function scanCluster(connection: ClusterConnection, options: ScanClusterOptions): Promise<ScanClusterResult> {
+  const { snapshot, notices } = await collectSnapshot(connection, {
+    clusterName: options.clusterName,
+    ...(options.sources ? { sources: options.sources } : {}),
+  });
+  const planned = analyze(snapshot, {
+    detection: options.detection,
+    actions: options.actions,
+    now: options.now,
+    ...(options.detectors ? { detectors: options.detectors } : {}),
+  });
+  const applies = planned.findings.some(
+    (f) =>
+      f.remediation?.status === 'planned' &&
+      f.remediation.action !== 'MANUAL' &&
+      options.actions.modes[f.remediation.action] === 'apply',
+  );
+  if (!applies) return { report: planned, notices };
+  const report = await executeRemediations(planned, {
+    kube: await connection.connectKube(snapshot.cluster),
+    ec2: connection.aws.ec2,
+    actions: options.actions,
+    detection: options.detection,
+    clusterName: snapshot.clusterName,
+    now: options.now,
+  });
+  return { report, notices };
+}

@@ -1,0 +1,134 @@
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EXAMPLES_NOW } from '../../../../src/cli/commands/demo.ts';
+import { connectLive } from '../../../../src/cli/live-connection.ts';
+import type { Report } from '../../../../src/domain/report.ts';
+import { SOURCE_NAMES } from '../../../../src/domain/snapshot.ts';
+import { simulateSnapshot, type Simulation } from '../../../../src/simulator/simulation.ts';
+import { loadSnapshot } from '../../../../src/snapshot/load.ts';
+import { run } from '../cli-harness.ts';
+
+const example = (name: string) => fileURLToPath(new URL(`../../../../examples/${name}`, import.meta.url));
+const simulations: Simulation[] = [];
+afterEach(async () => {
+  await Promise.all(simulations.splice(0).map((s) => s.close()));
+});
+
+/** `scan --cluster` wired to a simulated cluster instead of AWS: the CLI's live path, no account. */
+async function liveServices(name: string) {
+  const { snapshot } = await loadSnapshot([example(name)]);
+  // A whole cluster: what the capture did not hold exists and is empty (a live scan reads every source).
+  for (const source of SOURCE_NAMES) snapshot.captured.add(source);
+  const simulation = await simulateSnapshot(snapshot);
+  simulations.push(simulation);
+  const targets: unknown[] = [];
+  return {
+    simulation,
+    targets,
+    services: {
+      connectLive: async (target: unknown) => {
+        targets.push(target);
+        return simulation.connection;
+      },
+    },
+  };
+}
+
+const statuses = (stdout: string) =>
+  (JSON.parse(stdout) as Report).findings.map((f) => `${f.code} ${f.remediation?.action} ${f.remediation?.status}`);
+
+describe('scan --simulate', () => {
+  it('plans without --apply and changes nothing', async () => {
+    const result = await run(['scan', '--simulate', example('fargate-bootstrap-deadlock'), '--now', EXAMPLES_NOW, '-o', 'json']);
+
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(1);
+    expect(statuses(result.stdout)).toEqual(['KARPENTER_CONTROLLER_PENDING ROLLOUT_RESTART planned']);
+  });
+
+  it('restarts the stuck controller with --apply', async () => {
+    const result = await run([
+      'scan',
+      '--simulate',
+      example('fargate-bootstrap-deadlock'),
+      '--apply',
+      '--now',
+      EXAMPLES_NOW,
+      '-o',
+      'json',
+    ]);
+
+    const [finding] = (JSON.parse(result.stdout) as Report).findings;
+    expect(finding?.remediation).toMatchObject({
+      status: 'applied',
+      reason: expect.stringContaining('restartedAt=2026-01-01T01:00:00Z'),
+    });
+  });
+
+  it.each([
+    [
+      ['--from', 'a', '--simulate', 'b'],
+      '--from and --simulate cannot be combined: --from analyses files, --simulate serves them as a cluster',
+    ],
+    [['--simulate', 'a', '--region', 'us-east-1'], '--region applies to a live scan only (--cluster without --simulate)'],
+    [['--from', 'a', '--apply'], 'offline captures cannot be changed; --apply needs --cluster or --simulate'],
+    [[], 'scan needs --from PATH... (captured files), --simulate PATH... or --cluster NAME'],
+  ])('%j is a usage error', async (flags, message) => {
+    const result = await run(['scan', ...flags]);
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `karpenter-sentinel: ${message}${message.endsWith('NAME') ? ' (see karpenter-sentinel help scan)' : ''}\n`,
+    );
+  });
+});
+
+describe('scan --cluster', () => {
+  it('reads the cluster through the live connection, read-only by default', async () => {
+    const { services, targets, simulation } = await liveServices('orphans-after-destroy');
+
+    const result = await run(
+      ['scan', '--cluster', 'platform-eks-dev', '--region', 'eu-central-1', '--now', EXAMPLES_NOW, '-o', 'json'],
+      {
+        services,
+      },
+    );
+
+    expect(targets).toEqual([{ clusterName: 'platform-eks-dev', region: 'eu-central-1' }]);
+    expect(statuses(result.stdout)).toEqual([
+      'ORPHANED_INSTANCE TERMINATE_INSTANCE planned',
+      'ORPHANED_INSTANCE TERMINATE_INSTANCE planned',
+    ]);
+    expect(simulation.aws.callsTo('TerminateInstances')).toEqual([]);
+  });
+
+  it('terminates the orphans with --apply, and a second scan finds them gone', async () => {
+    const { services, simulation } = await liveServices('orphans-after-destroy');
+    const argv = ['scan', '--cluster', 'platform-eks-dev', '--apply', '--now', EXAMPLES_NOW, '-o', 'json'];
+
+    const first = await run(argv, { services });
+    const second = await run(argv, { services });
+
+    expect(statuses(first.stdout)).toEqual([
+      'ORPHANED_INSTANCE TERMINATE_INSTANCE applied',
+      'ORPHANED_INSTANCE TERMINATE_INSTANCE applied',
+    ]);
+    expect(simulation.aws.callsTo('TerminateInstances')).toHaveLength(1);
+    expect(statuses(second.stdout)).toEqual([]);
+    expect(second.code).toBe(0);
+  });
+
+  it('passes --context through to the connection', async () => {
+    const { services, targets } = await liveServices('healthy');
+
+    await run(['scan', '--cluster', 'demo', '--context', 'admin@demo', '--now', EXAMPLES_NOW], { services });
+
+    expect(targets).toEqual([{ clusterName: 'demo', context: 'admin@demo' }]);
+  });
+
+  it('without a region anywhere it says how to give one', async () => {
+    await expect(connectLive({ clusterName: 'prod' }, { region: undefined, kubeconfig: undefined })).rejects.toThrow(
+      'no AWS region: pass --region REGION or set AWS_REGION',
+    );
+  });
+});

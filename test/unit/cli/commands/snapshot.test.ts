@@ -1,0 +1,102 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EXAMPLES_NOW } from '../../../../src/cli/commands/demo.ts';
+import { SOURCE_NAMES } from '../../../../src/domain/snapshot.ts';
+import { simulateSnapshot, type Simulation } from '../../../../src/simulator/simulation.ts';
+import { loadSnapshot } from '../../../../src/snapshot/load.ts';
+import { run } from '../cli-harness.ts';
+
+const example = (name: string) => fileURLToPath(new URL(`../../../../examples/${name}`, import.meta.url));
+let dir: string;
+const simulations: Simulation[] = [];
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sentinel-snapshot-'));
+});
+afterEach(async () => {
+  await Promise.all(simulations.splice(0).map((s) => s.close()));
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function services(name: string, whole = true) {
+  const { snapshot } = await loadSnapshot([example(name)]);
+  if (whole) for (const source of SOURCE_NAMES) snapshot.captured.add(source);
+  const simulation = await simulateSnapshot(snapshot);
+  simulations.push(simulation);
+  return { cluster: snapshot.clusterName, connectLive: async () => simulation.connection, clock: () => new Date(EXAMPLES_NOW) };
+}
+
+describe('snapshot --cluster --out', () => {
+  it.each(['nodes-not-registering-aws-auth', 'iam-list-instance-profiles-denied', 'orphans-after-destroy'])(
+    '%s: writes a capture that scan --from reads into the report a live scan gives',
+    async (name) => {
+      const live = await services(name);
+      const out = join(dir, 'capture');
+
+      const written = await run(['snapshot', '--cluster', live.cluster, '--out', out], { services: live });
+      const fromCapture = await run(['scan', '--from', out, '--now', EXAMPLES_NOW, '-o', 'json']);
+      const liveScan = await run(['scan', '--cluster', live.cluster, '--now', EXAMPLES_NOW, '-o', 'json'], { services: live });
+
+      expect(written.code).toBe(0);
+      expect(written.stdout).toMatch(new RegExp(`^wrote \\d+ files to ${out} \\(`));
+      expect(fromCapture.stderr).toBe('');
+      const comparable = (stdout: string) =>
+        JSON.parse(
+          stdout.replace(/"(sample )?[\w./-]+\.log:\d+: /g, '"$1LOG: ').replace(/"(sample )?[\w-]+\/[\w-]+:\d+: /g, '"$1LOG: '),
+        );
+      expect(comparable(fromCapture.stdout)).toEqual(comparable(liveScan.stdout));
+      expect(JSON.parse(liveScan.stdout).findings.length).toBeGreaterThan(0);
+    },
+  );
+
+  it('writes every source it read, a summary, and never a Secret', async () => {
+    const out = join(dir, 'capture');
+
+    const live = await services('healthy');
+    const result = await run(['snapshot', '--cluster', live.cluster, '--out', out], { services: live });
+    expect(result.stderr).toBe('');
+
+    const files = (await readdir(out)).sort();
+    expect(files).toEqual(
+      expect.arrayContaining(['SNAPSHOT.md', 'karpenter.log', 'nodeclaims.json', 'pods.json', 'describe-instances.json']),
+    );
+    const all = (await Promise.all(files.map((f) => readFile(join(out, f), 'utf8')))).join('\n');
+    expect(all).not.toContain('"kind":"Secret"');
+    expect(await readFile(join(out, 'SNAPSHOT.md'), 'utf8')).toContain('Taken at 2026-01-01T01:00:00Z');
+  });
+
+  it('lists in SNAPSHOT.md what could not be read', async () => {
+    const live = await services('orphans-after-destroy', false);
+    const out = join(dir, 'capture');
+
+    const result = await run(['snapshot', '--cluster', live.cluster, '--out', out], { services: live });
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^warning: could not read /m);
+    expect(await readFile(join(out, 'SNAPSHOT.md'), 'utf8')).toContain('Could not be read');
+  });
+
+  it('refuses a folder that is not empty and overwrites nothing', async () => {
+    await writeFile(join(dir, 'keep.txt'), 'mine');
+
+    const result = await run(['snapshot', '--cluster', 'c', '--out', dir], { services: await services('healthy') });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `karpenter-sentinel: --out ${dir} is not empty: give a new or empty folder (nothing is overwritten)\n`,
+    );
+    expect(await readdir(dir)).toEqual(['keep.txt']);
+  });
+
+  it.each([
+    [['--out', 'x'], 'snapshot needs --cluster NAME'],
+    [['--cluster', 'c'], 'snapshot needs --out DIR'],
+  ])('%j is a usage error', async (flags, message) => {
+    const result = await run(['snapshot', ...flags]);
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`karpenter-sentinel: ${message}\n`);
+  });
+});
