@@ -128,7 +128,7 @@ export interface PodTemplate {
 }
 
 export interface Deployment extends KubeObject {
-  spec?: { replicas?: number; selector?: LabelSelector; template?: PodTemplate };
+  spec?: { replicas?: number; selector?: LabelSelector; template?: PodTemplate; paused?: boolean };
   status?: {
     replicas?: number;
     readyReplicas?: number;

@@ -19,6 +19,10 @@ export const rolloutRestartPlanner: ActionPlanner = {
       return skipped(r, 'controller Deployment not identified; restart it by hand');
     }
     const deployment = ctx.snapshot.deployments.find((d) => d.metadata?.namespace === namespace && d.metadata?.name === name);
+    // kubectl refuses too: a paused Deployment does not roll its pods.
+    if (deployment?.spec?.paused === true) {
+      return skipped(r, `Deployment ${namespace}/${name} is paused; run kubectl rollout resume, then restart it`);
+    }
     const verdict = restartVerdict({
       restartedAt: deployment?.spec?.template?.metadata?.annotations?.[RESTARTED_AT],
       history: deployment?.metadata?.annotations?.[RESTART_HISTORY],

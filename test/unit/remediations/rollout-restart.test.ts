@@ -82,6 +82,16 @@ describe('ROLLOUT_RESTART guardrails', () => {
     expect(planRestart([karpenterDeployment({ restartedAt: '2026-01-01T00:45:01Z' })])?.status).toBe('skipped');
   });
 
+  it('a paused Deployment is not restarted: the dry run already says how to resume it', () => {
+    const paused = karpenterDeployment();
+    paused.spec = { ...paused.spec, paused: true };
+
+    expect(planRestart([paused])).toMatchObject({
+      status: 'skipped',
+      reason: 'Deployment karpenter/karpenter is paused; run kubectl rollout resume, then restart it',
+    });
+  });
+
   it('mode off skips with the reason', () => {
     expect(planRestart([karpenterDeployment()], { ...CLI_ACTIONS.modes, ROLLOUT_RESTART: 'off' })).toMatchObject({
       status: 'skipped',
