@@ -4,12 +4,13 @@
  * cluster and a real account would fail.
  */
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EXAMPLES_NOW } from '../../src/cli/commands/demo.ts';
 import { actionsFor } from '../../src/cli/cluster-scan.ts';
 import type { Report } from '../../src/domain/report.ts';
 import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../src/domain/settings.ts';
 import type { Clock } from '../../src/ports/clock.ts';
+import { KubeUnreachableError } from '../../src/ports/errors.ts';
 import { simulatedSources, simulateSnapshot, type Simulation } from '../../src/simulator/simulation.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
 import { scanCluster } from '../../src/usecases/scan-cluster.ts';
@@ -37,8 +38,11 @@ async function simulate(name: string, clock = recordingClock()): Promise<Simulat
   return simulation;
 }
 
-function scan(simulation: Simulation, options: { now?: Date; actions?: typeof APPLY } = {}): Promise<Report> {
-  return scanCluster(simulation.connection, {
+function scan(
+  simulation: Simulation,
+  options: { now?: Date; actions?: typeof APPLY; connection?: Simulation['connection'] } = {},
+): Promise<Report> {
+  return scanCluster(options.connection ?? simulation.connection, {
     clusterName: simulation.seed.clusterName,
     sources: simulatedSources(simulation.seed),
     detection: DEFAULT_DETECTION,
@@ -127,13 +131,7 @@ describe('scanCluster against the simulator', () => {
       },
     };
 
-    const { report } = await scanCluster(connection, {
-      clusterName: simulation.seed.clusterName,
-      sources: simulatedSources(simulation.seed),
-      detection: DEFAULT_DETECTION,
-      actions: APPLY,
-      now: NOW,
-    });
+    const report = await scan(simulation, { connection });
 
     const [restart] = remediations(report, 'ROLLOUT_RESTART');
     expect(restart?.status).toBe('skipped');
@@ -176,6 +174,24 @@ describe('scanCluster against the simulator', () => {
     expect(deployment.metadata.annotations['karpenter-sentinel.io/restarts']).toBe('2026-01-01T02:10:00Z');
   });
 
+  it('a deleted cluster with --apply terminates its orphans without reaching for its gone Kubernetes API', async () => {
+    const { snapshot } = await loadSnapshot([example('orphans-after-destroy')]);
+    const simulation = await simulateSnapshot({ ...snapshot, cluster: { name: snapshot.clusterName, gone: true } });
+    running.push(simulation);
+    const connectKube = vi.fn(async () => {
+      throw new KubeUnreachableError(`EKS cluster ${snapshot.clusterName} has no API endpoint or CA yet (it does not exist)`);
+    });
+
+    const report = await scan(simulation, { connection: { ...simulation.connection, connectKube } });
+
+    expect(report.complete).toBe(true);
+    expect(remediations(report, 'TERMINATE_INSTANCE').map((r) => `${r.id} ${r.status}`)).toEqual([
+      'i-0a3f1c9e8b7d6a501 applied',
+      'i-0b7e2d4f6a8c9e102 applied',
+    ]);
+    expect(connectKube).not.toHaveBeenCalled();
+  });
+
   it('an instance whose tags changed between the scan and the termination is left alone', async () => {
     const simulation = await simulate('orphans-after-destroy');
     const [adopted, orphan] = simulation.seed.instances.filter((i) => i.tags['karpenter.sh/nodepool']).map((i) => i.id);
@@ -201,13 +217,7 @@ describe('scanCluster against the simulator', () => {
       },
     };
 
-    const { report } = await scanCluster(connection, {
-      clusterName: simulation.seed.clusterName,
-      sources: simulatedSources(simulation.seed),
-      detection: DEFAULT_DETECTION,
-      actions: APPLY,
-      now: NOW,
-    });
+    const report = await scan(simulation, { connection });
 
     const byId = new Map(remediations(report, 'TERMINATE_INSTANCE').map((r) => [r.id, r]));
     expect(byId.get(adopted)?.status).toBe('skipped');
