@@ -3,12 +3,15 @@ import { SOURCE_NAMES, type ClusterSnapshot, type SourceName } from '../domain/s
 import type { AwsPorts } from '../ports/aws.ts';
 import type { KubernetesReader } from '../ports/kubernetes.ts';
 import { CaptureMerger } from '../snapshot/capture-merger.ts';
-import { AWS_SOURCES, collectAws } from './aws-sources.ts';
-import { runBounded } from './bounded.ts';
+import { collectAws } from './aws-sources.ts';
+import { mapBounded } from '../support/concurrency.ts';
 import { failureText } from './failure-text.ts';
 import { collectKube, KUBE_SOURCES } from './kube-collector.ts';
 
 const CLUSTER_SCOPED: readonly SourceName[] = ['fargateprofiles', 'accessentries'];
+
+/** Calls in flight at once (AWS sources, and Kubernetes sources once connected). */
+const CONCURRENCY = 8;
 
 export interface CollectPorts {
   aws: AwsPorts;
@@ -23,8 +26,6 @@ export interface CollectOptions {
   clusterName: string;
   /** Collect only these sources: a simulation knows only what its capture held. Default: all. */
   sources?: ReadonlySet<SourceName>;
-  /** Calls in flight at once. */
-  concurrency?: number;
 }
 
 export interface CollectResult {
@@ -58,12 +59,11 @@ export async function collectSnapshot(ports: CollectPorts, options: CollectOptio
         for (const source of kubeWanted) gap(source, error);
         return;
       }
-      await runBounded(collectKube(kube, new Set(kubeWanted), merger, gap), options.concurrency ?? 8);
+      await mapBounded(collectKube(kube, wanted, merger, gap), CONCURRENCY, (task) => task());
     });
   }
-  await runBounded(tasks, options.concurrency ?? 8);
-  const { snapshot, notices } = merger.finish(options.clusterName);
-  return { snapshot, notices };
+  await mapBounded(tasks, CONCURRENCY, (task) => task());
+  return merger.finish(options.clusterName);
 }
 
 async function describeCluster(
@@ -81,5 +81,3 @@ async function describeCluster(
     return undefined;
   }
 }
-
-export { AWS_SOURCES };

@@ -28,6 +28,9 @@ export function legacyClusterTag(cluster: string): string {
   return `kubernetes.io/cluster/${cluster}`;
 }
 
+/** Karpenter tags its launch templates with the cluster: `eks:eks-cluster-name` since v1.1, before that its own key. */
+export const LAUNCH_TEMPLATE_CLUSTER_TAGS = [CLUSTER_TAG, 'karpenter.k8s.aws/cluster'] as const;
+
 /** Tagged for `cluster`; an `eks:eks-cluster-name` naming another cluster wins over a legacy `owned` tag. */
 export function isTaggedForCluster(tags: Record<string, string>, cluster: string): boolean {
   if (tags[CLUSTER_TAG] !== undefined) return tags[CLUSTER_TAG] === cluster;

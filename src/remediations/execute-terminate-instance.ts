@@ -6,7 +6,7 @@ import type { TerminationResult } from '../ports/aws.ts';
 import type { ActionExecutor, ExecutorContext } from './execute-context.ts';
 import { applied, errorSummary, failed } from './execute-context.ts';
 import { skipped } from './plan-context.ts';
-import { terminationBlocker } from './terminate-instance.ts';
+import { ownershipBlocker, stateBlocker } from './terminate-instance.ts';
 
 /**
  * TERMINATE_INSTANCE for every planned orphan of the report at once: at most
@@ -71,11 +71,10 @@ export const terminateInstanceExecutor: ActionExecutor = {
 /** Why the fresh instance may no longer go; the planner passed the scan's copy, so any "no" is a change. */
 function freshBlocker(instance: Instance | undefined, ctx: ExecutorContext): string | undefined {
   if (!instance) return 'instance no longer exists';
-  // Judged as if running first, so a tag problem is named as such even on a stopping instance.
-  const tagBlocker = terminationBlocker({ ...instance, state: 'running' }, ctx.clusterName);
-  if (tagBlocker) return `tags changed since the scan: ${tagBlocker}`;
-  const stateBlocker = terminationBlocker(instance, ctx.clusterName);
-  if (stateBlocker) return `state changed since the scan: ${stateBlocker}`;
+  const tags = ownershipBlocker(instance, ctx.clusterName);
+  if (tags) return `tags changed since the scan: ${tags}`;
+  const state = stateBlocker(instance);
+  if (state) return `state changed since the scan: ${state}`;
   const age = ageMs(instance.launchTime, ctx.now);
   if (age === undefined) return 'launch time unknown';
   const grace = ctx.detection.orphanGraceMs;

@@ -22,6 +22,11 @@ const OWNER_NAMES: Record<string, string> = {
 /** The termination guardrail on one instance: undefined when it may go, else why not. */
 export function terminationBlocker(instance: Instance | undefined, clusterName: string): string | undefined {
   if (!instance) return 'instance not found in the captured EC2 data';
+  return ownershipBlocker(instance, clusterName) ?? stateBlocker(instance);
+}
+
+/** The tag half of the guardrail: is this Karpenter's instance of this cluster, and nobody else's? */
+export function ownershipBlocker(instance: Instance, clusterName: string): string | undefined {
   const t = instance.tags;
   const foreign = foreignOwnerTag(t);
   if (foreign !== undefined) return `carries ${foreign}=${t[foreign]} (managed by ${OWNER_NAMES[foreign]}, not Karpenter)`;
@@ -29,6 +34,11 @@ export function terminationBlocker(instance: Instance | undefined, clusterName: 
     return `not tagged for cluster ${clusterName} (${CLUSTER_TAG} or ${legacyClusterTag(clusterName)}=owned)`;
   }
   if (t[NODEPOOL_TAG] === undefined) return `has no ${NODEPOOL_TAG} tag`;
+  return undefined;
+}
+
+/** The state half: neither launching nor already going. */
+export function stateBlocker(instance: Instance): string | undefined {
   if (instance.state === 'terminated' || instance.state === 'shutting-down') return `already ${instance.state}`;
   if (instance.state === 'pending') return 'still pending (launching)';
   return undefined;

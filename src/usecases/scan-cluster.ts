@@ -43,15 +43,9 @@ export async function scanCluster(connection: ClusterConnection, options: ScanCl
     now: options.now,
     ...(options.detectors ? { detectors: options.detectors } : {}),
   });
-  const applies = planned.findings.some(
-    (f) =>
-      f.remediation?.status === 'planned' &&
-      f.remediation.action !== 'MANUAL' &&
-      options.actions.modes[f.remediation.action] === 'apply',
-  );
-  if (!applies) return { report: planned, notices };
+  // In dry-run, or with nothing planned, this is the plan as it is, and nothing is connected to.
   const report = await executeRemediations(planned, {
-    kube: await connection.connectKube(snapshot.cluster),
+    kube: connectOnFirstUse(() => connection.connectKube(snapshot.cluster)),
     ec2: connection.aws.ec2,
     actions: options.actions,
     detection: options.detection,
@@ -59,4 +53,20 @@ export async function scanCluster(connection: ClusterConnection, options: ScanCl
     now: options.now,
   });
   return { report, notices };
+}
+
+/**
+ * Only ROLLOUT_RESTART needs the Kubernetes API: a deleted cluster's orphans are terminated
+ * without reaching for its API, which went with it. A failed connection fails the call that needed it.
+ */
+function connectOnFirstUse(connect: () => Promise<KubernetesPort>): KubernetesPort {
+  let port: Promise<KubernetesPort> | undefined;
+  const kube = () => (port ??= connect());
+  return {
+    list: async (query) => (await kube()).list(query),
+    get: async (resource, name, namespace) => (await kube()).get(resource, name, namespace),
+    podLog: async (query) => (await kube()).podLog(query),
+    patchDeploymentAnnotations: async (patch) => (await kube()).patchDeploymentAnnotations(patch),
+    deleteNodePool: async (name) => (await kube()).deleteNodePool(name),
+  };
 }

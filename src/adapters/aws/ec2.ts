@@ -7,12 +7,12 @@ import {
   type Filter,
 } from '@aws-sdk/client-ec2';
 import type { Instance, LaunchTemplate } from '../../domain/aws.ts';
-import { CLUSTER_TAG, legacyClusterTag } from '../../domain/tags.ts';
+import { CLUSTER_TAG, LAUNCH_TEMPLATE_CLUSTER_TAGS, legacyClusterTag } from '../../domain/tags.ts';
 import type { Ec2Port, InstanceQuery, TerminationResult } from '../../ports/aws.ts';
-import { chunks } from './bounded-map.ts';
+import { chunks } from '../../support/concurrency.ts';
 import { awsCall, awsErrorName, awsErrorText, isNotFound, sourceError } from './errors.ts';
-import { LAUNCH_TEMPLATE_CLUSTER_TAGS, LEGACY_CLUSTER_TAG_VALUES } from './scope.ts';
-import { fromSdkOutput } from './sdk-output.ts';
+import { LEGACY_CLUSTER_TAG_VALUES } from './scope.ts';
+import { allPages, fromSdkOutput } from './sdk-output.ts';
 
 /** DescribeInstances' largest page when filtering. */
 export const INSTANCE_PAGE_SIZE = 1000;
@@ -61,16 +61,15 @@ export class Ec2Adapter implements Ec2Port {
   }
 
   async #describe(filters: Filter[]): Promise<Instance[]> {
-    return awsCall('DescribeInstances', async () => {
-      const instances: Instance[] = [];
+    return awsCall('DescribeInstances', () => {
       const pages = paginateDescribeInstances(
         { client: this.#client, pageSize: INSTANCE_PAGE_SIZE },
         filters.length > 0 ? { Filters: filters } : {},
       );
-      for await (const page of pages) {
-        instances.push(...fromSdkOutput('DescribeInstances', 'instances', { Reservations: page.Reservations ?? [] }).instances);
-      }
-      return instances;
+      return allPages(
+        pages,
+        (page) => fromSdkOutput('DescribeInstances', 'instances', { Reservations: page.Reservations ?? [] }).instances,
+      );
     });
   }
 
@@ -103,19 +102,17 @@ export class Ec2Adapter implements Ec2Port {
   async describeLaunchTemplates(clusterName: string): Promise<LaunchTemplate[]> {
     const byId = new Map<string, LaunchTemplate>();
     for (const tag of LAUNCH_TEMPLATE_CLUSTER_TAGS) {
-      const templates = await awsCall('DescribeLaunchTemplates', async () => {
-        const found: LaunchTemplate[] = [];
+      const templates = await awsCall('DescribeLaunchTemplates', () => {
         const pages = paginateDescribeLaunchTemplates(
           { client: this.#client, pageSize: LAUNCH_TEMPLATE_PAGE_SIZE },
           { Filters: [{ Name: `tag:${tag}`, Values: [clusterName] }] },
         );
-        for await (const page of pages) {
-          found.push(
-            ...fromSdkOutput('DescribeLaunchTemplates', 'launchtemplates', { LaunchTemplates: page.LaunchTemplates ?? [] })
+        return allPages(
+          pages,
+          (page) =>
+            fromSdkOutput('DescribeLaunchTemplates', 'launchtemplates', { LaunchTemplates: page.LaunchTemplates ?? [] })
               .templates,
-          );
-        }
-        return found;
+        );
       });
       for (const template of templates) byId.set(template.id, template);
     }

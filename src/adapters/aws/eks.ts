@@ -9,9 +9,9 @@ import {
 } from '@aws-sdk/client-eks';
 import type { AccessEntry, ClusterInfo, FargateProfile } from '../../domain/aws.ts';
 import type { EksPort } from '../../ports/aws.ts';
-import { mapBounded } from './bounded-map.ts';
+import { mapBounded } from '../../support/concurrency.ts';
 import { awsCall, isNotFound, sourceError } from './errors.ts';
-import { fromSdkOutput } from './sdk-output.ts';
+import { allPages, fromSdkOutput } from './sdk-output.ts';
 
 /** EKS list calls' largest page. */
 export const EKS_PAGE_SIZE = 100;
@@ -36,22 +36,18 @@ export class EksAdapter implements EksPort {
   }
 
   async listClusters(): Promise<string[]> {
-    return awsCall('ListClusters', async () => {
-      const names: string[] = [];
-      for await (const page of paginateListClusters({ client: this.#client, pageSize: EKS_PAGE_SIZE }, {})) {
-        names.push(...(page.clusters ?? []));
-      }
-      return names;
-    });
+    return awsCall('ListClusters', () =>
+      allPages(paginateListClusters({ client: this.#client, pageSize: EKS_PAGE_SIZE }, {}), (page) => page.clusters),
+    );
   }
 
   async fargateProfiles(clusterName: string): Promise<FargateProfile[]> {
-    const names = await awsCall('ListFargateProfiles', async () => {
-      const found: string[] = [];
-      const pages = paginateListFargateProfiles({ client: this.#client, pageSize: EKS_PAGE_SIZE }, { clusterName });
-      for await (const page of pages) found.push(...(page.fargateProfileNames ?? []));
-      return found;
-    });
+    const names = await awsCall('ListFargateProfiles', () =>
+      allPages(
+        paginateListFargateProfiles({ client: this.#client, pageSize: EKS_PAGE_SIZE }, { clusterName }),
+        (page) => page.fargateProfileNames,
+      ),
+    );
     const described = await mapBounded(names, EKS_DESCRIBE_CONCURRENCY, (fargateProfileName) =>
       this.#describeOne('DescribeFargateProfile', async () => {
         const output = await this.#client.send(new DescribeFargateProfileCommand({ clusterName, fargateProfileName }));
@@ -62,12 +58,12 @@ export class EksAdapter implements EksPort {
   }
 
   async accessEntries(clusterName: string): Promise<AccessEntry[]> {
-    const principals = await awsCall('ListAccessEntries', async () => {
-      const found: string[] = [];
-      const pages = paginateListAccessEntries({ client: this.#client, pageSize: EKS_PAGE_SIZE }, { clusterName });
-      for await (const page of pages) found.push(...(page.accessEntries ?? []));
-      return found;
-    });
+    const principals = await awsCall('ListAccessEntries', () =>
+      allPages(
+        paginateListAccessEntries({ client: this.#client, pageSize: EKS_PAGE_SIZE }, { clusterName }),
+        (page) => page.accessEntries,
+      ),
+    );
     const described = await mapBounded(principals, EKS_DESCRIBE_CONCURRENCY, (principalArn) =>
       this.#describeOne('DescribeAccessEntry', async () => {
         const output = await this.#client.send(new DescribeAccessEntryCommand({ clusterName, principalArn }));

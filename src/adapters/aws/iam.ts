@@ -4,14 +4,13 @@ import {
   paginateListInstanceProfileTags,
   RemoveRoleFromInstanceProfileCommand,
   type IAMClient,
-  type InstanceProfile as SdkInstanceProfile,
   type Tag,
 } from '@aws-sdk/client-iam';
 import type { InstanceProfile } from '../../domain/aws.ts';
 import type { IamPort } from '../../ports/aws.ts';
-import { mapBounded } from './bounded-map.ts';
+import { mapBounded } from '../../support/concurrency.ts';
 import { awsCall, isNotFound, sourceError } from './errors.ts';
-import { fromSdkOutput } from './sdk-output.ts';
+import { allPages, fromSdkOutput } from './sdk-output.ts';
 
 /** ListInstanceProfiles' largest page. */
 export const INSTANCE_PROFILE_PAGE_SIZE = 1000;
@@ -39,14 +38,12 @@ export class IamAdapter implements IamPort {
 
   /** Every page; tags only for the profiles Karpenter may have made (the list itself carries none). */
   async listInstanceProfiles(pathPrefix?: string): Promise<InstanceProfile[]> {
-    const listed = await awsCall('ListInstanceProfiles', async () => {
-      const found: SdkInstanceProfile[] = [];
+    const listed = await awsCall('ListInstanceProfiles', () => {
       const pages = paginateListInstanceProfiles(
         { client: this.#client, pageSize: INSTANCE_PROFILE_PAGE_SIZE },
         pathPrefix ? { PathPrefix: pathPrefix } : {},
       );
-      for await (const page of pages) found.push(...(page.InstanceProfiles ?? []));
-      return found;
+      return allPages(pages, (page) => page.InstanceProfiles);
     });
     const tagged = await mapBounded(listed, IAM_TAG_CONCURRENCY, async (profile) => {
       if (!mayBeKarpenters(profile) || !profile.InstanceProfileName) return [profile];
@@ -59,10 +56,8 @@ export class IamAdapter implements IamPort {
   /** undefined when the profile was deleted since it was listed. */
   async #tags(instanceProfileName: string): Promise<Tag[] | undefined> {
     try {
-      const tags: Tag[] = [];
       const pages = paginateListInstanceProfileTags({ client: this.#client }, { InstanceProfileName: instanceProfileName });
-      for await (const page of pages) tags.push(...(page.Tags ?? []));
-      return tags;
+      return await allPages(pages, (page) => page.Tags);
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw sourceError('ListInstanceProfileTags', error);

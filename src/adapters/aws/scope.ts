@@ -2,13 +2,10 @@
  * What the EC2 queries select, as predicates: the adapter puts these into filters, the simulator's
  * in-memory AWS applies them, so both answer a query alike. No SDK here.
  */
-import { CLUSTER_TAG, legacyClusterTag } from '../../domain/tags.ts';
+import { CLUSTER_TAG, LAUNCH_TEMPLATE_CLUSTER_TAGS, legacyClusterTag } from '../../domain/tags.ts';
 
 /** Kubernetes marks a resource `owned` by one cluster or `shared` between several. */
 export const LEGACY_CLUSTER_TAG_VALUES = ['owned', 'shared'] as const;
-
-/** Karpenter tags its launch templates with the cluster: `eks:eks-cluster-name` since v1.1, before that its own key. */
-export const LAUNCH_TEMPLATE_CLUSTER_TAGS = [CLUSTER_TAG, 'karpenter.k8s.aws/cluster'] as const;
 
 /** An instance DescribeInstances returns for `clusterName`: either cluster tag (detectors judge the rest). */
 export function instanceInClusterScope(tags: Readonly<Record<string, string>>, clusterName: string): boolean {

@@ -23,3 +23,10 @@ export function fromSdkOutput<S extends AwsCliOutput['source']>(operation: strin
   }
   throw new SourceError(`${operation} failed: unexpected response`, { code: 'UnexpectedResponse' });
 }
+
+/** Every page's items in order, from an SDK paginator (`itemsOf` may convert a page on the way). */
+export async function allPages<P, T>(pages: AsyncIterable<P>, itemsOf: (page: P) => readonly T[] | undefined): Promise<T[]> {
+  const items: T[] = [];
+  for await (const page of pages) items.push(...(itemsOf(page) ?? []));
+  return items;
+}

@@ -6,6 +6,7 @@
 import { Hash } from '@smithy/hash-node';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import type { Clock } from '../../ports/clock.ts';
 
 export interface AwsCredentials {
@@ -126,7 +127,7 @@ export class EksTokenSource {
   constructor(options: EksTokenSourceOptions) {
     this.#options = options;
     this.#credentials = options.credentials;
-    this.#clock = options.clock ?? { now: () => new Date() };
+    this.#clock = options.clock ?? SYSTEM_CLOCK;
     this.#maxAgeMs = options.maxAgeMs ?? DEFAULT_TOKEN_MAX_AGE_MS;
   }
 

@@ -21,10 +21,19 @@ export class TransientKubeError extends Error {
 
 const MAX_MESSAGE_LENGTH = 300;
 
+function folded(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
 /** Whitespace folded to one line, long server messages cut. */
-export function oneLineText(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+function oneLineText(text: string): string {
+  const line = folded(text);
   return line.length > MAX_MESSAGE_LENGTH ? `${line.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : line;
+}
+
+/** What was thrown, as one line, uncut (kubeconfig and credential plugin errors are worth reading whole). */
+export function thrownMessage(err: unknown): string {
+  return folded(err instanceof Error ? err.message : String(err));
 }
 
 /** The `message` of a Kubernetes Status body, else the body's first text (proxies answer in HTML or plain text). */
@@ -121,7 +130,7 @@ function errorCode(err: unknown): string | undefined {
 /** A failure below HTTP (no status): unreachable for good, or worth another attempt. */
 export function errorForNetwork(err: unknown, server: string): SourceError | TransientKubeError {
   const code = errorCode(err);
-  const message = err instanceof Error ? oneLineText(err.message) : oneLineText(String(err));
+  const message = oneLineText(thrownMessage(err));
   if (code !== undefined && (TLS_ERROR_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_'))) {
     return new KubeUnreachableError(`TLS verification failed for ${server}: ${message}`, { code, cause: err });
   }

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeUnreachableError } from '../../ports/errors.ts';
+import { thrownMessage } from './kube-errors.ts';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -108,8 +109,9 @@ export class KubeTransport {
       await this.#config.applyToHTTPSOptions(options);
     } catch (err) {
       const user = this.#config.getCurrentUser()?.name ?? '';
-      const reason = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim();
-      throw new KubeUnreachableError(`cannot get credentials for kubeconfig user "${user}": ${reason}`, { cause: err });
+      throw new KubeUnreachableError(`cannot get credentials for kubeconfig user "${user}": ${thrownMessage(err)}`, {
+        cause: err,
+      });
     }
     return options;
   }

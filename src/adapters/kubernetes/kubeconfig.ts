@@ -13,17 +13,13 @@ import type { ClusterInfo } from '../../domain/aws.ts';
 import { InputError, UsageError } from '../../domain/errors.ts';
 import { KubeUnreachableError } from '../../ports/errors.ts';
 import { isRecord } from '../../snapshot/shape.ts';
+import { thrownMessage } from './kube-errors.ts';
 
 export interface KubeconfigSelection {
   /** `KUBECONFIG` as the caller read it (one path or a `:`-separated list); default `~/.kube/config`. */
   kubeconfigPath?: string;
   /** `--context`; default the kubeconfig's current-context. */
   context?: string;
-}
-
-function oneLine(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 function kubeconfigFiles(kubeconfigPath: string | undefined): string[] {
@@ -36,7 +32,7 @@ function loadFile(file: string): KubeConfig {
   try {
     config.loadFromFile(file);
   } catch (err) {
-    throw new InputError(file, `not a usable kubeconfig: ${oneLine(err)}`, { cause: err });
+    throw new InputError(file, `not a usable kubeconfig: ${thrownMessage(err)}`, { cause: err });
   }
   return config;
 }

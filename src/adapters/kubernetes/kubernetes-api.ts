@@ -57,11 +57,6 @@ export class KubernetesApi implements KubernetesPort {
     this.#pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   }
 
-  /** The API server URL, for messages. */
-  get server(): string {
-    return this.#transport.server;
-  }
-
   async list(query: KubeListQuery): Promise<JsonRecord[]> {
     const info = KUBE_RESOURCES[query.resource];
     const path = collectionPath(query.resource, info, query.namespace);
@@ -70,8 +65,13 @@ export class KubernetesApi implements KubernetesPort {
     } catch (err) {
       // 410 Gone: the continue token outlived etcd's compaction window. Like client-go's pager,
       // start over once; the second pass sees a newer, consistent state.
-      if (err instanceof ExpiredContinueError) return this.#allPages(path, query, info);
-      throw err;
+      if (!(err instanceof ExpiredContinueError)) throw err;
+      try {
+        return await this.#allPages(path, query, info);
+      } catch (again) {
+        // Twice expired: the list changes faster than it can be read; the API's own 410 is the gap.
+        throw again instanceof ExpiredContinueError ? again.cause : again;
+      }
     }
   }
 
@@ -181,8 +181,10 @@ export class KubernetesApi implements KubernetesPort {
 }
 
 class ExpiredContinueError extends Error {
+  override readonly cause: SourceError;
   constructor(cause: SourceError) {
     super(cause.summary, { cause });
+    this.cause = cause;
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Finding } from '../../domain/finding.ts';
 import type { Report } from '../../domain/report.ts';
+import { describeResource } from './format.ts';
 import type { Style } from './style.ts';
 
 /** What was done about each automated remediation, in a sentence a human reads after the table. */
@@ -14,10 +15,7 @@ export function narrate(report: Report, style: Style): string {
 
 function outcome(f: Finding, style: Style): string {
   const r = f.remediation!;
-  const target =
-    f.resource.kind === 'Instance'
-      ? `instance ${f.resource.id}`
-      : `${f.resource.kind} ${f.resource.namespace}/${f.resource.name}`;
+  const target = f.resource.kind === 'Instance' ? `instance ${f.resource.id}` : describeResource(f.resource);
   const verb = r.action === 'ROLLOUT_RESTART' ? 'restarted' : 'terminated';
   switch (r.status) {
     case 'applied':

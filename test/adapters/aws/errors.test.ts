@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { chunks, mapBounded } from '../../../src/adapters/aws/bounded-map.ts';
 import { awsErrorName, isNotFound, sourceError } from '../../../src/adapters/aws/errors.ts';
 import { SourceError } from '../../../src/ports/errors.ts';
 import { ec2Error } from './sdk-fixtures.ts';
@@ -56,44 +55,5 @@ describe('isNotFound', () => {
   ])('%s → %s', (code, expected) => {
     expect(isNotFound(ec2Error(code, 'x'))).toBe(expected);
     expect(awsErrorName(ec2Error(code, 'x'))).toBe(code);
-  });
-});
-
-describe('mapBounded', () => {
-  it('keeps the input order and runs at most `limit` at once', async () => {
-    // Prepare
-    let inFlight = 0;
-    let most = 0;
-
-    // Act
-    const out = await mapBounded([5, 1, 4, 2, 3], 2, async (n) => {
-      inFlight++;
-      most = Math.max(most, inFlight);
-      await new Promise((resolve) => setTimeout(resolve, n));
-      inFlight--;
-      return n * 10;
-    });
-
-    // Assess
-    expect(out).toEqual([50, 10, 40, 20, 30]);
-    expect(most).toBe(2);
-  });
-
-  it('rejects with the first failure and starts nothing after it', async () => {
-    const started: number[] = [];
-
-    const outcome = mapBounded([1, 2, 3, 4], 1, async (n) => {
-      started.push(n);
-      if (n === 2) throw new Error('boom');
-      return n;
-    });
-
-    await expect(outcome).rejects.toThrow('boom');
-    expect(started).toEqual([1, 2]);
-  });
-
-  it('chunks', () => {
-    expect(chunks([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
-    expect(chunks([], 50)).toEqual([]);
   });
 });

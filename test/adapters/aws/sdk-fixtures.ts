@@ -14,7 +14,7 @@ export function ec2Error(code: string, message: string): EC2ServiceException {
   return new EC2ServiceException({ name: code, $fault: 'client', $metadata: { httpStatusCode: 400 }, message });
 }
 
-export const ACCOUNT = '069057294951';
+export { ACCOUNT } from '../../factories/aws.ts';
 
 /**
  * A mock behaviour answering `pages` in turn and keeping a copy of each input as it was sent (the

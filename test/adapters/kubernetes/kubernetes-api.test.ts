@@ -162,6 +162,22 @@ describe('KubernetesApi against the simulated API server', () => {
       expect(new Set(items.map((i) => (i.metadata as { name: string }).name)).size).toBe(NODECLAIMS);
       expect(items).toHaveLength(NODECLAIMS);
     });
+
+    it('a token that expires again on the second pass is the API 410, as a SourceError', async () => {
+      const api = connect({ pageSize: 5 });
+      sim.faults.add({
+        method: 'GET',
+        path: '/apis/karpenter.sh/v1/nodeclaims',
+        query: (q) => q.has('continue'),
+        status: 410,
+        times: 2,
+      });
+
+      const failure = await api.list({ resource: 'nodeclaims' }).catch((e: unknown) => e);
+
+      expect(failure).toBeInstanceOf(SourceError);
+      expect(failure).toMatchObject({ code: '410' });
+    });
   });
 
   describe('get, podLog, writes', () => {
