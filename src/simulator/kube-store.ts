@@ -149,10 +149,6 @@ export class KubeStore {
     return sorted.slice(lowerBound(sorted, `${namespace}\u0000`), lowerBound(sorted, `${namespace}\u0001`));
   }
 
-  count(resource: SimResourceName): number {
-    return this.#table(resource).byKey.size;
-  }
-
   /**
    * Creates or replaces an object. Sets `apiVersion`/`kind`, a new `resourceVersion`, a `uid`
    * (derived from the name when absent, so runs are reproducible) and, for workloads and custom

@@ -5,9 +5,9 @@
  */
 import type { Deployment, KubeObject, Pod } from '../domain/kube.ts';
 import type { ClusterSnapshot, Gap, SourceName } from '../domain/snapshot.ts';
-import { CONTROLLER_LABEL, CONTROLLER_LABEL_VALUE, hasControllerLabel } from '../snapshot/snapshot-index.ts';
+import { CONTROLLER_LABEL, CONTROLLER_LABEL_VALUE, SnapshotIndex, type ControllerInfo } from '../snapshot/snapshot-index.ts';
 import type { JsonRecord } from '../snapshot/shape.ts';
-import { eventObject, logText } from '../snapshot/write/wire.ts';
+import { eventObject, logLineAsPrinted } from '../snapshot/write/wire.ts';
 import { KubeStore, namespaceObject, type AccessDenial, type SimResourceName } from './kube-store.ts';
 
 /** Snapshot list → the resource it is served as. */
@@ -43,8 +43,6 @@ const GAP_RESOURCES: Partial<Record<SourceName, SimResourceName | 'pods/log'>> =
 /** The namespaces every cluster has. */
 const SYSTEM_NAMESPACES = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
 
-/** Where Kubernetes puts events about cluster-scoped objects. */
-
 export function storeFromSnapshot(snapshot: ClusterSnapshot): KubeStore {
   const store = new KubeStore();
   if (snapshot.cluster?.version) store.kubernetesVersion = snapshot.cluster.version;
@@ -70,22 +68,22 @@ export function storeFromSnapshot(snapshot: ClusterSnapshot): KubeStore {
  * the controller's Deployment, so that no pod appears that the capture says does not exist.
  */
 function attachControllerLogs(store: KubeStore, snapshot: ClusterSnapshot): void {
-  const lines = snapshot.logs.map(logText);
-  const pod = controllerLogPod(snapshot.pods) ?? (snapshot.captured.has('pods') ? undefined : logSourcePod(snapshot));
+  const lines = snapshot.logs.map(logLineAsPrinted);
+  const controllers = new SnapshotIndex(snapshot).controllers;
+  const deployment = controllers.find((c) => c.deployment)?.deployment;
+  const pod = controllerLogPod(controllers) ?? (snapshot.captured.has('pods') ? undefined : logSourcePod(snapshot, deployment));
   if (pod) {
     if (!store.get('pods', pod.metadata?.name ?? '', pod.metadata?.namespace)) store.put('pods', pod as JsonRecord);
     store.setPodLog(pod.metadata?.namespace ?? 'default', pod.metadata?.name ?? '', lines, logContainer(pod));
     return;
   }
-  const deployment = controllerDeployment(snapshot);
   store.setPodLog(deployment?.metadata?.namespace ?? 'karpenter', deployment?.metadata?.name ?? 'karpenter', lines);
 }
 
 export const SIMULATED_ANNOTATION = 'karpenter-sentinel.io/simulated';
 
 /** A running controller pod standing in for the one whose log was captured without it. */
-function logSourcePod(snapshot: ClusterSnapshot): Pod {
-  const deployment = controllerDeployment(snapshot);
+function logSourcePod(snapshot: ClusterSnapshot, deployment: Deployment | undefined): Pod {
   const namespace = deployment?.metadata?.namespace ?? 'karpenter';
   const name = deployment?.metadata?.name ?? 'karpenter';
   const since = snapshot.logs.map((l) => l.time).find((t) => t !== undefined);
@@ -108,17 +106,9 @@ function logSourcePod(snapshot: ClusterSnapshot): Pod {
   };
 }
 
-function controllerDeployment(snapshot: ClusterSnapshot): Deployment | undefined {
-  return snapshot.deployments.find(
-    (d) => hasControllerLabel(d.metadata?.labels) || hasControllerLabel(d.spec?.template?.metadata?.labels),
-  );
-}
-
-function controllerLogPod(pods: readonly Pod[]): Pod | undefined {
-  const controllers = pods
-    .filter((p) => hasControllerLabel(p.metadata?.labels))
-    .sort((a, b) => podKey(a).localeCompare(podKey(b)));
-  return controllers.find((p) => p.status?.phase === 'Running') ?? controllers[0];
+function controllerLogPod(controllers: readonly ControllerInfo[]): Pod | undefined {
+  const pods = controllers.flatMap((c) => c.pods).sort((a, b) => podKey(a).localeCompare(podKey(b)));
+  return pods.find((p) => p.status?.phase === 'Running') ?? pods[0];
 }
 
 function podKey(pod: Pod): string {

@@ -2,6 +2,8 @@
  * `labelSelector` and `fieldSelector` query parameters, parsed and matched the way the API
  * server does (k8s.io/apimachinery/pkg/labels and fields), for the simulated API server.
  */
+import type { LabelSelectorRequirement } from '../domain/kube.ts';
+import { selectorMatches } from '../domain/kube-helpers.ts';
 import { isRecord, type JsonRecord } from '../snapshot/shape.ts';
 import type { SimResourceName } from './kube-store.ts';
 
@@ -12,10 +14,12 @@ export class SelectorError extends Error {
 
 export type ObjectPredicate = (object: JsonRecord) => boolean;
 
-type LabelRequirement =
-  | { key: string; op: 'exists' | 'absent' }
-  | { key: string; op: 'in' | 'notin'; values: ReadonlySet<string> }
-  | { key: string; op: 'gt' | 'lt'; value: number };
+/** `key>3`, `key<3`: the string form's integer comparisons, which LabelSelector objects lack. */
+interface NumericRequirement {
+  key: string;
+  op: 'gt' | 'lt';
+  value: number;
+}
 
 const LABEL_KEY = /^(?:[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^(?:[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
@@ -23,21 +27,28 @@ const LABEL_VALUE = /^(?:[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
 /** `a=b,c!=d,e in (f,g),!h` → a predicate on `metadata.labels`; undefined for an empty selector. */
 export function parseLabelSelector(selector: string | null | undefined): ObjectPredicate | undefined {
   if (!selector || selector.trim() === '') return undefined;
-  const requirements = splitOutsideParentheses(selector).map(parseLabelRequirement);
+  const matchExpressions: LabelSelectorRequirement[] = [];
+  const numeric: NumericRequirement[] = [];
+  for (const part of splitOutsideParentheses(selector)) {
+    const requirement = parseLabelRequirement(part);
+    if ('operator' in requirement) matchExpressions.push(requirement);
+    else numeric.push(requirement);
+  }
+  const sets = { matchExpressions };
   return (object) => {
     const labels = labelsOf(object);
-    return requirements.every((r) => matchesLabel(r, labels));
+    return selectorMatches(sets, labels) && numeric.every((r) => comparesTo(r, labels[r.key]));
   };
 }
 
-function parseLabelRequirement(text: string): LabelRequirement {
+function parseLabelRequirement(text: string): LabelSelectorRequirement | NumericRequirement {
   const part = text.trim();
   const set = /^(\S+)\s+(in|notin)\s*\((.*)\)$/.exec(part);
   if (set) {
     const [, key = '', op, list = ''] = set;
     const values = list.split(',').map((v) => v.trim());
     for (const v of values) checkLabelValue(v, part);
-    return { key: checkLabelKey(key, part), op: op === 'in' ? 'in' : 'notin', values: new Set(values) };
+    return { key: checkLabelKey(key, part), operator: op === 'in' ? 'In' : 'NotIn', values };
   }
   const compared = /^([^=!<>\s]+)\s*(==|=|!=|>|<)\s*(.*)$/.exec(part);
   if (compared) {
@@ -50,10 +61,10 @@ function parseLabelRequirement(text: string): LabelRequirement {
       return { key: checkLabelKey(key, part), op: op === '>' ? 'gt' : 'lt', value: n };
     }
     checkLabelValue(value, part);
-    return { key: checkLabelKey(key, part), op: op === '!=' ? 'notin' : 'in', values: new Set([value]) };
+    return { key: checkLabelKey(key, part), operator: op === '!=' ? 'NotIn' : 'In', values: [value] };
   }
-  if (part.startsWith('!')) return { key: checkLabelKey(part.slice(1).trim(), part), op: 'absent' };
-  return { key: checkLabelKey(part, part), op: 'exists' };
+  if (part.startsWith('!')) return { key: checkLabelKey(part.slice(1).trim(), part), operator: 'DoesNotExist' };
+  return { key: checkLabelKey(part, part), operator: 'Exists' };
 }
 
 function checkLabelKey(key: string, requirement: string): string {
@@ -69,29 +80,15 @@ function checkLabelValue(value: string, requirement: string): void {
   }
 }
 
-function matchesLabel(r: LabelRequirement, labels: Record<string, unknown>): boolean {
-  const has = Object.hasOwn(labels, r.key);
-  const value = has ? labels[r.key] : undefined;
-  switch (r.op) {
-    case 'exists':
-      return has;
-    case 'absent':
-      return !has;
-    case 'in':
-      return typeof value === 'string' && r.values.has(value);
-    case 'notin':
-      return !(typeof value === 'string' && r.values.has(value));
-    case 'gt':
-    case 'lt': {
-      if (typeof value !== 'string' || !/^-?\d+$/.test(value)) return false;
-      return r.op === 'gt' ? Number(value) > r.value : Number(value) < r.value;
-    }
-  }
+function comparesTo(r: NumericRequirement, value: string | undefined): boolean {
+  if (typeof value !== 'string' || !/^-?\d+$/.test(value)) return false;
+  return r.op === 'gt' ? Number(value) > r.value : Number(value) < r.value;
 }
 
-function labelsOf(object: JsonRecord): Record<string, unknown> {
+/** Label values are strings on every object the store holds (PATCH refuses others); no per-object copy on the list path. */
+function labelsOf(object: JsonRecord): Record<string, string> {
   const metadata = object.metadata;
-  return isRecord(metadata) && isRecord(metadata.labels) ? metadata.labels : {};
+  return isRecord(metadata) && isRecord(metadata.labels) ? (metadata.labels as Record<string, string>) : {};
 }
 
 /** Splits on commas, except those inside `in (a,b)` lists. */

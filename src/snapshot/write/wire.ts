@@ -39,7 +39,7 @@ export function eventObject(event: KubeEvent, index: number): JsonRecord {
 }
 
 /** A JSON line from its fields when the line was JSON, else the line as captured. */
-export function logText(line: LogLine): string {
+export function logLineAsPrinted(line: LogLine): string {
   const fields = line.fields;
   if (typeof fields.message === 'string' || typeof fields.msg === 'string') return JSON.stringify(fields);
   if (line.time === undefined && line.level === undefined && Object.keys(fields).length === 0) return line.message;
@@ -54,5 +54,5 @@ export function logText(line: LogLine): string {
 
 /** A whole log, one line each. */
 export function logLinesToText(lines: readonly LogLine[]): string {
-  return lines.map((line) => `${logText(line)}\n`).join('');
+  return lines.map((line) => `${logLineAsPrinted(line)}\n`).join('');
 }
