@@ -19,7 +19,7 @@ function outcome(f: Finding, style: Style): string {
   const verb = r.action === 'ROLLOUT_RESTART' ? 'restarted' : 'terminated';
   switch (r.status) {
     case 'applied':
-      return style.bold(`${verb} ${target}${r.reason ? ` (${r.reason})` : ''}`);
+      return style.bold(`${verb} ${target}${r.reason ? ` — ${r.reason}` : ''}`);
     case 'planned':
       return `would have ${verb} ${target} (dry run)`;
     case 'skipped':
