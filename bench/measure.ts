@@ -113,7 +113,7 @@ export function countsOf(s: ClusterSnapshot): ClusterCounts {
   };
 }
 
-function digest(report: Report): ReportDigest {
+export function digest(report: Report): ReportDigest {
   const byCode: Record<string, number> = {};
   for (const f of report.findings) byCode[f.code] = (byCode[f.code] ?? 0) + 1;
   return { findings: report.findings.length, complete: report.complete, summary: report.summary, byCode };

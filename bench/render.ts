@@ -1,4 +1,6 @@
 /** Turns benchmark results into the console table and BENCHMARKS.md, from the same rows. */
+import { ALL_PODS_STEP, kubectlFetchPlan, type KubectlTiming } from './kubectl.ts';
+import type { LiveResults, LiveScan, RequestStats } from './live.ts';
 import type { AnalysisMemory, AnalysisTiming, CaptureLoad, CaptureWrite, ClusterCounts, ReportDigest } from './measure.ts';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -9,6 +11,8 @@ export interface Machine {
   memoryBytes: number;
   os: string;
   node: string;
+  /** 1-minute load average when the bench started and when it ended (other work on the machine slows every number). */
+  loadAverage: [number, number];
 }
 
 export interface BenchResults {
@@ -23,6 +27,9 @@ export interface BenchResults {
   write: Outcome<CaptureWrite>;
   load: Outcome<CaptureLoad>;
   linearity: { factor: number; timing: Outcome<AnalysisTiming> }[];
+  /** Undefined with `--skip-live`. */
+  live: Outcome<LiveResults> | undefined;
+  liveRuns: number;
   totalMs: number;
 }
 
@@ -51,9 +58,22 @@ export function analysisMemoryBytes(m: AnalysisMemory): number {
   return Math.max(0, m.peakRssDuringAnalysis - m.baseline.rss);
 }
 
+export const median = (samples: readonly number[]) => percentile(samples, 50);
+
+/** A kubectl sequence's wall time: its commands run one after another. */
+export function sequenceMs(timings: readonly KubectlTiming[]): number {
+  return timings.reduce((sum, t) => sum + t.ms, 0);
+}
+
+/** Median scan (fetch + analysis) and median kubectl fetch, warm cache (kubectl's best case). */
+export function liveComparison(live: LiveResults): { scanMs: number; kubectlMs: number } {
+  return { scanMs: median(live.scans.map((s) => s.scanMs)), kubectlMs: median(live.kubectlWarm.map(sequenceMs)) };
+}
+
 export function targets(r: BenchResults): { target: string; measured: string; pass: boolean | undefined }[] {
   const timing = r.timing.ok ? percentile(r.timing.value.samplesMs, 95) : undefined;
   const memory = r.memory.ok ? analysisMemoryBytes(r.memory.value) : undefined;
+  const live = r.live?.ok ? liveComparison(r.live.value) : undefined;
   return [
     {
       target: `analysis under ${TARGET_MS} ms (p95 wall time)`,
@@ -64,6 +84,16 @@ export function targets(r: BenchResults): { target: string; measured: string; pa
       target: `analysis under ${TARGET_BYTES / 1_000_000} MB (peak RSS while analysing, over the RSS holding the snapshot)`,
       measured: memory === undefined ? failure(r.memory) : mb(memory),
       pass: memory === undefined ? undefined : memory < TARGET_BYTES,
+    },
+    {
+      target: 'live scan (fetch + analysis) faster than kubectl fetching the same objects (medians; kubectl with a warm cache)',
+      measured:
+        live === undefined
+          ? r.live === undefined
+            ? 'not measured (--skip-live)'
+            : failure(r.live)
+          : `${ms(live.scanMs)} vs ${ms(live.kubectlMs)} (${(live.kubectlMs / live.scanMs).toFixed(1)}x faster)`,
+      pass: live === undefined ? undefined : live.scanMs < live.kubectlMs,
     },
   ];
 }
@@ -119,6 +149,7 @@ function sections(r: BenchResults): Section[] {
         ['memory', mb(r.machine.memoryBytes)],
         ['OS', r.machine.os],
         ['Node.js', r.machine.node],
+        ['load average (1 min) at start / end', r.machine.loadAverage.map((l) => l.toFixed(2)).join(' / ')],
         ['date', r.date],
         ['bench wall time', `${(r.totalMs / 1000).toFixed(1)} s`],
       ],
@@ -175,6 +206,7 @@ function sections(r: BenchResults): Section[] {
   }
   out.push(loadSection(r));
   out.push(linearitySection(r));
+  out.push(...liveSections(r));
   return out;
 }
 
@@ -242,6 +274,130 @@ function linearitySection(r: BenchResults): Section {
   };
 }
 
+const spread = (samples: readonly number[], format: (v: number) => string) =>
+  `${format(median(samples))} (${format(Math.min(...samples))} – ${format(Math.max(...samples))})`;
+
+/** `55 requests, 31.1 MB`; the range when runs differed. */
+function statsText(stats: readonly RequestStats[]): string {
+  const requests = [...new Set(stats.map((s) => s.requests))].sort((a, b) => a - b);
+  const bytes = stats.map((s) => s.bytes);
+  const byteText =
+    Math.min(...bytes) === Math.max(...bytes) ? mb(bytes[0] ?? 0) : `${mb(Math.min(...bytes))} – ${mb(Math.max(...bytes))}`;
+  return `${requests.join(' / ')} requests, ${byteText}`;
+}
+
+function sameFindings(a: ReportDigest, b: ReportDigest): boolean {
+  return (
+    a.findings === b.findings &&
+    JSON.stringify(Object.entries(a.byCode).sort()) === JSON.stringify(Object.entries(b.byCode).sort())
+  );
+}
+
+function liveSections(r: BenchResults): Section[] {
+  const title = 'Live scan against the simulated API server';
+  if (r.live === undefined) return [{ title, header: ['', ''], rows: [['not measured', '--skip-live']] }];
+  if (!r.live.ok) return [{ title, header: ['', ''], rows: [['failed', r.live.error]] }];
+  const live = r.live.value;
+  const scans = live.scans;
+  const row = (label: string, pick: (s: LiveScan) => number, format: (v: number) => string) => [
+    label,
+    spread(scans.map(pick), format),
+  ];
+  const first = scans[0];
+  const offline = r.timing.ok ? r.timing.value.report : undefined;
+  const consistent = scans.every((s) => first !== undefined && sameFindings(s.report, first.report));
+  const findings = first === undefined ? '' : findingsText(first.report);
+  const versusOffline =
+    offline === undefined || first === undefined
+      ? ''
+      : `; ${sameFindings(first.report, offline) ? 'the same as' : 'NOT the same as'} the offline analysis`;
+  const scanSection: Section = {
+    title,
+    header: ['measure', 'median (min – max)'],
+    rows: [
+      ['runs (after warm-up runs), each scan a fresh process', `${scans.length} (after ${live.warmup})`],
+      row('`scanCluster` wall time: fetch + analysis', (s) => s.scanMs, ms),
+      row('  scan start → last Kubernetes answer', (s) => s.lastAnswerMs, ms),
+      row('  after the last answer (merging it, detect, plan, report)', (s) => s.scanMs - s.lastAnswerMs, ms),
+      row('process start → scan done (not gated)', (s) => s.processMs, ms),
+      row('  of which Node.js boot and loading modules', (s) => s.loadedMs, ms),
+      ['Kubernetes requests, response bytes', statsText(live.scanStats)],
+      ['Kubernetes objects received', int(first?.steps.reduce((sum, step) => sum + step.items, 0) ?? 0)],
+      row('RSS before the scan (modules, in-memory AWS, after GC)', (s) => s.rssBefore, mb),
+      row('peak RSS while scanning (sampled every 1 ms)', (s) => s.peakRss, mb),
+      row('  the scan itself (peak − before)', (s) => Math.max(0, s.peakRss - s.rssBefore), mb),
+      row('process maxRSS', (s) => s.maxRss, mb),
+      ['findings', `${findings}${consistent ? '' : ' [runs disagree]'}${versusOffline}`],
+      [
+        'server process (not measured above)',
+        `seeded in ${ms(live.server.startMs)} (after generating the cluster in ${ms(live.server.generateMs)}); RSS ${mb(live.server.rss)}`,
+      ],
+    ],
+    notes: [
+      "`scanCluster(connection, { detection: DEFAULT_DETECTION, actions: CLI_ACTIONS, now })`, dry run, every source, in a child process of its own; the simulator (`simulateSnapshot` of the synthetic cluster: HTTPS on 127.0.0.1, TLS verified against its CA) in another. Kubernetes through the real adapter and the kubeconfig kubectl uses (context `simulator`); AWS answered by the simulator's in-memory account, built in the scan's process from the cluster's AWS records before the clock starts.",
+      `The controller is healthy, so the collector reads the Pending pods and the controller's pods (two selector lists), not all ${int(live.server.counts.pods)} pods.`,
+    ],
+  };
+  return [scanSection, kubectlSection(live)];
+}
+
+function kubectlSection(live: LiveResults): Section {
+  const plan = kubectlFetchPlan(live.server.controllerNamespace);
+  const stepMs = (runs: readonly KubectlTiming[][], label: string) =>
+    median(runs.map((run) => run.find((t) => t.label === label)?.ms ?? Number.NaN));
+  const scanStep = (label: string) => {
+    const steps = live.scans.map((s) => s.steps.find((step) => step.label === label));
+    const found = steps.filter((s) => s !== undefined);
+    return found.length === 0 ? 'not read' : ms(median(found.map((s) => s.endMs - s.startMs)));
+  };
+  const items = (label: string) => {
+    const step = live.scans[0]?.steps.find((s) => s.label === label);
+    return step === undefined ? '' : int(step.items);
+  };
+  const scanMs = live.scans.map((s) => s.scanMs);
+  return {
+    title: 'kubectl fetching the same objects from the same server',
+    header: ['what', 'kubectl, fresh cache dir', 'kubectl, warm cache dir', 'the scan (its calls, concurrent)', 'objects'],
+    rows: [
+      ...plan.map((step) => [
+        step.label,
+        ms(stepMs(live.kubectlCold, step.label)),
+        ms(stepMs(live.kubectlWarm, step.label)),
+        scanStep(step.label),
+        items(step.label),
+      ]),
+      [
+        `all ${plan.length}, one after another (scan: fetch + analysis)`,
+        spread(live.kubectlCold.map(sequenceMs), ms),
+        spread(live.kubectlWarm.map(sequenceMs), ms),
+        spread(scanMs, ms),
+        '',
+      ],
+      [
+        'requests, response bytes',
+        statsText(live.kubectlColdStats),
+        statsText(live.kubectlWarmStats),
+        statsText(live.scanStats),
+        '',
+      ],
+      [
+        `for context: \`kubectl ${ALL_PODS_STEP.args.join(' ')}\` (all pods, warm cache)`,
+        '',
+        live.allPodsMs.length === 0 ? '' : spread(live.allPodsMs, ms),
+        '',
+        int(live.server.counts.pods),
+      ],
+      ['  requests, response bytes', '', live.allPodsStats.length === 0 ? '' : statsText(live.allPodsStats), '', ''],
+    ],
+    notes: [
+      `Medians of ${live.kubectlWarm.length} runs (totals: median (min – max)), after ${live.warmup} warm-up run. \`kubectl version --client\`: ${live.kubectlVersion}${live.kubectlVersion.includes('dispatcher') ? " (the Google Cloud SDK's dispatcher: it runs the bundled kubectl of the server's minor version, so each command is two processes and one extra request, for /version)" : ''}. Each command is its own kubectl process, timed from spawn to exit, stdout to /dev/null, with its own HOME and the simulator's kubeconfig; the runs are interleaved with the scans (scan, fresh cache, warm cache) so that load on the machine falls on all three alike.`,
+      "Fresh cache dir: a new `--cache-dir` per run, so its first command fetches API discovery and the rest reuse it (a first use). Warm cache dir: one `--cache-dir` filled by the runs before (everyday use, discovery cached for hours). The target compares the scan with the warm figure, kubectl's best case.",
+      `The commands, in order: ${plan.map((step) => `\`kubectl ${step.args.join(' ')}\``).join(', ')}. The same queries the collector makes (src/collect/kube-sources.ts); resources outside the core group named \`plural.version.group\`, the API the collector reads (plain \`events\` would be core/v1's), which kubectl resolves from its cache at once (\`plural.group\` it first tries as \`plural.version.group\`, misses, and refetches discovery).`,
+      "The scan's column: first call sent → last answer of that step inside the scan, which runs up to 8 calls at once over one keep-alive connection pool (so the steps overlap and do not add up). The simulator does not gzip; bytes are response bodies.",
+    ],
+  };
+}
+
 export function renderConsole(r: BenchResults): string {
   return sections(r)
     .map((s) => {
@@ -263,6 +419,7 @@ const METHOD = [
   '- Time: wall time of `analyze` after the warm-up runs; the target uses p95. The first run in a fresh process is shown separately: one CLI scan pays it once.',
   '- Memory: a worker thread samples the process RSS every millisecond while one analysis runs; the target is that peak over the RSS of the process holding the snapshot after a full GC (the memory the analysis itself needs). Holding the snapshot and loading the capture files cost far more and are shown, not gated.',
   '- Loading: `loadSnapshot([dir])` of the files `writeCaptureFiles` writes for the same cluster, then one analysis of what was loaded, like `karpenter-sentinel scan --from DIR`.',
+  '- Live: the same cluster served by the simulator in one child process; per run (`--live-runs N`, default 5, after one warm-up) a full dry-run `scanCluster` in a fresh child process (wall time; RSS sampled every millisecond), then kubectl fetching the same objects one command after another with a fresh `--cache-dir`, then with a warm one (`--kubectl PATH`, default /usr/bin/kubectl). The simulated server counts requests and response bytes of each. `--skip-live` leaves it out.',
   '',
 ];
 
@@ -275,7 +432,8 @@ export function renderMarkdown(r: BenchResults): string {
       `|${header.map(() => '---').join('|')}|`,
       ...s.rows.map((row) => `| ${row.map(escape).join(' | ')} |`),
     ];
-    return [`## ${s.title}`, '', ...table, ...(s.notes ? ['', ...s.notes] : [])].join('\n');
+    const notes = (s.notes ?? []).flatMap((note) => ['', note]);
+    return [`## ${s.title}`, '', ...table, ...notes].join('\n');
   });
   return [
     '# Benchmarks',

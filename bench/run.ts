@@ -1,17 +1,23 @@
 /**
- * `npm run bench [-- --scale N] [--runs N] [--warmup N] [--write] [--keep-capture]`
+ * `npm run bench [-- --scale N] [--runs N] [--warmup N] [--live-runs N] [--skip-live] [--kubectl PATH] [--write] [--keep-capture]`
  *
  * Measures, each in a fresh child process: analysis wall time (warm-up, then median / p95),
- * analysis memory, writing and loading the cluster as capture files, and analysis time at 2x and
- * 4x the scale (linearity). Prints a table; `--write` rewrites BENCHMARKS.md.
+ * analysis memory, writing and loading the cluster as capture files, analysis time at 2x and
+ * 4x the scale (linearity), and the live path: a full scan of the cluster served by the simulator
+ * against kubectl fetching the same objects from the same server. Prints a table; `--write`
+ * rewrites BENCHMARKS.md.
  */
-import { fork } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ALL_PODS_STEP, KUBECTL, kubectlFetchPlan, kubectlVersion, runKubectl, runKubectlSequence } from './kubectl.ts';
+import type { KubectlEnvironment } from './kubectl.ts';
+import { KUBECONFIG_FILE, measureLiveScan, startLiveServer } from './live.ts';
+import type { LiveResults, LiveScan, LiveServer, LiveServerInfo, RequestStats } from './live.ts';
 import { measureAnalysisMemory, measureAnalysisTime, measureLoad, writeCapture } from './measure.ts';
 import type { AnalysisMemory, AnalysisTiming, CaptureLoad, CaptureWrite } from './measure.ts';
 import { renderConsole, renderMarkdown, targets, type BenchResults, type Outcome } from './render.ts';
@@ -20,12 +26,19 @@ import { DEFAULT_SYNTHETIC_CLUSTER } from './synthetic-cluster.ts';
 const SELF = fileURLToPath(import.meta.url);
 const BENCHMARKS_MD = fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url));
 const LINEARITY_FACTORS = [2, 4];
+/** One scan and both kubectl sequences before the measured runs: JIT, page cache, the server's sorted lists, kubectl's warm cache. */
+const LIVE_WARMUP = 1;
+/** `kubectl get pods -A -o json` of every pod takes tens of seconds: context, so fewer runs. */
+const ALL_PODS_RUNS = 3;
 
 const { values } = parseArgs({
   options: {
     scale: { type: 'string', default: '1' },
     runs: { type: 'string', default: '20' },
     warmup: { type: 'string', default: '5' },
+    'live-runs': { type: 'string', default: '5' },
+    'skip-live': { type: 'boolean', default: false },
+    kubectl: { type: 'string', default: KUBECTL },
     write: { type: 'boolean', default: false },
     'keep-capture': { type: 'boolean', default: false },
     child: { type: 'string' },
@@ -45,39 +58,51 @@ function positive(name: string, text: string | undefined, integer: boolean): num
 const scale = positive('scale', values.scale, false);
 const runs = positive('runs', values.runs, true);
 const warmup = positive('warmup', values.warmup, true);
+const liveRuns = positive('live-runs', values['live-runs'], true);
 
-if (values.child) await runChild(values.child);
+if (values.child === 'live-server') await serveLive(values.dir ?? '');
+else if (values.child) await runChild(values.child);
 else await main();
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
 
 async function runChild(mode: string): Promise<void> {
   let outcome: Outcome<unknown>;
   try {
     const dir = values.dir ?? '';
     const value =
-      mode === 'time'
-        ? measureAnalysisTime(scale, runs, warmup)
-        : mode === 'memory'
-          ? await measureAnalysisMemory(scale)
-          : mode === 'write'
-            ? writeCapture(scale, dir)
-            : mode === 'load'
-              ? await measureLoad(scale, dir)
-              : undefined;
+      mode === 'live-scan'
+        ? await measureLiveScan(dir)
+        : mode === 'time'
+          ? measureAnalysisTime(scale, runs, warmup)
+          : mode === 'memory'
+            ? await measureAnalysisMemory(scale)
+            : mode === 'write'
+              ? writeCapture(scale, dir)
+              : mode === 'load'
+                ? await measureLoad(scale, dir)
+                : undefined;
     outcome = value === undefined ? { ok: false, error: `unknown child mode ${mode}` } : { ok: true, value };
   } catch (error) {
-    outcome = { ok: false, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+    outcome = { ok: false, error: errorText(error) };
   }
   process.send?.(outcome, () => process.disconnect());
+}
+
+function forkSelf(args: string[]): ChildProcess {
+  return fork(SELF, args, {
+    execPath: process.execPath,
+    execArgv: ['--expose-gc', '--disable-warning=ExperimentalWarning'],
+    stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+  });
 }
 
 function inChild<T>(label: string, args: string[]): Promise<Outcome<T>> {
   process.stderr.write(`bench: ${label}…\n`);
   return new Promise((resolve) => {
-    const child = fork(SELF, args, {
-      execPath: process.execPath,
-      execArgv: ['--expose-gc', '--disable-warning=ExperimentalWarning'],
-      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
-    });
+    const child = forkSelf(args);
     let outcome: Outcome<T> | undefined;
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -93,8 +118,135 @@ function inChild<T>(label: string, args: string[]): Promise<Outcome<T>> {
   });
 }
 
+type ServerMessage =
+  { type: 'ready'; info: LiveServerInfo } | { type: 'stats'; stats: RequestStats } | { type: 'failed'; error: string };
+
+/** The live server's child: serves until told to stop; answers `stats` with the requests and bytes since the last. */
+async function serveLive(dir: string): Promise<void> {
+  let server: LiveServer;
+  try {
+    server = await startLiveServer(scale, dir);
+  } catch (error) {
+    process.send?.({ type: 'failed', error: errorText(error) } satisfies ServerMessage, () => process.disconnect());
+    return;
+  }
+  process.on('message', (message) => {
+    if (message === 'stats') process.send?.({ type: 'stats', stats: server.takeStats() } satisfies ServerMessage);
+    if (message === 'stop') void server.close().finally(() => process.disconnect());
+  });
+  process.send?.({ type: 'ready', info: server.info } satisfies ServerMessage);
+}
+
+interface ServerChild {
+  info: LiveServerInfo;
+  /** Requests and bytes since the last call. */
+  stats(): Promise<RequestStats>;
+  stop(): Promise<void>;
+}
+
+function startServerChild(dir: string): Promise<ServerChild> {
+  process.stderr.write(`bench: live: serving the cluster at scale ${scale} from the simulated API server…\n`);
+  const child = forkSelf(['--child', 'live-server', '--scale', String(scale), '--dir', dir]);
+  const waiting: { resolve(stats: RequestStats): void; reject(error: Error): void }[] = [];
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  return new Promise((resolve, reject) => {
+    child.on('message', (message: ServerMessage) => {
+      if (message.type === 'failed') reject(new Error(message.error));
+      else if (message.type === 'stats') waiting.shift()?.resolve(message.stats);
+      else
+        resolve({
+          info: message.info,
+          stats: () =>
+            new Promise((resolveStats, rejectStats) => {
+              waiting.push({ resolve: resolveStats, reject: rejectStats });
+              child.send('stats');
+            }),
+          stop: () =>
+            new Promise((resolveStop) => {
+              if (child.exitCode !== null || child.signalCode !== null) return resolveStop();
+              child.once('exit', () => resolveStop());
+              child.send('stop');
+            }),
+        });
+    });
+    child.on('exit', (code, signal) => {
+      const error = new Error(`the server exited with ${signal ?? code}: ${stderr.trim().split('\n').at(-1) ?? ''}`);
+      reject(error);
+      for (const w of waiting.splice(0)) w.reject(error);
+    });
+  });
+}
+
+/**
+ * Per run, one after another: a scan in a fresh process, kubectl's sequence with a fresh cache
+ * dir, then with a warm one; interleaved so that a busy machine slows all three alike.
+ */
+async function measureLive(): Promise<Outcome<LiveResults>> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'karpenter-sentinel-live-'));
+  let server: ServerChild | undefined;
+  try {
+    server = await startServerChild(dir);
+    const kubectl = values.kubectl ?? KUBECTL;
+    const env = (cacheDir: string): KubectlEnvironment => ({
+      kubectl,
+      kubeconfig: join(dir, KUBECONFIG_FILE),
+      cacheDir: join(dir, cacheDir),
+      home: dir,
+    });
+    const plan = kubectlFetchPlan(server.info.controllerNamespace);
+    const live: LiveResults = {
+      server: server.info,
+      kubectlVersion: await kubectlVersion(kubectl),
+      warmup: LIVE_WARMUP,
+      scans: [],
+      scanStats: [],
+      kubectlCold: [],
+      kubectlColdStats: [],
+      kubectlWarm: [],
+      kubectlWarmStats: [],
+      allPodsMs: [],
+      allPodsStats: [],
+    };
+    await server.stats();
+    for (let i = 0; i < LIVE_WARMUP + liveRuns; i += 1) {
+      const run = i < LIVE_WARMUP ? `warm-up ${i + 1}` : `run ${i - LIVE_WARMUP + 1} of ${liveRuns}`;
+      const scan = await inChild<LiveScan>(`live: scan, ${run}`, ['--child', 'live-scan', '--dir', dir]);
+      if (!scan.ok) throw new Error(`scan: ${scan.error}`);
+      const scanStats = await server.stats();
+      process.stderr.write(`bench: live: kubectl, ${run}…\n`);
+      const cold = await runKubectlSequence(env(`kubectl-cache-${i}`), plan);
+      const coldStats = await server.stats();
+      const warm = await runKubectlSequence(env('kubectl-cache-warm'), plan);
+      const warmStats = await server.stats();
+      if (i < LIVE_WARMUP) continue;
+      live.scans.push(scan.value);
+      live.scanStats.push(scanStats);
+      live.kubectlCold.push(cold);
+      live.kubectlColdStats.push(coldStats);
+      live.kubectlWarm.push(warm);
+      live.kubectlWarmStats.push(warmStats);
+    }
+    const allPodsRuns = Math.min(ALL_PODS_RUNS, liveRuns);
+    for (let i = 0; i < allPodsRuns; i += 1) {
+      process.stderr.write(`bench: live: kubectl get pods -A -o json, run ${i + 1} of ${allPodsRuns}…\n`);
+      live.allPodsMs.push(await runKubectl(env('kubectl-cache-warm'), ALL_PODS_STEP));
+      live.allPodsStats.push(await server.stats());
+    }
+    return { ok: true, value: live };
+  } catch (error) {
+    return { ok: false, error: errorText(error) };
+  } finally {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
+  const loadAtStart = os.loadavg()[0] ?? 0;
   const common = ['--scale', String(scale)];
   const timing = await inChild<AnalysisTiming>(`analysis time at scale ${scale} (${warmup} warm-up + ${runs} runs)`, [
     '--child',
@@ -135,6 +287,7 @@ async function main(): Promise<void> {
     ]);
     linearity.push({ factor, timing: t });
   }
+  const live = values['skip-live'] ? undefined : await measureLive();
 
   const results: BenchResults = {
     machine: {
@@ -143,6 +296,7 @@ async function main(): Promise<void> {
       memoryBytes: os.totalmem(),
       os: `${os.type()} ${os.release()} ${os.arch()}`,
       node: process.version,
+      loadAverage: [loadAtStart, os.loadavg()[0] ?? 0],
     },
     date: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
     scale,
@@ -154,6 +308,8 @@ async function main(): Promise<void> {
     write,
     load,
     linearity,
+    live,
+    liveRuns,
     totalMs: performance.now() - started,
   };
   process.stdout.write(`${renderConsole(results)}\n`);
@@ -161,6 +317,6 @@ async function main(): Promise<void> {
     writeFileSync(BENCHMARKS_MD, renderMarkdown(results));
     process.stdout.write(`\nwrote ${BENCHMARKS_MD}\n`);
   }
-  const failed = [timing, memory, write, load, ...linearity.map((l) => l.timing)].some((o) => !o.ok);
+  const failed = [timing, memory, write, load, ...linearity.map((l) => l.timing), ...(live ? [live] : [])].some((o) => !o.ok);
   if (failed || targets(results).some((t) => t.pass === false)) process.exitCode = 1;
 }

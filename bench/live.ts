@@ -1,0 +1,252 @@
+/**
+ * The live path: the synthetic cluster served by the simulator (fake Kubernetes API server over
+ * HTTPS on 127.0.0.1) in one process, scanned by `scanCluster` in another, so that the scan's
+ * memory is its own. The two share a directory: the kubeconfig (kubectl uses the same one), the
+ * in-memory AWS account's records, and what the scan needs to know of the cluster.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { connectWithKubeconfig } from '../src/adapters/kubernetes/connect.ts';
+import type { KubernetesApi } from '../src/adapters/kubernetes/kubernetes-api.ts';
+import { CLI_ACTIONS, DEFAULT_DETECTION } from '../src/domain/settings.ts';
+import { emptySnapshot, SOURCE_NAMES, type ClusterSnapshot } from '../src/domain/snapshot.ts';
+import type { KubernetesPort } from '../src/ports/kubernetes.ts';
+import { inMemoryAws } from '../src/simulator/in-memory-aws.ts';
+import { simulateSnapshot } from '../src/simulator/simulation.ts';
+import { hasControllerLabel } from '../src/snapshot/snapshot-index.ts';
+import { scanCluster, type ClusterConnection } from '../src/usecases/scan-cluster.ts';
+import { CRDS_LABEL, LOG_LABEL, queryLabel, type KubectlTiming } from './kubectl.ts';
+import { countsOf, digest, type ClusterCounts, type ReportDigest } from './measure.ts';
+import { startRssSampler } from './rss-sampler.ts';
+import { resolveOptions, syntheticCluster } from './synthetic-cluster.ts';
+
+export const KUBECONFIG_FILE = 'kubeconfig';
+const AWS_FILE = 'aws.json';
+const SCAN_FILE = 'scan.json';
+/** The kubeconfig context (and cluster and user) name. */
+const CONTEXT = 'simulator';
+
+/** Requests the simulated API server received and response body bytes it sent (uncompressed: it does not gzip). */
+export interface RequestStats {
+  requests: number;
+  bytes: number;
+}
+
+export interface LiveServerInfo {
+  counts: ClusterCounts;
+  /** Where the controller's pods run (`kubectl logs -n` needs it). */
+  controllerNamespace: string;
+  generateMs: number;
+  /** Seeding the simulator's store (every object serialised once) and starting the server. */
+  startMs: number;
+  /** The server process, holding the store (and the generated snapshot), after GC. */
+  rss: number;
+}
+
+export interface LiveServer {
+  info: LiveServerInfo;
+  /** The counts since the last call. */
+  takeStats(): RequestStats;
+  close(): Promise<void>;
+}
+
+/** One step of the scan's fetch: the calls for the same objects as one kubectl command. */
+export interface ScanStep {
+  label: string;
+  /** First call sent → last answer, ms after the scan started (calls run concurrently). */
+  startMs: number;
+  endMs: number;
+  calls: number;
+  items: number;
+}
+
+export interface LiveScan {
+  /** `scanCluster`, dry run: collect (AWS + Kubernetes) → detect → plan → report. */
+  scanMs: number;
+  /** Process start → measurement entered: Node.js boot and loading the modules (the bench's own included). */
+  loadedMs: number;
+  /** Process start → scan done: boot, modules, the in-memory AWS account, the scan. */
+  processMs: number;
+  /** Scan start → the last Kubernetes answer; the rest is merging what came last and the analysis. */
+  lastAnswerMs: number;
+  steps: ScanStep[];
+  /** RSS before the scan (modules loaded, the in-memory AWS account built, after GC). */
+  rssBefore: number;
+  /** Highest RSS sampled (every 1 ms) while the scan ran. */
+  peakRss: number;
+  /** `process.resourceUsage().maxRSS` after the scan. */
+  maxRss: number;
+  report: ReportDigest;
+}
+
+export interface LiveResults {
+  server: LiveServerInfo;
+  kubectlVersion: string;
+  warmup: number;
+  scans: LiveScan[];
+  scanStats: RequestStats[];
+  /** Each run with a fresh `--cache-dir` (discovery fetched by its first command). */
+  kubectlCold: KubectlTiming[][];
+  kubectlColdStats: RequestStats[];
+  /** Each run with the cache dir the runs before filled. */
+  kubectlWarm: KubectlTiming[][];
+  kubectlWarmStats: RequestStats[];
+  /** `kubectl get pods -A -o json`, warm cache. */
+  allPodsMs: number[];
+  allPodsStats: RequestStats[];
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+interface ScanSetup {
+  clusterName: string;
+  now: string;
+}
+
+/** Server process: generates the cluster, serves it, and writes what the scan and kubectl need into `dir`. */
+export async function startLiveServer(scale: number, dir: string): Promise<LiveServer> {
+  let started = performance.now();
+  const seed = syntheticCluster({ scale });
+  const generateMs = performance.now() - started;
+  started = performance.now();
+  const simulation = await simulateSnapshot(seed);
+  const startMs = performance.now() - started;
+  const { kubeApi } = simulation;
+  writeFileSync(join(dir, KUBECONFIG_FILE), kubeApi.kubeconfig({ name: CONTEXT }), { mode: 0o600 });
+  writeFileSync(join(dir, AWS_FILE), JSON.stringify(awsRecords(seed)));
+  writeFileSync(join(dir, SCAN_FILE), JSON.stringify({ clusterName: seed.clusterName, now: resolveOptions({ scale }).now }));
+  const controllerNamespace = seed.pods.find((p) => hasControllerLabel(p.metadata?.labels))?.metadata?.namespace ?? 'karpenter';
+  gc?.();
+  kubeApi.stats.reset();
+  return {
+    info: { counts: countsOf(seed), controllerNamespace, generateMs, startMs, rss: process.memoryUsage.rss() },
+    takeStats() {
+      const stats = { requests: kubeApi.stats.requests, bytes: kubeApi.stats.bytesSent };
+      kubeApi.stats.reset();
+      return stats;
+    },
+    close: () => simulation.close(),
+  };
+}
+
+type AwsRecords = Pick<
+  ClusterSnapshot,
+  'clusterName' | 'cluster' | 'instances' | 'fargateProfiles' | 'accessEntries' | 'launchTemplates' | 'instanceProfiles'
+>;
+
+function awsRecords(s: ClusterSnapshot): AwsRecords {
+  const { clusterName, cluster, instances, fargateProfiles, accessEntries, launchTemplates, instanceProfiles } = s;
+  return { clusterName, cluster, instances, fargateProfiles, accessEntries, launchTemplates, instanceProfiles };
+}
+
+function readJson<T>(path: string): T {
+  return JSON.parse(readFileSync(path, 'utf8')) as T;
+}
+
+/**
+ * Scan process: one `scanCluster` as `scan --context simulator` runs it (the kubeconfig kubectl
+ * uses), AWS answered in memory (the simulator's account: there is no AWS endpoint to fetch from).
+ */
+export async function measureLiveScan(dir: string): Promise<LiveScan> {
+  const loadedMs = performance.now();
+  const setup = readJson<ScanSetup>(join(dir, SCAN_FILE));
+  const aws = inMemoryAws({
+    ...emptySnapshot(setup.clusterName),
+    captured: new Set(SOURCE_NAMES),
+    ...readJson<AwsRecords>(join(dir, AWS_FILE)),
+  });
+  const calls: PortCall[] = [];
+  let kube: KubernetesApi | undefined;
+  let timedKube: KubernetesPort | undefined;
+  let origin = 0;
+  const connection: ClusterConnection = {
+    aws,
+    async connectKube() {
+      kube ??= connectWithKubeconfig({ kubeconfigPath: join(dir, KUBECONFIG_FILE), context: CONTEXT });
+      timedKube ??= timed(kube, calls, () => performance.now() - origin);
+      return timedKube;
+    },
+  };
+  gc?.();
+  gc?.();
+  const rssBefore = process.memoryUsage.rss();
+  const sampler = await startRssSampler();
+  origin = performance.now();
+  const { report } = await scanCluster(connection, {
+    clusterName: setup.clusterName,
+    detection: DEFAULT_DETECTION,
+    actions: CLI_ACTIONS,
+    now: new Date(setup.now),
+  });
+  const scanMs = performance.now() - origin;
+  const processMs = performance.now();
+  const peakRss = await sampler.stop();
+  kube?.close();
+  return {
+    scanMs,
+    loadedMs,
+    processMs,
+    lastAnswerMs: Math.max(0, ...calls.map((c) => c.endMs)),
+    steps: stepsOf(calls),
+    rssBefore,
+    peakRss,
+    maxRss: process.resourceUsage().maxRSS * 1024,
+    report: digest(report),
+  };
+}
+
+export interface PortCall {
+  label: string;
+  startMs: number;
+  endMs: number;
+  items: number;
+}
+
+/** The port, with each read's label, start, end and item count recorded. */
+function timed(port: KubernetesPort, calls: PortCall[], clock: () => number): KubernetesPort {
+  const record = async <T>(label: string, read: () => Promise<T>, items: (value: T) => number): Promise<T> => {
+    const startMs = clock();
+    const value = await read();
+    calls.push({ label, startMs, endMs: clock(), items: items(value) });
+    return value;
+  };
+  return {
+    list: (query) =>
+      record(
+        queryLabel(query),
+        () => port.list(query),
+        (items) => items.length,
+      ),
+    get: (resource, name, namespace) =>
+      record(
+        resource === 'customresourcedefinitions' ? CRDS_LABEL : `${resource} ${name}`,
+        () => port.get(resource, name, namespace),
+        (object) => (object ? 1 : 0),
+      ),
+    podLog: (query) =>
+      record(
+        LOG_LABEL,
+        () => port.podLog(query),
+        (text) => text.split('\n').filter((l) => l !== '').length,
+      ),
+    patchDeploymentAnnotations: (patch) => port.patchDeploymentAnnotations(patch),
+    deleteNodePool: (name) => port.deleteNodePool(name),
+  };
+}
+
+/** Calls grouped by label, in the order they were first sent. */
+export function stepsOf(calls: readonly PortCall[]): ScanStep[] {
+  const steps = new Map<string, ScanStep>();
+  for (const call of [...calls].sort((a, b) => a.startMs - b.startMs)) {
+    const step = steps.get(call.label);
+    if (!step) {
+      steps.set(call.label, { label: call.label, startMs: call.startMs, endMs: call.endMs, calls: 1, items: call.items });
+      continue;
+    }
+    step.endMs = Math.max(step.endMs, call.endMs);
+    step.calls += 1;
+    step.items += call.items;
+  }
+  return [...steps.values()];
+}
