@@ -1,7 +1,8 @@
 import type { Report } from '../domain/report.ts';
 import { CLI_ACTIONS, type ActionSettings, type DetectionSettings } from '../domain/settings.ts';
 import { simulatedSources } from '../simulator/simulation.ts';
-import { scanCluster } from '../usecases/scan-cluster.ts';
+import { scanCluster, type ScanClusterResult } from '../usecases/scan-cluster.ts';
+import { ClusterUnreadableError } from '../domain/errors.ts';
 import type { CliContext } from './io.ts';
 import { writeLines } from './io.ts';
 
@@ -30,13 +31,8 @@ export function actionsFor(apply: boolean, maxTerminationsPerRun: number): Actio
 
 export async function scanLiveCluster(target: LiveTarget, settings: ClusterScanSettings, ctx: CliContext): Promise<Report> {
   const connection = await ctx.services.connectLive(target);
-  const { report, notices } = await scanCluster(connection, {
-    ...settings,
-    clusterName: target.clusterName,
-    ...detectorsOf(ctx),
-  });
-  printNotices(notices, ctx);
-  return report;
+  const result = await scanCluster(connection, { ...settings, clusterName: target.clusterName, ...detectorsOf(ctx) });
+  return reportOf(result, target.clusterName, ctx);
 }
 
 /** The live code path against a simulated cluster seeded from captured files (see simulatedSources). */
@@ -45,17 +41,23 @@ export async function scanSimulation(paths: readonly string[], settings: Cluster
   printNotices(loaded.notices, ctx);
   const simulation = await ctx.services.startSimulation(loaded.snapshot);
   try {
-    const { report, notices } = await scanCluster(simulation.connection, {
+    const result = await scanCluster(simulation.connection, {
       ...settings,
       clusterName: simulation.seed.clusterName,
       sources: simulatedSources(simulation.seed),
       ...detectorsOf(ctx),
     });
-    printNotices(notices, ctx);
-    return report;
+    return reportOf(result, simulation.seed.clusterName, ctx);
   } finally {
     await simulation.close();
   }
+}
+
+/** A scan that read nothing of the cluster is an error (exit 2), never an empty "no findings" report. */
+function reportOf(result: ScanClusterResult, clusterName: string, ctx: CliContext): Report {
+  printNotices(result.notices, ctx);
+  if (result.unreadable) throw new ClusterUnreadableError(clusterName, result.unreadable);
+  return result.report;
 }
 
 function detectorsOf(ctx: CliContext) {

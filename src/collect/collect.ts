@@ -31,6 +31,11 @@ export interface CollectOptions {
 export interface CollectResult {
   snapshot: ClusterSnapshot;
   notices: string[];
+  /**
+   * Set when the snapshot says nothing about the cluster: nothing could be read, or none of its
+   * Kubernetes API. A report of it would be empty, not healthy; callers treat it as a failure.
+   */
+  unreadable?: string;
 }
 
 /**
@@ -63,7 +68,18 @@ export async function collectSnapshot(ports: CollectPorts, options: CollectOptio
     });
   }
   await mapBounded(tasks, CONCURRENCY, (task) => task());
-  return merger.finish(options.clusterName);
+  const { snapshot, notices } = merger.finish(options.clusterName);
+  const unreadable = unreadableReason(snapshot, kubeWanted);
+  return unreadable ? { snapshot, notices, unreadable } : { snapshot, notices };
+}
+
+function unreadableReason(snapshot: ClusterSnapshot, kubeWanted: readonly SourceName[]): string | undefined {
+  const [first] = snapshot.gaps;
+  if (!first) return undefined;
+  if (snapshot.captured.size === 0) return `nothing could be read (${first.source}: ${first.error})`;
+  if (snapshot.cluster?.gone || kubeWanted.length === 0 || kubeWanted.some((s) => snapshot.captured.has(s))) return undefined;
+  const kubeGap = snapshot.gaps.find((g) => kubeWanted.includes(g.source)) ?? first;
+  return `its Kubernetes API could not be read (${kubeGap.source}: ${kubeGap.error})`;
 }
 
 async function describeCluster(

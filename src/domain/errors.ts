@@ -25,3 +25,11 @@ export class InputError extends SentinelError {
     this.file = file;
   }
 }
+
+/** A live or simulated scan that could read nothing of the cluster (credentials, network, RBAC): exit 2. */
+export class ClusterUnreadableError extends SentinelError {
+  override readonly exitCode = 2;
+  constructor(cluster: string, why: string) {
+    super(`cannot scan cluster ${cluster}: ${why}`);
+  }
+}

@@ -29,11 +29,13 @@ export interface ScanClusterOptions {
 export interface ScanClusterResult {
   report: Report;
   notices: string[];
+  /** Why the scan read nothing of the cluster (see CollectResult); the report is then empty, not healthy. */
+  unreadable?: string;
 }
 
 /** collect → detect → plan → apply (in the configured modes): one live scan of one cluster. */
 export async function scanCluster(connection: ClusterConnection, options: ScanClusterOptions): Promise<ScanClusterResult> {
-  const { snapshot, notices } = await collectSnapshot(connection, {
+  const { snapshot, notices, unreadable } = await collectSnapshot(connection, {
     clusterName: options.clusterName,
     ...(options.sources ? { sources: options.sources } : {}),
   });
@@ -52,7 +54,7 @@ export async function scanCluster(connection: ClusterConnection, options: ScanCl
     clusterName: snapshot.clusterName,
     now: options.now,
   });
-  return { report, notices };
+  return unreadable ? { report, notices, unreadable } : { report, notices };
 }
 
 /**

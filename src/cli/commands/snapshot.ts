@@ -1,7 +1,7 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ParseArgsOptionsConfig } from 'node:util';
-import { InputError, UsageError } from '../../domain/errors.ts';
+import { ClusterUnreadableError, InputError, UsageError } from '../../domain/errors.ts';
 import { collectSnapshot } from '../../collect/collect.ts';
 import { captureFiles } from '../../snapshot/write/capture-files.ts';
 import { parseFlags, stringOf } from '../args.ts';
@@ -49,8 +49,10 @@ export const snapshotCommand: Command = {
       ...(region ? { region } : {}),
       ...(context ? { context } : {}),
     });
-    const { snapshot, notices } = await collectSnapshot(connection, { clusterName });
+    const { snapshot, notices, unreadable } = await collectSnapshot(connection, { clusterName });
     for (const notice of notices) writeLines(ctx.io.stderr, `note: ${notice}`);
+    // What AWS says is still worth a bug report when the API is out of reach; nothing at all is not.
+    if (snapshot.captured.size === 0 && unreadable) throw new ClusterUnreadableError(clusterName, unreadable);
     const files = captureFiles(snapshot, ctx.services.clock());
     for (const file of files) await writeFile(join(out, file.name), file.text, { flag: 'wx' });
     writeLines(ctx.io.stdout, `wrote ${files.length} files to ${out} (${[...snapshot.captured].sort().join(', ')})`);

@@ -31,10 +31,12 @@ describe('collectSnapshot', () => {
       deployments: [karpenterDeployment()],
     });
 
-    const { snapshot } = await collectSnapshot(simulation.connection, { clusterName: 'demo' });
+    const result = await collectSnapshot(simulation.connection, { clusterName: 'demo' });
+    const { snapshot } = result;
 
     expect(names(snapshot)).toEqual(['karpenter-1', 'stuck']);
     expect(snapshot.gaps).toEqual([]);
+    expect(result.unreadable).toBeUndefined();
   });
 
   it('with the controller Pending reads every pod: judging where it could run needs them all', async () => {
@@ -86,8 +88,11 @@ describe('collectSnapshot', () => {
       },
     };
 
-    const { snapshot } = await collectSnapshot(connection, { clusterName: 'demo' });
+    const { snapshot, unreadable } = await collectSnapshot(connection, { clusterName: 'demo' });
 
+    expect(unreadable).toBe(
+      'its Kubernetes API could not be read (deployments: TLS verification failed for https://10.0.0.1: self-signed certificate)',
+    );
     expect(snapshot.gaps.map((g) => g.source).sort()).toEqual([
       'configmaps',
       'crds',

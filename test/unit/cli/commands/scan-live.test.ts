@@ -4,6 +4,7 @@ import { EXAMPLES_NOW } from '../../../../src/cli/commands/demo.ts';
 import { connectLive } from '../../../../src/cli/live-connection.ts';
 import type { Report } from '../../../../src/domain/report.ts';
 import { SOURCE_NAMES } from '../../../../src/domain/snapshot.ts';
+import { KubeUnreachableError } from '../../../../src/ports/errors.ts';
 import { simulateSnapshot, type Simulation } from '../../../../src/simulator/simulation.ts';
 import { loadSnapshot } from '../../../../src/snapshot/load.ts';
 import { run } from '../cli-harness.ts';
@@ -124,6 +125,29 @@ describe('scan --cluster', () => {
     await run(['scan', '--cluster', 'demo', '--context', 'admin@demo', '--now', EXAMPLES_NOW], { services });
 
     expect(targets).toEqual([{ clusterName: 'demo', context: 'admin@demo' }]);
+  });
+
+  it('a cluster whose Kubernetes API cannot be reached is an error in one line, not an empty report', async () => {
+    const { services, simulation } = await liveServices('healthy');
+    const unreachable = {
+      connectLive: async () => ({
+        ...simulation.connection,
+        connectKube: async () => {
+          throw new KubeUnreachableError('connect ETIMEDOUT 10.0.1.5:443');
+        },
+      }),
+    };
+
+    const cluster = simulation.seed.clusterName;
+    const result = await run(['scan', '--cluster', cluster, '--now', EXAMPLES_NOW], {
+      services: { ...services, ...unreachable },
+    });
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /^karpenter-sentinel: cannot scan cluster [\w-]+: its Kubernetes API could not be read \(\w+: connect ETIMEDOUT 10\.0\.1\.5:443\)\n$/,
+    );
   });
 
   it('without a region anywhere it says how to give one', async () => {

@@ -25,7 +25,12 @@ async function services(name: string, whole = true) {
   if (whole) for (const source of SOURCE_NAMES) snapshot.captured.add(source);
   const simulation = await simulateSnapshot(snapshot);
   simulations.push(simulation);
-  return { cluster: snapshot.clusterName, connectLive: async () => simulation.connection, clock: () => new Date(EXAMPLES_NOW) };
+  return {
+    simulation,
+    cluster: snapshot.clusterName,
+    connectLive: async () => simulation.connection,
+    clock: () => new Date(EXAMPLES_NOW),
+  };
 }
 
 describe('snapshot --cluster --out', () => {
@@ -76,6 +81,42 @@ describe('snapshot --cluster --out', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^warning: could not read /m);
     expect(await readFile(join(out, 'SNAPSHOT.md'), 'utf8')).toContain('Could not be read');
+  });
+
+  it('writes nothing and fails in one line when nothing at all could be read', async () => {
+    const live = await services('healthy');
+    for (const operation of [
+      'DescribeCluster',
+      'DescribeInstances',
+      'ListFargateProfiles',
+      'ListAccessEntries',
+      'DescribeLaunchTemplates',
+      'ListInstanceProfiles',
+    ] as const) {
+      live.simulation.aws.faults.fail(operation, {
+        error: { code: 'ExpiredToken', message: 'The security token included in the request is expired' },
+        times: 'always',
+      });
+    }
+    const out = join(dir, 'capture');
+
+    const result = await run(['snapshot', '--cluster', live.cluster, '--out', out], {
+      services: {
+        ...live,
+        connectLive: async () => ({
+          ...live.simulation.connection,
+          connectKube: async () => {
+            throw new Error('no endpoint');
+          },
+        }),
+      },
+    });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^karpenter-sentinel: cannot scan cluster \S+: nothing could be read \(cluster: DescribeCluster failed: ExpiredToken: The security token included in the request is expired\)\n$/,
+    );
+    expect(await readdir(out)).toEqual([]);
   });
 
   it('refuses a folder that is not empty and overwrites nothing', async () => {
