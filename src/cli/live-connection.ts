@@ -20,21 +20,22 @@ export async function connectLive(target: LiveTarget, environment = readCliCloud
   // One credential chain for the SDK clients and the EKS token: SSO or assume-role resolves once.
   const credentials = defaultProvider();
   const aws = awsPorts(createAwsClients({ region, credentials }));
-  let kube: KubernetesApi | undefined;
+  // A kubeconfig context is read now, so a wrong one is a usage error before any AWS call.
+  let kube: KubernetesApi | undefined =
+    target.context === undefined
+      ? undefined
+      : connectWithKubeconfig({
+          context: target.context,
+          ...(environment.kubeconfig ? { kubeconfigPath: environment.kubeconfig } : {}),
+        });
   const connectKube = async (cluster: ClusterInfo | undefined) => {
     if (kube) return kube;
-    if (target.context !== undefined) {
-      kube = connectWithKubeconfig({
-        context: target.context,
-        ...(environment.kubeconfig ? { kubeconfigPath: environment.kubeconfig } : {}),
-      });
-    } else if (cluster) {
-      kube = connectToEks({ cluster, region, token: { credentials } });
-    } else {
+    if (!cluster) {
       throw new KubeUnreachableError(
         `no endpoint for cluster ${target.clusterName}: eks:DescribeCluster failed (or pass --context)`,
       );
     }
+    kube = connectToEks({ cluster, region, token: { credentials } });
     return kube;
   };
   return { aws, connectKube };

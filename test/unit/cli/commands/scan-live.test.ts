@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXAMPLES_NOW } from '../../../../src/cli/commands/demo.ts';
@@ -148,6 +151,30 @@ describe('scan --cluster', () => {
     expect(result.stderr).toMatch(
       /^karpenter-sentinel: cannot scan cluster [\w-]+: its Kubernetes API could not be read \(\w+: connect ETIMEDOUT 10\.0\.1\.5:443\)\n$/,
     );
+  });
+
+  it('a wrong --context or an insecure kubeconfig is refused before any AWS call', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sentinel-kubeconfig-'));
+    const kubeconfig = join(dir, 'config');
+    await writeFile(
+      kubeconfig,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443", insecure-skip-tls-verify: true}}]',
+        'users: [{name: u, user: {token: t}}]',
+        'contexts: [{name: ctx, context: {cluster: c, user: u}}]',
+      ].join('\n'),
+    );
+    const environment = { region: 'us-east-1', kubeconfig };
+    try {
+      await expect(connectLive({ clusterName: 'prod', context: 'nope' }, environment)).rejects.toThrow(
+        `context "nope" not found in ${kubeconfig} (available: ctx)`,
+      );
+      await expect(connectLive({ clusterName: 'prod', context: 'ctx' }, environment)).rejects.toThrow(/always verifies TLS/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('without a region anywhere it says how to give one', async () => {
