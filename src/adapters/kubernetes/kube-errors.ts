@@ -135,6 +135,15 @@ export function errorForNetwork(err: unknown, server: string): SourceError | Tra
     return new KubeUnreachableError(`TLS verification failed for ${server}: ${message}`, { code, cause: err });
   }
   if (code === 'ECONNREFUSED') return new KubeUnreachableError(`connection refused by ${server}`, { code, cause: err });
+  if (code === 'KUBE_CONNECT_TIMEOUT') {
+    return new KubeUnreachableError(
+      `cannot connect to ${server}: ${message} (a private endpoint needs a network path to its VPC)`,
+      {
+        code,
+        cause: err,
+      },
+    );
+  }
   if (code === 'ENOTFOUND') return new KubeUnreachableError(`cannot resolve ${server}: ${message}`, { code, cause: err });
   if (code !== undefined && TRANSIENT_NETWORK_CODES.has(code)) {
     return new TransientKubeError(new SourceError(`${message} (${server})`, { code, cause: err }));

@@ -5,7 +5,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import type { Clock } from '../../ports/clock.ts';
-import { KubeConflictError, SourceError } from '../../ports/errors.ts';
+import { KubeConflictError, KubeUnreachableError, SourceError } from '../../ports/errors.ts';
 import { apiVersionOf, KUBE_RESOURCES } from '../../ports/kubernetes.ts';
 import type {
   DeploymentAnnotationPatch,
@@ -44,6 +44,7 @@ export class KubernetesApi implements KubernetesPort {
   readonly #transport: KubeTransport;
   readonly #clock: Clock;
   readonly #retry: RetryEnvironment;
+  #unreachable: { error: KubeUnreachableError; until: number } | undefined;
   readonly #pageSize: number;
 
   constructor(config: KubeConfig, options: KubernetesApiOptions = {}) {
@@ -161,6 +162,20 @@ export class KubernetesApi implements KubernetesPort {
   }
 
   async #send(request: KubeHttpRequest, options: { accept404?: boolean; attempts?: { count: number } } = {}): Promise<Answer> {
+    // Once the server is known to be out of reach, the other calls of this scan say so at once instead of
+    // each waiting out its own timeout; a client kept for longer (a warm Lambda) tries again a minute later.
+    const known = this.#unreachable;
+    if (known && this.#clock.now().getTime() < known.until) throw known.error;
+    try {
+      return await this.#sendWithRetries(request, options);
+    } catch (err) {
+      if (err instanceof KubeUnreachableError)
+        this.#unreachable = { error: err, until: this.#clock.now().getTime() + UNREACHABLE_MEMORY_MS };
+      throw err;
+    }
+  }
+
+  #sendWithRetries(request: KubeHttpRequest, options: { accept404?: boolean; attempts?: { count: number } }): Promise<Answer> {
     return withRetries(async (attemptNumber) => {
       if (options.attempts) options.attempts.count = attemptNumber;
       let response;
@@ -179,6 +194,8 @@ export class KubernetesApi implements KubernetesPort {
     }, this.#retry);
   }
 }
+
+const UNREACHABLE_MEMORY_MS = 60_000;
 
 class ExpiredContinueError extends Error {
   override readonly cause: SourceError;
