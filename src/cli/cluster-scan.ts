@@ -1,6 +1,6 @@
 import type { Report } from '../domain/report.ts';
 import { CLI_ACTIONS, type ActionSettings, type DetectionSettings } from '../domain/settings.ts';
-import { simulatedSources } from '../simulator/simulation.ts';
+import { simulatedSources } from '../simulator/simulated-sources.ts';
 import { scanCluster, type ScanClusterResult } from '../usecases/scan-cluster.ts';
 import { ClusterUnreadableError } from '../domain/errors.ts';
 import type { CliContext } from './io.ts';

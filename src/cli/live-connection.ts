@@ -8,7 +8,7 @@ import type { ClusterInfo } from '../domain/aws.ts';
 import { UsageError } from '../domain/errors.ts';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { awsPorts, createAwsClients } from '../adapters/aws/index.ts';
-import { connectToEks, connectWithKubeconfig } from '../adapters/kubernetes/connect.ts';
+import { connectToEks } from '../adapters/kubernetes/connect-eks.ts';
 import type { KubernetesApi } from '../adapters/kubernetes/kubernetes-api.ts';
 import { KubeUnreachableError } from '../ports/errors.ts';
 import type { ClusterConnection } from '../usecases/scan-cluster.ts';
@@ -20,11 +20,12 @@ export async function connectLive(target: LiveTarget, environment = readCliCloud
   // One credential chain for the SDK clients and the EKS token: SSO or assume-role resolves once.
   const credentials = defaultProvider();
   const aws = awsPorts(createAwsClients({ region, credentials }));
-  // A kubeconfig context is read now, so a wrong one is a usage error before any AWS call.
+  // client-node (~0.9 s to import) is only needed to read a kubeconfig. A context is read now, so a
+  // wrong one is a usage error before any AWS call.
   let kube: KubernetesApi | undefined =
     target.context === undefined
       ? undefined
-      : connectWithKubeconfig({
+      : (await import('../adapters/kubernetes/connect.ts')).connectWithKubeconfig({
           context: target.context,
           ...(environment.kubeconfig ? { kubeconfigPath: environment.kubeconfig } : {}),
         });

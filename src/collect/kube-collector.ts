@@ -7,7 +7,6 @@ import { readControllerLog } from '../snapshot/controller-logs.ts';
 import { classifyKubeObject } from '../snapshot/kube-objects.ts';
 import type { Contribution } from '../snapshot/recognise.ts';
 import type { JsonRecord } from '../snapshot/shape.ts';
-import { dropUnusedFields } from '../snapshot/unused-fields.ts';
 import { ALL_PODS, CONTROLLER_PODS, KARPENTER_CRD_NAMES, KUBE_LISTS, LOG_TAIL_LINES, PENDING_PODS } from './kube-sources.ts';
 
 export const KUBE_SOURCES: readonly SourceName[] = [...KUBE_LISTS.map((l) => l.source), 'pods', 'crds', 'logs'];
@@ -98,9 +97,7 @@ async function collectLogs(kube: KubernetesReader, pods: readonly Pod[], merger:
 /** API items → what a capture file of them would contribute (checked by the same code). */
 function contributions(source: SourceName, items: readonly JsonRecord[]): Contribution[] {
   const out: Contribution[] = [{ type: 'captured', source }];
-  for (const raw of items) {
-    // managedFields and last-applied copies are half of what the API sends; drop them at once, as the file reader does.
-    const item = dropUnusedFields(raw) as JsonRecord;
+  for (const item of items) {
     const verdict = classifyKubeObject(item, String(item.apiVersion ?? ''), String(item.kind ?? ''), 'from the API');
     if (verdict.type === 'kept') out.push({ type: 'object', source: verdict.source, object: verdict.object, key: verdict.key });
     else if (verdict.type === 'event') out.push({ type: 'event', event: verdict.event, key: verdict.key });

@@ -21,7 +21,7 @@ export const amiSelectorUnscoped: Detector<'AMI_SELECTOR_UNSCOPED'> = {
       const unscoped = terms.map((term, i) => ({ term, i })).filter(({ term }) => isUnscopedAmiTerm(term));
       if (unscoped.length === 0) continue;
       const name = nc.metadata?.name ?? '?';
-      const amis = nc.status?.amis ?? [];
+      const resolved = (nc.status?.amis ?? []).map((a) => `${a.id} (${a.name ?? 'no name'})`).join(', ');
       const byName = unscoped.some(({ term }) => term.name);
       const scoped = terms.map((t) => (isUnscopedAmiTerm(t) ? withOwner(t) : t));
       findings.push(
@@ -37,13 +37,11 @@ export const amiSelectorUnscoped: Detector<'AMI_SELECTOR_UNSCOPED'> = {
               (byName
                 ? `Without an owner Karpenter looks up AMI names among owners self and amazon, so an AMI of this account (self) whose name matches is picked when it is the newest.`
                 : `Without an owner Karpenter does not restrict the owner of tag-selected AMIs, so any image in this account (self) or shared with it that carries these tags qualifies.`) +
-              ` Resolved now: ${amis.map((a) => `${a.id} (${a.name ?? 'no name'})`).join(', ') || 'none'}; check they are the images you meant.`,
+              ` Resolved now: ${resolved || 'none'}; check they are the images you meant.`,
           },
           evidence: [
             ...unscoped.map(({ term, i }) => `amiSelectorTerms[${i}] ${formatTerm(term)} has no owner`),
-            amis.length
-              ? `status.amis: ${amis.map((a) => `${a.id} (${a.name ?? 'no name'})`).join(', ')}`
-              : 'status.amis: none resolved',
+            resolved ? `status.amis: ${resolved}` : 'status.amis: none resolved',
           ],
           remediation: manualRemediation([
             ...unscoped.map(

@@ -76,9 +76,9 @@ function nodeClassMissing(np: NodePool, ctx: DetectContext): Explained | undefin
   // Only EC2NodeClasses are captured: an EKS Auto Mode NodeClass is missing only when Karpenter says so.
   const isEc2 = isEc2NodeClassRef(ref);
   const captured = isEc2 && ctx.snapshot.captured.has('ec2nodeclasses');
-  const existing = ctx.snapshot.nodeClasses.map((c) => c.metadata?.name ?? '?');
   const absent = captured ? !!target && !ctx.index.nodeClassesByName.has(target) : cond?.reason === NODECLASS_NOT_FOUND_REASON;
   if (!absent) return undefined;
+  const existing = ctx.snapshot.nodeClasses.map((c) => c.metadata?.name ?? '?');
   const { kind, resource } = nodeClassKind(ref);
   const replacement = !isEc2
     ? 'default'

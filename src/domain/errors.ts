@@ -12,13 +12,10 @@ export class SentinelError extends Error {
 }
 
 /** Bad command line: exit 2. */
-export class UsageError extends SentinelError {
-  override readonly exitCode = 2;
-}
+export class UsageError extends SentinelError {}
 
 /** A capture file that cannot be read or recognised: exit 2; the message names the file. */
 export class InputError extends SentinelError {
-  override readonly exitCode = 2;
   readonly file: string;
   constructor(file: string, problem: string, options?: { cause?: unknown }) {
     super(`${file}: ${problem}`, options);
@@ -28,7 +25,6 @@ export class InputError extends SentinelError {
 
 /** A live or simulated scan that could read nothing of the cluster (credentials, network, RBAC): exit 2. */
 export class ClusterUnreadableError extends SentinelError {
-  override readonly exitCode = 2;
   constructor(cluster: string, why: string) {
     super(`cannot scan cluster ${cluster}: ${why}`);
   }

@@ -58,5 +58,10 @@ export function ageMs(iso: string | undefined, now: Date): number | undefined {
 export function isoSeconds(iso: string | undefined): string | null {
   if (!iso) return null;
   const t = Date.parse(iso);
-  return Number.isNaN(t) ? null : new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return Number.isNaN(t) ? null : toIsoSeconds(new Date(t));
+}
+
+/** A valid Date as second-precision ISO-8601 (`2026-01-01T00:00:00Z`). */
+export function toIsoSeconds(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

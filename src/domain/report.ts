@@ -1,5 +1,6 @@
 import { SEVERITY_RANK, type Severity } from './codes.ts';
 import type { Finding } from './finding.ts';
+import { toIsoSeconds } from './kube-helpers.ts';
 import type { Gap } from './snapshot.ts';
 
 export const REPORT_SCHEMA_VERSION = 1;
@@ -37,7 +38,7 @@ export function buildReport(input: { cluster: string; now: Date; gaps: Gap[]; fi
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     cluster: input.cluster,
-    generatedAt: input.now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    generatedAt: toIsoSeconds(input.now),
     complete: input.gaps.length === 0,
     gaps: input.gaps,
     findings: sortFindings(input.findings),

@@ -1,7 +1,9 @@
 /**
  * The Kubernetes API as karpenter-sentinel uses it. Objects cross this port in wire shape (what
  * `kubectl get -o json` prints: ISO-8601 strings, `apiVersion` and `kind` set on every item) as
- * unvalidated JSON records; the collector checks them with the same code that reads capture files.
+ * unvalidated JSON records, minus what no reader needs and real objects carry in bulk (managedFields,
+ * the last-applied annotation, a Node's image list: see dropUnusedFields); the collector checks them
+ * with the same code that reads capture files.
  */
 import type { JsonRecord } from '../snapshot/shape.ts';
 

@@ -1,3 +1,4 @@
+import { toIsoSeconds } from '../domain/kube-helpers.ts';
 import { formatDuration } from '../domain/settings.ts';
 
 /**
@@ -21,7 +22,7 @@ export const RESTART_WINDOW_MS = 3_600_000;
 
 /** `2026-01-01T01:00:00Z`: kubectl writes RFC 3339 in its local offset; UTC is the same instant. */
 export function restartStamp(at: Date | number): string {
-  return new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return toIsoSeconds(new Date(at));
 }
 
 /**

@@ -2,7 +2,8 @@
  * LIST with selectors and `limit` + `continue` pagination. The body is a join of each object's
  * cached JSON: nothing is re-serialised per request.
  */
-import { KUBE_RESOURCES, apiVersionOf } from '../ports/kubernetes.ts';
+import { KARPENTER_API_GROUPS } from '../domain/tags.ts';
+import { apiVersionOf } from '../ports/kubernetes.ts';
 import { isRecord, type JsonRecord } from '../snapshot/shape.ts';
 import { SIM_RESOURCES, lowerBound, type KubeStore, type SimResourceName, type StoredObject } from './kube-store.ts';
 import { parseFieldSelector, parseLabelSelector, SelectorError, type ObjectPredicate } from './selectors.ts';
@@ -24,11 +25,7 @@ export interface ListView {
 }
 
 /** Typed lists of built-in kinds leave `apiVersion`/`kind` off their items; custom resources keep them. */
-const CUSTOM_GROUPS: ReadonlySet<string> = new Set(
-  Object.values(KUBE_RESOURCES)
-    .map((r) => r.group)
-    .filter((g) => g.startsWith('karpenter.')),
-);
+const CUSTOM_GROUPS: ReadonlySet<string> = new Set(KARPENTER_API_GROUPS);
 
 interface ContinueToken {
   /** Resource and namespace the token was issued for. */

@@ -3,7 +3,7 @@
  * The real Kubernetes adapter reaches the simulated API server over HTTPS exactly as it reaches
  * EKS (endpoint, cluster CA, bearer token); AWS is the in-memory account seeded from the capture.
  */
-import type { ClusterSnapshot, SourceName } from '../domain/snapshot.ts';
+import type { ClusterSnapshot } from '../domain/snapshot.ts';
 import { KubernetesApi, type KubernetesApiOptions } from '../adapters/kubernetes/kubernetes-api.ts';
 import { kubeConfigForEks } from '../adapters/kubernetes/kubeconfig.ts';
 import type { KubernetesPort } from '../ports/kubernetes.ts';
@@ -13,6 +13,8 @@ import { inMemoryAws, type InMemoryAws } from './in-memory-aws.ts';
 import { startKubeApiServer, type SimulatedKubeApi } from './kube-api-server.ts';
 import { storeFromSnapshot } from './seed.ts';
 
+export { simulatedSources } from './simulated-sources.ts';
+
 export interface Simulation {
   connection: ClusterConnection;
   /** The snapshot the simulation was seeded from. */
@@ -20,15 +22,6 @@ export interface Simulation {
   kubeApi: SimulatedKubeApi;
   aws: InMemoryAws;
   close(): Promise<void>;
-}
-
-/**
- * What a live scan of a simulation reads: what the capture held, and what it recorded as unreadable
- * (that fails again, so the gap reappears). Nothing else: the simulation knows nothing else, and
- * inventing "none exist" for the rest would change what the detectors conclude.
- */
-export function simulatedSources(seed: ClusterSnapshot): ReadonlySet<SourceName> {
-  return new Set([...seed.captured, ...seed.gaps.map((g) => g.source)]);
 }
 
 /** Captured files served as a cluster. */

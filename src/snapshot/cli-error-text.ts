@@ -7,12 +7,12 @@ import { oneLine } from './shape.ts';
 export type CliErrorFact =
   { type: 'cluster-gone'; name: string } | { type: 'gap'; source: SourceName; error: string } | { type: 'no-resources' };
 
-/** AWS operations whose failure leaves a source unread. */
-const SOURCE_OF_OPERATION: Readonly<Record<string, SourceName>> = {
+/** AWS operations whose failure leaves a source unread; a source's first operation is the one that lists it. */
+export const SOURCE_OF_OPERATION: Readonly<Record<string, SourceName>> = {
   DescribeCluster: 'cluster',
   DescribeInstances: 'instances',
-  DescribeFargateProfile: 'fargateprofiles',
   ListFargateProfiles: 'fargateprofiles',
+  DescribeFargateProfile: 'fargateprofiles',
   ListAccessEntries: 'accessentries',
   DescribeAccessEntry: 'accessentries',
   DescribeLaunchTemplates: 'launchtemplates',

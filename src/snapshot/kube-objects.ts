@@ -1,6 +1,6 @@
 import type { KubeEvent, KubeObject } from '../domain/kube.ts';
 import type { SourceName } from '../domain/snapshot.ts';
-import { isRecord, optNumber, optString, optTime, ShapeError, type JsonRecord } from './shape.ts';
+import { isRecord, optNumber, optString, optText, optTime, ShapeError, withoutUndefined, type JsonRecord } from './shape.ts';
 import { KARPENTER_API_GROUPS } from '../domain/tags.ts';
 
 /** The Kubernetes kinds karpenter-sentinel reads, by kind and API group ('' is the core group). */
@@ -61,8 +61,11 @@ export type KubeObjectVerdict =
 
 /** The source objects of this kind belong to; undefined for kinds karpenter-sentinel does not use. */
 export function sourceOfKind(apiVersion: string, kind: string): SourceName | undefined {
-  const group = apiGroupOf(apiVersion);
-  return KINDS_IN_USE.find((k) => k.kind === kind && k.groups.includes(group))?.source;
+  return kindInUse(apiGroupOf(apiVersion), kind)?.source;
+}
+
+function kindInUse(group: string, kind: string): (typeof KINDS_IN_USE)[number] | undefined {
+  return KINDS_IN_USE.find((k) => k.kind === kind && k.groups.includes(group));
 }
 
 function apiGroupOf(apiVersion: string): string {
@@ -77,7 +80,7 @@ function apiGroupOf(apiVersion: string): string {
 export function classifyKubeObject(object: JsonRecord, apiVersion: string, kind: string, where: string): KubeObjectVerdict {
   const group = apiGroupOf(apiVersion);
   if (kind === 'Secret' && group === '') return { type: 'secret' };
-  const known = KINDS_IN_USE.find((k) => k.kind === kind && k.groups.includes(group));
+  const known = kindInUse(group, kind);
   if (!known) {
     if (KARPENTER_API_GROUPS.includes(group) && /\/v1alpha\d+$/.test(apiVersion)) {
       return { type: 'unused', kind: `${kind} (${apiVersion})`, legacyKarpenter: true };
@@ -144,21 +147,19 @@ function normaliseEvent(object: JsonRecord, group: string): KubeEvent {
   const seriesLast = optTime(series.lastObservedTime);
   const eventTime = optTime(object.eventTime);
   const isEventsApi = group === 'events.k8s.io';
-  const regarding = isRecord(isEventsApi ? object.regarding : object.involvedObject)
-    ? ((isEventsApi ? object.regarding : object.involvedObject) as JsonRecord)
-    : {};
+  const regardingValue = isEventsApi ? object.regarding : object.involvedObject;
+  const regarding = isRecord(regardingValue) ? regardingValue : {};
   const firstTime = optTime(isEventsApi ? object.deprecatedFirstTimestamp : object.firstTimestamp) ?? eventTime ?? seriesLast;
   const lastTime =
     seriesLast ?? optTime(isEventsApi ? object.deprecatedLastTimestamp : object.lastTimestamp) ?? eventTime ?? firstTime;
   const count = optNumber(series.count) ?? optNumber(isEventsApi ? object.deprecatedCount : object.count);
-  const legacySource = isRecord(isEventsApi ? object.deprecatedSource : object.source)
-    ? ((isEventsApi ? object.deprecatedSource : object.source) as JsonRecord)
-    : {};
+  const legacySourceValue = isEventsApi ? object.deprecatedSource : object.source;
+  const legacySource = isRecord(legacySourceValue) ? legacySourceValue : {};
   const source =
-    optNonEmpty(isEventsApi ? object.reportingController : legacySource.component) ??
-    optNonEmpty(isEventsApi ? legacySource.component : object.reportingComponent);
-  return compact({
-    regarding: compact({
+    optText(isEventsApi ? object.reportingController : legacySource.component) ??
+    optText(isEventsApi ? legacySource.component : object.reportingComponent);
+  return withoutUndefined({
+    regarding: withoutUndefined({
       kind: optString(regarding.kind),
       namespace: optString(regarding.namespace),
       name: optString(regarding.name),
@@ -173,14 +174,4 @@ function normaliseEvent(object: JsonRecord, group: string): KubeEvent {
     count,
     source,
   }) as KubeEvent;
-}
-
-function optNonEmpty(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-/** Drops undefined fields, so normalised records compare equal to hand-built ones. */
-function compact<T extends Record<string, unknown>>(record: T): T {
-  for (const key of Object.keys(record)) if (record[key] === undefined) delete record[key];
-  return record;
 }

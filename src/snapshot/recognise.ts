@@ -160,10 +160,13 @@ function recogniseList(
         ]
       : [];
   }
-  const recognised: Recognised[] = items.map((item, i) => recogniseListItem(item, itemKind, `${prefix}items[${i}]`));
-  const sources = new Set(
-    recognised.flatMap((r) => (r.type === 'object' ? [r.source] : r.type === 'event' ? ['events' as const] : [])),
-  );
+  const sources = new Set<SourceName>();
+  const recognised: Recognised[] = items.map((item, i) => {
+    const r = recogniseListItem(item, itemKind, `${prefix}items[${i}]`);
+    if (r.type === 'object') sources.add(r.source);
+    else if (r.type === 'event') sources.add('events');
+    return r;
+  });
   for (const source of sources) recognised.push({ type: 'page', source, ...(more ? { more } : {}) });
   return recognised;
 }

@@ -38,6 +38,11 @@ export function optTime(value: unknown): string | undefined {
   return undefined;
 }
 
+/** The record without its undefined fields: records built from optional reads print and compare like hand-built ones. */
+export function withoutUndefined<T extends Record<string, unknown>>(record: T): T {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as T;
+}
+
 export function optStringArray(value: unknown): string[] | undefined {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined;
 }

@@ -1,33 +1,15 @@
 /**
  * The two ways the product reaches a cluster's API: a kubeconfig context (CLI) or an EKS cluster
- * described by AWS plus a token signed with the ambient AWS credentials (Lambda).
+ * described by AWS plus a token signed with the ambient AWS credentials (Lambda; import
+ * connect-eks.ts there: this module loads client-node for the kubeconfig).
  */
-import type { ClusterInfo } from '../../domain/aws.ts';
-import { EksTokenSource } from './eks-token.ts';
-import type { EksTokenSourceOptions } from './eks-token.ts';
-import { kubeConfigForEks, loadKubeConfig } from './kubeconfig.ts';
-import type { KubeconfigSelection } from './kubeconfig.ts';
+import { loadKubeConfig } from './kubeconfig-file.ts';
+import type { KubeconfigSelection } from './kubeconfig-file.ts';
 import { KubernetesApi } from './kubernetes-api.ts';
 import type { KubernetesApiOptions } from './kubernetes-api.ts';
 
+export { connectToEks, type EksConnection } from './connect-eks.ts';
+
 export function connectWithKubeconfig(selection: KubeconfigSelection, options: KubernetesApiOptions = {}): KubernetesApi {
   return new KubernetesApi(loadKubeConfig(selection), options);
-}
-
-export interface EksConnection {
-  /** From `eks:DescribeCluster`: endpoint and base64 CA. */
-  cluster: ClusterInfo;
-  region: string;
-  /** Credentials, clock, STS endpoint and token age for the EKS token; cluster name and region come from above. */
-  token?: Omit<EksTokenSourceOptions, 'clusterName' | 'region'>;
-}
-
-export function connectToEks(connection: EksConnection, options: KubernetesApiOptions = {}): KubernetesApi {
-  const tokens = new EksTokenSource({
-    clock: options.clock,
-    ...connection.token,
-    clusterName: connection.cluster.name,
-    region: connection.region,
-  });
-  return new KubernetesApi(kubeConfigForEks(connection.cluster, tokens), options);
 }

@@ -1,100 +1,14 @@
 /**
- * Where the Kubernetes API is and how to authenticate, as a client-node KubeConfig: from a
- * kubeconfig file (CLI) or from `eks:DescribeCluster` plus an EKS token (Lambda). Either way TLS
- * is verified against the cluster's CA: a kubeconfig asking otherwise is refused.
+ * Where the Kubernetes API is and how to authenticate: a kubeconfig file (kubeconfig-file.ts,
+ * client-node) or `eks:DescribeCluster` plus an EKS token (below, without client-node, so a
+ * Lambda does not import it). Either way TLS is verified against the cluster's CA: a kubeconfig
+ * asking otherwise is refused.
  */
-import { existsSync } from 'node:fs';
-import https from 'node:https';
-import { homedir } from 'node:os';
-import path from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
-import type { Cluster, Context, User } from '@kubernetes/client-node';
+import type { Cluster, User } from '@kubernetes/client-node';
 import type { ClusterInfo } from '../../domain/aws.ts';
-import { InputError, UsageError } from '../../domain/errors.ts';
+import { InputError } from '../../domain/errors.ts';
 import { KubeUnreachableError } from '../../ports/errors.ts';
-import { isRecord } from '../../snapshot/shape.ts';
-import { thrownMessage } from './kube-errors.ts';
-
-export interface KubeconfigSelection {
-  /** `KUBECONFIG` as the caller read it (one path or a `:`-separated list); default `~/.kube/config`. */
-  kubeconfigPath?: string;
-  /** `--context`; default the kubeconfig's current-context. */
-  context?: string;
-}
-
-function kubeconfigFiles(kubeconfigPath: string | undefined): string[] {
-  if (kubeconfigPath === undefined || kubeconfigPath === '') return [path.join(homedir(), '.kube', 'config')];
-  return kubeconfigPath.split(path.delimiter).filter((file) => file !== '');
-}
-
-function loadFile(file: string): KubeConfig {
-  const config = new KubeConfig();
-  try {
-    config.loadFromFile(file);
-  } catch (err) {
-    throw new InputError(file, `not a usable kubeconfig: ${thrownMessage(err)}`, { cause: err });
-  }
-  return config;
-}
-
-/** kubectl's merge rules for a KUBECONFIG list: the first file to define a name (or current-context) wins. */
-function merged(configs: KubeConfig[]): KubeConfig {
-  const [first, ...rest] = configs;
-  if (!first) throw new Error('no kubeconfig to merge');
-  for (const next of rest) {
-    if (!first.getCurrentContext() && next.getCurrentContext()) first.setCurrentContext(next.getCurrentContext());
-    for (const cluster of next.getClusters()) if (!first.getCluster(cluster.name)) first.addCluster(cluster);
-    for (const user of next.getUsers()) if (!first.getUser(user.name)) first.addUser(user);
-    for (const context of next.getContexts()) if (!first.getContextObject(context.name)) first.addContext(context);
-  }
-  return first;
-}
-
-/**
- * Loads the kubeconfig and selects the context. Problems are one line naming the file or the
- * context: missing file, unknown context (with the available ones), undefined cluster or user,
- * plain HTTP, and `insecure-skip-tls-verify`.
- */
-export function loadKubeConfig(selection: KubeconfigSelection = {}): KubeConfig {
-  const files = kubeconfigFiles(selection.kubeconfigPath);
-  const present = files.filter((file) => existsSync(file));
-  // Like kubectl, missing entries of a KUBECONFIG list are skipped; a single named file must exist.
-  if (present.length === 0) {
-    throw new InputError(
-      files.join(path.delimiter),
-      files.length > 1 ? 'none of these kubeconfig files exists' : 'kubeconfig not found',
-    );
-  }
-  const config = merged(present.map(loadFile));
-  const where = present.join(path.delimiter);
-  const available = config
-    .getContexts()
-    .map((c) => c.name)
-    .join(', ');
-
-  const contextName = selection.context ?? config.getCurrentContext();
-  if (!contextName) {
-    throw new UsageError(`${where} sets no current-context; choose one with --context (available: ${available || 'none'})`);
-  }
-  const context = config.getContextObject(contextName);
-  if (!context) {
-    throw new UsageError(`context "${contextName}" not found in ${where} (available: ${available || 'none'})`);
-  }
-  config.setCurrentContext(contextName);
-  checkContext(config, context, where);
-  return config;
-}
-
-function checkContext(config: KubeConfig, context: Context, where: string): void {
-  const cluster = config.getCluster(context.cluster);
-  if (!cluster) throw new InputError(where, `context "${context.name}" names cluster "${context.cluster}", which is not defined`);
-  // client-node applies the cluster CA only when the context has a user: without one TLS would
-  // silently fall back to the system roots.
-  if (!config.getUser(context.user)) {
-    throw new InputError(where, `context "${context.name}" names user "${context.user}", which is not defined`);
-  }
-  assertVerifiedTls(cluster, where);
-}
+import type { KubeAccess } from './kube-transport.ts';
 
 export function assertVerifiedTls(cluster: Cluster, where: string): void {
   if (cluster.skipTLSVerify) {
@@ -116,35 +30,16 @@ export interface BearerTokenSource {
   token(): Promise<string>;
 }
 
-const EKS_TOKEN_PROVIDER = 'karpenter-sentinel-eks-token';
-
-/** Puts a fresh EKS token on every request, through client-node's authenticator hook (its Authenticator shape). */
-class EksTokenAuthenticator {
-  readonly #tokens: BearerTokenSource;
-
-  constructor(tokens: BearerTokenSource) {
-    this.#tokens = tokens;
-  }
-
-  isAuthProvider(user: User): boolean {
-    const provider: unknown = user.authProvider;
-    return isRecord(provider) && provider.name === EKS_TOKEN_PROVIDER;
-  }
-
-  async applyAuthentication(_user: User, opts: https.RequestOptions): Promise<void> {
-    const token = await this.#tokens.token();
-    opts.headers = { ...opts.headers, Authorization: `Bearer ${token}` };
-  }
-}
-
-/** A KubeConfig for an EKS cluster from `eks:DescribeCluster` (endpoint, CA) and a token source. */
-export function kubeConfigForEks(cluster: ClusterInfo, tokens: BearerTokenSource): KubeConfig {
+/**
+ * The access to an EKS cluster from `eks:DescribeCluster` (endpoint, CA) and a token source: what a
+ * client-node KubeConfig of that cluster and a bearer-token user gives the transport (the cluster
+ * CA, and a fresh token on every request), without loading client-node.
+ */
+export function kubeConfigForEks(cluster: ClusterInfo, tokens: BearerTokenSource): KubeAccess {
   if (!cluster.endpoint || !cluster.certificateAuthority) {
     const status = cluster.gone ? 'it does not exist' : `status ${cluster.status ?? 'unknown'}`;
     throw new KubeUnreachableError(`EKS cluster ${cluster.name} has no API endpoint or CA yet (${status})`);
   }
-  const config = new KubeConfig();
-  config.addAuthenticator(new EksTokenAuthenticator(tokens));
   const kubeCluster: Cluster = {
     name: cluster.name,
     server: cluster.endpoint,
@@ -152,6 +47,15 @@ export function kubeConfigForEks(cluster: ClusterInfo, tokens: BearerTokenSource
     skipTLSVerify: false,
   };
   assertVerifiedTls(kubeCluster, `EKS cluster ${cluster.name}`);
-  config.loadFromClusterAndUser(kubeCluster, { name: 'eks-token', authProvider: { name: EKS_TOKEN_PROVIDER } });
-  return config;
+  const ca = Buffer.from(cluster.certificateAuthority, 'base64');
+  const user: User = { name: 'eks-token' };
+  return {
+    getCurrentCluster: () => kubeCluster,
+    getCurrentContext: () => 'loaded-context',
+    getCurrentUser: () => user,
+    async applyToHTTPSOptions(opts) {
+      opts.ca = ca;
+      opts.headers = { ...opts.headers, Authorization: `Bearer ${await tokens.token()}` };
+    },
+  };
 }

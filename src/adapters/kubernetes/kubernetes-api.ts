@@ -2,9 +2,9 @@
  * KubernetesPort over the real API: objects in wire shape (what `kubectl get -o json` prints),
  * every page of every list, bounded retries for transient failures, typed errors for the rest.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import type { Clock } from '../../ports/clock.ts';
+import { dropUnusedFields } from '../../snapshot/unused-fields.ts';
 import { KubeConflictError, KubeUnreachableError, SourceError } from '../../ports/errors.ts';
 import { apiVersionOf, KUBE_RESOURCES } from '../../ports/kubernetes.ts';
 import type {
@@ -19,7 +19,7 @@ import { isRecord } from '../../snapshot/shape.ts';
 import type { JsonRecord } from '../../snapshot/shape.ts';
 import { errorForNetwork, errorForStatus } from './kube-errors.ts';
 import { KubeTransport } from './kube-transport.ts';
-import type { KubeHttpRequest, KubeTransportOptions } from './kube-transport.ts';
+import type { KubeAccess, KubeHttpRequest, KubeTransportOptions } from './kube-transport.ts';
 import { DEFAULT_RETRY_POLICY, withRetries } from './retry.ts';
 import type { RetryEnvironment, RetryPolicy } from './retry.ts';
 
@@ -47,7 +47,7 @@ export class KubernetesApi implements KubernetesPort {
   #unreachable: { error: KubeUnreachableError; until: number } | undefined;
   readonly #pageSize: number;
 
-  constructor(config: KubeConfig, options: KubernetesApiOptions = {}) {
+  constructor(config: KubeAccess, options: KubernetesApiOptions = {}) {
     this.#transport = new KubeTransport(config, options);
     this.#clock = options.clock ?? SYSTEM_CLOCK;
     this.#retry = {
@@ -95,7 +95,8 @@ export class KubernetesApi implements KubernetesPort {
       const page = parseJson(answer.text, request);
       const pageItems = page.items;
       if (!Array.isArray(pageItems)) throw new SourceError(`GET ${path}: the answer is not a list (no items)`);
-      for (const item of pageItems) if (isRecord(item)) items.push(withTypeMeta(item, info));
+      // Dropped page by page, so a list of 50,000 pods never holds their managedFields all at once.
+      for (const item of pageItems) if (isRecord(item)) items.push(withTypeMeta(dropUnusedFields(item) as JsonRecord, info));
       const next = isRecord(page.metadata) && typeof page.metadata.continue === 'string' ? page.metadata.continue : '';
       if (next !== '' && next === token) throw new SourceError(`GET ${path}: the server repeated continue token ${next}`);
       token = next === '' ? undefined : next;
@@ -108,7 +109,7 @@ export class KubernetesApi implements KubernetesPort {
     const request: KubeHttpRequest = { method: 'GET', path: objectPath(resource, info, name, namespace) };
     const answer = await this.#send(request, { accept404: true });
     if (answer.status === 404) return undefined;
-    return withTypeMeta(parseJson(answer.text, request), info);
+    return withTypeMeta(dropUnusedFields(parseJson(answer.text, request)) as JsonRecord, info);
   }
 
   async podLog(query: PodLogQuery): Promise<string> {

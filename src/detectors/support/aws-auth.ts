@@ -1,4 +1,5 @@
-import { parse } from 'yaml';
+import { createRequire } from 'node:module';
+import type { parse as ParseYaml } from 'yaml';
 import type { ConfigMap } from '../../domain/kube.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 import { instanceProfileNameOf, parseRoleArn } from './iam-arn.ts';
@@ -12,6 +13,16 @@ export interface MapRole {
 
 export type AwsAuth =
   { state: 'not-captured' } | { state: 'absent' } | { state: 'unreadable'; error: string } | { state: 'read'; roles: MapRole[] };
+
+/**
+ * `yaml` is loaded on first use, not at import: every scan imports the detectors, and only a
+ * cluster with an aws-auth `mapRoles` to judge needs the parser (~40 ms of cold start otherwise).
+ */
+let parseYaml: typeof ParseYaml | undefined;
+function parse(text: string): unknown {
+  parseYaml ??= (createRequire(import.meta.url)('yaml') as { parse: typeof ParseYaml }).parse;
+  return parseYaml(text);
+}
 
 export const NODE_USERNAME = 'system:node:{{EC2PrivateDNSName}}';
 export const NODE_GROUPS = ['system:bootstrappers', 'system:nodes'] as const;

@@ -38,10 +38,6 @@ export function policyResource(resource: string | undefined): string {
   return slash >= 0 ? `${head}:${tail.slice(0, slash)}/*` : resource;
 }
 
-function policyStatement(actions: string[], resource: string): string {
-  return JSON.stringify({ Effect: 'Allow', Action: actions, Resource: resource });
-}
-
 /** Steps naming (or finding) the controller's IAM role; `roleName` when the data gave it. */
 export function findRoleSteps(
   ctx: DetectContext,
@@ -80,7 +76,8 @@ export function grantSteps(
   },
 ): string[] {
   const { steps: find, roleName } = findRoleSteps(ctx, input.principalRoleArn);
-  const statement = policyStatement(input.actions, policyResource(input.resource));
+  const allow = { Effect: 'Allow', Action: input.actions, Resource: policyResource(input.resource) };
+  const statement = JSON.stringify(allow);
   if (input.explicitDenyIn) {
     return [
       ...find,
@@ -89,7 +86,7 @@ export function grantSteps(
     ];
   }
   const policyName = `karpenter-sentinel-${input.actions.map((a) => a.replace(/[^A-Za-z0-9]+/g, '-')).join('-')}`.slice(0, 128);
-  const document = JSON.stringify({ Version: '2012-10-17', Statement: [JSON.parse(statement) as unknown] });
+  const document = JSON.stringify({ Version: '2012-10-17', Statement: [allow] });
   return [
     ...find,
     commandStep("add this statement to the controller role's policy (or to the IaC that owns it)", statement),

@@ -1,3 +1,4 @@
+import type { KubeObject } from '../../domain/kube.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 import type { SnapshotIndex } from '../../snapshot/snapshot-index.ts';
 
@@ -9,6 +10,7 @@ import type { SnapshotIndex } from '../../snapshot/snapshot-index.ts';
  */
 export function controllerAbsenceKnown(snapshot: ClusterSnapshot, index: SnapshotIndex): boolean {
   if (index.controllers.length > 0) return true;
-  const objects = [...snapshot.pods, ...snapshot.deployments];
-  return objects.length === 0 || objects.some((o) => o.metadata?.namespace === 'kube-system');
+  if (snapshot.pods.length === 0 && snapshot.deployments.length === 0) return true;
+  const inKubeSystem = (o: KubeObject) => o.metadata?.namespace === 'kube-system';
+  return snapshot.pods.some(inKubeSystem) || snapshot.deployments.some(inKubeSystem);
 }

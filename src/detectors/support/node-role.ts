@@ -1,5 +1,6 @@
 import type { InstanceProfile } from '../../domain/aws.ts';
 import type { EC2NodeClass } from '../../domain/kube.ts';
+import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 import type { DetectContext } from '../detector.ts';
 import { accountOf, instanceProfileNameOf, parseRoleArn, roleArn, type RoleArn } from './iam-arn.ts';
 import { awsAuthRoleArns } from './aws-auth.ts';
@@ -165,17 +166,18 @@ function foundFromProfileRole(r: { name: string; arn?: string }, source: string)
 
 /** The account the cluster lives in: its ARN, else any instance profile or mapped ARN in the capture. */
 function accountHint(ctx: DetectContext): { partition: string; account: string } | undefined {
-  const s = ctx.snapshot;
-  const candidates = [
-    s.cluster?.arn,
-    ...s.instances.map((i) => i.iamInstanceProfileArn),
-    ...s.instanceProfiles.map((p) => p.arn),
-    ...s.accessEntries.map((e) => e.principalArn),
-    ...awsAuthRoleArns(s),
-  ];
-  for (const arn of candidates) {
+  for (const arn of accountCandidates(ctx.snapshot)) {
     const hit = accountOf(arn);
     if (hit) return hit;
   }
   return undefined;
+}
+
+/** In order of trust, and lazily: the first hit ends the search before the instances or aws-auth are read. */
+function* accountCandidates(s: ClusterSnapshot): Generator<string | undefined> {
+  yield s.cluster?.arn;
+  for (const i of s.instances) yield i.iamInstanceProfileArn;
+  for (const p of s.instanceProfiles) yield p.arn;
+  for (const e of s.accessEntries) yield e.principalArn;
+  yield* awsAuthRoleArns(s);
 }

@@ -78,8 +78,7 @@ function compatible(pod: LabelSelectorRequirement, pool: LabelSelectorRequiremen
 
 /** Undefined when the NodePool could launch a node for the pod; otherwise why not. */
 export function nodePoolIncompatibility(pod: Pod, pool: NodePool): string | undefined {
-  const taints = [...(pool.spec?.template?.spec?.taints ?? [])];
-  const untolerated = untoleratedTaints(pod.spec?.tolerations, taints);
+  const untolerated = untoleratedTaints(pod.spec?.tolerations, pool.spec?.template?.spec?.taints);
   if (untolerated[0]) return `did not tolerate ${formatTaint(untolerated[0])}`;
   const requirements = poolRequirements(pool);
   const autoMode = isAutoModeRef(pool.spec?.template?.spec?.nodeClassRef);

@@ -147,7 +147,7 @@ export class WorkloadDiagnoser {
     return this.#unknown(pod, quoted, []);
   }
 
-  #unknown(pod: Pod | undefined, quoted: string[], usable: PoolFacts[]): WorkloadVerdict {
+  #unknown(pod: Pod, quoted: string[], usable: PoolFacts[]): WorkloadVerdict {
     const controller = this.#index.controllers.find((c) => c.readyPods > 0) ?? this.#index.controllers[0];
     const ns = controller?.namespace ?? 'karpenter';
     const name = controller?.deploymentName ?? 'karpenter';
@@ -158,7 +158,7 @@ export class WorkloadDiagnoser {
         : 'Nothing captured explains why Karpenter has not provisioned a node for these pods.',
       evidence: quoted,
       steps: [
-        ...(pod ? [`kubectl describe pod -n ${pod.metadata?.namespace ?? 'default'} ${pod.metadata?.name ?? ''}`] : []),
+        `kubectl describe pod -n ${pod.metadata?.namespace ?? 'default'} ${pod.metadata?.name ?? ''}`,
         this.#onlyAwsKarpenter
           ? "EKS Auto Mode runs Karpenter outside the cluster: its word is in the pod's events (see the describe step above) and in the NodeClaims"
           : `kubectl logs -n ${ns} deployment/${name} --tail=200 | grep -iE 'could not schedule|nodeclaim|error'`,

@@ -5,7 +5,8 @@
  */
 import type { AccessEntry, ClusterInfo, FargateProfile, Instance, InstanceProfile, LaunchTemplate } from '../../domain/aws.ts';
 import type { ClusterSnapshot, Gap, SourceName } from '../../domain/snapshot.ts';
-import type { JsonRecord } from '../shape.ts';
+import { SOURCE_OF_OPERATION } from '../cli-error-text.ts';
+import { withoutUndefined, type JsonRecord } from '../shape.ts';
 
 export interface AwsCliDocument {
   /** File name inside the capture folder. */
@@ -24,39 +25,39 @@ type AwsSource = Extract<
   'instances' | 'cluster' | 'fargateprofiles' | 'accessentries' | 'launchtemplates' | 'instanceprofiles'
 >;
 
-/** Per source: its file, and the operations whose failure the loader files under it (cli-error-text.ts). */
-const FILES: Readonly<Record<AwsSource, { file: string; operations: readonly string[] }>> = {
-  instances: { file: 'describe-instances', operations: ['DescribeInstances'] },
-  cluster: { file: 'describe-cluster', operations: ['DescribeCluster'] },
-  fargateprofiles: { file: 'fargate-profiles', operations: ['ListFargateProfiles', 'DescribeFargateProfile'] },
-  accessentries: { file: 'access-entries', operations: ['ListAccessEntries', 'DescribeAccessEntry'] },
-  launchtemplates: { file: 'describe-launch-templates', operations: ['DescribeLaunchTemplates'] },
-  instanceprofiles: { file: 'list-instance-profiles', operations: ['ListInstanceProfiles', 'GetInstanceProfile'] },
+/** Per source, its file (without extension). */
+const FILES: Readonly<Record<AwsSource, string>> = {
+  instances: 'describe-instances',
+  cluster: 'describe-cluster',
+  fargateprofiles: 'fargate-profiles',
+  accessentries: 'access-entries',
+  launchtemplates: 'describe-launch-templates',
+  instanceprofiles: 'list-instance-profiles',
 };
 
 /** The captured AWS sources of a snapshot as AWS CLI outputs, and its AWS gaps as CLI errors. */
 export function awsCliDocuments(snapshot: ClusterSnapshot): AwsCliDocument[] {
   const documents: AwsCliDocument[] = [];
   const { captured } = snapshot;
-  if (captured.has('instances')) documents.push(output(FILES.instances.file, describeInstances(snapshot.instances)));
+  if (captured.has('instances')) documents.push(output(FILES.instances, describeInstances(snapshot.instances)));
   if (captured.has('cluster') && snapshot.cluster) documents.push(clusterDocument(snapshot.cluster));
   if (captured.has('fargateprofiles')) {
-    documents.push(outputs(FILES.fargateprofiles.file, fargateProfileOutputs(snapshot.fargateProfiles, snapshot.clusterName)));
+    documents.push(outputs(FILES.fargateprofiles, fargateProfileOutputs(snapshot.fargateProfiles, snapshot.clusterName)));
   }
   if (captured.has('accessentries')) {
-    documents.push(outputs(FILES.accessentries.file, accessEntryOutputs(snapshot.accessEntries, snapshot.clusterName)));
+    documents.push(outputs(FILES.accessentries, accessEntryOutputs(snapshot.accessEntries, snapshot.clusterName)));
   }
   if (captured.has('launchtemplates'))
-    documents.push(output(FILES.launchtemplates.file, describeLaunchTemplates(snapshot.launchTemplates)));
+    documents.push(output(FILES.launchtemplates, describeLaunchTemplates(snapshot.launchTemplates)));
   if (captured.has('instanceprofiles')) {
-    documents.push(output(FILES.instanceprofiles.file, listInstanceProfiles(snapshot.instanceProfiles)));
+    documents.push(output(FILES.instanceprofiles, listInstanceProfiles(snapshot.instanceProfiles)));
   }
   documents.push(...gapDocuments(snapshot.gaps));
   return documents;
 }
 
 /** `aws ec2 describe-instances` (one reservation holding every instance). */
-export function describeInstances(instances: readonly Instance[]): JsonRecord {
+function describeInstances(instances: readonly Instance[]): JsonRecord {
   return { Reservations: instances.length > 0 ? [{ Instances: instances.map(instanceOutput) }] : [] };
 }
 
@@ -71,7 +72,7 @@ const STATE_CODES: Readonly<Record<string, number>> = {
 
 function instanceOutput(instance: Instance): JsonRecord {
   const code = STATE_CODES[instance.state];
-  return defined({
+  return withoutUndefined({
     InstanceId: instance.id,
     InstanceType: instance.instanceType,
     LaunchTime: instance.launchTime,
@@ -86,7 +87,7 @@ function instanceOutput(instance: Instance): JsonRecord {
 /** `aws eks describe-cluster`. */
 export function describeCluster(cluster: ClusterInfo): JsonRecord {
   return {
-    cluster: defined({
+    cluster: withoutUndefined({
       name: cluster.name,
       arn: cluster.arn,
       version: cluster.version,
@@ -101,14 +102,14 @@ export function describeCluster(cluster: ClusterInfo): JsonRecord {
 }
 
 /** What the AWS CLI prints for a cluster that does not exist; the loader reads it as "gone". */
-export function clusterNotFoundText(name: string): string {
+function clusterNotFoundText(name: string): string {
   return `\nAn error occurred (ResourceNotFoundException) when calling the DescribeCluster operation: No cluster found for name: ${name}.\n`;
 }
 
 function clusterDocument(cluster: ClusterInfo): AwsCliDocument {
-  if (cluster.gone !== true) return output(FILES.cluster.file, describeCluster(cluster));
+  if (cluster.gone !== true) return output(FILES.cluster, describeCluster(cluster));
   const text = clusterNotFoundText(cluster.name);
-  return { name: `${FILES.cluster.file}.txt`, json: text, text };
+  return { name: `${FILES.cluster}.txt`, json: text, text };
 }
 
 /** `aws eks list-fargate-profiles`, then `aws eks describe-fargate-profile` for each described one. */
@@ -120,12 +121,12 @@ function fargateProfileOutputs(profiles: readonly FargateProfile[], clusterName:
 }
 
 function fargateProfileOutput(profile: FargateProfile, clusterName: string): JsonRecord {
-  return defined({
+  return withoutUndefined({
     fargateProfileName: profile.name,
     clusterName: clusterName || undefined,
     podExecutionRoleArn: profile.podExecutionRoleArn,
     subnets: profile.subnets,
-    selectors: profile.selectors.map((s) => defined({ namespace: s.namespace, labels: s.labels })),
+    selectors: profile.selectors.map((s) => withoutUndefined({ namespace: s.namespace, labels: s.labels })),
     status: profile.status,
   });
 }
@@ -137,7 +138,7 @@ function accessEntryOutputs(entries: readonly AccessEntry[], clusterName: string
     ...entries
       .filter((e) => e.described)
       .map((e) => ({
-        accessEntry: defined({
+        accessEntry: withoutUndefined({
           clusterName: clusterName || undefined,
           principalArn: e.principalArn,
           kubernetesGroups: e.kubernetesGroups ?? [],
@@ -149,25 +150,25 @@ function accessEntryOutputs(entries: readonly AccessEntry[], clusterName: string
 }
 
 /** `aws ec2 describe-launch-templates`. */
-export function describeLaunchTemplates(templates: readonly LaunchTemplate[]): JsonRecord {
+function describeLaunchTemplates(templates: readonly LaunchTemplate[]): JsonRecord {
   return {
     LaunchTemplates: templates.map((t) =>
-      defined({ LaunchTemplateId: t.id, LaunchTemplateName: t.name, CreateTime: t.createTime, Tags: tagList(t.tags) }),
+      withoutUndefined({ LaunchTemplateId: t.id, LaunchTemplateName: t.name, CreateTime: t.createTime, Tags: tagList(t.tags) }),
     ),
   };
 }
 
 /** `aws iam list-instance-profiles`, with the tags `get-instance-profile` would add. */
-export function listInstanceProfiles(profiles: readonly InstanceProfile[]): JsonRecord {
+function listInstanceProfiles(profiles: readonly InstanceProfile[]): JsonRecord {
   return {
     InstanceProfiles: profiles.map((p) =>
-      defined({
+      withoutUndefined({
         Path: p.path,
         InstanceProfileName: p.name,
         InstanceProfileId: p.id,
         Arn: p.arn,
         CreateDate: p.createDate,
-        Roles: p.roles.map((r) => defined({ RoleName: r.name, Arn: r.arn })),
+        Roles: p.roles.map((r) => withoutUndefined({ RoleName: r.name, Arn: r.arn })),
         Tags: Object.keys(p.tags).length > 0 ? tagList(p.tags) : undefined,
       }),
     ),
@@ -187,16 +188,20 @@ function gapDocuments(gaps: readonly Gap[]): AwsCliDocument[] {
     const parsed = /^(\w+) failed: ([^\s:()]+): ?(.*)$/.exec(gap.error);
     if (!parsed) continue;
     const [, operation = '', code = '', message = ''] = parsed;
-    const { operations } = FILES[source];
-    const asOperation = operations.includes(operation) ? operation : operations[0];
+    // An operation the loader does not file under this source (ListInstanceProfileTags) is written as its listing.
+    const asOperation = SOURCE_OF_OPERATION[operation] === source ? operation : listingOperation(source);
     const list = lines.get(source) ?? [];
     list.push(`An error occurred (${code}) when calling the ${asOperation} operation: ${message}`);
     lines.set(source, list);
   }
   return [...lines].map(([source, errors]) => {
     const text = `\n${errors.join('\n')}\n`;
-    return { name: `${FILES[source].file}-error.txt`, json: text, text };
+    return { name: `${FILES[source]}-error.txt`, json: text, text };
   });
+}
+
+function listingOperation(source: AwsSource): string | undefined {
+  return Object.keys(SOURCE_OF_OPERATION).find((operation) => SOURCE_OF_OPERATION[operation] === source);
 }
 
 function output(file: string, json: JsonRecord): AwsCliDocument {
@@ -210,9 +215,4 @@ function outputs(file: string, json: JsonRecord[]): AwsCliDocument {
 
 function tagList(tags: Readonly<Record<string, string>>): { Key: string; Value: string }[] {
   return Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
-}
-
-/** Drops undefined fields: the CLI prints absent fields as absent. */
-function defined(record: Record<string, unknown>): JsonRecord {
-  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined));
 }

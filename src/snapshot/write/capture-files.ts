@@ -1,6 +1,6 @@
 import type { ClusterSnapshot, SourceName } from '../../domain/snapshot.ts';
 import type { KubeObject } from '../../domain/kube.ts';
-import { isoSeconds } from '../../domain/kube-helpers.ts';
+import { toIsoSeconds } from '../../domain/kube-helpers.ts';
 import { awsCliDocuments } from './aws-cli-shape.ts';
 import { eventObject, logLinesToText } from './wire.ts';
 
@@ -54,7 +54,7 @@ function summary(snapshot: ClusterSnapshot, takenAt: Date): string {
   const lines = [
     `# karpenter-sentinel snapshot of ${snapshot.clusterName}`,
     '',
-    `Taken at ${isoSeconds(takenAt.toISOString())}. Analyse it with:`,
+    `Taken at ${toIsoSeconds(takenAt)}. Analyse it with:`,
     '',
     '    karpenter-sentinel scan --from THIS-FOLDER',
     '',

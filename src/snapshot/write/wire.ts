@@ -7,7 +7,7 @@ import type { LogLine } from '../../domain/aws.ts';
 import type { KubeEvent } from '../../domain/kube.ts';
 import type { JsonRecord } from '../shape.ts';
 
-export const DEFAULT_EVENT_NAMESPACE = 'default';
+const DEFAULT_EVENT_NAMESPACE = 'default';
 
 /**
  * A normalised event → the events.k8s.io/v1 Event the API server shows for an event recorded

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { connectToEks } from '../../../src/adapters/kubernetes/connect.ts';
+import { connectToEks } from '../../../src/adapters/kubernetes/connect-eks.ts';
 import { presignEksToken } from '../../../src/adapters/kubernetes/eks-token.ts';
 import type { KubernetesApi } from '../../../src/adapters/kubernetes/kubernetes-api.ts';
 import { KubeUnreachableError } from '../../../src/ports/errors.ts';

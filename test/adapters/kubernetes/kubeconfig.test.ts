@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { kubeConfigForEks, loadKubeConfig } from '../../../src/adapters/kubernetes/kubeconfig.ts';
+import { loadKubeConfig } from '../../../src/adapters/kubernetes/kubeconfig-file.ts';
+import { kubeConfigForEks } from '../../../src/adapters/kubernetes/kubeconfig.ts';
 import { InputError, UsageError } from '../../../src/domain/errors.ts';
 import { KubeUnreachableError } from '../../../src/ports/errors.ts';
 

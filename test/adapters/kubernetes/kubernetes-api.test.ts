@@ -7,6 +7,7 @@ import { parse, stringify } from 'yaml';
 import { connectWithKubeconfig } from '../../../src/adapters/kubernetes/connect.ts';
 import type { KubernetesApi, KubernetesApiOptions } from '../../../src/adapters/kubernetes/kubernetes-api.ts';
 import type { Clock } from '../../../src/ports/clock.ts';
+import type { JsonRecord } from '../../../src/snapshot/shape.ts';
 import { KubeConflictError, KubeUnreachableError, SourceError } from '../../../src/ports/errors.ts';
 import { KUBE_RESOURCE_NAMES, KUBE_RESOURCES, apiVersionOf } from '../../../src/ports/kubernetes.ts';
 import { startKubeApiServer } from '../../../src/simulator/kube-api-server.ts';
@@ -144,6 +145,25 @@ describe('KubernetesApi against the simulated API server', () => {
 
       expect(web).toHaveLength(PODS_PER_NAMESPACE);
       expect(checkout).toEqual([]);
+    });
+
+    it('drops managedFields and the last-applied copy as each page arrives', async () => {
+      const api = connect();
+      sim.store.put('pods', {
+        ...pod({ name: 'bulky', namespace: 'shop' }),
+        metadata: {
+          name: 'bulky',
+          namespace: 'shop',
+          managedFields: [{ manager: 'kubectl', operation: 'Apply' }],
+          annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}', team: 'web' },
+        },
+      } as JsonRecord);
+
+      const [bulky] = await api.list({ resource: 'pods', namespace: 'shop', fieldSelector: 'metadata.name=bulky' });
+
+      expect(bulky?.metadata).not.toHaveProperty('managedFields');
+      expect(bulky?.metadata).toMatchObject({ name: 'bulky', annotations: { team: 'web' } });
+      expect(Object.keys((bulky?.metadata as { annotations: object }).annotations)).toEqual(['team']);
     });
 
     it('starts over once when a continue token expired (410 Gone)', async () => {

@@ -11,16 +11,25 @@ import type { Report } from '../../../src/domain/report.ts';
 const BIN = fileURLToPath(new URL('../../../bin/karpenter-sentinel.js', import.meta.url));
 const STACK_FRAME = /^\s+at /m;
 
-async function runBin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function runBin(args: string[], nodeOptions: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
   const { NO_COLOR: _noColor, FORCE_COLOR: _forceColor, ...env } = process.env;
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], { env });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [...nodeOptions, BIN, ...args], { env });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
     return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
   }
 }
+
+/** A module hook that refuses client-node and the AWS SDK: any static import of them fails the start. */
+const REFUSING_HOOKS = `export async function resolve(specifier, context, next) {
+  if (/^@(kubernetes|aws-sdk|smithy)[/]/.test(specifier)) throw new Error('cold start loaded ' + specifier);
+  return next(specifier, context);
+}`;
+const REGISTER_HOOKS = `import { register } from 'node:module';
+register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(REFUSING_HOOKS)}`)});`;
+const HEAVY_MODULES_REFUSED = `--import=data:text/javascript,${encodeURIComponent(REGISTER_HOOKS)}`;
 
 let capture: string;
 beforeAll(async () => {
@@ -67,6 +76,15 @@ describe('bin/karpenter-sentinel.js', () => {
 
     expect(result.code).toBe(2);
     expect(result.stderr).toBe("karpenter-sentinel: unknown option --form for 'scan' (see karpenter-sentinel help scan)\n");
+  });
+
+  it('starts --version, --help and scan --from without loading client-node or the AWS SDK', async () => {
+    for (const args of [['--version'], ['--help'], ['scan', '--from', capture, '--cluster', 'demo', '--fail-on', 'never']]) {
+      const result = await runBin(args, [HEAVY_MODULES_REFUSED]);
+
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+    }
   });
 
   it('refuses --apply on an offline capture, exit 2', async () => {
