@@ -1,6 +1,17 @@
 /**
  * The one place that reads the environment. Everything else receives plain, validated values.
  */
+import { SEVERITIES, type Severity } from './domain/codes.ts';
+import { SentinelError } from './domain/errors.ts';
+import {
+  ACTION_MODES,
+  CLI_ACTIONS,
+  DEFAULT_DETECTION,
+  parseDuration,
+  type ActionMode,
+  type ActionSettings,
+  type DetectionSettings,
+} from './domain/settings.ts';
 
 export interface TerminalEnvironment {
   /** NO_COLOR set (https://no-color.org): never colour. */
@@ -33,4 +44,237 @@ export function readCliCloudEnvironment(env: NodeJS.ProcessEnv = process.env): C
     region: nonEmpty(env.AWS_REGION) ?? nonEmpty(env.AWS_DEFAULT_REGION),
     kubeconfig: nonEmpty(env.KUBECONFIG),
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The deployed service (Lambda). Every variable is declared in serverless.yml; each function reads
+// its settings once, at cold start, and a bad value stops it there with a message naming the variable.
+// ---------------------------------------------------------------------------------------------
+
+/** One or more invalid variables: the message names each one and what was wrong. */
+export class ConfigError extends SentinelError {
+  readonly variables: string[];
+  constructor(problems: { variable: string; problem: string }[]) {
+    super(`invalid configuration: ${problems.map((p) => `${p.variable} ${p.problem}`).join('; ')}`);
+    this.variables = problems.map((p) => p.variable);
+  }
+}
+
+/** The metric namespace is fixed: the dashboard, the alarms and the IAM condition on PutMetricData name it. */
+export const METRICS_NAMESPACE = 'KarpenterSentinel';
+
+export interface OptInTag {
+  key: string;
+  value: string;
+}
+
+export interface DispatchConfig {
+  region: string;
+  scanQueueUrl: string;
+  /** CLUSTERS: scan exactly these; when unset, every cluster carrying the opt-in tag. */
+  clusters: string[] | undefined;
+  optInTag: OptInTag;
+}
+
+export interface AlertSettings {
+  topicArn: string;
+  /** Findings below this severity are counted in metrics but never alerted. */
+  minSeverity: Severity;
+  /** A finding that persists is alerted again at most this often. */
+  reminderIntervalMs: number;
+}
+
+export interface ScanConfig {
+  region: string;
+  stateTable: string;
+  alerts: AlertSettings;
+  detection: DetectionSettings;
+  actions: ActionSettings;
+  /** A scan message older than this is dropped: a newer one for the same cluster is already queued. */
+  scanMaxAgeMs: number;
+  /** How long a processed delivery is remembered, so a duplicate does nothing. */
+  idempotencyTtlMs: number;
+}
+
+export interface InterruptionsConfig {
+  region: string;
+  stateTable: string;
+  alerts: AlertSettings;
+  /** This many interruptions of one NodePool within one window is a surge. */
+  surgeThreshold: number;
+  surgeWindowMs: number;
+  /** The controller state the last scan recorded counts only when it is at most this old. */
+  controllerStatusMaxAgeMs: number;
+  idempotencyTtlMs: number;
+}
+
+export type WebhookUrlSource = { kind: 'ssm-parameter'; name: string } | { kind: 'secrets-manager'; secretId: string };
+
+export interface SlackConfig {
+  region: string;
+  webhook: WebhookUrlSource;
+  /** Attempts per message, the first included, before the invocation fails (and Lambda retries, then the DLQ). */
+  maxAttempts: number;
+}
+
+export function readDispatchConfig(env: NodeJS.ProcessEnv = process.env): DispatchConfig {
+  const read = new EnvReader(env);
+  const config: DispatchConfig = {
+    region: read.required('AWS_REGION'),
+    scanQueueUrl: read.required('SCAN_QUEUE_URL'),
+    clusters: read.list('CLUSTERS'),
+    optInTag: read.tag('OPT_IN_TAG', 'karpenter-sentinel/enabled=true'),
+  };
+  return read.done(config);
+}
+
+export function readScanConfig(env: NodeJS.ProcessEnv = process.env): ScanConfig {
+  const read = new EnvReader(env);
+  const config: ScanConfig = {
+    region: read.required('AWS_REGION'),
+    stateTable: read.required('STATE_TABLE'),
+    alerts: readAlertSettings(read),
+    detection: {
+      controllerPendingMs: read.duration('CONTROLLER_PENDING_AFTER', DEFAULT_DETECTION.controllerPendingMs),
+      workloadPendingMs: read.duration('WORKLOAD_PENDING_AFTER', DEFAULT_DETECTION.workloadPendingMs),
+      registrationMs: read.duration('REGISTRATION_TIMEOUT', DEFAULT_DETECTION.registrationMs),
+      orphanGraceMs: read.duration('ORPHAN_GRACE', DEFAULT_DETECTION.orphanGraceMs),
+    },
+    actions: {
+      modes: {
+        ROLLOUT_RESTART: read.mode('ROLLOUT_RESTART_MODE', SERVICE_ACTIONS.modes.ROLLOUT_RESTART),
+        TERMINATE_INSTANCE: read.mode('TERMINATE_INSTANCE_MODE', SERVICE_ACTIONS.modes.TERMINATE_INSTANCE),
+      },
+      maxTerminationsPerRun: read.integer('MAX_TERMINATIONS_PER_RUN', SERVICE_ACTIONS.maxTerminationsPerRun, 0, 1000),
+      restartCooldownMs: read.duration('RESTART_COOLDOWN', SERVICE_ACTIONS.restartCooldownMs),
+      maxRestartsPerHour: read.integer('MAX_RESTARTS_PER_HOUR', SERVICE_ACTIONS.maxRestartsPerHour, 0, 60),
+    },
+    scanMaxAgeMs: read.duration('SCAN_MAX_AGE', 5 * 60_000),
+    idempotencyTtlMs: read.duration('IDEMPOTENCY_TTL', 24 * 3_600_000),
+  };
+  return read.done(config);
+}
+
+export function readInterruptionsConfig(env: NodeJS.ProcessEnv = process.env): InterruptionsConfig {
+  const read = new EnvReader(env);
+  const config: InterruptionsConfig = {
+    region: read.required('AWS_REGION'),
+    stateTable: read.required('STATE_TABLE'),
+    alerts: readAlertSettings(read),
+    surgeThreshold: read.integer('SURGE_THRESHOLD', 5, 1, 10_000),
+    surgeWindowMs: read.duration('SURGE_WINDOW', 10 * 60_000),
+    controllerStatusMaxAgeMs: read.duration('CONTROLLER_STATUS_MAX_AGE', 10 * 60_000),
+    idempotencyTtlMs: read.duration('IDEMPOTENCY_TTL', 24 * 3_600_000),
+  };
+  return read.done(config);
+}
+
+export function readSlackConfig(env: NodeJS.ProcessEnv = process.env): SlackConfig {
+  const read = new EnvReader(env);
+  const parameter = read.optional('SLACK_WEBHOOK_PARAMETER');
+  const secret = read.optional('SLACK_WEBHOOK_SECRET');
+  if ((parameter === undefined) === (secret === undefined)) {
+    read.problem('SLACK_WEBHOOK_PARAMETER', 'or SLACK_WEBHOOK_SECRET must be set, not both and not neither');
+  }
+  const config: SlackConfig = {
+    region: read.required('AWS_REGION'),
+    webhook:
+      secret !== undefined ? { kind: 'secrets-manager', secretId: secret } : { kind: 'ssm-parameter', name: parameter ?? '' },
+    maxAttempts: read.integer('SLACK_MAX_ATTEMPTS', 5, 1, 10),
+  };
+  return read.done(config);
+}
+
+/** The deployed service fixes what is safe by default: restarts applied, terminations only planned (DESIGN.md). */
+export const SERVICE_ACTIONS: ActionSettings = {
+  ...CLI_ACTIONS,
+  modes: { ROLLOUT_RESTART: 'apply', TERMINATE_INSTANCE: 'dry-run' },
+};
+
+function readAlertSettings(read: EnvReader): AlertSettings {
+  return {
+    topicArn: read.required('ALERT_TOPIC_ARN'),
+    minSeverity: read.oneOf('ALERT_MIN_SEVERITY', SEVERITIES, 'warning'),
+    reminderIntervalMs: read.duration('ALERT_REMINDER_INTERVAL', 4 * 3_600_000),
+  };
+}
+
+/** Reads variables, remembering every problem so one message can name them all. */
+class EnvReader {
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly problems: { variable: string; problem: string }[] = [];
+
+  constructor(env: NodeJS.ProcessEnv) {
+    this.env = env;
+  }
+
+  optional(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  }
+
+  required(name: string): string {
+    const value = this.optional(name);
+    if (value === undefined) this.problem(name, 'is required but not set');
+    return value ?? '';
+  }
+
+  list(name: string): string[] | undefined {
+    const value = this.optional(name);
+    if (value === undefined) return undefined;
+    const items = value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+    if (items.length === 0) this.problem(name, `must list at least one name, comma-separated (got ${JSON.stringify(value)})`);
+    return items;
+  }
+
+  tag(name: string, fallback: string): OptInTag {
+    const value = this.optional(name) ?? fallback;
+    const eq = value.indexOf('=');
+    if (eq <= 0 || eq === value.length - 1) {
+      this.problem(name, `must be KEY=VALUE, e.g. ${fallback} (got ${JSON.stringify(value)})`);
+      return { key: '', value: '' };
+    }
+    return { key: value.slice(0, eq), value: value.slice(eq + 1) };
+  }
+
+  duration(name: string, fallback: number): number {
+    const value = this.optional(name);
+    if (value === undefined) return fallback;
+    const ms = parseDuration(value);
+    if (ms === undefined || ms <= 0) this.problem(name, `must be a duration like 90s, 15m or 4h (got ${JSON.stringify(value)})`);
+    return ms ?? fallback;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const value = this.optional(name);
+    if (value === undefined) return fallback;
+    const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+    if (!(n >= min && n <= max))
+      this.problem(name, `must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`);
+    return Number.isNaN(n) ? fallback : n;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.optional(name);
+    if (value === undefined) return fallback;
+    if ((allowed as readonly string[]).includes(value)) return value as T;
+    this.problem(name, `must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
+    return fallback;
+  }
+
+  mode(name: string, fallback: ActionMode): ActionMode {
+    return this.oneOf(name, ACTION_MODES, fallback);
+  }
+
+  problem(variable: string, problem: string): void {
+    this.problems.push({ variable, problem });
+  }
+
+  done<T>(config: T): T {
+    if (this.problems.length > 0) throw new ConfigError(this.problems);
+    return config;
+  }
 }

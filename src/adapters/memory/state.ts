@@ -1,0 +1,76 @@
+/**
+ * The state table in memory, for local invokes and tests: the same semantics as the DynamoDB
+ * adapter (a shared contract test runs against both), expiry included.
+ */
+import type { ClusterStatus, DeliveryClaim, OpenAlert, RemediationCooldown, StateStore } from '../../ports/state.ts';
+
+interface Delivery {
+  status: 'in-progress' | 'done';
+  expiresAt: number;
+}
+
+export class InMemoryStateStore implements StateStore {
+  private readonly deliveries = new Map<string, Delivery>();
+  private readonly alerts = new Map<string, Map<string, OpenAlert>>();
+  private readonly cooldowns = new Map<string, RemediationCooldown>();
+  private readonly statuses = new Map<string, ClusterStatus>();
+  private readonly windows = new Map<string, { total: number; expiresAt: number }>();
+
+  async claimDelivery(key: string, now: Date, holdMs: number): Promise<DeliveryClaim> {
+    const existing = this.deliveries.get(key);
+    if (existing && existing.expiresAt > now.getTime()) return existing.status;
+    this.deliveries.set(key, { status: 'in-progress', expiresAt: now.getTime() + holdMs });
+    return 'claimed';
+  }
+
+  async completeDelivery(key: string, now: Date, ttlMs: number): Promise<void> {
+    this.deliveries.set(key, { status: 'done', expiresAt: now.getTime() + ttlMs });
+  }
+
+  async releaseDelivery(key: string): Promise<void> {
+    this.deliveries.delete(key);
+  }
+
+  async openAlerts(cluster: string): Promise<OpenAlert[]> {
+    return [...(this.alerts.get(cluster)?.values() ?? [])].map((a) => ({ ...a }));
+  }
+
+  async saveAlert(alert: OpenAlert): Promise<void> {
+    const ofCluster = this.alerts.get(alert.cluster) ?? new Map<string, OpenAlert>();
+    ofCluster.set(alert.key, { ...alert });
+    this.alerts.set(alert.cluster, ofCluster);
+  }
+
+  async clearAlert(cluster: string, key: string): Promise<void> {
+    this.alerts.get(cluster)?.delete(key);
+  }
+
+  async activeCooldowns(cluster: string, now: Date): Promise<RemediationCooldown[]> {
+    return [...this.cooldowns.values()]
+      .filter((c) => c.cluster === cluster && Date.parse(c.until) > now.getTime())
+      .map((c) => ({ ...c }));
+  }
+
+  async startCooldown(cooldown: RemediationCooldown): Promise<void> {
+    this.cooldowns.set(`${cooldown.cluster}\u0000${cooldown.findingId}\u0000${cooldown.action}`, { ...cooldown });
+  }
+
+  async saveClusterStatus(status: ClusterStatus): Promise<void> {
+    this.statuses.set(status.cluster, { ...status });
+  }
+
+  async clusterStatuses(clusters: readonly string[]): Promise<Map<string, ClusterStatus>> {
+    const found = new Map<string, ClusterStatus>();
+    for (const cluster of clusters) {
+      const status = this.statuses.get(cluster);
+      if (status) found.set(cluster, { ...status });
+    }
+    return found;
+  }
+
+  async addToWindow(key: string, amount: number, expiresAt: Date): Promise<number> {
+    const total = (this.windows.get(key)?.total ?? 0) + amount;
+    this.windows.set(key, { total, expiresAt: this.windows.get(key)?.expiresAt ?? expiresAt.getTime() });
+    return total;
+  }
+}

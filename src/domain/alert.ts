@@ -1,0 +1,71 @@
+import type { Severity } from './codes.ts';
+
+/**
+ * What an alert says happened. Finding alerts are deduplicated (opened, a reminder at most every
+ * N hours, resolved); remediation outcomes and interruption alerts are sent once per occurrence.
+ */
+export const ALERT_EVENTS = [
+  'opened',
+  'reminder',
+  'resolved',
+  'remediation-applied',
+  'remediation-failed',
+  'cluster-unreadable',
+  'interruption-unattended',
+  'interruption-surge',
+  'scheduled-maintenance',
+] as const;
+export type AlertEvent = (typeof ALERT_EVENTS)[number];
+
+/**
+ * The service's own alert codes, beside the finding codes (README "Alerts"): they travel in the
+ * `code` message attribute so subscription filter policies can select them.
+ */
+export const SERVICE_ALERT_CODES = [
+  'CLUSTER_UNREADABLE',
+  'INTERRUPTION_UNATTENDED',
+  'INTERRUPTION_SURGE',
+  'SCHEDULED_MAINTENANCE',
+] as const;
+export type ServiceAlertCode = (typeof SERVICE_ALERT_CODES)[number];
+
+export interface Alert {
+  event: AlertEvent;
+  severity: Severity;
+  /** The cluster it is about (`-` for an account-wide alert). */
+  cluster: string;
+  /** A finding code, or one of SERVICE_ALERT_CODES. */
+  code: string;
+  /** One line: what is wrong where. */
+  title: string;
+  /** A few lines: cause, evidence, what the service did. Markdown as chat clients render it. */
+  description: string;
+  /** Commands or actions for a human, in order. */
+  nextSteps: string[];
+  /** Every alert about one problem carries the same thread id (a finding id, or a derived key). */
+  threadId: string;
+}
+
+/**
+ * The SNS message body: the custom notification format of Amazon Q Developer in chat applications
+ * (formerly AWS Chatbot), which renders it in Slack or Teams with no code.
+ */
+export interface ChatNotification {
+  version: '1.0';
+  source: 'custom';
+  id?: string;
+  content: {
+    textType?: 'client-markdown';
+    title: string;
+    description: string;
+    nextSteps?: string[];
+    keywords?: string[];
+  };
+  metadata?: {
+    threadId?: string;
+    summary?: string;
+    eventType?: string;
+    relatedResources?: string[];
+    additionalContext?: Record<string, string>;
+  };
+}

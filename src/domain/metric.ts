@@ -1,0 +1,28 @@
+/** CloudWatch units the service uses. */
+export type MetricUnit = 'Count' | 'Seconds' | 'Milliseconds';
+
+/** One value of one metric; the adapter sends a whole invocation's datums in as few calls as it can. */
+export interface MetricDatum {
+  name: string;
+  unit: MetricUnit;
+  value: number;
+  /** `Cluster` always for per-cluster metrics; `NodePool`, `Kind`, `Action`, `Outcome` where they apply. */
+  dimensions: Record<string, string>;
+}
+
+/** Metric names: the dashboard and alarms in infra/ name them too (README "Metrics"). */
+export const METRIC = {
+  pendingPods: 'PendingPods',
+  oldestPendingPodAge: 'OldestPendingPodAgeSeconds',
+  controllerReadyReplicas: 'ControllerReadyReplicas',
+  unregisteredNodeClaims: 'UnregisteredNodeClaims',
+  launchFailedNodeClaims: 'LaunchFailedNodeClaims',
+  orphanedInstances: 'OrphanedInstances',
+  findings: 'Findings',
+  remediations: 'Remediations',
+  interruptionEvents: 'InterruptionEvents',
+  scanDuration: 'ScanDurationMs',
+  scanGaps: 'ScanGaps',
+  clustersScanned: 'ClustersScanned',
+  scanFailures: 'ScanFailures',
+} as const;
