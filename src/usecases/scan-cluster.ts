@@ -1,7 +1,7 @@
 import type { ClusterInfo } from '../domain/aws.ts';
 import type { Report } from '../domain/report.ts';
 import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
-import type { SourceName } from '../domain/snapshot.ts';
+import type { ClusterSnapshot, SourceName } from '../domain/snapshot.ts';
 import type { Detector } from '../detectors/detector.ts';
 import { collectSnapshot } from '../collect/collect.ts';
 import type { AwsPorts } from '../ports/aws.ts';
@@ -24,10 +24,17 @@ export interface ScanClusterOptions {
   /** Only these sources (a simulation of a partial capture). */
   sources?: ReadonlySet<SourceName>;
   detectors?: readonly Detector[];
+  /**
+   * Changes the plan before anything is applied (the service holds back remediations still cooling
+   * down after an earlier attempt). Pure; must only turn `planned` remediations into `skipped`.
+   */
+  reviewPlan?: (planned: Report) => Report;
 }
 
 export interface ScanClusterResult {
   report: Report;
+  /** What was read (metrics count from it). */
+  snapshot: ClusterSnapshot;
   notices: string[];
   /** Why the scan read nothing of the cluster (see CollectResult); the report is then empty, not healthy. */
   unreadable?: string;
@@ -39,12 +46,13 @@ export async function scanCluster(connection: ClusterConnection, options: ScanCl
     clusterName: options.clusterName,
     ...(options.sources ? { sources: options.sources } : {}),
   });
-  const planned = analyze(snapshot, {
+  const analysed = analyze(snapshot, {
     detection: options.detection,
     actions: options.actions,
     now: options.now,
     ...(options.detectors ? { detectors: options.detectors } : {}),
   });
+  const planned = options.reviewPlan ? options.reviewPlan(analysed) : analysed;
   // In dry-run, or with nothing planned, this is the plan as it is, and nothing is connected to.
   const report = await executeRemediations(planned, {
     kube: connectOnFirstUse(() => connection.connectKube(snapshot.cluster)),
@@ -54,7 +62,7 @@ export async function scanCluster(connection: ClusterConnection, options: ScanCl
     clusterName: snapshot.clusterName,
     now: options.now,
   });
-  return unreadable ? { report, notices, unreadable } : { report, notices };
+  return unreadable ? { report, snapshot, notices, unreadable } : { report, snapshot, notices };
 }
 
 /**
