@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { readTerminalEnvironment } from '../../src/config.ts';
+import {
+  ConfigError,
+  SERVICE_ACTIONS,
+  readDispatchConfig,
+  readInterruptionsConfig,
+  readScanConfig,
+  readSlackConfig,
+  readTerminalEnvironment,
+} from '../../src/config.ts';
+import { DEFAULT_DETECTION } from '../../src/domain/settings.ts';
 
 describe('readTerminalEnvironment', () => {
   it.each([
@@ -13,3 +22,104 @@ describe('readTerminalEnvironment', () => {
     expect(readTerminalEnvironment(env)).toEqual(expected);
   });
 });
+
+describe('service configuration', () => {
+  const scanEnv = {
+    AWS_REGION: 'eu-west-1',
+    STATE_TABLE: 'sentinel-state',
+    ALERT_TOPIC_ARN: 'arn:aws:sns:eu-west-1:111122223333:alerts',
+  };
+
+  it('defaults the scan to the design card: restarts applied, terminations only planned, 4 h reminders', () => {
+    const config = readScanConfig(scanEnv);
+
+    expect(config.actions).toEqual(SERVICE_ACTIONS);
+    expect(config.actions.modes).toEqual({ ROLLOUT_RESTART: 'apply', TERMINATE_INSTANCE: 'dry-run' });
+    expect(config.detection).toEqual(DEFAULT_DETECTION);
+    expect(config.alerts).toEqual({
+      topicArn: scanEnv.ALERT_TOPIC_ARN,
+      minSeverity: 'warning',
+      reminderIntervalMs: 4 * 3_600_000,
+    });
+  });
+
+  it('reads every override', () => {
+    const config = readScanConfig({
+      ...scanEnv,
+      TERMINATE_INSTANCE_MODE: 'apply',
+      ROLLOUT_RESTART_MODE: 'off',
+      MAX_TERMINATIONS_PER_RUN: '5',
+      RESTART_COOLDOWN: '30m',
+      CONTROLLER_PENDING_AFTER: '2m',
+      ALERT_MIN_SEVERITY: 'critical',
+      ALERT_REMINDER_INTERVAL: '1h30m',
+    });
+
+    expect(config.actions.modes).toEqual({ ROLLOUT_RESTART: 'off', TERMINATE_INSTANCE: 'apply' });
+    expect(config.actions.maxTerminationsPerRun).toBe(5);
+    expect(config.actions.restartCooldownMs).toBe(30 * 60_000);
+    expect(config.detection.controllerPendingMs).toBe(2 * 60_000);
+    expect(config.alerts.minSeverity).toBe('critical');
+    expect(config.alerts.reminderIntervalMs).toBe(90 * 60_000);
+  });
+
+  it.each([
+    [{ TERMINATE_INSTANCE_MODE: 'yes' }, 'TERMINATE_INSTANCE_MODE must be one of off, dry-run, apply (got "yes")'],
+    [{ RESTART_COOLDOWN: 'soon' }, 'RESTART_COOLDOWN must be a duration like 90s, 15m or 4h (got "soon")'],
+    [{ MAX_TERMINATIONS_PER_RUN: '-1' }, 'MAX_TERMINATIONS_PER_RUN must be a whole number from 0 to 1000 (got "-1")'],
+    [{ ALERT_MIN_SEVERITY: 'high' }, 'ALERT_MIN_SEVERITY must be one of critical, warning, info (got "high")'],
+  ])('a bad value %j fails naming the variable', (bad, message) => {
+    expect(() => readScanConfig({ ...scanEnv, ...bad })).toThrow(message);
+  });
+
+  it('names every missing required variable in one line', () => {
+    const error = captureError(() => readScanConfig({}));
+
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variables).toEqual(['AWS_REGION', 'STATE_TABLE', 'ALERT_TOPIC_ARN']);
+    expect((error as Error).message).not.toContain('\n');
+  });
+
+  it('dispatch: the opt-in tag is KEY=VALUE and CLUSTERS a comma list', () => {
+    const env = { AWS_REGION: 'eu-west-1', SCAN_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/scan' };
+
+    expect(readDispatchConfig(env)).toMatchObject({
+      clusters: undefined,
+      optInTag: { key: 'karpenter-sentinel/enabled', value: 'true' },
+    });
+    expect(readDispatchConfig({ ...env, CLUSTERS: ' prod, staging ,' }).clusters).toEqual(['prod', 'staging']);
+    expect(() => readDispatchConfig({ ...env, OPT_IN_TAG: 'sentinel' })).toThrow('OPT_IN_TAG must be KEY=VALUE');
+    expect(() => readDispatchConfig({ ...env, CLUSTERS: ' , ' })).toThrow('CLUSTERS must list at least one name');
+  });
+
+  it('interruptions: surge threshold and window', () => {
+    const config = readInterruptionsConfig({ ...scanEnv, SURGE_THRESHOLD: '3', SURGE_WINDOW: '5m' });
+
+    expect(config).toMatchObject({ surgeThreshold: 3, surgeWindowMs: 5 * 60_000, controllerStatusMaxAgeMs: 10 * 60_000 });
+    expect(() => readInterruptionsConfig({ ...scanEnv, SURGE_THRESHOLD: '0' })).toThrow('SURGE_THRESHOLD must be a whole number');
+  });
+
+  it('slack: exactly one of the SSM parameter and the secret', () => {
+    const env = { AWS_REGION: 'eu-west-1' };
+
+    expect(readSlackConfig({ ...env, SLACK_WEBHOOK_PARAMETER: '/sentinel/slack' }).webhook).toEqual({
+      kind: 'ssm-parameter',
+      name: '/sentinel/slack',
+    });
+    expect(readSlackConfig({ ...env, SLACK_WEBHOOK_SECRET: 'sentinel/slack' }).webhook).toEqual({
+      kind: 'secrets-manager',
+      secretId: 'sentinel/slack',
+    });
+    expect(() => readSlackConfig(env)).toThrow('SLACK_WEBHOOK_PARAMETER or SLACK_WEBHOOK_SECRET must be set');
+    expect(() => readSlackConfig({ ...env, SLACK_WEBHOOK_PARAMETER: 'a', SLACK_WEBHOOK_SECRET: 'b' })).toThrow('not both');
+  });
+});
+
+function captureError(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected an error');
+}
