@@ -1,0 +1,378 @@
+/**
+ * The state store contract: one suite, run against the in-memory store and against the DynamoDB
+ * adapter over dynalite (a real DynamoDB API on 127.0.0.1), so local runs and the deployed service
+ * agree. Then what only the DynamoDB side has: TTL on every item, typed errors, the one-call claim
+ * refusal and BatchGetItem's unprocessed keys.
+ */
+import {
+  BatchGetItemCommand,
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  ScanCommand,
+  type AttributeValue,
+} from '@aws-sdk/client-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BATCH_GET_ATTEMPTS, DynamoStateStore, OPEN_ALERT_TTL_MS } from '../../../src/adapters/aws/dynamodb-state.ts';
+import { InMemoryStateStore } from '../../../src/adapters/memory/state.ts';
+import { SourceError } from '../../../src/ports/errors.ts';
+import type { ClusterStatus, OpenAlert, RemediationCooldown, StateStore } from '../../../src/ports/state.ts';
+import { startLocalDynamo, type LocalDynamo } from '../../support/dynalite.ts';
+
+let dynamo: LocalDynamo;
+beforeAll(async () => {
+  dynamo = await startLocalDynamo();
+});
+afterAll(async () => {
+  await dynamo.close();
+});
+
+const NOW = new Date('2026-03-02T10:00:00Z');
+const MINUTE = 60_000;
+const at = (offsetMs: number) => new Date(NOW.getTime() + offsetMs);
+const iso = (offsetMs: number) => at(offsetMs).toISOString();
+
+function openAlert(cluster: string, key: string, overrides: Partial<OpenAlert> = {}): OpenAlert {
+  return {
+    cluster,
+    key,
+    code: 'CONTROLLER_UNAVAILABLE',
+    severity: 'critical',
+    title: `Karpenter controller unavailable in ${cluster}`,
+    firstSeen: iso(-30 * MINUTE),
+    lastSent: iso(-30 * MINUTE),
+    ...overrides,
+  };
+}
+
+function cooldown(findingId: string, until: string, overrides: Partial<RemediationCooldown> = {}): RemediationCooldown {
+  return { cluster: 'prod', findingId, action: 'ROLLOUT_RESTART', until, lastOutcome: `applied at ${iso(0)}`, ...overrides };
+}
+
+function clusterStatus(cluster: string, overrides: Partial<ClusterStatus> = {}): ClusterStatus {
+  return { cluster, observedAt: iso(0), controller: 'available', readyReplicas: 2, desiredReplicas: 2, ...overrides };
+}
+
+const byKey = (alerts: OpenAlert[]) => [...alerts].sort((a, b) => a.key.localeCompare(b.key));
+
+describe.each([
+  { store: 'InMemoryStateStore', create: async (): Promise<StateStore> => new InMemoryStateStore() },
+  {
+    store: 'DynamoStateStore',
+    create: async (): Promise<StateStore> => new DynamoStateStore(dynamo.client, await dynamo.createStateTable()),
+  },
+])('$store (state store contract)', ({ create }) => {
+  describe('delivery idempotency', () => {
+    it('gives a held delivery to one claimer, and a processed one is a duplicate for every later claim', async () => {
+      // Prepare
+      const store = await create();
+
+      // Act
+      const first = await store.claimDelivery('scan#prod#2026-03-02T10:00:00Z', NOW, 5 * MINUTE);
+      const concurrent = await store.claimDelivery('scan#prod#2026-03-02T10:00:00Z', at(MINUTE), 5 * MINUTE);
+      await store.completeDelivery('scan#prod#2026-03-02T10:00:00Z', at(2 * MINUTE), 24 * 60 * MINUTE);
+      const duplicate = await store.claimDelivery('scan#prod#2026-03-02T10:00:00Z', at(10 * MINUTE), 5 * MINUTE);
+      const other = await store.claimDelivery('scan#prod#2026-03-02T10:01:00Z', at(10 * MINUTE), 5 * MINUTE);
+
+      // Assess
+      expect([first, concurrent, duplicate, other]).toEqual(['claimed', 'in-progress', 'done', 'claimed']);
+    });
+
+    it('lets a crashed holder’s claim lapse exactly at now + holdMs, not before', async () => {
+      // Prepare
+      const store = await create();
+      await store.claimDelivery('m-1', NOW, 5 * MINUTE);
+
+      // Act
+      const justBefore = await store.claimDelivery('m-1', at(5 * MINUTE - 1000), 5 * MINUTE);
+      const atExpiry = await store.claimDelivery('m-1', at(5 * MINUTE), 5 * MINUTE);
+      const afterReclaim = await store.claimDelivery('m-1', at(6 * MINUTE), 5 * MINUTE);
+
+      // Assess
+      expect(justBefore).toBe('in-progress');
+      expect(atExpiry).toBe('claimed');
+      expect(afterReclaim).toBe('in-progress');
+    });
+
+    it('forgets a processed delivery once its ttl passed', async () => {
+      // Prepare
+      const store = await create();
+      await store.claimDelivery('m-1', NOW, MINUTE);
+      await store.completeDelivery('m-1', NOW, 60 * MINUTE);
+
+      // Act
+      const within = await store.claimDelivery('m-1', at(60 * MINUTE - 1000), MINUTE);
+      const after = await store.claimDelivery('m-1', at(60 * MINUTE), MINUTE);
+
+      // Assess
+      expect(within).toBe('done');
+      expect(after).toBe('claimed');
+    });
+
+    it('lets the retry claim a delivery released after a failure', async () => {
+      // Prepare
+      const store = await create();
+      await store.claimDelivery('m-1', NOW, 5 * MINUTE);
+
+      // Act
+      await store.releaseDelivery('m-1');
+      const retry = await store.claimDelivery('m-1', at(1000), 5 * MINUTE);
+      await store.releaseDelivery('never-claimed');
+
+      // Assess
+      expect(retry).toBe('claimed');
+    });
+  });
+
+  describe('open alerts', () => {
+    it('lists what was saved per cluster, a save replaces, a clear removes only that alert of that cluster', async () => {
+      // Prepare
+      const store = await create();
+      const controller = openAlert('prod', 'CONTROLLER_UNAVAILABLE|Deployment/karpenter/karpenter');
+      const orphan = openAlert('prod', 'ORPHANED_INSTANCE|Instance/i-0abc', { code: 'ORPHANED_INSTANCE', severity: 'warning' });
+      const staging = openAlert('staging', 'CONTROLLER_UNAVAILABLE|Deployment/karpenter/karpenter');
+      for (const alert of [controller, orphan, staging]) await store.saveAlert(alert);
+
+      // Act
+      const reminded = { ...controller, lastSent: iso(0) };
+      await store.saveAlert(reminded);
+      const beforeClear = await store.openAlerts('prod');
+      await store.clearAlert('prod', orphan.key);
+      await store.clearAlert('prod', 'never-opened');
+
+      // Assess
+      expect(byKey(beforeClear)).toEqual(byKey([reminded, orphan]));
+      expect(await store.openAlerts('prod')).toEqual([reminded]);
+      expect(await store.openAlerts('staging')).toEqual([staging]);
+      expect(await store.openAlerts('dev')).toEqual([]);
+    });
+  });
+
+  describe('remediation cooldowns', () => {
+    it('lists only the cluster’s cooldowns still running (until > now), the latest per finding and action', async () => {
+      // Prepare
+      const store = await create();
+      const restart = cooldown('CONTROLLER_CRASHLOOP|Deployment/karpenter/karpenter', iso(15 * MINUTE));
+      const terminate = cooldown('NODECLAIM_NOT_REGISTERED|Instance/i-0abc', iso(5 * MINUTE), {
+        action: 'TERMINATE_INSTANCE',
+        lastOutcome: `failed at ${iso(0)}: UnauthorizedOperation`,
+      });
+      const ended = cooldown('CONTROLLER_CRASHLOOP|Deployment/kube-system/karpenter', iso(-1000));
+      const endsNow = cooldown('CONTROLLER_OOMKILLED|Deployment/karpenter/karpenter', iso(0));
+      const otherCluster = cooldown(restart.findingId, iso(15 * MINUTE), { cluster: 'staging' });
+      for (const c of [cooldown(restart.findingId, iso(-MINUTE)), restart, terminate, ended, endsNow, otherCluster]) {
+        await store.startCooldown(c);
+      }
+
+      // Act
+      const active = await store.activeCooldowns('prod', NOW);
+      const later = await store.activeCooldowns('prod', at(10 * MINUTE));
+
+      // Assess
+      expect([...active].sort((a, b) => a.until.localeCompare(b.until))).toEqual([terminate, restart]);
+      expect(later).toEqual([restart]);
+      expect(await store.activeCooldowns('staging', NOW)).toEqual([otherCluster]);
+    });
+  });
+
+  describe('cluster statuses', () => {
+    it('returns the statuses of the clusters that have one, the last saved, and none for the others', async () => {
+      // Prepare
+      const store = await create();
+      await store.saveClusterStatus(clusterStatus('prod', { observedAt: iso(-MINUTE) }), 60 * MINUTE);
+      const prod = clusterStatus('prod', { controller: 'unavailable', readyReplicas: 0 });
+      await store.saveClusterStatus(prod, 60 * MINUTE);
+      const auto = clusterStatus('auto', { controller: 'managed', readyReplicas: 0, desiredReplicas: 0 });
+      await store.saveClusterStatus(auto, 60 * MINUTE);
+
+      // Act
+      const statuses = await store.clusterStatuses(['prod', 'never-scanned', 'auto', 'prod']);
+
+      // Assess
+      expect(Object.fromEntries(statuses)).toEqual({ prod, auto });
+      expect((await store.clusterStatuses([])).size).toBe(0);
+    });
+
+    it('reads more clusters than one BatchGetItem call takes (100)', async () => {
+      // Prepare
+      const store = await create();
+      const names = Array.from({ length: 230 }, (_, i) => `cluster-${String(i).padStart(3, '0')}`);
+      const saved = names.filter((_, i) => i % 3 !== 0);
+      await Promise.all(saved.map((name) => store.saveClusterStatus(clusterStatus(name), 60 * MINUTE)));
+
+      // Act
+      const statuses = await store.clusterStatuses(names);
+
+      // Assess
+      expect([...statuses.keys()].sort()).toEqual(saved);
+      expect(statuses.get('cluster-229')).toEqual(clusterStatus('cluster-229'));
+    });
+  });
+
+  describe('window counters', () => {
+    it('adds atomically: 20 concurrent adds of 1 make 20, and each key counts alone', async () => {
+      // Prepare
+      const store = await create();
+      const windowEnd = at(10 * MINUTE);
+
+      // Act
+      const totals = await Promise.all(
+        Array.from({ length: 20 }, () => store.addToWindow('surge#prod#spot#1772445600', 1, windowEnd)),
+      );
+      const afterMore = await store.addToWindow('surge#prod#spot#1772445600', 3, windowEnd);
+      const otherWindow = await store.addToWindow('surge#prod#spot#1772446200', 2, at(20 * MINUTE));
+
+      // Assess
+      expect([...totals].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect(afterMore).toBe(23);
+      expect(otherWindow).toBe(2);
+    });
+  });
+});
+
+describe('DynamoStateStore (DynamoDB only)', () => {
+  type Item = Record<string, AttributeValue>;
+  const seconds = (date: Date | string) => Math.ceil(new Date(date).getTime() / 1000);
+
+  it('puts the TTL attribute expiresAt (epoch seconds) on every item it writes', async () => {
+    // Prepare
+    const table = await dynamo.createStateTable();
+    const store = new DynamoStateStore(dynamo.client, table);
+
+    // Act
+    await store.claimDelivery('m-held', NOW, 5 * MINUTE);
+    await store.claimDelivery('m-done', NOW, 5 * MINUTE);
+    await store.completeDelivery('m-done', NOW, 24 * 60 * MINUTE);
+    await store.saveAlert(openAlert('prod', 'k1', { lastSent: iso(-MINUTE) }));
+    await store.startCooldown(cooldown('f1', '2026-03-02T10:15:00.250Z'));
+    await store.saveClusterStatus(clusterStatus('prod'), 10 * MINUTE);
+    await store.addToWindow('w1', 1, at(10 * MINUTE));
+    await store.addToWindow('w1', 1, at(30 * MINUTE));
+    const { Items = [] } = await dynamo.client.send(new ScanCommand({ TableName: table }));
+
+    // Assess
+    const expiry = Object.fromEntries(Items.map((item: Item) => [`${item.pk?.S}/${item.sk?.S}`, item.expiresAt]));
+    expect(expiry).toEqual({
+      'IDEMPOTENCY#m-held/-': { N: String(seconds(at(5 * MINUTE))) },
+      'IDEMPOTENCY#m-done/-': { N: String(seconds(at(24 * 60 * MINUTE))) },
+      'ALERT#prod/k1': { N: String(seconds(new Date(Date.parse(iso(-MINUTE)) + OPEN_ALERT_TTL_MS))) },
+      'COOLDOWN#prod/f1#ROLLOUT_RESTART': { N: String(seconds('2026-03-02T10:15:01Z')) },
+      'STATUS#prod/-': { N: String(seconds(at(10 * MINUTE))) },
+      // The window keeps the expiry of its first add.
+      'WINDOW#w1/-': { N: String(seconds(at(10 * MINUTE))) },
+    });
+  });
+
+  it('rejects with a SourceError naming the operation when DynamoDB refuses (a missing table)', async () => {
+    // Prepare
+    const store = new DynamoStateStore(dynamo.client, 'no-such-table');
+
+    // Act
+    const failures = await Promise.all([
+      store.claimDelivery('m-1', NOW, MINUTE).catch((e: unknown) => e),
+      store.completeDelivery('m-1', NOW, MINUTE).catch((e: unknown) => e),
+      store.releaseDelivery('m-1').catch((e: unknown) => e),
+      store.openAlerts('prod').catch((e: unknown) => e),
+      store.clusterStatuses(['prod']).catch((e: unknown) => e),
+      store.addToWindow('w1', 1, NOW).catch((e: unknown) => e),
+    ]);
+
+    // Assess
+    for (const failure of failures) expect(failure).toBeInstanceOf(SourceError);
+    expect(failures.map((f) => (f as SourceError).message.replace(/: .*/, ''))).toEqual([
+      'PutItem failed',
+      'PutItem failed',
+      'DeleteItem failed',
+      'Query failed',
+      'BatchGetItem failed',
+      'UpdateItem failed',
+    ]);
+    expect((failures[0] as SourceError).message).toMatch(/^PutItem failed: ResourceNotFoundException: /);
+    expect((failures[0] as SourceError).code).toBe('ResourceNotFoundException');
+  });
+
+  it('rejects a stored item it cannot read, naming it', async () => {
+    // Prepare
+    const table = await dynamo.createStateTable();
+    await dynamo.client.send(
+      new PutItemCommand({ TableName: table, Item: { pk: { S: 'ALERT#prod' }, sk: { S: 'k1' }, cluster: { S: 'prod' } } }),
+    );
+
+    // Act
+    const listing = new DynamoStateStore(dynamo.client, table).openAlerts('prod');
+
+    // Assess
+    await expect(listing).rejects.toThrow('state item ALERT#prod/k1 has no valid');
+  });
+
+  describe('against a mocked client', () => {
+    const client = new DynamoDBClient({ region: 'us-east-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' } });
+    const mock = mockClient(client);
+
+    it('learns the holder’s status from the refused write itself (ALL_OLD): one call', async () => {
+      // Prepare
+      mock.reset();
+      mock.on(PutItemCommand).rejects(
+        new ConditionalCheckFailedException({
+          message: 'The conditional request failed',
+          $metadata: { httpStatusCode: 400 },
+          Item: { pk: { S: 'IDEMPOTENCY#m-1' }, sk: { S: '-' }, status: { S: 'done' }, expiresAt: { N: '1772500000' } },
+        }),
+      );
+
+      // Act
+      const claim = await new DynamoStateStore(client, 'state').claimDelivery('m-1', NOW, MINUTE);
+
+      // Assess
+      expect(claim).toBe('done');
+      expect(mock.commandCalls(PutItemCommand)[0]?.args[0].input).toMatchObject({
+        ConditionExpression: 'attribute_not_exists(#pk) OR #ttl <= :now',
+        ExpressionAttributeValues: { ':now': { N: String(NOW.getTime() / 1000) } },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
+      expect(mock.commandCalls(GetItemCommand)).toHaveLength(0);
+    });
+
+    it('asks again for the keys BatchGetItem left unprocessed', async () => {
+      // Prepare
+      mock.reset();
+      const key = (cluster: string) => ({ pk: { S: `STATUS#${cluster}` }, sk: { S: '-' } });
+      const stored = (cluster: string) => ({
+        ...key(cluster),
+        cluster: { S: cluster },
+        observedAt: { S: iso(0) },
+        controller: { S: 'available' },
+        readyReplicas: { N: '2' },
+        desiredReplicas: { N: '2' },
+      });
+      mock
+        .on(BatchGetItemCommand)
+        .resolvesOnce({ Responses: { state: [stored('a')] }, UnprocessedKeys: { state: { Keys: [key('b')] } } })
+        .resolvesOnce({ Responses: { state: [stored('b')] } });
+
+      // Act
+      const statuses = await new DynamoStateStore(client, 'state').clusterStatuses(['a', 'b']);
+
+      // Assess
+      expect([...statuses.keys()].sort()).toEqual(['a', 'b']);
+      expect(mock.commandCalls(BatchGetItemCommand)[1]?.args[0].input.RequestItems).toEqual({ state: { Keys: [key('b')] } });
+    });
+
+    it('rejects when keys stay unprocessed after every attempt, rather than report a cluster without status', async () => {
+      // Prepare
+      mock.reset();
+      mock
+        .on(BatchGetItemCommand)
+        .resolves({ UnprocessedKeys: { state: { Keys: [{ pk: { S: 'STATUS#a' }, sk: { S: '-' } }] } } });
+
+      // Act
+      const reading = new DynamoStateStore(client, 'state').clusterStatuses(['a']);
+
+      // Assess
+      await expect(reading).rejects.toThrow('BatchGetItem failed: 1 of 1 keys still unprocessed');
+      expect(mock.commandCalls(BatchGetItemCommand)).toHaveLength(BATCH_GET_ATTEMPTS);
+    });
+  });
+});
