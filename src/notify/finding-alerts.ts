@@ -1,0 +1,199 @@
+/**
+ * Which alerts one scan of one cluster sends, deduplicated against the alerts still open in the
+ * state table: one when a finding appears, a reminder at most every `reminderIntervalMs` while it
+ * persists, one when it clears. Pure: the caller reads the open alerts, publishes `alerts`, then
+ * saves `save` and clears `clear`.
+ */
+import type { AlertSettings } from '../config.ts';
+import type { Alert, AlertEvent } from '../domain/alert.ts';
+import { SEVERITY_RANK, type Severity } from '../domain/codes.ts';
+import type { Finding } from '../domain/finding.ts';
+import { toIsoSeconds } from '../domain/kube-helpers.ts';
+import type { Report } from '../domain/report.ts';
+import { formatDuration } from '../domain/settings.ts';
+import type { OpenAlert } from '../ports/state.ts';
+import { actionWord, capitalized, findingFacts, sinceText, stepsFor } from './finding-text.ts';
+
+/** The open-alert key (and alert code) of "the scan could not read the cluster at all". */
+export const UNREADABLE_KEY = 'CLUSTER_UNREADABLE';
+
+export interface AlertPlan {
+  alerts: Alert[];
+  /** Open alerts to write: new ones, and those whose reminder went out. */
+  save: OpenAlert[];
+  /** Keys of open alerts that are resolved. */
+  clear: string[];
+}
+
+export interface ScanAlertInput {
+  cluster: string;
+  report: Report;
+  /** Why the scan read nothing of the cluster (ScanClusterResult.unreadable). */
+  unreadable?: string;
+  open: readonly OpenAlert[];
+  now: Date;
+  settings: AlertSettings;
+}
+
+/**
+ * Dedupe rules:
+ * - a finding at or above `minSeverity` that is not open → `opened`;
+ * - open, and `reminderIntervalMs` since the last alert, or now more severe than when last alerted
+ *   (a controller losing its last ready replica) → `reminder`;
+ * - open and absent from a COMPLETE, readable report → `resolved`. Absence on incomplete data
+ *   proves nothing, so nothing is resolved then. A finding that is still present but dropped below
+ *   `minSeverity` stays open, silently, until it is really gone;
+ * - every applied or failed remediation → one alert, whatever its severity (the scan's idempotency
+ *   and the remediation cooldowns keep it from repeating).
+ */
+export function planScanAlerts(input: ScanAlertInput): AlertPlan {
+  const { cluster, report, now, settings } = input;
+  const plan: AlertPlan = { alerts: [], save: [], clear: [] };
+  const open = new Map(input.open.map((o) => [o.key, o]));
+  const nowIso = toIsoSeconds(now);
+
+  planUnreadable(input, open.get(UNREADABLE_KEY), plan);
+
+  const findings = uniqueById(report.findings);
+  for (const f of findings) {
+    if (SEVERITY_RANK[f.severity] < SEVERITY_RANK[settings.minSeverity]) continue;
+    const existing = open.get(f.id);
+    if (!existing) {
+      plan.alerts.push(findingAlert('opened', f, cluster, now, []));
+      plan.save.push({
+        cluster,
+        key: f.id,
+        code: f.code,
+        severity: f.severity,
+        title: f.title,
+        firstSeen: nowIso,
+        lastSent: nowIso,
+      });
+      continue;
+    }
+    const escalated = SEVERITY_RANK[f.severity] > SEVERITY_RANK[existing.severity];
+    if (!escalated && !reminderDue(existing, now, settings.reminderIntervalMs)) continue;
+    const lead = escalated
+      ? `Escalated from ${existing.severity} to ${f.severity}; open since ${sinceText(existing.firstSeen, now)}.`
+      : `Still open since ${sinceText(existing.firstSeen, now)}; reminded every ${formatDuration(settings.reminderIntervalMs)}.`;
+    plan.alerts.push(findingAlert('reminder', f, cluster, now, [lead, '']));
+    plan.save.push({ ...existing, code: f.code, severity: f.severity, title: f.title, lastSent: nowIso });
+  }
+
+  for (const f of findings) {
+    const status = f.remediation?.status;
+    if (status === 'applied' || status === 'failed') plan.alerts.push(remediationAlert(f, cluster, now));
+  }
+
+  if (input.unreadable === undefined && report.complete) {
+    const present = new Set(findings.map((f) => f.id));
+    const gone = [...open.values()]
+      .filter((o) => o.key !== UNREADABLE_KEY && !present.has(o.key))
+      .sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || a.key.localeCompare(b.key));
+    for (const o of gone) {
+      plan.alerts.push(resolvedAlert(o, now, 'no longer found by a complete scan'));
+      plan.clear.push(o.key);
+    }
+  }
+  return plan;
+}
+
+/** CLUSTER_UNREADABLE follows the same opened / reminder / resolved cycle as a finding. */
+function planUnreadable(input: ScanAlertInput, existing: OpenAlert | undefined, plan: AlertPlan): void {
+  const { cluster, now, settings } = input;
+  const nowIso = toIsoSeconds(now);
+  if (input.unreadable === undefined) {
+    if (existing) {
+      plan.alerts.push(resolvedAlert(existing, now, 'the scan reads the cluster again'));
+      plan.clear.push(UNREADABLE_KEY);
+    }
+    return;
+  }
+  const severity: Severity = 'critical';
+  if (SEVERITY_RANK[severity] < SEVERITY_RANK[settings.minSeverity]) return;
+  if (existing && !reminderDue(existing, now, settings.reminderIntervalMs)) return;
+  const title = `Cannot read cluster ${cluster}: the sentinel is blind to it`;
+  const lead = existing ? [`Still unreadable since ${sinceText(existing.firstSeen, now)}.`, ''] : [];
+  plan.alerts.push({
+    event: existing ? 'reminder' : 'opened',
+    severity,
+    cluster,
+    code: UNREADABLE_KEY,
+    title,
+    description: [
+      ...lead,
+      `**Error:** ${input.unreadable}`,
+      'Nothing of the cluster could be read, so no Karpenter problem can be found or fixed there, and no open alert of it is resolved until a scan reads it again.',
+    ].join('\n'),
+    nextSteps: [
+      `aws eks describe-cluster --name ${cluster} --query 'cluster.[status,endpoint,accessConfig]'`,
+      `aws eks list-access-entries --cluster-name ${cluster}`,
+      `karpenter-sentinel scan --cluster ${cluster}`,
+    ],
+    threadId: UNREADABLE_KEY,
+  });
+  plan.save.push(
+    existing
+      ? { ...existing, title, lastSent: nowIso }
+      : { cluster, key: UNREADABLE_KEY, code: UNREADABLE_KEY, severity, title, firstSeen: nowIso, lastSent: nowIso },
+  );
+}
+
+function findingAlert(event: AlertEvent, f: Finding, cluster: string, now: Date, lead: string[]): Alert {
+  return {
+    event,
+    severity: f.severity,
+    cluster,
+    code: f.code,
+    title: f.title,
+    description: [...lead, ...findingFacts(f, cluster, now)].join('\n'),
+    nextSteps: stepsFor(f),
+    threadId: f.id,
+  };
+}
+
+function remediationAlert(f: Finding, cluster: string, now: Date): Alert {
+  const action = f.remediation?.action;
+  const applied = f.remediation?.status === 'applied';
+  const word = action && action !== 'MANUAL' ? actionWord(action) : 'action';
+  const follow = !applied
+    ? 'It did not go through; the next steps do it by hand.'
+    : action === 'TERMINATE_INSTANCE'
+      ? 'The finding resolves once EC2 reports the instance shutting down or terminated.'
+      : 'The next scans tell whether it helped: the finding resolves, or the restart guardrails stop and say a human must look.';
+  return {
+    event: applied ? 'remediation-applied' : 'remediation-failed',
+    severity: f.severity,
+    cluster,
+    code: f.code,
+    title: `${capitalized(word)} ${applied ? 'applied' : 'failed'}: ${f.title}`,
+    description: [...findingFacts(f, cluster, now), '', follow].join('\n'),
+    nextSteps: stepsFor(f),
+    threadId: f.id,
+  };
+}
+
+function resolvedAlert(o: OpenAlert, now: Date, why: string): Alert {
+  return {
+    event: 'resolved',
+    severity: o.severity,
+    cluster: o.cluster,
+    code: o.code,
+    title: o.title,
+    description: `Resolved at ${toIsoSeconds(now)}: ${why}. Open since ${sinceText(o.firstSeen, now)}.`,
+    nextSteps: [],
+    threadId: o.key,
+  };
+}
+
+/** Due when the interval has passed since the last alert; an unreadable `lastSent` counts as due. */
+function reminderDue(o: OpenAlert, now: Date, intervalMs: number): boolean {
+  const last = Date.parse(o.lastSent);
+  return Number.isNaN(last) || now.getTime() - last >= intervalMs;
+}
+
+function uniqueById(findings: readonly Finding[]): Finding[] {
+  const byId = new Map<string, Finding>();
+  for (const f of findings) if (!byId.has(f.id)) byId.set(f.id, f);
+  return [...byId.values()];
+}
