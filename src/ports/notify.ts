@@ -33,6 +33,8 @@ export interface WebhookResponse {
   status: number;
   /** Seconds, from a 429's Retry-After header. */
   retryAfterSeconds?: number;
+  /** The response text (Slack explains refusals there: `no_service`, `invalid_token`). */
+  body?: string;
 }
 
 export interface WebhookPoster {
