@@ -1,0 +1,28 @@
+import middy from '@middy/core';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { invocationLog } from '../middleware.ts';
+import { scanBatch, type ScanServiceDependencies } from '../../usecases/scan-service.ts';
+
+export type ScanDependencies = ScanServiceDependencies;
+
+/** Claims outlive the invocation a little: a crashed invocation's clusters are free again soon after. */
+const CLAIM_MARGIN_MS = 30_000;
+
+/** SQS scan queue → one scan per record; failed records come back as batch item failures. */
+export function createScanHandler(deps: ScanDependencies) {
+  return middy<SQSEvent, SQSBatchResponse>()
+    .use(invocationLog({ logger: deps.logger, functionName: 'scan', summarise }))
+    .handler(async (event, context) => {
+      const deliveries = event.Records.map((record) => ({
+        messageId: record.messageId,
+        body: record.body,
+        receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
+      }));
+      const result = await scanBatch(deps, deliveries, { claimHoldMs: context.getRemainingTimeInMillis() + CLAIM_MARGIN_MS });
+      return { batchItemFailures: result.failedMessageIds.map((itemIdentifier) => ({ itemIdentifier })) };
+    });
+}
+
+function summarise(response: unknown): Record<string, unknown> {
+  return { batchItemFailures: (response as SQSBatchResponse | undefined)?.batchItemFailures.length ?? 0 };
+}

@@ -1,0 +1,90 @@
+import type { ClusterInfo } from '../domain/aws.ts';
+import { toIsoSeconds } from '../domain/kube-helpers.ts';
+import type { OptInTag } from '../config.ts';
+import type { EksPort } from '../ports/aws.ts';
+import type { ScanQueue, ScanRequest } from '../ports/notify.ts';
+import type { Logger } from '../service/logger.ts';
+import { errorFields } from '../service/logger.ts';
+import { mapBounded } from '../support/concurrency.ts';
+
+/** DescribeCluster calls in flight at once (EKS throttles bursts per account). */
+export const DESCRIBE_CONCURRENCY = 5;
+
+/** A cluster in these states has no API server worth scanning (or none any more). */
+const NOT_SCANNABLE = new Set(['CREATING', 'DELETING']);
+
+export interface DispatchScansDependencies {
+  eks: EksPort;
+  queue: ScanQueue;
+  logger: Logger;
+}
+
+export interface DispatchScansSettings {
+  /** Scan exactly these (no EKS call); undefined: every cluster carrying the opt-in tag. */
+  clusters: readonly string[] | undefined;
+  optInTag: OptInTag;
+}
+
+export interface DispatchSummary {
+  requestedAt: string;
+  /** The clusters a scan request was sent for. */
+  dispatched: string[];
+  skipped: {
+    /** Listed clusters without the opt-in tag. */
+    optedOut: number;
+    /** Deleted, being deleted or still being created. */
+    notActive: number;
+    /** DescribeCluster failed: opted in or not cannot be told, so not scanned this tick. */
+    describeFailed: number;
+  };
+}
+
+/**
+ * One schedule tick: which clusters to scan, then one scan request each. `requestedAt` is the
+ * tick's time, so whatever sends a tick's requests again (an async retry, a replayed event) sends
+ * the same ones, and the scan function's idempotency turns the repeats into no-ops.
+ */
+export async function dispatchScans(
+  deps: DispatchScansDependencies,
+  settings: DispatchScansSettings,
+  tick: Date,
+): Promise<DispatchSummary> {
+  const requestedAt = toIsoSeconds(tick);
+  const summary: DispatchSummary = { requestedAt, dispatched: [], skipped: { optedOut: 0, notActive: 0, describeFailed: 0 } };
+  summary.dispatched = settings.clusters
+    ? [...new Set(settings.clusters)]
+    : await optedInClusters(deps, settings.optInTag, summary);
+  const requests: ScanRequest[] = summary.dispatched.map((cluster) => ({ cluster, requestedAt }));
+  if (requests.length > 0) await deps.queue.send(requests);
+  return summary;
+}
+
+async function optedInClusters(deps: DispatchScansDependencies, tag: OptInTag, summary: DispatchSummary): Promise<string[]> {
+  const names = await deps.eks.listClusters();
+  const described = await mapBounded(names, DESCRIBE_CONCURRENCY, async (name) => {
+    try {
+      return await deps.eks.describeCluster(name);
+    } catch (error) {
+      // Its tags are unknown: logged and skipped rather than scanned against its owner's choice.
+      deps.logger.warn('cluster not described; not scanned this time', { cluster: name, ...errorFields(error) });
+      summary.skipped.describeFailed += 1;
+      return undefined;
+    }
+  });
+  return described.flatMap((cluster): string[] => {
+    if (!cluster) return [];
+    if (!scannable(cluster)) {
+      summary.skipped.notActive += 1;
+      return [];
+    }
+    if (cluster.tags?.[tag.key] !== tag.value) {
+      summary.skipped.optedOut += 1;
+      return [];
+    }
+    return [cluster.name];
+  });
+}
+
+function scannable(cluster: ClusterInfo): boolean {
+  return cluster.gone !== true && !NOT_SCANNABLE.has(cluster.status ?? '');
+}

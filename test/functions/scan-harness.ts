@@ -1,0 +1,143 @@
+/**
+ * The scan function as deployed, minus AWS: the real handler and use case, the state table over
+ * dynalite (a real DynamoDB API on 127.0.0.1), and clusters served by the simulator (a real HTTPS
+ * Kubernetes API seeded from examples/, in-memory AWS). Alerts and metrics are recorded.
+ */
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { DynamoStateStore } from '../../src/adapters/aws/dynamodb-state.ts';
+import { RecordingAlertPublisher, RecordingMetricsSink } from '../../src/adapters/memory/outputs.ts';
+import { readScanConfig } from '../../src/config.ts';
+import type { Clock } from '../../src/ports/clock.ts';
+import type { StateStore } from '../../src/ports/state.ts';
+import { createScanHandler } from '../../src/service/handlers/scan.ts';
+import { jsonLogger } from '../../src/service/logger.ts';
+import { simulatedSources, startSimulation, type Simulation } from '../../src/simulator/simulation.ts';
+import type { ServiceConnection } from '../../src/usecases/scan-service.ts';
+import type { LocalDynamo } from '../support/dynalite.ts';
+import { lambdaContext, sampleEvent } from '../support/lambda.ts';
+
+export const TOPIC_ARN = 'arn:aws:sns:eu-west-1:111122223333:karpenter-sentinel-alerts';
+/** The examples' capture time: the sample events' requestedAt. */
+export const TICK = '2026-01-01T01:00:00Z';
+
+export const FARGATE = 'pattern-infra-eks-dev'; // examples/fargate-bootstrap-deadlock: controller Pending
+export const ORPHANS = 'platform-eks-dev'; // examples/orphans-after-destroy: two orphaned instances
+export const HEALTHY = 'aws-2026-eks'; // examples/healthy
+
+const EXAMPLE_OF: Record<string, string> = {
+  [FARGATE]: 'fargate-bootstrap-deadlock',
+  [ORPHANS]: 'orphans-after-destroy',
+  [HEALTHY]: 'healthy',
+};
+
+/** Simulated time: scans read `now` from it; the Kubernetes client's retry waits pass at once. */
+export class TestClock implements Clock {
+  #t: number;
+  constructor(iso: string) {
+    this.#t = Date.parse(iso);
+  }
+  now(): Date {
+    return new Date(this.#t);
+  }
+  async sleep(ms: number): Promise<void> {
+    this.#t += ms;
+  }
+  set(iso: string): void {
+    this.#t = Date.parse(iso);
+  }
+  advance(ms: number): void {
+    this.#t += ms;
+  }
+}
+
+export interface ScanService {
+  invoke(event: SQSEvent): Promise<SQSBatchResponse>;
+  state: StateStore;
+  alerts: RecordingAlertPublisher;
+  metrics: RecordingMetricsSink;
+  clock: TestClock;
+  logs: Record<string, unknown>[];
+  /** The simulated cluster of that name. */
+  cluster(name: string): Simulation;
+  /** How often the function connected to each cluster. */
+  connects: Map<string, number>;
+  close(): Promise<void>;
+}
+
+export interface ScanServiceOptions {
+  /** Clusters to simulate (cluster names above); a request for any other fails to connect. */
+  clusters: string[];
+  /** Extra environment, as serverless.yml would set it (e.g. TERMINATE_INSTANCE_MODE=apply). */
+  env?: Record<string, string>;
+  /** The scans' clock starts here; default: 5 s after the tick. */
+  now?: string;
+}
+
+export async function startScanService(dynamo: LocalDynamo, options: ScanServiceOptions): Promise<ScanService> {
+  const table = await dynamo.createStateTable();
+  const settings = readScanConfig({
+    AWS_REGION: 'eu-west-1',
+    STATE_TABLE: table,
+    ALERT_TOPIC_ARN: TOPIC_ARN,
+    ...options.env,
+  });
+  const noWait: Clock = { now: () => new Date(), sleep: async () => undefined };
+  const simulations = new Map<string, Simulation>();
+  for (const name of options.clusters) {
+    const example = EXAMPLE_OF[name];
+    if (!example) throw new Error(`no example for cluster ${name}`);
+    const path = fileURLToPath(new URL(`../../examples/${example}`, import.meta.url));
+    simulations.set(name, await startSimulation([path], { kube: { clock: noWait } }));
+  }
+  const clock = new TestClock(options.now ?? '2026-01-01T01:00:05Z');
+  const logs: Record<string, unknown>[] = [];
+  const connects = new Map<string, number>();
+  const state = new DynamoStateStore(dynamo.client, table);
+  const alerts = new RecordingAlertPublisher();
+  const metrics = new RecordingMetricsSink();
+  const handler = createScanHandler({
+    settings,
+    connect: async (clusterName): Promise<ServiceConnection> => {
+      connects.set(clusterName, (connects.get(clusterName) ?? 0) + 1);
+      const simulation = simulations.get(clusterName);
+      if (!simulation)
+        throw new Error(`eks:DescribeCluster failed: ResourceNotFoundException: No cluster found for name: ${clusterName}.`);
+      return { ...simulation.connection, sources: simulatedSources(simulation.seed) };
+    },
+    state,
+    alerts,
+    metrics,
+    clock,
+    logger: jsonLogger({}, (line) => logs.push(JSON.parse(line) as Record<string, unknown>)),
+  });
+  return {
+    invoke: async (event) => (await handler(event, lambdaContext())) as SQSBatchResponse,
+    state,
+    alerts,
+    metrics,
+    clock,
+    logs,
+    connects,
+    cluster(name) {
+      const simulation = simulations.get(name);
+      if (!simulation) throw new Error(`cluster ${name} is not simulated`);
+      return simulation;
+    },
+    close: async () => {
+      await Promise.all([...simulations.values()].map((s) => s.close()));
+    },
+  };
+}
+
+/** `events/scan.message.json` asking for `cluster` at `requestedAt`, as a new message. */
+export function scanMessage(cluster: string, requestedAt: string, messageId: string = randomUUID()): SQSEvent {
+  const [record] = sampleEvent<SQSEvent>('scan.message').Records;
+  return { Records: [{ ...record!, messageId, body: JSON.stringify({ cluster, requestedAt }) }] };
+}
+
+/** `2026-01-01T01:00:00Z` + minutes, in ISO seconds. */
+export function minutesAfterTick(minutes: number, seconds = 0): string {
+  return new Date(Date.parse(TICK) + minutes * 60_000 + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

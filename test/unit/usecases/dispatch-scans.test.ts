@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest';
+import type { ClusterInfo } from '../../../src/domain/aws.ts';
+import { RecordingScanQueue } from '../../../src/adapters/memory/outputs.ts';
+import type { EksPort } from '../../../src/ports/aws.ts';
+import { jsonLogger } from '../../../src/service/logger.ts';
+import { inMemoryAws, type InMemoryAws } from '../../../src/simulator/in-memory-aws.ts';
+import { dispatchScans } from '../../../src/usecases/dispatch-scans.ts';
+import { cluster, snapshotOf } from '../../factories/aws.ts';
+
+const TICK = new Date('2026-01-01T01:00:00.734Z');
+const OPT_IN = { key: 'karpenter-sentinel/enabled', value: 'true' };
+const optedIn = { 'karpenter-sentinel/enabled': 'true', team: 'platform' };
+
+/** An account of several clusters: one in-memory AWS per cluster (recording its calls), one EKS port over them. */
+function account(clusters: ClusterInfo[]) {
+  const byName = new Map<string, InMemoryAws>(clusters.map((c) => [c.name, inMemoryAws(snapshotOf({ cluster: c }, c.name))]));
+  let listCalls = 0;
+  const eks: EksPort = {
+    // ListClusters still names a cluster deleted since: DescribeCluster then finds it gone.
+    listClusters: async () => {
+      listCalls += 1;
+      return clusters.map((c) => c.name);
+    },
+    describeCluster: (name) => byName.get(name)!.eks.describeCluster(name),
+    fargateProfiles: async () => [],
+    accessEntries: async () => [],
+  };
+  const describeCalls = () => [...byName.values()].reduce((n, a) => n + a.callsTo('DescribeCluster').length, 0);
+  return { eks, byName, listCalls: () => listCalls, describeCalls };
+}
+
+function deps(eks: EksPort) {
+  const lines: Record<string, unknown>[] = [];
+  const logger = jsonLogger({}, (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
+  return { eks, queue: new RecordingScanQueue(), logger, lines };
+}
+
+describe('dispatchScans', () => {
+  it('sends one request per cluster carrying the opt-in tag, stamped with the tick in ISO seconds', async () => {
+    const aws = account([
+      cluster({ name: 'shop-prod', tags: optedIn }),
+      cluster({ name: 'shop-staging', tags: { 'karpenter-sentinel/enabled': 'false' } }),
+      cluster({ name: 'data-dev', tags: { team: 'data' } }),
+      cluster({ name: 'ml-prod', tags: optedIn }),
+    ]);
+    const d = deps(aws.eks);
+
+    const summary = await dispatchScans(d, { clusters: undefined, optInTag: OPT_IN }, TICK);
+
+    expect(d.queue.sent).toEqual([
+      { cluster: 'shop-prod', requestedAt: '2026-01-01T01:00:00Z' },
+      { cluster: 'ml-prod', requestedAt: '2026-01-01T01:00:00Z' },
+    ]);
+    expect(summary).toEqual({
+      requestedAt: '2026-01-01T01:00:00Z',
+      dispatched: ['shop-prod', 'ml-prod'],
+      skipped: { optedOut: 2, notActive: 0, describeFailed: 0 },
+    });
+  });
+
+  it('honours a custom opt-in tag key and value', async () => {
+    const aws = account([
+      cluster({ name: 'shop-prod', tags: optedIn }),
+      cluster({ name: 'payments', tags: { 'sentinel.example.com/watch': 'yes' } }),
+    ]);
+    const d = deps(aws.eks);
+
+    await dispatchScans(d, { clusters: undefined, optInTag: { key: 'sentinel.example.com/watch', value: 'yes' } }, TICK);
+
+    expect(d.queue.sent.map((r) => r.cluster)).toEqual(['payments']);
+  });
+
+  it('with an explicit list, queues exactly those clusters and calls EKS not at all', async () => {
+    const aws = account([cluster({ name: 'shop-prod', tags: optedIn })]);
+    const d = deps(aws.eks);
+
+    const summary = await dispatchScans(d, { clusters: ['legacy-eks', 'untagged-eks', 'legacy-eks'], optInTag: OPT_IN }, TICK);
+
+    expect(d.queue.sent).toEqual([
+      { cluster: 'legacy-eks', requestedAt: '2026-01-01T01:00:00Z' },
+      { cluster: 'untagged-eks', requestedAt: '2026-01-01T01:00:00Z' },
+    ]);
+    expect(summary.dispatched).toEqual(['legacy-eks', 'untagged-eks']);
+    expect(aws.listCalls()).toBe(0);
+    expect(aws.describeCalls()).toBe(0);
+  });
+
+  it('a cluster whose DescribeCluster fails is logged and skipped; the others still go', async () => {
+    const aws = account([
+      cluster({ name: 'shop-prod', tags: optedIn }),
+      cluster({ name: 'payments-prod', tags: optedIn }),
+      cluster({ name: 'ml-prod', tags: optedIn }),
+    ]);
+    aws.byName.get('payments-prod')!.faults.fail('DescribeCluster', {
+      error: { code: 'AccessDeniedException', message: 'User is not authorized to perform: eks:DescribeCluster' },
+    });
+    const d = deps(aws.eks);
+
+    const summary = await dispatchScans(d, { clusters: undefined, optInTag: OPT_IN }, TICK);
+
+    expect(d.queue.sent.map((r) => r.cluster)).toEqual(['shop-prod', 'ml-prod']);
+    expect(summary.skipped).toEqual({ optedOut: 0, notActive: 0, describeFailed: 1 });
+    const warnings = d.lines.filter((l) => l.level === 'warn');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ cluster: 'payments-prod' });
+    expect(String(warnings[0]?.error)).toContain('AccessDeniedException');
+  });
+
+  it('skips clusters deleted since they were listed, being deleted or still being created', async () => {
+    const gone = cluster({ name: 'old-eks', tags: optedIn });
+    const aws = account([
+      gone,
+      cluster({ name: 'teardown-eks', status: 'DELETING', tags: optedIn }),
+      cluster({ name: 'new-eks', status: 'CREATING', tags: optedIn }),
+      cluster({ name: 'shop-prod', status: 'UPDATING', tags: optedIn }),
+    ]);
+    aws.byName.get('old-eks')!.state.cluster!.gone = true;
+    const d = deps(aws.eks);
+
+    const summary = await dispatchScans(d, { clusters: undefined, optInTag: OPT_IN }, TICK);
+
+    expect(d.queue.sent.map((r) => r.cluster)).toEqual(['shop-prod']);
+    expect(summary.skipped).toEqual({ optedOut: 0, notActive: 3, describeFailed: 0 });
+  });
+
+  it('sends nothing when no cluster is opted in', async () => {
+    const aws = account([cluster({ name: 'data-dev', tags: {} })]);
+    const d = deps(aws.eks);
+    d.queue.failNext = new Error('a send would fail');
+
+    const summary = await dispatchScans(d, { clusters: undefined, optInTag: OPT_IN }, TICK);
+
+    expect(summary.dispatched).toEqual([]);
+    expect(d.queue.sent).toEqual([]);
+  });
+
+  it('rejects when the queue refuses the requests, so the failure shows (the next tick sends them again)', async () => {
+    const aws = account([cluster({ name: 'shop-prod', tags: optedIn })]);
+    const d = deps(aws.eks);
+    d.queue.failNext = new Error('SendMessageBatch failed for 1 of 1 scan requests: shop-prod (AccessDenied)');
+
+    await expect(dispatchScans(d, { clusters: undefined, optInTag: OPT_IN }, TICK)).rejects.toThrow(/shop-prod/);
+  });
+
+  it('describes clusters a few at a time', async () => {
+    const names = Array.from({ length: 23 }, (_, i) => `team-${i}-eks`);
+    let inFlight = 0;
+    let most = 0;
+    const eks: EksPort = {
+      listClusters: async () => names,
+      describeCluster: async (name) => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        inFlight -= 1;
+        return cluster({ name, tags: optedIn });
+      },
+      fargateProfiles: async () => [],
+      accessEntries: async () => [],
+    };
+    const d = deps(eks);
+
+    const summary = await dispatchScans(d, { clusters: undefined, optInTag: OPT_IN }, TICK);
+
+    expect(summary.dispatched).toHaveLength(23);
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(5);
+  });
+});
