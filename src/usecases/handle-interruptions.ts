@@ -1,0 +1,239 @@
+/**
+ * One batch of the sentinel's interruption queue: parse each record, skip the deliveries already
+ * processed, resolve every instance of the batch with ONE DescribeInstances call, count by cluster,
+ * NodePool and kind (one PutMetricData), and alert on what needs a human.
+ *
+ * Failure semantics (SQS partial batch response): a malformed record fails alone; a failing AWS or
+ * state-store call fails the records it affects and releases their claims, so the retry processes
+ * them again; nothing is dropped silently. The surge counters are the one thing a retry may add to
+ * twice (an increment cannot be taken back); the surge alert itself is claimed, so it goes out once.
+ */
+import type { Severity } from '../domain/codes.ts';
+import type { Instance } from '../domain/aws.ts';
+import { planAlerts, type SurgeGroup } from '../interruptions/alert-plan.ts';
+import { Batch, errorText, type Delivery } from '../interruptions/batch.ts';
+import { isParseError } from '../interruptions/event.ts';
+import { resolveEvent } from '../interruptions/owner.ts';
+import { parseRecord } from '../interruptions/parse.ts';
+import { surgeAlertKey, surgeCounterKey, windowExpiry, windowStartOf } from '../interruptions/surge-window.ts';
+import { alertWanted, SURGE_KINDS, UNATTENDED_KINDS } from '../notify/interruption-alerts.ts';
+import { interruptionMetrics } from '../notify/interruption-metrics.ts';
+import type { Ec2Port } from '../ports/aws.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { AlertPublisher, MetricsSink } from '../ports/notify.ts';
+import type { ClusterStatus, StateStore } from '../ports/state.ts';
+import type { Logger } from '../service/logger.ts';
+
+export interface InterruptionSettings {
+  surgeThreshold: number;
+  surgeWindowMs: number;
+  controllerStatusMaxAgeMs: number;
+  idempotencyTtlMs: number;
+  minSeverity: Severity;
+}
+
+export interface InterruptionsDependencies {
+  ec2: Ec2Port;
+  state: StateStore;
+  alerts: AlertPublisher;
+  metrics: MetricsSink;
+  clock: Clock;
+  logger: Logger;
+  settings: InterruptionSettings;
+}
+
+export interface QueueRecord {
+  messageId: string;
+  body: string;
+}
+
+export interface InterruptionsResult {
+  /** messageIds to report as batch item failures, in record order. */
+  failed: string[];
+  summary: { records: number; counted: number; ignored: number; duplicates: number; alerts: number; failed: number };
+}
+
+/** `holdMs`: how long a claim holds if this invocation dies mid-way (the handler passes its remaining time). */
+export async function handleInterruptions(
+  deps: InterruptionsDependencies,
+  records: readonly QueueRecord[],
+  options: { claimHoldMs: number },
+): Promise<InterruptionsResult> {
+  const { state, logger } = deps;
+  const now = deps.clock.now();
+  const batch = new Batch(logger);
+  const summary = { records: records.length, counted: 0, ignored: 0, duplicates: 0, alerts: 0, failed: 0 };
+
+  const unique = new Map<string, Delivery>();
+  for (const record of records) {
+    const parsed = parseRecord(record);
+    if (isParseError(parsed)) {
+      batch.malformed(record.messageId, parsed.code, parsed.message);
+    } else if (parsed.events.length === 0) {
+      summary.ignored += 1;
+    } else if (unique.has(parsed.eventId)) {
+      summary.duplicates += 1; // the same event twice in one batch: the first record carries it
+    } else {
+      unique.set(parsed.eventId, {
+        messageId: record.messageId,
+        key: `event#${parsed.eventId}`,
+        events: parsed.events,
+        resolved: [],
+      });
+    }
+  }
+
+  await Promise.all(
+    [...unique.values()].map(async (d) => {
+      try {
+        const claim = await state.claimDelivery(d.key, now, options.claimHoldMs);
+        if (claim === 'claimed') batch.claimed(d);
+        else if (claim === 'done') summary.duplicates += 1;
+        else batch.fail([d], 'another invocation is processing this event; retried later', false);
+      } catch (error) {
+        batch.fail([d], `claimDelivery failed: ${errorText(error)}`, false);
+      }
+    }),
+  );
+
+  await resolveInstances(deps.ec2, batch);
+  const statuses = await loadStatuses(state, batch);
+  const groups = await countSurges(deps, batch, now, options.claimHoldMs);
+
+  const reported = await report(deps, batch, groups, statuses, now);
+  summary.counted = reported.counted;
+  summary.alerts = reported.alerts;
+
+  await finish(deps, batch, groups, reported.published, now);
+  const failed = batch.failedOf(records.map((r) => r.messageId));
+  summary.failed = failed.length;
+  logger.info('interruptions handled', summary);
+  return { failed, summary };
+}
+
+/** ONE DescribeInstances for every instance of the batch; when it fails, every claimed record fails. */
+async function resolveInstances(ec2: Ec2Port, batch: Batch): Promise<void> {
+  const instanceIds = [...new Set(batch.active.flatMap((d) => d.events.map((e) => e.instanceId)))];
+  if (instanceIds.length === 0) return;
+  let instances: Instance[];
+  try {
+    instances = await ec2.describeInstances({ instanceIds });
+  } catch (error) {
+    batch.fail(batch.active, `DescribeInstances failed: ${errorText(error)}`);
+    return;
+  }
+  const byId = new Map(instances.map((i) => [i.id, i]));
+  for (const d of batch.active) d.resolved = d.events.map((e) => resolveEvent(e, byId));
+}
+
+/** The saved controller status of each Karpenter cluster with an event nobody may drain: one read. */
+async function loadStatuses(state: StateStore, batch: Batch): Promise<Map<string, ClusterStatus>> {
+  const unattended = (d: Delivery) => d.resolved.filter((e) => e.karpenter && UNATTENDED_KINDS.has(e.kind));
+  const clusters = [...new Set(batch.active.flatMap((d) => unattended(d).map((e) => e.cluster)))].sort();
+  if (clusters.length === 0) return new Map();
+  try {
+    return await state.clusterStatuses(clusters);
+  } catch (error) {
+    batch.fail(
+      batch.active.filter((d) => unattended(d).length > 0),
+      `reading the controller status failed: ${errorText(error)}`,
+    );
+    return new Map();
+  }
+}
+
+/** Adds this batch to each window's counter; the invocation whose count reaches the threshold claims the alert. */
+async function countSurges(deps: InterruptionsDependencies, batch: Batch, now: Date, holdMs: number): Promise<SurgeGroup[]> {
+  const { state, settings } = deps;
+  const groups = new Map<string, SurgeGroup>();
+  for (const d of batch.active) {
+    for (const e of d.resolved) {
+      if (!e.karpenter || !SURGE_KINDS.has(e.kind)) continue;
+      const start = windowStartOf(e.time, now, settings.surgeWindowMs);
+      const key = surgeCounterKey(e.cluster, e.nodePool, start);
+      const group = groups.get(key) ?? { cluster: e.cluster, nodePool: e.nodePool, start, events: [], deliveries: new Set() };
+      group.events.push(e);
+      group.deliveries.add(d);
+      groups.set(key, group);
+    }
+  }
+  const wanted = alertWanted('INTERRUPTION_SURGE', settings.minSeverity);
+  await Promise.all(
+    [...groups.entries()].map(async ([key, g]) => {
+      const expiresAt = windowExpiry(g.start, now, settings.surgeWindowMs);
+      try {
+        g.total = await state.addToWindow(key, g.events.length, expiresAt);
+        if (!wanted || g.total < settings.surgeThreshold) return;
+        const alertKey = surgeAlertKey(g.cluster, g.nodePool, g.start);
+        if ((await state.claimDelivery(alertKey, now, holdMs)) === 'claimed') g.alertKey = alertKey;
+      } catch (error) {
+        batch.fail([...g.deliveries], `counting the surge window ${key} failed: ${errorText(error)}`);
+      }
+    }),
+  );
+  return [...groups.values()];
+}
+
+/** One PutMetricData for the batch, then its alerts in one publish; each failure fails the records it concerns. */
+async function report(
+  deps: InterruptionsDependencies,
+  batch: Batch,
+  groups: readonly SurgeGroup[],
+  statuses: ReadonlyMap<string, ClusterStatus>,
+  now: Date,
+): Promise<{ counted: number; alerts: number; published: boolean }> {
+  const counted = batch.active.flatMap((d) => d.resolved).length;
+  const datums = interruptionMetrics(batch.active.flatMap((d) => d.resolved));
+  if (datums.length > 0) {
+    try {
+      await deps.metrics.put(datums, now);
+    } catch (error) {
+      batch.fail(batch.active, `PutMetricData failed: ${errorText(error)}`);
+      return { counted: 0, alerts: 0, published: false };
+    }
+  }
+  const planned = planAlerts(batch.active, groups, statuses, deps.settings, now);
+  if (planned.length === 0) return { counted, alerts: 0, published: true };
+  try {
+    await deps.alerts.publish(planned.map((p) => p.alert));
+  } catch (error) {
+    batch.fail([...new Set(planned.flatMap((p) => p.from))], `publishing ${planned.length} alert(s) failed: ${errorText(error)}`);
+    return { counted, alerts: 0, published: false };
+  }
+  return { counted, alerts: planned.length, published: true };
+}
+
+/** Completes what succeeded, releases what failed (so its retry runs again), and settles the surge-alert claims. */
+async function finish(
+  deps: InterruptionsDependencies,
+  batch: Batch,
+  groups: readonly SurgeGroup[],
+  published: boolean,
+  now: Date,
+) {
+  const { state, settings, logger } = deps;
+  const settle = async (what: string, call: () => Promise<void>) => {
+    try {
+      await call();
+    } catch (error) {
+      // A completion lost means at worst one reprocessing after the claim lapses; a release lost, a retry waiting for it.
+      logger.warn(`${what} failed`, { error: errorText(error) });
+    }
+  };
+  await Promise.all([
+    ...batch.active.map((d) =>
+      settle(`completing ${d.key}`, () => state.completeDelivery(d.key, now, settings.idempotencyTtlMs)),
+    ),
+    ...batch.toRelease.map((d) => settle(`releasing ${d.key}`, () => state.releaseDelivery(d.key))),
+    ...groups.flatMap((g) => {
+      const key = g.alertKey;
+      if (!key) return [];
+      const ttlMs = windowExpiry(g.start, now, settings.surgeWindowMs).getTime() - now.getTime();
+      return [
+        published
+          ? settle(`completing ${key}`, () => state.completeDelivery(key, now, ttlMs))
+          : settle(`releasing ${key}`, () => state.releaseDelivery(key)),
+      ];
+    }),
+  ]);
+}

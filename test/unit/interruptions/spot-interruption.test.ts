@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { spotInterruption } from '../../../src/interruptions/kinds/spot-interruption.ts';
+import { eventBody, parsed, parseError } from './bodies.ts';
+
+const DETAIL_TYPE = 'EC2 Spot Instance Interruption Warning';
+
+describe('EC2 Spot Instance Interruption Warning', () => {
+  it('gives one SpotInterruption event for detail.instance-id, with the instance-action', () => {
+    const body = eventBody({
+      detailType: DETAIL_TYPE,
+      resources: ['arn:aws:ec2:eu-west-1a:instance/i-0c5e8f1a2b3d4e5f6'],
+      detail: { 'instance-id': 'i-0c5e8f1a2b3d4e5f6', 'instance-action': 'terminate' },
+    });
+
+    const record = parsed(body);
+
+    expect(record).toEqual({
+      eventId: '1e5527d7-bb36-4607-3370-4164db56a40e',
+      kind: 'SpotInterruption',
+      events: [
+        {
+          kind: 'SpotInterruption',
+          eventId: '1e5527d7-bb36-4607-3370-4164db56a40e',
+          instanceId: 'i-0c5e8f1a2b3d4e5f6',
+          time: '2027-06-01T12:00:03Z',
+          region: 'eu-west-1',
+          action: 'terminate',
+        },
+      ],
+    });
+  });
+
+  it('accepts the short 8-digit instance ids and a stop action', () => {
+    const record = parsed(
+      eventBody({ detailType: DETAIL_TYPE, detail: { 'instance-id': 'i-1234abcd', 'instance-action': 'stop' } }),
+    );
+
+    expect(record.events.map((e) => [e.instanceId, e.action])).toEqual([['i-1234abcd', 'stop']]);
+  });
+
+  it('is registered under aws.ec2 and its detail-type', () => {
+    expect([spotInterruption.source, spotInterruption.detailType]).toEqual(['aws.ec2', DETAIL_TYPE]);
+  });
+
+  it('fails naming detail.instance-id when it is missing', () => {
+    const error = parseError(eventBody({ detailType: DETAIL_TYPE, detail: { 'instance-action': 'terminate' } }));
+
+    expect(error).toEqual({ code: 'missing-instance-id', message: `${DETAIL_TYPE}: detail.instance-id is missing` });
+  });
+
+  it('fails when detail.instance-id is not an instance id', () => {
+    const error = parseError(
+      eventBody({ detailType: DETAIL_TYPE, detail: { 'instance-id': 'ip-10-0-1-23.eu-west-1.compute.internal' } }),
+    );
+
+    expect(error.code).toBe('invalid-field');
+    expect(error.message).toContain('"ip-10-0-1-23.eu-west-1.compute.internal" is not an EC2 instance id');
+  });
+});
