@@ -1,0 +1,113 @@
+/**
+ * The Lambda artifacts: per function, the zipped artifact osls deploys, the bundle inside it, and
+ * how long Node 22 takes to import the bundle (what a cold start pays before the handler runs:
+ * module evaluation and top-level config/SDK client construction, no network).
+ *
+ * Each import runs in a fresh process so nothing is cached; the time is taken inside the child,
+ * around `await import(...)` alone, so Node's own start-up is not counted.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { bundleFileOf, LAMBDA_FUNCTIONS, REPO_ROOT } from '../scripts/bundle.ts';
+import { packageService } from '../scripts/package-service.ts';
+
+const run = promisify(execFile);
+
+export interface BundleMeasurement {
+  name: string;
+  /** `.serverless/<fn>.zip`: what is uploaded (target: under 1 MB). */
+  zipBytes: number;
+  /** `dist/<fn>/index.mjs`, the only file in the zip. */
+  bundleBytes: number;
+  /** Median of `importRuns`. */
+  importMs: number;
+  importSamplesMs: number[];
+}
+
+export interface BundleMeasurements {
+  nodeVersion: string;
+  functions: BundleMeasurement[];
+  /** Set when this call packaged the service itself (`ensurePackaged` and no artifacts yet, or `repackage`). */
+  packaging?: { bundleMs: number; oslsMs: number };
+}
+
+export interface MeasureBundlesOptions {
+  /** The service directory (serverless.yml, dist/); default the repository. */
+  root?: string;
+  /** The osls package directory; default `<root>/.serverless` (where `npm run package` writes). */
+  packageDir?: string;
+  /** Imports per function (fresh process each); default 7. */
+  runs?: number;
+  /** Package first when an artifact is missing (otherwise a missing one is an error). */
+  ensurePackaged?: boolean;
+  /** Always package first (and report how long it took). */
+  repackage?: boolean;
+}
+
+/**
+ * What each function's top-level code needs to pass its config check (src/config.ts): dummy but
+ * valid values. No credentials: importing must not call AWS, and the child gets nothing else.
+ */
+export const DUMMY_FUNCTION_ENV: Readonly<Record<string, string>> = {
+  AWS_REGION: 'us-east-1',
+  AWS_EC2_METADATA_DISABLED: 'true',
+  SCAN_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/karpenter-sentinel-bench-scan',
+  STATE_TABLE: 'karpenter-sentinel-bench-state',
+  ALERT_TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:karpenter-sentinel-bench-alerts',
+  SLACK_WEBHOOK_PARAMETER: '/karpenter-sentinel/bench/slack-webhook',
+};
+
+export async function measureBundles(options: MeasureBundlesOptions = {}): Promise<BundleMeasurements> {
+  const root = options.root ?? REPO_ROOT;
+  const packageDir = options.packageDir ?? path.join(root, '.serverless');
+  const runs = options.runs ?? 7;
+  const missing = LAMBDA_FUNCTIONS.filter((fn) => !existsSync(zipOf(packageDir, fn)) || !existsSync(bundleFileOf(fn, root)));
+  let packaging: BundleMeasurements['packaging'];
+  if (options.repackage || (missing.length > 0 && options.ensurePackaged)) {
+    const result = await packageService({ serviceDir: root, packageDir });
+    packaging = { bundleMs: result.bundleMs, oslsMs: result.oslsMs };
+  } else if (missing.length > 0) {
+    throw new Error(`no packaged artifact for ${missing.join(', ')}: run "npm run package" first`);
+  }
+
+  const functions: BundleMeasurement[] = [];
+  for (const name of LAMBDA_FUNCTIONS) {
+    const file = bundleFileOf(name, root);
+    const [zip, bundle] = await Promise.all([stat(zipOf(packageDir, name)), stat(file)]);
+    const importSamplesMs: number[] = [];
+    for (let i = 0; i < runs; i++) importSamplesMs.push(await importOnce(file));
+    functions.push({ name, zipBytes: zip.size, bundleBytes: bundle.size, importMs: median(importSamplesMs), importSamplesMs });
+  }
+  return { nodeVersion: process.version, functions, ...(packaging ? { packaging } : {}) };
+}
+
+function zipOf(packageDir: string, name: string): string {
+  return path.join(packageDir, `${name}.zip`);
+}
+
+const IMPORT_TIMER = [
+  'const started = performance.now();',
+  'await import(process.argv[1]);',
+  'process.stdout.write(String(performance.now() - started));',
+].join(' ');
+
+async function importOnce(file: string): Promise<number> {
+  const env = { ...DUMMY_FUNCTION_ENV, PATH: process.env.PATH ?? '' };
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', IMPORT_TIMER, pathToFileURL(file).href], {
+    env,
+    timeout: 60_000,
+  });
+  const ms = Number(stdout.trim());
+  if (!Number.isFinite(ms)) throw new Error(`importing ${file} printed ${JSON.stringify(stdout)} instead of a duration`);
+  return ms;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}

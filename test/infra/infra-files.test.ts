@@ -1,0 +1,79 @@
+/**
+ * The infrastructure sources as files: plain YAML (long-form intrinsics, no `!Ref` tags, so any
+ * parser and these tests read them), and the onboarding examples mapping the scan role to the
+ * RBAC group of infra/kubernetes/rbac.yaml.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments, parseDocument } from 'yaml';
+import { REPO_ROOT } from '../../scripts/bundle.ts';
+
+const INFRA = path.join(REPO_ROOT, 'infra');
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return yamlFiles(full);
+    return /\.ya?ml$/.test(entry.name) ? [full] : [];
+  });
+}
+
+const FILES = [path.join(REPO_ROOT, 'serverless.yml'), ...yamlFiles(INFRA)].map((f) => path.relative(REPO_ROOT, f));
+
+const read = (file: string) => readFileSync(path.join(REPO_ROOT, file), 'utf8');
+
+describe('infrastructure YAML', () => {
+  it('covers serverless.yml, the CloudFormation resources, the RBAC and the onboarding template', () => {
+    expect(FILES).toEqual(
+      expect.arrayContaining([
+        'serverless.yml',
+        'infra/queues.yml',
+        'infra/iam.yml',
+        'infra/kubernetes/rbac.yaml',
+        'infra/onboarding/access-entry.cloudformation.yml',
+      ]),
+    );
+  });
+
+  it.each(FILES)('%s is plain YAML: no short-form (!) intrinsic tags, no parse warnings', (file) => {
+    const documents = parseAllDocuments(read(file));
+
+    for (const d of documents) {
+      expect(d.errors.map((e) => e.message)).toEqual([]);
+      expect(d.warnings.map((w) => w.message)).toEqual([]);
+    }
+    expect(read(file)).not.toMatch(
+      /(^|[\s[{,:-])!(Ref|GetAtt|Sub|If|Equals|Not|Or|And|Join|Select|Split|ImportValue|Base64|Condition)\b/m,
+    );
+  });
+});
+
+describe('onboarding a cluster', () => {
+  it('the CloudFormation example maps the sentinel role to the karpenter-sentinel group, with no access policy', () => {
+    const template = parseDocument(read('infra/onboarding/access-entry.cloudformation.yml')).toJS() as {
+      Parameters: Record<string, unknown>;
+      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    };
+
+    const entries = Object.values(template.Resources).filter((r) => r.Type === 'AWS::EKS::AccessEntry');
+
+    expect(Object.keys(template.Parameters).sort()).toEqual(['ClusterName', 'SentinelRoleArn']);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]?.Properties).toEqual({
+      ClusterName: { Ref: 'ClusterName' },
+      PrincipalArn: { Ref: 'SentinelRoleArn' },
+      Type: 'STANDARD',
+      KubernetesGroups: ['karpenter-sentinel'],
+    });
+  });
+
+  it('the Terraform example does the same', () => {
+    const tf = read('infra/onboarding/access-entry.tf');
+
+    expect(tf).toMatch(/resource "aws_eks_access_entry" "karpenter_sentinel"/);
+    expect(tf).toMatch(/kubernetes_groups\s*=\s*\["karpenter-sentinel"\]/);
+    expect(tf).toMatch(/type\s*=\s*"STANDARD"/);
+    expect(tf).not.toMatch(/aws_eks_access_policy_association/);
+  });
+});
