@@ -145,7 +145,7 @@ async function processDelivery(
     }
   } catch (error) {
     log.error('scan request not claimed', errorFields(error));
-    return { outcome: 'failed', datums: [scanFailure(request.cluster)] };
+    return { outcome: 'failed', datums: scanFailure(request.cluster) };
   }
   try {
     const result = await scanOne(deps, request, now, log);
@@ -155,7 +155,7 @@ async function processDelivery(
     log.error('scan failed', { receiveCount: delivery.receiveCount, ...errorFields(error) });
     // If this fails too, the claim lapses after claimHoldMs and a retry proceeds then.
     await deps.state.releaseDelivery(key).catch((e: unknown) => log.warn('scan claim not released', errorFields(e)));
-    return { outcome: 'failed', datums: [scanFailure(request.cluster)] };
+    return { outcome: 'failed', datums: scanFailure(request.cluster) };
   }
 }
 
@@ -212,10 +212,14 @@ async function scanOne(deps: ScanServiceDependencies, request: ScanRequest, now:
     durationMs,
   });
   // An unreadable cluster's empty snapshot would read as "0 pending pods": only the failure counts.
-  if (unreadable !== undefined) return { outcome: 'unreadable', datums: [scanFailure(cluster)] };
+  if (unreadable !== undefined) return { outcome: 'unreadable', datums: scanFailure(cluster) };
   return { outcome: 'scanned', datums: scanMetrics({ cluster, snapshot, report, durationMs, now }) };
 }
 
-function scanFailure(cluster: string): MetricDatum {
-  return { name: METRIC.scanFailures, unit: 'Count', value: 1, dimensions: { Cluster: cluster } };
+/** Per cluster for the dashboard, and account-wide for the alarm (alarms cannot SEARCH across clusters). */
+function scanFailure(cluster: string): MetricDatum[] {
+  return [
+    { name: METRIC.scanFailures, unit: 'Count', value: 1, dimensions: { Cluster: cluster } },
+    { name: METRIC.scanFailures, unit: 'Count', value: 1, dimensions: {} },
+  ];
 }

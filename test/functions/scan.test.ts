@@ -9,6 +9,7 @@ import type { MetricDatum } from '../../src/domain/metric.ts';
 import { startLocalDynamo, type LocalDynamo } from '../support/dynalite.ts';
 import { sampleEvent } from '../support/lambda.ts';
 import { redrive } from '../support/sqs-redrive.ts';
+import { scanQueueMaxReceiveCount } from '../infra/queue-settings.ts';
 import {
   FARGATE,
   HEALTHY,
@@ -22,7 +23,8 @@ import {
 } from './scan-harness.ts';
 
 /** The scan queue's redrive policy (infra): receives before a message goes to the DLQ. */
-const MAX_RECEIVE_COUNT = 3;
+/** The scan queue's redrive setting, as deployed (infra/queues.yml). */
+const MAX_RECEIVE_COUNT = scanQueueMaxReceiveCount();
 
 const ORPHAN_RUNNING = 'i-0a3f1c9e8b7d6a501';
 const ORPHAN_STOPPED = 'i-0b7e2d4f6a8c9e102';

@@ -452,8 +452,8 @@ describe('alarms', () => {
     });
   });
 
-  it('alarms on scan gaps in 3 consecutive minutes (account-wide series)', () => {
-    const alarm = alarms().find((a) => a.MetricName === METRIC.scanGaps);
+  it.each([METRIC.scanGaps, METRIC.scanFailures])('alarms on %s in 3 consecutive minutes (account-wide series)', (metric) => {
+    const alarm = alarms().find((a) => a.MetricName === metric);
 
     expect(alarm).toMatchObject({
       Namespace: METRICS_NAMESPACE,

@@ -104,6 +104,7 @@ describe('scanBatch when its own dependencies fail', () => {
     expect(result.counts).toMatchObject({ failed: 1, scanned: 1 });
     expect(deps.metrics.datums.filter((d) => d.name === 'ScanFailures')).toEqual([
       { name: 'ScanFailures', unit: 'Count', value: 1, dimensions: { Cluster: 'payments-prod' } },
+      { name: 'ScanFailures', unit: 'Count', value: 1, dimensions: {} },
     ]);
   });
 
