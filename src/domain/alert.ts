@@ -10,7 +10,6 @@ export const ALERT_EVENTS = [
   'resolved',
   'remediation-applied',
   'remediation-failed',
-  'cluster-unreadable',
   'interruption-unattended',
   'interruption-surge',
   'scheduled-maintenance',
