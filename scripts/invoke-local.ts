@@ -1,0 +1,89 @@
+/**
+ * Offline local invoke: one Lambda function of the service, built with its real handler
+ * (`create<Fn>Handler`) over in-memory adapters instead of the AWS ones of its composition root,
+ * fed an event file. AWS and Kubernetes are the simulator seeded from a capture (`--simulate`,
+ * default examples/healthy); the state table, alert topic, metrics and scan queue are in memory;
+ * Slack is never posted to. Needs no deployed stack, no credentials, no network but 127.0.0.1.
+ *
+ * Usage: `npm run invoke -- <function> <event-file> [--simulate <capture>]... [--clusters a,b] [--now ISO]`
+ *   e.g. `npm run invoke -- scan events/scan.message.json --simulate examples/fargate-bootstrap-deadlock`
+ *
+ * Prints one JSON document on stdout: { function, now, response, alerts (as chat notifications),
+ * metrics, queued, slack, notes }; the handler's log lines go to stderr. Exit 0 when the handler
+ * returned, 1 when it threw (the document then carries `error`), 2 with one line on stderr when
+ * the command line, the event file, the capture or a setting is wrong.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SentinelError } from '../src/domain/errors.ts';
+import { chatNotificationOf } from '../src/notify/chat-notification.ts';
+import { jsonLogger } from '../src/service/logger.ts';
+import { localClock, localContext, type LocalFunction, type LocalSetup } from './invoke-local/local.ts';
+import { parseRequest, USAGE, type InvokeRequest, type LocalFunctionName } from './invoke-local/request.ts';
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DEFAULT_CAPTURE = path.join(REPO_ROOT, 'examples', 'healthy');
+
+/** Loaded on demand: `interruptions` and `slack-notify` load no Kubernetes code, as when deployed. */
+const BUILDERS: Record<LocalFunctionName, (setup: LocalSetup) => Promise<LocalFunction>> = {
+  'scan-dispatch': async (setup) => (await import('./invoke-local/scan-dispatch.ts')).localScanDispatch(setup),
+  scan: async (setup) => (await import('./invoke-local/scan.ts')).localScan(setup),
+  interruptions: async (setup) => (await import('./invoke-local/interruptions.ts')).localInterruptions(setup),
+  'slack-notify': async (setup) => (await import('./invoke-local/slack-notify.ts')).localSlackNotify(setup),
+};
+
+async function main(argv: readonly string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const request = parseRequest(argv, () => new Date());
+  const fn = await BUILDERS[request.fn]({
+    capture: request.simulate ?? [path.relative(process.cwd(), DEFAULT_CAPTURE) || DEFAULT_CAPTURE],
+    clusters: request.clusters,
+    clock: localClock(request.now),
+    logger: jsonLogger({}, (line) => process.stderr.write(`${line}\n`)),
+  });
+  let response: unknown;
+  let error: string | undefined;
+  try {
+    response = await fn.invoke(request.event, localContext(request.fn));
+  } catch (thrown) {
+    error = oneLine(thrown);
+  } finally {
+    await fn.close();
+  }
+  process.stdout.write(`${JSON.stringify(documentOf(request, fn, response, error), null, 2)}\n`);
+  return error === undefined ? 0 : 1;
+}
+
+function documentOf(request: InvokeRequest, fn: LocalFunction, response: unknown, error: string | undefined) {
+  const outputs = fn.outputs();
+  return {
+    function: request.fn,
+    now: request.now.toISOString(),
+    ...(error === undefined ? { response } : { error }),
+    alerts: (outputs.alerts ?? []).map(chatNotificationOf),
+    metrics: outputs.metrics ?? [],
+    queued: outputs.queued ?? [],
+    slack: outputs.slack ?? [],
+    notes: outputs.notes,
+  };
+}
+
+function oneLine(error: unknown): string {
+  const text =
+    error instanceof SentinelError ? error.message : error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.replace(/\s*\n\s*/g, ' ');
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    // Bad input (command line, event file, capture, setting) is 2; anything else is a failure of this tool.
+    process.stderr.write(`invoke-local: ${oneLine(error)}\n`);
+    process.exitCode = error instanceof SentinelError ? 2 : 1;
+  },
+);

@@ -1,0 +1,58 @@
+/**
+ * `interruptions` over the capture's EC2 instances. The state table starts with the controller
+ * status a scan of the capture would have saved, as the deployed scan does every minute.
+ */
+import type { SQSEvent } from 'aws-lambda';
+import { RecordingAlertPublisher, RecordingMetricsSink } from '../../src/adapters/memory/outputs.ts';
+import { InMemoryStateStore } from '../../src/adapters/memory/state.ts';
+import { readInterruptionsConfig } from '../../src/config.ts';
+import type { StateStore } from '../../src/ports/state.ts';
+import { createInterruptionsHandler } from '../../src/service/handlers/interruptions.ts';
+import { inMemoryAws } from '../../src/simulator/in-memory-aws.ts';
+import { controllerStatusOf } from '../../src/usecases/controller-status.ts';
+import { CLUSTER_STATUS_TTL_MS } from '../../src/usecases/scan-service.ts';
+import { loadCapture, PLACEHOLDER_ENV, type LocalFunction, type LocalSetup } from './local.ts';
+
+export async function localInterruptions(setup: LocalSetup): Promise<LocalFunction> {
+  const config = readInterruptionsConfig(PLACEHOLDER_ENV);
+  const capture = await loadCapture(setup.capture);
+  const aws = inMemoryAws(capture.snapshot);
+  const state: StateStore = new InMemoryStateStore();
+  const status = controllerStatusOf(capture.snapshot, setup.clock.now());
+  await state.saveClusterStatus(status, CLUSTER_STATUS_TTL_MS);
+  const alerts = new RecordingAlertPublisher();
+  const metrics = new RecordingMetricsSink();
+  const handler = createInterruptionsHandler({
+    ec2: aws.ec2,
+    state,
+    alerts,
+    metrics,
+    clock: setup.clock,
+    logger: setup.logger,
+    settings: {
+      surgeThreshold: config.surgeThreshold,
+      surgeWindowMs: config.surgeWindowMs,
+      controllerStatusMaxAgeMs: config.controllerStatusMaxAgeMs,
+      idempotencyTtlMs: config.idempotencyTtlMs,
+      minSeverity: config.alerts.minSeverity,
+    },
+  });
+  const notes = () => {
+    const calls = aws.callsTo('DescribeInstances');
+    const asked = calls.flatMap((c) => (c.input.query as { instanceIds?: string[] }).instanceIds ?? []);
+    const unknown = [...new Set(asked)].filter((id) => !aws.state.instances.has(id));
+    return [
+      ...capture.notices,
+      `controller status of cluster ${status.cluster} (from the capture): ${status.controller}`,
+      `EC2 DescribeInstances calls: ${calls.length}`,
+      ...(unknown.length > 0
+        ? [`not in the capture ${capture.label}, so of no Karpenter cluster (counted, not alerted): ${unknown.join(', ')}`]
+        : []),
+    ];
+  };
+  return {
+    invoke: (event, context) => handler(event as SQSEvent, context),
+    outputs: () => ({ alerts: alerts.published, metrics: metrics.datums, notes: notes() }),
+    close: async () => undefined,
+  };
+}

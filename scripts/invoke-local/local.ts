@@ -1,0 +1,113 @@
+/**
+ * What every locally invoked function shares: placeholder settings read through src/config.ts (so
+ * the deployed validation applies), a clock fixed at `--now`, a Lambda context, and the capture
+ * that stands in for the AWS account and the cluster.
+ */
+import type { Context } from 'aws-lambda';
+import type { Alert } from '../../src/domain/alert.ts';
+import type { MetricDatum } from '../../src/domain/metric.ts';
+import type { ClusterSnapshot } from '../../src/domain/snapshot.ts';
+import type { Clock } from '../../src/ports/clock.ts';
+import type { ScanRequest } from '../../src/ports/notify.ts';
+import type { Logger } from '../../src/service/logger.ts';
+import { loadSnapshot } from '../../src/snapshot/load.ts';
+
+/**
+ * The variables serverless.yml sets from the stack's resources (queue URL, table, topic, Slack
+ * parameter): placeholders here, since nothing is deployed. Every other setting keeps its default.
+ */
+export const PLACEHOLDER_ENV: Readonly<Record<string, string>> = {
+  AWS_REGION: 'eu-west-1',
+  STATE_TABLE: 'karpenter-sentinel-local-state',
+  ALERT_TOPIC_ARN: 'arn:aws:sns:eu-west-1:111122223333:karpenter-sentinel-local-alerts',
+  SCAN_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/karpenter-sentinel-local-scan',
+  SLACK_WEBHOOK_PARAMETER: '/karpenter-sentinel/local/slack-webhook',
+};
+
+export interface LocalSetup {
+  /** Capture files or directories (`--simulate`): the account's AWS records and the cluster. */
+  capture: readonly string[];
+  /** `--clusters a,b` (scan-dispatch only): the CLUSTERS variable. */
+  clusters: string | undefined;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** What the invocation sent, and what the user should know to read it. */
+export interface LocalOutputs {
+  alerts?: readonly Alert[];
+  metrics?: readonly MetricDatum[];
+  queued?: readonly ScanRequest[];
+  slack?: readonly unknown[];
+  notes: readonly string[];
+}
+
+export interface LocalFunction {
+  invoke(event: unknown, context: Context): Promise<unknown>;
+  outputs(): LocalOutputs;
+  close(): Promise<void>;
+}
+
+/** Fixed at `start`; a wait (a retry's backoff) moves it on at once instead of waiting. */
+export function localClock(start: Date): Clock {
+  let t = start.getTime();
+  return {
+    now: () => new Date(t),
+    sleep: async (ms) => {
+      t += ms;
+    },
+  };
+}
+
+/** For the Kubernetes client: real time, retry waits skipped. */
+export const NO_WAIT_CLOCK: Clock = { now: () => new Date(), sleep: async () => undefined };
+
+export function localContext(functionName: string, remainingMs = 60_000): Context {
+  const deadline = Date.now() + remainingMs;
+  const arn = `arn:aws:lambda:eu-west-1:111122223333:function:karpenter-sentinel-local-${functionName}`;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: `karpenter-sentinel-local-${functionName}`,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: arn,
+    memoryLimitInMB: '512',
+    awsRequestId: '00000000-0000-4000-8000-000000000001',
+    logGroupName: `/aws/lambda/karpenter-sentinel-local-${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+export interface Capture {
+  snapshot: ClusterSnapshot;
+  /** The paths as given, for notes. */
+  label: string;
+  notices: string[];
+}
+
+export async function loadCapture(paths: readonly string[]): Promise<Capture> {
+  const { snapshot, notices } = await loadSnapshot(paths);
+  return { snapshot, label: paths.join(' '), notices };
+}
+
+/** The name the loader gives a capture that names no cluster anywhere. */
+const UNNAMED = 'unknown';
+
+/**
+ * The capture as cluster `name`: each whole occurrence of its own cluster name (describe-cluster,
+ * ARNs, `kubernetes.io/cluster/*` and `eks:eks-cluster-name` tags, Karpenter's settings) becomes
+ * `name`, so a scan request for another cluster reads a coherent cluster rather than a gone one.
+ * Names that merely start with it (`<cluster>-karpenter-node`) stay: they are names, not references.
+ */
+export function captureAs(snapshot: ClusterSnapshot, name: string): ClusterSnapshot {
+  const own = snapshot.clusterName;
+  if (own === name) return snapshot;
+  const { captured, ...records } = snapshot;
+  if (own === '' || own === UNNAMED) return { ...snapshot, clusterName: name };
+  const whole = new RegExp(`(?<![A-Za-z0-9-])${own.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9-])`, 'g');
+  const renamed = JSON.parse(JSON.stringify(records).replace(whole, () => name)) as Omit<ClusterSnapshot, 'captured'>;
+  return { ...renamed, captured: new Set(captured), clusterName: name };
+}

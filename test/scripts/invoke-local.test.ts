@@ -1,0 +1,171 @@
+/**
+ * `npm run invoke` run as a user runs it: a child process fed the sample events in events/, over
+ * the example captures. Its stdout must be one JSON document; its errors one line and exit 2.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { ChatNotification } from '../../src/domain/alert.ts';
+import type { MetricDatum } from '../../src/domain/metric.ts';
+
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('../../scripts/invoke-local.ts', import.meta.url));
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+interface InvokeDocument {
+  function: string;
+  now: string;
+  response?: Record<string, unknown>;
+  error?: string;
+  alerts: ChatNotification[];
+  metrics: MetricDatum[];
+  queued: { cluster: string; requestedAt: string }[];
+  slack: { text?: string; blocks?: { type: string; text?: { text: string } }[] }[];
+  notes: string[];
+}
+
+function invoke(...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [SCRIPT, ...args], { cwd: REPO_ROOT, timeout: 30_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** The run succeeded and printed exactly one JSON document. */
+function documentOf(run: Run): InvokeDocument {
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as InvokeDocument;
+}
+
+const codeAndEvent = (n: ChatNotification) => ({
+  code: n.metadata?.additionalContext?.code,
+  event: n.metadata?.additionalContext?.event,
+});
+
+describe.concurrent('npm run invoke (offline local invoke)', () => {
+  it('scan over the Fargate deadlock capture: alerts the Pending controller and the restart it applied', async () => {
+    const run = await invoke('scan', 'events/scan.message.json', '--simulate', 'examples/fargate-bootstrap-deadlock');
+
+    const doc = documentOf(run);
+    expect(doc.function).toBe('scan');
+    expect(doc.response).toEqual({ batchItemFailures: [] });
+    expect(doc.alerts.map(codeAndEvent)).toEqual([
+      { code: 'KARPENTER_CONTROLLER_PENDING', event: 'opened' },
+      { code: 'KARPENTER_CONTROLLER_PENDING', event: 'remediation-applied' },
+    ]);
+    expect(doc.alerts[0]!.content.title).toContain('pattern-infra-eks-dev');
+    expect(doc.metrics).toContainEqual(
+      expect.objectContaining({
+        name: 'Remediations',
+        value: 1,
+        dimensions: { Cluster: 'pattern-infra-eks-dev', Action: 'ROLLOUT_RESTART', Outcome: 'applied' },
+      }),
+    );
+    expect(doc.notes).toEqual([]);
+    // The handler's log lines go to stderr, never into the document.
+    expect(run.stderr).toContain('"message":"invocation done"');
+  });
+
+  it('scan with the default capture (examples/healthy) serves the requested cluster from it, renamed, and alerts nothing', async () => {
+    const doc = documentOf(await invoke('scan', 'events/scan.message.json'));
+
+    expect(doc.response).toEqual({ batchItemFailures: [] });
+    expect(doc.alerts).toEqual([]);
+    expect(doc.metrics).toContainEqual(
+      expect.objectContaining({ name: 'PendingPods', value: 0, dimensions: { Cluster: 'pattern-infra-eks-dev' } }),
+    );
+    expect(doc.notes).toEqual([
+      'cluster pattern-infra-eks-dev is served by the capture examples/healthy (cluster aws-2026-eks), renamed',
+    ]);
+  });
+
+  it('scan --now long after the request: the stale request is skipped, nothing is scanned', async () => {
+    const doc = documentOf(await invoke('scan', 'events/scan.message.json', '--now', '2026-01-01T01:10:00Z'));
+
+    expect(doc.now).toBe('2026-01-01T01:10:00.000Z');
+    expect(doc.response).toEqual({ batchItemFailures: [] });
+    expect(doc.metrics).toEqual([]);
+  });
+
+  it('scan-dispatch --clusters queues exactly those, stamped with the tick time', async () => {
+    const run = await invoke(
+      'scan-dispatch',
+      'events/scan-dispatch.schedule.json',
+      '--simulate',
+      'examples/healthy',
+      '--clusters',
+      'shop-prod,ml-prod',
+    );
+
+    const doc = documentOf(run);
+    expect(doc.queued).toEqual([
+      { cluster: 'shop-prod', requestedAt: '2026-01-01T01:00:00Z' },
+      { cluster: 'ml-prod', requestedAt: '2026-01-01T01:00:00Z' },
+    ]);
+    expect(doc.response).toMatchObject({ dispatched: ['shop-prod', 'ml-prod'] });
+  });
+
+  it('scan-dispatch without --clusters asks the capture’s EKS: its cluster lacks the opt-in tag, nothing is queued', async () => {
+    const doc = documentOf(await invoke('scan-dispatch', 'events/scan-dispatch.schedule.json'));
+
+    expect(doc.queued).toEqual([]);
+    expect(doc.response).toMatchObject({ dispatched: [], skipped: { optedOut: 1 } });
+    expect(doc.notes.join('\n')).toContain(
+      'aws-2026-eks of examples/healthy lacks the opt-in tag karpenter-sentinel/enabled=true',
+    );
+  });
+
+  it('interruptions: each malformed record is a batch item failure; the valid one is counted', async () => {
+    const doc = documentOf(await invoke('interruptions', 'events/interruptions.malformed.json'));
+
+    expect(doc.response).toEqual({
+      batchItemFailures: [
+        { itemIdentifier: 'd3ae03ac-e5a8-4b49-a93a-725571155cbf' },
+        { itemIdentifier: 'f324ad29-ec17-4f68-a71d-3be25ca1f8b4' },
+        { itemIdentifier: '135468ed-fd55-42d3-980e-4151ebec6f32' },
+      ],
+    });
+    expect(doc.alerts).toEqual([]);
+    expect(doc.notes).toContain('EC2 DescribeInstances calls: 1');
+    expect(doc.notes.join('\n')).toContain('not in the capture examples/healthy');
+    expect(doc.notes.join('\n')).toContain('i-0c5e8f1a2b3d4e5f6');
+  });
+
+  it('slack-notify prints the Block Kit payload it would post, and posts nothing', async () => {
+    const doc = documentOf(await invoke('slack-notify', 'events/slack-notify.alert.json'));
+
+    expect(doc.response).toEqual({ posted: 1, attempts: 1 });
+    expect(doc.slack).toHaveLength(1);
+    const [payload] = doc.slack;
+    expect(payload!.blocks?.[0]).toMatchObject({ type: 'header' });
+    expect(payload!.blocks?.[0]?.text?.text).toContain('2 NodeClaims of NodePool default launched but never registered a Node');
+    expect(JSON.stringify(payload)).toContain('NODE_ROLE_NOT_MAPPED');
+  });
+
+  describe('bad input: one line on stderr, exit 2, nothing on stdout', () => {
+    it.each([
+      [['cleanup', 'events/scan.message.json'], 'unknown function "cleanup"'],
+      [['scan', 'events/no-such-event.json'], 'event file events/no-such-event.json cannot be read (ENOENT)'],
+      [['scan', 'README.md'], 'event file README.md is not JSON'],
+      [['scan', 'events/slack-notify.alert.json'], 'event file events/slack-notify.alert.json is not a scan event'],
+      [['scan', 'events/scan.message.json', '--simulate', 'examples/no-such-capture'], 'examples/no-such-capture'],
+      [['scan', 'events/scan.message.json', '--now', 'yesterday'], '--now must be an ISO-8601 time'],
+      [['scan', 'events/scan.message.json', '--clusters', 'a'], '--clusters applies to scan-dispatch only'],
+      [['scan-dispatch', 'events/scan-dispatch.schedule.json', '--clusters', ','], 'CLUSTERS must list at least one name'],
+    ])('%j', async (args, expected) => {
+      const run = await invoke(...args);
+
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(run.stderr).toContain(expected);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    });
+  });
+});
