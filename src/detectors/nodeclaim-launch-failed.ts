@@ -68,7 +68,7 @@ export const nodeClaimLaunchFailed: Detector<Code> = {
 
 type ClaimsByName = ReadonlyMap<string, NodeClaim>;
 
-function collect(ctx: DetectContext, claims: ClaimsByName): Occurrence[] {
+export function collect(ctx: DetectContext, claims: ClaimsByName): Occurrence[] {
   const s = ctx.snapshot;
   const poolOfClaim = (name: string | undefined): string | undefined => {
     if (!name) return undefined;
@@ -146,7 +146,7 @@ function classified(text: string): { cause: LaunchCause; code: string | undefine
  * Since v1.1 a NodeClaim's `Launched` message is generic ("Instance launch failed") while the log
  * line for the same NodeClaim has the AWS error: a specific report replaces the vague one.
  */
-function refine(all: Occurrence[]): Occurrence[] {
+export function refine(all: Occurrence[]): Occurrence[] {
   const specificClaims = new Set(all.filter((o) => o.cause !== 'UNKNOWN' && o.nodeClaim).map((o) => o.nodeClaim));
   const specificPools = new Set(all.filter((o) => o.cause !== 'UNKNOWN').map((o) => o.pool));
   return all.filter(

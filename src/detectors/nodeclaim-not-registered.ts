@@ -47,7 +47,7 @@ export const nodeClaimNotRegistered: Detector<Code> = {
   },
 };
 
-function groupByPool(ctx: DetectContext): Map<string, PoolGroup> {
+export function groupByPool(ctx: DetectContext): Map<string, PoolGroup> {
   const groups = new Map<string, PoolGroup>();
   const groupOf = (pool: string | undefined): PoolGroup => {
     const key = pool ?? '';

@@ -56,7 +56,3 @@ export class Batch {
     return messageIds.filter((id) => this.#failed.has(id));
   }
 }
-
-export function errorText(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-}

@@ -3,7 +3,7 @@
  * every instance it launches. Instances of no Karpenter cluster are counted under `none`.
  */
 import type { Instance } from '../domain/aws.ts';
-import { CLUSTER_TAG, foreignOwnerTag, NODEPOOL_TAG } from '../domain/tags.ts';
+import { CLUSTER_TAG, foreignOwnerTag, legacyClusterTag, NODEPOOL_TAG } from '../domain/tags.ts';
 import type { InterruptionEvent } from './event.ts';
 
 /**
@@ -19,7 +19,7 @@ export interface InstanceOwner {
   nodePool: string;
 }
 
-const LEGACY_CLUSTER_PREFIX = 'kubernetes.io/cluster/';
+const LEGACY_CLUSTER_PREFIX = legacyClusterTag('');
 
 /**
  * Karpenter's when it carries a cluster tag (`eks:eks-cluster-name`, else the pre-1.0

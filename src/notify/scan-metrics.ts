@@ -10,14 +10,20 @@ import { ageMs, conditionOf } from '../domain/kube-helpers.ts';
 import type { Pod } from '../domain/kube.ts';
 import { METRIC, type MetricDatum, type MetricUnit } from '../domain/metric.ts';
 import type { Report } from '../domain/report.ts';
-import type { ClusterSnapshot, SourceName } from '../domain/snapshot.ts';
+import type { DetectionSettings } from '../domain/settings.ts';
+import type { ClusterSnapshot } from '../domain/snapshot.ts';
 import { NODEPOOL_TAG } from '../domain/tags.ts';
-import type { Detector } from '../detectors/detector.ts';
-import { nodeClaimLaunchFailed } from '../detectors/nodeclaim-launch-failed.ts';
-import { nodeClaimNotRegistered } from '../detectors/nodeclaim-not-registered.ts';
+import type { DetectContext, Detector } from '../detectors/detector.ts';
+import {
+  collect as launchFailureReports,
+  nodeClaimLaunchFailed,
+  refine as refineLaunchFailureReports,
+} from '../detectors/nodeclaim-launch-failed.ts';
+import { groupByPool as unregisteredByPool, nodeClaimNotRegistered } from '../detectors/nodeclaim-not-registered.ts';
 import { orphanedInstance } from '../detectors/orphaned-instance.ts';
 import { isUnboundPending } from '../detectors/support/pending.ts';
 import { SnapshotIndex } from '../snapshot/snapshot-index.ts';
+import { detectorVerdict } from '../usecases/analyze.ts';
 
 export interface ScanMetricsInput {
   cluster: string;
@@ -25,6 +31,8 @@ export interface ScanMetricsInput {
   report: Report;
   durationMs: number;
   now: Date;
+  /** What the report was detected with: the NodeClaim counts list what the detectors grouped. */
+  detection: DetectionSettings;
 }
 
 export function scanMetrics(input: ScanMetricsInput): MetricDatum[] {
@@ -39,7 +47,8 @@ export function scanMetrics(input: ScanMetricsInput): MetricDatum[] {
     add(METRIC.oldestPendingPodAge, 'Seconds', oldestAgeSeconds(pending, input.now));
   }
 
-  const controllers = new SnapshotIndex(snapshot).controllers.filter((c) => c.deployment);
+  const index = new SnapshotIndex(snapshot);
+  const controllers = index.controllers.filter((c) => c.deployment);
   // No controller Deployment: not captured, not installed, or EKS Auto Mode running Karpenter outside the cluster.
   if (controllers.length > 0) {
     add(
@@ -49,14 +58,22 @@ export function scanMetrics(input: ScanMetricsInput): MetricDatum[] {
     );
   }
 
-  const counted: [Detector, string, (f: Finding) => number, (f: Finding) => string | undefined][] = [
+  const ctx: DetectContext = { snapshot, index, settings: input.detection, now: input.now };
+  const counted: [Detector, string, (ctx: DetectContext) => ObjectsOf, (f: Finding) => string | undefined][] = [
     [nodeClaimNotRegistered, METRIC.unregisteredNodeClaims, unregisteredClaims, poolOfResource],
     [nodeClaimLaunchFailed, METRIC.launchFailedNodeClaims, launchFailedClaims, poolOfResource],
-    [orphanedInstance, METRIC.orphanedInstances, () => 1, (f) => instancePool(f, snapshot)],
+    [
+      orphanedInstance,
+      METRIC.orphanedInstances,
+      () => () => 1,
+      (f) => index.instancesById.get(f.resource.id ?? '')?.tags[NODEPOOL_TAG],
+    ],
   ];
-  for (const [detector, name, objects, poolOf] of counted) {
-    if (!ran(detector, snapshot.captured)) continue;
+  for (const [detector, name, countOf, poolOf] of counted) {
+    if (!detectorVerdict(detector, snapshot.captured).run) continue;
     const findings = report.findings.filter((f) => f.code === detector.code);
+    // Listing what is behind the findings re-reads the snapshot: only when there are findings.
+    const objects = findings.length > 0 ? countOf(ctx) : () => 0;
     add(name, 'Count', sum(findings, objects));
     for (const [pool, n] of byPool(findings, objects, poolOf)) add(name, 'Count', n, { NodePool: pool });
   }
@@ -79,13 +96,6 @@ export function scanMetrics(input: ScanMetricsInput): MetricDatum[] {
   return datums;
 }
 
-/** The engine's completeness rule (src/usecases/analyze.ts): did this detector run on this snapshot? */
-function ran(detector: Detector, captured: ReadonlySet<SourceName>): boolean {
-  if (!detector.requires.every((s) => captured.has(s))) return false;
-  const anyOf = detector.anyOf;
-  return anyOf === undefined ? detector.requires.length > 0 : anyOf.some((s) => captured.has(s));
-}
-
 /** Pending since creation (else since first found unschedulable), as the pending detectors count it. */
 function oldestAgeSeconds(pods: readonly Pod[], now: Date): number {
   let oldest = 0;
@@ -96,43 +106,48 @@ function oldestAgeSeconds(pods: readonly Pod[], now: Date): number {
   return Math.floor(oldest / 1000);
 }
 
+/** How many objects (NodeClaims, instances) one finding stands for. */
+type ObjectsOf = (f: Finding) => number;
+
 /**
- * NODECLAIM_NOT_REGISTERED groups a NodePool's stuck NodeClaims in one finding titled
- * `N NodeClaim(s) of NodePool X ...`. A finding from the NodePool's `NodeRegistrationHealthy=False`
- * alone (Karpenter already deleted the claims and is launching again) counts as one, so the series
- * does not drop to 0 in the middle of the relaunch loop.
+ * NODECLAIM_NOT_REGISTERED makes one finding per NodePool; it stands for the NodeClaims the detector
+ * grouped there. A finding from the NodePool's `NodeRegistrationHealthy=False` alone (Karpenter
+ * already deleted the claims and is launching again) counts as one, so the series does not drop to 0
+ * in the middle of the relaunch loop.
  */
-function unregisteredClaims(f: Finding): number {
-  const n = /^(\d+) NodeClaims? of /.exec(f.title)?.[1];
-  return n === undefined ? 1 : Math.max(1, Number(n));
+function unregisteredClaims(ctx: DetectContext): ObjectsOf {
+  const groups = unregisteredByPool(ctx);
+  return (f) => Math.max(1, groups.get(poolOfResource(f) ?? '')?.stuck.length ?? 0);
 }
 
 /**
- * NODECLAIM_LAUNCH_FAILED groups a NodePool's failures of one cause; its first evidence line names
- * the NodeClaims (`3 failed launch reports for NodeClaims a, b, c`, at most 10 listed). A failure
- * known only from a NodePool condition or a log line without a NodeClaim counts as one.
+ * NODECLAIM_LAUNCH_FAILED makes one finding per NodePool and cause; it stands for the NodeClaims
+ * named by the detector's failure reports of that pool and cause (its evidence lists only 10). A
+ * failure known only from a NodePool condition or a log line without a NodeClaim counts as one.
  */
-function launchFailedClaims(f: Finding): number {
-  const names = /failed launch reports? for NodeClaims? (.+)$/.exec(f.evidence[0] ?? '')?.[1];
-  return names === undefined ? 1 : names.split(', ').length;
+function launchFailedClaims(ctx: DetectContext): ObjectsOf {
+  const claims = new Map(ctx.snapshot.nodeClaims.map((nc) => [nc.metadata?.name ?? '', nc]));
+  const key = (pool: string | undefined, cause: string | undefined) => `${pool ?? ''}\u0000${cause ?? ''}`;
+  const names = new Map<string, Set<string>>();
+  for (const r of refineLaunchFailureReports(launchFailureReports(ctx, claims))) {
+    const k = key(r.pool, r.cause);
+    if (r.nodeClaim) names.set(k, (names.get(k) ?? new Set<string>()).add(r.nodeClaim));
+  }
+  return (f) => names.get(key(poolOfResource(f), f.cause?.code))?.size ?? 1;
 }
 
 function poolOfResource(f: Finding): string | undefined {
   return f.resource.kind === 'NodePool' ? f.resource.name : undefined;
 }
 
-function instancePool(f: Finding, snapshot: ClusterSnapshot): string | undefined {
-  return snapshot.instances.find((i) => i.id === f.resource.id)?.tags[NODEPOOL_TAG];
-}
-
-function sum(findings: readonly Finding[], objects: (f: Finding) => number): number {
+function sum(findings: readonly Finding[], objects: ObjectsOf): number {
   return findings.reduce((n, f) => n + objects(f), 0);
 }
 
 /** Per-NodePool counts, only for pools with something to count (the Cluster total is always sent). */
 function byPool(
   findings: readonly Finding[],
-  objects: (f: Finding) => number,
+  objects: ObjectsOf,
   poolOf: (f: Finding) => string | undefined,
 ): Map<string, number> {
   const counts = new Map<string, number>();

@@ -1,14 +1,15 @@
 /**
  * An alert-topic message as a Slack incoming-webhook payload (Block Kit). The message body is a
- * chat notification (src/domain/alert.ts); anything else on the topic (another publisher's text,
- * a CloudWatch alarm's JSON) is posted as plain text rather than dropped.
+ * chat notification (src/domain/alert.ts) or the notification of one of the service's CloudWatch
+ * alarms (infra/alarms.yml publishes ALARM and OK to the topic); anything else on the topic
+ * (another publisher's text or JSON) is posted as plain text rather than dropped.
  *
  * Block Kit limits respected here (docs.slack.dev "Block Kit" reference): at most 50 blocks per
  * message, a header's plain_text at most 150 characters, a section's text at most 3000, a context
  * block at most 10 elements.
  */
 import type { ChatNotification } from '../domain/alert.ts';
-import { isRecord } from '../snapshot/shape.ts';
+import { isRecord, oneLine } from '../snapshot/shape.ts';
 
 export const SLACK_LIMITS = {
   blocks: 50,
@@ -52,21 +53,27 @@ const SEVERITY_EMOJI: Readonly<Record<string, string>> = {
   info: ':large_blue_circle:',
 };
 const RESOLVED_EMOJI = ':white_check_mark:';
+const ALARM_EMOJI = ':rotating_light:';
 const UNKNOWN_SEVERITY_EMOJI = ':bell:';
 
 export function slackPayloadOf(input: TopicMessage): SlackPayload {
-  const notification = chatNotificationIn(input.message);
-  return notification ? blockMessage(notification, input.attributes) : plainMessage(input);
+  const body = jsonOf(input.message);
+  const notification = chatNotificationIn(body);
+  if (notification) return blockMessage(notification, input.attributes);
+  const alarm = cloudWatchAlarmIn(body);
+  return alarm ? alarmMessage(alarm) : plainMessage(input);
 }
 
-/** The message body as a chat notification, or undefined when it is something else. */
-export function chatNotificationIn(message: string): ChatNotification | undefined {
-  let value: unknown;
+function jsonOf(message: string): unknown {
   try {
-    value = JSON.parse(message);
+    return JSON.parse(message);
   } catch {
     return undefined;
   }
+}
+
+/** The parsed message body as a chat notification, or undefined when it is something else. */
+function chatNotificationIn(value: unknown): ChatNotification | undefined {
   if (!isRecord(value) || value.source !== 'custom' || !isRecord(value.content)) return undefined;
   const { title, description, nextSteps } = value.content;
   if (typeof description !== 'string' || (title !== undefined && typeof title !== 'string')) return undefined;
@@ -109,8 +116,75 @@ function blockMessage(notification: ChatNotification, attributes: Readonly<Recor
     ...sections.map(section),
   ];
   if (omitted > 0) blocks.push(section(`_${omitted} more section(s) did not fit in one Slack message._`));
-  const context = contextElements(facts);
+  const context = contextElements([
+    ['Cluster', facts.cluster],
+    ['Severity', facts.severity],
+    ['Code', facts.code],
+    ['Event', facts.event],
+  ]);
   if (context.length > 0) blocks.push({ type: 'context', elements: context });
+  return { text: escapeMrkdwn(truncate(title, SLACK_LIMITS.sectionText)), blocks };
+}
+
+/**
+ * The fields of a CloudWatch alarm's SNS notification shown in Slack (CloudWatch sends them all,
+ * composite alarms included; AlarmDescription is null when the alarm has none).
+ */
+interface CloudWatchAlarm {
+  AlarmName: string;
+  /** `ALARM`, `OK` or `INSUFFICIENT_DATA`. */
+  NewStateValue: string;
+  NewStateReason: string;
+  OldStateValue: string | undefined;
+  AlarmDescription: string | undefined;
+  /** The region's long name, e.g. `US East (N. Virginia)`. */
+  Region: string | undefined;
+  AWSAccountId: string | undefined;
+  StateChangeTime: string | undefined;
+}
+
+function cloudWatchAlarmIn(value: unknown): CloudWatchAlarm | undefined {
+  if (!isRecord(value)) return undefined;
+  const text = (key: keyof CloudWatchAlarm) => {
+    const field = value[key];
+    return typeof field === 'string' && field.trim() !== '' ? field : undefined;
+  };
+  const [name, state, reason] = [text('AlarmName'), text('NewStateValue'), text('NewStateReason')];
+  if (name === undefined || state === undefined || reason === undefined) return undefined;
+  return {
+    AlarmName: name,
+    NewStateValue: state,
+    NewStateReason: reason,
+    OldStateValue: text('OldStateValue'),
+    AlarmDescription: text('AlarmDescription'),
+    Region: text('Region'),
+    AWSAccountId: text('AWSAccountId'),
+    StateChangeTime: text('StateChangeTime'),
+  };
+}
+
+/** `ALARM: <name>` as the header, what the alarm means (its description), why it changed state, and where. */
+function alarmMessage(alarm: CloudWatchAlarm): SlackPayload {
+  const state = oneLineOf(alarm.NewStateValue, 40);
+  const title = `${state}: ${oneLineOf(alarm.AlarmName)}`;
+  const emoji = state === 'ALARM' ? ALARM_EMOJI : state === 'OK' ? RESOLVED_EMOJI : UNKNOWN_SEVERITY_EMOJI;
+  const sections = [
+    ...(alarm.AlarmDescription ? [escapeMrkdwn(alarm.AlarmDescription)] : []),
+    `*Reason:* ${escapeMrkdwn(alarm.NewStateReason)}`,
+  ].map((text) => section(truncate(text, SLACK_LIMITS.sectionText)));
+  const blocks: SlackBlock[] = [
+    { type: 'header', text: { type: 'plain_text', text: truncate(`${emoji} ${title}`, SLACK_LIMITS.headerText), emoji: true } },
+    ...sections,
+    {
+      type: 'context',
+      elements: contextElements([
+        ['State', alarm.OldStateValue ? `${alarm.OldStateValue} → ${state}` : state],
+        ['Region', alarm.Region],
+        ['Account', alarm.AWSAccountId],
+        ['Changed', alarm.StateChangeTime],
+      ]),
+    },
+  ];
   return { text: escapeMrkdwn(truncate(title, SLACK_LIMITS.sectionText)), blocks };
 }
 
@@ -143,13 +217,7 @@ function factsOf(notification: ChatNotification, attributes: Readonly<Record<str
   };
 }
 
-function contextElements(facts: Facts): MrkdwnText[] {
-  const labelled: [string, string | undefined][] = [
-    ['Cluster', facts.cluster],
-    ['Severity', facts.severity],
-    ['Code', facts.code],
-    ['Event', facts.event],
-  ];
+function contextElements(labelled: readonly [string, string | undefined][]): MrkdwnText[] {
   return labelled
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
     .slice(0, SLACK_LIMITS.contextElements)
@@ -315,9 +383,9 @@ function safeCut(text: string, max: number): string {
   return cut;
 }
 
+/** shape's oneLine, cut here: never in the middle of an `&amp;` escape or a surrogate pair. */
 function oneLineOf(text: string, max = Number.MAX_SAFE_INTEGER): string {
-  // eslint-disable-next-line no-control-regex
-  return truncate(text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim(), max);
+  return truncate(oneLine(text, Number.MAX_SAFE_INTEGER), max);
 }
 
 function firstLine(text: string): string {

@@ -11,7 +11,7 @@
 import type { Severity } from '../domain/codes.ts';
 import type { Instance } from '../domain/aws.ts';
 import { planAlerts, type SurgeGroup } from '../interruptions/alert-plan.ts';
-import { Batch, errorText, type Delivery } from '../interruptions/batch.ts';
+import { Batch, type Delivery } from '../interruptions/batch.ts';
 import { isParseError } from '../interruptions/event.ts';
 import { resolveEvent } from '../interruptions/owner.ts';
 import { parseRecord } from '../interruptions/parse.ts';
@@ -22,7 +22,7 @@ import type { Ec2Port } from '../ports/aws.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { AlertPublisher, MetricsSink } from '../ports/notify.ts';
 import type { ClusterStatus, StateStore } from '../ports/state.ts';
-import type { Logger } from '../service/logger.ts';
+import { errorFields, type Logger } from '../service/logger.ts';
 
 export interface InterruptionSettings {
   surgeThreshold: number;
@@ -53,7 +53,7 @@ export interface InterruptionsResult {
   summary: { records: number; counted: number; ignored: number; duplicates: number; alerts: number; failed: number };
 }
 
-/** `holdMs`: how long a claim holds if this invocation dies mid-way (the handler passes its remaining time). */
+/** `claimHoldMs`: how long a claim holds if this invocation dies mid-way (the handler passes its remaining time). */
 export async function handleInterruptions(
   deps: InterruptionsDependencies,
   records: readonly QueueRecord[],
@@ -91,7 +91,7 @@ export async function handleInterruptions(
         else if (claim === 'done') summary.duplicates += 1;
         else batch.fail([d], 'another invocation is processing this event; retried later', false);
       } catch (error) {
-        batch.fail([d], `claimDelivery failed: ${errorText(error)}`, false);
+        batch.fail([d], `claimDelivery failed: ${errorFields(error).error}`, false);
       }
     }),
   );
@@ -119,7 +119,7 @@ async function resolveInstances(ec2: Ec2Port, batch: Batch): Promise<void> {
   try {
     instances = await ec2.describeInstances({ instanceIds });
   } catch (error) {
-    batch.fail(batch.active, `DescribeInstances failed: ${errorText(error)}`);
+    batch.fail(batch.active, `DescribeInstances failed: ${errorFields(error).error}`);
     return;
   }
   const byId = new Map(instances.map((i) => [i.id, i]));
@@ -136,7 +136,7 @@ async function loadStatuses(state: StateStore, batch: Batch): Promise<Map<string
   } catch (error) {
     batch.fail(
       batch.active.filter((d) => unattended(d).length > 0),
-      `reading the controller status failed: ${errorText(error)}`,
+      `reading the controller status failed: ${errorFields(error).error}`,
     );
     return new Map();
   }
@@ -167,7 +167,7 @@ async function countSurges(deps: InterruptionsDependencies, batch: Batch, now: D
         const alertKey = surgeAlertKey(g.cluster, g.nodePool, g.start);
         if ((await state.claimDelivery(alertKey, now, holdMs)) === 'claimed') g.alertKey = alertKey;
       } catch (error) {
-        batch.fail([...g.deliveries], `counting the surge window ${key} failed: ${errorText(error)}`);
+        batch.fail([...g.deliveries], `counting the surge window ${key} failed: ${errorFields(error).error}`);
       }
     }),
   );
@@ -182,22 +182,26 @@ async function report(
   statuses: ReadonlyMap<string, ClusterStatus>,
   now: Date,
 ): Promise<{ counted: number; alerts: number; published: boolean }> {
-  const counted = batch.active.flatMap((d) => d.resolved).length;
-  const datums = interruptionMetrics(batch.active.flatMap((d) => d.resolved));
+  const events = batch.active.flatMap((d) => d.resolved);
+  const datums = interruptionMetrics(events);
   if (datums.length > 0) {
     try {
       await deps.metrics.put(datums, now);
     } catch (error) {
-      batch.fail(batch.active, `PutMetricData failed: ${errorText(error)}`);
+      batch.fail(batch.active, `PutMetricData failed: ${errorFields(error).error}`);
       return { counted: 0, alerts: 0, published: false };
     }
   }
+  const counted = events.length;
   const planned = planAlerts(batch.active, groups, statuses, deps.settings, now);
   if (planned.length === 0) return { counted, alerts: 0, published: true };
   try {
     await deps.alerts.publish(planned.map((p) => p.alert));
   } catch (error) {
-    batch.fail([...new Set(planned.flatMap((p) => p.from))], `publishing ${planned.length} alert(s) failed: ${errorText(error)}`);
+    batch.fail(
+      [...new Set(planned.flatMap((p) => p.from))],
+      `publishing ${planned.length} alert(s) failed: ${errorFields(error).error}`,
+    );
     return { counted, alerts: 0, published: false };
   }
   return { counted, alerts: planned.length, published: true };
@@ -217,7 +221,7 @@ async function finish(
       await call();
     } catch (error) {
       // A completion lost means at worst one reprocessing after the claim lapses; a release lost, a retry waiting for it.
-      logger.warn(`${what} failed`, { error: errorText(error) });
+      logger.warn(`${what} failed`, { error: errorFields(error).error });
     }
   };
   await Promise.all([

@@ -18,6 +18,7 @@ import type { Clock } from '../ports/clock.ts';
 import type { WebhookPoster, WebhookResponse, WebhookUrlSource } from '../ports/notify.ts';
 import type { Logger } from '../service/logger.ts';
 import { oneLine } from '../snapshot/shape.ts';
+import { attemptsText, backoffDelayMs } from '../support/backoff.ts';
 
 export interface RetryTiming {
   /** The first backoff; each further one doubles, up to `maxDelayMs`. Half of each is random (jitter). */
@@ -79,10 +80,7 @@ export function slackNotifier(deps: NotifySlackDependencies): SlackNotifier {
   const timing = deps.retryTiming ?? DEFAULT_RETRY_TIMING;
   const random = deps.random ?? Math.random;
 
-  const backoffMs = (attempt: number) => {
-    const ceiling = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** (attempt - 1));
-    return Math.round(ceiling / 2 + (random() * ceiling) / 2);
-  };
+  const backoffMs = (attempt: number) => backoffDelayMs(timing, attempt, random);
 
   /** Posts one message; resolves with the posts made, or rejects with the reason it was not taken. */
   async function deliver(message: SlackDelivery, options: NotifySlackOptions): Promise<number> {
@@ -193,8 +191,6 @@ function redact(text: string, url: string): string {
   if (path.length > 1) safe = safe.replaceAll(path, '[webhook path]');
   return oneLine(safe, 300);
 }
-
-const attemptsText = (n: number) => `${n} attempt${n === 1 ? '' : 's'}`;
 
 class PostFailure extends Error {
   readonly attempts: number;

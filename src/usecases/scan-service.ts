@@ -213,7 +213,10 @@ async function scanOne(deps: ScanServiceDependencies, request: ScanRequest, now:
   });
   // An unreadable cluster's empty snapshot would read as "0 pending pods": only the failure counts.
   if (unreadable !== undefined) return { outcome: 'unreadable', datums: scanFailure(cluster) };
-  return { outcome: 'scanned', datums: scanMetrics({ cluster, snapshot, report, durationMs, now }) };
+  return {
+    outcome: 'scanned',
+    datums: scanMetrics({ cluster, snapshot, report, durationMs, now, detection: settings.detection }),
+  };
 }
 
 /** Per cluster for the dashboard, and account-wide for the alarm (alarms cannot SEARCH across clusters). */

@@ -170,6 +170,27 @@ describe('slack-notify handler', () => {
     });
   });
 
+  it('posts a CloudWatch alarm of the service as a readable message, not its JSON', async () => {
+    // Prepare
+    const handler = createSlackNotifyHandler(dependencies(webhookUrls(slack.url())));
+
+    // Act
+    const result = await handler(sampleEvent<SNSEvent>('slack-notify.cloudwatch-alarm'), lambdaContext());
+
+    // Assess
+    expect(result).toEqual({ posted: 1, attempts: 1 });
+    const body = JSON.parse(slack.posts[0]?.body ?? '{}') as {
+      text: string;
+      blocks: { type: string; text?: { text: string } }[];
+    };
+    expect(body.text).toBe('ALARM: karpenter-sentinel-prod-scan-dlq-not-empty');
+    expect(body.blocks.map((b) => b.type)).toEqual(['header', 'section', 'section', 'context']);
+    expect(body.blocks[0]?.text?.text).toBe(':rotating_light: ALARM: karpenter-sentinel-prod-scan-dlq-not-empty');
+    expect(body.blocks[1]?.text?.text).toMatch(/^Scan messages that could not be processed \(malformed\) reached the scan DLQ/);
+    expect(body.blocks[2]?.text?.text).toMatch(/^\*Reason:\* Threshold Crossed: 1 out of the last 1 datapoints/);
+    expect(slack.posts[0]?.body).not.toContain('AlarmArn');
+  });
+
   it('reads the webhook URL once per cold start', async () => {
     // Prepare
     const urls = webhookUrls(slack.url());

@@ -35,6 +35,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { SEVERITIES, type Severity } from '../../domain/codes.ts';
+import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { SourceError } from '../../ports/errors.ts';
 import type { ClusterStatus, DeliveryClaim, OpenAlert, RemediationCooldown, StateStore } from '../../ports/state.ts';
 import { chunks } from '../../support/concurrency.ts';
@@ -230,7 +231,7 @@ export class DynamoStateStore implements StateStore {
           { code: 'UnprocessedKeys' },
         );
       }
-      if (attempt > 1) await sleep(BATCH_GET_BACKOFF_MS * 2 ** (attempt - 2));
+      if (attempt > 1) await SYSTEM_CLOCK.sleep(BATCH_GET_BACKOFF_MS * 2 ** (attempt - 2));
       const output = await awsCall('BatchGetItem', () =>
         this.#client.send(new BatchGetItemCommand({ RequestItems: { [this.#table]: { Keys: pending } } })),
       );
@@ -262,10 +263,6 @@ function timeOf(iso: string, field: string): number {
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) throw new TypeError(`${field} is not an ISO-8601 time: ${JSON.stringify(iso)}`);
   return ms;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function openAlertOf(item: Item): OpenAlert {

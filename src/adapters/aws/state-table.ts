@@ -1,5 +1,5 @@
 /**
- * The state table's key schema: infra/resources.yml declares the same (a test compares them), and
+ * The state table's key schema: infra/state.yml declares the same (a test compares them), and
  * the dynalite tests create their table from this.
  */
 export const STATE_TABLE_KEYS = {

@@ -3,13 +3,12 @@
  * the server's Retry-After when it gives one, and a cap on the total time spent waiting.
  */
 import { SourceError } from '../../ports/errors.ts';
+import { attemptsText, backoffDelayMs, type Backoff } from '../../support/backoff.ts';
 import { TransientKubeError } from './kube-errors.ts';
 
-export interface RetryPolicy {
+export interface RetryPolicy extends Backoff {
   /** Attempts in all, the first included. */
   maxAttempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
   /** Never sleep more than this in all for one call; a longer Retry-After ends the retries. */
   maxTotalWaitMs: number;
 }
@@ -28,15 +27,6 @@ export interface RetryEnvironment {
   random: () => number;
 }
 
-/**
- * The wait after `failures` failed attempts: "equal jitter" (half fixed, half random) so that
- * many clients back off apart from each other but never retry immediately.
- */
-export function backoffDelayMs(policy: RetryPolicy, failures: number, random: () => number): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, failures - 1));
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
-}
-
 /** `attempt` gets the attempt number (1-based); only TransientKubeError is retried. */
 export async function withRetries<T>(attempt: (attemptNumber: number) => Promise<T>, env: RetryEnvironment): Promise<T> {
   let waitedMs = 0;
@@ -45,22 +35,18 @@ export async function withRetries<T>(attempt: (attemptNumber: number) => Promise
       return await attempt(attemptNumber);
     } catch (err) {
       if (!(err instanceof TransientKubeError)) throw err;
-      if (attemptNumber >= env.policy.maxAttempts) throw gaveUp(err, `after ${attempts(attemptNumber)}`);
+      if (attemptNumber >= env.policy.maxAttempts) throw gaveUp(err, `after ${attemptsText(attemptNumber)}`);
       const delayMs = err.retryAfterMs ?? backoffDelayMs(env.policy, attemptNumber, env.random);
       if (waitedMs + delayMs > env.policy.maxTotalWaitMs) {
         throw gaveUp(
           err,
-          `after ${attempts(attemptNumber)}; next retry in ${Math.ceil(delayMs / 1000)}s exceeds the wait budget`,
+          `after ${attemptsText(attemptNumber)}; next retry in ${Math.ceil(delayMs / 1000)}s exceeds the wait budget`,
         );
       }
       await env.sleep(delayMs);
       waitedMs += delayMs;
     }
   }
-}
-
-function attempts(count: number): string {
-  return count === 1 ? '1 attempt' : `${count} attempts`;
 }
 
 function gaveUp(err: TransientKubeError, why: string): SourceError {

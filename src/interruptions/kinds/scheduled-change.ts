@@ -6,7 +6,14 @@
  * Dedicated Host `h-...`) are skipped.
  */
 import { toIsoSeconds } from '../../domain/kube-helpers.ts';
-import { isInstanceId, type EventBridgeEvent, type KindParser, type ParseError, type ScheduledChange } from '../event.ts';
+import {
+  instanceEvent,
+  isInstanceId,
+  type EventBridgeEvent,
+  type KindParser,
+  type ParseError,
+  type ScheduledChange,
+} from '../event.ts';
 
 const DETAIL_TYPE = 'AWS Health Event';
 
@@ -25,12 +32,7 @@ export const scheduledChange: KindParser = {
     }
     const instanceIds = [...new Set(entities.map(entityValue).filter(isInstanceId))];
     return instanceIds.map((instanceId) => ({
-      kind: 'ScheduledChange' as const,
-      eventId: event.id,
-      instanceId,
-      time: event.time,
-      region: event.region,
-      action: change.eventTypeCode,
+      ...instanceEvent('ScheduledChange', event, instanceId, change.eventTypeCode),
       scheduledChange: change,
     }));
   },

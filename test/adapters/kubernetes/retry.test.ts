@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { TransientKubeError } from '../../../src/adapters/kubernetes/kube-errors.ts';
-import { backoffDelayMs, DEFAULT_RETRY_POLICY, withRetries } from '../../../src/adapters/kubernetes/retry.ts';
+import { DEFAULT_RETRY_POLICY, withRetries } from '../../../src/adapters/kubernetes/retry.ts';
 import type { RetryPolicy } from '../../../src/adapters/kubernetes/retry.ts';
 import { KubeConflictError, SourceError } from '../../../src/ports/errors.ts';
 
@@ -24,16 +24,6 @@ function env(random = () => 0.5) {
   const sleeps: number[] = [];
   return { sleeps, env: { policy: POLICY, random, sleep: vi.fn(async (ms: number) => void sleeps.push(ms)) } };
 }
-
-describe('backoffDelayMs', () => {
-  it('doubles from the base, stays within [ceiling/2, ceiling] and is capped', () => {
-    expect(backoffDelayMs(POLICY, 1, () => 0)).toBe(125);
-    expect(backoffDelayMs(POLICY, 1, () => 0.999999)).toBe(250);
-    expect(backoffDelayMs(POLICY, 3, () => 0)).toBe(500);
-    expect(backoffDelayMs(POLICY, 3, () => 0.999999)).toBe(1000);
-    expect(backoffDelayMs(POLICY, 20, () => 0.999999)).toBe(8000);
-  });
-});
 
 describe('withRetries', () => {
   it('retries transient failures with growing delays and returns the answer', async () => {

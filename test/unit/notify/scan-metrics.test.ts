@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { Finding } from '../../../src/domain/finding.ts';
 import type { MetricDatum } from '../../../src/domain/metric.ts';
 import { buildReport, type Report } from '../../../src/domain/report.ts';
 import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
@@ -109,7 +108,7 @@ function sorted(r: Record<string, string>): [string, string][] {
 describe('scanMetrics on a troubled cluster', () => {
   const snapshot = troubledCluster();
   const report = analysed(snapshot);
-  const datums = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 1834, now: NOW });
+  const datums = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 1834, now: NOW, detection: DEFAULT_DETECTION });
 
   it("counts the Pending pods waiting for capacity and the oldest one's age in seconds", () => {
     expect(datum(datums, 'PendingPods')).toEqual({
@@ -177,6 +176,20 @@ describe('scanMetrics on a troubled cluster', () => {
   });
 });
 
+describe('scanMetrics on many failed launches', () => {
+  it('counts every NodeClaim of the finding, not only the 10 its evidence lists', () => {
+    const names = Array.from({ length: 12 }, (_, i) => `spot-${String(i).padStart(5, 'a')}`);
+    const snapshot = snapshotOf({ nodeClaims: names.map(launchFailed), nodePools: [nodePool({ name: 'spot' })] }, CLUSTER);
+    const report = analysed(snapshot);
+
+    const datums = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 10, now: NOW, detection: DEFAULT_DETECTION });
+
+    expect(report.findings.filter((f) => f.code === 'NODECLAIM_LAUNCH_FAILED')).toHaveLength(1);
+    expect(datum(datums, 'LaunchFailedNodeClaims')?.value).toBe(12);
+    expect(datum(datums, 'LaunchFailedNodeClaims', { Cluster: 'demo', NodePool: 'spot' })?.value).toBe(12);
+  });
+});
+
 describe('scanMetrics on a healthy cluster', () => {
   it('sends zeros for what it could count and the ready replicas', () => {
     const snapshot = snapshotOf(
@@ -190,7 +203,14 @@ describe('scanMetrics on a healthy cluster', () => {
       CLUSTER,
     );
 
-    const datums = scanMetrics({ cluster: CLUSTER, snapshot, report: analysed(snapshot), durationMs: 900, now: NOW });
+    const datums = scanMetrics({
+      cluster: CLUSTER,
+      snapshot,
+      report: analysed(snapshot),
+      durationMs: 900,
+      now: NOW,
+      detection: DEFAULT_DETECTION,
+    });
 
     expect(datum(datums, 'PendingPods')?.value).toBe(0);
     expect(datum(datums, 'OldestPendingPodAgeSeconds')?.value).toBe(0);
@@ -207,7 +227,14 @@ describe('scanMetrics on what it could not read', () => {
   it('omits the controller datum without a controller Deployment (EKS Auto Mode)', () => {
     const snapshot = snapshotOf({ pods: [], deployments: [] }, CLUSTER);
 
-    const datums = scanMetrics({ cluster: CLUSTER, snapshot, report: analysed(snapshot), durationMs: 10, now: NOW });
+    const datums = scanMetrics({
+      cluster: CLUSTER,
+      snapshot,
+      report: analysed(snapshot),
+      durationMs: 10,
+      now: NOW,
+      detection: DEFAULT_DETECTION,
+    });
 
     expect(datum(datums, 'ControllerReadyReplicas')).toBeUndefined();
     expect(datum(datums, 'PendingPods')?.value).toBe(0);
@@ -224,7 +251,7 @@ describe('scanMetrics on what it could not read', () => {
     const report = buildReport({ cluster: CLUSTER, now: NOW, gaps, findings: [] });
 
     // Act
-    const datums = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 10, now: NOW });
+    const datums = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 10, now: NOW, detection: DEFAULT_DETECTION });
 
     // Assess
     for (const name of [
@@ -241,14 +268,16 @@ describe('scanMetrics on what it could not read', () => {
   });
 
   it('counts a NodePool that reports failed registrations with no NodeClaim left as one', () => {
-    const f: Finding = {
-      ...analysed(troubledCluster()).findings.find((x) => x.code === 'NODECLAIM_NOT_REGISTERED')!,
-      title: 'NodePool default reports NodeRegistrationHealthy=False: its nodes fail to register',
-    };
-    const snapshot = snapshotOf({ nodeClaims: [], nodePools: [nodePool({ name: 'default' })] }, CLUSTER);
-    const report = buildReport({ cluster: CLUSTER, now: NOW, gaps: [], findings: [f] });
+    const unhealthy = condition('NodeRegistrationHealthy', 'False', {
+      reason: 'RegistrationFailed',
+      message: 'Failed to register node',
+      lastTransitionTime: minutesAfter(T0, 15),
+    });
+    const snapshot = snapshotOf({ nodeClaims: [], nodePools: [nodePool({ name: 'default', conditions: [unhealthy] })] }, CLUSTER);
+    const report = analysed(snapshot);
+    expect(report.findings.filter((f) => f.code === 'NODECLAIM_NOT_REGISTERED')).toHaveLength(1);
 
-    const datums = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 10, now: NOW });
+    const datums = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 10, now: NOW, detection: DEFAULT_DETECTION });
 
     expect(datum(datums, 'UnregisteredNodeClaims')?.value).toBe(1);
   });

@@ -249,6 +249,82 @@ describe('toMrkdwn', () => {
   });
 });
 
+describe('slackPayloadOf: a CloudWatch alarm notification', () => {
+  const alarmOf = (fields: Record<string, unknown>): TopicMessage => ({
+    message: JSON.stringify({
+      AlarmName: 'karpenter-sentinel-prod-scan-failures',
+      NewStateValue: 'ALARM',
+      NewStateReason: 'Threshold Crossed: 3 out of the last 3 datapoints were greater than or equal to the threshold (1.0).',
+      ...fields,
+    }),
+    attributes: {},
+  });
+
+  it('renders the sample alarm as a header with its name and state, its description, its reason, and where', () => {
+    // Act
+    const payload = slackPayloadOf(topicMessageOf('slack-notify.cloudwatch-alarm'));
+
+    // Assess
+    expect(payload.text).toBe('ALARM: karpenter-sentinel-prod-scan-dlq-not-empty');
+    expect(headerOf(payload)).toBe(':rotating_light: ALARM: karpenter-sentinel-prod-scan-dlq-not-empty');
+    expect(sectionsOf(payload)).toEqual([
+      "Scan messages that could not be processed (malformed) reached the scan DLQ after 3 receives. The scan function's logs name what was wrong.",
+      '*Reason:* Threshold Crossed: 1 out of the last 1 datapoints [2.0 (01/01/26 02:10:00)] was greater than the threshold (0.0) (minimum 1 datapoint for OK -&gt; ALARM transition).',
+    ]);
+    expect(contextOf(payload)).toEqual([
+      '*State:* OK → ALARM',
+      '*Region:* US East (N. Virginia)',
+      '*Account:* 069057294951',
+      '*Changed:* 2026-01-01T02:15:38.512+0000',
+    ]);
+    expectWithinBlockKitLimits(payload);
+  });
+
+  it('marks the return to OK with a check mark, and leaves out a null description', () => {
+    // Act
+    const payload = slackPayloadOf(alarmOf({ NewStateValue: 'OK', OldStateValue: 'ALARM', AlarmDescription: null }));
+
+    // Assess
+    expect(headerOf(payload)).toBe(':white_check_mark: OK: karpenter-sentinel-prod-scan-failures');
+    expect(sectionsOf(payload)).toEqual([
+      '*Reason:* Threshold Crossed: 3 out of the last 3 datapoints were greater than or equal to the threshold (1.0).',
+    ]);
+    expect(contextOf(payload)).toEqual(['*State:* ALARM → OK']);
+  });
+
+  it('shows INSUFFICIENT_DATA with a neutral bell', () => {
+    expect(headerOf(slackPayloadOf(alarmOf({ NewStateValue: 'INSUFFICIENT_DATA' })))).toBe(
+      ':bell: INSUFFICIENT_DATA: karpenter-sentinel-prod-scan-failures',
+    );
+  });
+
+  it('escapes the description and reason so an alarm cannot ping @channel', () => {
+    // Act
+    const payload = slackPayloadOf(alarmOf({ AlarmDescription: 'Page <!channel> & fix', NewStateReason: 'x > 0 <@U123>' }));
+
+    // Assess
+    expect(sectionsOf(payload)).toEqual(['Page &lt;!channel&gt; &amp; fix', '*Reason:* x &gt; 0 &lt;@U123&gt;']);
+  });
+
+  it('stays within the Block Kit limits whatever the name, description and reason', () => {
+    // Alarm texts are plain: no backticks, so no code fence left open (expectWithinBlockKitLimits checks fences).
+    const text = (minLength: number) => fc.string({ minLength }).map((t) => t.replaceAll('`', "'"));
+    fc.assert(
+      fc.property(text(1), text(0), text(1), (name, description, reason) => {
+        const payload = slackPayloadOf(
+          alarmOf({
+            AlarmName: `a${name.repeat(50)}`,
+            AlarmDescription: description.repeat(400),
+            NewStateReason: `r${reason.repeat(900)}`,
+          }),
+        );
+        expect(headerOf(payload)).toMatch(/^:rotating_light: ALARM: a/);
+        expectWithinBlockKitLimits(payload);
+      }),
+    );
+  });
+});
+
 describe('slackPayloadOf: anything else on the topic', () => {
   it('posts the plain-text sample as escaped text, with its subject, and no blocks', () => {
     // Act
@@ -260,7 +336,7 @@ describe('slackPayloadOf: anything else on the topic', () => {
     });
   });
 
-  it('posts JSON that is not a chat notification (a CloudWatch alarm) as its text', () => {
+  it('posts JSON that is neither a chat notification nor a whole alarm notification (no state reason) as its text', () => {
     // Prepare
     const alarm = JSON.stringify({ AlarmName: 'karpenter-sentinel-scan-dlq', NewStateValue: 'ALARM' });
 
