@@ -17,7 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SentinelError } from '../src/domain/errors.ts';
 import { chatNotificationOf } from '../src/notify/chat-notification.ts';
-import { jsonLogger } from '../src/service/logger.ts';
+import { jsonLogger } from '../src/support/logger.ts';
 import { localClock, localContext, type LocalFunction, type LocalSetup } from './invoke-local/local.ts';
 import { parseRequest, USAGE, type InvokeRequest, type LocalFunctionName } from './invoke-local/request.ts';
 

@@ -1,6 +1,7 @@
 /**
  * The one place that reads the environment. Everything else receives plain, validated values.
  */
+import { isEksClusterName } from './domain/aws.ts';
 import { SEVERITIES, type Severity } from './domain/codes.ts';
 import { SentinelError } from './domain/errors.ts';
 import {
@@ -122,7 +123,7 @@ export function readDispatchConfig(env: NodeJS.ProcessEnv = process.env): Dispat
   const config: DispatchConfig = {
     region: read.required('AWS_REGION'),
     scanQueueUrl: read.required('SCAN_QUEUE_URL'),
-    clusters: read.list('CLUSTERS'),
+    clusters: read.clusterNames('CLUSTERS'),
     optInTag: read.tag('OPT_IN_TAG', 'karpenter-sentinel/enabled=true'),
   };
   return read.done(config);
@@ -228,6 +229,14 @@ class EnvReader {
       .filter((s) => s !== '');
     if (items.length === 0) this.problem(name, `must list at least one name, comma-separated (got ${JSON.stringify(value)})`);
     return items;
+  }
+
+  /** A comma list of EKS cluster names: a typo here would otherwise be a poison scan message every minute. */
+  clusterNames(name: string): string[] | undefined {
+    const names = this.list(name);
+    const bad = names?.filter((n) => !isEksClusterName(n)) ?? [];
+    if (bad.length > 0) this.problem(name, `holds ${bad.map((n) => JSON.stringify(n)).join(', ')}, not EKS cluster names`);
+    return names;
   }
 
   tag(name: string, fallback: string): OptInTag {

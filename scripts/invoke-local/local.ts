@@ -9,7 +9,7 @@ import type { MetricDatum } from '../../src/domain/metric.ts';
 import type { ClusterSnapshot } from '../../src/domain/snapshot.ts';
 import type { Clock } from '../../src/ports/clock.ts';
 import type { ScanRequest } from '../../src/ports/notify.ts';
-import type { Logger } from '../../src/service/logger.ts';
+import type { Logger } from '../../src/support/logger.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
 
 /**

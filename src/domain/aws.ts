@@ -18,6 +18,11 @@ export interface Instance {
   tags: Record<string, string>;
 }
 
+/** EKS cluster names: 1-100 characters, a letter or digit first, then letters, digits, `-` and `_`. */
+export function isEksClusterName(name: string): boolean {
+  return /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/.test(name);
+}
+
 export type AuthenticationMode = 'CONFIG_MAP' | 'API' | 'API_AND_CONFIG_MAP' | string;
 
 export interface ClusterInfo {

@@ -65,3 +65,12 @@ export function isoSeconds(iso: string | undefined): string | null {
 export function toIsoSeconds(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
+
+/** An ISO-8601 time with its zone (`2026-11-21T07:00:00Z`), or undefined: Date.parse alone accepts too much. */
+export function parseIsoTime(text: string): Date | undefined {
+  if (!ISO_8601.test(text)) return undefined;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? undefined : new Date(ms);
+}

@@ -2,7 +2,7 @@
  * The bookkeeping of one SQS batch of the interruptions function: which deliveries are still
  * going, which failed (reported as batch item failures), and whose claims must be given back.
  */
-import type { Logger } from '../service/logger.ts';
+import type { Logger } from '../support/logger.ts';
 import type { InterruptionEvent } from './event.ts';
 import type { ResolvedEvent } from './owner.ts';
 

@@ -3,7 +3,7 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { errorFields, type Logger } from './logger.ts';
+import { errorFields, type Logger } from '../support/logger.ts';
 
 export interface InvocationLogOptions {
   logger: Logger;

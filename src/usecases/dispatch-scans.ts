@@ -3,8 +3,8 @@ import { toIsoSeconds } from '../domain/kube-helpers.ts';
 import type { OptInTag } from '../config.ts';
 import type { EksPort } from '../ports/aws.ts';
 import type { ScanQueue, ScanRequest } from '../ports/notify.ts';
-import type { Logger } from '../service/logger.ts';
-import { errorFields } from '../service/logger.ts';
+import type { Logger } from '../support/logger.ts';
+import { errorFields } from '../support/logger.ts';
 import { mapBounded } from '../support/concurrency.ts';
 
 /** DescribeCluster calls in flight at once (EKS throttles bursts per account). */

@@ -22,7 +22,7 @@ import type { Ec2Port } from '../ports/aws.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { AlertPublisher, MetricsSink } from '../ports/notify.ts';
 import type { ClusterStatus, StateStore } from '../ports/state.ts';
-import { errorFields, type Logger } from '../service/logger.ts';
+import { errorFields, type Logger } from '../support/logger.ts';
 
 export interface InterruptionSettings {
   surgeThreshold: number;

@@ -16,7 +16,7 @@
 import { slackPayloadOf, type TopicMessage } from '../notify/slack-message.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { WebhookPoster, WebhookResponse, WebhookUrlSource } from '../ports/notify.ts';
-import type { Logger } from '../service/logger.ts';
+import type { Logger } from '../support/logger.ts';
 import { oneLine } from '../snapshot/shape.ts';
 import { attemptsText, backoffDelayMs } from '../support/backoff.ts';
 

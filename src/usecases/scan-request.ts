@@ -1,9 +1,6 @@
-import { toIsoSeconds } from '../domain/kube-helpers.ts';
+import { isEksClusterName } from '../domain/aws.ts';
+import { parseIsoTime, toIsoSeconds } from '../domain/kube-helpers.ts';
 import type { ScanRequest } from '../ports/notify.ts';
-
-/** EKS cluster names: 1-100 characters, a letter or digit first, then letters, digits, `-` and `_`. */
-const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/;
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 export type ParsedScanRequest = { ok: true; request: ScanRequest } | { ok: false; problem: string };
 
@@ -24,12 +21,11 @@ export function parseScanRequest(body: string): ParsedScanRequest {
   }
   const { cluster, requestedAt } = value as Record<string, unknown>;
   if (typeof cluster !== 'string' || cluster === '') return { ok: false, problem: 'body has no "cluster" (a cluster name)' };
-  if (!CLUSTER_NAME.test(cluster))
+  if (!isEksClusterName(cluster))
     return { ok: false, problem: `"cluster" ${JSON.stringify(cluster)} is not an EKS cluster name` };
-  if (typeof requestedAt !== 'string' || !ISO_TIME.test(requestedAt) || Number.isNaN(Date.parse(requestedAt))) {
-    return { ok: false, problem: `"requestedAt" ${JSON.stringify(requestedAt ?? null)} is not an ISO-8601 time` };
-  }
-  return { ok: true, request: { cluster, requestedAt: toIsoSeconds(new Date(requestedAt)) } };
+  const time = typeof requestedAt === 'string' ? parseIsoTime(requestedAt) : undefined;
+  if (!time) return { ok: false, problem: `"requestedAt" ${JSON.stringify(requestedAt ?? null)} is not an ISO-8601 time` };
+  return { ok: true, request: { cluster, requestedAt: toIsoSeconds(time) } };
 }
 
 /** The idempotency key of one scan request: a re-delivery or a re-sent tick shares it. */

@@ -8,7 +8,7 @@ import { RecordingAlertPublisher, RecordingMetricsSink } from '../../src/adapter
 import type { Instance } from '../../src/domain/aws.ts';
 import type { Ec2Port } from '../../src/ports/aws.ts';
 import type { ClusterStatus, StateStore } from '../../src/ports/state.ts';
-import { jsonLogger } from '../../src/service/logger.ts';
+import { jsonLogger } from '../../src/support/logger.ts';
 import { createInterruptionsHandler } from '../../src/service/handlers/interruptions.ts';
 import { inMemoryAws, type InMemoryAws } from '../../src/simulator/in-memory-aws.ts';
 import type { InterruptionSettings } from '../../src/usecases/handle-interruptions.ts';

@@ -10,7 +10,7 @@ import type { ClusterInfo } from '../../src/domain/aws.ts';
 import type { EksPort } from '../../src/ports/aws.ts';
 import type { ScanRequest } from '../../src/ports/notify.ts';
 import { createScanDispatchHandler } from '../../src/service/handlers/scan-dispatch.ts';
-import { jsonLogger } from '../../src/service/logger.ts';
+import { jsonLogger } from '../../src/support/logger.ts';
 import { inMemoryAws, type InMemoryAws } from '../../src/simulator/in-memory-aws.ts';
 import { cluster, snapshotOf } from '../factories/aws.ts';
 import { startLocalDynamo, type LocalDynamo } from '../support/dynalite.ts';

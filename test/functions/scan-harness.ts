@@ -12,7 +12,7 @@ import { readScanConfig } from '../../src/config.ts';
 import type { Clock } from '../../src/ports/clock.ts';
 import type { StateStore } from '../../src/ports/state.ts';
 import { createScanHandler } from '../../src/service/handlers/scan.ts';
-import { jsonLogger } from '../../src/service/logger.ts';
+import { jsonLogger } from '../../src/support/logger.ts';
 import { simulatedSources, startSimulation, type Simulation } from '../../src/simulator/simulation.ts';
 import type { ServiceConnection } from '../../src/usecases/scan-service.ts';
 import type { LocalDynamo } from '../support/dynalite.ts';

@@ -7,7 +7,7 @@ import { slackPayloadOf } from '../../src/notify/slack-message.ts';
 import type { Clock } from '../../src/ports/clock.ts';
 import type { WebhookUrlSource } from '../../src/ports/notify.ts';
 import { createSlackNotifyHandler, type SlackNotifyDependencies } from '../../src/service/handlers/slack-notify.ts';
-import { jsonLogger } from '../../src/service/logger.ts';
+import { jsonLogger } from '../../src/support/logger.ts';
 import { SlackDeliveryError } from '../../src/usecases/notify-slack.ts';
 import { lambdaContext, sampleEvent } from '../support/lambda.ts';
 

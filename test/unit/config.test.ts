@@ -90,6 +90,9 @@ describe('service configuration', () => {
     expect(readDispatchConfig({ ...env, CLUSTERS: ' prod, staging ,' }).clusters).toEqual(['prod', 'staging']);
     expect(() => readDispatchConfig({ ...env, OPT_IN_TAG: 'sentinel' })).toThrow('OPT_IN_TAG must be KEY=VALUE');
     expect(() => readDispatchConfig({ ...env, CLUSTERS: ' , ' })).toThrow('CLUSTERS must list at least one name');
+    expect(() => readDispatchConfig({ ...env, CLUSTERS: 'prod,prod eu' })).toThrow(
+      'CLUSTERS holds "prod eu", not EKS cluster names',
+    );
   });
 
   it('interruptions: surge threshold and window', () => {

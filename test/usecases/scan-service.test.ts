@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RecordingAlertPublisher, RecordingMetricsSink } from '../../src/adapters/memory/outputs.ts';
 import { InMemoryStateStore } from '../../src/adapters/memory/state.ts';
 import { readScanConfig } from '../../src/config.ts';
-import { jsonLogger } from '../../src/service/logger.ts';
+import { jsonLogger } from '../../src/support/logger.ts';
 import { simulatedSources, startSimulation, type Simulation } from '../../src/simulator/simulation.ts';
 import { scanBatch, type ScanDelivery, type ScanServiceDependencies } from '../../src/usecases/scan-service.ts';
 

@@ -1,16 +1,11 @@
-import { EC2Client, type EC2ClientConfig } from '@aws-sdk/client-ec2';
+import { EC2Client } from '@aws-sdk/client-ec2';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { sdkClientConfig, type SdkClientOptions } from './sdk-config.ts';
 
-export interface AwsClientOptions {
-  /** The CLI's `--region` or the deployed function's configured region: never guessed here. */
-  region: string;
-  /** Attempts per call, first one included; adaptive retry also slows the client down when throttled. */
-  maxAttempts?: number;
-  /** Default: the SDK's default chain (env, SSO, profile, web identity, container, IMDS), resolved once for all three. */
-  credentials?: EC2ClientConfig['credentials'];
-}
+/** One credential provider for the three clients: SSO / assume-role credentials are fetched once, not three times. */
+export type AwsClientOptions = SdkClientOptions;
 
 export interface AwsClients {
   ec2: EC2Client;
@@ -19,19 +14,9 @@ export interface AwsClients {
   region: string;
 }
 
-export const DEFAULT_MAX_ATTEMPTS = 5;
-
 /** Built once per region and reused: each client keeps its connections and its retry rate limiter. */
 export function createAwsClients(options: AwsClientOptions): AwsClients {
-  const config = {
-    region: options.region,
-    retryMode: 'adaptive',
-    maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-    // One provider for the three clients: SSO / assume-role credentials are fetched once, not three times.
-    credentials: options.credentials ?? defaultProvider(),
-    // A hung connection must not eat a Lambda's whole timeout.
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000 },
-  };
+  const config = sdkClientConfig({ ...options, credentials: options.credentials ?? defaultProvider() });
   return { ec2: new EC2Client(config), eks: new EKSClient(config), iam: new IAMClient(config), region: options.region };
 }
 

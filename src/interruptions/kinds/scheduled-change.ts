@@ -5,7 +5,7 @@
  * affected instance (`affectedEntities[].entityValue`); entities that are not instances (a
  * Dedicated Host `h-...`) are skipped.
  */
-import { toIsoSeconds } from '../../domain/kube-helpers.ts';
+import { parseIsoTime, toIsoSeconds } from '../../domain/kube-helpers.ts';
 import {
   instanceEvent,
   isInstanceId,
@@ -68,12 +68,10 @@ function entityValue(entity: unknown): unknown {
 
 /** RFC 1123 as AWS Health writes it (`Sat, 05 Jun 2027 17:00:00 GMT`), or ISO-8601. */
 const RFC_1123 = /^(?:[A-Z][a-z]{2}, )?\d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}(?::\d{2})? (?:GMT|UTC|Z|[+-]\d{4})$/;
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
 
 /** A Health timestamp as ISO-8601 seconds; undefined when it is neither form (Date.parse alone accepts too much). */
 export function healthTime(text: string): string | undefined {
   const trimmed = text.trim();
-  if (!RFC_1123.test(trimmed) && !ISO_8601.test(trimmed)) return undefined;
-  const ms = Date.parse(trimmed);
+  const ms = RFC_1123.test(trimmed) ? Date.parse(trimmed) : (parseIsoTime(trimmed)?.getTime() ?? Number.NaN);
   return Number.isNaN(ms) ? undefined : toIsoSeconds(new Date(ms));
 }

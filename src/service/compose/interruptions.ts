@@ -15,18 +15,13 @@ import { SnsAlertPublisher } from '../../adapters/aws/sns.ts';
 import type { InterruptionsConfig } from '../../config.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import type { InterruptionsDependencies } from '../handlers/interruptions.ts';
-import { jsonLogger } from '../logger.ts';
+import { jsonLogger } from '../../support/logger.ts';
+import { sdkClientConfig } from '../../adapters/aws/sdk-config.ts';
 
 export function composeInterruptions(config: InterruptionsConfig): InterruptionsDependencies {
-  const sdk = {
-    region: config.region,
-    // One credential chain for the four clients, resolved once.
-    credentials: defaultProvider(),
-    retryMode: 'adaptive',
-    maxAttempts: 5,
-    // A hung connection must not eat the invocation: its records would wait out the claim.
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: 20_000 },
-  };
+  // One credential chain for the four clients, resolved once. A hung connection must not eat the
+  // invocation: its records would wait out the claim.
+  const sdk = sdkClientConfig({ region: config.region, credentials: defaultProvider(), requestTimeoutMs: 20_000 });
   return {
     ec2: new Ec2Adapter(new EC2Client(sdk)),
     state: new DynamoStateStore(new DynamoDBClient(sdk), config.stateTable),

@@ -9,15 +9,11 @@ import { SqsScanQueue } from '../../adapters/aws/sqs.ts';
 import type { DispatchConfig } from '../../config.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import type { ScanDispatchDependencies } from '../handlers/scan-dispatch.ts';
-import { jsonLogger } from '../logger.ts';
+import { jsonLogger } from '../../support/logger.ts';
+import { sdkClientConfig } from '../../adapters/aws/sdk-config.ts';
 
 export function composeScanDispatch(config: DispatchConfig): ScanDispatchDependencies {
-  const sdk = {
-    region: config.region,
-    retryMode: 'adaptive',
-    maxAttempts: 5,
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000 },
-  };
+  const sdk = sdkClientConfig({ region: config.region });
   return {
     eks: new EksAdapter(new EKSClient(sdk)),
     queue: new SqsScanQueue(new SQSClient(sdk), config.scanQueueUrl),

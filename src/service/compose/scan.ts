@@ -18,18 +18,13 @@ import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { KubeUnreachableError } from '../../ports/errors.ts';
 import type { KubernetesPort } from '../../ports/kubernetes.ts';
 import type { ScanDependencies } from '../handlers/scan.ts';
-import { jsonLogger } from '../logger.ts';
+import { jsonLogger } from '../../support/logger.ts';
+import { sdkClientConfig } from '../../adapters/aws/sdk-config.ts';
 
 export function composeScan(config: ScanConfig): ScanDependencies {
   const credentials = defaultProvider();
   const aws = awsPorts(createAwsClients({ region: config.region, credentials }));
-  const sdk = {
-    region: config.region,
-    credentials,
-    retryMode: 'adaptive',
-    maxAttempts: 5,
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000 },
-  };
+  const sdk = sdkClientConfig({ region: config.region, credentials });
   const kube = kubeConnections((cluster) => connectToEks({ cluster, region: config.region, token: { credentials } }));
   return {
     settings: config,

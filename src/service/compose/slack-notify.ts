@@ -11,7 +11,8 @@ import type { SlackConfig } from '../../config.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import type { WebhookUrlSource } from '../../ports/notify.ts';
 import type { SlackNotifyDependencies } from '../handlers/slack-notify.ts';
-import { jsonLogger } from '../logger.ts';
+import { jsonLogger } from '../../support/logger.ts';
+import { sdkClientConfig } from '../../adapters/aws/sdk-config.ts';
 
 export function composeSlackNotify(config: SlackConfig): SlackNotifyDependencies {
   return {
@@ -24,11 +25,7 @@ export function composeSlackNotify(config: SlackConfig): SlackNotifyDependencies
 }
 
 function webhookUrlSource(config: SlackConfig): WebhookUrlSource {
-  const sdk = {
-    region: config.region,
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: 10_000 },
-  };
+  const sdk = sdkClientConfig({ region: config.region, maxAttempts: 3, requestTimeoutMs: 10_000 });
   // Only the client of the configured store is created (both modules are small next to the SDK core).
   return config.webhook.kind === 'ssm-parameter'
     ? new SsmParameterWebhookUrl(new SSMClient(sdk), config.webhook.name)

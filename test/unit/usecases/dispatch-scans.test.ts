@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterInfo } from '../../../src/domain/aws.ts';
 import { RecordingScanQueue } from '../../../src/adapters/memory/outputs.ts';
 import type { EksPort } from '../../../src/ports/aws.ts';
-import { jsonLogger } from '../../../src/service/logger.ts';
+import { jsonLogger } from '../../../src/support/logger.ts';
 import { inMemoryAws, type InMemoryAws } from '../../../src/simulator/in-memory-aws.ts';
 import { dispatchScans } from '../../../src/usecases/dispatch-scans.ts';
 import { cluster, snapshotOf } from '../../factories/aws.ts';

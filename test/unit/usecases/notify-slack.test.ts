@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WebhookPoster, WebhookResponse } from '../../../src/ports/notify.ts';
-import { jsonLogger } from '../../../src/service/logger.ts';
+import { jsonLogger } from '../../../src/support/logger.ts';
 import {
   DEFAULT_RETRY_TIMING,
   SlackDeliveryError,
