@@ -8,10 +8,11 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import type { Metafile } from 'esbuild';
 import { bundleFileOf, LAMBDA_FUNCTIONS, REPO_ROOT } from '../scripts/bundle.ts';
 import { packageService } from '../scripts/package-service.ts';
 
@@ -26,6 +27,21 @@ export interface BundleMeasurement {
   /** Median of `importRuns`. */
   importMs: number;
   importSamplesMs: number[];
+  /** What the bundle is made of, from esbuild's metafile (`dist/<fn>/meta.json`). */
+  composition: BundleComposition;
+}
+
+export interface BundleComposition {
+  /** Modules esbuild resolved for the bundle (its import graph). */
+  inputs: number;
+  /** Of those, modules from src/adapters/kubernetes/ or a @kubernetes/ package. */
+  kubernetesInputs: number;
+  /** Their bytes in the bundle (minified). */
+  kubernetesBytes: number;
+  /** The `@aws-sdk/client-*` packages with code in the bundle, sorted. */
+  sdkClients: string[];
+  /** The module contributing most bytes to the bundle: a path from the repository or from node_modules/; its size before bundling. */
+  largestInput: { path: string; bytes: number; sourceBytes: number } | undefined;
 }
 
 export interface BundleMeasurements {
@@ -80,9 +96,53 @@ export async function measureBundles(options: MeasureBundlesOptions = {}): Promi
     const [zip, bundle] = await Promise.all([stat(zipOf(packageDir, name)), stat(file)]);
     const importSamplesMs: number[] = [];
     for (let i = 0; i < runs; i++) importSamplesMs.push(await importOnce(file));
-    functions.push({ name, zipBytes: zip.size, bundleBytes: bundle.size, importMs: median(importSamplesMs), importSamplesMs });
+    const metafile = JSON.parse(await readFile(path.join(path.dirname(file), 'meta.json'), 'utf8')) as Metafile;
+    functions.push({
+      name,
+      zipBytes: zip.size,
+      bundleBytes: bundle.size,
+      importMs: median(importSamplesMs),
+      importSamplesMs,
+      composition: bundleComposition(metafile),
+    });
   }
   return { nodeVersion: process.version, functions, ...(packaging ? { packaging } : {}) };
+}
+
+const KUBERNETES_INPUT = /(?:^|\/)src\/adapters\/kubernetes\/|(?:^|\/)node_modules\/@kubernetes\//;
+const SDK_CLIENT = /(?:^|\/)node_modules\/(@aws-sdk\/client-[^/]+)\//;
+
+/** `node_modules/@aws-sdk/x/y.js` → `@aws-sdk/x/y.js`; repository paths as they are. */
+export function inputName(input: string): string {
+  const at = input.lastIndexOf('node_modules/');
+  return at === -1 ? input.replace(/^(?:\.\.\/)+/, '') : input.slice(at + 'node_modules/'.length);
+}
+
+/** What one function's bundle holds, from the metafile scripts/bundle.ts writes beside it. */
+export function bundleComposition(metafile: Metafile): BundleComposition {
+  const bundle = Object.entries(metafile.outputs).find(([file]) => file.endsWith('.mjs') || file.endsWith('.js'))?.[1];
+  const inBundle = Object.entries(bundle?.inputs ?? {});
+  const kubernetes = Object.keys(metafile.inputs).filter((input) => KUBERNETES_INPUT.test(input));
+  const kubernetesBytes = inBundle
+    .filter(([input]) => KUBERNETES_INPUT.test(input))
+    .reduce((sum, [, { bytesInOutput }]) => sum + bytesInOutput, 0);
+  const sdkClients = new Set<string>();
+  for (const [input, { bytesInOutput }] of inBundle) {
+    const client = SDK_CLIENT.exec(input)?.[1];
+    if (client && bytesInOutput > 0) sdkClients.add(client);
+  }
+  const [largest] = [...inBundle].sort(([, a], [, b]) => b.bytesInOutput - a.bytesInOutput);
+  return {
+    inputs: Object.keys(metafile.inputs).length,
+    kubernetesInputs: kubernetes.length,
+    kubernetesBytes,
+    sdkClients: [...sdkClients].sort(),
+    largestInput: largest && {
+      path: inputName(largest[0]),
+      bytes: largest[1].bytesInOutput,
+      sourceBytes: metafile.inputs[largest[0]]?.bytes ?? 0,
+    },
+  };
 }
 
 function zipOf(packageDir: string, name: string): string {

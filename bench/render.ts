@@ -1,4 +1,6 @@
 /** Turns benchmark results into the console table and BENCHMARKS.md, from the same rows. */
+import type { BundleMeasurement, BundleMeasurements } from './bundles.ts';
+import type { InterruptionsBench } from './interruptions.ts';
 import { ALL_PODS_STEP, kubectlFetchPlan, type KubectlTiming } from './kubectl.ts';
 import type { LiveResults, LiveScan, RequestStats } from './live.ts';
 import type { AnalysisMemory, AnalysisTiming, CaptureLoad, CaptureWrite, ClusterCounts, ReportDigest } from './measure.ts';
@@ -15,6 +17,35 @@ export interface Machine {
   loadAverage: [number, number];
 }
 
+/** What `--only` selects; `lambda` stands for both Lambda sections. */
+export const BENCH_SECTIONS = ['analysis', 'live', 'bundles', 'interruptions'] as const;
+export type BenchSection = (typeof BENCH_SECTIONS)[number];
+const SECTION_ALIASES: Readonly<Record<string, readonly BenchSection[]>> = { lambda: ['bundles', 'interruptions'] };
+
+/** `--only analysis,lambda` → the sections to run; an unknown name is an error naming the valid ones. */
+export function parseSections(text: string): Set<BenchSection> | { error: string } {
+  const selected = new Set<BenchSection>();
+  for (const name of text.split(',').map((n) => n.trim())) {
+    const sections =
+      SECTION_ALIASES[name] ?? ((BENCH_SECTIONS as readonly string[]).includes(name) ? [name as BenchSection] : []);
+    if (sections.length === 0) {
+      const valid = [...BENCH_SECTIONS, ...Object.keys(SECTION_ALIASES)].join(', ');
+      return { error: `unknown section ${JSON.stringify(name)}: expected a comma-separated list of ${valid}` };
+    }
+    for (const section of sections) selected.add(section);
+  }
+  return selected;
+}
+
+/** The offline analysis: synthetic cluster in memory, then as capture files. */
+export interface AnalysisResults {
+  timing: Outcome<AnalysisTiming>;
+  memory: Outcome<AnalysisMemory>;
+  write: Outcome<CaptureWrite>;
+  load: Outcome<CaptureLoad>;
+  linearity: { factor: number; timing: Outcome<AnalysisTiming> }[];
+}
+
 export interface BenchResults {
   machine: Machine;
   date: string;
@@ -22,19 +53,31 @@ export interface BenchResults {
   seed: number;
   runs: number;
   warmup: number;
-  timing: Outcome<AnalysisTiming>;
-  memory: Outcome<AnalysisMemory>;
-  write: Outcome<CaptureWrite>;
-  load: Outcome<CaptureLoad>;
-  linearity: { factor: number; timing: Outcome<AnalysisTiming> }[];
-  /** Undefined with `--skip-live`. */
+  /** A section is undefined when it was not run; `notMeasured` says why. */
+  analysis: AnalysisResults | undefined;
   live: Outcome<LiveResults> | undefined;
   liveRuns: number;
+  bundles: Outcome<BundleMeasurements> | undefined;
+  interruptions: Outcome<InterruptionsBench> | undefined;
+  /** The flag that left a section out, e.g. `--skip-live` or `--only lambda`. */
+  notMeasured: Partial<Record<BenchSection, string>>;
   totalMs: number;
+}
+
+/** Every outcome of the run, to fail the bench when one failed. */
+export function outcomesOf(r: BenchResults): Outcome<unknown>[] {
+  const a = r.analysis;
+  return [
+    ...(a ? [a.timing, a.memory, a.write, a.load, ...a.linearity.map((l) => l.timing)] : []),
+    ...[r.live, r.bundles, r.interruptions].filter((o) => o !== undefined),
+  ];
 }
 
 export const TARGET_MS = 300;
 export const TARGET_BYTES = 300 * 1_000_000;
+/** Per Lambda artifact, zipped (decimal megabyte, the stricter reading). */
+export const TARGET_ZIP_BYTES = 1_000_000;
+export const TARGET_DESCRIBE_INSTANCES_PER_BATCH = 1;
 
 interface Section {
   title: string;
@@ -46,6 +89,9 @@ interface Section {
 const mb = (bytes: number) => `${(bytes / 1_000_000).toFixed(1)} MB`;
 const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 const int = (value: number) => value.toLocaleString('en-US');
+const kb = (bytes: number) =>
+  `${(bytes / 1000).toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 })} kB`;
+const percent = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
 
 export function percentile(samples: readonly number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -70,32 +116,96 @@ export function liveComparison(live: LiveResults): { scanMs: number; kubectlMs: 
   return { scanMs: median(live.scans.map((s) => s.scanMs)), kubectlMs: median(live.kubectlWarm.map(sequenceMs)) };
 }
 
-export function targets(r: BenchResults): { target: string; measured: string; pass: boolean | undefined }[] {
-  const timing = r.timing.ok ? percentile(r.timing.value.samplesMs, 95) : undefined;
-  const memory = r.memory.ok ? analysisMemoryBytes(r.memory.value) : undefined;
-  const live = r.live?.ok ? liveComparison(r.live.value) : undefined;
+export interface TargetRow {
+  target: string;
+  measured: string;
+  pass: boolean | undefined;
+}
+
+export function targets(r: BenchResults): TargetRow[] {
+  return [...analysisTargets(r), liveTarget(r), ...bundleTargets(r), interruptionsTarget(r)];
+}
+
+function notMeasured(r: BenchResults, section: BenchSection): string {
+  return `not measured (${r.notMeasured[section] ?? 'not run'})`;
+}
+
+function analysisTargets(r: BenchResults): TargetRow[] {
+  const timingTarget = `analysis under ${TARGET_MS} ms (p95 wall time)`;
+  const memoryTarget = `analysis under ${TARGET_BYTES / 1_000_000} MB (peak RSS while analysing, over the RSS holding the snapshot)`;
+  const a = r.analysis;
+  if (a === undefined) {
+    return [timingTarget, memoryTarget].map((target) => ({ target, measured: notMeasured(r, 'analysis'), pass: undefined }));
+  }
+  const timing = a.timing.ok ? percentile(a.timing.value.samplesMs, 95) : undefined;
+  const memory = a.memory.ok ? analysisMemoryBytes(a.memory.value) : undefined;
   return [
     {
-      target: `analysis under ${TARGET_MS} ms (p95 wall time)`,
-      measured: timing === undefined ? failure(r.timing) : ms(timing),
+      target: timingTarget,
+      measured: timing === undefined ? failure(a.timing) : ms(timing),
       pass: timing === undefined ? undefined : timing < TARGET_MS,
     },
     {
-      target: `analysis under ${TARGET_BYTES / 1_000_000} MB (peak RSS while analysing, over the RSS holding the snapshot)`,
-      measured: memory === undefined ? failure(r.memory) : mb(memory),
+      target: memoryTarget,
+      measured: memory === undefined ? failure(a.memory) : mb(memory),
       pass: memory === undefined ? undefined : memory < TARGET_BYTES,
     },
+  ];
+}
+
+function liveTarget(r: BenchResults): TargetRow {
+  const live = r.live?.ok ? liveComparison(r.live.value) : undefined;
+  return {
+    target: 'live scan (fetch + analysis) faster than kubectl fetching the same objects (medians; kubectl with a warm cache)',
+    measured:
+      live === undefined
+        ? r.live === undefined
+          ? notMeasured(r, 'live')
+          : failure(r.live)
+        : `${ms(live.scanMs)} vs ${ms(live.kubectlMs)} (${(live.kubectlMs / live.scanMs).toFixed(1)}x faster)`,
+    pass: live === undefined ? undefined : live.scanMs < live.kubectlMs,
+  };
+}
+
+const KUBERNETES_FREE = 'interruptions';
+
+function bundleTargets(r: BenchResults): TargetRow[] {
+  const zipTarget = (name: string) => `\`${name}\` Lambda artifact under ${TARGET_ZIP_BYTES / 1_000_000} MB zipped`;
+  const kubeTarget = `\`${KUBERNETES_FREE}\` bundle holds no Kubernetes code (modules from src/adapters/kubernetes or @kubernetes)`;
+  if (r.bundles === undefined || !r.bundles.ok) {
+    const measured = r.bundles === undefined ? notMeasured(r, 'bundles') : failure(r.bundles);
+    return [zipTarget('every'), kubeTarget].map((target) => ({ target, measured, pass: undefined }));
+  }
+  const functions = r.bundles.value.functions;
+  const free = functions.find((f) => f.name === KUBERNETES_FREE);
+  const others = functions
+    .filter((f) => f.name !== KUBERNETES_FREE && f.composition.kubernetesInputs > 0)
+    .map((f) => `${f.name}: ${f.composition.kubernetesInputs}, ${kb(f.composition.kubernetesBytes)}`);
+  return [
+    ...functions.map((f) => ({ target: zipTarget(f.name), measured: kb(f.zipBytes), pass: f.zipBytes < TARGET_ZIP_BYTES })),
     {
-      target: 'live scan (fetch + analysis) faster than kubectl fetching the same objects (medians; kubectl with a warm cache)',
+      target: kubeTarget,
       measured:
-        live === undefined
-          ? r.live === undefined
-            ? 'not measured (--skip-live)'
-            : failure(r.live)
-          : `${ms(live.scanMs)} vs ${ms(live.kubectlMs)} (${(live.kubectlMs / live.scanMs).toFixed(1)}x faster)`,
-      pass: live === undefined ? undefined : live.scanMs < live.kubectlMs,
+        free === undefined
+          ? 'no interruptions bundle'
+          : `${free.composition.kubernetesInputs} modules${others.length > 0 ? ` (${others.join('; ')})` : ''}`,
+      pass: free === undefined ? undefined : free.composition.kubernetesInputs === 0,
     },
   ];
+}
+
+function interruptionsTarget(r: BenchResults): TargetRow {
+  const target = `\`interruptions\`: ≤ ${TARGET_DESCRIBE_INSTANCES_PER_BATCH} DescribeInstances per SQS batch`;
+  if (r.interruptions === undefined) return { target, measured: notMeasured(r, 'interruptions'), pass: undefined };
+  if (!r.interruptions.ok) return { target, measured: failure(r.interruptions), pass: undefined };
+  const batches = r.interruptions.value.batches;
+  const most = Math.max(...batches.map((b) => b.describeInstancesCalls));
+  const perBatch = batches.map((b) => `${b.name}: ${b.describeInstancesCalls}`).join('; ');
+  return {
+    target,
+    measured: `at most ${most} per batch (${perBatch})`,
+    pass: batches.length > 0 && most <= TARGET_DESCRIBE_INSTANCES_PER_BATCH,
+  };
 }
 
 function failure(o: Outcome<unknown>): string {
@@ -155,9 +265,18 @@ function sections(r: BenchResults): Section[] {
       ],
     },
   ];
-  if (r.timing.ok) out.push(countsSection(r.timing.value.counts, r));
-  if (r.timing.ok) {
-    const t = r.timing.value;
+  if (r.analysis) out.push(...analysisSections(r.analysis, r));
+  if (r.live !== undefined || r.notMeasured.live === '--skip-live') out.push(...liveSections(r));
+  if (r.bundles) out.push(...bundleSections(r.bundles));
+  if (r.interruptions) out.push(interruptionsSection(r.interruptions));
+  return out;
+}
+
+function analysisSections(a: AnalysisResults, r: BenchResults): Section[] {
+  const out: Section[] = [];
+  if (a.timing.ok) out.push(countsSection(a.timing.value.counts, r));
+  if (a.timing.ok) {
+    const t = a.timing.value;
     out.push({
       title: 'Analysis time',
       header: ['measure', 'value'],
@@ -175,11 +294,11 @@ function sections(r: BenchResults): Section[] {
       ],
     });
   } else {
-    out.push({ title: 'Analysis time', header: ['', ''], rows: [['failed', r.timing.error]] });
+    out.push({ title: 'Analysis time', header: ['', ''], rows: [['failed', a.timing.error]] });
   }
-  if (r.timing.ok && r.memory.ok) {
-    const t = r.timing.value;
-    const m = r.memory.value;
+  if (a.timing.ok && a.memory.ok) {
+    const t = a.timing.value;
+    const m = a.memory.value;
     out.push({
       title: 'Analysis memory',
       header: ['measure', 'value'],
@@ -201,16 +320,15 @@ function sections(r: BenchResults): Section[] {
       ],
       notes: ['Measured in a fresh child process that generates the cluster, collects garbage, then analyses once.'],
     });
-  } else if (!r.memory.ok) {
-    out.push({ title: 'Analysis memory', header: ['', ''], rows: [['failed', r.memory.error]] });
+  } else if (!a.memory.ok) {
+    out.push({ title: 'Analysis memory', header: ['', ''], rows: [['failed', a.memory.error]] });
   }
-  out.push(loadSection(r));
-  out.push(linearitySection(r));
-  out.push(...liveSections(r));
+  out.push(loadSection(a));
+  out.push(linearitySection(a));
   return out;
 }
 
-function loadSection(r: BenchResults): Section {
+function loadSection(r: AnalysisResults): Section {
   if (!r.write.ok) return { title: 'Loading the capture files', header: ['', ''], rows: [['writing failed', r.write.error]] };
   const w = r.write.value;
   if (!r.load.ok) {
@@ -249,7 +367,7 @@ function loadSection(r: BenchResults): Section {
 /** Above this ratio per doubling the analysis is growing faster than linearly. */
 const LINEAR_RATIO_LIMIT = 2.6;
 
-function linearitySection(r: BenchResults): Section {
+function linearitySection(r: AnalysisResults): Section {
   const medians = r.linearity.map((l) => (l.timing.ok ? percentile(l.timing.value.samplesMs, 50) : undefined));
   const rows = r.linearity.map((l, i) => {
     if (!l.timing.ok) return [`${l.factor}x`, '', `failed: ${l.timing.error}`, '', ''];
@@ -295,7 +413,7 @@ function sameFindings(a: ReportDigest, b: ReportDigest): boolean {
 
 function liveSections(r: BenchResults): Section[] {
   const title = 'Live scan against the simulated API server';
-  if (r.live === undefined) return [{ title, header: ['', ''], rows: [['not measured', '--skip-live']] }];
+  if (r.live === undefined) return [{ title, header: ['', ''], rows: [['not measured', r.notMeasured.live ?? 'not run']] }];
   if (!r.live.ok) return [{ title, header: ['', ''], rows: [['failed', r.live.error]] }];
   const live = r.live.value;
   const scans = live.scans;
@@ -304,7 +422,7 @@ function liveSections(r: BenchResults): Section[] {
     spread(scans.map(pick), format),
   ];
   const first = scans[0];
-  const offline = r.timing.ok ? r.timing.value.report : undefined;
+  const offline = r.analysis?.timing.ok ? r.analysis.timing.value.report : undefined;
   const consistent = scans.every((s) => first !== undefined && sameFindings(s.report, first.report));
   const findings = first === undefined ? '' : findingsText(first.report);
   const versusOffline =
@@ -398,6 +516,126 @@ function kubectlSection(live: LiveResults): Section {
   };
 }
 
+const importSpread = (f: BundleMeasurement) => spread(f.importSamplesMs, ms);
+
+function bundleSections(outcome: Outcome<BundleMeasurements>): Section[] {
+  const title = 'Lambda artifacts';
+  if (!outcome.ok) return [{ title, header: ['', ''], rows: [['failed', outcome.error]] }];
+  const b = outcome.value;
+  const runs = b.functions[0]?.importSamplesMs.length ?? 0;
+  const comparison = interruptionsVersusScan(b.functions);
+  return [
+    {
+      title,
+      header: [
+        'function',
+        'zipped artifact',
+        'bundle',
+        `import on Node ${b.nodeVersion}, median (min – max)`,
+        'AWS SDK clients (@aws-sdk/client-*)',
+        'Kubernetes modules',
+        'largest module (share of the bundle)',
+      ],
+      rows: b.functions.map((f) => {
+        const c = f.composition;
+        return [
+          f.name,
+          kb(f.zipBytes),
+          kb(f.bundleBytes),
+          importSpread(f),
+          c.sdkClients.map((client) => client.replace('@aws-sdk/client-', '')).join(', '),
+          c.kubernetesInputs === 0 ? '0' : `${c.kubernetesInputs} (${kb(c.kubernetesBytes)})`,
+          c.largestInput
+            ? `\`${c.largestInput.path}\` ${kb(c.largestInput.bytes)} (${percent(c.largestInput.bytes, f.bundleBytes)})`
+            : '',
+        ];
+      }),
+      notes: [
+        ...(comparison ? [comparison] : []),
+        `Zipped artifact: \`.serverless/<fn>.zip\` as \`osls package\` writes it, what is uploaded; its only file is the bundle, \`dist/<fn>/index.mjs\` (scripts/bundle.ts: esbuild, ESM, minified, target node22, the AWS SDK bundled in). ${
+          b.packaging
+            ? `Bundled and packaged by this run (bundling ${ms(b.packaging.bundleMs)}, osls ${ms(b.packaging.oslsMs)}).`
+            : 'The artifacts already in .serverless/ and dist/ (`--reuse-package`).'
+        } Modules and sizes per module: esbuild's metafile, \`dist/<fn>/meta.json\` (\`npx esbuild --analyze\` reads it); "Kubernetes modules" counts every module of the import graph under src/adapters/kubernetes/ or node_modules/@kubernetes/.`,
+        `Import: \`await import(bundle)\` timed inside a fresh Node process, ${runs} per function, with dummy configuration in the environment and no credentials: evaluating the modules and the entry's top level (reading the config, constructing the SDK clients), which a cold start pays before the first event; Node's own start-up is not counted. This machine, not Lambda's arm64.`,
+      ],
+    },
+  ];
+}
+
+/** Plainly: does `interruptions` carry Kubernetes code, and why is it as big as it is next to `scan`. */
+export function interruptionsVersusScan(functions: readonly BundleMeasurement[]): string | undefined {
+  const interruptions = functions.find((f) => f.name === 'interruptions');
+  const scan = functions.find((f) => f.name === 'scan');
+  if (!interruptions || !scan) return undefined;
+  const i = interruptions.composition;
+  const s = scan.composition;
+  const kubernetes =
+    i.kubernetesInputs === 0
+      ? `\`interruptions\` loads no Kubernetes code: none of its ${int(i.inputs)} modules is from src/adapters/kubernetes or @kubernetes (\`scan\`: ${int(s.kubernetesInputs)}, ${kb(s.kubernetesBytes)}).`
+      : `\`interruptions\` carries Kubernetes code: ${int(i.kubernetesInputs)} modules, ${kb(i.kubernetesBytes)} (\`scan\`: ${int(s.kubernetesInputs)}, ${kb(s.kubernetesBytes)}).`;
+  const sizes = `${kb(interruptions.bundleBytes)} vs ${kb(scan.bundleBytes)} (${percent(interruptions.bundleBytes, scan.bundleBytes)}), ${kb(interruptions.zipBytes)} vs ${kb(scan.zipBytes)} zipped`;
+  const shared =
+    i.largestInput && s.largestInput && i.largestInput.path === s.largestInput.path ? i.largestInput.path : undefined;
+  if (!shared || !i.largestInput || !s.largestInput) {
+    const largest = (f: BundleMeasurement) =>
+      f.composition.largestInput ? `\`${f.composition.largestInput.path}\` ${kb(f.composition.largestInput.bytes)}` : 'none';
+    return `${kubernetes} Its bundle next to \`scan\`'s: ${sizes}. Largest module: \`interruptions\` ${largest(interruptions)}, \`scan\` ${largest(scan)}.`;
+  }
+  const what = shared.startsWith('@aws-sdk/client-ec2/') ? "the EC2 SDK client's schema file" : 'one module';
+  return (
+    `${kubernetes} Its bundle is nonetheless close to \`scan\`'s, ${sizes}, because both carry ${what}: the largest module of each is \`${shared}\` ` +
+    `(${kb(i.largestInput.sourceBytes)} before minifying), ${kb(i.largestInput.bytes)} of \`interruptions\` (${percent(i.largestInput.bytes, interruptions.bundleBytes)}) ` +
+    `and ${kb(s.largestInput.bytes)} of \`scan\` (${percent(s.largestInput.bytes, scan.bundleBytes)}). ` +
+    `Without it: \`interruptions\` ${kb(interruptions.bundleBytes - i.largestInput.bytes)}, \`scan\` ${kb(scan.bundleBytes - s.largestInput.bytes)}.`
+  );
+}
+
+function kindsText(kinds: Partial<Record<string, number>>): string {
+  return Object.entries(kinds)
+    .map(([kind, n]) => `${kind} ${n}`)
+    .join(', ');
+}
+
+function interruptionsSection(outcome: Outcome<InterruptionsBench>): Section {
+  const title = 'Interruptions: EC2 calls and handler time per SQS batch';
+  if (!outcome.ok) return { title, header: ['', ''], rows: [['failed', outcome.error]] };
+  const { batches, runs, warmup } = outcome.value;
+  const first = batches[0];
+  return {
+    title,
+    header: [
+      'batch',
+      'records',
+      'instances',
+      'DescribeInstances per batch',
+      'per message',
+      'other EC2 / EKS / IAM calls',
+      'PutMetricData calls',
+      'alerts published',
+      'failed records',
+      'handler time, median (p95)',
+    ],
+    rows: batches.map((b) => [
+      b.label,
+      String(b.records),
+      String(b.instances),
+      String(b.describeInstancesCalls),
+      (b.describeInstancesCalls / b.records).toFixed(2),
+      String(b.otherAwsCalls),
+      String(b.putMetricDataCalls),
+      String(b.alertsPublished),
+      String(b.batchItemFailures),
+      `${ms(median(b.samplesMs))} (${ms(percentile(b.samplesMs, 95))})`,
+    ]),
+    notes: [
+      `\`createInterruptionsHandler\` (src/service/handlers/interruptions.ts), the deployed handler, over in-memory ports: the simulator's AWS (src/simulator/in-memory-aws.ts, which records every call), the in-memory state table, a recording alert topic and metrics sink; settings are \`readInterruptionsConfig\`'s defaults. Records from events/interruptions.*.json; every instance belongs to one Karpenter cluster whose controller a scan saw available a minute earlier. Kinds in the mixed batch: ${kindsText(batches.find((b) => b.name.endsWith('mixed'))?.kinds ?? {})}.`,
+      `Each run is a fresh function (empty state table) so no run sees another's deliveries; the last row delivers the batch once untimed, then measures the second delivery: its events are already handled, so nothing is resolved, counted or alerted again. ${runs} runs per batch after ${warmup} warm-up runs, in a fresh child process${first ? `; the very first invocation in that process took ${ms(first.firstRunMs)} (cold JIT, not in the medians)` : ''}.`,
+      "Handler time is the function's own work (parse, claim, resolve owners, count, plan alerts) with every port answering from memory. Deployed, each invocation adds its AWS round trips: the one DescribeInstances, the state table's claims and counters, one PutMetricData and an SNS publish per alert.",
+    ],
+  };
+}
+
 export function renderConsole(r: BenchResults): string {
   return sections(r)
     .map((s) => {
@@ -420,6 +658,9 @@ const METHOD = [
   '- Memory: a worker thread samples the process RSS every millisecond while one analysis runs; the target is that peak over the RSS of the process holding the snapshot after a full GC (the memory the analysis itself needs). Holding the snapshot and loading the capture files cost far more and are shown, not gated.',
   '- Loading: `loadSnapshot([dir])` of the files `writeCaptureFiles` writes for the same cluster, then one analysis of what was loaded, like `karpenter-sentinel scan --from DIR`.',
   '- Live: the same cluster served by the simulator in one child process; per run (`--live-runs N`, default 5, after one warm-up) a full dry-run `scanCluster` in a fresh child process (wall time; RSS sampled every millisecond), then kubectl fetching the same objects one command after another with a fresh `--cache-dir`, then with a warm one (`--kubectl PATH`, default /usr/bin/kubectl). The simulated server counts requests and response bytes of each. `--skip-live` leaves it out.',
+  '- Lambda artifacts: `npm run package` first (scripts/bundle.ts, then `osls package`, offline; `--reuse-package` measures the artifacts already there), then per function the zip, the bundle, its esbuild metafile and `--import-runs N` (default 11) imports of the bundle, each in a fresh Node process.',
+  '- Interruptions: the deployed handler over in-memory ports, fed SQS batches built from events/interruptions.*.json; the simulated AWS counts the calls.',
+  '- `--only analysis,live,bundles,interruptions` (or `lambda` for the last two) runs just those sections, e.g. `npm run bench -- --only lambda` in about a minute; `--write` needs them all.',
   '',
 ];
 

@@ -1,11 +1,14 @@
 /**
- * `npm run bench [-- --scale N] [--runs N] [--warmup N] [--live-runs N] [--skip-live] [--kubectl PATH] [--write] [--keep-capture]`
+ * `npm run bench [-- --scale N] [--runs N] [--warmup N] [--live-runs N] [--skip-live] [--kubectl PATH]
+ *   [--import-runs N] [--reuse-package] [--only analysis,live,bundles,interruptions|lambda] [--write] [--keep-capture]`
  *
  * Measures, each in a fresh child process: analysis wall time (warm-up, then median / p95),
  * analysis memory, writing and loading the cluster as capture files, analysis time at 2x and
  * 4x the scale (linearity), and the live path: a full scan of the cluster served by the simulator
- * against kubectl fetching the same objects from the same server. Prints a table; `--write`
- * rewrites BENCHMARKS.md.
+ * against kubectl fetching the same objects from the same server. Then the Lambda functions: each
+ * packaged artifact's size and its bundle's import time, and the interruptions handler's EC2 calls
+ * per batch. `--only` runs some sections (`--only lambda`: the Lambda ones, a minute instead of
+ * five). Prints a table; `--write` rewrites BENCHMARKS.md (every section, so not with `--only`).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,11 +19,24 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ALL_PODS_STEP, KUBECTL, kubectlFetchPlan, kubectlVersion, runKubectl, runKubectlSequence } from './kubectl.ts';
 import type { KubectlEnvironment } from './kubectl.ts';
+import { measureBundles, type BundleMeasurements } from './bundles.ts';
+import { measureInterruptions, type InterruptionsBench } from './interruptions.ts';
 import { KUBECONFIG_FILE, measureLiveScan, startLiveServer } from './live.ts';
 import type { LiveResults, LiveScan, LiveServer, LiveServerInfo, RequestStats } from './live.ts';
 import { measureAnalysisMemory, measureAnalysisTime, measureLoad, writeCapture } from './measure.ts';
 import type { AnalysisMemory, AnalysisTiming, CaptureLoad, CaptureWrite } from './measure.ts';
-import { renderConsole, renderMarkdown, targets, type BenchResults, type Outcome } from './render.ts';
+import {
+  BENCH_SECTIONS,
+  outcomesOf,
+  parseSections,
+  renderConsole,
+  renderMarkdown,
+  targets,
+  type AnalysisResults,
+  type BenchResults,
+  type BenchSection,
+  type Outcome,
+} from './render.ts';
 import { DEFAULT_SYNTHETIC_CLUSTER } from './synthetic-cluster.ts';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -30,6 +46,9 @@ const LINEARITY_FACTORS = [2, 4];
 const LIVE_WARMUP = 1;
 /** `kubectl get pods -A -o json` of every pod takes tens of seconds: context, so fewer runs. */
 const ALL_PODS_RUNS = 3;
+/** One invocation takes well under a millisecond: many runs are cheap. */
+const INTERRUPTION_RUNS = 200;
+const INTERRUPTION_WARMUP = 20;
 
 const { values } = parseArgs({
   options: {
@@ -38,6 +57,9 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '5' },
     'live-runs': { type: 'string', default: '5' },
     'skip-live': { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'import-runs': { type: 'string', default: '11' },
+    'reuse-package': { type: 'boolean', default: false },
     kubectl: { type: 'string', default: KUBECTL },
     write: { type: 'boolean', default: false },
     'keep-capture': { type: 'boolean', default: false },
@@ -59,6 +81,26 @@ const scale = positive('scale', values.scale, false);
 const runs = positive('runs', values.runs, true);
 const warmup = positive('warmup', values.warmup, true);
 const liveRuns = positive('live-runs', values['live-runs'], true);
+const importRuns = positive('import-runs', values['import-runs'], true);
+
+function selectedSections(): { selected: Set<BenchSection>; notMeasured: BenchResults['notMeasured'] } {
+  const parsed = values.only === undefined ? new Set(BENCH_SECTIONS) : parseSections(values.only);
+  if (!(parsed instanceof Set)) {
+    process.stderr.write(`bench: --only: ${parsed.error}\n`);
+    process.exit(2);
+  }
+  const notMeasured: BenchResults['notMeasured'] = {};
+  for (const section of BENCH_SECTIONS) if (!parsed.has(section)) notMeasured[section] = `--only ${values.only}`;
+  if (values.write && values.only !== undefined && Object.keys(notMeasured).length > 0) {
+    process.stderr.write('bench: --write rewrites all of BENCHMARKS.md, so it needs every section: drop --only\n');
+    process.exit(2);
+  }
+  if (values['skip-live'] && parsed.has('live')) {
+    parsed.delete('live');
+    notMeasured.live = '--skip-live';
+  }
+  return { selected: parsed, notMeasured };
+}
 
 if (values.child === 'live-server') await serveLive(values.dir ?? '');
 else if (values.child) await runChild(values.child);
@@ -83,7 +125,9 @@ async function runChild(mode: string): Promise<void> {
               ? writeCapture(scale, dir)
               : mode === 'load'
                 ? await measureLoad(scale, dir)
-                : undefined;
+                : mode === 'interruptions'
+                  ? await measureInterruptions(INTERRUPTION_RUNS, INTERRUPTION_WARMUP)
+                  : undefined;
     outcome = value === undefined ? { ok: false, error: `unknown child mode ${mode}` } : { ok: true, value };
   } catch (error) {
     outcome = { ok: false, error: errorText(error) };
@@ -244,9 +288,7 @@ async function measureLive(): Promise<Outcome<LiveResults>> {
   }
 }
 
-async function main(): Promise<void> {
-  const started = performance.now();
-  const loadAtStart = os.loadavg()[0] ?? 0;
+async function measureAnalysis(): Promise<AnalysisResults> {
   const common = ['--scale', String(scale)];
   const timing = await inChild<AnalysisTiming>(`analysis time at scale ${scale} (${warmup} warm-up + ${runs} runs)`, [
     '--child',
@@ -271,7 +313,7 @@ async function main(): Promise<void> {
     if (!values['keep-capture']) rmSync(dir, { recursive: true, force: true });
   }
 
-  const linearity: BenchResults['linearity'] = [{ factor: 1, timing }];
+  const linearity: AnalysisResults['linearity'] = [{ factor: 1, timing }];
   const linearityRuns = Math.max(5, Math.ceil(runs / 2));
   const linearityWarmup = Math.min(warmup, 3);
   for (const factor of LINEARITY_FACTORS) {
@@ -287,7 +329,35 @@ async function main(): Promise<void> {
     ]);
     linearity.push({ factor, timing: t });
   }
-  const live = values['skip-live'] ? undefined : await measureLive();
+  return { timing, memory, write, load, linearity };
+}
+
+/** Packages the service first (unless `--reuse-package`) so the sizes are the current source's. */
+async function measureLambdaArtifacts(): Promise<Outcome<BundleMeasurements>> {
+  const reuse = values['reuse-package'];
+  process.stderr.write(
+    `bench: Lambda artifacts: ${reuse ? '' : 'bundling and packaging (osls), then '}importing each bundle ${importRuns} times…\n`,
+  );
+  try {
+    return { ok: true, value: await measureBundles({ runs: importRuns, ensurePackaged: true, repackage: !reuse }) };
+  } catch (error) {
+    return { ok: false, error: errorText(error) };
+  }
+}
+
+async function main(): Promise<void> {
+  const { selected, notMeasured } = selectedSections();
+  const started = performance.now();
+  const loadAtStart = os.loadavg()[0] ?? 0;
+  const analysis = selected.has('analysis') ? await measureAnalysis() : undefined;
+  const live = selected.has('live') ? await measureLive() : undefined;
+  const bundles = selected.has('bundles') ? await measureLambdaArtifacts() : undefined;
+  const interruptions = selected.has('interruptions')
+    ? await inChild<InterruptionsBench>(
+        `interruptions handler (${INTERRUPTION_WARMUP} warm-up + ${INTERRUPTION_RUNS} runs per batch)`,
+        ['--child', 'interruptions'],
+      )
+    : undefined;
 
   const results: BenchResults = {
     machine: {
@@ -303,13 +373,12 @@ async function main(): Promise<void> {
     seed: DEFAULT_SYNTHETIC_CLUSTER.seed,
     runs,
     warmup,
-    timing,
-    memory,
-    write,
-    load,
-    linearity,
+    analysis,
     live,
     liveRuns,
+    bundles,
+    interruptions,
+    notMeasured,
     totalMs: performance.now() - started,
   };
   process.stdout.write(`${renderConsole(results)}\n`);
@@ -317,6 +386,6 @@ async function main(): Promise<void> {
     writeFileSync(BENCHMARKS_MD, renderMarkdown(results));
     process.stdout.write(`\nwrote ${BENCHMARKS_MD}\n`);
   }
-  const failed = [timing, memory, write, load, ...linearity.map((l) => l.timing), ...(live ? [live] : [])].some((o) => !o.ok);
+  const failed = outcomesOf(results).some((o) => !o.ok);
   if (failed || targets(results).some((t) => t.pass === false)) process.exitCode = 1;
 }
