@@ -21,6 +21,7 @@ import { createInterruptionsHandler } from '../src/service/handlers/interruption
 import { jsonLogger } from '../src/support/logger.ts';
 import { inMemoryAws } from '../src/simulator/in-memory-aws.ts';
 import { DUMMY_FUNCTION_ENV } from './bundles.ts';
+import { interruptionSettings } from '../src/usecases/handle-interruptions.ts';
 
 const CLUSTER = 'prod-eu';
 /** SQS delivers at most 10 messages per batch to a Lambda function (the queue's batch size). */
@@ -189,13 +190,7 @@ async function invokeOnce(scenario: Scenario): Promise<Invocation> {
     metrics,
     clock: { now: () => now, sleep: async () => undefined },
     logger: jsonLogger({}, () => undefined),
-    settings: {
-      surgeThreshold: config.surgeThreshold,
-      surgeWindowMs: config.surgeWindowMs,
-      controllerStatusMaxAgeMs: config.controllerStatusMaxAgeMs,
-      idempotencyTtlMs: config.idempotencyTtlMs,
-      minSeverity: config.alerts.minSeverity,
-    },
+    settings: interruptionSettings(config),
   });
   if (scenario.redelivery) await handler(structuredClone(scenario.event), lambdaContext());
   const before = { aws: aws.calls.length, metrics: metrics.calls.length, alerts: alerts.published.length };

@@ -12,6 +12,7 @@ import { inMemoryAws } from '../../src/simulator/in-memory-aws.ts';
 import { controllerStatusOf } from '../../src/usecases/controller-status.ts';
 import { CLUSTER_STATUS_TTL_MS } from '../../src/usecases/scan-service.ts';
 import { loadCapture, PLACEHOLDER_ENV, type LocalFunction, type LocalSetup } from './local.ts';
+import { interruptionSettings } from '../../src/usecases/handle-interruptions.ts';
 
 export async function localInterruptions(setup: LocalSetup): Promise<LocalFunction> {
   const config = readInterruptionsConfig(PLACEHOLDER_ENV);
@@ -29,13 +30,7 @@ export async function localInterruptions(setup: LocalSetup): Promise<LocalFuncti
     metrics,
     clock: setup.clock,
     logger: setup.logger,
-    settings: {
-      surgeThreshold: config.surgeThreshold,
-      surgeWindowMs: config.surgeWindowMs,
-      controllerStatusMaxAgeMs: config.controllerStatusMaxAgeMs,
-      idempotencyTtlMs: config.idempotencyTtlMs,
-      minSeverity: config.alerts.minSeverity,
-    },
+    settings: interruptionSettings(config),
   });
   const notes = () => {
     const calls = aws.callsTo('DescribeInstances');

@@ -18,6 +18,7 @@ import { parseRecord } from '../interruptions/parse.ts';
 import { surgeAlertKey, surgeCounterKey, windowExpiry, windowStartOf } from '../interruptions/surge-window.ts';
 import { alertWanted, SURGE_KINDS, UNATTENDED_KINDS } from '../notify/interruption-alerts.ts';
 import { interruptionMetrics } from '../notify/interruption-metrics.ts';
+import type { InterruptionsConfig } from '../config.ts';
 import type { Ec2Port } from '../ports/aws.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { AlertPublisher, MetricsSink } from '../ports/notify.ts';
@@ -30,6 +31,17 @@ export interface InterruptionSettings {
   controllerStatusMaxAgeMs: number;
   idempotencyTtlMs: number;
   minSeverity: Severity;
+}
+
+/** The use case's settings out of the function's validated configuration. */
+export function interruptionSettings(config: InterruptionsConfig): InterruptionSettings {
+  return {
+    surgeThreshold: config.surgeThreshold,
+    surgeWindowMs: config.surgeWindowMs,
+    controllerStatusMaxAgeMs: config.controllerStatusMaxAgeMs,
+    idempotencyTtlMs: config.idempotencyTtlMs,
+    minSeverity: config.alerts.minSeverity,
+  };
 }
 
 export interface InterruptionsDependencies {

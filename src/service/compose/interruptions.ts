@@ -17,6 +17,7 @@ import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import type { InterruptionsDependencies } from '../handlers/interruptions.ts';
 import { jsonLogger } from '../../support/logger.ts';
 import { sdkClientConfig } from '../../adapters/aws/sdk-config.ts';
+import { interruptionSettings } from '../../usecases/handle-interruptions.ts';
 
 export function composeInterruptions(config: InterruptionsConfig): InterruptionsDependencies {
   // One credential chain for the four clients, resolved once. A hung connection must not eat the
@@ -29,12 +30,6 @@ export function composeInterruptions(config: InterruptionsConfig): Interruptions
     metrics: new CloudWatchMetricsSink(new CloudWatchClient(sdk)),
     clock: SYSTEM_CLOCK,
     logger: jsonLogger(),
-    settings: {
-      surgeThreshold: config.surgeThreshold,
-      surgeWindowMs: config.surgeWindowMs,
-      controllerStatusMaxAgeMs: config.controllerStatusMaxAgeMs,
-      idempotencyTtlMs: config.idempotencyTtlMs,
-      minSeverity: config.alerts.minSeverity,
-    },
+    settings: interruptionSettings(config),
   };
 }
