@@ -13,7 +13,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { Metafile } from 'esbuild';
-import { bundleFileOf, LAMBDA_FUNCTIONS, REPO_ROOT } from '../scripts/bundle.ts';
+import { bundleFileOf } from '../scripts/bundle.ts';
+import { LAMBDA_FUNCTIONS, REPO_ROOT } from '../scripts/functions.ts';
+import { PLACEHOLDER_ENV } from '../scripts/invoke-local/local.ts';
 import { packageService } from '../scripts/package-service.ts';
 
 const run = promisify(execFile);
@@ -24,8 +26,6 @@ export interface BundleMeasurement {
   zipBytes: number;
   /** `dist/<fn>/index.mjs`, the only file in the zip. */
   bundleBytes: number;
-  /** Median of `importRuns`. */
-  importMs: number;
   importSamplesMs: number[];
   /** What the bundle is made of, from esbuild's metafile (`dist/<fn>/meta.json`). */
   composition: BundleComposition;
@@ -47,53 +47,40 @@ export interface BundleComposition {
 export interface BundleMeasurements {
   nodeVersion: string;
   functions: BundleMeasurement[];
-  /** Set when this call packaged the service itself (`ensurePackaged` and no artifacts yet, or `repackage`). */
+  /** Set when this call packaged the service itself (no artifacts yet, or `repackage`). */
   packaging?: { bundleMs: number; oslsMs: number };
 }
 
 export interface MeasureBundlesOptions {
-  /** The service directory (serverless.yml, dist/); default the repository. */
-  root?: string;
-  /** The osls package directory; default `<root>/.serverless` (where `npm run package` writes). */
-  packageDir?: string;
   /** Imports per function (fresh process each); default 7. */
   runs?: number;
-  /** Package first when an artifact is missing (otherwise a missing one is an error). */
-  ensurePackaged?: boolean;
-  /** Always package first (and report how long it took). */
+  /** Always package first; otherwise only when an artifact is missing. */
   repackage?: boolean;
 }
 
 /**
- * What each function's top-level code needs to pass its config check (src/config.ts): dummy but
- * valid values. No credentials: importing must not call AWS, and the child gets nothing else.
+ * What each function's top-level code needs to pass its config check (src/config.ts): the
+ * placeholders `npm run invoke` uses. No credentials: importing must not call AWS, and the child
+ * gets nothing else.
  */
-export const DUMMY_FUNCTION_ENV: Readonly<Record<string, string>> = {
-  AWS_REGION: 'us-east-1',
-  AWS_EC2_METADATA_DISABLED: 'true',
-  SCAN_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/karpenter-sentinel-bench-scan',
-  STATE_TABLE: 'karpenter-sentinel-bench-state',
-  ALERT_TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:karpenter-sentinel-bench-alerts',
-  SLACK_WEBHOOK_PARAMETER: '/karpenter-sentinel/bench/slack-webhook',
-};
+export const DUMMY_FUNCTION_ENV: Readonly<Record<string, string>> = { ...PLACEHOLDER_ENV, AWS_EC2_METADATA_DISABLED: 'true' };
+
+/** Where `npm run package` writes the zips. */
+const PACKAGE_DIR = path.join(REPO_ROOT, '.serverless');
 
 export async function measureBundles(options: MeasureBundlesOptions = {}): Promise<BundleMeasurements> {
-  const root = options.root ?? REPO_ROOT;
-  const packageDir = options.packageDir ?? path.join(root, '.serverless');
   const runs = options.runs ?? 7;
-  const missing = LAMBDA_FUNCTIONS.filter((fn) => !existsSync(zipOf(packageDir, fn)) || !existsSync(bundleFileOf(fn, root)));
+  const missing = LAMBDA_FUNCTIONS.some((fn) => !existsSync(zipOf(fn)) || !existsSync(bundleFileOf(fn)));
   let packaging: BundleMeasurements['packaging'];
-  if (options.repackage || (missing.length > 0 && options.ensurePackaged)) {
-    const result = await packageService({ serviceDir: root, packageDir });
-    packaging = { bundleMs: result.bundleMs, oslsMs: result.oslsMs };
-  } else if (missing.length > 0) {
-    throw new Error(`no packaged artifact for ${missing.join(', ')}: run "npm run package" first`);
+  if (options.repackage || missing) {
+    const { bundleMs, oslsMs } = await packageService({ packageDir: PACKAGE_DIR });
+    packaging = { bundleMs, oslsMs };
   }
 
   const functions: BundleMeasurement[] = [];
   for (const name of LAMBDA_FUNCTIONS) {
-    const file = bundleFileOf(name, root);
-    const [zip, bundle] = await Promise.all([stat(zipOf(packageDir, name)), stat(file)]);
+    const file = bundleFileOf(name);
+    const [zip, bundle] = await Promise.all([stat(zipOf(name)), stat(file)]);
     const importSamplesMs: number[] = [];
     for (let i = 0; i < runs; i++) importSamplesMs.push(await importOnce(file));
     const metafile = JSON.parse(await readFile(path.join(path.dirname(file), 'meta.json'), 'utf8')) as Metafile;
@@ -101,7 +88,6 @@ export async function measureBundles(options: MeasureBundlesOptions = {}): Promi
       name,
       zipBytes: zip.size,
       bundleBytes: bundle.size,
-      importMs: median(importSamplesMs),
       importSamplesMs,
       composition: bundleComposition(metafile),
     });
@@ -145,8 +131,8 @@ export function bundleComposition(metafile: Metafile): BundleComposition {
   };
 }
 
-function zipOf(packageDir: string, name: string): string {
-  return path.join(packageDir, `${name}.zip`);
+function zipOf(name: string): string {
+  return path.join(PACKAGE_DIR, `${name}.zip`);
 }
 
 const IMPORT_TIMER = [
@@ -164,10 +150,4 @@ async function importOnce(file: string): Promise<number> {
   const ms = Number(stdout.trim());
   if (!Number.isFinite(ms)) throw new Error(`importing ${file} printed ${JSON.stringify(stdout)} instead of a duration`);
   return ms;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }

@@ -6,22 +6,22 @@
  * Handler time here is the function's own work (parse, dedupe, resolve, count, plan alerts) with
  * ports answering from memory: a deployed invocation adds the AWS round trips on top.
  */
-import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { InMemoryStateStore } from '../src/adapters/memory/state.ts';
 import { RecordingAlertPublisher, RecordingMetricsSink } from '../src/adapters/memory/outputs.ts';
 import { readInterruptionsConfig } from '../src/config.ts';
 import type { Instance } from '../src/domain/aws.ts';
-import { emptySnapshot } from '../src/domain/snapshot.ts';
 import { isParseError, type InterruptionEvent, type InterruptionKind } from '../src/interruptions/event.ts';
 import { parseRecord } from '../src/interruptions/parse.ts';
 import type { StateStore } from '../src/ports/state.ts';
 import { createInterruptionsHandler } from '../src/service/handlers/interruptions.ts';
 import { jsonLogger } from '../src/support/logger.ts';
 import { inMemoryAws } from '../src/simulator/in-memory-aws.ts';
-import { DUMMY_FUNCTION_ENV } from './bundles.ts';
 import { interruptionSettings } from '../src/usecases/handle-interruptions.ts';
+import { snapshotOf } from '../test/factories/aws.ts';
+import { lambdaContext, sampleEvent } from '../test/support/lambda.ts';
+import { DUMMY_FUNCTION_ENV } from './bundles.ts';
 
 const CLUSTER = 'prod-eu';
 /** SQS delivers at most 10 messages per batch to a Lambda function (the queue's batch size). */
@@ -63,8 +63,7 @@ interface Scenario {
 }
 
 function sampleRecords(name: string): SQSRecord[] {
-  const file = new URL(`../events/interruptions.${name}.json`, import.meta.url);
-  return (JSON.parse(readFileSync(file, 'utf8')) as SQSEvent).Records;
+  return sampleEvent<SQSEvent>(`interruptions.${name}`).Records;
 }
 
 /** Another delivery of a sample's first record: a new event id, about another instance. */
@@ -134,24 +133,6 @@ function clockFor(events: readonly InterruptionEvent[]): Date {
   return new Date((Number.isFinite(newest) ? newest : Date.parse('2027-06-01T12:00:00Z')) + 30_000);
 }
 
-function lambdaContext(): Context {
-  const deadline = Date.now() + 60_000;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'karpenter-sentinel-bench-interruptions',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:111122223333:function:karpenter-sentinel-bench-interruptions',
-    memoryLimitInMB: '256',
-    awsRequestId: '00000000-0000-4000-8000-00000000bench',
-    logGroupName: '/aws/lambda/karpenter-sentinel-bench-interruptions',
-    logStreamName: 'bench',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
 interface Invocation {
   ms: number;
   describeInstancesCalls: number;
@@ -165,10 +146,7 @@ interface Invocation {
 async function invokeOnce(scenario: Scenario): Promise<Invocation> {
   const events = eventsOf(scenario.event);
   const now = clockFor(events);
-  const snapshot = emptySnapshot(CLUSTER);
-  snapshot.instances = fleetOf(events);
-  snapshot.captured.add('instances');
-  const aws = inMemoryAws(snapshot, { region: 'eu-west-1' });
+  const aws = inMemoryAws(snapshotOf({ instances: fleetOf(events) }, CLUSTER), { region: 'eu-west-1' });
   const state: StateStore = new InMemoryStateStore();
   await state.saveClusterStatus(
     {

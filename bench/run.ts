@@ -339,7 +339,7 @@ async function measureLambdaArtifacts(): Promise<Outcome<BundleMeasurements>> {
     `bench: Lambda artifacts: ${reuse ? '' : 'bundling and packaging (osls), then '}importing each bundle ${importRuns} times…\n`,
   );
   try {
-    return { ok: true, value: await measureBundles({ runs: importRuns, ensurePackaged: true, repackage: !reuse }) };
+    return { ok: true, value: await measureBundles({ runs: importRuns, repackage: !reuse }) };
   } catch (error) {
     return { ok: false, error: errorText(error) };
   }

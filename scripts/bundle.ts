@@ -9,14 +9,11 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
+import { isLambdaFunction, LAMBDA_FUNCTIONS, REPO_ROOT } from './functions.ts';
 
-/** Every Lambda function, by its name in serverless.yml. */
-export const LAMBDA_FUNCTIONS = ['scan-dispatch', 'scan', 'interruptions', 'slack-notify'] as const;
-export type LambdaFunctionName = (typeof LAMBDA_FUNCTIONS)[number];
-
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** For the infra tests, which read these from here. */
+export { LAMBDA_FUNCTIONS, REPO_ROOT, type LambdaFunctionName } from './functions.ts';
 
 /** Some bundled CommonJS packages call `require` for Node built-ins; ESM has none, so give them one. */
 const CJS_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
@@ -40,9 +37,9 @@ export interface BundleResult {
   largestInputs: { path: string; bytes: number }[];
 }
 
-export class BundleError extends Error {}
+class BundleError extends Error {}
 
-export function entryOf(name: string, entriesDir: string): string {
+function entryOf(name: string, entriesDir: string): string {
   return path.join(entriesDir, `${name}.ts`);
 }
 
@@ -54,7 +51,7 @@ export async function bundleFunctions(options: BundleOptions = {}): Promise<Bund
   const root = options.root ?? REPO_ROOT;
   const entriesDir = options.entriesDir ?? path.join(root, 'functions');
   const names = options.only && options.only.length > 0 ? [...options.only] : [...LAMBDA_FUNCTIONS];
-  const unknown = names.filter((n) => !(LAMBDA_FUNCTIONS as readonly string[]).includes(n));
+  const unknown = names.filter((n) => !isLambdaFunction(n));
   if (unknown.length > 0)
     throw new BundleError(`unknown function ${unknown.join(', ')}: expected one of ${LAMBDA_FUNCTIONS.join(', ')}`);
   const missing = names.filter((n) => !existsSync(entryOf(n, entriesDir)));
@@ -66,11 +63,11 @@ export async function bundleFunctions(options: BundleOptions = {}): Promise<Bund
 }
 
 async function bundleOne(name: string, root: string, entriesDir: string): Promise<BundleResult> {
-  const outDir = path.join(root, 'dist', name);
+  const file = bundleFileOf(name, root);
+  const outDir = path.dirname(file);
   // A stale file from an earlier build must never be packaged.
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
-  const file = path.join(outDir, 'index.mjs');
   const result = await build({
     entryPoints: [entryOf(name, entriesDir)],
     outfile: file,
@@ -126,7 +123,7 @@ function largestInputs(output: Metafile['outputs'][string], count: number): { pa
     .slice(0, count);
 }
 
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(2)} MB` : `${(bytes / 1024).toFixed(1)} kB`;
 }
 

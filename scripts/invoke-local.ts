@@ -14,18 +14,17 @@
  * the command line, the event file, the capture or a setting is wrong.
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { SentinelError } from '../src/domain/errors.ts';
 import { chatNotificationOf } from '../src/notify/chat-notification.ts';
 import { jsonLogger } from '../src/support/logger.ts';
+import { REPO_ROOT, type LambdaFunctionName } from './functions.ts';
 import { localClock, localContext, type LocalFunction, type LocalSetup } from './invoke-local/local.ts';
-import { parseRequest, USAGE, type InvokeRequest, type LocalFunctionName } from './invoke-local/request.ts';
+import { parseRequest, USAGE, type InvokeRequest } from './invoke-local/request.ts';
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULT_CAPTURE = path.join(REPO_ROOT, 'examples', 'healthy');
 
 /** Loaded on demand: `interruptions` and `slack-notify` load no Kubernetes code, as when deployed. */
-const BUILDERS: Record<LocalFunctionName, (setup: LocalSetup) => Promise<LocalFunction>> = {
+const BUILDERS: Record<LambdaFunctionName, (setup: LocalSetup) => Promise<LocalFunction>> = {
   'scan-dispatch': async (setup) => (await import('./invoke-local/scan-dispatch.ts')).localScanDispatch(setup),
   scan: async (setup) => (await import('./invoke-local/scan.ts')).localScan(setup),
   interruptions: async (setup) => (await import('./invoke-local/interruptions.ts')).localInterruptions(setup),

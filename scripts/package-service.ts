@@ -11,7 +11,8 @@ import { execFile } from 'node:child_process';
 import { cp, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { bundleFunctions, REPO_ROOT } from './bundle.ts';
+import { bundleFunctions } from './bundle.ts';
+import { REPO_ROOT } from './functions.ts';
 
 const run = promisify(execFile);
 
@@ -24,8 +25,6 @@ export interface PackageOptions {
   params?: Record<string, string>;
   /** Reuse the bundles of this service directory instead of bundling again. */
   bundlesFrom?: string;
-  stage?: string;
-  region?: string;
 }
 
 export interface PackageResult {
@@ -52,8 +51,6 @@ export async function packageService(options: PackageOptions = {}): Promise<Pack
   const bundleMs = performance.now() - started;
 
   const args = [path.join(REPO_ROOT, 'node_modules', 'osls', 'bin', 'serverless.js'), 'package', '--package', packageDir];
-  if (options.stage) args.push('--stage', options.stage);
-  if (options.region) args.push('--region', options.region);
   for (const [name, value] of Object.entries(options.params ?? {})) args.push('--param', `${name}=${value}`);
   started = performance.now();
   try {

@@ -109,11 +109,12 @@ export interface InterruptionsConfig {
   idempotencyTtlMs: number;
 }
 
-export type WebhookUrlSource = { kind: 'ssm-parameter'; name: string } | { kind: 'secrets-manager'; secretId: string };
+/** Where the webhook URL is stored (not to be confused with the port `WebhookUrlSource`, which reads it). */
+export type WebhookUrlLocation = { kind: 'ssm-parameter'; name: string } | { kind: 'secrets-manager'; secretId: string };
 
 export interface SlackConfig {
   region: string;
-  webhook: WebhookUrlSource;
+  webhook: WebhookUrlLocation;
   /** Attempts per message, the first included, before the invocation fails (and Lambda retries, then the DLQ). */
   maxAttempts: number;
 }
@@ -151,7 +152,7 @@ export function readScanConfig(env: NodeJS.ProcessEnv = process.env): ScanConfig
       maxRestartsPerHour: read.integer('MAX_RESTARTS_PER_HOUR', SERVICE_ACTIONS.maxRestartsPerHour, 0, 60),
     },
     scanMaxAgeMs: read.duration('SCAN_MAX_AGE', 5 * 60_000),
-    idempotencyTtlMs: read.duration('IDEMPOTENCY_TTL', 24 * 3_600_000),
+    idempotencyTtlMs: readIdempotencyTtl(read),
   };
   return read.done(config);
 }
@@ -165,7 +166,7 @@ export function readInterruptionsConfig(env: NodeJS.ProcessEnv = process.env): I
     surgeThreshold: read.integer('SURGE_THRESHOLD', 5, 1, 10_000),
     surgeWindowMs: read.duration('SURGE_WINDOW', 10 * 60_000),
     controllerStatusMaxAgeMs: read.duration('CONTROLLER_STATUS_MAX_AGE', 10 * 60_000),
-    idempotencyTtlMs: read.duration('IDEMPOTENCY_TTL', 24 * 3_600_000),
+    idempotencyTtlMs: readIdempotencyTtl(read),
   };
   return read.done(config);
 }
@@ -198,6 +199,11 @@ function readAlertSettings(read: EnvReader): AlertSettings {
     minSeverity: read.oneOf('ALERT_MIN_SEVERITY', SEVERITIES, 'warning'),
     reminderIntervalMs: read.duration('ALERT_REMINDER_INTERVAL', 4 * 3_600_000),
   };
+}
+
+/** One variable for both SQS functions: a duplicate delivery is recognised for this long. */
+function readIdempotencyTtl(read: EnvReader): number {
+  return read.duration('IDEMPOTENCY_TTL', 24 * 3_600_000);
 }
 
 /** Reads variables, remembering every problem so one message can name them all. */

@@ -11,6 +11,7 @@ import type { Clock } from '../../src/ports/clock.ts';
 import type { ScanRequest } from '../../src/ports/notify.ts';
 import type { Logger } from '../../src/support/logger.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
+import { lambdaContext } from '../../test/support/lambda.ts';
 
 /**
  * The variables serverless.yml sets from the stack's resources (queue URL, table, topic, Slack
@@ -62,23 +63,15 @@ export function localClock(start: Date): Clock {
 /** For the Kubernetes client: real time, retry waits skipped. */
 export const NO_WAIT_CLOCK: Clock = { now: () => new Date(), sleep: async () => undefined };
 
-export function localContext(functionName: string, remainingMs = 60_000): Context {
-  const deadline = Date.now() + remainingMs;
-  const arn = `arn:aws:lambda:eu-west-1:111122223333:function:karpenter-sentinel-local-${functionName}`;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: `karpenter-sentinel-local-${functionName}`,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: arn,
-    memoryLimitInMB: '512',
+export function localContext(functionName: string): Context {
+  const name = `karpenter-sentinel-local-${functionName}`;
+  return lambdaContext({
+    functionName: name,
+    invokedFunctionArn: `arn:aws:lambda:eu-west-1:111122223333:function:${name}`,
     awsRequestId: '00000000-0000-4000-8000-000000000001',
-    logGroupName: `/aws/lambda/karpenter-sentinel-local-${functionName}`,
+    logGroupName: `/aws/lambda/${name}`,
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+  });
 }
 
 export interface Capture {

@@ -5,19 +5,16 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../src/domain/errors.ts';
-
-export const LOCAL_FUNCTIONS = ['scan-dispatch', 'scan', 'interruptions', 'slack-notify'] as const;
-export type LocalFunctionName = (typeof LOCAL_FUNCTIONS)[number];
+import { isLambdaFunction, LAMBDA_FUNCTIONS, type LambdaFunctionName } from '../functions.ts';
 
 export const USAGE = `usage: npm run invoke -- <function> <event-file> [--simulate <capture-dir>]... [--clusters a,b] [--now ISO-8601]
-  function        ${LOCAL_FUNCTIONS.join(' | ')}
+  function        ${LAMBDA_FUNCTIONS.join(' | ')}
   --simulate      capture files or directories standing in for the account and cluster (default: examples/healthy)
   --clusters      scan-dispatch only: the CLUSTERS setting (scan exactly these)
   --now           the clock (default: 5 s after the event was sent, so the sample events are fresh)`;
 
 export interface InvokeRequest {
-  fn: LocalFunctionName;
-  eventFile: string;
+  fn: LambdaFunctionName;
   event: unknown;
   simulate: string[] | undefined;
   clusters: string | undefined;
@@ -27,8 +24,9 @@ export interface InvokeRequest {
 export function parseRequest(argv: readonly string[], defaultNow: () => Date): InvokeRequest {
   const { values, positionals } = parseFlags(argv);
   const [fn, eventFile, ...extra] = positionals;
-  if (fn === undefined) throw new UsageError(`no function given: one of ${LOCAL_FUNCTIONS.join(', ')}`);
-  if (!isLocalFunction(fn)) throw new UsageError(`unknown function ${JSON.stringify(fn)}: one of ${LOCAL_FUNCTIONS.join(', ')}`);
+  if (fn === undefined) throw new UsageError(`no function given: one of ${LAMBDA_FUNCTIONS.join(', ')}`);
+  if (!isLambdaFunction(fn))
+    throw new UsageError(`unknown function ${JSON.stringify(fn)}: one of ${LAMBDA_FUNCTIONS.join(', ')}`);
   if (eventFile === undefined) throw new UsageError(`no event file given (e.g. events/${fn}.*.json)`);
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   if (values.clusters !== undefined && fn !== 'scan-dispatch') throw new UsageError('--clusters applies to scan-dispatch only');
@@ -36,7 +34,6 @@ export function parseRequest(argv: readonly string[], defaultNow: () => Date): I
   const event = readEvent(eventFile, fn);
   return {
     fn,
-    eventFile,
     event,
     simulate: values.simulate,
     clusters: values.clusters,
@@ -57,10 +54,6 @@ function parseFlags(argv: readonly string[]) {
   }
 }
 
-function isLocalFunction(name: string): name is LocalFunctionName {
-  return (LOCAL_FUNCTIONS as readonly string[]).includes(name);
-}
-
 function instant(text: string): Date {
   const ms = Date.parse(text);
   if (!/(Z|[+-]\d{2}:?\d{2})$/i.test(text) || Number.isNaN(ms))
@@ -68,7 +61,7 @@ function instant(text: string): Date {
   return new Date(ms);
 }
 
-function readEvent(file: string, fn: LocalFunctionName): unknown {
+function readEvent(file: string, fn: LambdaFunctionName): unknown {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -91,7 +84,7 @@ type Fields = Record<string, unknown>;
 const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** What the handlers read: SQS records (scan, interruptions), SNS records (slack-notify), an EventBridge event. */
-function shapeProblem(event: unknown, fn: LocalFunctionName): string | undefined {
+function shapeProblem(event: unknown, fn: LambdaFunctionName): string | undefined {
   if (!isObject(event)) return 'not a JSON object';
   if (fn === 'scan-dispatch')
     return typeof event['detail-type'] === 'string' ? undefined : 'no "detail-type" (EventBridge event)';

@@ -5,7 +5,7 @@
  * saves `save` and clears `clear`.
  */
 import type { AlertSettings } from '../config.ts';
-import type { Alert, AlertEvent } from '../domain/alert.ts';
+import type { Alert, AlertEvent, ServiceAlertCode } from '../domain/alert.ts';
 import { SEVERITY_RANK, type Severity } from '../domain/codes.ts';
 import type { Finding } from '../domain/finding.ts';
 import { toIsoSeconds } from '../domain/kube-helpers.ts';
@@ -15,7 +15,7 @@ import type { OpenAlert } from '../ports/state.ts';
 import { actionWord, capitalized, findingFacts, sinceText, stepsFor } from './finding-text.ts';
 
 /** The open-alert key (and alert code) of "the scan could not read the cluster at all". */
-export const UNREADABLE_KEY = 'CLUSTER_UNREADABLE';
+export const UNREADABLE_KEY = 'CLUSTER_UNREADABLE' satisfies ServiceAlertCode;
 
 export interface AlertPlan {
   alerts: Alert[];

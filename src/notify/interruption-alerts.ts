@@ -3,7 +3,7 @@
  * drain (the Karpenter controller is down), a surge of interruptions in one NodePool, and AWS
  * Health scheduled maintenance of Karpenter's instances. Pure: the use case decides when.
  */
-import type { Alert } from '../domain/alert.ts';
+import type { Alert, ServiceAlertCode } from '../domain/alert.ts';
 import { SEVERITY_RANK, type Severity } from '../domain/codes.ts';
 import { toIsoSeconds } from '../domain/kube-helpers.ts';
 import { formatDuration } from '../domain/settings.ts';
@@ -37,7 +37,7 @@ export const INTERRUPTION_ALERT_SEVERITY = {
   INTERRUPTION_UNATTENDED: 'critical',
   INTERRUPTION_SURGE: 'warning',
   SCHEDULED_MAINTENANCE: 'warning',
-} as const satisfies Record<string, Severity>;
+} as const satisfies Record<Exclude<ServiceAlertCode, 'CLUSTER_UNREADABLE'>, Severity>;
 
 export type InterruptionAlertCode = keyof typeof INTERRUPTION_ALERT_SEVERITY;
 

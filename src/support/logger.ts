@@ -2,7 +2,7 @@
  * One JSON object per line on stdout, as CloudWatch Logs Insights reads best. Fields are values the
  * service chose to log; nothing secret (the webhook URL, tokens) is ever passed here.
  */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+type LogLevel = 'info' | 'warn' | 'error';
 
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;

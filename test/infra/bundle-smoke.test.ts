@@ -13,7 +13,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SNSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { bundleFunctions } from '../../scripts/bundle.ts';
+import { bundleFileOf, bundleFunctions } from '../../scripts/bundle.ts';
+import { REPO_ROOT } from '../../scripts/functions.ts';
 import type { ChatNotification } from '../../src/domain/alert.ts';
 import type { SlackPayload } from '../../src/notify/slack-message.ts';
 import { sampleEvent } from '../support/lambda.ts';
@@ -28,7 +29,6 @@ import {
   type FakeServer,
 } from './bundle-smoke/fakes.ts';
 
-const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHILD = fileURLToPath(new URL('./bundle-smoke/invoke-bundle.ts', import.meta.url));
 const EVENTS = path.join(REPO_ROOT, 'events');
 /** What the child prints when the bundle tried to connect anywhere but 127.0.0.1. */
@@ -52,7 +52,6 @@ interface ChildOutput {
 }
 
 let workDir = '';
-const bundleOf = (name: string) => path.join(workDir, 'dist', name, 'index.mjs');
 const fakes: FakeServer[] = [];
 
 async function fake(start: Promise<FakeServer>): Promise<FakeServer> {
@@ -77,7 +76,7 @@ function invokeBundle(name: string, event: string, env: Record<string, string>):
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [CHILD, bundleOf(name), path.join(EVENTS, `${event}.json`)],
+      [CHILD, bundleFileOf(name, workDir), path.join(EVENTS, `${event}.json`)],
       { cwd: workDir, env: childEnv, timeout: 30_000 },
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });

@@ -4,7 +4,7 @@
  */
 import type { defaultProvider } from '@aws-sdk/credential-provider-node';
 
-export const DEFAULT_MAX_ATTEMPTS = 5;
+const DEFAULT_MAX_ATTEMPTS = 5;
 
 export interface SdkClientOptions {
   /** The CLI's `--region` or the deployed function's configured region: never guessed here. */

@@ -14,7 +14,8 @@ export class InMemoryStateStore implements StateStore {
   private readonly alerts = new Map<string, Map<string, OpenAlert>>();
   private readonly cooldowns = new Map<string, RemediationCooldown>();
   private readonly statuses = new Map<string, ClusterStatus>();
-  private readonly windows = new Map<string, { total: number; expiresAt: number }>();
+  /** The key names its window, so a counter never needs to expire here. */
+  private readonly windows = new Map<string, number>();
 
   async claimDelivery(key: string, now: Date, holdMs: number): Promise<DeliveryClaim> {
     const existing = this.deliveries.get(key);
@@ -68,9 +69,9 @@ export class InMemoryStateStore implements StateStore {
     return found;
   }
 
-  async addToWindow(key: string, amount: number, expiresAt: Date): Promise<number> {
-    const total = (this.windows.get(key)?.total ?? 0) + amount;
-    this.windows.set(key, { total, expiresAt: this.windows.get(key)?.expiresAt ?? expiresAt.getTime() });
+  async addToWindow(key: string, amount: number): Promise<number> {
+    const total = (this.windows.get(key) ?? 0) + amount;
+    this.windows.set(key, total);
     return total;
   }
 }

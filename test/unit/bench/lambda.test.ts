@@ -30,7 +30,6 @@ function bundle(name: string, overrides: Partial<BundleMeasurement> = {}): Bundl
     name,
     zipBytes: 200_000,
     bundleBytes: 800_000,
-    importMs: 300,
     importSamplesMs: [300],
     composition: composition(),
     ...overrides,
