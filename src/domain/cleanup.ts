@@ -1,0 +1,61 @@
+/**
+ * Destroy-time cleanup (DESIGN.md "Destroy-time cleanup"): the request the `cleanup` function and
+ * command take, and the result both return. The JSON field names are a public contract.
+ */
+
+/** In the order they run; each is idempotent, so a run cut short carries on where it stopped. */
+export const CLEANUP_STEPS = ['nodepools', 'instances', 'launch-templates', 'instance-profiles'] as const;
+export type CleanupStep = (typeof CLEANUP_STEPS)[number];
+
+export interface CleanupRequest {
+  clusterName: string;
+  /** Lists what would be done and changes nothing. The default everywhere. */
+  dryRun: boolean;
+  /** Only these NodePools and their instances; absent = all of them (and then launch templates and instance profiles too). */
+  nodePools?: readonly string[];
+  /** false: leave NodePools alone and go straight to terminating instances (the API is gone, or the user asks). */
+  deleteNodePools: boolean;
+}
+
+/** One thing that failed; the run carries on with the rest. */
+export interface CleanupError {
+  step: CleanupStep;
+  /** NodePool name, instance id, launch template id or instance profile name; absent when a whole step failed (a listing). */
+  resource?: string;
+  /** One line: what failed and why, e.g. `TerminateInstances failed: UnauthorizedOperation: ...`. */
+  message: string;
+}
+
+export interface CleanupResult {
+  cluster: string;
+  dryRun: boolean;
+  /** Every step ran to its end and nothing failed. false: run again (time ran out) or see `errors`. */
+  complete: boolean;
+  /** In a dry run, what would be done. */
+  nodePoolsDeleted: string[];
+  instancesTerminated: string[];
+  launchTemplatesDeleted: string[];
+  instanceProfilesDeleted: string[];
+  errors: CleanupError[];
+  /** Only when time ran out: the step the next run starts with (additive to DESIGN.md's shape). */
+  stoppedAt?: CleanupStep;
+}
+
+/** What a run is doing, for a terminal's progress line and the function's log. */
+export type CleanupProgress =
+  | { kind: 'step'; step: CleanupStep; message: string }
+  | { kind: 'waiting'; step: 'nodepools'; nodeClaims: number; waitedMs: number; limitMs: number }
+  | { kind: 'waiting'; step: 'instances'; shuttingDown: number; waitedMs: number };
+
+export function emptyCleanupResult(request: Pick<CleanupRequest, 'clusterName' | 'dryRun'>): CleanupResult {
+  return {
+    cluster: request.clusterName,
+    dryRun: request.dryRun,
+    complete: false,
+    nodePoolsDeleted: [],
+    instancesTerminated: [],
+    launchTemplatesDeleted: [],
+    instanceProfilesDeleted: [],
+    errors: [],
+  };
+}
