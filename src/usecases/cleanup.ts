@@ -1,7 +1,14 @@
 /**
- * Destroy-time cleanup over the ports (DESIGN.md "Destroy-time cleanup"). PLACEHOLDER: the
- * signature is the contract; helper A implements the body.
+ * Destroy-time cleanup over the ports (DESIGN.md "Destroy-time cleanup"): NodePools, then
+ * instances, launch templates and instance profiles. Stateless and idempotent: a run cut short by
+ * its deadline is finished by the next one, which finds done what was done. AWS and Kubernetes
+ * failures become `errors` and the run carries on; nothing is thrown for them.
  */
+import { deleteInstanceProfilesStep } from '../cleanup/instance-profiles-step.ts';
+import { listCleanupCandidates, terminateInstancesStep } from '../cleanup/instances-step.ts';
+import { deleteLaunchTemplatesStep } from '../cleanup/launch-templates-step.ts';
+import { deleteNodePoolsStep } from '../cleanup/nodepools-step.ts';
+import { CleanupRun, type CleanupContext, type StepEnd } from '../cleanup/run.ts';
 import type { CleanupProgress, CleanupRequest, CleanupResult } from '../domain/cleanup.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { ClusterConnection } from './scan-cluster.ts';
@@ -30,8 +37,25 @@ export async function runCleanup(
   dependencies: CleanupDependencies,
   settings: CleanupSettings,
 ): Promise<CleanupResult> {
-  void request;
-  void dependencies;
-  void settings;
-  throw new Error('runCleanup: not implemented yet');
+  const run = new CleanupRun(request, dependencies.clock, settings.deadline, dependencies.onProgress);
+  const ctx: CleanupContext = {
+    request,
+    connection: dependencies.connection,
+    run,
+    nodeClaimWaitMs: settings.nodeClaimWaitMs ?? DEFAULT_NODECLAIM_WAIT_MS,
+    pollIntervalMs: settings.pollIntervalMs ?? DEFAULT_CLEANUP_POLL_MS,
+  };
+  if (run.outOfTime(request.deleteNodePools ? 'nodepools' : 'instances')) return run.finish();
+  // Listed before the NodePools go, so instances Karpenter terminates meanwhile are still reported.
+  const atStart = await listCleanupCandidates(ctx);
+  const steps: ((ctx: CleanupContext) => Promise<StepEnd>)[] = [
+    deleteNodePoolsStep,
+    (c) => terminateInstancesStep(c, atStart),
+    deleteLaunchTemplatesStep,
+    deleteInstanceProfilesStep,
+  ];
+  for (const step of steps) {
+    if ((await step(ctx)) === 'stopped') break;
+  }
+  return run.finish();
 }

@@ -1,5 +1,13 @@
 /** Record factories for AWS resources (normalised shapes) and whole snapshots. */
-import type { AccessEntry, ClusterInfo, FargateProfile, Instance, InstanceProfile, LogLine } from '../../src/domain/aws.ts';
+import type {
+  AccessEntry,
+  ClusterInfo,
+  FargateProfile,
+  Instance,
+  InstanceProfile,
+  LaunchTemplate,
+  LogLine,
+} from '../../src/domain/aws.ts';
 import { emptySnapshot, type ClusterSnapshot, type SourceName } from '../../src/domain/snapshot.ts';
 import { T0 } from './kube.ts';
 
@@ -78,6 +86,26 @@ export function instanceProfile(input: {
     arn: `arn:aws:iam::${ACCOUNT}:instance-profile${path}${input.name}`,
     roles: input.role ? [{ name: input.role, arn: `arn:aws:iam::${ACCOUNT}:role/${input.role}` }] : [],
     tags: input.tags ?? {},
+  };
+}
+
+/**
+ * A launch template as Karpenter names and tags it (`karpenter.k8s.aws/<hash>`): with the cluster
+ * tag of v1.1+ (`eks:eks-cluster-name`), or with `tag: 'legacy'` the older `karpenter.k8s.aws/cluster`.
+ */
+export function launchTemplate(input: {
+  id: string;
+  name?: string;
+  cluster?: string;
+  tag?: 'current' | 'legacy';
+  tags?: Record<string, string>;
+}): LaunchTemplate {
+  const key = input.tag === 'legacy' ? 'karpenter.k8s.aws/cluster' : 'eks:eks-cluster-name';
+  return {
+    id: input.id,
+    name: input.name ?? `karpenter.k8s.aws/${input.id.replace(/^lt-/, '')}`,
+    createTime: T0,
+    tags: { [key]: input.cluster ?? 'demo', 'karpenter.k8s.aws/ec2nodeclass': 'default', ...input.tags },
   };
 }
 

@@ -4,7 +4,7 @@
  * and record every write so tests can assert what was done. Add to them with small, additive edits.
  */
 import type { Instance } from '../../src/domain/aws.ts';
-import type { Deployment } from '../../src/domain/kube.ts';
+import type { Deployment, NodeClaim, NodePool } from '../../src/domain/kube.ts';
 import type { Ec2Port, InstanceQuery, TerminationResult } from '../../src/ports/aws.ts';
 import { KubeConflictError, SourceError } from '../../src/ports/errors.ts';
 import type {
@@ -178,5 +178,75 @@ export class FakeEc2 implements Ec2Port {
 
   deleteLaunchTemplate(_launchTemplateId: string): Promise<boolean> {
     return Promise.resolve(false);
+  }
+}
+
+/**
+ * NodePools and NodeClaims as the destroy-time cleanup sees them. Deleting a NodePool marks its
+ * NodeClaims deleted (deletionTimestamp from `now`), as the garbage collector does; the claims go
+ * only when a test says so (`removeNodeClaims`, or `beforeNodeClaimList` acting as Karpenter).
+ */
+export class FakeKarpenterKube implements KubernetesPort {
+  readonly deletedNodePools: string[] = [];
+  readonly nodeClaimLists: number[] = [];
+  /** Makes every list reject with this error (the API unreachable or forbidden). */
+  listError: Error | undefined;
+  /** Makes deleting these NodePools reject. */
+  readonly deleteErrors = new Map<string, Error>();
+  /** Runs before each NodeClaim list: Karpenter finishing its work between two polls. */
+  beforeNodeClaimList: ((kube: FakeKarpenterKube) => void) | undefined;
+  readonly nodePools = new Map<string, NodePool>();
+  readonly nodeClaims = new Map<string, NodeClaim>();
+  private readonly now: () => Date;
+
+  constructor(input: { nodePools?: readonly NodePool[]; nodeClaims?: readonly NodeClaim[]; now?: () => Date } = {}) {
+    for (const np of input.nodePools ?? []) this.nodePools.set(np.metadata?.name ?? '', clone(np));
+    for (const nc of input.nodeClaims ?? []) this.nodeClaims.set(nc.metadata?.name ?? '', clone(nc));
+    this.now = input.now ?? (() => new Date());
+  }
+
+  /** Karpenter done with these NodeClaims (all of them without a pool). */
+  removeNodeClaims(nodePool?: string): void {
+    for (const [name, nc] of this.nodeClaims) {
+      if (nodePool === undefined || nc.metadata?.labels?.['karpenter.sh/nodepool'] === nodePool) this.nodeClaims.delete(name);
+    }
+  }
+
+  list(query: KubeListQuery): Promise<JsonRecord[]> {
+    if (this.listError) return Promise.reject(this.listError);
+    if (query.resource === 'nodeclaims') {
+      this.nodeClaimLists.push(this.now().getTime());
+      this.beforeNodeClaimList?.(this);
+      return Promise.resolve([...this.nodeClaims.values()].map((nc) => clone(nc) as JsonRecord));
+    }
+    if (query.resource === 'nodepools') return Promise.resolve([...this.nodePools.values()].map((np) => clone(np) as JsonRecord));
+    return Promise.resolve([]);
+  }
+
+  get(): Promise<JsonRecord | undefined> {
+    return Promise.resolve(undefined);
+  }
+
+  podLog(): Promise<string> {
+    return Promise.resolve('');
+  }
+
+  patchDeploymentAnnotations(): Promise<JsonRecord> {
+    return Promise.reject(new Error('FakeKarpenterKube holds no Deployments'));
+  }
+
+  deleteNodePool(name: string): Promise<boolean> {
+    const error = this.deleteErrors.get(name);
+    if (error) return Promise.reject(error);
+    if (!this.nodePools.delete(name)) return Promise.resolve(false);
+    this.deletedNodePools.push(name);
+    const deletionTimestamp = this.now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
+    for (const nc of this.nodeClaims.values()) {
+      if (nc.metadata && nc.metadata.labels?.['karpenter.sh/nodepool'] === name)
+        nc.metadata.deletionTimestamp ??= deletionTimestamp;
+    }
+    return Promise.resolve(true);
   }
 }

@@ -1,0 +1,113 @@
+/**
+ * Step 2: terminate every instance Karpenter launched for the cluster that is still there (the
+ * controller may be gone, or gave up), then wait until they are terminated: a VPC or security
+ * group cannot be deleted while any of them is shutting down.
+ */
+import type { Instance } from '../domain/aws.ts';
+import { NODEPOOL_TAG } from '../domain/tags.ts';
+import type { TerminationResult } from '../ports/aws.ts';
+import type { CleanupContext, StepEnd } from './run.ts';
+import { hasEnded, isCleanupCandidate, isClusterKarpenterInstance } from './select.ts';
+import { counted, failedCall, plannedLine } from './text.ts';
+
+/** TerminateInstances calls stay well below EC2's request limits, and the deadline is checked between them. */
+export const TERMINATE_BATCH_SIZE = 50;
+
+/** The candidates when the run starts (what a dry run lists); undefined when they could not be listed. */
+export async function listCleanupCandidates(ctx: CleanupContext): Promise<Instance[] | undefined> {
+  const instances = await describeClusterInstances(ctx);
+  return instances?.filter((i) => isCleanupCandidate(i, ctx.request.clusterName, ctx.request.nodePools));
+}
+
+/** `atStart`: the candidates listed before the NodePools went; those Karpenter terminated since count as done. */
+export async function terminateInstancesStep(ctx: CleanupContext, atStart: readonly Instance[] | undefined): Promise<StepEnd> {
+  const { request, run } = ctx;
+  if (request.dryRun) {
+    const ids = (atStart ?? []).map((i) => i.id).sort();
+    run.note('instances', plannedLine(true, 'terminate', 'instance', ids));
+    run.result.instancesTerminated.push(...ids);
+    return 'done';
+  }
+  if (run.outOfTime('instances')) return 'stopped';
+  const current = (await describeClusterInstances(ctx))?.filter((i) =>
+    isClusterKarpenterInstance(i, request.clusterName, request.nodePools),
+  );
+  if (!current) return 'done';
+
+  const ended = new Set(current.filter(hasEnded).map((i) => i.id));
+  run.result.instancesTerminated.push(...(atStart ?? []).filter((i) => ended.has(i.id)).map((i) => i.id));
+  const toTerminate = current
+    .filter((i) => !hasEnded(i))
+    .map((i) => i.id)
+    .sort();
+  run.note('instances', plannedLine(false, 'terminate', 'instance', toTerminate));
+  const { terminated, end } = await terminateInBatches(ctx, toTerminate);
+  if (end === 'stopped') return 'stopped';
+  // Already shutting down (Karpenter's doing, or an earlier run's) is waited for, never terminated twice.
+  const shuttingDown = current.filter((i) => i.state === 'shutting-down').map((i) => i.id);
+  return waitForTermination(ctx, [...terminated, ...shuttingDown]);
+}
+
+async function describeClusterInstances(ctx: CleanupContext): Promise<Instance[] | undefined> {
+  const { clusterName } = ctx.request;
+  try {
+    return await ctx.connection.aws.ec2.describeInstances({ clusterName, tagKey: NODEPOOL_TAG });
+  } catch (error) {
+    ctx.run.fail('instances', failedCall('DescribeInstances', `(instances of cluster ${clusterName})`, error));
+    return undefined;
+  }
+}
+
+async function terminateInBatches(ctx: CleanupContext, ids: readonly string[]): Promise<{ terminated: string[]; end: StepEnd }> {
+  const { run } = ctx;
+  const terminated: string[] = [];
+  for (let at = 0; at < ids.length; at += TERMINATE_BATCH_SIZE) {
+    if (run.outOfTime('instances')) return { terminated, end: 'stopped' };
+    const batch = ids.slice(at, at + TERMINATE_BATCH_SIZE);
+    let results: TerminationResult[];
+    try {
+      results = await ctx.connection.aws.ec2.terminateInstances(batch);
+    } catch (error) {
+      for (const id of batch) run.fail('instances', failedCall('TerminateInstances', id, error), id);
+      continue;
+    }
+    const byId = new Map(results.map((r) => [r.instanceId, r]));
+    for (const id of batch) {
+      const result = byId.get(id);
+      if (result && !result.error) {
+        terminated.push(id);
+        run.result.instancesTerminated.push(id);
+      } else run.fail('instances', failedCall('TerminateInstances', id, result?.error ?? 'no result for this instance'), id);
+    }
+  }
+  return { terminated, end: 'done' };
+}
+
+/** Until every one is terminated (an instance no longer listed counts as gone), or the deadline. */
+async function waitForTermination(ctx: CleanupContext, ids: readonly string[]): Promise<StepEnd> {
+  const { run } = ctx;
+  let waitingFor = [...new Set(ids)];
+  const startedAt = run.now().getTime();
+  while (waitingFor.length > 0) {
+    if (run.outOfTime('instances')) return 'stopped';
+    let seen: Instance[];
+    try {
+      seen = await ctx.connection.aws.ec2.describeInstances({ instanceIds: waitingFor });
+    } catch (error) {
+      const what = `(waiting for ${counted(waitingFor.length, 'instance')} to terminate)`;
+      run.fail('instances', failedCall('DescribeInstances', what, error));
+      return 'done';
+    }
+    const state = new Map(seen.map((i) => [i.id, i.state]));
+    waitingFor = waitingFor.filter((id) => state.has(id) && state.get(id) !== 'terminated');
+    if (waitingFor.length === 0) return 'done';
+    run.progress({
+      kind: 'waiting',
+      step: 'instances',
+      shuttingDown: waitingFor.length,
+      waitedMs: run.now().getTime() - startedAt,
+    });
+    if (!(await run.pause('instances', ctx.pollIntervalMs))) return 'stopped';
+  }
+  return 'done';
+}

@@ -1,0 +1,50 @@
+/**
+ * Karpenter drains and terminates the nodes of deleted NodePools; their NodeClaims go when it is
+ * done. The wait is bounded from the NodeClaims' own deletionTimestamp, not from this run's start,
+ * so a run that resumes after a timeout does not wait the whole bound again.
+ */
+import type { NodeClaim } from '../domain/kube.ts';
+import { formatDuration } from '../domain/settings.ts';
+import type { KubernetesReader } from '../ports/kubernetes.ts';
+import type { CleanupContext, StepEnd } from './run.ts';
+import { counted, failedCall } from './text.ts';
+
+export async function waitForNodeClaims(
+  ctx: CleanupContext,
+  kube: KubernetesReader,
+  isWaitedFor: (claim: NodeClaim) => boolean,
+): Promise<StepEnd> {
+  const { run, nodeClaimWaitMs: limitMs } = ctx;
+  let since: number | undefined;
+  for (;;) {
+    if (run.outOfTime('nodepools')) return 'stopped';
+    let claims: NodeClaim[];
+    try {
+      claims = ((await kube.list({ resource: 'nodeclaims' })) as NodeClaim[]).filter(isWaitedFor);
+    } catch (error) {
+      run.fail('nodepools', `NodeClaims not waited for: ${failedCall('list NodeClaims', undefined, error)}`);
+      return 'done';
+    }
+    if (claims.length === 0) return 'done';
+
+    const now = run.now().getTime();
+    since ??= Math.min(now, earliestDeletion(claims) ?? now);
+    const waitedMs = now - since;
+    if (waitedMs >= limitMs) {
+      // Not an error: the instances step terminates whatever Karpenter did not get to.
+      run.note(
+        'nodepools',
+        `stopped waiting for ${counted(claims.length, 'NodeClaim')} after ${formatDuration(limitMs)}: their instances are terminated next`,
+      );
+      return 'done';
+    }
+    run.progress({ kind: 'waiting', step: 'nodepools', nodeClaims: claims.length, waitedMs, limitMs });
+    if (!(await run.pause('nodepools', Math.min(ctx.pollIntervalMs, limitMs - waitedMs)))) return 'stopped';
+  }
+}
+
+/** The earliest deletionTimestamp; undefined when none is set or readable. */
+function earliestDeletion(claims: readonly NodeClaim[]): number | undefined {
+  const times = claims.map((c) => Date.parse(c.metadata?.deletionTimestamp ?? '')).filter((t) => Number.isFinite(t));
+  return times.length ? Math.min(...times) : undefined;
+}

@@ -1,0 +1,407 @@
+import { describe, expect, it } from 'vitest';
+import type { ClusterInfo, Instance, InstanceProfile, LaunchTemplate } from '../../../src/domain/aws.ts';
+import type { CleanupProgress, CleanupRequest } from '../../../src/domain/cleanup.ts';
+import type { NodeClaim, NodePool } from '../../../src/domain/kube.ts';
+import { KubeUnreachableError, SourceError } from '../../../src/ports/errors.ts';
+import { inMemoryAws, type AwsOperation } from '../../../src/simulator/in-memory-aws.ts';
+import { runCleanup, type CleanupSettings } from '../../../src/usecases/cleanup.ts';
+import type { ClusterConnection } from '../../../src/usecases/scan-cluster.ts';
+import { cluster, instance, instanceProfile, launchTemplate, snapshotOf } from '../../factories/aws.ts';
+import { autoModeNodePool, nodeClaim, nodePool } from '../../factories/karpenter.ts';
+import { minutesAfter } from '../../factories/kube.ts';
+import { FakeKarpenterKube } from '../../factories/ports.ts';
+import { steppingClock } from '../../support/clock.ts';
+
+const START = '2026-01-01T02:00:00Z';
+const WRITES: readonly AwsOperation[] = [
+  'TerminateInstances',
+  'DeleteLaunchTemplate',
+  'RemoveRoleFromInstanceProfile',
+  'DeleteInstanceProfile',
+];
+
+/** A cluster after a partial `terraform destroy`: Karpenter's leftovers among things that must stay. */
+function partialDestroy() {
+  const instances = [
+    instance({ id: 'i-stopped', nodePool: 'spot-pool', state: 'stopped' }),
+    instance({ id: 'i-pending', nodePool: 'spot-pool', state: 'pending', launchTime: minutesAfter(START, -1) }),
+    instance({ id: 'i-running', nodePool: 'ondemand-pool' }),
+    instance({ id: 'i-nodegroup', nodeGroup: 'system' }),
+    instance({ id: 'i-staging', cluster: 'staging', tags: { 'kubernetes.io/cluster/demo': 'owned' } }),
+    instance({ id: 'i-terminated', state: 'terminated' }),
+  ];
+  const launchTemplates = [
+    launchTemplate({ id: 'lt-new' }),
+    launchTemplate({ id: 'lt-old', tag: 'legacy' }),
+    launchTemplate({ id: 'lt-nodegroup', name: 'eks-system-20260101' }),
+    launchTemplate({ id: 'lt-staging', cluster: 'staging' }),
+  ];
+  const karpenterTags = { 'karpenter.k8s.aws/ec2nodeclass': 'default', 'kubernetes.io/cluster/demo': 'owned' };
+  const instanceProfiles = [
+    instanceProfile({ name: 'demo_111', path: '/karpenter/us-east-1/demo/uid-default/', role: 'KarpenterNodeRole-demo' }),
+    instanceProfile({ name: 'demo_1976173924626587633', role: 'KarpenterNodeRole-demo', tags: karpenterTags }),
+    instanceProfile({ name: 'demo_222', path: '/karpenter/eu-west-1/demo/uid-default/', role: 'KarpenterNodeRole-demo' }),
+    instanceProfile({ name: 'demo_123', role: 'KarpenterNodeRole-demo' }),
+  ];
+  const nodePools = [nodePool({ name: 'spot-pool' }), nodePool({ name: 'ondemand-pool' })];
+  return { instances, launchTemplates, instanceProfiles, nodePools, nodeClaims: [] as NodeClaim[] };
+}
+
+interface WorldInput {
+  cluster?: ClusterInfo;
+  instances?: Instance[];
+  launchTemplates?: LaunchTemplate[];
+  instanceProfiles?: InstanceProfile[];
+  nodePools?: NodePool[];
+  nodeClaims?: NodeClaim[];
+}
+
+function world(input: WorldInput = partialDestroy()) {
+  const clock = steppingClock(START);
+  const aws = inMemoryAws(
+    snapshotOf({
+      cluster: input.cluster ?? cluster(),
+      instances: input.instances ?? [],
+      launchTemplates: input.launchTemplates ?? [],
+      instanceProfiles: input.instanceProfiles ?? [],
+    }),
+  );
+  const kube = new FakeKarpenterKube({ nodePools: input.nodePools, nodeClaims: input.nodeClaims, now: () => clock.now() });
+  const progress: CleanupProgress[] = [];
+  const connects: (ClusterInfo | undefined)[] = [];
+  const connection: ClusterConnection = {
+    aws,
+    connectKube: async (info) => {
+      connects.push(info);
+      return kube;
+    },
+  };
+  const cleanup = (request: Partial<CleanupRequest> = {}, settings: Partial<CleanupSettings> = {}) =>
+    runCleanup(
+      { clusterName: 'demo', dryRun: false, deleteNodePools: true, ...request },
+      { connection, clock, onProgress: (p) => progress.push(p) },
+      { deadline: new Date(clock.now().getTime() + 15 * 60_000), pollIntervalMs: 10_000, ...settings },
+    );
+  const writes = () => aws.calls.filter((c) => WRITES.includes(c.operation));
+  const state = (id: string) => aws.state.instances.get(id)?.state;
+  return { clock, aws, kube, progress, connects, connection, cleanup, writes, state };
+}
+
+const stepMessages = (progress: CleanupProgress[]) => progress.filter((p) => p.kind === 'step').map((p) => p.message);
+
+describe('runCleanup on a cluster after a partial destroy', () => {
+  const EXPECTED = {
+    cluster: 'demo',
+    nodePoolsDeleted: ['ondemand-pool', 'spot-pool'],
+    instancesTerminated: ['i-pending', 'i-running', 'i-stopped'],
+    launchTemplatesDeleted: ['lt-new', 'lt-old'],
+    instanceProfilesDeleted: ['demo_111', 'demo_1976173924626587633'],
+    errors: [],
+  };
+
+  it('dry run lists what would go and changes nothing', async () => {
+    const w = world();
+
+    const result = await w.cleanup({ dryRun: true });
+
+    expect(result).toEqual({ ...EXPECTED, dryRun: true, complete: true });
+    expect(w.writes()).toEqual([]);
+    expect(w.kube.deletedNodePools).toEqual([]);
+    expect(w.clock.sleeps).toEqual([]);
+    expect(stepMessages(w.progress)).toContain('would delete 2 NodePools: ondemand-pool, spot-pool');
+  });
+
+  it('apply removes exactly those, waiting for NodeClaims and terminations; dry run listed the same', async () => {
+    const w = world({
+      ...partialDestroy(),
+      nodeClaims: [nodeClaim({ name: 'spot-pool-x7k2p', nodePool: 'spot-pool', instanceId: 'i-stopped' })],
+    });
+    // Karpenter drains and lets the NodeClaim go between the first and the second look.
+    w.kube.beforeNodeClaimList = (kube) => {
+      if (kube.nodeClaimLists.length > 1) kube.removeNodeClaims();
+    };
+
+    const result = await w.cleanup();
+
+    expect(result).toEqual({ ...EXPECTED, dryRun: false, complete: true });
+    expect(['i-stopped', 'i-pending', 'i-running'].map(w.state)).toEqual(['terminated', 'terminated', 'terminated']);
+    expect(['i-nodegroup', 'i-staging', 'i-terminated'].map(w.state)).toEqual(['running', 'running', 'terminated']);
+    expect(w.aws.callsTo('TerminateInstances').flatMap((c) => c.input.instanceIds as string[])).toEqual([
+      'i-pending',
+      'i-running',
+      'i-stopped',
+    ]);
+    expect([...w.aws.state.launchTemplates.keys()]).toEqual(['lt-nodegroup', 'lt-staging']);
+    expect([...w.aws.state.instanceProfiles.keys()]).toEqual(['demo_222', 'demo_123']);
+    expect(w.kube.nodePools.size).toBe(0);
+    expect(w.clock.sleeps).toEqual([10_000]);
+    expect(w.progress).toContainEqual({ kind: 'waiting', step: 'nodepools', nodeClaims: 1, waitedMs: 0, limitMs: 300_000 });
+    expect(stepMessages(w.progress)).toEqual([
+      'deleting 2 NodePools: ondemand-pool, spot-pool',
+      'terminating 3 instances: i-pending, i-running, i-stopped',
+      'deleting 2 launch templates: lt-new, lt-old',
+      'deleting 2 instance profiles: demo_111, demo_1976173924626587633',
+    ]);
+  });
+
+  it('removes each role before deleting its instance profile', async () => {
+    const w = world();
+
+    await w.cleanup();
+
+    const iamWrites = w.writes().filter((c) => c.operation !== 'TerminateInstances' && c.operation !== 'DeleteLaunchTemplate');
+    expect(iamWrites.map((c) => [c.operation, c.input.profileName])).toEqual([
+      ['RemoveRoleFromInstanceProfile', 'demo_111'],
+      ['DeleteInstanceProfile', 'demo_111'],
+      ['RemoveRoleFromInstanceProfile', 'demo_1976173924626587633'],
+      ['DeleteInstanceProfile', 'demo_1976173924626587633'],
+    ]);
+  });
+
+  it('a second run finds nothing to do and writes nothing', async () => {
+    const w = world();
+    await w.cleanup();
+    const before = w.writes().length;
+    const deletedBefore = w.kube.deletedNodePools.length;
+
+    const second = await w.cleanup();
+
+    expect(second).toMatchObject({
+      complete: true,
+      nodePoolsDeleted: [],
+      instancesTerminated: [],
+      launchTemplatesDeleted: [],
+      instanceProfilesDeleted: [],
+      errors: [],
+    });
+    expect(w.writes()).toHaveLength(before);
+    expect(w.kube.deletedNodePools).toHaveLength(deletedBefore);
+  });
+
+  it('one termination failing is reported while the others and the later steps go on', async () => {
+    const w = world();
+    w.aws.faults.fail('TerminateInstances', {
+      instanceId: 'i-running',
+      error: { code: 'UnauthorizedOperation', message: 'You are not authorized to perform this operation.' },
+    });
+
+    const result = await w.cleanup();
+
+    expect(result.complete).toBe(false);
+    expect(result.errors).toEqual([
+      {
+        step: 'instances',
+        resource: 'i-running',
+        message: 'TerminateInstances i-running failed: UnauthorizedOperation: You are not authorized to perform this operation.',
+      },
+    ]);
+    expect(result.instancesTerminated).toEqual(['i-pending', 'i-stopped']);
+    expect(w.state('i-running')).toBe('running');
+    expect(result.launchTemplatesDeleted).toEqual(['lt-new', 'lt-old']);
+  });
+});
+
+describe('runCleanup waiting', () => {
+  it('an instance already shutting down is waited for, never terminated again, and not reported as this run’s', async () => {
+    const w = world({ instances: [instance({ id: 'i-going', state: 'shutting-down' }), instance({ id: 'i-1' })] });
+    const sleep = w.clock.sleep;
+    w.clock.sleep = async (ms) => {
+      await sleep(ms);
+      w.aws.updateInstance('i-going', (i) => (i.state = 'terminated'));
+    };
+
+    const result = await w.cleanup({ deleteNodePools: false });
+
+    expect(result).toMatchObject({ complete: true, instancesTerminated: ['i-1'] });
+    expect(w.aws.callsTo('TerminateInstances').map((c) => c.input.instanceIds)).toEqual([['i-1']]);
+    expect(w.progress).toContainEqual({ kind: 'waiting', step: 'instances', shuttingDown: 1, waitedMs: 0 });
+    expect(w.clock.sleeps).toEqual([10_000]);
+  });
+
+  it('waits for NodeClaims at most nodeClaimWaitMs from their deletionTimestamp, then terminates their instances', async () => {
+    const claim = nodeClaim({ name: 'spot-pool-x7k2p', nodePool: 'spot-pool', instanceId: 'i-1' });
+    claim.metadata = { ...claim.metadata, deletionTimestamp: minutesAfter(START, -4) };
+    const w = world({ instances: [instance({ id: 'i-1', nodePool: 'spot-pool' })], nodePools: [], nodeClaims: [claim] });
+
+    const result = await w.cleanup({}, { nodeClaimWaitMs: 5 * 60_000 });
+
+    expect(result).toMatchObject({ complete: true, errors: [], instancesTerminated: ['i-1'] });
+    expect(w.clock.sleeps.reduce((a, b) => a + b, 0)).toBe(60_000);
+    expect(w.progress[1]).toEqual({ kind: 'waiting', step: 'nodepools', nodeClaims: 1, waitedMs: 240_000, limitMs: 300_000 });
+    expect(stepMessages(w.progress)).toContain('stopped waiting for 1 NodeClaim after 5m: their instances are terminated next');
+  });
+
+  it('counts the wait from now when the deletionTimestamp lies in the future', async () => {
+    const claim = nodeClaim({ name: 'spot-pool-x7k2p', nodePool: 'spot-pool' });
+    claim.metadata = { ...claim.metadata, deletionTimestamp: minutesAfter(START, 60) };
+    const w = world({ nodePools: [], nodeClaims: [claim] });
+
+    await w.cleanup({}, { nodeClaimWaitMs: 60_000 });
+
+    expect(w.clock.sleeps).toEqual([10_000, 10_000, 10_000, 10_000, 10_000, 10_000]);
+  });
+
+  it('out of time while NodeClaims remain: complete false at nodepools; the next run resumes without repeating writes', async () => {
+    const input = partialDestroy();
+    const w = world({ ...input, nodeClaims: [nodeClaim({ name: 'spot-pool-x7k2p', nodePool: 'spot-pool' })] });
+
+    const first = await w.cleanup({}, { deadline: new Date(Date.parse(START) + 60_000) });
+
+    expect(first).toMatchObject({ complete: false, stoppedAt: 'nodepools', nodePoolsDeleted: ['ondemand-pool', 'spot-pool'] });
+    expect(first.instancesTerminated).toEqual([]);
+    expect(w.writes()).toEqual([]);
+    expect(w.clock.sleeps.reduce((a, b) => a + b, 0)).toBe(50_000);
+
+    w.clock.sleeps.length = 0;
+    const second = await w.cleanup();
+
+    expect(second).toMatchObject({
+      complete: true,
+      nodePoolsDeleted: [],
+      instancesTerminated: ['i-pending', 'i-running', 'i-stopped'],
+    });
+    expect(second).not.toHaveProperty('stoppedAt');
+    expect(w.kube.deletedNodePools).toEqual(['ondemand-pool', 'spot-pool']);
+    // The bound counts from the deletion in the first run: 5 min in all, not 5 more.
+    expect(w.clock.sleeps.reduce((a, b) => a + b, 0)).toBe(250_000);
+  });
+
+  it('out of time between termination batches: the next run terminates only the rest', async () => {
+    const ids = Array.from({ length: 120 }, (_, n) => `i-${String(n).padStart(3, '0')}`);
+    const w = world({ instances: ids.map((id) => instance({ id })) });
+    const terminate = w.aws.ec2.terminateInstances;
+    w.aws.ec2.terminateInstances = async (batch) => {
+      w.clock.advance(60_000);
+      return terminate(batch);
+    };
+
+    const first = await w.cleanup({ deleteNodePools: false }, { deadline: new Date(Date.parse(START) + 90_000) });
+
+    expect(first).toMatchObject({ complete: false, stoppedAt: 'instances', launchTemplatesDeleted: [] });
+    expect(first.instancesTerminated).toEqual(ids.slice(0, 100));
+    const second = await w.cleanup({ deleteNodePools: false });
+
+    expect(second).toMatchObject({ complete: true, instancesTerminated: ids.slice(100) });
+    expect(w.aws.callsTo('TerminateInstances').map((c) => (c.input.instanceIds as string[]).length)).toEqual([50, 50, 20]);
+  });
+
+  it('with the deadline already passed, does nothing at all', async () => {
+    const w = world();
+
+    const result = await w.cleanup({}, { deadline: new Date(START) });
+
+    expect(result).toMatchObject({ complete: false, stoppedAt: 'nodepools', errors: [] });
+    expect(w.aws.calls).toEqual([]);
+  });
+});
+
+describe('runCleanup on part of a cluster, or without its API', () => {
+  it('a NodePool subset: only those NodePools and their instances; launch templates and profiles stay', async () => {
+    const w = world();
+
+    const result = await w.cleanup({ nodePools: ['spot-pool', 'gone-pool'] });
+
+    expect(result).toMatchObject({
+      complete: true,
+      nodePoolsDeleted: ['spot-pool'],
+      instancesTerminated: ['i-pending', 'i-stopped'],
+      launchTemplatesDeleted: [],
+      instanceProfilesDeleted: [],
+    });
+    expect(w.state('i-running')).toBe('running');
+    expect([...w.kube.nodePools.keys()]).toEqual(['ondemand-pool']);
+    expect(w.aws.callsTo('DescribeLaunchTemplates')).toEqual([]);
+    expect(w.aws.callsTo('ListInstanceProfiles')).toEqual([]);
+    expect(stepMessages(w.progress)).toContain(
+      'only NodePools spot-pool, gone-pool: launch templates and instance profiles stay (they serve the whole cluster)',
+    );
+  });
+
+  it('leaves EKS Auto Mode NodePools alone unless named', async () => {
+    const w = world({ nodePools: [nodePool({ name: 'spot-pool' }), autoModeNodePool({ name: 'general-purpose' })] });
+
+    const result = await w.cleanup();
+
+    expect(result.nodePoolsDeleted).toEqual(['spot-pool']);
+    expect([...w.kube.nodePools.keys()]).toEqual(['general-purpose']);
+    expect(stepMessages(w.progress)[0]).toBe("deleting 1 NodePool: spot-pool (EKS Auto Mode's left alone: general-purpose)");
+  });
+
+  it.each([
+    [
+      'unreachable',
+      new KubeUnreachableError('connect ECONNREFUSED 10.0.1.15:443'),
+      'NodePools not deleted: Kubernetes API unreachable: connect ECONNREFUSED 10.0.1.15:443',
+    ],
+    [
+      'forbidden',
+      new SourceError('403 Forbidden: nodepools.karpenter.sh is forbidden', { code: '403' }),
+      'NodePools not deleted: list NodePools failed: 403 Forbidden: nodepools.karpenter.sh is forbidden',
+    ],
+  ])('Kubernetes API %s: one nodepools error, and every instance is still terminated', async (_why, error, message) => {
+    const w = world();
+    w.kube.listError = error;
+
+    const result = await w.cleanup();
+
+    expect(result.errors).toEqual([{ step: 'nodepools', message }]);
+    expect(result).toMatchObject({
+      complete: false,
+      nodePoolsDeleted: [],
+      instancesTerminated: ['i-pending', 'i-running', 'i-stopped'],
+    });
+    expect(result.instanceProfilesDeleted).toHaveLength(2);
+  });
+
+  it.each([
+    ['gone', cluster({ gone: true }), 'cluster gone: no NodePools to delete'],
+    ['DELETING', cluster({ status: 'DELETING' }), 'cluster DELETING: no NodePools to delete'],
+  ])('cluster %s: no NodePools step, no error, the rest done', async (_what, info, message) => {
+    const w = world({ ...partialDestroy(), cluster: info });
+
+    const result = await w.cleanup();
+
+    expect(result).toMatchObject({ complete: true, errors: [], instancesTerminated: ['i-pending', 'i-running', 'i-stopped'] });
+    expect(w.connects).toEqual([]);
+    expect(stepMessages(w.progress)[0]).toBe(message);
+  });
+
+  it('deleteNodePools false: the cluster and its API are not asked', async () => {
+    const w = world();
+
+    const result = await w.cleanup({ deleteNodePools: false });
+
+    expect(result).toMatchObject({ complete: true, nodePoolsDeleted: [] });
+    expect(w.aws.callsTo('DescribeCluster')).toEqual([]);
+    expect(w.connects).toEqual([]);
+  });
+
+  it('AWS failures become errors naming the call and the resource; nothing is thrown', async () => {
+    const w = world();
+    w.aws.faults
+      .fail('DescribeLaunchTemplates', { error: { code: 'UnauthorizedOperation', message: 'not authorized' } })
+      .fail('DeleteInstanceProfile', { error: { code: 'AccessDenied', message: 'not authorized' } });
+    w.kube.deleteErrors.set('spot-pool', new SourceError('403 Forbidden: nodepools "spot-pool" is forbidden', { code: '403' }));
+
+    const result = await w.cleanup();
+
+    expect(result.complete).toBe(false);
+    expect(result.errors).toEqual([
+      {
+        step: 'nodepools',
+        resource: 'spot-pool',
+        message: 'delete NodePool spot-pool failed: 403 Forbidden: nodepools "spot-pool" is forbidden',
+      },
+      {
+        step: 'launch-templates',
+        message: 'DescribeLaunchTemplates (cluster demo) failed: UnauthorizedOperation: not authorized',
+      },
+      {
+        step: 'instance-profiles',
+        resource: 'demo_111',
+        message: 'DeleteInstanceProfile demo_111 failed: AccessDenied: not authorized',
+      },
+    ]);
+    expect(result.instanceProfilesDeleted).toEqual(['demo_1976173924626587633']);
+  });
+});
