@@ -48,6 +48,11 @@ export interface InMemoryAws extends AwsPorts {
   callsTo(operation: AwsOperation): AwsCall[];
   /** Every instance this simulation is terminating becomes `terminated`. */
   advance(): void;
+  /**
+   * Terminates instances as someone else in the account would (the simulated Karpenter): like
+   * TerminateInstances, but no call is recorded and no fault applies.
+   */
+  terminateOutOfBand(instanceIds: readonly string[]): void;
   /** Changes one instance in place (throws if there is none with that id). */
   updateInstance(id: string, change: (instance: Instance) => void): void;
 }
@@ -95,6 +100,14 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
     state,
     callsTo: (operation) => calls.filter((c) => c.operation === operation),
     advance,
+    terminateOutOfBand(instanceIds) {
+      for (const id of instanceIds) {
+        const instance = state.instances.get(id);
+        if (!instance || FINISHED.has(instance.state)) continue;
+        instance.state = 'shutting-down';
+        terminating.add(id);
+      }
+    },
     updateInstance(id, change) {
       const instance = state.instances.get(id);
       if (!instance) throw new Error(`in-memory AWS has no instance ${id}`);

@@ -13,7 +13,7 @@ import { apiGroupDocument, apiGroupListDocument, apiResourceListDocument, apiVer
 import { FaultInjector, type FaultSpec } from './faults.ts';
 import { SIM_RESOURCES, type AccessDenial, type KubeStore } from './kube-store.ts';
 import { kubeconfigText, type KubeconfigOptions } from './kubeconfig.ts';
-import { resolveRoute, serveResource, type ApiResponse } from './kube-routes.ts';
+import { resolveRoute, serveResource, type ApiReactor, type ApiResponse } from './kube-routes.ts';
 import { ApiStatusError, reasonOfStatus, RESOURCE_NOT_FOUND, statusBody } from './status.ts';
 
 export interface KubeApiServerOptions {
@@ -21,6 +21,8 @@ export interface KubeApiServerOptions {
   token?: string;
   /** Largest request body accepted (PATCH, DELETE); 3 MiB like the API server. */
   maxBodyBytes?: number;
+  /** Controllers of the simulated cluster reacting to API calls (the simulated Karpenter). */
+  reactor?: ApiReactor;
 }
 
 export interface ServerStats {
@@ -76,6 +78,7 @@ export async function startKubeApiServer(store: KubeStore, options: KubeApiServe
     token,
     faults,
     maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
+    reactor: options.reactor,
     address: () => address,
     send(res, response) {
       const body = typeof response.body === 'string' ? Buffer.from(response.body) : response.body;
@@ -116,6 +119,7 @@ interface HandlerContext {
   token: string;
   faults: FaultInjector;
   maxBodyBytes: number;
+  reactor: ApiReactor | undefined;
   address(): string;
   send(res: ServerResponse, response: ApiResponse & { headers?: Record<string, string> }): void;
 }
@@ -172,7 +176,7 @@ function route(ctx: HandlerContext, path: string, request: Parameters<typeof ser
   if (rest.length === 0 && isGet) return documentOrNotFound(apiResourceListDocument(group, version));
   const resourceRoute = resolveRoute(group, version, rest);
   if (!resourceRoute) throw RESOURCE_NOT_FOUND;
-  return serveResource(ctx.store, resourceRoute, request);
+  return serveResource(ctx.store, resourceRoute, request, ctx.reactor);
 }
 
 function documentOrNotFound(document: string | undefined): ApiResponse {

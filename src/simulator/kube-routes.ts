@@ -28,6 +28,14 @@ export interface ApiResponse {
   contentType?: string;
 }
 
+/** Something in the simulated cluster that reacts to API calls as a controller would (karpenter-controller.ts). */
+export interface ApiReactor {
+  /** Before the first page of a LIST of `resource` is answered. */
+  beforeList?(resource: SimResourceName): void;
+  /** After an object was deleted through the API (not in a dry run). */
+  afterDelete?(deleted: StoredObject): void;
+}
+
 /** Path segments after `/api/v1` or `/apis/{group}/{version}` → the route, if it is one. */
 export function resolveRoute(group: string, version: string, rest: readonly string[]): ResourceRoute | undefined {
   const [first, second, third, fourth, fifth] = rest;
@@ -59,7 +67,7 @@ function coreEventsRoute(rest: readonly string[]): ResourceRoute | undefined {
   return undefined;
 }
 
-export function serveResource(store: KubeStore, route: ResourceRoute, request: ApiRequest): ApiResponse {
+export function serveResource(store: KubeStore, route: ResourceRoute, request: ApiRequest, reactor?: ApiReactor): ApiResponse {
   if (route.type === 'log') {
     if (request.method !== 'GET') throw METHOD_NOT_ALLOWED;
     return { status: 200, body: podLog(store, route.namespace, route.name, request.query), contentType: 'text/plain' };
@@ -70,6 +78,7 @@ export function serveResource(store: KubeStore, route: ResourceRoute, request: A
       throw badRequest('watch is not supported by the simulated API server');
     }
     const { resource, namespace, view } = route;
+    if (!request.query.has('continue')) reactor?.beforeList?.(resource);
     return { status: 200, body: listBody(store, { resource, namespace, query: request.query, ...(view ? { view } : {}) }) };
   }
   const { resource, name, namespace, view } = route;
@@ -83,7 +92,7 @@ export function serveResource(store: KubeStore, route: ResourceRoute, request: A
     case 'PATCH':
       return { status: 200, body: fullBody(patchObject(store, route.resource, name, namespace, request)) };
     case 'DELETE':
-      return { status: 200, body: deleteObject(store, resource, name, namespace, request) };
+      return { status: 200, body: deleteObject(store, resource, name, namespace, request, reactor) };
     default:
       throw METHOD_NOT_ALLOWED;
   }
@@ -138,6 +147,7 @@ function deleteObject(
   name: string,
   namespace: string | undefined,
   request: ApiRequest,
+  reactor: ApiReactor | undefined,
 ): string {
   const current = existing(store, resource, name, namespace);
   const preconditions = deleteOptions(request.body).preconditions;
@@ -154,7 +164,10 @@ function deleteObject(
       throw conflict(resource, name);
     }
   }
-  if (!isDryRun(request.query)) store.delete(resource, name, namespace);
+  if (!isDryRun(request.query)) {
+    store.delete(resource, name, namespace);
+    reactor?.afterDelete?.(current);
+  }
   const { group } = SIM_RESOURCES[resource];
   const uid = metadataOf(current.object).uid;
   return successStatusBody({ name, group, kind: resource, ...(typeof uid === 'string' ? { uid } : {}) });

@@ -6,10 +6,12 @@
 import type { ClusterSnapshot } from '../domain/snapshot.ts';
 import { KubernetesApi, type KubernetesApiOptions } from '../adapters/kubernetes/kubernetes-api.ts';
 import { kubeConfigForEks } from '../adapters/kubernetes/kubeconfig.ts';
+import { SYSTEM_CLOCK, type Clock } from '../ports/clock.ts';
 import type { KubernetesPort } from '../ports/kubernetes.ts';
 import { loadSnapshot, type LoadOptions } from '../snapshot/load.ts';
 import type { ClusterConnection } from '../usecases/scan-cluster.ts';
-import { inMemoryAws, type InMemoryAws } from './in-memory-aws.ts';
+import { inMemoryAws, type InMemoryAws, type InMemoryAwsOptions } from './in-memory-aws.ts';
+import { simulatedKarpenter } from './karpenter-controller.ts';
 import { startKubeApiServer, type SimulatedKubeApi } from './kube-api-server.ts';
 import { storeFromSnapshot } from './seed.ts';
 
@@ -36,11 +38,17 @@ export async function startSimulation(
 export interface SimulationOptions {
   /** For the real Kubernetes client (tests pass a clock whose sleep does not wait). */
   kube?: KubernetesApiOptions;
+  /** Time of the simulated cluster's own writes (a NodeClaim's deletionTimestamp). Default: the system clock. */
+  clock?: Clock;
+  /** For the in-memory AWS (e.g. instances that stay shutting-down until `aws.advance()`). */
+  aws?: InMemoryAwsOptions;
 }
 
 export async function simulateSnapshot(seed: ClusterSnapshot, options: SimulationOptions = {}): Promise<Simulation> {
-  const kubeApi = await startKubeApiServer(storeFromSnapshot(seed));
-  const aws = inMemoryAws(seed);
+  const store = storeFromSnapshot(seed);
+  const aws = inMemoryAws(seed, options.aws);
+  const reactor = simulatedKarpenter({ store, aws, clock: options.clock ?? SYSTEM_CLOCK });
+  const kubeApi = await startKubeApiServer(store, { reactor });
   let kube: KubernetesApi | undefined;
   const connectKube = async (): Promise<KubernetesPort> => {
     kube ??= new KubernetesApi(

@@ -101,6 +101,23 @@ const CASES: ExampleCase[] = [
     })),
   },
   {
+    name: 'cleanup-partial-destroy',
+    cluster: 'platform-eks-dev',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'ORPHANED_INSTANCE',
+        cause: 'CONTROLLER_UNAVAILABLE',
+        severity: 'warning',
+        action: 'TERMINATE_INSTANCE',
+        status: 'planned',
+        resource: { kind: 'Instance', id: 'i-07e3b9d1c5a2f8406' },
+        step: 'aws ec2 terminate-instances --instance-ids i-07e3b9d1c5a2f8406 --region eu-central-1',
+      },
+    ],
+  },
+  {
     name: 'ami-selector-no-match',
     cluster: 'aws-2026-eks',
     complete: true,

@@ -1,0 +1,384 @@
+/**
+ * Destroy-time cleanup end to end: runCleanup over the real Kubernetes adapter (HTTPS to the
+ * simulated API server, with its simulated Karpenter) and the in-memory AWS, on the capture of a
+ * cluster after a partial `terraform destroy` (examples/cleanup-partial-destroy).
+ */
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLES_NOW } from '../../src/cli/commands/demo.ts';
+import type { CleanupProgress, CleanupRequest, CleanupResult } from '../../src/domain/cleanup.ts';
+import type { ClusterSnapshot } from '../../src/domain/snapshot.ts';
+import type { Clock } from '../../src/ports/clock.ts';
+import type { AwsOperation, InMemoryAwsOptions } from '../../src/simulator/in-memory-aws.ts';
+import { simulateSnapshot, type Simulation } from '../../src/simulator/simulation.ts';
+import { loadSnapshot } from '../../src/snapshot/load.ts';
+import { DEFAULT_NODECLAIM_WAIT_MS, runCleanup, type CleanupSettings } from '../../src/usecases/cleanup.ts';
+import { karpenterPod } from '../factories/kube.ts';
+import { steppingClock } from '../support/clock.ts';
+
+const EXAMPLE = fileURLToPath(new URL('../../examples/cleanup-partial-destroy', import.meta.url));
+const CLUSTER = 'platform-eks-dev';
+const START = new Date(EXAMPLES_NOW);
+
+// What a complete cleanup of the example removes, and nothing else.
+const NODEPOOLS = ['ondemand-pool', 'spot-pool'];
+const RUNNING_WITH_NODECLAIM = 'i-04c1e8a2f6b9d3705';
+const STOPPED = 'i-07e3b9d1c5a2f8406';
+const PENDING_ONE_MINUTE_OLD = 'i-09a5d2f7e1c4b6308';
+const INSTANCES = [RUNNING_WITH_NODECLAIM, STOPPED, PENDING_ONE_MINUTE_OLD];
+const LAUNCH_TEMPLATES = ['lt-0c2f8b4e6a1d97305', 'lt-0e7a3c9f1d5b82460'];
+const PROFILE_V13 = 'platform-eks-dev_11735620938465729301';
+const PROFILE_PRE_V13 = 'platform-eks-dev_8351943279432019856';
+const INSTANCE_PROFILES = [PROFILE_V13, PROFILE_PRE_V13];
+const NODE_ROLE = 'Karpenter-platform-eks-dev-20240918084511093200000003';
+
+/** Everything that must survive, as the capture has it. */
+const UNTOUCHED_INSTANCES = {
+  'i-0d9f2b6e4a1c83575': 'running', // managed node group
+  'i-08c4a7e1f3d9b2650': 'running', // managed node group, also tagged karpenter.sh/nodepool
+  'i-0e1a7c3f9b5d26487': 'running', // platform-eks-staging's Karpenter
+  'i-0a8c4e2b7d1f95603': 'stopped', // platform-eks-staging's Karpenter
+  'i-02b7f4a9c6e1d8503': 'terminated', // already gone
+};
+const UNTOUCHED_LAUNCH_TEMPLATES = ['lt-0b4e9a2d7c1f63805', 'lt-0f5a2d8c1e7b39640'];
+const UNTOUCHED_INSTANCE_PROFILES = {
+  'KarpenterNodeInstanceProfile-platform-eks-dev': [NODE_ROLE],
+  'eks-8cc9e21a-5f3d-4b7e-91a6-2d0c7e4b8f13': ['karpenter_node_group-eks-node-group-20251231200912667300000008'],
+  'platform-eks-staging_4178203956112483307': ['Karpenter-platform-eks-staging-20251229081301884300000003'],
+};
+
+const WRITES: readonly AwsOperation[] = [
+  'TerminateInstances',
+  'DeleteLaunchTemplate',
+  'RemoveRoleFromInstanceProfile',
+  'DeleteInstanceProfile',
+];
+const APPLY: CleanupRequest = { clusterName: CLUSTER, dryRun: false, deleteNodePools: true };
+const DRY_RUN: CleanupRequest = { ...APPLY, dryRun: true };
+
+let captured: ClusterSnapshot;
+beforeAll(async () => {
+  captured = (await loadSnapshot([EXAMPLE])).snapshot;
+});
+
+const running: Simulation[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((s) => s.close()));
+});
+
+interface Cluster {
+  simulation: Simulation;
+  clock: ReturnType<typeof steppingClock>;
+  progress: CleanupProgress[];
+  /** One cleanup run; `clock` replaces the test's clock for this run only. */
+  cleanup(request: CleanupRequest, settings?: Partial<CleanupSettings> & { clock?: Clock }): Promise<CleanupResult>;
+}
+
+async function simulate(seed: ClusterSnapshot = captured, aws?: InMemoryAwsOptions): Promise<Cluster> {
+  const clock = steppingClock(START);
+  const simulation = await simulateSnapshot(seed, { clock, kube: { clock }, ...(aws ? { aws } : {}) });
+  running.push(simulation);
+  const progress: CleanupProgress[] = [];
+  return {
+    simulation,
+    clock,
+    progress,
+    cleanup: (request, { clock: runClock, ...settings } = {}) =>
+      runCleanup(
+        request,
+        { connection: simulation.connection, clock: runClock ?? clock, onProgress: (p) => progress.push(p) },
+        { deadline: new Date(clock.now().getTime() + 15 * 60_000), ...settings },
+      ),
+  };
+}
+
+function instanceStates(simulation: Simulation): Record<string, string> {
+  return Object.fromEntries([...simulation.aws.state.instances.values()].map((i) => [i.id, i.state]));
+}
+
+function launchTemplateIds(simulation: Simulation): string[] {
+  return [...simulation.aws.state.launchTemplates.keys()].sort();
+}
+
+function profileRoles(simulation: Simulation): Record<string, string[]> {
+  return Object.fromEntries([...simulation.aws.state.instanceProfiles.values()].map((p) => [p.name, p.roles.map((r) => r.name)]));
+}
+
+function writeCalls(simulation: Simulation) {
+  return simulation.aws.calls.filter((c) => WRITES.includes(c.operation));
+}
+
+/** How many TerminateInstances calls named each instance. */
+function terminationsPerInstance(simulation: Simulation): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const call of simulation.aws.callsTo('TerminateInstances')) {
+    for (const id of call.input.instanceIds as string[]) counts[id] = (counts[id] ?? 0) + 1;
+  }
+  return counts;
+}
+
+function kubeNames(simulation: Simulation, resource: 'nodepools' | 'nodeclaims' | 'nodes'): string[] {
+  return simulation.kubeApi.store.list(resource).map((o) => o.name);
+}
+
+const nothingLeft = (): Pick<
+  CleanupResult,
+  'nodePoolsDeleted' | 'instancesTerminated' | 'launchTemplatesDeleted' | 'instanceProfilesDeleted' | 'errors'
+> => ({ nodePoolsDeleted: [], instancesTerminated: [], launchTemplatesDeleted: [], instanceProfilesDeleted: [], errors: [] });
+
+describe('cleanup of a cluster after a partial terraform destroy (controller gone)', () => {
+  it('removes exactly the cluster’s Karpenter NodePools, instances, launch templates and instance profiles', async () => {
+    // Prepare
+    const { simulation, cleanup } = await simulate();
+
+    // Act
+    const result = await cleanup(APPLY);
+
+    // Assess
+    expect(result).toEqual({
+      cluster: CLUSTER,
+      dryRun: false,
+      complete: true,
+      nodePoolsDeleted: NODEPOOLS,
+      instancesTerminated: INSTANCES,
+      launchTemplatesDeleted: LAUNCH_TEMPLATES,
+      instanceProfilesDeleted: INSTANCE_PROFILES,
+      errors: [],
+    });
+    expect(instanceStates(simulation)).toEqual({
+      ...UNTOUCHED_INSTANCES,
+      ...Object.fromEntries(INSTANCES.map((id) => [id, 'terminated'])),
+    });
+    expect(launchTemplateIds(simulation)).toEqual(UNTOUCHED_LAUNCH_TEMPLATES);
+    expect(profileRoles(simulation)).toEqual(UNTOUCHED_INSTANCE_PROFILES);
+    expect(kubeNames(simulation, 'nodepools')).toEqual([]);
+  });
+
+  it('touches nothing else: terminates only the three, detaches only the attached role, deletes only what it lists', async () => {
+    // Prepare
+    const { simulation, cleanup } = await simulate();
+
+    // Act
+    await cleanup(APPLY);
+
+    // Assess
+    expect(terminationsPerInstance(simulation)).toEqual(Object.fromEntries(INSTANCES.map((id) => [id, 1])));
+    expect(simulation.aws.callsTo('RemoveRoleFromInstanceProfile').map((c) => c.input)).toEqual([
+      { profileName: PROFILE_V13, roleName: NODE_ROLE },
+    ]);
+    expect(
+      simulation.aws
+        .callsTo('DeleteLaunchTemplate')
+        .map((c) => String(c.input.launchTemplateId))
+        .sort(),
+    ).toEqual(LAUNCH_TEMPLATES);
+    expect(
+      simulation.aws
+        .callsTo('DeleteInstanceProfile')
+        .map((c) => String(c.input.profileName))
+        .sort(),
+    ).toEqual(INSTANCE_PROFILES);
+  });
+
+  it('without a controller nothing drains: it waits the NodeClaim bound, then terminates the instances itself', async () => {
+    // Prepare
+    const { simulation, clock, cleanup } = await simulate();
+
+    // Act
+    await cleanup(APPLY);
+
+    // Assess
+    const waitedMs = clock.sleeps.reduce((sum, ms) => sum + ms, 0);
+    expect(waitedMs).toBeGreaterThanOrEqual(DEFAULT_NODECLAIM_WAIT_MS);
+    // The NodeClaims stay, marked deleted and held by Karpenter's finalizer: nothing runs to remove it.
+    expect(kubeNames(simulation, 'nodeclaims')).toEqual(['ondemand-pool-q8w3z', 'spot-pool-x7k2p']);
+    for (const claim of simulation.kubeApi.store.list('nodeclaims')) {
+      expect(claim.object.metadata).toMatchObject({ deletionTimestamp: EXAMPLES_NOW });
+    }
+  });
+
+  it('a second run finds nothing to do: empty lists, complete, no write calls', async () => {
+    // Prepare
+    const { simulation, cleanup } = await simulate();
+    await cleanup(APPLY);
+    const writesBefore = writeCalls(simulation).length;
+
+    // Act
+    const second = await cleanup(APPLY);
+
+    // Assess
+    expect(second).toEqual({ cluster: CLUSTER, dryRun: false, complete: true, ...nothingLeft() });
+    expect(writeCalls(simulation)).toHaveLength(writesBefore);
+  });
+
+  it('one termination failing is reported while the rest of the run continues', async () => {
+    // Prepare
+    const { simulation, cleanup } = await simulate();
+    simulation.aws.faults.fail('TerminateInstances', {
+      instanceId: STOPPED,
+      error: { code: 'UnauthorizedOperation', message: 'You are not authorized to perform this operation.' },
+    });
+
+    // Act
+    const result = await cleanup(APPLY);
+
+    // Assess
+    expect(result.complete).toBe(false);
+    expect(result.stoppedAt).toBeUndefined();
+    expect(result.errors).toEqual([
+      { step: 'instances', resource: STOPPED, message: expect.stringContaining('UnauthorizedOperation') },
+    ]);
+    expect(result.errors[0]?.message).toContain(STOPPED);
+    expect(result.instancesTerminated).toEqual([RUNNING_WITH_NODECLAIM, PENDING_ONE_MINUTE_OLD]);
+    expect(result.launchTemplatesDeleted).toEqual(LAUNCH_TEMPLATES);
+    expect(result.instanceProfilesDeleted).toEqual(INSTANCE_PROFILES);
+    expect(instanceStates(simulation)).toMatchObject({
+      [STOPPED]: 'stopped',
+      [RUNNING_WITH_NODECLAIM]: 'terminated',
+      [PENDING_ONE_MINUTE_OLD]: 'terminated',
+    });
+  });
+
+  it('after a failed termination, the next run terminates just that instance', async () => {
+    // Prepare
+    const { simulation, cleanup } = await simulate();
+    simulation.aws.faults.fail('TerminateInstances', { instanceId: STOPPED, error: { code: 'UnauthorizedOperation' } });
+    await cleanup(APPLY);
+
+    // Act
+    const second = await cleanup(APPLY);
+
+    // Assess
+    expect(second).toMatchObject({ complete: true, errors: [], instancesTerminated: [STOPPED] });
+    expect(terminationsPerInstance(simulation)).toEqual(Object.fromEntries(INSTANCES.map((id) => [id, id === STOPPED ? 2 : 1])));
+    expect(instanceStates(simulation)[STOPPED]).toBe('terminated');
+  });
+
+  it('a run out of time while instances shut down stops with complete: false; the next finishes without terminating twice', async () => {
+    // Prepare: EC2 takes its time (instances stay shutting-down until it is done), and the first run has 90 s.
+    const { simulation, clock, cleanup } = await simulate(captured, { termination: 'advance' });
+    const settings = { nodeClaimWaitMs: 60_000, pollIntervalMs: 10_000 };
+
+    // Act
+    const first = await cleanup(APPLY, { ...settings, deadline: new Date(clock.now().getTime() + 90_000) });
+    const shuttingDownBetweenRuns = instanceStates(simulation);
+    // EC2 finishes while the next run waits.
+    const ec2FinishesDuringWait: Clock = {
+      now: clock.now,
+      sleep: async (ms) => {
+        await clock.sleep(ms);
+        simulation.aws.advance();
+      },
+    };
+    const second = await cleanup(APPLY, { ...settings, clock: ec2FinishesDuringWait });
+
+    // Assess
+    expect(first).toMatchObject({
+      complete: false,
+      stoppedAt: 'instances',
+      errors: [],
+      nodePoolsDeleted: NODEPOOLS,
+      instancesTerminated: INSTANCES,
+      launchTemplatesDeleted: [],
+      instanceProfilesDeleted: [],
+    });
+    expect(shuttingDownBetweenRuns).toMatchObject(Object.fromEntries(INSTANCES.map((id) => [id, 'shutting-down'])));
+    expect(second).toMatchObject({
+      complete: true,
+      errors: [],
+      nodePoolsDeleted: [],
+      launchTemplatesDeleted: LAUNCH_TEMPLATES,
+      instanceProfilesDeleted: INSTANCE_PROFILES,
+    });
+    expect(second.stoppedAt).toBeUndefined();
+    expect(terminationsPerInstance(simulation)).toEqual(Object.fromEntries(INSTANCES.map((id) => [id, 1])));
+    expect(instanceStates(simulation)).toEqual({
+      ...UNTOUCHED_INSTANCES,
+      ...Object.fromEntries(INSTANCES.map((id) => [id, 'terminated'])),
+    });
+  });
+
+  it('a run that resumes does not wait the NodeClaim bound again (it counts from their deletionTimestamp)', async () => {
+    // Prepare
+    const { clock, cleanup } = await simulate();
+    await cleanup(APPLY);
+    const sleepsBefore = clock.sleeps.length;
+
+    // Act
+    await cleanup(APPLY);
+
+    // Assess
+    expect(clock.sleeps.slice(sleepsBefore)).toEqual([]);
+  });
+});
+
+describe('dry run', () => {
+  it('changes nothing, waits for nothing and calls no write', async () => {
+    // Prepare
+    const { simulation, clock, cleanup } = await simulate();
+    const before = structuredClone(simulation.aws.state);
+
+    // Act
+    await cleanup(DRY_RUN);
+
+    // Assess
+    expect(simulation.aws.state).toEqual(before);
+    expect(writeCalls(simulation)).toEqual([]);
+    expect(clock.sleeps).toEqual([]);
+    expect(kubeNames(simulation, 'nodepools')).toEqual(NODEPOOLS);
+    for (const claim of simulation.kubeApi.store.list('nodeclaims')) {
+      expect(claim.object.metadata).not.toHaveProperty('deletionTimestamp');
+    }
+  });
+
+  it('lists the same resources the apply run then removes', async () => {
+    // Prepare
+    const dry = await simulate();
+    const apply = await simulate();
+
+    // Act
+    const planned = await dry.cleanup(DRY_RUN);
+    const done = await apply.cleanup(APPLY);
+
+    // Assess
+    expect(planned).toEqual({ ...done, dryRun: true });
+    expect(planned).toMatchObject({
+      complete: true,
+      nodePoolsDeleted: NODEPOOLS,
+      instancesTerminated: INSTANCES,
+      launchTemplatesDeleted: LAUNCH_TEMPLATES,
+      instanceProfilesDeleted: INSTANCE_PROFILES,
+    });
+  });
+});
+
+describe('with the Karpenter controller still running', () => {
+  const withController = (): ClusterSnapshot => ({
+    ...captured,
+    pods: [
+      ...captured.pods,
+      karpenterPod({ name: 'karpenter-6c8d9f7b54-q2w7r', nodeName: 'ip-10-0-12-37.eu-central-1.compute.internal' }),
+    ],
+  });
+
+  it('Karpenter drains the deleted NodePools: the wait ends at once and only the instance without a NodeClaim is terminated here', async () => {
+    // Prepare
+    const { simulation, clock, progress, cleanup } = await simulate(withController());
+
+    // Act
+    const result = await cleanup(APPLY);
+
+    // Assess
+    expect(result).toMatchObject({ complete: true, nodePoolsDeleted: NODEPOOLS, instancesTerminated: INSTANCES, errors: [] });
+    expect(progress.filter((p) => p.kind === 'waiting' && p.step === 'nodepools')).toEqual([]);
+    expect(clock.sleeps).toEqual([]);
+    expect(kubeNames(simulation, 'nodeclaims')).toEqual([]);
+    expect(kubeNames(simulation, 'nodes')).not.toContain('ip-10-0-45-112.eu-central-1.compute.internal');
+    // Karpenter terminated the two with NodeClaims; the cleanup only the stopped one nobody claimed.
+    expect(terminationsPerInstance(simulation)).toEqual({ [STOPPED]: 1 });
+    expect(instanceStates(simulation)).toEqual({
+      ...UNTOUCHED_INSTANCES,
+      ...Object.fromEntries(INSTANCES.map((id) => [id, 'terminated'])),
+    });
+  });
+});
