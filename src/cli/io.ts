@@ -1,14 +1,17 @@
 import { readTerminalEnvironment, type TerminalEnvironment } from '../config.ts';
 import type { Detector } from '../detectors/detector.ts';
 import type { LoadOptions, LoadResult } from '../snapshot/load.ts';
-import type { Simulation } from '../simulator/simulation.ts';
+import type { Simulation, SimulationOptions } from '../simulator/simulation.ts';
 import type { ClusterSnapshot } from '../domain/snapshot.ts';
 import type { ClusterConnection } from '../usecases/scan-cluster.ts';
+import { SYSTEM_CLOCK, type Clock } from '../ports/clock.ts';
 import type { LiveTarget } from './cluster-scan.ts';
 
 export interface OutputStream {
   write(s: string): unknown;
   isTTY?: boolean;
+  /** A terminal's width, so a status line rewritten in place never wraps. */
+  columns?: number;
 }
 
 export interface CliIO {
@@ -28,10 +31,12 @@ export interface CliServices {
   /** Folder holding one sub-folder per bundled example. */
   examplesRoot: URL;
   clock(): Date;
+  /** Waits and deadlines of long runs (cleanup); tests pass one whose sleep takes no time. */
+  timer: Clock;
   /** Real adapters for a live cluster (AWS SDK, client-node). */
   connectLive(target: LiveTarget): Promise<ClusterConnection>;
   /** A simulated cluster seeded from a loaded capture (fake Kubernetes API on 127.0.0.1, in-memory AWS). */
-  startSimulation(seed: ClusterSnapshot): Promise<Simulation>;
+  startSimulation(seed: ClusterSnapshot, options?: SimulationOptions): Promise<Simulation>;
 }
 
 export interface CliContext {
@@ -44,9 +49,10 @@ export const DEFAULT_SERVICES: CliServices = {
   loadSnapshot: async (paths, options) => (await import('../snapshot/load.ts')).loadSnapshot(paths, options),
   examplesRoot: new URL('../../examples/', import.meta.url),
   clock: () => new Date(),
+  timer: SYSTEM_CLOCK,
   // Loaded on first use too: the SDK and client-node are most of the start-up time.
   connectLive: async (target) => (await import('./live-connection.ts')).connectLive(target),
-  startSimulation: async (seed) => (await import('../simulator/simulation.ts')).simulateSnapshot(seed),
+  startSimulation: async (seed, options) => (await import('../simulator/simulation.ts')).simulateSnapshot(seed, options),
 };
 
 let pipeGuardInstalled = false;

@@ -27,9 +27,10 @@ Quick start:
   karpenter-sentinel scan --cluster NAME [--region R] [--apply]  live scan; --apply fixes what is safe
   karpenter-sentinel scan --from ./capture                     offline analysis of kubectl / aws CLI output
   karpenter-sentinel snapshot --cluster NAME --out ./capture   capture a cluster for later or a bug report
+  karpenter-sentinel cleanup --cluster NAME [--apply]          before/after terraform destroy: what Karpenter left
 
 Global options: --help, --version, --debug (print the stack of an error)
-Exit codes: 0 nothing at or above --fail-on, 1 something is, 2 usage or input error.`;
+Exit codes: 0 nothing at or above --fail-on (cleanup: complete), 1 something is (cleanup: errors or\nnot complete), 2 usage or input error.`;
 }
 
 /**

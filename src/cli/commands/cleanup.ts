@@ -1,6 +1,15 @@
 import type { ParseArgsOptionsConfig } from 'node:util';
+import type { CleanupRequest, CleanupResult } from '../../domain/cleanup.ts';
 import { UsageError } from '../../domain/errors.ts';
-import { parseFlags } from '../args.ts';
+import { formatDuration } from '../../domain/settings.ts';
+import { DEFAULT_NODECLAIM_WAIT_MS } from '../../usecases/cleanup.ts';
+import { choiceOf, durationOf, parseFlags, type ParsedFlags, stringOf, stringsOf } from '../args.ts';
+import { cleanupLiveCluster, cleanupSimulation, type CleanupRunOptions } from '../cleanup-run.ts';
+import type { LiveTarget } from '../cluster-scan.ts';
+import { writeLines } from '../io.ts';
+import { cleanupProgressDisplay } from '../render/cleanup-progress.ts';
+import { renderCleanupResult } from '../render/cleanup-result.ts';
+import { ANSI_STYLE, colourEnabled, PLAIN_STYLE } from '../render/style.ts';
 import type { Command } from './command.ts';
 
 const OPTIONS = {
@@ -9,27 +18,161 @@ const OPTIONS = {
   region: { type: 'string' },
   context: { type: 'string' },
   apply: { type: 'boolean' },
+  nodepool: { type: 'string', multiple: true },
+  'keep-nodepools': { type: 'boolean' },
+  'nodeclaim-wait': { type: 'string' },
+  timeout: { type: 'string' },
   output: { type: 'string', short: 'o' },
-  now: { type: 'string' },
 } as const satisfies ParseArgsOptionsConfig;
 
-const USAGE = `Usage:
-  karpenter-sentinel cleanup --cluster NAME | --simulate PATH... [--apply] [--output table|json]
+const CLEANUP_OUTPUTS = ['table', 'json'] as const;
+const DEFAULT_TIMEOUT_MS = 30 * 60_000;
 
-Destroy-time cleanup: deletes NodePools, then terminates the cluster's Karpenter instances and
-deletes its launch templates and instance profiles. A dry run unless --apply is given.
-Not available yet. Until then, 'scan --cluster NAME --apply' terminates the cluster's orphaned
-Karpenter instances (ORPHANED_INSTANCE, also once the cluster itself is gone: CLUSTER_GONE), within
-the termination guardrails; launch templates and instance profiles are left.`;
+const USAGE = `Usage:
+  karpenter-sentinel cleanup --cluster NAME [--region R] [--context CTX] [--apply] [options]
+  karpenter-sentinel cleanup --simulate PATH... [--cluster NAME] [--apply] [options]
+
+Destroy-time cleanup: what Karpenter leaves behind when its controller goes before its nodes
+(terraform destroy). In this order, each step idempotent:
+  1. nodepools          delete the NodePools while the controller may still run, and wait (bounded)
+                        for their NodeClaims to go; skipped when the Kubernetes API is gone
+  2. instances          terminate every instance tagged for the cluster and a NodePool (any age, any
+                        state but terminated; never a managed node group's), then wait until terminated
+  3. launch-templates   delete Karpenter's launch templates for the cluster (eks:eks-cluster-name or
+                        the pre-1.1 karpenter.k8s.aws/cluster tag)
+  4. instance-profiles  delete Karpenter's instance profiles for the cluster, removing their roles first
+
+Input:
+  --cluster NAME               live: the EKS cluster; --simulate: its name when no describe-cluster output is given
+  --region REGION              live: AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)
+  --context NAME               live: reach the Kubernetes API through this kubeconfig context instead of an EKS token
+  --simulate PATH...           clean a simulated cluster seeded from captured files (fake Kubernetes API, in-memory AWS)
+  --apply                      do it (default: dry run, lists what would be done and changes nothing)
+
+Options:
+  --nodepool NAME              only this NodePool and its instances (repeat for several); launch templates and
+                               instance profiles are then left alone, as they serve the whole cluster
+  --keep-nodepools             do not delete NodePools; go straight to terminating instances
+  --nodeclaim-wait DUR         how long to wait for the NodeClaims of deleted NodePools (default ${formatDuration(DEFAULT_NODECLAIM_WAIT_MS)})
+  --timeout DUR                the whole run's deadline (default ${formatDuration(DEFAULT_TIMEOUT_MS)}); when it passes, no new step
+                               starts and running the command again carries on where it stopped
+  -o, --output FORMAT          table (default) or json (the result object of DESIGN.md "Destroy-time cleanup")
+
+Progress goes to stderr: one line rewritten in place on a terminal, a line per step in a log.
+--apply on a simulation changes only the simulation.
+Exit codes: 0 complete without errors (dry run: the listing worked), 1 errors or time ran out (run again),
+2 usage or input error.`;
 
 export const cleanupCommand: Command = {
   name: 'cleanup',
-  summary: 'destroy-time cleanup of Karpenter instances, launch templates, profiles (not available yet)',
+  summary: 'destroy-time cleanup: NodePools, instances, launch templates, instance profiles',
   usage: USAGE,
-  async run(args) {
-    parseFlags('cleanup', args, OPTIONS, ['simulate']);
-    throw new UsageError(
-      'cleanup is not available yet; to terminate leftover Karpenter instances now, run: scan --cluster NAME --apply (ORPHANED_INSTANCE, also after the cluster is gone)',
-    );
+  async run(args, ctx) {
+    const { values } = parseFlags('cleanup', args, OPTIONS, ['simulate']);
+    const output = choiceOf('output', values.output, CLEANUP_OUTPUTS, 'table');
+    const nodeClaimWaitMs = durationOf('nodeclaim-wait', values['nodeclaim-wait'], DEFAULT_NODECLAIM_WAIT_MS);
+    const timeoutMs = durationOf('timeout', values.timeout, DEFAULT_TIMEOUT_MS);
+    if (timeoutMs <= 0) throw new UsageError(`--timeout must be longer than 0 (got '${stringOf(values.timeout)}')`);
+    const simulate = stringsOf(values.simulate);
+    const clusterName = stringOf(values.cluster);
+    if (clusterName?.trim() === '') throw new UsageError('--cluster needs a name');
+    checkModeFlags(simulate, values);
+    const request = requestOf(values);
+
+    const colour = colourEnabled(ctx.io.stderr, ctx.io.terminal);
+    const progress = cleanupProgressDisplay(ctx.io.stderr, {
+      inPlace: ctx.io.stderr.isTTY === true,
+      style: colour ? ANSI_STYLE : PLAIN_STYLE,
+    });
+    const options: CleanupRunOptions = {
+      request,
+      deadline: new Date(ctx.services.timer.now().getTime() + timeoutMs),
+      nodeClaimWaitMs,
+      onProgress: (event) => progress.show(event),
+    };
+    const { result, region } = await (async () => {
+      try {
+        return simulate.length > 0
+          ? await cleanupSimulation(simulate, clusterName, options, ctx)
+          : await cleanupLiveCluster(liveTarget(clusterName!, values), options, ctx);
+      } finally {
+        progress.clear();
+      }
+    })();
+
+    if (output === 'json') {
+      writeLines(ctx.io.stdout, JSON.stringify(result, null, 2));
+      // JSON is often piped on: say where a human looks what the result means.
+      const problem = problemOf(result);
+      if (problem) writeLines(ctx.io.stderr, `warning: cleanup not complete: ${problem}`);
+    } else {
+      writeLines(
+        ctx.io.stdout,
+        renderCleanupResult(result, {
+          style: colourEnabled(ctx.io.stdout, ctx.io.terminal) ? ANSI_STYLE : PLAIN_STYLE,
+          region,
+          ...(request.nodePools ? { nodePools: request.nodePools } : {}),
+          deleteNodePools: request.deleteNodePools,
+          again: commandLine(args),
+          apply: commandLine(withApply(args)),
+        }),
+      );
+    }
+    return result.complete && result.errors.length === 0 ? 0 : 1;
   },
 };
+
+/** Only --cluster or --simulate (with --cluster naming the simulated cluster); live-only flags with --simulate are errors. */
+function checkModeFlags(simulate: string[], values: ParsedFlags['values']): void {
+  if (simulate.length > 0) {
+    for (const flag of ['region', 'context'] as const) {
+      if (values[flag] !== undefined)
+        throw new UsageError(`--${flag} applies to a live cleanup only (--cluster without --simulate)`);
+    }
+    return;
+  }
+  if (values.cluster === undefined) {
+    throw new UsageError('cleanup needs --cluster NAME or --simulate PATH... (see karpenter-sentinel help cleanup)');
+  }
+}
+
+function requestOf(values: ParsedFlags['values']): Omit<CleanupRequest, 'clusterName'> {
+  const named = stringsOf(values.nodepool).map((name) => name.trim());
+  if (named.some((name) => name === '')) throw new UsageError('--nodepool needs a name');
+  const nodePools = [...new Set(named)].sort();
+  return {
+    dryRun: values.apply !== true,
+    deleteNodePools: values['keep-nodepools'] !== true,
+    ...(nodePools.length > 0 ? { nodePools } : {}),
+  };
+}
+
+function liveTarget(clusterName: string, values: ParsedFlags['values']): LiveTarget {
+  const region = stringOf(values.region);
+  const context = stringOf(values.context);
+  return { clusterName, ...(region ? { region } : {}), ...(context ? { context } : {}) };
+}
+
+/** One line for a log: what is left to do, or undefined when nothing is. */
+function problemOf(result: CleanupResult): string | undefined {
+  const parts: string[] = [];
+  if (result.stoppedAt) parts.push(`time ran out at ${result.stoppedAt}`);
+  if (result.errors.length > 0) parts.push(`${result.errors.length} error(s)`);
+  if (parts.length === 0 && !result.complete) parts.push('not every step ran');
+  return parts.length > 0 ? `${parts.join(', ')}; run the same command again to carry on` : undefined;
+}
+
+/** The arguments with --apply, before a `--` so it stays an option. */
+function withApply(args: readonly string[]): string[] {
+  const end = args.indexOf('--');
+  return end === -1 ? [...args, '--apply'] : [...args.slice(0, end), '--apply', ...args.slice(end)];
+}
+
+/** The command as a user pastes it back into a POSIX shell. */
+function commandLine(args: readonly string[]): string {
+  return ['karpenter-sentinel', 'cleanup', ...args.map(shellWord)].join(' ');
+}
+
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,58 @@
+import type { CleanupProgress, CleanupRequest, CleanupResult } from '../domain/cleanup.ts';
+import { runCleanup } from '../usecases/cleanup.ts';
+import type { ClusterConnection } from '../usecases/scan-cluster.ts';
+import type { LiveTarget } from './cluster-scan.ts';
+import type { CliContext } from './io.ts';
+import { writeLines } from './io.ts';
+
+export interface CleanupRunOptions {
+  request: Omit<CleanupRequest, 'clusterName'>;
+  deadline: Date;
+  nodeClaimWaitMs: number;
+  onProgress: (progress: CleanupProgress) => void;
+}
+
+export interface CleanupRun {
+  result: CleanupResult;
+  /** The region the AWS calls went to, for the result's header. */
+  region: string;
+}
+
+export async function cleanupLiveCluster(target: LiveTarget, options: CleanupRunOptions, ctx: CliContext): Promise<CleanupRun> {
+  const connection = await ctx.services.connectLive(target);
+  return cleanupThrough(connection, target.clusterName, options, ctx);
+}
+
+/** The live code path against a simulated cluster seeded from captured files: `--apply` changes only the simulation. */
+export async function cleanupSimulation(
+  paths: readonly string[],
+  clusterName: string | undefined,
+  options: CleanupRunOptions,
+  ctx: CliContext,
+): Promise<CleanupRun> {
+  const loaded = await ctx.services.loadSnapshot(paths, clusterName ? { clusterName } : {});
+  for (const notice of loaded.notices) writeLines(ctx.io.stderr, `note: ${notice}`);
+  // The simulated cluster's own writes (a NodeClaim's deletionTimestamp) on the run's clock, so the
+  // NodeClaim wait is measured as it would be live.
+  const timer = ctx.services.timer;
+  const simulation = await ctx.services.startSimulation(loaded.snapshot, { clock: timer, kube: { clock: timer } });
+  try {
+    return await cleanupThrough(simulation.connection, simulation.seed.clusterName, options, ctx);
+  } finally {
+    await simulation.close();
+  }
+}
+
+async function cleanupThrough(
+  connection: ClusterConnection,
+  clusterName: string,
+  options: CleanupRunOptions,
+  ctx: CliContext,
+): Promise<CleanupRun> {
+  const result = await runCleanup(
+    { ...options.request, clusterName },
+    { connection, clock: ctx.services.timer, onProgress: options.onProgress },
+    { deadline: options.deadline, nodeClaimWaitMs: options.nodeClaimWaitMs },
+  );
+  return { result, region: connection.aws.region };
+}

@@ -1,0 +1,114 @@
+import { CLEANUP_STEPS, type CleanupResult, type CleanupStep } from '../../domain/cleanup.ts';
+import { count, visible } from './cleanup-text.ts';
+import { PLAIN_STYLE, type Style } from './style.ts';
+
+export interface CleanupResultOptions {
+  style?: Style;
+  region?: string;
+  /** `--nodepool`: only these NodePools and their instances; launch templates and instance profiles were left. */
+  nodePools?: readonly string[];
+  /** false: `--keep-nodepools`. */
+  deleteNodePools: boolean;
+  /** The command line as given, to run again after an error or when time ran out. */
+  again: string;
+  /** The same with `--apply`, for a dry run. */
+  apply: string;
+}
+
+interface Section {
+  step: CleanupStep;
+  title: string;
+  items: string[];
+  /** `would be deleted` / `deleted`. */
+  verb: { dryRun: string; applied: string };
+  /** `none to delete` / `none deleted`. */
+  none: { dryRun: string; applied: string };
+}
+
+/**
+ * The human result: what was (or would be) done, one section per step in the order they run, the
+ * errors one per line, and a last line saying what to do next.
+ */
+export function renderCleanupResult(result: CleanupResult, options: CleanupResultOptions): string {
+  const style = options.style ?? PLAIN_STYLE;
+  const lines = [header(result, options, style), ''];
+  for (const section of sections(result)) lines.push(...sectionLines(section, result, options, style));
+  if (result.errors.length > 0) {
+    lines.push('', style.severity('critical', `${count(result.errors.length, 'error').toUpperCase()}:`));
+    for (const error of result.errors) {
+      const where = error.resource ? `${error.step} ${visible(error.resource)}` : error.step;
+      lines.push(`  ${where}: ${visible(error.message)}`);
+    }
+  }
+  lines.push('', nextStep(result, options, style));
+  return `${lines.join('\n')}\n`;
+}
+
+function header(result: CleanupResult, options: CleanupResultOptions, style: Style): string {
+  const parts = [`cleanup of cluster ${style.bold(visible(result.cluster))}${options.region ? ` (${options.region})` : ''}`];
+  if (options.nodePools) parts.push(`only NodePools ${options.nodePools.map(visible).join(', ')}`);
+  parts.push(result.dryRun ? style.dim('DRY RUN — nothing changed') : style.bold('APPLIED'));
+  if (!result.complete) parts.push(style.warn('NOT COMPLETE'));
+  return parts.join(' · ');
+}
+
+function sections(result: CleanupResult): Section[] {
+  const deleted = {
+    verb: { dryRun: 'would be deleted', applied: 'deleted' },
+    none: { dryRun: 'none to delete', applied: 'none deleted' },
+  };
+  const terminated = {
+    verb: { dryRun: 'would be terminated', applied: 'terminated' },
+    none: { dryRun: 'none to terminate', applied: 'none terminated' },
+  };
+  return [
+    { step: 'nodepools', title: 'NodePools', items: result.nodePoolsDeleted, ...deleted },
+    { step: 'instances', title: 'Instances', items: result.instancesTerminated, ...terminated },
+    { step: 'launch-templates', title: 'Launch templates', items: result.launchTemplatesDeleted, ...deleted },
+    { step: 'instance-profiles', title: 'Instance profiles', items: result.instanceProfilesDeleted, ...deleted },
+  ];
+}
+
+function sectionLines(section: Section, result: CleanupResult, options: CleanupResultOptions, style: Style): string[] {
+  const left = leftAlone(section.step, options);
+  if (left) return [`${section.title}: ${style.dim(`left alone (${left})`)}`];
+  const stoppedAt = result.stoppedAt === undefined ? -1 : CLEANUP_STEPS.indexOf(result.stoppedAt);
+  const position = CLEANUP_STEPS.indexOf(section.step);
+  if (stoppedAt >= 0 && position > stoppedAt && section.items.length === 0) {
+    return [`${section.title}: ${style.warn('not reached')} (time ran out)`];
+  }
+  const mode = result.dryRun ? 'dryRun' : 'applied';
+  const what = section.items.length === 0 ? section.none[mode] : `${section.items.length} ${section.verb[mode]}`;
+  const stopped = position === stoppedAt ? ` — ${style.warn('stopped here')} (time ran out)` : '';
+  return [`${section.title}: ${what}${stopped}`, ...section.items.map((item) => `  ${visible(item)}`)];
+}
+
+/** Why a step did nothing by design (the flags asked for it), as opposed to finding nothing. */
+function leftAlone(step: CleanupStep, options: CleanupResultOptions): string | undefined {
+  if (step === 'nodepools' && !options.deleteNodePools) return '--keep-nodepools';
+  if ((step === 'launch-templates' || step === 'instance-profiles') && options.nodePools) {
+    return '--nodepool given: they serve the whole cluster';
+  }
+  return undefined;
+}
+
+function nextStep(result: CleanupResult, options: CleanupResultOptions, style: Style): string {
+  const again = result.dryRun ? `run again: ${options.again}` : `run again, nothing is done twice: ${options.again}`;
+  const errors = `${count(result.errors.length, 'error')} above: fix ${result.errors.length === 1 ? 'it' : 'them'}`;
+  if (result.stoppedAt && result.errors.length > 0) {
+    return style.warn(
+      `Time ran out at ${result.stoppedAt}, and ${errors}, then ${again} (it carries on from ${result.stoppedAt})`,
+    );
+  }
+  if (result.stoppedAt) return style.warn(`Time ran out: ${again} (it carries on from ${result.stoppedAt})`);
+  if (result.errors.length > 0) return style.warn(`${errors}, then ${again}`);
+  if (!result.complete) return style.warn(`Not complete: ${again}`);
+  const nothing = [
+    result.nodePoolsDeleted,
+    result.instancesTerminated,
+    result.launchTemplatesDeleted,
+    result.instanceProfilesDeleted,
+  ].every((list) => list.length === 0);
+  if (result.dryRun) return nothing ? 'Nothing to clean up.' : `Dry run: nothing was changed. To do it: ${options.apply}`;
+  return nothing ? 'Complete: nothing was left to clean up.' : 'Complete: every step ran to its end without errors.';
+}

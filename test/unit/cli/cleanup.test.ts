@@ -1,0 +1,331 @@
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_SERVICES, type CliServices } from '../../../src/cli/io.ts';
+import type { CleanupResult } from '../../../src/domain/cleanup.ts';
+import type { Simulation } from '../../../src/simulator/simulation.ts';
+import { steppingClock } from '../../support/clock.ts';
+import { ANSI, run, type RunOptions } from './cli-harness.ts';
+
+const EXAMPLE = fileURLToPath(new URL('../../../examples/cleanup-partial-destroy', import.meta.url));
+const CLUSTER = 'platform-eks-dev';
+const START = '2026-01-01T01:00:00Z';
+
+/** A destroy that removed the controller first; what is Karpenter's and platform-eks-dev's, and nothing else. */
+const EXPECTED = {
+  nodePoolsDeleted: ['ondemand-pool', 'spot-pool'],
+  // running, stopped, launched a minute ago; not the node group's (even with a NodePool tag), not staging's
+  instancesTerminated: ['i-04c1e8a2f6b9d3705', 'i-07e3b9d1c5a2f8406', 'i-09a5d2f7e1c4b6308'],
+  // the current eks:eks-cluster-name tag and the pre-1.1 karpenter.k8s.aws/cluster tag; not the node group's template
+  launchTemplatesDeleted: ['lt-0c2f8b4e6a1d97305', 'lt-0e7a3c9f1d5b82460'],
+  instanceProfilesDeleted: ['platform-eks-dev_11735620938465729301', 'platform-eks-dev_8351943279432019856'],
+};
+const UNTOUCHED = [
+  'i-02b7f4a9c6e1d8503 terminated',
+  'i-08c4a7e1f3d9b2650 running',
+  'i-0a8c4e2b7d1f95603 stopped',
+  'i-0d9f2b6e4a1c83575 running',
+  'i-0e1a7c3f9b5d26487 running',
+];
+
+const started: Simulation[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((s) => s.close()));
+});
+
+/**
+ * `startSimulation` that starts the example once and hands the same simulation to every run (its
+ * close waits for the test's end), and one clock for all runs: a test can arm faults and run the
+ * command several times on one cluster, time going on between runs as it would.
+ */
+function sharedSimulation(arm: (simulation: Simulation) => void = () => {}) {
+  let simulation: Simulation | undefined;
+  const startSimulation: CliServices['startSimulation'] = async (seed, options) => {
+    if (!simulation) {
+      simulation = await DEFAULT_SERVICES.startSimulation(seed, options);
+      started.push(simulation);
+      arm(simulation);
+    }
+    return { ...simulation, close: async () => {} };
+  };
+  const timer = steppingClock(START);
+  return {
+    services: { startSimulation, timer },
+    timer,
+    get simulation(): Simulation {
+      if (!simulation) throw new Error('the command never started the simulation');
+      return simulation;
+    },
+  };
+}
+
+function cleanup(args: string[], services: Partial<CliServices> = {}, options: Omit<RunOptions, 'services'> = {}) {
+  return run(['cleanup', ...args], { ...options, services: { timer: steppingClock(START), ...services } });
+}
+
+const resultOf = (stdout: string) => JSON.parse(stdout) as CleanupResult;
+const lastLine = (text: string) => text.trimEnd().split('\n').at(-1);
+
+function instanceStates(simulation: Simulation): string[] {
+  return [...simulation.aws.state.instances.values()].map((i) => `${i.id} ${i.state}`).sort();
+}
+
+const CHANGES = ['TerminateInstances', 'DeleteLaunchTemplate', 'RemoveRoleFromInstanceProfile', 'DeleteInstanceProfile'] as const;
+
+describe('cleanup --simulate', () => {
+  it('lists in a dry run what it would do and changes nothing; --apply then does exactly that', async () => {
+    const shared = sharedSimulation();
+
+    const dryRun = await cleanup(['--simulate', EXAMPLE, '-o', 'json'], shared.services);
+    const changesAfterDryRun = CHANGES.flatMap((operation) => shared.simulation.aws.callsTo(operation));
+    const nodePoolsAfterDryRun = shared.simulation.kubeApi.store.list('nodepools').map((p) => p.name);
+    const applied = await cleanup(['--simulate', EXAMPLE, '--apply', '-o', 'json'], shared.services);
+
+    expect(dryRun.code).toBe(0);
+    expect(resultOf(dryRun.stdout)).toEqual({ cluster: CLUSTER, dryRun: true, complete: true, ...EXPECTED, errors: [] });
+    expect(changesAfterDryRun).toEqual([]);
+    expect(nodePoolsAfterDryRun).toEqual(['ondemand-pool', 'spot-pool']);
+    expect(applied.code).toBe(0);
+    expect(resultOf(applied.stdout)).toEqual({ cluster: CLUSTER, dryRun: false, complete: true, ...EXPECTED, errors: [] });
+    expect(instanceStates(shared.simulation)).toEqual(
+      [...EXPECTED.instancesTerminated.map((id) => `${id} terminated`), ...UNTOUCHED].sort(),
+    );
+    expect(shared.simulation.kubeApi.store.list('nodepools')).toEqual([]);
+  });
+
+  it('prints exactly the result object with --output json', async () => {
+    const result = await cleanup(['--simulate', EXAMPLE, '--output', 'json']);
+
+    expect(result.stdout).toBe(`${JSON.stringify(resultOf(result.stdout), null, 2)}\n`);
+    expect(Object.keys(resultOf(result.stdout))).toEqual([
+      'cluster',
+      'dryRun',
+      'complete',
+      'nodePoolsDeleted',
+      'instancesTerminated',
+      'launchTemplatesDeleted',
+      'instanceProfilesDeleted',
+      'errors',
+    ]);
+  });
+
+  it('a second --apply run finds nothing left to do', async () => {
+    const shared = sharedSimulation();
+
+    await cleanup(['--simulate', EXAMPLE, '--apply', '-o', 'json'], shared.services);
+    const second = await cleanup(['--simulate', EXAMPLE, '--apply'], shared.services);
+
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('NodePools: none deleted\nInstances: none terminated\n');
+    expect(lastLine(second.stdout)).toBe('Complete: nothing was left to clean up.');
+  });
+
+  it('says in the table what a dry run would do and the command that does it', async () => {
+    const result = await cleanup(['--simulate', EXAMPLE]);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^cleanup of cluster platform-eks-dev \(eu-central-1\) · DRY RUN — nothing changed\n/);
+    expect(result.stdout).toContain('NodePools: 2 would be deleted\n  ondemand-pool\n  spot-pool\n');
+    expect(result.stdout).toContain(
+      `Instances: 3 would be terminated\n${EXPECTED.instancesTerminated.map((id) => `  ${id}`).join('\n')}\n`,
+    );
+    expect(result.stdout).toContain('Launch templates: 2 would be deleted\n');
+    expect(result.stdout).toContain('Instance profiles: 2 would be deleted\n');
+    expect(lastLine(result.stdout)).toBe(
+      `Dry run: nothing was changed. To do it: karpenter-sentinel cleanup --simulate ${EXAMPLE} --apply`,
+    );
+  });
+
+  it('reports one termination that fails and terminates the rest, exit 1', async () => {
+    const shared = sharedSimulation((simulation) =>
+      simulation.aws.faults.fail('TerminateInstances', {
+        instanceId: 'i-07e3b9d1c5a2f8406',
+        error: { code: 'UnauthorizedOperation', message: 'You are not authorized to perform this operation.' },
+      }),
+    );
+
+    const result = await cleanup(['--simulate', EXAMPLE, '--apply', '-o', 'json'], shared.services);
+
+    expect(result.code).toBe(1);
+    const cleaned = resultOf(result.stdout);
+    expect(cleaned.complete).toBe(false);
+    expect(cleaned.errors).toEqual([
+      { step: 'instances', resource: 'i-07e3b9d1c5a2f8406', message: expect.stringContaining('UnauthorizedOperation') },
+    ]);
+    expect(cleaned.instancesTerminated).toEqual(['i-04c1e8a2f6b9d3705', 'i-09a5d2f7e1c4b6308']);
+    expect(shared.simulation.aws.state.instances.get('i-07e3b9d1c5a2f8406')?.state).toBe('stopped');
+    expect(result.stderr).toContain('warning: cleanup not complete: 1 error(s); run the same command again to carry on\n');
+  });
+
+  it('says in the table which resource failed and to fix it and run again', async () => {
+    const shared = sharedSimulation((simulation) =>
+      simulation.aws.faults.fail('DeleteLaunchTemplate', { error: { code: 'UnauthorizedOperation' } }),
+    );
+
+    const result = await cleanup(['--simulate', EXAMPLE, '--apply'], shared.services);
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/\n1 ERROR:\n {2}launch-templates lt-0\w+: .*UnauthorizedOperation/);
+    expect(lastLine(result.stdout)).toBe(
+      `1 error above: fix it, then run again, nothing is done twice: karpenter-sentinel cleanup --simulate ${EXAMPLE} --apply`,
+    );
+  });
+
+  it('stops when the time is up, exit 1, and the next run carries on to the end', async () => {
+    const shared = sharedSimulation();
+
+    // Nobody drains the NodeClaims (the controller is gone): the 5-minute wait outlasts a 1-minute run.
+    const cut = await cleanup(['--simulate', EXAMPLE, '--apply', '--timeout', '1m'], shared.services);
+    const statesAfterCut = instanceStates(shared.simulation);
+    const resumed = await cleanup(['--simulate', EXAMPLE, '--apply', '-o', 'json'], shared.services);
+
+    expect(cut.code).toBe(1);
+    expect(cut.stdout).toMatch(/· APPLIED · NOT COMPLETE\n/);
+    expect(cut.stdout).toContain('NodePools: 2 deleted — stopped here (time ran out)\n');
+    expect(cut.stdout).toContain('Instances: not reached (time ran out)\n');
+    expect(lastLine(cut.stdout)).toBe(
+      `Time ran out: run again, nothing is done twice: karpenter-sentinel cleanup --simulate ${EXAMPLE} --apply --timeout 1m (it carries on from nodepools)`,
+    );
+    expect(statesAfterCut).toContain('i-04c1e8a2f6b9d3705 running');
+    expect(resumed.code).toBe(0);
+    expect(resultOf(resumed.stdout)).toMatchObject({
+      complete: true,
+      instancesTerminated: EXPECTED.instancesTerminated,
+      launchTemplatesDeleted: EXPECTED.launchTemplatesDeleted,
+      errors: [],
+    });
+    expect(shared.timer.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(5 * 60_000);
+  });
+
+  it('gives up waiting for NodeClaims after --nodeclaim-wait', async () => {
+    const shared = sharedSimulation();
+
+    const result = await cleanup(['--simulate', EXAMPLE, '--apply', '--nodeclaim-wait', '30s', '-o', 'json'], shared.services);
+
+    expect(result.code).toBe(0);
+    expect(shared.timer.sleeps.reduce((a, b) => a + b, 0)).toBe(30_000);
+  });
+
+  it('with --nodepool, touches only that NodePool and its instances and leaves launch templates and profiles', async () => {
+    const result = await cleanup(['--simulate', EXAMPLE, '--nodepool', 'spot-pool']);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/· only NodePools spot-pool · DRY RUN/);
+    expect(result.stdout).toContain('NodePools: 1 would be deleted\n  spot-pool\n');
+    expect(result.stdout).toContain('Instances: 1 would be terminated\n  i-04c1e8a2f6b9d3705\n');
+    expect(result.stdout).toContain('Launch templates: left alone (--nodepool given: they serve the whole cluster)\n');
+    expect(result.stdout).toContain('Instance profiles: left alone (--nodepool given: they serve the whole cluster)\n');
+  });
+
+  it('with --keep-nodepools, leaves the NodePools and goes straight to the instances', async () => {
+    const shared = sharedSimulation();
+
+    const result = await cleanup(['--simulate', EXAMPLE, '--keep-nodepools', '--apply', '-o', 'json'], shared.services);
+
+    expect(resultOf(result.stdout)).toMatchObject({ nodePoolsDeleted: [], instancesTerminated: EXPECTED.instancesTerminated });
+    expect(shared.simulation.kubeApi.store.list('nodepools').map((p) => p.name)).toEqual(['ondemand-pool', 'spot-pool']);
+    expect(shared.timer.sleeps).toEqual([]);
+  });
+});
+
+describe('cleanup progress', () => {
+  it('in a log: a plain line per step and per change in what it waits for, no escape codes', async () => {
+    const result = await cleanup(['--simulate', EXAMPLE, '--apply', '-o', 'json']);
+
+    const lines = result.stderr.split('\n').filter((l) => l !== '');
+    expect(lines.every((l) => /^\[[1-4]\/4\] [a-z-]+: /.test(l))).toBe(true);
+    expect(lines.map((l) => l.slice(0, l.indexOf(':')))).toEqual([
+      '[1/4] nodepools',
+      '[1/4] nodepools',
+      '[1/4] nodepools',
+      '[2/4] instances',
+      '[3/4] launch-templates',
+      '[4/4] instance-profiles',
+    ]);
+    // 30 looks at the same 2 NodeClaims over 5 minutes: one line.
+    expect(lines.filter((l) => l.startsWith('[1/4] nodepools: waiting for'))).toEqual([
+      '[1/4] nodepools: waiting for 2 NodeClaims to go (0s of 5m)',
+    ]);
+    expect(result.stderr).not.toMatch(ANSI);
+  });
+
+  it('on a terminal: one line rewritten in place with the time waited, erased before the result', async () => {
+    const result = await cleanup(['--simulate', EXAMPLE, '--apply'], {}, { isTTY: true, terminal: { noColor: true } });
+
+    expect(result.stderr).toContain('\r\u001b[2K[1/4] nodepools: waiting for 2 NodeClaims to go (1m of 5m)');
+    expect(result.stderr).toContain('\r\u001b[2K[2/4] instances: ');
+    expect(result.stderr).not.toContain('\n');
+    expect(result.stderr.endsWith('\r\u001b[2K')).toBe(true);
+    expect(result.stdout).toMatch(/^cleanup of cluster platform-eks-dev/);
+  });
+});
+
+describe('cleanup --cluster', () => {
+  it('cleans through the live connection with the region and context given', async () => {
+    const shared = sharedSimulation();
+    const targets: unknown[] = [];
+    const { snapshot } = await DEFAULT_SERVICES.loadSnapshot([EXAMPLE]);
+    const simulation = await shared.services.startSimulation(snapshot, { clock: shared.timer });
+    const connectLive: CliServices['connectLive'] = async (target) => {
+      targets.push(target);
+      return simulation.connection;
+    };
+
+    const result = await cleanup(
+      ['--cluster', CLUSTER, '--region', 'eu-central-1', '--context', 'admin@dev', '--apply', '-o', 'json'],
+      { connectLive, timer: shared.timer },
+    );
+
+    expect(targets).toEqual([{ clusterName: CLUSTER, region: 'eu-central-1', context: 'admin@dev' }]);
+    expect(result.code).toBe(0);
+    expect(resultOf(result.stdout)).toEqual({ cluster: CLUSTER, dryRun: false, complete: true, ...EXPECTED, errors: [] });
+  });
+});
+
+describe('cleanup usage errors', () => {
+  it.each([
+    [[], 'cleanup needs --cluster NAME or --simulate PATH... (see karpenter-sentinel help cleanup)'],
+    [['--simulate', 'cap', '--region', 'us-east-1'], '--region applies to a live cleanup only (--cluster without --simulate)'],
+    [['--simulate', 'cap', '--context', 'admin'], '--context applies to a live cleanup only (--cluster without --simulate)'],
+    [['--cluster', 'a', '--cluster', 'b'], "--cluster given more than once for 'cleanup'"],
+    [['--cluster', 'dev', '--timeout', 'soon'], "--timeout must be a duration such as 90s, 5m or 1h30m (got 'soon')"],
+    [['--cluster', 'dev', '--timeout', '0'], "--timeout must be longer than 0 (got '0')"],
+    [
+      ['--cluster', 'dev', '--nodeclaim-wait', '5 min'],
+      "--nodeclaim-wait must be a duration such as 90s, 5m or 1h30m (got '5 min')",
+    ],
+    [['--cluster', 'dev', '--output', 'markdown'], "--output must be one of table, json (got 'markdown')"],
+    [['--cluster', ''], '--cluster needs a name'],
+    [['--cluster', 'dev', '--nodepool', ' '], '--nodepool needs a name'],
+    [['--cluster', 'dev', 'extra'], "unexpected argument 'extra' for 'cleanup'; paths go after --simulate"],
+  ])('%j is one line, exit 2, nothing touched', async (flags, message) => {
+    const touched: string[] = [];
+    const services: Partial<CliServices> = {
+      connectLive: async () => {
+        touched.push('connectLive');
+        throw new Error('not reached');
+      },
+      loadSnapshot: async () => {
+        touched.push('loadSnapshot');
+        throw new Error('not reached');
+      },
+    };
+
+    const result = await cleanup(flags, services);
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`karpenter-sentinel: ${message}\n`);
+    expect(touched).toEqual([]);
+  });
+
+  it('shows its options with --help', async () => {
+    const result = await run(['help', 'cleanup']);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      '--nodeclaim-wait DUR         how long to wait for the NodeClaims of deleted NodePools (default 5m)',
+    );
+    expect(result.stdout).toContain('(default 30m)');
+    expect(result.stdout).not.toContain('not available yet');
+  });
+});
