@@ -78,6 +78,9 @@ async function bundleOne(name: string, root: string, entriesDir: string): Promis
     // Prefer packages' ESM builds: smaller after tree shaking, and faster to import than CJS.
     mainFields: ['module', 'main'],
     minify: true,
+    // Error classes name themselves from `new.target.name` (src/domain/errors.ts): without this the
+    // logs and Lambda's errorType would say `Uh` instead of `CleanupRequestError`.
+    keepNames: true,
     // External: the map is written for debugging but not linked from, or packaged with, the bundle.
     sourcemap: 'external',
     // License notices stay in the bundle (the SDK's and others' terms ask for it); they are small.

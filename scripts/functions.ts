@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const LAMBDA_FUNCTIONS = ['scan-dispatch', 'scan', 'interruptions', 'slack-notify'] as const;
+export const LAMBDA_FUNCTIONS = ['scan-dispatch', 'scan', 'interruptions', 'slack-notify', 'cleanup'] as const;
 export type LambdaFunctionName = (typeof LAMBDA_FUNCTIONS)[number];
 
 export function isLambdaFunction(name: string): name is LambdaFunctionName {

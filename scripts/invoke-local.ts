@@ -2,11 +2,12 @@
  * Offline local invoke: one Lambda function of the service, built with its real handler
  * (`create<Fn>Handler`) over in-memory adapters instead of the AWS ones of its composition root,
  * fed an event file. AWS and Kubernetes are the simulator seeded from a capture (`--simulate`,
- * default examples/healthy); the state table, alert topic, metrics and scan queue are in memory;
+ * default examples/healthy, for cleanup examples/cleanup-partial-destroy); the state table, alert topic, metrics and scan queue are in memory;
  * Slack is never posted to. Needs no deployed stack, no credentials, no network but 127.0.0.1.
  *
  * Usage: `npm run invoke -- <function> <event-file> [--simulate <capture>]... [--clusters a,b] [--now ISO]`
  *   e.g. `npm run invoke -- scan events/scan.message.json --simulate examples/fargate-bootstrap-deadlock`
+ *        `npm run invoke -- cleanup events/cleanup.dry-run.json`
  *
  * Prints one JSON document on stdout: { function, now, response, alerts (as chat notifications),
  * metrics, queued, slack, notes }; the handler's log lines go to stderr. Exit 0 when the handler
@@ -21,7 +22,11 @@ import { REPO_ROOT, type LambdaFunctionName } from './functions.ts';
 import { localClock, localContext, type LocalFunction, type LocalSetup } from './invoke-local/local.ts';
 import { parseRequest, USAGE, type InvokeRequest } from './invoke-local/request.ts';
 
-const DEFAULT_CAPTURE = path.join(REPO_ROOT, 'examples', 'healthy');
+/** What `--simulate` defaults to: a healthy cluster, or for cleanup one left behind by a partial destroy. */
+function defaultCapture(fn: LambdaFunctionName): string {
+  const capture = path.join(REPO_ROOT, 'examples', fn === 'cleanup' ? 'cleanup-partial-destroy' : 'healthy');
+  return path.relative(process.cwd(), capture) || capture;
+}
 
 /** Loaded on demand: `interruptions` and `slack-notify` load no Kubernetes code, as when deployed. */
 const BUILDERS: Record<LambdaFunctionName, (setup: LocalSetup) => Promise<LocalFunction>> = {
@@ -29,6 +34,7 @@ const BUILDERS: Record<LambdaFunctionName, (setup: LocalSetup) => Promise<LocalF
   scan: async (setup) => (await import('./invoke-local/scan.ts')).localScan(setup),
   interruptions: async (setup) => (await import('./invoke-local/interruptions.ts')).localInterruptions(setup),
   'slack-notify': async (setup) => (await import('./invoke-local/slack-notify.ts')).localSlackNotify(setup),
+  cleanup: async (setup) => (await import('./invoke-local/cleanup.ts')).localCleanup(setup),
 };
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -38,7 +44,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const request = parseRequest(argv, () => new Date());
   const fn = await BUILDERS[request.fn]({
-    capture: request.simulate ?? [path.relative(process.cwd(), DEFAULT_CAPTURE) || DEFAULT_CAPTURE],
+    capture: request.simulate ?? [defaultCapture(request.fn)],
     clusters: request.clusters,
     clock: localClock(request.now),
     logger: jsonLogger({}, (line) => process.stderr.write(`${line}\n`)),
@@ -46,7 +52,7 @@ async function main(argv: readonly string[]): Promise<number> {
   let response: unknown;
   let error: string | undefined;
   try {
-    response = await fn.invoke(request.event, localContext(request.fn));
+    response = await fn.invoke(request.event, localContext(request.fn, fn.timeoutMs));
   } catch (thrown) {
     error = oneLine(thrown);
   } finally {

@@ -187,6 +187,29 @@ export function readSlackConfig(env: NodeJS.ProcessEnv = process.env): SlackConf
   return read.done(config);
 }
 
+export interface CleanupConfig {
+  region: string;
+  /** No step, batch or wait starts later than this before the invocation's timeout: the run returns `complete: false` instead of being killed. */
+  timeMarginMs: number;
+  /** How long to wait for the deleted NodePools' NodeClaims to go before terminating what Karpenter left. */
+  nodeClaimWaitMs: number;
+}
+
+const LAMBDA_MAX_TIMEOUT_MS = 15 * 60_000;
+
+export function readCleanupConfig(env: NodeJS.ProcessEnv = process.env): CleanupConfig {
+  const read = new EnvReader(env);
+  const config: CleanupConfig = {
+    region: read.required('AWS_REGION'),
+    timeMarginMs: read.duration('CLEANUP_TIME_MARGIN', 30_000),
+    // DEFAULT_NODECLAIM_WAIT_MS of src/usecases/cleanup.ts (config reads no use case).
+    nodeClaimWaitMs: read.duration('CLEANUP_NODECLAIM_WAIT', 5 * 60_000),
+  };
+  if (config.timeMarginMs >= LAMBDA_MAX_TIMEOUT_MS)
+    read.problem('CLEANUP_TIME_MARGIN', 'must be shorter than 15m, Lambda’s longest timeout');
+  return read.done(config);
+}
+
 /** The deployed service fixes what is safe by default: restarts applied, terminations only planned (DESIGN.md). */
 export const SERVICE_ACTIONS: ActionSettings = {
   ...CLI_ACTIONS,

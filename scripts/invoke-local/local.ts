@@ -44,6 +44,8 @@ export interface LocalOutputs {
 }
 
 export interface LocalFunction {
+  /** The deployed timeout, when the function watches its remaining time (default 60 s). */
+  timeoutMs?: number;
   invoke(event: unknown, context: Context): Promise<unknown>;
   outputs(): LocalOutputs;
   close(): Promise<void>;
@@ -63,15 +65,18 @@ export function localClock(start: Date): Clock {
 /** For the Kubernetes client: real time, retry waits skipped. */
 export const NO_WAIT_CLOCK: Clock = { now: () => new Date(), sleep: async () => undefined };
 
-export function localContext(functionName: string): Context {
+export function localContext(functionName: string, remainingMs = 60_000): Context {
   const name = `karpenter-sentinel-local-${functionName}`;
-  return lambdaContext({
-    functionName: name,
-    invokedFunctionArn: `arn:aws:lambda:eu-west-1:111122223333:function:${name}`,
-    awsRequestId: '00000000-0000-4000-8000-000000000001',
-    logGroupName: `/aws/lambda/${name}`,
-    logStreamName: 'local',
-  });
+  return lambdaContext(
+    {
+      functionName: name,
+      invokedFunctionArn: `arn:aws:lambda:eu-west-1:111122223333:function:${name}`,
+      awsRequestId: '00000000-0000-4000-8000-000000000001',
+      logGroupName: `/aws/lambda/${name}`,
+      logStreamName: 'local',
+    },
+    remainingMs,
+  );
 }
 
 export interface Capture {

@@ -9,7 +9,8 @@ import { isLambdaFunction, LAMBDA_FUNCTIONS, type LambdaFunctionName } from '../
 
 export const USAGE = `usage: npm run invoke -- <function> <event-file> [--simulate <capture-dir>]... [--clusters a,b] [--now ISO-8601]
   function        ${LAMBDA_FUNCTIONS.join(' | ')}
-  --simulate      capture files or directories standing in for the account and cluster (default: examples/healthy)
+  --simulate      capture files or directories standing in for the account and cluster
+                  (default: examples/healthy; for cleanup examples/cleanup-partial-destroy)
   --clusters      scan-dispatch only: the CLUSTERS setting (scan exactly these)
   --now           the clock (default: 5 s after the event was sent, so the sample events are fresh)`;
 
@@ -83,9 +84,14 @@ function readEvent(file: string, fn: LambdaFunctionName): unknown {
 type Fields = Record<string, unknown>;
 const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** What the handlers read: SQS records (scan, interruptions), SNS records (slack-notify), an EventBridge event. */
+/**
+ * What the handlers read: SQS records (scan, interruptions), SNS records (slack-notify), an EventBridge
+ * event, a cleanup request (only its presence: the handler itself validates the fields and says what is wrong).
+ */
 function shapeProblem(event: unknown, fn: LambdaFunctionName): string | undefined {
   if (!isObject(event)) return 'not a JSON object';
+  if (fn === 'cleanup')
+    return 'clusterName' in event ? undefined : 'no "clusterName" (a cleanup request {"clusterName", "dryRun"})';
   if (fn === 'scan-dispatch')
     return typeof event['detail-type'] === 'string' ? undefined : 'no "detail-type" (EventBridge event)';
   const records = event.Records;

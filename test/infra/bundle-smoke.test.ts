@@ -1,6 +1,6 @@
 /**
- * The BUILT bundles run an invocation, not only import: `scripts/bundle.ts` builds scan-dispatch and
- * slack-notify into a temporary dist/, and a child Node 22 process imports each bundle (cold start,
+ * The BUILT bundles run an invocation, not only import: `scripts/bundle.ts` builds scan-dispatch,
+ * slack-notify and cleanup into a temporary dist/, and a child Node 22 process imports each bundle (cold start,
  * config read from the environment) and calls its handler with the sample event. Every AWS call and
  * the Slack post go to fakes on 127.0.0.1; the child refuses any other connection. A dynamic
  * `require`, a lazily loaded SDK module or a protocol part that esbuild dropped fails here, while the
@@ -19,7 +19,9 @@ import type { ChatNotification } from '../../src/domain/alert.ts';
 import type { SlackPayload } from '../../src/notify/slack-message.ts';
 import { sampleEvent } from '../support/lambda.ts';
 import {
+  ec2Api,
   eksApi,
+  iamApi,
   slackWebhook,
   sqsApi,
   ssmApi,
@@ -62,6 +64,7 @@ async function fake(start: Promise<FakeServer>): Promise<FakeServer> {
 
 /** A cold start and one invocation of a bundle; the environment holds nothing of this machine's AWS setup. */
 function invokeBundle(name: string, event: string, env: Record<string, string>): Promise<ChildRun> {
+  const eventFile = path.isAbsolute(event) ? event : path.join(EVENTS, `${event}.json`);
   const childEnv = {
     PATH: process.env.PATH ?? '',
     HOME: workDir,
@@ -76,7 +79,7 @@ function invokeBundle(name: string, event: string, env: Record<string, string>):
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [CHILD, bundleFileOf(name, workDir), path.join(EVENTS, `${event}.json`)],
+      [CHILD, bundleFileOf(name, workDir), eventFile],
       { cwd: workDir, env: childEnv, timeout: 30_000 },
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
@@ -107,7 +110,7 @@ beforeAll(async () => {
   await bundleFunctions({
     root: workDir,
     entriesDir: path.join(REPO_ROOT, 'functions'),
-    only: ['scan-dispatch', 'slack-notify'],
+    only: ['scan-dispatch', 'slack-notify', 'cleanup'],
   });
 }, 120_000);
 
@@ -220,6 +223,79 @@ describe('built bundles run an invocation against fakes on 127.0.0.1', () => {
       expect(slack.requests.map((r) => r.method)).toEqual(['POST', 'POST']);
       // The webhook URL is the credential: neither the logs nor the error may show it.
       expect(`${run.stdout}${run.stderr}`).not.toContain(WEBHOOK_PATH);
+    });
+  });
+  describe('cleanup', () => {
+    const GONE = 'platform-eks-dev';
+    const INSTANCE = 'i-0123456789abcdef0';
+    const PROFILE = `${GONE}_11735620938465729301`;
+
+    it('dry run of a cluster already gone: EKS, EC2 and IAM answered over their wire protocols, nothing changed', async () => {
+      const eks = await fake(startHttpFake(eksApi([])));
+      const ec2 = await fake(
+        startHttpFake(
+          ec2Api([
+            { id: INSTANCE, state: 'stopped', tags: { 'eks:eks-cluster-name': GONE, 'karpenter.sh/nodepool': 'default' } },
+          ]),
+        ),
+      );
+      const iam = await fake(
+        startHttpFake(
+          iamApi([
+            {
+              name: PROFILE,
+              path: `/karpenter/eu-west-1/${GONE}/3f6c2a9e-8b41-4d7a-9c05-e1b27d4f6a83/`,
+              roles: [`KarpenterNodeRole-${GONE}`],
+              tags: {
+                'eks:eks-cluster-name': GONE,
+                'karpenter.k8s.aws/ec2nodeclass': 'default',
+                'topology.kubernetes.io/region': 'eu-west-1',
+              },
+            },
+          ]),
+        ),
+      );
+
+      const run = await invokeBundle('cleanup', 'cleanup.dry-run', {
+        AWS_ENDPOINT_URL_EKS: eks.url,
+        AWS_ENDPOINT_URL_EC2: ec2.url,
+        AWS_ENDPOINT_URL_IAM: iam.url,
+      });
+
+      expect(run.stderr).not.toContain(NETWORK_GUARD);
+      expect(run.code, run.stderr).toBe(0);
+      const { result, logs } = outputOf(run);
+      expect(result).toEqual({
+        cluster: GONE,
+        dryRun: true,
+        complete: true,
+        nodePoolsDeleted: [],
+        instancesTerminated: [INSTANCE],
+        launchTemplatesDeleted: [],
+        instanceProfilesDeleted: [PROFILE],
+        errors: [],
+      });
+      expect(logs.at(-1)).toMatchObject({ message: 'invocation done', function: 'cleanup', complete: true });
+      expect(eks.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /clusters/${GONE}`]);
+      const actions = (f: FakeServer) => f.requests.map((r) => new URLSearchParams(r.body).get('Action'));
+      expect(new Set(actions(ec2))).toEqual(new Set(['DescribeInstances', 'DescribeLaunchTemplates']));
+      expect(new Set(actions(iam))).toEqual(new Set(['ListInstanceProfiles', 'ListInstanceProfileTags']));
+      expect(ec2.requests[0]?.headers.authorization).toEqual(signedFor('ec2'));
+      expect(iam.requests[0]?.headers.authorization).toEqual(expect.stringMatching(/\/iam\/aws4_request, /));
+    });
+
+    it('an invalid request: one line on stderr, exit 1, no AWS call', async () => {
+      const eks = await fake(startHttpFake(eksApi([])));
+
+      const run = await invokeBundle('cleanup', path.join(REPO_ROOT, 'test/scripts/fixtures/cleanup.dryrun-typo.json'), {
+        AWS_ENDPOINT_URL_EKS: eks.url,
+      });
+
+      expect(run.code).toBe(1);
+      expect(run.stderr.trimEnd().split('\n')).toEqual([
+        'CleanupRequestError: invalid cleanup request: unknown field "dryrun" (did you mean "dryRun"?)',
+      ]);
+      expect(eks.requests).toEqual([]);
     });
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The infrastructure sources as files: plain YAML (long-form intrinsics, no `!Ref` tags, so any
- * parser and these tests read them), and the onboarding examples mapping the scan role to the
- * RBAC group of infra/kubernetes/rbac.yaml.
+ * parser and these tests read them), and the onboarding examples mapping the scan and cleanup
+ * roles to the RBAC groups of infra/kubernetes/rbac.yaml.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -50,22 +50,39 @@ describe('infrastructure YAML', () => {
 });
 
 describe('onboarding a cluster', () => {
-  it('the CloudFormation example maps the sentinel role to the karpenter-sentinel group, with no access policy', () => {
+  it('the CloudFormation example maps the scan role to karpenter-sentinel and, if given, the cleanup role to karpenter-sentinel-cleanup, with no access policy', () => {
     const template = parseDocument(read('infra/onboarding/access-entry.cloudformation.yml')).toJS() as {
-      Parameters: Record<string, unknown>;
-      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+      Parameters: Record<string, { Default?: string; AllowedPattern?: string }>;
+      Conditions: Record<string, unknown>;
+      Resources: Record<string, { Type: string; Condition?: string; Properties: Record<string, unknown> }>;
     };
 
     const entries = Object.values(template.Resources).filter((r) => r.Type === 'AWS::EKS::AccessEntry');
 
-    expect(Object.keys(template.Parameters).sort()).toEqual(['ClusterName', 'SentinelRoleArn']);
-    expect(entries).toHaveLength(1);
+    expect(Object.keys(template.Parameters).sort()).toEqual(['CleanupRoleArn', 'ClusterName', 'SentinelRoleArn']);
+    expect(entries).toHaveLength(2);
     expect(entries[0]?.Properties).toEqual({
       ClusterName: { Ref: 'ClusterName' },
       PrincipalArn: { Ref: 'SentinelRoleArn' },
       Type: 'STANDARD',
       KubernetesGroups: ['karpenter-sentinel'],
     });
+    expect(entries[1]).toEqual({
+      Type: 'AWS::EKS::AccessEntry',
+      Condition: 'CleanupEnabled',
+      Properties: {
+        ClusterName: { Ref: 'ClusterName' },
+        PrincipalArn: { Ref: 'CleanupRoleArn' },
+        Type: 'STANDARD',
+        KubernetesGroups: ['karpenter-sentinel-cleanup'],
+      },
+    });
+    expect(template.Conditions.CleanupEnabled).toEqual({ 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'CleanupRoleArn' }, ''] }] });
+    const cleanupArn = new RegExp(template.Parameters.CleanupRoleArn?.AllowedPattern ?? '');
+    expect(template.Parameters.CleanupRoleArn?.Default).toBe('');
+    expect(cleanupArn.test('')).toBe(true);
+    expect(cleanupArn.test('arn:aws:iam::111122223333:role/karpenter-sentinel-prod-CleanupRole-1A2B3C')).toBe(true);
+    expect(cleanupArn.test('karpenter-sentinel-cleanup')).toBe(false);
   });
 
   it('the Terraform example does the same', () => {
@@ -73,7 +90,12 @@ describe('onboarding a cluster', () => {
 
     expect(tf).toMatch(/resource "aws_eks_access_entry" "karpenter_sentinel"/);
     expect(tf).toMatch(/kubernetes_groups\s*=\s*\["karpenter-sentinel"\]/);
-    expect(tf).toMatch(/type\s*=\s*"STANDARD"/);
+    expect(tf).toMatch(
+      /resource "aws_eks_access_entry" "karpenter_sentinel_cleanup" \{\s*count\s*=\s*var\.cleanup_role_arn == null \? 0 : 1/,
+    );
+    expect(tf).toMatch(/principal_arn\s*=\s*var\.cleanup_role_arn/);
+    expect(tf).toMatch(/kubernetes_groups\s*=\s*\["karpenter-sentinel-cleanup"\]/);
+    expect(tf.match(/type\s*=\s*"STANDARD"/g)).toHaveLength(2);
     expect(tf).not.toMatch(/aws_eks_access_policy_association/);
   });
 });

@@ -1,6 +1,7 @@
 /**
- * infra/kubernetes/rbac.yaml: the group karpenter-sentinel may read what the collector reads, patch
- * only the Karpenter Deployment, delete only NodePools (cleanup), and nothing by wildcard.
+ * infra/kubernetes/rbac.yaml: the group karpenter-sentinel may read what the collector reads and
+ * patch only the Karpenter Deployment; the group karpenter-sentinel-cleanup may delete NodePools and
+ * watch their NodeClaims go, nothing else; nothing is granted by wildcard.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -26,6 +27,8 @@ interface RbacObject {
 }
 
 const GROUP = 'karpenter-sentinel';
+const CLEANUP_GROUP = 'karpenter-sentinel-cleanup';
+const CLEANUP_ROLE = 'karpenter-sentinel-cleanup';
 
 const objects: RbacObject[] = parseAllDocuments(readFileSync(path.join(REPO_ROOT, 'infra/kubernetes/rbac.yaml'), 'utf8'))
   .map((d) => d.toJS() as RbacObject | null)
@@ -48,12 +51,13 @@ function grantsFor(group: string, resource: string, verb: string) {
 }
 
 describe('infra/kubernetes/rbac.yaml', () => {
-  it('binds every role, and only to the karpenter-sentinel group', () => {
+  it('binds every role to one group: the cleanup role to karpenter-sentinel-cleanup, the others to karpenter-sentinel', () => {
     const bindings = objects.filter((o) => o.kind === 'ClusterRoleBinding' || o.kind === 'RoleBinding');
 
     expect(bindings.map((b) => b.roleRef?.name).sort()).toEqual(roles.map((r) => r.metadata.name).sort());
     for (const b of bindings) {
-      expect(b.subjects).toEqual([{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: GROUP }]);
+      const group = b.roleRef?.name === CLEANUP_ROLE ? CLEANUP_GROUP : GROUP;
+      expect(b.subjects, b.metadata.name).toEqual([{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: group }]);
       const role = roles.find((r) => r.metadata.name === b.roleRef?.name && r.kind === b.roleRef?.kind);
       expect(role, b.metadata.name).toBeDefined();
       if (b.kind === 'RoleBinding') expect(b.metadata.namespace).toBe(role?.metadata.namespace);
@@ -116,15 +120,39 @@ describe('infra/kubernetes/rbac.yaml', () => {
     expect(logs.map((g) => g.namespace)).toEqual(['karpenter']);
   });
 
-  it('deletes only NodePools, in a role of its own for cleanup', () => {
+  it('deletes only NodePools, in the cleanup role', () => {
     const deletes = grants.filter((g) => g.rule.verbs?.some((v) => v === 'delete' || v === 'deletecollection'));
 
     expect(deletes).toHaveLength(1);
     expect(deletes[0]).toMatchObject({
-      role: 'karpenter-sentinel-cleanup',
-      rule: { apiGroups: ['karpenter.sh'], resources: ['nodepools'], verbs: ['delete'] },
+      role: CLEANUP_ROLE,
+      rule: { apiGroups: ['karpenter.sh'], resources: ['nodepools'], verbs: ['list', 'delete'] },
     });
-    expect(roles.find((r) => r.metadata.name === 'karpenter-sentinel-cleanup')?.rules).toHaveLength(1);
+  });
+
+  it('lets the cleanup group list and delete NodePools and list NodeClaims, and nothing else', () => {
+    const cleanup = grants.filter((g) => g.role === CLEANUP_ROLE);
+
+    expect(cleanup.map((g) => g.namespace)).toEqual(['', '']);
+    expect(cleanup.map((g) => g.rule)).toEqual([
+      { apiGroups: ['karpenter.sh'], resources: ['nodepools'], verbs: ['list', 'delete'] },
+      { apiGroups: ['karpenter.sh'], resources: ['nodeclaims'], verbs: ['list'] },
+    ]);
+  });
+
+  it('gives the scan group no delete', () => {
+    const scanRoles = new Set(
+      objects
+        .filter((o) => o.subjects?.some((s) => s.name === GROUP))
+        .map((b) => b.roleRef?.name)
+        .filter((name): name is string => name !== undefined),
+    );
+
+    const deletes = grants.filter((g) => scanRoles.has(g.role) && g.rule.verbs?.includes('delete'));
+
+    expect(scanRoles.size).toBeGreaterThan(0);
+    expect(scanRoles.has(CLEANUP_ROLE)).toBe(false);
+    expect(deletes).toEqual([]);
   });
 
   it('never reads Secrets, never watches, never creates', () => {

@@ -15,6 +15,7 @@ import { STATE_TABLE_KEYS } from '../../src/adapters/aws/state-table.ts';
 import {
   ConfigError,
   METRICS_NAMESPACE,
+  readCleanupConfig,
   readDispatchConfig,
   readInterruptionsConfig,
   readScanConfig,
@@ -75,6 +76,7 @@ const READERS: Record<LambdaFunctionName, Reader> = {
   scan: readScanConfig,
   interruptions: readInterruptionsConfig,
   'slack-notify': readSlackConfig,
+  cleanup: readCleanupConfig,
 };
 /** Lambda sets it; a function may not declare it. */
 const LAMBDA_RESERVED = new Set(['AWS_REGION']);
@@ -194,14 +196,17 @@ describe('configuration', () => {
     expect(() => READERS[fn](env)).not.toThrow();
   });
 
-  it.each(['scan-dispatch', 'scan', 'interruptions'] as const)('%s: the deployed defaults are the code defaults', (fn) => {
-    // Prepare: only what the reader requires, so everything else takes src/config.ts's default
-    const deployed = deployedEnvironment(template, fn);
-    const minimal: NodeJS.ProcessEnv = Object.fromEntries(requiredVariables(READERS[fn]).map((v) => [v, deployed[v]]));
+  it.each(['scan-dispatch', 'scan', 'interruptions', 'cleanup'] as const)(
+    '%s: the deployed defaults are the code defaults',
+    (fn) => {
+      // Prepare: only what the reader requires, so everything else takes src/config.ts's default
+      const deployed = deployedEnvironment(template, fn);
+      const minimal: NodeJS.ProcessEnv = Object.fromEntries(requiredVariables(READERS[fn]).map((v) => [v, deployed[v]]));
 
-    // Act / Assess
-    expect(READERS[fn](deployed)).toEqual(READERS[fn](minimal));
-  });
+      // Act / Assess
+      expect(READERS[fn](deployed)).toEqual(READERS[fn](minimal));
+    },
+  );
 
   it('deploys restarts in apply and terminations in dry-run by default', () => {
     const env = deployedEnvironment(template, 'scan');
@@ -374,8 +379,37 @@ describe('alert topic and state table', () => {
     expect(table?.SSESpecification).toEqual({ SSEEnabled: true });
   });
 
-  it('exports the scan role ARN for the clusters’ access entries', () => {
+  it('exports the scan and cleanup role ARNs for the clusters’ access entries, and the cleanup function’s name', () => {
     expect(template.Outputs?.ScanRoleArn?.Value).toEqual(getAtt('ScanRole'));
+    expect(template.Outputs?.CleanupRoleArn?.Value).toEqual(getAtt('CleanupRole'));
+    expect(template.Outputs?.CleanupFunctionName?.Value).toEqual({ Ref: lambdaLogicalId('cleanup') });
+  });
+});
+
+describe('cleanup function', () => {
+  it('runs up to Lambda’s 15 minutes, with 512 MB, stopping 30 s before the end', () => {
+    const properties = functionOf(template, 'cleanup').Properties;
+
+    expect(properties?.Timeout).toBe(900);
+    expect(properties?.MemorySize).toBe(512);
+    expect(readCleanupConfig(deployedEnvironment(template, 'cleanup')).timeMarginMs).toBe(30_000);
+  });
+
+  it('is invoked only by hand: no event source, no permission for any service, never retried', () => {
+    const cleanupRef = JSON.stringify({ Ref: lambdaLogicalId('cleanup') });
+    const cleanupArn = JSON.stringify(getAtt(lambdaLogicalId('cleanup')));
+    const invokeConfig = resourcesOfType(slackTemplate, 'AWS::Lambda::EventInvokeConfig').find(
+      ([, c]) => JSON.stringify(c.Properties?.FunctionName) === cleanupRef,
+    );
+    const triggers = [
+      ...resourcesOfType(slackTemplate, 'AWS::Lambda::EventSourceMapping'),
+      ...resourcesOfType(slackTemplate, 'AWS::Lambda::Permission'),
+      ...resourcesOfType(slackTemplate, 'AWS::Events::Rule'),
+      ...resourcesOfType(slackTemplate, 'AWS::SNS::Subscription'),
+    ].filter(([, r]) => [cleanupRef, cleanupArn].some((ref) => JSON.stringify(r.Properties).includes(ref)));
+
+    expect(triggers.map(([id]) => id)).toEqual([]);
+    expect(at(invokeConfig?.[1], 'Properties', 'MaximumRetryAttempts')).toBe(0);
   });
 });
 
@@ -506,7 +540,7 @@ describe('dashboard', () => {
 
     expect(text).toContain('"ApproximateNumberOfMessagesVisible","QueueName","<ScanDeadLetterQueue.QueueName>"');
     expect(text).toContain('"ApproximateNumberOfMessagesVisible","QueueName","<InterruptionDeadLetterQueue.QueueName>"');
-    for (const fn of ['scan-dispatch', 'scan', 'interruptions'])
+    for (const fn of ['scan-dispatch', 'scan', 'interruptions', 'cleanup'])
       expect(text).toContain(`"Errors","FunctionName","<${lambdaLogicalId(fn)}>"`);
   });
 });
@@ -545,17 +579,54 @@ describe('IAM', () => {
   it('terminates only instances tagged for a cluster and a NodePool and owned by no node group', () => {
     const grants = allRoleStatements(slackTemplate).filter(([, s]) => s.Action.includes('ec2:TerminateInstances'));
 
-    expect(grants.map(([role]) => role)).toEqual(['ScanRole']);
-    const statement = grants[0]?.[1];
-    expect(statement?.Action).toEqual(['ec2:TerminateInstances']);
-    expect(Object.keys(statement?.Condition ?? {})).toEqual(['Null']);
-    const nullConditions = at(statement, 'Condition', 'Null');
-    expect(nullConditions).toMatchObject({
-      'aws:ResourceTag/karpenter.sh/nodepool': 'false',
-      'aws:ResourceTag/eks:eks-cluster-name': 'false',
-      'aws:ResourceTag/eks:nodegroup-name': 'true',
+    expect(grants.map(([role]) => role).sort()).toEqual(['CleanupRole', 'ScanRole']);
+    for (const [role, statement] of grants) {
+      expect(statement.Action, role).toEqual(['ec2:TerminateInstances']);
+      expect(statement.Resource, role).toEqual([
+        { 'Fn::Sub': 'arn:${AWS::Partition}:ec2:${AWS::Region}:${AWS::AccountId}:instance/*' },
+      ]);
+      expect(Object.keys(statement.Condition ?? {}), role).toEqual(['Null']);
+      const nullConditions = at(statement, 'Condition', 'Null');
+      expect(nullConditions, role).toMatchObject({
+        'aws:ResourceTag/karpenter.sh/nodepool': 'false',
+        'aws:ResourceTag/eks:eks-cluster-name': 'false',
+        'aws:ResourceTag/eks:nodegroup-name': 'true',
+      });
+      for (const tag of FOREIGN_OWNER_TAGS) expect(at(nullConditions, `aws:ResourceTag/${tag}`), `${role} ${tag}`).toBe('true');
+    }
+    // The cleanup is held to exactly the scan's guard, not a looser copy of it.
+    expect(grants[0]?.[1].Condition).toEqual(grants[1]?.[1].Condition);
+  });
+
+  it('lets only the cleanup delete, and only what Karpenter tagged', () => {
+    const deletes = allRoleStatements(slackTemplate).filter(([, s]) =>
+      s.Action.some((a) => /^(ec2|iam):(Delete|Remove)/.test(a)),
+    );
+
+    expect(deletes.map(([role]) => role)).toEqual(['CleanupRole', 'CleanupRole', 'CleanupRole']);
+    const [current, legacy, profiles] = deletes.map(([, s]) => s);
+    const launchTemplates = { 'Fn::Sub': 'arn:${AWS::Partition}:ec2:${AWS::Region}:${AWS::AccountId}:launch-template/*' };
+    expect(current).toMatchObject({ Action: ['ec2:DeleteLaunchTemplate'], Resource: [launchTemplates] });
+    expect(current?.Condition).toEqual({ Null: { 'aws:ResourceTag/eks:eks-cluster-name': 'false' } });
+    expect(legacy).toMatchObject({ Action: ['ec2:DeleteLaunchTemplate'], Resource: [launchTemplates] });
+    expect(legacy?.Condition).toEqual({ Null: { 'aws:ResourceTag/karpenter.k8s.aws/cluster': 'false' } });
+    expect(profiles?.Action.sort()).toEqual(['iam:DeleteInstanceProfile', 'iam:RemoveRoleFromInstanceProfile']);
+    expect(profiles?.Resource).toEqual([{ 'Fn::Sub': 'arn:${AWS::Partition}:iam::${AWS::AccountId}:instance-profile/*' }]);
+    expect(profiles?.Condition).toEqual({
+      Null: { 'aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass': 'false' },
+      StringEqualsIfExists: { 'aws:ResourceTag/topology.kubernetes.io/region': { Ref: 'AWS::Region' } },
     });
-    for (const tag of FOREIGN_OWNER_TAGS) expect(at(nullConditions, `aws:ResourceTag/${tag}`), tag).toBe('true');
+  });
+
+  it('grants no IAM Allow with a wildcard action, even as a prefix', () => {
+    const allows = allRoleStatements(slackTemplate).filter(([, s]) => s.Effect === 'Allow');
+
+    const wildcards = allows.flatMap(([role, s]) =>
+      s.Action.filter((a) => a === '*' || a.includes('*')).map((a) => `${role} ${a}`),
+    );
+
+    expect(allows.filter(([role]) => role === 'CleanupRole').length).toBeGreaterThan(5);
+    expect(wildcards).toEqual([]);
   });
 
   it('puts metrics only into the KarpenterSentinel namespace', () => {
@@ -622,6 +693,22 @@ describe('IAM', () => {
       ],
     ],
     ['slack-notify', ['kms:Decrypt', 'logs:CreateLogStream', 'logs:PutLogEvents', 'sqs:SendMessage', 'ssm:GetParameter']],
+    [
+      'cleanup',
+      [
+        'ec2:DeleteLaunchTemplate',
+        'ec2:DescribeInstances',
+        'ec2:DescribeLaunchTemplates',
+        'ec2:TerminateInstances',
+        'eks:DescribeCluster',
+        'iam:DeleteInstanceProfile',
+        'iam:ListInstanceProfileTags',
+        'iam:ListInstanceProfiles',
+        'iam:RemoveRoleFromInstanceProfile',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+      ],
+    ],
   ] as const)('%s may do exactly what its code calls', (fn, expected) => {
     expect(actionsOf(roleStatements(roleOf(slackTemplate, fn).role, slackTemplate))).toEqual([...expected]);
   });

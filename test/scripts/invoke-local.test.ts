@@ -148,9 +148,64 @@ describe.concurrent('npm run invoke (offline local invoke)', () => {
     expect(JSON.stringify(payload)).toContain('NODE_ROLE_NOT_MAPPED');
   });
 
+  it('cleanup dry run over examples/cleanup-partial-destroy (the default): lists the leftovers, deletes nothing', async () => {
+    const run = await invoke('cleanup', 'events/cleanup.dry-run.json');
+
+    const doc = documentOf(run);
+    expect(doc.function).toBe('cleanup');
+    expect(doc.response).toMatchObject({
+      cluster: 'platform-eks-dev',
+      dryRun: true,
+      complete: true,
+      nodePoolsDeleted: ['ondemand-pool', 'spot-pool'],
+      instancesTerminated: ['i-04c1e8a2f6b9d3705', 'i-07e3b9d1c5a2f8406', 'i-09a5d2f7e1c4b6308'],
+      launchTemplatesDeleted: ['lt-0c2f8b4e6a1d97305', 'lt-0e7a3c9f1d5b82460'],
+      instanceProfilesDeleted: ['platform-eks-dev_11735620938465729301', 'platform-eks-dev_8351943279432019856'],
+      errors: [],
+    });
+    expect(doc.notes).toContain('AWS TerminateInstances calls: 0');
+    expect(doc.notes).toContain('AWS DeleteInstanceProfile calls: 0');
+    expect(run.stderr).toContain('"message":"cleanup dry run complete"');
+  });
+
+  it('cleanup apply: waits out the NodeClaims (no controller) on the local clock, then cleans everything', async () => {
+    const doc = documentOf(await invoke('cleanup', 'events/cleanup.apply.json'));
+
+    expect(doc.response).toMatchObject({ dryRun: false, complete: true, errors: [] });
+    expect(doc.response?.instancesTerminated).toHaveLength(3);
+    expect(doc.notes).toContain('AWS TerminateInstances calls: 1');
+    expect(doc.notes).toContain('AWS DeleteLaunchTemplate calls: 2');
+  });
+
+  it('cleanup of another cluster of the captured account: that cluster is gone, its tagged leftovers are found', async () => {
+    const doc = documentOf(await invoke('cleanup', 'test/scripts/fixtures/cleanup.staging-dry-run.json'));
+
+    expect(doc.response).toMatchObject({
+      cluster: 'platform-eks-staging',
+      complete: true,
+      nodePoolsDeleted: [],
+      instancesTerminated: ['i-0a8c4e2b7d1f95603', 'i-0e1a7c3f9b5d26487'],
+      launchTemplatesDeleted: ['lt-0f5a2d8c1e7b39640'],
+      instanceProfilesDeleted: ['platform-eks-staging_4178203956112483307'],
+    });
+    expect(doc.notes[0]).toBe(
+      "cluster platform-eks-staging is not the cluster of examples/cleanup-partial-destroy (platform-eks-dev): it is gone here, but the account's records are searched for it",
+    );
+  });
+
+  it('cleanup with an invalid request: exit 1, the handler’s one-line error in the document', async () => {
+    const run = await invoke('cleanup', 'test/scripts/fixtures/cleanup.dryrun-typo.json');
+
+    expect(run.code).toBe(1);
+    const doc = JSON.parse(run.stdout) as InvokeDocument;
+    expect(doc.error).toBe('invalid cleanup request: unknown field "dryrun" (did you mean "dryRun"?)');
+    expect(run.stderr).toContain('"message":"invocation failed"');
+  });
+
   describe('bad input: one line on stderr, exit 2, nothing on stdout', () => {
     it.each([
-      [['cleanup', 'events/scan.message.json'], 'unknown function "cleanup"'],
+      [['cleanp', 'events/cleanup.dry-run.json'], 'unknown function "cleanp"'],
+      [['cleanup', 'events/scan.message.json'], 'event file events/scan.message.json is not a cleanup event: no "clusterName"'],
       [['scan', 'events/no-such-event.json'], 'event file events/no-such-event.json cannot be read (ENOENT)'],
       [['scan', 'README.md'], 'event file README.md is not JSON'],
       [['scan', 'events/slack-notify.alert.json'], 'event file events/slack-notify.alert.json is not a scan event'],

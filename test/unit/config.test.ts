@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
   SERVICE_ACTIONS,
+  readCleanupConfig,
   readDispatchConfig,
   readInterruptionsConfig,
   readScanConfig,
@@ -9,6 +10,7 @@ import {
   readTerminalEnvironment,
 } from '../../src/config.ts';
 import { DEFAULT_DETECTION } from '../../src/domain/settings.ts';
+import { DEFAULT_NODECLAIM_WAIT_MS } from '../../src/usecases/cleanup.ts';
 
 describe('readTerminalEnvironment', () => {
   it.each([
@@ -115,6 +117,33 @@ describe('service configuration', () => {
     });
     expect(() => readSlackConfig(env)).toThrow('SLACK_WEBHOOK_PARAMETER or SLACK_WEBHOOK_SECRET must be set');
     expect(() => readSlackConfig({ ...env, SLACK_WEBHOOK_PARAMETER: 'a', SLACK_WEBHOOK_SECRET: 'b' })).toThrow('not both');
+  });
+
+  it('cleanup: stops 30 s before the timeout and waits 5 min for NodeClaims by default', () => {
+    const config = readCleanupConfig({ AWS_REGION: 'eu-central-1' });
+
+    expect(config).toEqual({ region: 'eu-central-1', timeMarginMs: 30_000, nodeClaimWaitMs: 5 * 60_000 });
+    expect(config.nodeClaimWaitMs).toBe(DEFAULT_NODECLAIM_WAIT_MS);
+  });
+
+  it('cleanup: reads both durations', () => {
+    const config = readCleanupConfig({ AWS_REGION: 'eu-central-1', CLEANUP_TIME_MARGIN: '1m', CLEANUP_NODECLAIM_WAIT: '10m' });
+
+    expect(config).toMatchObject({ timeMarginMs: 60_000, nodeClaimWaitMs: 10 * 60_000 });
+  });
+
+  it.each([
+    [{ CLEANUP_TIME_MARGIN: '0s' }, 'CLEANUP_TIME_MARGIN must be a duration like 90s, 15m or 4h (got "0s")'],
+    [{ CLEANUP_TIME_MARGIN: '15m' }, 'CLEANUP_TIME_MARGIN must be shorter than 15m'],
+    [{ CLEANUP_NODECLAIM_WAIT: 'forever' }, 'CLEANUP_NODECLAIM_WAIT must be a duration like 90s, 15m or 4h (got "forever")'],
+  ])('cleanup: a bad value %j fails naming the variable', (bad, message) => {
+    expect(() => readCleanupConfig({ AWS_REGION: 'eu-central-1', ...bad })).toThrow(message);
+  });
+
+  it('cleanup: the region is required', () => {
+    const error = captureError(() => readCleanupConfig({ CLEANUP_TIME_MARGIN: '14m59s' }));
+
+    expect((error as ConfigError).variables).toEqual(['AWS_REGION']);
   });
 });
 

@@ -156,3 +156,89 @@ function awsJsonError(version: '1.0' | '1.1', type: string, message: string): Fa
 function md5(text: string): string {
   return createHash('md5').update(text, 'utf8').digest('hex');
 }
+
+export interface FakeInstance {
+  id: string;
+  state: string;
+  tags: Record<string, string>;
+}
+
+/** EC2 (EC2 query protocol, XML): DescribeInstances answers `instances`, DescribeLaunchTemplates none. */
+export function ec2Api(instances: readonly FakeInstance[]): Answerer {
+  return ({ body }) => {
+    const action = new URLSearchParams(body).get('Action');
+    if (action === 'DescribeInstances') {
+      const items = instances.map(
+        (i) =>
+          `<item><instanceId>${i.id}</instanceId><instanceType>m6g.large</instanceType>` +
+          `<instanceState><code>16</code><name>${i.state}</name></instanceState>` +
+          `<launchTime>2026-01-01T00:00:00.000Z</launchTime>` +
+          `<placement><availabilityZone>eu-west-1a</availabilityZone></placement>` +
+          `<tagSet>${xmlTags(i.tags, 'item', 'key', 'value')}</tagSet></item>`,
+      );
+      const reservation = `<item><reservationId>r-0123456789abcdef0</reservationId><ownerId>111122223333</ownerId><instancesSet>${items.join('')}</instancesSet></item>`;
+      return ec2Xml('DescribeInstances', `<reservationSet>${instances.length > 0 ? reservation : ''}</reservationSet>`);
+    }
+    if (action === 'DescribeLaunchTemplates') return ec2Xml('DescribeLaunchTemplates', '<launchTemplates/>');
+    return {
+      status: 400,
+      contentType: 'text/xml',
+      body: `<Response><Errors><Error><Code>InvalidAction</Code><Message>unexpected ${String(action)}</Message></Error></Errors><RequestID>x</RequestID></Response>`,
+    };
+  };
+}
+
+export interface FakeInstanceProfile {
+  name: string;
+  path: string;
+  roles: string[];
+  tags: Record<string, string>;
+}
+
+/** IAM (AWS query protocol, XML): ListInstanceProfiles and ListInstanceProfileTags. */
+export function iamApi(profiles: readonly FakeInstanceProfile[]): Answerer {
+  return ({ body }) => {
+    const form = new URLSearchParams(body);
+    const action = form.get('Action');
+    if (action === 'ListInstanceProfiles') {
+      const members = profiles.map(
+        (p) =>
+          `<member><Path>${p.path}</Path><InstanceProfileName>${p.name}</InstanceProfileName>` +
+          `<InstanceProfileId>AIPAEXAMPLE${p.name.length}</InstanceProfileId>` +
+          `<Arn>arn:aws:iam::111122223333:instance-profile${p.path}${p.name}</Arn><CreateDate>2026-01-01T00:00:00Z</CreateDate>` +
+          `<Roles>${p.roles.map((r) => `<member><Path>/</Path><RoleName>${r}</RoleName><RoleId>AROAEXAMPLE</RoleId><Arn>arn:aws:iam::111122223333:role/${r}</Arn><CreateDate>2026-01-01T00:00:00Z</CreateDate></member>`).join('')}</Roles></member>`,
+      );
+      return iamXml(
+        'ListInstanceProfiles',
+        `<IsTruncated>false</IsTruncated><InstanceProfiles>${members.join('')}</InstanceProfiles>`,
+      );
+    }
+    const profile = profiles.find((p) => p.name === form.get('InstanceProfileName'));
+    if (action === 'ListInstanceProfileTags' && profile)
+      return iamXml(
+        'ListInstanceProfileTags',
+        `<IsTruncated>false</IsTruncated><Tags>${xmlTags(profile.tags, 'member', 'Key', 'Value')}</Tags>`,
+      );
+    return {
+      status: 400,
+      contentType: 'text/xml',
+      body: `<ErrorResponse><Error><Type>Sender</Type><Code>InvalidAction</Code><Message>unexpected ${String(action)}</Message></Error><RequestId>x</RequestId></ErrorResponse>`,
+    };
+  };
+}
+
+function xmlTags(tags: Record<string, string>, item: string, key: string, value: string): string {
+  return Object.entries(tags)
+    .map(([k, v]) => `<${item}><${key}>${k}</${key}><${value}>${v}</${value}></${item}>`)
+    .join('');
+}
+
+function ec2Xml(action: string, content: string): FakeAnswer {
+  const body = `<?xml version="1.0" encoding="UTF-8"?><${action}Response xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>00000000-0000-4000-8000-000000000000</requestId>${content}</${action}Response>`;
+  return { status: 200, contentType: 'text/xml;charset=UTF-8', body };
+}
+
+function iamXml(action: string, result: string): FakeAnswer {
+  const body = `<${action}Response xmlns="https://iam.amazonaws.com/doc/2010-05-08/"><${action}Result>${result}</${action}Result><ResponseMetadata><RequestId>00000000-0000-4000-8000-000000000000</RequestId></ResponseMetadata></${action}Response>`;
+  return { status: 200, contentType: 'text/xml', body };
+}

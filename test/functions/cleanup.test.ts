@@ -1,0 +1,258 @@
+/**
+ * The cleanup function's handler fed the sample events over the simulated cluster of
+ * examples/cleanup-partial-destroy (real Kubernetes adapter over HTTPS on 127.0.0.1, in-memory AWS,
+ * a Karpenter controller that is gone): what it returns, what it changes, what it logs, how it
+ * watches Lambda's remaining time, and how it refuses a bad request.
+ */
+import { fileURLToPath } from 'node:url';
+import type { Context } from 'aws-lambda';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CleanupRequestError, parseCleanupRequest } from '../../src/cleanup/request.ts';
+import type { CleanupResult } from '../../src/domain/cleanup.ts';
+import { createCleanupHandler } from '../../src/service/handlers/cleanup.ts';
+import type { AwsOperation } from '../../src/simulator/in-memory-aws.ts';
+import { startSimulation, type Simulation } from '../../src/simulator/simulation.ts';
+import { jsonLogger } from '../../src/support/logger.ts';
+import { steppingClock } from '../support/clock.ts';
+import { lambdaContext, sampleEvent } from '../support/lambda.ts';
+
+const EXAMPLE = fileURLToPath(new URL('../../examples/cleanup-partial-destroy', import.meta.url));
+const START = '2026-01-01T01:00:00Z';
+const MARGIN_MS = 30_000;
+const NODECLAIM_WAIT_MS = 5 * 60_000;
+
+const NODEPOOLS = ['ondemand-pool', 'spot-pool'];
+const SPOT_INSTANCE = 'i-04c1e8a2f6b9d3705';
+const INSTANCES = [SPOT_INSTANCE, 'i-07e3b9d1c5a2f8406', 'i-09a5d2f7e1c4b6308'];
+const LAUNCH_TEMPLATES = ['lt-0c2f8b4e6a1d97305', 'lt-0e7a3c9f1d5b82460'];
+const INSTANCE_PROFILES = ['platform-eks-dev_11735620938465729301', 'platform-eks-dev_8351943279432019856'];
+const WRITES: readonly AwsOperation[] = [
+  'TerminateInstances',
+  'DeleteLaunchTemplate',
+  'RemoveRoleFromInstanceProfile',
+  'DeleteInstanceProfile',
+];
+
+const simulations: Simulation[] = [];
+
+afterEach(async () => {
+  await Promise.all(simulations.splice(0).map((s) => s.close()));
+});
+
+/** The handler over a fresh simulation of the example; `remainingMs` is what Lambda says is left. */
+async function harness() {
+  const clock = steppingClock(START);
+  const simulation = await startSimulation([EXAMPLE], {
+    clock,
+    kube: { clock: { now: () => new Date(), sleep: async () => undefined } },
+  });
+  simulations.push(simulation);
+  const lines: Record<string, unknown>[] = [];
+  const handler = createCleanupHandler({
+    connection: simulation.connection,
+    clock,
+    logger: jsonLogger({}, (line) => lines.push(JSON.parse(line) as Record<string, unknown>)),
+    settings: { timeMarginMs: MARGIN_MS, nodeClaimWaitMs: NODECLAIM_WAIT_MS },
+  });
+  const invoke = (event: unknown, remainingMs = 900_000): Promise<CleanupResult> => handler(event, contextWith(remainingMs));
+  const kube = await simulation.connection.connectKube(undefined);
+  return {
+    clock,
+    simulation,
+    lines,
+    invoke,
+    writes: () => WRITES.flatMap((op) => simulation.aws.callsTo(op)),
+    terminated: () =>
+      simulation.aws.callsTo('TerminateInstances').flatMap((c) => (c.input.instanceIds as string[] | undefined) ?? []),
+    nodePools: async () => (await kube.list({ resource: 'nodepools' })).map((p) => (p.metadata as { name: string }).name).sort(),
+    instanceState: (id: string) => simulation.aws.state.instances.get(id)?.state,
+  };
+}
+
+function contextWith(remainingMs: number): Context {
+  return lambdaContext({ getRemainingTimeInMillis: () => remainingMs });
+}
+
+describe('the sample events', () => {
+  it.each(['dry-run', 'apply', 'nodepools', 'keep-nodepools'])(
+    'events/cleanup.%s.json is a valid request for the example',
+    (name) => {
+      expect(parseCleanupRequest(sampleEvent(`cleanup.${name}`)).clusterName).toBe('platform-eks-dev');
+    },
+  );
+});
+
+describe('cleanup handler', () => {
+  it('dry run: lists every Karpenter leftover of the cluster and changes nothing, without waiting', async () => {
+    const h = await harness();
+
+    const result = await h.invoke(sampleEvent('cleanup.dry-run'));
+
+    expect(result).toEqual({
+      cluster: 'platform-eks-dev',
+      dryRun: true,
+      complete: true,
+      nodePoolsDeleted: NODEPOOLS,
+      instancesTerminated: INSTANCES,
+      launchTemplatesDeleted: LAUNCH_TEMPLATES,
+      instanceProfilesDeleted: INSTANCE_PROFILES,
+      errors: [],
+    });
+    expect(h.writes()).toEqual([]);
+    expect(await h.nodePools()).toEqual(NODEPOOLS);
+    expect(h.clock.sleeps).toEqual([]);
+  });
+
+  it('apply: cleans the cluster completely, lists what the dry run listed, and a second invoke finds nothing to do', async () => {
+    const h = await harness();
+    const dryRun = await h.invoke(sampleEvent('cleanup.dry-run'));
+
+    const result = await h.invoke(sampleEvent('cleanup.apply'));
+    const again = await h.invoke(sampleEvent('cleanup.apply'));
+
+    expect(result).toEqual({ ...dryRun, dryRun: false });
+    expect(await h.nodePools()).toEqual([]);
+    for (const id of INSTANCES) expect(h.instanceState(id), id).toBe('terminated');
+    expect(h.instanceState('i-0d9f2b6e4a1c83575')).toBe('running'); // the managed node group's
+    expect(h.instanceState('i-0e1a7c3f9b5d26487')).toBe('running'); // platform-eks-staging's
+    expect([...h.simulation.aws.state.launchTemplates.keys()].sort()).toEqual(['lt-0b4e9a2d7c1f63805', 'lt-0f5a2d8c1e7b39640']);
+    for (const name of INSTANCE_PROFILES) expect(h.simulation.aws.state.instanceProfiles.has(name), name).toBe(false);
+    expect(again).toMatchObject({ complete: true, nodePoolsDeleted: [], instancesTerminated: [], errors: [] });
+    expect(again.launchTemplatesDeleted).toEqual([]);
+    expect(again.instanceProfilesDeleted).toEqual([]);
+    expect(h.terminated().sort()).toEqual(INSTANCES);
+  });
+
+  it('logs each step and wait as one JSON line, then the result and the invocation summary', async () => {
+    const h = await harness();
+
+    await h.invoke(sampleEvent('cleanup.apply'));
+
+    const messages = h.lines.map((l) => String(l.message));
+    expect(h.lines.filter((l) => l.step !== undefined).map((l) => l.step)).toEqual(
+      expect.arrayContaining(['nodepools', 'instances', 'launch-templates', 'instance-profiles']),
+    );
+    // The controller is gone: nobody drains the NodeClaims, so the run waits its 5 minutes, polling.
+    expect(h.lines).toContainEqual(
+      expect.objectContaining({ message: 'waiting for 2 NodeClaim(s) to go', cluster: 'platform-eks-dev', nodeClaims: 2 }),
+    );
+    expect(h.lines.at(-2)).toMatchObject({
+      level: 'info',
+      message: 'cleanup complete',
+      cluster: 'platform-eks-dev',
+      dryRun: false,
+      instancesTerminated: INSTANCES,
+      launchTemplatesDeleted: LAUNCH_TEMPLATES,
+    });
+    expect(h.lines.at(-1)).toMatchObject({
+      message: 'invocation done',
+      function: 'cleanup',
+      complete: true,
+      nodePoolsDeleted: 2,
+      instancesTerminated: 3,
+      launchTemplatesDeleted: 2,
+      instanceProfilesDeleted: 2,
+      errors: 0,
+    });
+    expect(messages.every((m) => !m.includes('\n'))).toBe(true);
+  });
+
+  it('a subset of NodePools: only those and their instances; launch templates and profiles serve the rest and stay', async () => {
+    const h = await harness();
+
+    const result = await h.invoke(sampleEvent('cleanup.nodepools'));
+
+    expect(result).toMatchObject({
+      complete: true,
+      nodePoolsDeleted: ['spot-pool'],
+      instancesTerminated: [SPOT_INSTANCE],
+      launchTemplatesDeleted: [],
+      instanceProfilesDeleted: [],
+    });
+    expect(await h.nodePools()).toEqual(['ondemand-pool']);
+    expect(h.terminated()).toEqual([SPOT_INSTANCE]);
+  });
+
+  it('deleteNodePools false: the NodePools stay, nothing is waited for, the rest is cleaned', async () => {
+    const h = await harness();
+
+    const result = await h.invoke(sampleEvent('cleanup.keep-nodepools'));
+
+    expect(result).toMatchObject({
+      complete: true,
+      nodePoolsDeleted: [],
+      instancesTerminated: INSTANCES,
+      launchTemplatesDeleted: LAUNCH_TEMPLATES,
+      instanceProfilesDeleted: INSTANCE_PROFILES,
+    });
+    expect(await h.nodePools()).toEqual(NODEPOOLS);
+    expect(h.lines.some((l) => String(l.message).startsWith('waiting for') && l.step === 'nodepools')).toBe(false);
+  });
+
+  it('little time left: returns complete:false with stoppedAt; the next invoke finishes, terminating nothing twice', async () => {
+    const h = await harness();
+
+    // A minute of work before the margin: less than the 5-minute NodeClaim wait.
+    const first = await h.invoke(sampleEvent('cleanup.apply'), MARGIN_MS + 60_000);
+    const sleptBeforeStopping = h.clock.sleeps.reduce((a, b) => a + b, 0);
+    const second = await h.invoke(sampleEvent('cleanup.apply'));
+
+    expect(first).toMatchObject({ complete: false, stoppedAt: 'nodepools', nodePoolsDeleted: NODEPOOLS, errors: [] });
+    expect(first.launchTemplatesDeleted).toEqual([]);
+    expect(h.lines).toContainEqual(
+      expect.objectContaining({ message: 'cleanup stopped before step nodepools: time ran out, invoke again to carry on' }),
+    );
+    // It waited, but started no wait past its deadline (the clock moves only when the run sleeps).
+    expect(sleptBeforeStopping).toBeGreaterThan(0);
+    expect(sleptBeforeStopping).toBeLessThanOrEqual(60_000);
+    expect(second).toMatchObject({
+      complete: true,
+      nodePoolsDeleted: [],
+      instancesTerminated: INSTANCES,
+      launchTemplatesDeleted: LAUNCH_TEMPLATES,
+      instanceProfilesDeleted: INSTANCE_PROFILES,
+    });
+    const terminated = h.terminated();
+    expect(terminated.sort()).toEqual(INSTANCES);
+    expect(new Set(terminated).size).toBe(terminated.length);
+  });
+
+  describe('a bad request is refused with one line naming the field, before anything is read or changed', () => {
+    it.each([
+      [
+        { clusterName: 'platform-eks-dev', dryRun: 'false' },
+        ['dryRun'],
+        'dryRun must be true or false (a JSON boolean), got "false"',
+      ],
+      [{ clusterName: 'platform-eks-dev', dryrun: false }, ['dryrun'], 'unknown field "dryrun" (did you mean "dryRun"?)'],
+      [{ dryRun: false }, ['clusterName'], 'clusterName is required'],
+      [{ clusterName: 'platform-eks-dev', nodePools: [] }, ['nodePools'], 'nodePools must name at least one NodePool'],
+      ['platform-eks-dev', ['event'], 'expected a JSON object'],
+    ])('%j', async (event, fields, message) => {
+      const h = await harness();
+
+      const error = await h.invoke(event).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+
+      expect(error).toBeInstanceOf(CleanupRequestError);
+      expect((error as CleanupRequestError).fields).toEqual(fields);
+      expect((error as Error).message).toContain(message);
+      expect((error as Error).stack).not.toContain('\n');
+      expect(h.simulation.aws.calls).toEqual([]);
+      expect(h.lines).toHaveLength(1);
+      expect(h.lines[0]).toMatchObject({ level: 'error', message: 'invocation failed', function: 'cleanup' });
+      expect(h.lines[0]?.error).toBe(`CleanupRequestError: ${(error as Error).message}`);
+    });
+  });
+
+  it('refuses to start when the margin leaves no time (a timeout shorter than CLEANUP_TIME_MARGIN)', async () => {
+    const h = await harness();
+
+    await expect(h.invoke(sampleEvent('cleanup.apply'), MARGIN_MS)).rejects.toThrow(
+      "CLEANUP_TIME_MARGIN 30s leaves nothing of this invocation's 30s: raise the function's timeout",
+    );
+    expect(h.simulation.aws.calls).toEqual([]);
+  });
+});
