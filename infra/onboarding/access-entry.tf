@@ -33,7 +33,7 @@ resource "aws_eks_access_entry" "karpenter_sentinel" {
 }
 
 # The cleanup function's role joins its own group, karpenter-sentinel-cleanup (list and delete
-# NodePools, list NodeClaims). A destroy-time hook invoking cleanup should depend on this entry, so
+# NodePools, list NodeClaims and pods). A destroy-time hook invoking cleanup should depend on this entry, so
 # that the destroy removes the entry only after the cleanup ran. Without it, invoke cleanup with
 # "deleteNodePools": false (it then only terminates instances and deletes launch templates/profiles).
 resource "aws_eks_access_entry" "karpenter_sentinel_cleanup" {

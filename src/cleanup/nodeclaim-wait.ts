@@ -1,21 +1,26 @@
 /**
  * Karpenter drains and terminates the nodes of deleted NodePools; their NodeClaims go when it is
  * done. The wait is bounded from the NodeClaims' own deletionTimestamp, not from this run's start,
- * so a run that resumes after a timeout does not wait the whole bound again.
+ * so a run that resumes after a timeout does not wait the whole bound again. With no controller to
+ * drain them there is no wait at all.
  */
+import type { ClusterInfo } from '../domain/aws.ts';
 import type { NodeClaim } from '../domain/kube.ts';
 import { formatDuration } from '../domain/settings.ts';
 import type { KubernetesReader } from '../ports/kubernetes.ts';
+import { whyNothingDrains } from './controller-check.ts';
 import type { CleanupContext, StepEnd } from './run.ts';
 import { counted, failedCall } from './text.ts';
 
 export async function waitForNodeClaims(
   ctx: CleanupContext,
   kube: KubernetesReader,
+  cluster: ClusterInfo,
   isWaitedFor: (claim: NodeClaim) => boolean,
 ): Promise<StepEnd> {
   const { run, nodeClaimWaitMs: limitMs } = ctx;
   let since: number | undefined;
+  let drainerChecked = false;
   for (;;) {
     if (run.outOfTime('nodepools')) return 'stopped';
     let claims: NodeClaim[];
@@ -37,6 +42,18 @@ export async function waitForNodeClaims(
         `stopped waiting for ${counted(claims.length, 'NodeClaim')} after ${formatDuration(limitMs)}: their instances are terminated next`,
       );
       return 'done';
+    }
+    // Asked once, and only when a wait would follow: with no controller, waiting only costs time.
+    if (!drainerChecked) {
+      drainerChecked = true;
+      const why = await whyNothingDrains(kube, cluster);
+      if (why !== undefined) {
+        run.note(
+          'nodepools',
+          `${why}: nothing will drain the ${counted(claims.length, 'NodeClaim')}; their instances are terminated next`,
+        );
+        return 'done';
+      }
     }
     run.progress({ kind: 'waiting', step: 'nodepools', nodeClaims: claims.length, waitedMs, limitMs });
     if (!(await run.pause('nodepools', Math.min(ctx.pollIntervalMs, limitMs - waitedMs)))) return 'stopped';

@@ -19,8 +19,9 @@ export async function deleteNodePoolsStep(ctx: CleanupContext): Promise<StepEnd>
     return 'done';
   }
   if (run.outOfTime('nodepools')) return 'stopped';
-  const kube = await reachKube(ctx);
-  if (!kube) return 'done';
+  const reached = await reachKube(ctx);
+  if (!reached) return 'done';
+  const { kube, cluster } = reached;
 
   let pools: NodePool[];
   try {
@@ -45,11 +46,11 @@ export async function deleteNodePoolsStep(ctx: CleanupContext): Promise<StepEnd>
       run.fail('nodepools', failedCall('delete NodePool', name, error), name);
     }
   }
-  return waitForNodeClaims(ctx, kube, (claim) => isNodeClaimOfGoingPool(claim, selection, request.nodePools));
+  return waitForNodeClaims(ctx, kube, cluster, (claim) => isNodeClaimOfGoingPool(claim, selection, request.nodePools));
 }
 
-/** The cluster's API, or undefined (noted or recorded as an error) when there is none to reach. */
-async function reachKube(ctx: CleanupContext): Promise<KubernetesPort | undefined> {
+/** The cluster and its API, or undefined (noted or recorded as an error) when there is none to reach. */
+async function reachKube(ctx: CleanupContext): Promise<{ kube: KubernetesPort; cluster: ClusterInfo } | undefined> {
   const { request, run, connection } = ctx;
   let cluster: ClusterInfo;
   try {
@@ -64,7 +65,7 @@ async function reachKube(ctx: CleanupContext): Promise<KubernetesPort | undefine
     return undefined;
   }
   try {
-    return await connection.connectKube(cluster);
+    return { kube: await connection.connectKube(cluster), cluster };
   } catch (error) {
     run.fail('nodepools', `NodePools not deleted: ${whyUnreadable('connect to the Kubernetes API', error)}`);
     return undefined;

@@ -4,8 +4,10 @@
  * (`metadata.deletionTimestamp`; Karpenter's `karpenter.sh/termination` finalizer keeps them). If the
  * Karpenter controller runs (a Running and Ready pod labelled `app.kubernetes.io/name=karpenter`), it
  * drains them: by the next LIST of NodeClaims they are gone with their Nodes, and their instances are
- * shutting down in the simulation's AWS. Without the controller nothing more happens, as on a cluster
- * whose Helm release was destroyed first.
+ * shutting down in the simulation's AWS; with `drainDelayMs`, only at a LIST that comes that long after
+ * their deletionTimestamp (PodDisruptionBudgets and long terminationGracePeriods make a real drain
+ * slow). Without the controller nothing more happens, as on a cluster whose Helm release was destroyed
+ * first.
  */
 import type { NodeClaim, Pod } from '../domain/kube.ts';
 import { instanceIdFromProviderID, isPodReady, toIsoSeconds } from '../domain/kube-helpers.ts';
@@ -19,14 +21,19 @@ import type { KubeStore, SimResourceName, StoredObject } from './kube-store.ts';
 
 export const TERMINATION_FINALIZER = 'karpenter.sh/termination';
 
-export interface SimulatedKarpenterDependencies {
+export interface SimulatedKarpenterOptions {
+  /** How long after its deletionTimestamp a NodeClaim takes to drain. Default 0: gone at the next LIST. */
+  drainDelayMs?: number;
+}
+
+export interface SimulatedKarpenterDependencies extends SimulatedKarpenterOptions {
   store: KubeStore;
   aws: InMemoryAws;
   clock: Clock;
 }
 
 /** The simulated cluster's reaction to NodePool deletion: garbage collection, then Karpenter's drain. */
-export function simulatedKarpenter({ store, aws, clock }: SimulatedKarpenterDependencies): ApiReactor {
+export function simulatedKarpenter({ store, aws, clock, drainDelayMs = 0 }: SimulatedKarpenterDependencies): ApiReactor {
   /** NodePools deleted through the API: only their NodeClaims drain (a seed's own terminating NodeClaims stay as captured). */
   const deletedPools = new Set<string>();
 
@@ -47,10 +54,13 @@ export function simulatedKarpenter({ store, aws, clock }: SimulatedKarpenterDepe
     }
   };
 
+  const drained = (claim: StoredObject) => {
+    const deletedAt = Date.parse(String(metadataOf(claim.object).deletionTimestamp ?? ''));
+    return Number.isFinite(deletedAt) && clock.now().getTime() >= deletedAt + drainDelayMs;
+  };
+
   const drain = () => {
-    const draining = [...deletedPools].flatMap((pool) =>
-      claimsOf(store, pool).filter((c) => metadataOf(c.object).deletionTimestamp !== undefined),
-    );
+    const draining = [...deletedPools].flatMap((pool) => claimsOf(store, pool).filter(drained));
     if (draining.length === 0 || !controllerAvailable(store)) return;
     const instanceIds: string[] = [];
     for (const stored of draining) {

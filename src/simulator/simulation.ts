@@ -11,7 +11,7 @@ import type { KubernetesPort } from '../ports/kubernetes.ts';
 import { loadSnapshot, type LoadOptions } from '../snapshot/load.ts';
 import type { ClusterConnection } from '../usecases/scan-cluster.ts';
 import { inMemoryAws, type InMemoryAws, type InMemoryAwsOptions } from './in-memory-aws.ts';
-import { simulatedKarpenter } from './karpenter-controller.ts';
+import { simulatedKarpenter, type SimulatedKarpenterOptions } from './karpenter-controller.ts';
 import { startKubeApiServer, type SimulatedKubeApi } from './kube-api-server.ts';
 import { storeFromSnapshot } from './seed.ts';
 
@@ -42,12 +42,14 @@ export interface SimulationOptions {
   clock?: Clock;
   /** For the in-memory AWS (e.g. instances that stay shutting-down until `aws.advance()`). */
   aws?: InMemoryAwsOptions;
+  /** For the simulated Karpenter controller, when the seed has one running (e.g. a slow drain). */
+  karpenter?: SimulatedKarpenterOptions;
 }
 
 export async function simulateSnapshot(seed: ClusterSnapshot, options: SimulationOptions = {}): Promise<Simulation> {
   const store = storeFromSnapshot(seed);
   const aws = inMemoryAws(seed, options.aws);
-  const reactor = simulatedKarpenter({ store, aws, clock: options.clock ?? SYSTEM_CLOCK });
+  const reactor = simulatedKarpenter({ store, aws, clock: options.clock ?? SYSTEM_CLOCK, ...options.karpenter });
   const kubeApi = await startKubeApiServer(store, { reactor });
   let kube: KubernetesApi | undefined;
   const connectKube = async (): Promise<KubernetesPort> => {

@@ -4,7 +4,7 @@
  * and record every write so tests can assert what was done. Add to them with small, additive edits.
  */
 import type { Instance } from '../../src/domain/aws.ts';
-import type { Deployment, NodeClaim, NodePool } from '../../src/domain/kube.ts';
+import type { Deployment, NodeClaim, NodePool, Pod } from '../../src/domain/kube.ts';
 import type { Ec2Port, InstanceQuery, TerminationResult } from '../../src/ports/aws.ts';
 import { KubeConflictError, SourceError } from '../../src/ports/errors.ts';
 import type {
@@ -197,11 +197,20 @@ export class FakeKarpenterKube implements KubernetesPort {
   beforeNodeClaimList: ((kube: FakeKarpenterKube) => void) | undefined;
   readonly nodePools = new Map<string, NodePool>();
   readonly nodeClaims = new Map<string, NodeClaim>();
+  /** What a pod list answers (filtered by `key=value` label selectors): none unless a test runs the controller. */
+  readonly pods: Pod[] = [];
+  /** Every pod list asked for. */
+  readonly podLists: KubeListQuery[] = [];
+  /** Makes pod lists (only) reject with this error: the cleanup's RBAC without `pods` list. */
+  podListError: Error | undefined;
   private readonly now: () => Date;
 
-  constructor(input: { nodePools?: readonly NodePool[]; nodeClaims?: readonly NodeClaim[]; now?: () => Date } = {}) {
+  constructor(
+    input: { nodePools?: readonly NodePool[]; nodeClaims?: readonly NodeClaim[]; pods?: readonly Pod[]; now?: () => Date } = {},
+  ) {
     for (const np of input.nodePools ?? []) this.nodePools.set(np.metadata?.name ?? '', clone(np));
     for (const nc of input.nodeClaims ?? []) this.nodeClaims.set(nc.metadata?.name ?? '', clone(nc));
+    this.pods.push(...(input.pods ?? []).map(clone));
     this.now = input.now ?? (() => new Date());
   }
 
@@ -220,6 +229,17 @@ export class FakeKarpenterKube implements KubernetesPort {
       return Promise.resolve([...this.nodeClaims.values()].map((nc) => clone(nc) as JsonRecord));
     }
     if (query.resource === 'nodepools') return Promise.resolve([...this.nodePools.values()].map((np) => clone(np) as JsonRecord));
+    if (query.resource === 'pods') {
+      this.podLists.push(clone(query));
+      if (this.podListError) return Promise.reject(this.podListError);
+      const wanted = (query.labelSelector ?? '').split(',').filter((term) => term !== '');
+      const matches = (pod: Pod) =>
+        wanted.every((term) => {
+          const [key = '', value = ''] = term.split('=');
+          return pod.metadata?.labels?.[key] === value;
+        });
+      return Promise.resolve(this.pods.filter(matches).map((p) => clone(p) as JsonRecord));
+    }
     return Promise.resolve([]);
   }
 

@@ -1,8 +1,9 @@
 /**
  * The cleanup function's handler fed the sample events over the simulated cluster of
  * examples/cleanup-partial-destroy (real Kubernetes adapter over HTTPS on 127.0.0.1, in-memory AWS,
- * a Karpenter controller that is gone): what it returns, what it changes, what it logs, how it
- * watches Lambda's remaining time, and how it refuses a bad request.
+ * a Karpenter controller that is gone, or for the waits one that runs but drains slowly): what it
+ * returns, what it changes, what it logs, how it watches Lambda's remaining time, and how it refuses
+ * a bad request.
  */
 import { fileURLToPath } from 'node:url';
 import type { Context } from 'aws-lambda';
@@ -11,8 +12,10 @@ import { CleanupRequestError, parseCleanupRequest } from '../../src/cleanup/requ
 import type { CleanupResult } from '../../src/domain/cleanup.ts';
 import { createCleanupHandler } from '../../src/service/handlers/cleanup.ts';
 import type { AwsOperation } from '../../src/simulator/in-memory-aws.ts';
-import { startSimulation, type Simulation } from '../../src/simulator/simulation.ts';
+import { simulateSnapshot, type Simulation } from '../../src/simulator/simulation.ts';
+import { loadSnapshot } from '../../src/snapshot/load.ts';
 import { jsonLogger } from '../../src/support/logger.ts';
+import { karpenterPod } from '../factories/kube.ts';
 import { steppingClock } from '../support/clock.ts';
 import { lambdaContext, sampleEvent } from '../support/lambda.ts';
 
@@ -39,12 +42,20 @@ afterEach(async () => {
   await Promise.all(simulations.splice(0).map((s) => s.close()));
 });
 
-/** The handler over a fresh simulation of the example; `remainingMs` is what Lambda says is left. */
-async function harness() {
+/**
+ * The handler over a fresh simulation of the example; `remainingMs` is what Lambda says is left. The
+ * example's controller is gone; `slow` runs one that drains slower than the NodeClaim wait
+ * (PodDisruptionBudgets, long grace periods), so the NodeClaims are waited for and outlast the wait.
+ */
+async function harness(controller: 'gone' | 'slow' = 'gone') {
   const clock = steppingClock(START);
-  const simulation = await startSimulation([EXAMPLE], {
+  const { snapshot } = await loadSnapshot([EXAMPLE]);
+  const controllerPod = karpenterPod({ name: 'karpenter-6c8d9f7b54-q2w7r', nodeName: 'ip-10-0-12-37' });
+  const seed = controller === 'slow' ? { ...snapshot, pods: [...snapshot.pods, controllerPod] } : snapshot;
+  const simulation = await simulateSnapshot(seed, {
     clock,
     kube: { clock: { now: () => new Date(), sleep: async () => undefined } },
+    ...(controller === 'slow' ? { karpenter: { drainDelayMs: 2 * NODECLAIM_WAIT_MS } } : {}),
   });
   simulations.push(simulation);
   const lines: Record<string, unknown>[] = [];
@@ -124,7 +135,7 @@ describe('cleanup handler', () => {
   });
 
   it('logs each step and wait as one JSON line, then the result and the invocation summary', async () => {
-    const h = await harness();
+    const h = await harness('slow');
 
     await h.invoke(sampleEvent('cleanup.apply'));
 
@@ -132,7 +143,8 @@ describe('cleanup handler', () => {
     expect(h.lines.filter((l) => l.step !== undefined).map((l) => l.step)).toEqual(
       expect.arrayContaining(['nodepools', 'instances', 'launch-templates', 'instance-profiles']),
     );
-    // The controller is gone: nobody drains the NodeClaims, so the run waits its 5 minutes, polling.
+    // The controller drains too slowly: the run waits its 5 minutes, polling, and says so.
+    expect(h.clock.sleeps.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(NODECLAIM_WAIT_MS);
     expect(h.lines).toContainEqual(
       expect.objectContaining({ message: 'waiting for 2 NodeClaim(s) to go', cluster: 'platform-eks-dev', nodeClaims: 2 }),
     );
@@ -155,6 +167,25 @@ describe('cleanup handler', () => {
       errors: 0,
     });
     expect(messages.every((m) => !m.includes('\n'))).toBe(true);
+  });
+
+  it('controller gone: logs that nothing will drain the NodeClaims and does not wait for them', async () => {
+    const h = await harness();
+
+    const result = await h.invoke(sampleEvent('cleanup.apply'));
+
+    expect(result).toMatchObject({ complete: true, nodePoolsDeleted: NODEPOOLS, instancesTerminated: INSTANCES, errors: [] });
+    expect(h.lines).toContainEqual(
+      expect.objectContaining({
+        level: 'info',
+        step: 'nodepools',
+        message:
+          'no Karpenter controller is running (no Ready pod labelled app.kubernetes.io/name=karpenter): nothing will drain the 2 NodeClaims; their instances are terminated next',
+      }),
+    );
+    expect(h.lines.some((l) => String(l.message).startsWith('waiting for') && l.step === 'nodepools')).toBe(false);
+    expect(h.clock.sleeps.reduce((a, b) => a + b, 0)).toBeLessThan(NODECLAIM_WAIT_MS);
+    expect(h.terminated().sort()).toEqual(INSTANCES);
   });
 
   it('a subset of NodePools: only those and their instances; launch templates and profiles serve the rest and stay', async () => {
@@ -190,7 +221,7 @@ describe('cleanup handler', () => {
   });
 
   it('little time left: returns complete:false with stoppedAt; the next invoke finishes, terminating nothing twice', async () => {
-    const h = await harness();
+    const h = await harness('slow');
 
     // A minute of work before the margin: less than the 5-minute NodeClaim wait.
     const first = await h.invoke(sampleEvent('cleanup.apply'), MARGIN_MS + 60_000);

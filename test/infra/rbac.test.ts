@@ -1,7 +1,7 @@
 /**
  * infra/kubernetes/rbac.yaml: the group karpenter-sentinel may read what the collector reads and
- * patch only the Karpenter Deployment; the group karpenter-sentinel-cleanup may delete NodePools and
- * watch their NodeClaims go, nothing else; nothing is granted by wildcard.
+ * patch only the Karpenter Deployment; the group karpenter-sentinel-cleanup may delete NodePools,
+ * watch their NodeClaims go and see whether a controller runs to drain them, nothing else; nothing is granted by wildcard.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -85,7 +85,9 @@ describe('infra/kubernetes/rbac.yaml', () => {
   });
 
   it('lists pods cluster-wide (pending pods, controller pods, all pods when the controller is down)', () => {
-    expect(grantsFor('', 'pods', 'list').filter((g) => g.namespace === '')).toHaveLength(1);
+    expect(
+      grantsFor('', 'pods', 'list').filter((g) => g.namespace === '' && g.role === 'karpenter-sentinel-reader'),
+    ).toHaveLength(1);
   });
 
   it('reads only the aws-auth ConfigMap, in kube-system', () => {
@@ -130,13 +132,15 @@ describe('infra/kubernetes/rbac.yaml', () => {
     });
   });
 
-  it('lets the cleanup group list and delete NodePools and list NodeClaims, and nothing else', () => {
+  it('lets the cleanup group list and delete NodePools, list NodeClaims and list pods, all cluster-wide, and nothing else', () => {
     const cleanup = grants.filter((g) => g.role === CLEANUP_ROLE);
 
-    expect(cleanup.map((g) => g.namespace)).toEqual(['', '']);
+    // pods: whether a Ready controller pod (any namespace) is there to drain the NodeClaims, or waiting is pointless.
+    expect(cleanup.map((g) => g.namespace)).toEqual(['', '', '']);
     expect(cleanup.map((g) => g.rule)).toEqual([
       { apiGroups: ['karpenter.sh'], resources: ['nodepools'], verbs: ['list', 'delete'] },
       { apiGroups: ['karpenter.sh'], resources: ['nodeclaims'], verbs: ['list'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
     ]);
   });
 

@@ -168,9 +168,12 @@ describe.concurrent('npm run invoke (offline local invoke)', () => {
     expect(run.stderr).toContain('"message":"cleanup dry run complete"');
   });
 
-  it('cleanup apply: waits out the NodeClaims (no controller) on the local clock, then cleans everything', async () => {
-    const doc = documentOf(await invoke('cleanup', 'events/cleanup.apply.json'));
+  it('cleanup apply: no controller runs to drain the NodeClaims, so it does not wait for them; it cleans everything', async () => {
+    const run = await invoke('cleanup', 'events/cleanup.apply.json');
+    const doc = documentOf(run);
 
+    expect(run.stderr).toContain('nothing will drain the 2 NodeClaims; their instances are terminated next');
+    expect(run.stderr).not.toContain('NodeClaim(s) to go');
     expect(doc.response).toMatchObject({ dryRun: false, complete: true, errors: [] });
     expect(doc.response?.instancesTerminated).toHaveLength(3);
     expect(doc.notes).toContain('AWS TerminateInstances calls: 1');

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/domain/kube.ts';
-import { simulateSnapshot, type Simulation } from '../../src/simulator/simulation.ts';
+import { simulateSnapshot, type Simulation, type SimulationOptions } from '../../src/simulator/simulation.ts';
 import { steppingClock } from '../support/clock.ts';
 import { instance, snapshotOf } from '../factories/aws.ts';
 import { nodeClaim, nodePool } from '../factories/karpenter.ts';
@@ -16,8 +16,8 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((s) => s.close()));
 });
 
-/** Two pools, one NodeClaim + Node + instance each; the controller pod as given. */
-async function cluster(controller: Pod[] = []) {
+/** Two pools, one NodeClaim + Node + instance each; the controller pod and simulation options as given. */
+async function cluster(controller: Pod[] = [], options: SimulationOptions = {}) {
   const seed = snapshotOf({
     pods: controller,
     nodePools: [nodePool({ name: 'spot-pool' }), nodePool({ name: 'ondemand-pool' })],
@@ -39,7 +39,7 @@ async function cluster(controller: Pod[] = []) {
       instance({ id: 'i-0bbb000000000002', nodePool: 'ondemand-pool' }),
     ],
   });
-  const simulation = await simulateSnapshot(seed, { clock: steppingClock(DELETED_AT) });
+  const simulation = await simulateSnapshot(seed, { clock: steppingClock(DELETED_AT), ...options });
   running.push(simulation);
   return simulation;
 }
@@ -132,6 +132,44 @@ describe('deleting a NodePool through the simulated API', () => {
     expect(await nodeNames(simulation)).toEqual(['ip-10-0-1-2']);
     expect(instanceState(simulation, 'i-0aaa000000000001')).toBe('shutting-down');
     expect(instanceState(simulation, 'i-0bbb000000000002')).toBe('running');
+  });
+
+  it('with a slow drain (drainDelayMs), the NodeClaims go only at a LIST that long after their deletion', async () => {
+    // Prepare: PodDisruptionBudgets and long grace periods hold the drain for 10 minutes.
+    const clock = steppingClock(DELETED_AT);
+    const simulation = await cluster(readyController(), { clock, karpenter: { drainDelayMs: 10 * 60_000 } });
+    await call(simulation.kubeApi, `${NODEPOOLS}/spot-pool`, { method: 'DELETE' });
+
+    // Act
+    const atOnce = await claimNames(simulation);
+    clock.advance(10 * 60_000 - 1000);
+    const aSecondBefore = await claimNames(simulation);
+    const stateBefore = instanceState(simulation, 'i-0aaa000000000001');
+    clock.advance(1000);
+    const atTheDelay = await claimNames(simulation);
+
+    // Assess
+    expect(atOnce).toEqual(['ondemand-pool-d3e4f', 'spot-pool-a1b2c']);
+    expect(aSecondBefore).toEqual(['ondemand-pool-d3e4f', 'spot-pool-a1b2c']);
+    expect(stateBefore).toBe('running');
+    expect(atTheDelay).toEqual(['ondemand-pool-d3e4f']);
+    expect(await nodeNames(simulation)).toEqual(['ip-10-0-1-2']);
+    expect(instanceState(simulation, 'i-0aaa000000000001')).toBe('shutting-down');
+  });
+
+  it('a slow drain needs the controller too: without it, the NodeClaims stay past drainDelayMs', async () => {
+    // Prepare
+    const clock = steppingClock(DELETED_AT);
+    const simulation = await cluster([], { clock, karpenter: { drainDelayMs: 60_000 } });
+    await call(simulation.kubeApi, `${NODEPOOLS}/spot-pool`, { method: 'DELETE' });
+
+    // Act
+    clock.advance(60 * 60_000);
+    const claims = await claimNames(simulation);
+
+    // Assess
+    expect(claims).toEqual(['ondemand-pool-d3e4f', 'spot-pool-a1b2c']);
+    expect(instanceState(simulation, 'i-0aaa000000000001')).toBe('running');
   });
 
   it('Karpenter’s terminations are not the caller’s: no TerminateInstances call recorded, terminated after the next describe', async () => {

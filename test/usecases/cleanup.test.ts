@@ -9,8 +9,8 @@ import { EXAMPLES_NOW } from '../../src/cli/commands/demo.ts';
 import type { CleanupProgress, CleanupRequest, CleanupResult } from '../../src/domain/cleanup.ts';
 import type { ClusterSnapshot } from '../../src/domain/snapshot.ts';
 import type { Clock } from '../../src/ports/clock.ts';
-import type { AwsOperation, InMemoryAwsOptions } from '../../src/simulator/in-memory-aws.ts';
-import { simulateSnapshot, type Simulation } from '../../src/simulator/simulation.ts';
+import type { AwsOperation } from '../../src/simulator/in-memory-aws.ts';
+import { simulateSnapshot, type Simulation, type SimulationOptions } from '../../src/simulator/simulation.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
 import { DEFAULT_NODECLAIM_WAIT_MS, runCleanup, type CleanupSettings } from '../../src/usecases/cleanup.ts';
 import { karpenterPod } from '../factories/kube.ts';
@@ -61,6 +61,17 @@ beforeAll(async () => {
   captured = (await loadSnapshot([EXAMPLE])).snapshot;
 });
 
+/** The example with its Karpenter controller still running (Ready). */
+const withController = (): ClusterSnapshot => ({
+  ...captured,
+  pods: [
+    ...captured.pods,
+    karpenterPod({ name: 'karpenter-6c8d9f7b54-q2w7r', nodeName: 'ip-10-0-12-37.eu-central-1.compute.internal' }),
+  ],
+});
+/** A controller that drains slower than the cleanup waits (PodDisruptionBudgets, long grace periods). */
+const SLOW_DRAIN: Pick<SimulationOptions, 'karpenter'> = { karpenter: { drainDelayMs: 2 * DEFAULT_NODECLAIM_WAIT_MS } };
+
 const running: Simulation[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((s) => s.close()));
@@ -74,9 +85,12 @@ interface Cluster {
   cleanup(request: CleanupRequest, settings?: Partial<CleanupSettings> & { clock?: Clock }): Promise<CleanupResult>;
 }
 
-async function simulate(seed: ClusterSnapshot = captured, aws?: InMemoryAwsOptions): Promise<Cluster> {
+async function simulate(
+  seed: ClusterSnapshot = captured,
+  options: Pick<SimulationOptions, 'aws' | 'karpenter'> = {},
+): Promise<Cluster> {
   const clock = steppingClock(START);
-  const simulation = await simulateSnapshot(seed, { clock, kube: { clock }, ...(aws ? { aws } : {}) });
+  const simulation = await simulateSnapshot(seed, { clock, kube: { clock }, ...options });
   running.push(simulation);
   const progress: CleanupProgress[] = [];
   return {
@@ -116,6 +130,8 @@ function terminationsPerInstance(simulation: Simulation): Record<string, number>
   }
   return counts;
 }
+
+const stepMessages = (progress: CleanupProgress[]) => progress.flatMap((p) => (p.kind === 'step' ? [p.message] : []));
 
 function kubeNames(simulation: Simulation, resource: 'nodepools' | 'nodeclaims' | 'nodes'): string[] {
   return simulation.kubeApi.store.list(resource).map((o) => o.name);
@@ -180,16 +196,27 @@ describe('cleanup of a cluster after a partial terraform destroy (controller gon
     ).toEqual(INSTANCE_PROFILES);
   });
 
-  it('without a controller nothing drains: it waits the NodeClaim bound, then terminates the instances itself', async () => {
+  it('without a controller nothing would drain: no NodeClaim wait, a note why, and it terminates the instances itself', async () => {
     // Prepare
-    const { simulation, clock, cleanup } = await simulate();
+    const { simulation, clock, progress, cleanup } = await simulate();
 
     // Act
-    await cleanup(APPLY);
+    const result = await cleanup(APPLY);
 
     // Assess
-    const waitedMs = clock.sleeps.reduce((sum, ms) => sum + ms, 0);
-    expect(waitedMs).toBeGreaterThanOrEqual(DEFAULT_NODECLAIM_WAIT_MS);
+    expect(result).toMatchObject({ complete: true, errors: [], instancesTerminated: INSTANCES });
+    expect(progress.filter((p) => p.kind === 'waiting' && p.step === 'nodepools')).toEqual([]);
+    expect(progress).toContainEqual({
+      kind: 'step',
+      step: 'nodepools',
+      message:
+        'no Karpenter controller is running (no Ready pod labelled app.kubernetes.io/name=karpenter): nothing will drain the 2 NodeClaims; their instances are terminated next',
+    });
+    // What little it sleeps is the instances step's (EC2 shutting down), far from the 5-minute bound.
+    expect(progress.filter((p) => p.kind === 'waiting').every((p) => p.step === 'instances')).toBe(true);
+    expect(clock.sleeps.reduce((sum, ms) => sum + ms, 0)).toBeLessThan(DEFAULT_NODECLAIM_WAIT_MS);
+    // The cleanup, not Karpenter, terminated all three, once each.
+    expect(terminationsPerInstance(simulation)).toEqual(Object.fromEntries(INSTANCES.map((id) => [id, 1])));
     // The NodeClaims stay, marked deleted and held by Karpenter's finalizer: nothing runs to remove it.
     expect(kubeNames(simulation, 'nodeclaims')).toEqual(['ondemand-pool-q8w3z', 'spot-pool-x7k2p']);
     for (const claim of simulation.kubeApi.store.list('nodeclaims')) {
@@ -255,8 +282,12 @@ describe('cleanup of a cluster after a partial terraform destroy (controller gon
   });
 
   it('a run out of time while instances shut down stops with complete: false; the next finishes without terminating twice', async () => {
-    // Prepare: EC2 takes its time (instances stay shutting-down until it is done), and the first run has 90 s.
-    const { simulation, clock, cleanup } = await simulate(captured, { termination: 'advance' });
+    // Prepare: a controller drains too slowly for the 60 s NodeClaim wait, EC2 takes its time (instances
+    // stay shutting-down until it is done), and the first run has 90 s.
+    const { simulation, clock, progress, cleanup } = await simulate(withController(), {
+      aws: { termination: 'advance' },
+      ...SLOW_DRAIN,
+    });
     const settings = { nodeClaimWaitMs: 60_000, pollIntervalMs: 10_000 };
 
     // Act
@@ -282,6 +313,7 @@ describe('cleanup of a cluster after a partial terraform destroy (controller gon
       launchTemplatesDeleted: [],
       instanceProfilesDeleted: [],
     });
+    expect(stepMessages(progress)).toContain('stopped waiting for 2 NodeClaims after 1m: their instances are terminated next');
     expect(shuttingDownBetweenRuns).toMatchObject(Object.fromEntries(INSTANCES.map((id) => [id, 'shutting-down'])));
     expect(second).toMatchObject({
       complete: true,
@@ -299,16 +331,24 @@ describe('cleanup of a cluster after a partial terraform destroy (controller gon
   });
 
   it('a run that resumes does not wait the NodeClaim bound again (it counts from their deletionTimestamp)', async () => {
-    // Prepare
-    const { clock, cleanup } = await simulate();
+    // Prepare: the controller runs but drains slower than the bound, so the NodeClaims outlast the first run.
+    const { simulation, clock, progress, cleanup } = await simulate(withController(), SLOW_DRAIN);
     await cleanup(APPLY);
+    const sleptFirst = clock.sleeps.reduce((sum, ms) => sum + ms, 0);
     const sleepsBefore = clock.sleeps.length;
+    const progressBefore = progress.length;
 
     // Act
-    await cleanup(APPLY);
+    const second = await cleanup(APPLY);
 
     // Assess
+    expect(sleptFirst).toBeGreaterThanOrEqual(DEFAULT_NODECLAIM_WAIT_MS);
+    expect(kubeNames(simulation, 'nodeclaims')).toEqual(['ondemand-pool-q8w3z', 'spot-pool-x7k2p']);
+    expect(second).toMatchObject({ complete: true, errors: [] });
     expect(clock.sleeps.slice(sleepsBefore)).toEqual([]);
+    expect(stepMessages(progress.slice(progressBefore))).toContain(
+      'stopped waiting for 2 NodeClaims after 5m: their instances are terminated next',
+    );
   });
 });
 
@@ -353,14 +393,6 @@ describe('dry run', () => {
 });
 
 describe('with the Karpenter controller still running', () => {
-  const withController = (): ClusterSnapshot => ({
-    ...captured,
-    pods: [
-      ...captured.pods,
-      karpenterPod({ name: 'karpenter-6c8d9f7b54-q2w7r', nodeName: 'ip-10-0-12-37.eu-central-1.compute.internal' }),
-    ],
-  });
-
   it('Karpenter drains the deleted NodePools: the wait ends at once and only the instance without a NodeClaim is terminated here', async () => {
     // Prepare
     const { simulation, clock, progress, cleanup } = await simulate(withController());

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVICES, type CliServices } from '../../../src/cli/io.ts';
 import type { CleanupResult } from '../../../src/domain/cleanup.ts';
 import type { Simulation } from '../../../src/simulator/simulation.ts';
+import { karpenterPod } from '../../factories/kube.ts';
 import { steppingClock } from '../../support/clock.ts';
 import { ANSI, run, type RunOptions } from './cli-harness.ts';
 
@@ -27,6 +28,16 @@ const UNTOUCHED = [
   'i-0e1a7c3f9b5d26487 running',
 ];
 
+/**
+ * The example with its Karpenter controller still running, but draining slower than the 5-minute
+ * NodeClaim wait (PodDisruptionBudgets, long grace periods): the NodeClaims are waited for, and stay.
+ */
+const slowController: CliServices['startSimulation'] = (seed, options) =>
+  DEFAULT_SERVICES.startSimulation(
+    { ...seed, pods: [...seed.pods, karpenterPod({ name: 'karpenter-6c8d9f7b54-q2w7r', nodeName: 'ip-10-0-12-37' })] },
+    { ...options, karpenter: { drainDelayMs: 10 * 60_000 } },
+  );
+
 const started: Simulation[] = [];
 afterEach(async () => {
   await Promise.all(started.splice(0).map((s) => s.close()));
@@ -37,11 +48,14 @@ afterEach(async () => {
  * close waits for the test's end), and one clock for all runs: a test can arm faults and run the
  * command several times on one cluster, time going on between runs as it would.
  */
-function sharedSimulation(arm: (simulation: Simulation) => void = () => {}) {
+function sharedSimulation(
+  arm: (simulation: Simulation) => void = () => {},
+  start: CliServices['startSimulation'] = DEFAULT_SERVICES.startSimulation,
+) {
   let simulation: Simulation | undefined;
   const startSimulation: CliServices['startSimulation'] = async (seed, options) => {
     if (!simulation) {
-      simulation = await DEFAULT_SERVICES.startSimulation(seed, options);
+      simulation = await start(seed, options);
       started.push(simulation);
       arm(simulation);
     }
@@ -171,9 +185,9 @@ describe('cleanup --simulate', () => {
   });
 
   it('stops when the time is up, exit 1, and the next run carries on to the end', async () => {
-    const shared = sharedSimulation();
+    const shared = sharedSimulation(undefined, slowController);
 
-    // Nobody drains the NodeClaims (the controller is gone): the 5-minute wait outlasts a 1-minute run.
+    // The controller drains slower than the 5-minute NodeClaim wait, which outlasts a 1-minute run.
     const cut = await cleanup(['--simulate', EXAMPLE, '--apply', '--timeout', '1m'], shared.services);
     const statesAfterCut = instanceStates(shared.simulation);
     const resumed = await cleanup(['--simulate', EXAMPLE, '--apply', '-o', 'json'], shared.services);
@@ -197,7 +211,7 @@ describe('cleanup --simulate', () => {
   });
 
   it('gives up waiting for NodeClaims after --nodeclaim-wait', async () => {
-    const shared = sharedSimulation();
+    const shared = sharedSimulation(undefined, slowController);
 
     const result = await cleanup(['--simulate', EXAMPLE, '--apply', '--nodeclaim-wait', '30s', '-o', 'json'], shared.services);
 
@@ -229,7 +243,7 @@ describe('cleanup --simulate', () => {
 
 describe('cleanup progress', () => {
   it('in a log: a plain line per step and per change in what it waits for, no escape codes', async () => {
-    const result = await cleanup(['--simulate', EXAMPLE, '--apply', '-o', 'json']);
+    const result = await cleanup(['--simulate', EXAMPLE, '--apply', '-o', 'json'], { startSimulation: slowController });
 
     const lines = result.stderr.split('\n').filter((l) => l !== '');
     expect(lines.every((l) => /^\[[1-4]\/4\] [a-z-]+: /.test(l))).toBe(true);
@@ -249,13 +263,32 @@ describe('cleanup progress', () => {
   });
 
   it('on a terminal: one line rewritten in place with the time waited, erased before the result', async () => {
-    const result = await cleanup(['--simulate', EXAMPLE, '--apply'], {}, { isTTY: true, terminal: { noColor: true } });
+    const result = await cleanup(
+      ['--simulate', EXAMPLE, '--apply'],
+      { startSimulation: slowController },
+      { isTTY: true, terminal: { noColor: true } },
+    );
 
     expect(result.stderr).toContain('\r\u001b[2K[1/4] nodepools: waiting for 2 NodeClaims to go (1m of 5m)');
     expect(result.stderr).toContain('\r\u001b[2K[2/4] instances: ');
     expect(result.stderr).not.toContain('\n');
     expect(result.stderr.endsWith('\r\u001b[2K')).toBe(true);
     expect(result.stdout).toMatch(/^cleanup of cluster platform-eks-dev/);
+  });
+
+  it('without a Karpenter controller: says nothing will drain the NodeClaims and does not wait for them', async () => {
+    const timer = steppingClock(START);
+
+    const result = await cleanup(['--simulate', EXAMPLE, '--apply', '-o', 'json'], { timer });
+
+    const lines = result.stderr.split('\n').filter((l) => l !== '');
+    expect(lines.filter((l) => l.startsWith('[1/4] nodepools'))).toEqual([
+      '[1/4] nodepools: deleting 2 NodePools: ondemand-pool, spot-pool',
+      '[1/4] nodepools: no Karpenter controller is running (no Ready pod labelled app.kubernetes.io/name=karpenter): nothing will drain the 2 NodeClaims; their instances are terminated next',
+    ]);
+    expect(result.code).toBe(0);
+    expect(resultOf(result.stdout)).toMatchObject({ complete: true, instancesTerminated: EXPECTED.instancesTerminated });
+    expect(timer.sleeps.reduce((a, b) => a + b, 0)).toBeLessThan(5 * 60_000);
   });
 });
 

@@ -1,18 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterInfo, Instance, InstanceProfile, LaunchTemplate } from '../../../src/domain/aws.ts';
 import type { CleanupProgress, CleanupRequest } from '../../../src/domain/cleanup.ts';
-import type { NodeClaim, NodePool } from '../../../src/domain/kube.ts';
+import type { NodeClaim, NodePool, Pod } from '../../../src/domain/kube.ts';
 import { KubeUnreachableError, SourceError } from '../../../src/ports/errors.ts';
 import { inMemoryAws, type AwsOperation } from '../../../src/simulator/in-memory-aws.ts';
 import { runCleanup, type CleanupSettings } from '../../../src/usecases/cleanup.ts';
 import type { ClusterConnection } from '../../../src/usecases/scan-cluster.ts';
 import { cluster, instance, instanceProfile, launchTemplate, snapshotOf } from '../../factories/aws.ts';
 import { autoModeNodePool, nodeClaim, nodePool } from '../../factories/karpenter.ts';
-import { minutesAfter } from '../../factories/kube.ts';
+import { karpenterPod, minutesAfter, pod } from '../../factories/kube.ts';
 import { FakeKarpenterKube } from '../../factories/ports.ts';
 import { steppingClock } from '../../support/clock.ts';
 
 const START = '2026-01-01T02:00:00Z';
+/** A Karpenter controller that runs: something drains the NodeClaims, so they are waited for. */
+const RUNNING_CONTROLLER = [karpenterPod({ name: 'karpenter-5697769d6c-x7k2p', nodeName: 'ip-10-0-1-20.ec2.internal' })];
 const WRITES: readonly AwsOperation[] = [
   'TerminateInstances',
   'DeleteLaunchTemplate',
@@ -54,6 +56,7 @@ interface WorldInput {
   instanceProfiles?: InstanceProfile[];
   nodePools?: NodePool[];
   nodeClaims?: NodeClaim[];
+  pods?: Pod[];
 }
 
 function world(input: WorldInput = partialDestroy()) {
@@ -66,7 +69,12 @@ function world(input: WorldInput = partialDestroy()) {
       instanceProfiles: input.instanceProfiles ?? [],
     }),
   );
-  const kube = new FakeKarpenterKube({ nodePools: input.nodePools, nodeClaims: input.nodeClaims, now: () => clock.now() });
+  const kube = new FakeKarpenterKube({
+    nodePools: input.nodePools,
+    nodeClaims: input.nodeClaims,
+    pods: input.pods,
+    now: () => clock.now(),
+  });
   const progress: CleanupProgress[] = [];
   const connects: (ClusterInfo | undefined)[] = [];
   const connection: ClusterConnection = {
@@ -115,6 +123,7 @@ describe('runCleanup on a cluster after a partial destroy', () => {
     const w = world({
       ...partialDestroy(),
       nodeClaims: [nodeClaim({ name: 'spot-pool-x7k2p', nodePool: 'spot-pool', instanceId: 'i-stopped' })],
+      pods: RUNNING_CONTROLLER,
     });
     // Karpenter drains and lets the NodeClaim go between the first and the second look.
     w.kube.beforeNodeClaimList = (kube) => {
@@ -221,7 +230,12 @@ describe('runCleanup waiting', () => {
   it('waits for NodeClaims at most nodeClaimWaitMs from their deletionTimestamp, then terminates their instances', async () => {
     const claim = nodeClaim({ name: 'spot-pool-x7k2p', nodePool: 'spot-pool', instanceId: 'i-1' });
     claim.metadata = { ...claim.metadata, deletionTimestamp: minutesAfter(START, -4) };
-    const w = world({ instances: [instance({ id: 'i-1', nodePool: 'spot-pool' })], nodePools: [], nodeClaims: [claim] });
+    const w = world({
+      instances: [instance({ id: 'i-1', nodePool: 'spot-pool' })],
+      nodePools: [],
+      nodeClaims: [claim],
+      pods: RUNNING_CONTROLLER,
+    });
 
     const result = await w.cleanup({}, { nodeClaimWaitMs: 5 * 60_000 });
 
@@ -234,7 +248,7 @@ describe('runCleanup waiting', () => {
   it('counts the wait from now when the deletionTimestamp lies in the future', async () => {
     const claim = nodeClaim({ name: 'spot-pool-x7k2p', nodePool: 'spot-pool' });
     claim.metadata = { ...claim.metadata, deletionTimestamp: minutesAfter(START, 60) };
-    const w = world({ nodePools: [], nodeClaims: [claim] });
+    const w = world({ nodePools: [], nodeClaims: [claim], pods: RUNNING_CONTROLLER });
 
     await w.cleanup({}, { nodeClaimWaitMs: 60_000 });
 
@@ -243,7 +257,11 @@ describe('runCleanup waiting', () => {
 
   it('out of time while NodeClaims remain: complete false at nodepools; the next run resumes without repeating writes', async () => {
     const input = partialDestroy();
-    const w = world({ ...input, nodeClaims: [nodeClaim({ name: 'spot-pool-x7k2p', nodePool: 'spot-pool' })] });
+    const w = world({
+      ...input,
+      nodeClaims: [nodeClaim({ name: 'spot-pool-x7k2p', nodePool: 'spot-pool' })],
+      pods: RUNNING_CONTROLLER,
+    });
 
     const first = await w.cleanup({}, { deadline: new Date(Date.parse(START) + 60_000) });
 
@@ -292,6 +310,108 @@ describe('runCleanup waiting', () => {
 
     expect(result).toMatchObject({ complete: false, stoppedAt: 'nodepools', errors: [] });
     expect(w.aws.calls).toEqual([]);
+  });
+});
+
+describe('runCleanup when nothing can drain the NodeClaims', () => {
+  /** Two NodeClaims of deleted pools, their instances, and the pods the test gives. */
+  function leftovers(input: { pods?: Pod[]; cluster?: ClusterInfo } = {}) {
+    return world({
+      ...input,
+      instances: [instance({ id: 'i-spot', nodePool: 'spot-pool' }), instance({ id: 'i-ondemand', nodePool: 'ondemand-pool' })],
+      nodePools: [nodePool({ name: 'spot-pool' }), nodePool({ name: 'ondemand-pool' })],
+      nodeClaims: [
+        nodeClaim({ name: 'spot-pool-x7k2p', nodePool: 'spot-pool', instanceId: 'i-spot' }),
+        nodeClaim({ name: 'ondemand-pool-q8w3z', nodePool: 'ondemand-pool', instanceId: 'i-ondemand' }),
+      ],
+    });
+  }
+  const NO_CONTROLLER_NOTE =
+    'no Karpenter controller is running (no Ready pod labelled app.kubernetes.io/name=karpenter): nothing will drain the 2 NodeClaims; their instances are terminated next';
+
+  it.each([
+    ['no controller pod at all', [pod({ name: 'coredns-6d4b75cb6d-8xk2p', nodeName: 'n1', labels: { 'k8s-app': 'kube-dns' } })]],
+    [
+      'only controller pods that are not Ready',
+      [
+        karpenterPod({ name: 'karpenter-5697769d6c-a', nodeName: 'n1', ready: false }),
+        karpenterPod({ name: 'karpenter-5697769d6c-b' }), // Pending
+      ],
+    ],
+  ])('%s: no wait, a note why, and the cleanup terminates their instances itself', async (_why, pods) => {
+    const w = leftovers({ pods });
+
+    const result = await w.cleanup({}, { nodeClaimWaitMs: 5 * 60_000 });
+
+    expect(result).toMatchObject({
+      complete: true,
+      errors: [],
+      nodePoolsDeleted: ['ondemand-pool', 'spot-pool'],
+      instancesTerminated: ['i-ondemand', 'i-spot'],
+    });
+    expect(w.clock.sleeps).toEqual([]);
+    expect(w.kube.nodeClaimLists).toHaveLength(1);
+    expect(w.kube.podLists).toEqual([{ resource: 'pods', labelSelector: 'app.kubernetes.io/name=karpenter' }]);
+    expect(w.progress.filter((p) => p.kind === 'waiting')).toEqual([]);
+    expect(stepMessages(w.progress)).toEqual([
+      'deleting 2 NodePools: ondemand-pool, spot-pool',
+      NO_CONTROLLER_NOTE,
+      'terminating 2 instances: i-ondemand, i-spot',
+      'no launch templates to delete',
+      'no instance profiles to delete',
+    ]);
+    expect(w.aws.callsTo('TerminateInstances').flatMap((c) => c.input.instanceIds as string[])).toEqual(['i-ondemand', 'i-spot']);
+  });
+
+  it('says "the 1 NodeClaim" for one', async () => {
+    const w = world({
+      nodePools: [nodePool({ name: 'spot-pool' })],
+      nodeClaims: [nodeClaim({ name: 'spot-pool-x7k2p', nodePool: 'spot-pool' })],
+    });
+
+    await w.cleanup();
+
+    expect(stepMessages(w.progress)).toContain(
+      'no Karpenter controller is running (no Ready pod labelled app.kubernetes.io/name=karpenter): nothing will drain the 1 NodeClaim; their instances are terminated next',
+    );
+  });
+
+  it.each([
+    [
+      'the pod list is forbidden (it cannot be told)',
+      () => {
+        const w = leftovers();
+        w.kube.podListError = new SourceError('403 Forbidden: pods is forbidden', { code: '403' });
+        return w;
+      },
+      1,
+    ],
+    ['EKS Auto Mode (Karpenter runs outside the cluster)', () => leftovers({ cluster: cluster({ autoMode: true }) }), 0],
+    [
+      'a Ready controller pod',
+      () => leftovers({ pods: [...RUNNING_CONTROLLER, karpenterPod({ name: 'karpenter-5697769d6c-b' })] }),
+      1,
+    ],
+  ])('%s: waits the bound as before, and no error', async (_why, arrange, podLists) => {
+    const w = arrange();
+
+    const result = await w.cleanup({}, { nodeClaimWaitMs: 60_000 });
+
+    expect(result).toMatchObject({ complete: true, errors: [], instancesTerminated: ['i-ondemand', 'i-spot'] });
+    expect(w.clock.sleeps.reduce((a, b) => a + b, 0)).toBe(60_000);
+    expect(w.progress).toContainEqual({ kind: 'waiting', step: 'nodepools', nodeClaims: 2, waitedMs: 0, limitMs: 60_000 });
+    expect(stepMessages(w.progress)).toContain('stopped waiting for 2 NodeClaims after 1m: their instances are terminated next');
+    expect(stepMessages(w.progress).some((m) => m.startsWith('no Karpenter controller'))).toBe(false);
+    // Asked once (not at every poll), and not at all in Auto Mode.
+    expect(w.kube.podLists).toHaveLength(podLists);
+  });
+
+  it('asks nothing about the controller when no NodeClaim is left to wait for', async () => {
+    const w = world();
+
+    await w.cleanup();
+
+    expect(w.kube.podLists).toEqual([]);
   });
 });
 
