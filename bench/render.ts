@@ -1,5 +1,6 @@
 /** Turns benchmark results into the console table and BENCHMARKS.md, from the same rows. */
 import type { BundleMeasurement, BundleMeasurements } from './bundles.ts';
+import type { CleanupRunMeasurement, CleanupScaleMeasurement, OperationCounts } from './cleanup.ts';
 import type { InterruptionsBench } from './interruptions.ts';
 import { ALL_PODS_STEP, kubectlFetchPlan, type KubectlTiming } from './kubectl.ts';
 import type { LiveResults, LiveScan, RequestStats } from './live.ts';
@@ -18,7 +19,7 @@ export interface Machine {
 }
 
 /** What `--only` selects; `lambda` stands for both Lambda sections. */
-export const BENCH_SECTIONS = ['analysis', 'live', 'bundles', 'interruptions'] as const;
+export const BENCH_SECTIONS = ['analysis', 'live', 'bundles', 'interruptions', 'cleanup'] as const;
 export type BenchSection = (typeof BENCH_SECTIONS)[number];
 const SECTION_ALIASES: Readonly<Record<string, readonly BenchSection[]>> = { lambda: ['bundles', 'interruptions'] };
 
@@ -46,6 +47,9 @@ export interface AnalysisResults {
   linearity: { factor: number; timing: Outcome<AnalysisTiming> }[];
 }
 
+/** Destroy-time cleanup, one account size per child process. */
+export type CleanupResults = { instances: number; outcome: Outcome<CleanupScaleMeasurement> }[];
+
 export interface BenchResults {
   machine: Machine;
   date: string;
@@ -59,6 +63,7 @@ export interface BenchResults {
   liveRuns: number;
   bundles: Outcome<BundleMeasurements> | undefined;
   interruptions: Outcome<InterruptionsBench> | undefined;
+  cleanup: CleanupResults | undefined;
   /** The flag that left a section out, e.g. `--skip-live` or `--only lambda`. */
   notMeasured: Partial<Record<BenchSection, string>>;
   totalMs: number;
@@ -70,6 +75,7 @@ export function outcomesOf(r: BenchResults): Outcome<unknown>[] {
   return [
     ...(a ? [a.timing, a.memory, a.write, a.load, ...a.linearity.map((l) => l.timing)] : []),
     ...[r.live, r.bundles, r.interruptions].filter((o) => o !== undefined),
+    ...(r.cleanup ?? []).map((c) => c.outcome),
   ];
 }
 
@@ -78,6 +84,8 @@ export const TARGET_BYTES = 300 * 1_000_000;
 /** Per Lambda artifact, zipped (decimal megabyte, the stricter reading). */
 export const TARGET_ZIP_BYTES = 1_000_000;
 export const TARGET_DESCRIBE_INSTANCES_PER_BATCH = 1;
+/** Instances per TerminateInstances call the cleanup promises (issue 5): n instances take ⌈n/50⌉ calls. */
+export const TARGET_TERMINATE_BATCH = 50;
 
 interface Section {
   title: string;
@@ -89,6 +97,7 @@ interface Section {
 const mb = (bytes: number) => `${(bytes / 1_000_000).toFixed(1)} MB`;
 const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 const int = (value: number) => value.toLocaleString('en-US');
+const counted = (n: number, one: string, many = `${one}s`) => `${int(n)} ${n === 1 ? one : many}`;
 const kb = (bytes: number) =>
   `${(bytes / 1000).toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 })} kB`;
 const percent = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
@@ -123,7 +132,7 @@ export interface TargetRow {
 }
 
 export function targets(r: BenchResults): TargetRow[] {
-  return [...analysisTargets(r), liveTarget(r), ...bundleTargets(r), interruptionsTarget(r)];
+  return [...analysisTargets(r), liveTarget(r), ...bundleTargets(r), interruptionsTarget(r), ...cleanupTargets(r)];
 }
 
 function notMeasured(r: BenchResults, section: BenchSection): string {
@@ -208,6 +217,55 @@ function interruptionsTarget(r: BenchResults): TargetRow {
   };
 }
 
+export const terminateCallsFor = (instances: number) => Math.ceil(instances / TARGET_TERMINATE_BATCH);
+
+/** TerminateInstances batching; no write in a dry run or a run with nothing left; the apply run removing exactly what it must. */
+export function cleanupTargets(r: BenchResults): TargetRow[] {
+  const batching = `\`cleanup\`: TerminateInstances calls = ⌈n/${TARGET_TERMINATE_BATCH}⌉ in an apply run (n: the cluster's Karpenter instances)`;
+  const noWrites =
+    '`cleanup`: no write call in a dry run, nor in a second run after an apply run (AWS writes; Kubernetes objects changed)';
+  const exact =
+    "`cleanup`: an apply run is complete and removes exactly the cluster's Karpenter NodePools, instances, launch templates and instance profiles, and the dry run lists exactly those";
+  const all = [batching, noWrites, exact];
+  if (r.cleanup === undefined) return all.map((target) => ({ target, measured: notMeasured(r, 'cleanup'), pass: undefined }));
+  const failed = r.cleanup.filter((c) => !c.outcome.ok);
+  if (failed.length > 0 || r.cleanup.length === 0) {
+    const measured = failed.map((c) => `${int(c.instances)}: ${failure(c.outcome)}`).join('; ') || 'nothing measured';
+    return all.map((target) => ({ target, measured, pass: undefined }));
+  }
+  const scales = r.cleanup.flatMap((c) => (c.outcome.ok ? [c.outcome.value] : []));
+  const terminateCalls = (m: CleanupScaleMeasurement) => m.applyRuns[0]?.awsCalls.TerminateInstances ?? 0;
+  const writes = (m: CleanupRunMeasurement | undefined) => (m === undefined ? Number.NaN : m.awsWrites + m.kubeChanges);
+  const dryWrites = scales.map((m) => Math.max(...m.dryRuns.map(writes)));
+  const secondWrites = scales.map((m) => writes(m.secondRun));
+  const problems = scales.flatMap((m) => m.problems.map((p) => `${int(m.karpenterInstances)}: ${p}`));
+  return [
+    {
+      target: batching,
+      measured: scales
+        .map(
+          (m) =>
+            `${int(m.karpenterInstances)}: ${terminateCalls(m)} (⌈n/${TARGET_TERMINATE_BATCH}⌉ = ${terminateCallsFor(m.karpenterInstances)})`,
+        )
+        .join('; '),
+      pass: scales.every((m) => terminateCalls(m) === terminateCallsFor(m.karpenterInstances)),
+    },
+    {
+      target: noWrites,
+      measured: `dry run ${dryWrites.join(' / ')}, second run ${secondWrites.join(' / ')} (n = ${scales.map((m) => int(m.karpenterInstances)).join(' / ')})`,
+      pass: [...dryWrites, ...secondWrites].every((w) => w === 0),
+    },
+    {
+      target: exact,
+      measured:
+        problems.length === 0
+          ? `yes, n = ${scales.map((m) => int(m.karpenterInstances)).join(' / ')}`
+          : problems.slice(0, 3).join('; '),
+      pass: problems.length === 0,
+    },
+  ];
+}
+
 function failure(o: Outcome<unknown>): string {
   return o.ok ? '' : `failed: ${o.error}`;
 }
@@ -269,6 +327,7 @@ function sections(r: BenchResults): Section[] {
   if (r.live !== undefined || r.notMeasured.live === '--skip-live') out.push(...liveSections(r));
   if (r.bundles) out.push(...bundleSections(r.bundles));
   if (r.interruptions) out.push(interruptionsSection(r.interruptions));
+  if (r.cleanup) out.push(cleanupSection(r.cleanup));
   return out;
 }
 
@@ -636,6 +695,109 @@ function interruptionsSection(outcome: Outcome<InterruptionsBench>): Section {
   };
 }
 
+/** `DescribeCluster 1, ListInstanceProfiles 1`: the calls of a run other than `shown`, in call-count order. */
+export function otherCalls(counts: OperationCounts, shown: readonly string[]): string {
+  const rest = Object.entries(counts).filter(([op, n]) => !shown.includes(op) && n !== undefined && n > 0);
+  return rest.length === 0 ? 'none' : rest.map(([op, n]) => `${op} ${n}`).join(', ');
+}
+
+const APPLY_SHOWN = [
+  'TerminateInstances',
+  'DescribeInstances',
+  'DeleteLaunchTemplate',
+  'RemoveRoleFromInstanceProfile',
+  'DeleteInstanceProfile',
+];
+
+function callsText(m: CleanupRunMeasurement): string {
+  const total = Object.values(m.awsCalls).reduce((sum, n) => sum + (n ?? 0), 0);
+  return `${total} (${m.awsWrites} writes): ${otherCalls(m.awsCalls, [])}`;
+}
+
+const ROW_ONE = "the cluster's Karpenter instances: n (running / stopped / pending)";
+
+function cleanupSection(results: CleanupResults): Section {
+  const title = 'Cleanup: AWS calls and time per run';
+  const first = results.flatMap((c) => (c.outcome.ok ? [c.outcome.value] : []))[0];
+  const row = (label: string, cell: (m: CleanupScaleMeasurement) => string) => [
+    label,
+    // A failed size says why in its first cell and leaves the rest empty.
+    ...results.map((c) => (c.outcome.ok ? cell(c.outcome.value) : label === ROW_ONE ? failure(c.outcome) : '')),
+  ];
+  const apply = (m: CleanupScaleMeasurement) => m.applyRuns[0] as CleanupRunMeasurement;
+  const op = (name: string) => (m: CleanupScaleMeasurement) => String(apply(m).awsCalls[name as keyof OperationCounts] ?? 0);
+  const kube = (m: CleanupRunMeasurement) => `${m.kubeRequests}, ${int(m.kubeChanges)}`;
+  const wall = (runs: readonly CleanupRunMeasurement[]) =>
+    spread(
+      runs.map((m) => m.ms),
+      ms,
+    );
+  const removed = (m: CleanupRunMeasurement) =>
+    [
+      counted(m.listed.nodePools, 'NodePool'),
+      counted(m.listed.instances, 'instance'),
+      counted(m.listed.launchTemplates, 'launch template'),
+      counted(m.listed.instanceProfiles, 'instance profile'),
+    ].join(', ') +
+    (m.complete ? '; complete' : '; NOT complete') +
+    (m.errors ? `, ${counted(m.errors, 'error')}` : '');
+  return {
+    title,
+    header: ['measure', ...results.map((c) => `n = ${int(c.instances)}`)],
+    rows: [
+      row(ROW_ONE, (m) => {
+        const k = m.account.karpenter;
+        return `${int(m.karpenterInstances)} (${int(k.running)} / ${int(k.stopped)} / ${int(k.pending)})`;
+      }),
+      row("other instances: node groups / another cluster's Karpenter / already terminated", (m) => {
+        const o = m.account.others;
+        return `${int(o.nodeGroup)} / ${int(o.otherCluster)} / ${int(o.terminated)}`;
+      }),
+      row('NodePools / NodeClaims', (m) => `${m.account.nodePools} / ${int(m.account.nodeClaims)}`),
+      row("launch templates / instance profiles: Karpenter's of the cluster (all)", (m) => {
+        const { launchTemplates: t, instanceProfiles: p } = m.account;
+        return `${t.karpenter} (${t.all}) / ${p.karpenter} (${p.all})`;
+      }),
+      row(
+        `apply: TerminateInstances (⌈n/${TARGET_TERMINATE_BATCH}⌉)`,
+        (m) => `${op('TerminateInstances')(m)} (${terminateCallsFor(m.karpenterInstances)})`,
+      ),
+      row('apply: DescribeInstances', op('DescribeInstances')),
+      row('apply: DeleteLaunchTemplate', op('DeleteLaunchTemplate')),
+      row('apply: RemoveRoleFromInstanceProfile', op('RemoveRoleFromInstanceProfile')),
+      row('apply: DeleteInstanceProfile', op('DeleteInstanceProfile')),
+      row('apply: other AWS calls', (m) => otherCalls(apply(m).awsCalls, APPLY_SHOWN)),
+      row('apply: AWS calls in all (writes)', (m) => {
+        const a = apply(m);
+        return `${Object.values(a.awsCalls).reduce((sum, n) => sum + (n ?? 0), 0)} (${a.awsWrites})`;
+      }),
+      row('apply: Kubernetes requests, objects changed', (m) => kube(apply(m))),
+      row('apply: removed', (m) => removed(apply(m))),
+      row('apply: waits skipped (slept on the stepping clock)', (m) => `${(apply(m).simulatedWaitMs / 1000).toFixed(0)} s`),
+      row('apply: wall time, median (min – max)', (m) => wall(m.applyRuns)),
+      row('dry run: AWS calls (writes)', (m) => callsText(m.dryRuns[0] as CleanupRunMeasurement)),
+      row('dry run: Kubernetes requests, objects changed', (m) => kube(m.dryRuns[0] as CleanupRunMeasurement)),
+      row('dry run: wall time, median (min – max)', (m) => wall(m.dryRuns)),
+      row('second run: AWS calls (writes)', (m) => callsText(m.secondRun)),
+      row('second run: Kubernetes requests, objects changed', (m) => kube(m.secondRun)),
+      row(
+        'peak RSS during one apply run, over the RSS before',
+        (m) => `${mb(Math.max(0, m.memory.peakRss - m.memory.rssBefore))} (${mb(m.memory.rssBefore)} → ${mb(m.memory.peakRss)})`,
+      ),
+      row(
+        'heap used after one apply run, over the heap before (garbage not collected)',
+        (m) => `${mb(m.memory.heapAfter - m.memory.heapBefore)} (${mb(m.memory.heapBefore)} → ${mb(m.memory.heapAfter)})`,
+      ),
+      row('problems', (m) => (m.problems.length === 0 ? 'none' : m.problems.join('; '))),
+    ],
+    notes: [
+      "`runCleanup` (src/usecases/cleanup.ts), every NodePool, `deleteNodePools: true`, against the simulator: `simulateSnapshot` of a synthetic account after a partial `terraform destroy` (bench/cleanup-account.ts). Kubernetes through the real adapter over HTTPS to the simulated API server on 127.0.0.1, which holds the NodePools and NodeClaims but no Karpenter pod (the controller is gone, so nothing drains the NodeClaims); AWS answered by the simulator's in-memory account, which records every call. n: the cluster's Karpenter instances, 8 in 10 running, 1 stopped (no NodeClaim), 1 pending, over 4 NodePools; the other instances, launch templates and instance profiles (another cluster's, the node groups', Terraform's) must be left alone, and after each apply run the bench checks that they were.",
+      "AWS calls are calls of the use case to the AWS ports, as the in-memory AWS records them. TerminateInstances is one EC2 request each (at most 50 ids). Against AWS the EC2 adapter sends each DescribeInstances as one query per cluster tag (two), paged by 1,000 instances (by 200 ids while waiting for terminations), and the IAM adapter adds one ListInstanceProfileTags per profile that may be Karpenter's. In the simulation a terminated instance shows `terminated` at the next DescribeInstances, so the apply run does not wait; against EC2 it polls every 10 s until they are. Kubernetes requests: as the simulated API server counts them, lists in pages of 500 (the NodeClaims, several pages). Objects changed: how far the resourceVersion of the store moved, i.e. the NodePools the run deleted and the NodeClaims the simulated garbage collection then marked deleted.",
+      `Wall time is the run's own work: every AWS answer from memory, every Kubernetes answer from the simulated API server on 127.0.0.1 (in the same process, so serving counts too), and a clock whose sleep returns at once (it only steps the time), so no simulated wait is in it. Each run seeds a fresh simulation first (not timed); the second run follows an apply run on what it left. ${first ? `${first.dryRuns.length} dry runs and ${first.applyRuns.length} apply runs per account size after ${first.warmup} warm-up of each, alternating, in a fresh child process per size.` : ''} Memory: around one more apply run, from after a GC: the peak RSS (sampled every 1 ms) over the RSS before, and the heap used right after it over the heap before (what the run allocated and the GC had not yet reclaimed), the simulated API server's included.`,
+    ],
+  };
+}
+
 export function renderConsole(r: BenchResults): string {
   return sections(r)
     .map((s) => {
@@ -660,7 +822,8 @@ const METHOD = [
   '- Live: the same cluster served by the simulator in one child process; per run (`--live-runs N`, default 5, after one warm-up) a full dry-run `scanCluster` in a fresh child process (wall time; RSS sampled every millisecond), then kubectl fetching the same objects one command after another with a fresh `--cache-dir`, then with a warm one (`--kubectl PATH`, default /usr/bin/kubectl). The simulated server counts requests and response bytes of each. `--skip-live` leaves it out.',
   '- Lambda artifacts: `npm run package` first (scripts/bundle.ts, then `osls package`, offline; `--reuse-package` measures the artifacts already there), then per function the zip, the bundle, its esbuild metafile and `--import-runs N` (default 11) imports of the bundle, each in a fresh Node process.',
   '- Interruptions: the deployed handler over in-memory ports, fed SQS batches built from events/interruptions.*.json; the simulated AWS counts the calls.',
-  '- `--only analysis,live,bundles,interruptions` (or `lambda` for the last two) runs just those sections, e.g. `npm run bench -- --only lambda` in about a minute; `--write` needs them all.',
+  '- Cleanup: `runCleanup` against the simulator (real Kubernetes adapter over HTTPS, in-memory AWS) for accounts of 100, 1,000 and 3,000 Karpenter instances of the cluster, a fresh child process each; dry runs and apply runs each on a fresh simulation, then a second run after each apply run; the simulated AWS counts the calls.',
+  '- `--only analysis,live,bundles,interruptions,cleanup` (or `lambda` for bundles and interruptions) runs just those sections, e.g. `npm run bench -- --only lambda` in about a minute; `--write` needs them all.',
   '',
 ];
 

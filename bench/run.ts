@@ -1,14 +1,16 @@
 /**
  * `npm run bench [-- --scale N] [--runs N] [--warmup N] [--live-runs N] [--skip-live] [--kubectl PATH]
- *   [--import-runs N] [--reuse-package] [--only analysis,live,bundles,interruptions|lambda] [--write] [--keep-capture]`
+ *   [--import-runs N] [--reuse-package] [--only analysis,live,bundles,interruptions,cleanup|lambda] [--write] [--keep-capture]`
  *
  * Measures, each in a fresh child process: analysis wall time (warm-up, then median / p95),
  * analysis memory, writing and loading the cluster as capture files, analysis time at 2x and
  * 4x the scale (linearity), and the live path: a full scan of the cluster served by the simulator
  * against kubectl fetching the same objects from the same server. Then the Lambda functions: each
  * packaged artifact's size and its bundle's import time, and the interruptions handler's EC2 calls
- * per batch. `--only` runs some sections (`--only lambda`: the Lambda ones, a minute instead of
- * five). Prints a table; `--write` rewrites BENCHMARKS.md (every section, so not with `--only`).
+ * per batch. Last, destroy-time cleanup against the simulator for three account sizes: AWS calls per
+ * operation and wall time of a dry run and an apply run. `--only` runs some sections (`--only lambda`:
+ * the Lambda ones, a minute instead of five). Prints a table; `--write` rewrites BENCHMARKS.md
+ * (every section, so not with `--only`).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { ALL_PODS_STEP, KUBECTL, kubectlFetchPlan, kubectlVersion, runKubectl, runKubectlSequence } from './kubectl.ts';
 import type { KubectlEnvironment } from './kubectl.ts';
 import { measureBundles, type BundleMeasurements } from './bundles.ts';
+import { CLEANUP_SCALES, measureCleanup, type CleanupScaleMeasurement } from './cleanup.ts';
 import { measureInterruptions, type InterruptionsBench } from './interruptions.ts';
 import { KUBECONFIG_FILE, measureLiveScan, startLiveServer } from './live.ts';
 import type { LiveResults, LiveScan, LiveServer, LiveServerInfo, RequestStats } from './live.ts';
@@ -35,6 +38,7 @@ import {
   type AnalysisResults,
   type BenchResults,
   type BenchSection,
+  type CleanupResults,
   type Outcome,
 } from './render.ts';
 import { DEFAULT_SYNTHETIC_CLUSTER } from './synthetic-cluster.ts';
@@ -49,6 +53,9 @@ const ALL_PODS_RUNS = 3;
 /** One invocation takes well under a millisecond: many runs are cheap. */
 const INTERRUPTION_RUNS = 200;
 const INTERRUPTION_WARMUP = 20;
+/** Each cleanup run seeds a fresh simulation (tens of milliseconds to seconds): a few runs. */
+const CLEANUP_RUNS = 5;
+const CLEANUP_WARMUP = 1;
 
 const { values } = parseArgs({
   options: {
@@ -65,6 +72,7 @@ const { values } = parseArgs({
     'keep-capture': { type: 'boolean', default: false },
     child: { type: 'string' },
     dir: { type: 'string' },
+    instances: { type: 'string' },
   },
 });
 
@@ -127,7 +135,9 @@ async function runChild(mode: string): Promise<void> {
                 ? await measureLoad(scale, dir)
                 : mode === 'interruptions'
                   ? await measureInterruptions(INTERRUPTION_RUNS, INTERRUPTION_WARMUP)
-                  : undefined;
+                  : mode === 'cleanup'
+                    ? await measureCleanup(positive('instances', values.instances, true), CLEANUP_RUNS, CLEANUP_WARMUP)
+                    : undefined;
     outcome = value === undefined ? { ok: false, error: `unknown child mode ${mode}` } : { ok: true, value };
   } catch (error) {
     outcome = { ok: false, error: errorText(error) };
@@ -345,6 +355,19 @@ async function measureLambdaArtifacts(): Promise<Outcome<BundleMeasurements>> {
   }
 }
 
+/** One fresh process per account size, so each one's memory is its own. */
+async function measureCleanupScales(): Promise<CleanupResults> {
+  const results: CleanupResults = [];
+  for (const instances of CLEANUP_SCALES) {
+    const outcome = await inChild<CleanupScaleMeasurement>(
+      `cleanup of ${instances} Karpenter instances (${CLEANUP_WARMUP} warm-up + ${CLEANUP_RUNS} dry runs and apply runs)`,
+      ['--child', 'cleanup', '--instances', String(instances)],
+    );
+    results.push({ instances, outcome });
+  }
+  return results;
+}
+
 async function main(): Promise<void> {
   const { selected, notMeasured } = selectedSections();
   const started = performance.now();
@@ -358,6 +381,7 @@ async function main(): Promise<void> {
         ['--child', 'interruptions'],
       )
     : undefined;
+  const cleanup = selected.has('cleanup') ? await measureCleanupScales() : undefined;
 
   const results: BenchResults = {
     machine: {
@@ -378,6 +402,7 @@ async function main(): Promise<void> {
     liveRuns,
     bundles,
     interruptions,
+    cleanup,
     notMeasured,
     totalMs: performance.now() - started,
   };

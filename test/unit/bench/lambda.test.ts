@@ -66,6 +66,7 @@ function results(overrides: Partial<BenchResults>): BenchResults {
     liveRuns: 1,
     bundles: undefined,
     interruptions: undefined,
+    cleanup: undefined,
     notMeasured: { analysis: '--only lambda', live: '--only lambda' },
     totalMs: 1,
     ...overrides,
@@ -90,7 +91,7 @@ describe('parseSections', () => {
 
     // Assess
     expect(parsed).toEqual({ error: expect.stringContaining('unknown section "bundle"') });
-    expect((parsed as { error: string }).error).toContain('analysis, live, bundles, interruptions, lambda');
+    expect((parsed as { error: string }).error).toContain('analysis, live, bundles, interruptions, cleanup, lambda');
   });
 });
 
