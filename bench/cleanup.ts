@@ -7,10 +7,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { CleanupRequest, CleanupResult } from '../src/domain/cleanup.ts';
-import type { Clock } from '../src/ports/clock.ts';
 import type { AwsCall, AwsOperation } from '../src/simulator/in-memory-aws.ts';
 import { simulateSnapshot, type Simulation } from '../src/simulator/simulation.ts';
 import { runCleanup } from '../src/usecases/cleanup.ts';
+import { steppingClock } from '../test/support/clock.ts';
 import {
   CLEANUP_CLUSTER,
   CLEANUP_NOW,
@@ -122,20 +122,6 @@ function accountProblems(simulation: Simulation, account: CleanupAccount): strin
   return problems.slice(0, 5).map((p) => `after apply: ${p}`);
 }
 
-/** A clock that only moves when slept on: waits take no real time, and how long they would have is kept. */
-function steppingClock(start: string): Clock & { sleptMs: number } {
-  let now = Date.parse(start);
-  const clock = {
-    sleptMs: 0,
-    now: () => new Date(now),
-    sleep: async (ms: number) => {
-      clock.sleptMs += ms;
-      now += ms;
-    },
-  };
-  return clock;
-}
-
 interface Cluster {
   simulation: Simulation;
   clock: ReturnType<typeof steppingClock>;
@@ -151,7 +137,7 @@ async function timedRun({ simulation, clock }: Cluster, request: CleanupRequest)
   const callsBefore = simulation.aws.calls.length;
   const requestsBefore = simulation.kubeApi.stats.requests;
   const versionBefore = Number(simulation.kubeApi.store.resourceVersion);
-  const sleptBefore = clock.sleptMs;
+  const sleepsBefore = clock.sleeps.length;
   const deadline = new Date(clock.now().getTime() + DEADLINE_MS);
   const started = performance.now();
   const result = await runCleanup(request, { connection: simulation.connection, clock }, { deadline });
@@ -163,7 +149,7 @@ async function timedRun({ simulation, clock }: Cluster, request: CleanupRequest)
     awsWrites: writeCalls(awsCalls),
     kubeRequests: simulation.kubeApi.stats.requests - requestsBefore,
     kubeChanges: Number(simulation.kubeApi.store.resourceVersion) - versionBefore,
-    simulatedWaitMs: clock.sleptMs - sleptBefore,
+    simulatedWaitMs: clock.sleeps.slice(sleepsBefore).reduce((sum, ms) => sum + ms, 0),
     listed: {
       nodePools: result.nodePoolsDeleted.length,
       instances: result.instancesTerminated.length,

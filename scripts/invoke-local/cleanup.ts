@@ -23,7 +23,7 @@ export async function localCleanup(setup: LocalSetup): Promise<LocalFunction> {
     connection: simulation.connection,
     clock: setup.clock,
     logger: setup.logger,
-    settings: { timeMarginMs: config.timeMarginMs, nodeClaimWaitMs: config.nodeClaimWaitMs },
+    settings: config,
   });
   return {
     timeoutMs: CLEANUP_TIMEOUT_MS,

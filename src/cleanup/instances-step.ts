@@ -6,6 +6,7 @@
 import type { Instance } from '../domain/aws.ts';
 import { NODEPOOL_TAG } from '../domain/tags.ts';
 import type { TerminationResult } from '../ports/aws.ts';
+import { chunks } from '../support/concurrency.ts';
 import type { CleanupContext, StepEnd } from './run.ts';
 import { hasEnded, isCleanupCandidate, isClusterKarpenterInstance } from './select.ts';
 import { counted, failedCall, plannedLine } from './text.ts';
@@ -61,9 +62,8 @@ async function describeClusterInstances(ctx: CleanupContext): Promise<Instance[]
 async function terminateInBatches(ctx: CleanupContext, ids: readonly string[]): Promise<{ terminated: string[]; end: StepEnd }> {
   const { run } = ctx;
   const terminated: string[] = [];
-  for (let at = 0; at < ids.length; at += TERMINATE_BATCH_SIZE) {
+  for (const batch of chunks(ids, TERMINATE_BATCH_SIZE)) {
     if (run.outOfTime('instances')) return { terminated, end: 'stopped' };
-    const batch = ids.slice(at, at + TERMINATE_BATCH_SIZE);
     let results: TerminationResult[];
     try {
       results = await ctx.connection.aws.ec2.terminateInstances(batch);

@@ -2,6 +2,7 @@
  * What the destroy-time cleanup may touch, as pure predicates. Each errs on the side of leaving a
  * resource alone: a wrong "yes" deletes someone else's instance, profile or template.
  */
+import { isAutoModeRef } from '../detectors/support/auto-mode.ts';
 import type { Instance, InstanceProfile, LaunchTemplate } from '../domain/aws.ts';
 import type { NodeClaim, NodePool } from '../domain/kube.ts';
 import {
@@ -15,15 +16,13 @@ import {
 } from '../domain/tags.ts';
 
 /** States after TerminateInstances: nothing more to do but wait (shutting-down) or nothing at all. */
-export const ENDED_STATES: readonly string[] = ['shutting-down', 'terminated'];
+const ENDED_STATES: readonly string[] = ['shutting-down', 'terminated'];
 /** Karpenter names every launch template it creates `karpenter.k8s.aws/<hash>`. */
-export const KARPENTER_LAUNCH_TEMPLATE_PREFIX = 'karpenter.k8s.aws/';
+const KARPENTER_LAUNCH_TEMPLATE_PREFIX = 'karpenter.k8s.aws/';
 /** The launch-template tag Karpenter used before v1.1 (eks:eks-cluster-name since). */
-export const LEGACY_LAUNCH_TEMPLATE_CLUSTER_TAG = LAUNCH_TEMPLATE_CLUSTER_TAGS[1];
+const LEGACY_LAUNCH_TEMPLATE_CLUSTER_TAG = LAUNCH_TEMPLATE_CLUSTER_TAGS[1];
 /** Karpenter tags its instance profiles with the region they serve (IAM itself is global). */
-export const REGION_TAG = 'topology.kubernetes.io/region';
-/** EKS Auto Mode's NodeClasses: AWS runs that Karpenter and owns these NodePools. */
-export const AUTO_MODE_NODECLASS_GROUP = 'eks.amazonaws.com';
+const REGION_TAG = 'topology.kubernetes.io/region';
 
 export function hasEnded(instance: Pick<Instance, 'state'>): boolean {
   return ENDED_STATES.includes(instance.state);
@@ -86,7 +85,7 @@ export function selectNodePools(pools: readonly NodePool[], named?: readonly str
     const name = pool.metadata?.name;
     if (!name) continue;
     if (named !== undefined && !named.includes(name)) selection.kept.push(name);
-    else if (named === undefined && isAutoMode(pool.spec?.template?.spec?.nodeClassRef?.group)) {
+    else if (named === undefined && isAutoModeRef(pool.spec?.template?.spec?.nodeClassRef)) {
       selection.autoMode.push(name);
       selection.kept.push(name);
     } else if (pool.metadata?.deletionTimestamp) selection.deleting.push(name);
@@ -104,9 +103,5 @@ export function isNodeClaimOfGoingPool(claim: NodeClaim, selection: NodePoolSele
   const pool = nodePoolOfClaim(claim);
   if (pool === undefined) return false;
   if (named !== undefined) return named.includes(pool);
-  return !selection.kept.includes(pool) && !isAutoMode(claim.spec?.nodeClassRef?.group);
-}
-
-function isAutoMode(group: string | undefined): boolean {
-  return group === AUTO_MODE_NODECLASS_GROUP;
+  return !selection.kept.includes(pool) && !isAutoModeRef(claim.spec?.nodeClassRef);
 }

@@ -78,6 +78,12 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
     }
     terminating.clear();
   };
+  /** TerminateInstances' effect: shutting-down until `advance()`; one already ending is left as it is. */
+  const startTerminating = (instance: Instance) => {
+    if (FINISHED.has(instance.state)) return;
+    instance.state = 'shutting-down';
+    terminating.add(instance.id);
+  };
 
   /** Records the call, then fails it if a fault is armed or its source was not captured whole. */
   const begin = (operation: AwsOperation, input: Record<string, unknown>, source?: SourceName) => {
@@ -103,9 +109,7 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
     terminateOutOfBand(instanceIds) {
       for (const id of instanceIds) {
         const instance = state.instances.get(id);
-        if (!instance || FINISHED.has(instance.state)) continue;
-        instance.state = 'shutting-down';
-        terminating.add(id);
+        if (instance) startTerminating(instance);
       }
     },
     updateInstance(id, change) {
@@ -134,10 +138,7 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
           if (!instance) {
             return { instanceId, error: `InvalidInstanceID.NotFound: The instance ID '${instanceId}' does not exist` };
           }
-          if (!FINISHED.has(instance.state)) {
-            instance.state = 'shutting-down';
-            terminating.add(instanceId);
-          }
+          startTerminating(instance);
           return { instanceId, currentState: instance.state };
         });
       },

@@ -5,6 +5,8 @@
  */
 import type { Instance } from '../../src/domain/aws.ts';
 import type { Deployment, NodeClaim, NodePool, Pod } from '../../src/domain/kube.ts';
+import { toIsoSeconds } from '../../src/domain/kube-helpers.ts';
+import { nodePoolOfClaim } from '../../src/domain/tags.ts';
 import type { Ec2Port, InstanceQuery, TerminationResult } from '../../src/ports/aws.ts';
 import { KubeConflictError, SourceError } from '../../src/ports/errors.ts';
 import type {
@@ -217,7 +219,7 @@ export class FakeKarpenterKube implements KubernetesPort {
   /** Karpenter done with these NodeClaims (all of them without a pool). */
   removeNodeClaims(nodePool?: string): void {
     for (const [name, nc] of this.nodeClaims) {
-      if (nodePool === undefined || nc.metadata?.labels?.['karpenter.sh/nodepool'] === nodePool) this.nodeClaims.delete(name);
+      if (nodePool === undefined || nodePoolOfClaim(nc) === nodePool) this.nodeClaims.delete(name);
     }
   }
 
@@ -260,12 +262,9 @@ export class FakeKarpenterKube implements KubernetesPort {
     if (error) return Promise.reject(error);
     if (!this.nodePools.delete(name)) return Promise.resolve(false);
     this.deletedNodePools.push(name);
-    const deletionTimestamp = this.now()
-      .toISOString()
-      .replace(/\.\d{3}Z$/, 'Z');
+    const deletionTimestamp = toIsoSeconds(this.now());
     for (const nc of this.nodeClaims.values()) {
-      if (nc.metadata && nc.metadata.labels?.['karpenter.sh/nodepool'] === name)
-        nc.metadata.deletionTimestamp ??= deletionTimestamp;
+      if (nc.metadata && nodePoolOfClaim(nc) === name) nc.metadata.deletionTimestamp ??= deletionTimestamp;
     }
     return Promise.resolve(true);
   }

@@ -118,7 +118,7 @@ export const cleanupCommand: Command = {
         }),
       );
     }
-    return result.complete && result.errors.length === 0 ? 0 : 1;
+    return result.complete ? 0 : 1;
   },
 };
 

@@ -1,7 +1,8 @@
 import type { CleanupProgress } from '../../domain/cleanup.ts';
 import { formatDuration } from '../../domain/settings.ts';
 import type { OutputStream } from '../io.ts';
-import { count, stepLabel, visible } from './cleanup-text.ts';
+import { counted } from '../../cleanup/text.ts';
+import { stepLabel, visible } from './cleanup-text.ts';
 import { PLAIN_STYLE, type Style } from './style.ts';
 
 /** Back to the start of the line and erase it. */
@@ -57,10 +58,10 @@ export function describeProgress(progress: CleanupProgress): [label: string, tex
   const label = `${stepLabel(progress.step)}:`;
   if (progress.kind === 'step') return [label, visible(progress.message)];
   if (progress.step === 'nodepools') {
-    const claims = count(progress.nodeClaims, 'NodeClaim');
+    const claims = counted(progress.nodeClaims, 'NodeClaim');
     return [label, `waiting for ${claims} to go (${formatDuration(progress.waitedMs)} of ${formatDuration(progress.limitMs)})`];
   }
-  const instances = count(progress.shuttingDown, 'instance');
+  const instances = counted(progress.shuttingDown, 'instance');
   return [label, `waiting for ${instances} still shutting down (${formatDuration(progress.waitedMs)})`];
 }
 

@@ -1,5 +1,6 @@
 import { CLEANUP_STEPS, type CleanupResult, type CleanupStep } from '../../domain/cleanup.ts';
-import { count, visible } from './cleanup-text.ts';
+import { counted } from '../../cleanup/text.ts';
+import { visible } from './cleanup-text.ts';
 import { PLAIN_STYLE, type Style } from './style.ts';
 
 export interface CleanupResultOptions {
@@ -34,7 +35,7 @@ export function renderCleanupResult(result: CleanupResult, options: CleanupResul
   const lines = [header(result, options, style), ''];
   for (const section of sections(result)) lines.push(...sectionLines(section, result, options, style));
   if (result.errors.length > 0) {
-    lines.push('', style.severity('critical', `${count(result.errors.length, 'error').toUpperCase()}:`));
+    lines.push('', style.severity('critical', `${counted(result.errors.length, 'error').toUpperCase()}:`));
     for (const error of result.errors) {
       const where = error.resource ? `${error.step} ${visible(error.resource)}` : error.step;
       lines.push(`  ${where}: ${visible(error.message)}`);
@@ -94,7 +95,7 @@ function leftAlone(step: CleanupStep, options: CleanupResultOptions): string | u
 
 function nextStep(result: CleanupResult, options: CleanupResultOptions, style: Style): string {
   const again = result.dryRun ? `run again: ${options.again}` : `run again, nothing is done twice: ${options.again}`;
-  const errors = `${count(result.errors.length, 'error')} above: fix ${result.errors.length === 1 ? 'it' : 'them'}`;
+  const errors = `${counted(result.errors.length, 'error')} above: fix ${result.errors.length === 1 ? 'it' : 'them'}`;
   if (result.stoppedAt && result.errors.length > 0) {
     return style.warn(
       `Time ran out at ${result.stoppedAt}, and ${errors}, then ${again} (it carries on from ${result.stoppedAt})`,

@@ -13,8 +13,3 @@ export function visible(text: string): string {
 export function stepLabel(step: CleanupStep): string {
   return `[${CLEANUP_STEPS.indexOf(step) + 1}/${CLEANUP_STEPS.length}] ${step}`;
 }
-
-/** `1 instance`, `3 instances`. */
-export function count(n: number, singular: string, plural = `${singular}s`): string {
-  return `${n} ${n === 1 ? singular : plural}`;
-}

@@ -20,6 +20,6 @@ export function composeCleanup(config: CleanupConfig): CleanupFunctionDependenci
     connection: { aws, connectKube: (cluster) => kube.connect(cluster?.name ?? '', cluster) },
     clock: SYSTEM_CLOCK,
     logger: jsonLogger(),
-    settings: { timeMarginMs: config.timeMarginMs, nodeClaimWaitMs: config.nodeClaimWaitMs },
+    settings: config,
   };
 }

@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { parseCleanupRequest } from '../../cleanup/request.ts';
+import type { CleanupConfig } from '../../config.ts';
 import type { CleanupProgress, CleanupResult } from '../../domain/cleanup.ts';
 import { SentinelError } from '../../domain/errors.ts';
 import { formatDuration } from '../../domain/settings.ts';
@@ -15,12 +16,11 @@ export interface CleanupFunctionDependencies {
   connection: ClusterConnection;
   clock: Clock;
   logger: Logger;
-  settings: { timeMarginMs: number; nodeClaimWaitMs: number; pollIntervalMs?: number };
+  settings: Pick<CleanupConfig, 'timeMarginMs' | 'nodeClaimWaitMs'>;
 }
 
 /** Manual invoke `{clusterName, dryRun, ...}` → one cleanup run that stops, resumable, before Lambda's timeout. */
 export function createCleanupHandler(deps: CleanupFunctionDependencies) {
-  const { nodeClaimWaitMs, pollIntervalMs } = deps.settings;
   return middy<unknown, CleanupResult>()
     .use(invocationLog({ logger: deps.logger, functionName: 'cleanup', summarise }))
     .handler(async (event, context) => {
@@ -29,7 +29,7 @@ export function createCleanupHandler(deps: CleanupFunctionDependencies) {
       const result = await runCleanup(
         request,
         { connection: deps.connection, clock: deps.clock, onProgress: (progress) => logProgress(log, progress) },
-        { deadline: deadlineOf(deps, context), nodeClaimWaitMs, ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}) },
+        { deadline: deadlineOf(deps, context), nodeClaimWaitMs: deps.settings.nodeClaimWaitMs },
       );
       // The whole result, lists included: the log is the record of what this run deleted.
       if (result.errors.length > 0) log.warn(resultMessage(result), { ...result });
