@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { CleanupRequest, CleanupResult } from '../src/domain/cleanup.ts';
-import type { AwsCall, AwsOperation } from '../src/simulator/in-memory-aws.ts';
+import { AWS_WRITE_OPERATIONS, type AwsCall, type AwsOperation } from '../src/simulator/in-memory-aws.ts';
 import { simulateSnapshot, type Simulation } from '../src/simulator/simulation.ts';
 import { runCleanup } from '../src/usecases/cleanup.ts';
 import { steppingClock } from '../test/support/clock.ts';
@@ -23,12 +23,6 @@ import { startRssSampler } from './rss-sampler.ts';
 /** The cluster's Karpenter instances in each measured account. */
 export const CLEANUP_SCALES = [100, 1_000, 3_000] as const;
 /** The calls that change the account; a dry run and a run with nothing left to do make none. */
-export const AWS_WRITES: readonly AwsOperation[] = [
-  'TerminateInstances',
-  'DeleteLaunchTemplate',
-  'RemoveRoleFromInstanceProfile',
-  'DeleteInstanceProfile',
-];
 /** A Lambda's longest run: the simulated deadline, never reached since sleeping takes no time. */
 const DEADLINE_MS = 15 * 60_000;
 
@@ -41,7 +35,7 @@ export interface CleanupRunMeasurement {
   ms: number;
   /** Port calls the run made, per AWS operation. */
   awsCalls: OperationCounts;
-  /** Of those, the calls that change the account (`AWS_WRITES`). */
+  /** Of those, the calls that change the account (`AWS_WRITE_OPERATIONS`). */
   awsWrites: number;
   kubeRequests: number;
   /** Kubernetes objects created, changed or deleted (the store's resourceVersion moved by this many). */
@@ -75,7 +69,7 @@ export function operationCounts(calls: readonly AwsCall[]): OperationCounts {
 }
 
 export function writeCalls(counts: OperationCounts): number {
-  return AWS_WRITES.reduce((sum, op) => sum + (counts[op] ?? 0), 0);
+  return AWS_WRITE_OPERATIONS.reduce((sum, op) => sum + (counts[op] ?? 0), 0);
 }
 
 /** How a run's result differs from what it must list (everything the account expects, or nothing): one line per difference. */

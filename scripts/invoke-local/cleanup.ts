@@ -6,13 +6,12 @@
  */
 import { readCleanupConfig } from '../../src/config.ts';
 import { createCleanupHandler } from '../../src/service/handlers/cleanup.ts';
+import { AWS_WRITE_OPERATIONS } from '../../src/simulator/in-memory-aws.ts';
 import { simulateSnapshot } from '../../src/simulator/simulation.ts';
 import { loadCapture, NO_WAIT_CLOCK, PLACEHOLDER_ENV, type LocalFunction, type LocalSetup } from './local.ts';
 
 /** serverless.yml's timeout for cleanup: the remaining time the local context starts with. */
 export const CLEANUP_TIMEOUT_MS = 900_000;
-
-const CHANGES = ['TerminateInstances', 'DeleteLaunchTemplate', 'RemoveRoleFromInstanceProfile', 'DeleteInstanceProfile'] as const;
 
 export async function localCleanup(setup: LocalSetup): Promise<LocalFunction> {
   const config = readCleanupConfig(PLACEHOLDER_ENV);
@@ -37,7 +36,7 @@ export async function localCleanup(setup: LocalSetup): Promise<LocalFunction> {
       return handler(event, context);
     },
     outputs: () => ({
-      notes: [...notes, ...CHANGES.map((op) => `AWS ${op} calls: ${simulation.aws.callsTo(op).length}`)],
+      notes: [...notes, ...AWS_WRITE_OPERATIONS.map((op) => `AWS ${op} calls: ${simulation.aws.callsTo(op).length}`)],
     }),
     close: () => simulation.close(),
   };

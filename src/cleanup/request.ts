@@ -5,14 +5,11 @@
  * opposite of a dry run or silently ignored.
  */
 import { isEksClusterName } from '../domain/aws.ts';
+import { isKubeObjectName } from '../domain/kube-helpers.ts';
 import type { CleanupRequest } from '../domain/cleanup.ts';
 import { SentinelError } from '../domain/errors.ts';
 
 const FIELDS = ['clusterName', 'dryRun', 'nodePools', 'deleteNodePools'] as const;
-
-/** What a NodePool (any Kubernetes object) may be called: a DNS-1123 subdomain. */
-const KUBE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const KUBE_NAME_MAX = 253;
 
 /** An invalid request: one line naming each wrong field. Nothing has been done. */
 export class CleanupRequestError extends SentinelError {
@@ -85,7 +82,7 @@ function nodePoolsField(value: unknown, problems: { field: string; problem: stri
     return undefined;
   }
   const bad = value.flatMap((name, i) =>
-    typeof name === 'string' && name.length <= KUBE_NAME_MAX && KUBE_NAME.test(name) ? [] : [`[${i}] ${describe(name)}`],
+    typeof name === 'string' && isKubeObjectName(name) ? [] : [`[${i}] ${describe(name)}`],
   );
   if (bad.length > 0) {
     problems.push({

@@ -74,3 +74,8 @@ export function parseIsoTime(text: string): Date | undefined {
   const ms = Date.parse(text);
   return Number.isNaN(ms) ? undefined : new Date(ms);
 }
+
+/** What a NodePool (most Kubernetes objects) may be called: a DNS-1123 subdomain of at most 253 characters. */
+export function isKubeObjectName(name: string): boolean {
+  return name.length <= 253 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(name);
+}

@@ -14,6 +14,14 @@ export type AwsOperation =
   | 'RemoveRoleFromInstanceProfile'
   | 'DeleteInstanceProfile';
 
+/** The operations that change the account (what a dry run or a finished cleanup never calls). */
+export const AWS_WRITE_OPERATIONS: readonly AwsOperation[] = [
+  'TerminateInstances',
+  'DeleteLaunchTemplate',
+  'RemoveRoleFromInstanceProfile',
+  'DeleteInstanceProfile',
+];
+
 export interface FaultSpec {
   /** An error as the SDK throws it, or its AWS code (`UnauthorizedOperation`) and message. */
   error: Error | { code: string; message?: string };

@@ -12,7 +12,7 @@ import type { AwsPorts, InstanceQuery, TerminationResult } from '../ports/aws.ts
 import { SourceError } from '../ports/errors.ts';
 import { awsError, AwsFaults, type AwsOperation } from './aws-faults.ts';
 
-export { awsError, AwsFaults, type AwsOperation, type FaultSpec } from './aws-faults.ts';
+export { AWS_WRITE_OPERATIONS, awsError, AwsFaults, type AwsOperation, type FaultSpec } from './aws-faults.ts';
 
 export interface InMemoryAwsOptions {
   /** Default: the cluster ARN's region, else the instances' zone's, else us-east-1. */

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CleanupRequestError, parseCleanupRequest } from '../../src/cleanup/request.ts';
 import type { CleanupResult } from '../../src/domain/cleanup.ts';
 import { createCleanupHandler } from '../../src/service/handlers/cleanup.ts';
-import type { AwsOperation } from '../../src/simulator/in-memory-aws.ts';
+import { AWS_WRITE_OPERATIONS } from '../../src/simulator/in-memory-aws.ts';
 import { simulateSnapshot, type Simulation } from '../../src/simulator/simulation.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
 import { jsonLogger } from '../../src/support/logger.ts';
@@ -29,12 +29,6 @@ const SPOT_INSTANCE = 'i-04c1e8a2f6b9d3705';
 const INSTANCES = [SPOT_INSTANCE, 'i-07e3b9d1c5a2f8406', 'i-09a5d2f7e1c4b6308'];
 const LAUNCH_TEMPLATES = ['lt-0c2f8b4e6a1d97305', 'lt-0e7a3c9f1d5b82460'];
 const INSTANCE_PROFILES = ['platform-eks-dev_11735620938465729301', 'platform-eks-dev_8351943279432019856'];
-const WRITES: readonly AwsOperation[] = [
-  'TerminateInstances',
-  'DeleteLaunchTemplate',
-  'RemoveRoleFromInstanceProfile',
-  'DeleteInstanceProfile',
-];
 
 const simulations: Simulation[] = [];
 
@@ -72,7 +66,7 @@ async function harness(controller: 'gone' | 'slow' = 'gone') {
     simulation,
     lines,
     invoke,
-    writes: () => WRITES.flatMap((op) => simulation.aws.callsTo(op)),
+    writes: () => AWS_WRITE_OPERATIONS.flatMap((op) => simulation.aws.callsTo(op)),
     terminated: () =>
       simulation.aws.callsTo('TerminateInstances').flatMap((c) => (c.input.instanceIds as string[] | undefined) ?? []),
     nodePools: async () => (await kube.list({ resource: 'nodepools' })).map((p) => (p.metadata as { name: string }).name).sort(),

@@ -9,7 +9,7 @@ import { EXAMPLES_NOW } from '../../src/cli/commands/demo.ts';
 import type { CleanupProgress, CleanupRequest, CleanupResult } from '../../src/domain/cleanup.ts';
 import type { ClusterSnapshot } from '../../src/domain/snapshot.ts';
 import type { Clock } from '../../src/ports/clock.ts';
-import type { AwsOperation } from '../../src/simulator/in-memory-aws.ts';
+import { AWS_WRITE_OPERATIONS } from '../../src/simulator/in-memory-aws.ts';
 import { simulateSnapshot, type Simulation, type SimulationOptions } from '../../src/simulator/simulation.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
 import { DEFAULT_NODECLAIM_WAIT_MS, runCleanup, type CleanupSettings } from '../../src/usecases/cleanup.ts';
@@ -47,12 +47,6 @@ const UNTOUCHED_INSTANCE_PROFILES = {
   'platform-eks-staging_4178203956112483307': ['Karpenter-platform-eks-staging-20251229081301884300000003'],
 };
 
-const WRITES: readonly AwsOperation[] = [
-  'TerminateInstances',
-  'DeleteLaunchTemplate',
-  'RemoveRoleFromInstanceProfile',
-  'DeleteInstanceProfile',
-];
 const APPLY: CleanupRequest = { clusterName: CLUSTER, dryRun: false, deleteNodePools: true };
 const DRY_RUN: CleanupRequest = { ...APPLY, dryRun: true };
 
@@ -119,7 +113,7 @@ function profileRoles(simulation: Simulation): Record<string, string[]> {
 }
 
 function writeCalls(simulation: Simulation) {
-  return simulation.aws.calls.filter((c) => WRITES.includes(c.operation));
+  return simulation.aws.calls.filter((c) => AWS_WRITE_OPERATIONS.includes(c.operation));
 }
 
 /** How many TerminateInstances calls named each instance. */

@@ -1,6 +1,8 @@
 import type { ParseArgsOptionsConfig } from 'node:util';
 import type { CleanupRequest, CleanupResult } from '../../domain/cleanup.ts';
+import { isEksClusterName } from '../../domain/aws.ts';
 import { UsageError } from '../../domain/errors.ts';
+import { isKubeObjectName } from '../../domain/kube-helpers.ts';
 import { formatDuration } from '../../domain/settings.ts';
 import { DEFAULT_NODECLAIM_WAIT_MS } from '../../usecases/cleanup.ts';
 import { choiceOf, durationOf, parseFlags, type ParsedFlags, stringOf, stringsOf } from '../args.ts';
@@ -76,6 +78,11 @@ export const cleanupCommand: Command = {
     const simulate = stringsOf(values.simulate);
     const clusterName = stringOf(values.cluster);
     if (clusterName?.trim() === '') throw new UsageError('--cluster needs a name');
+    if (clusterName !== undefined && !isEksClusterName(clusterName)) {
+      throw new UsageError(
+        `--cluster ${JSON.stringify(clusterName)} is not an EKS cluster name (letters, digits, - and _, a letter or digit first, at most 100)`,
+      );
+    }
     checkModeFlags(simulate, values);
     const request = requestOf(values);
 
@@ -139,6 +146,10 @@ function checkModeFlags(simulate: string[], values: ParsedFlags['values']): void
 function requestOf(values: ParsedFlags['values']): Omit<CleanupRequest, 'clusterName'> {
   const named = stringsOf(values.nodepool).map((name) => name.trim());
   if (named.some((name) => name === '')) throw new UsageError('--nodepool needs a name');
+  const bad = named.find((name) => !isKubeObjectName(name));
+  if (bad !== undefined) {
+    throw new UsageError(`--nodepool ${JSON.stringify(bad)} is not a NodePool name (lowercase letters, digits, - and .)`);
+  }
   const nodePools = [...new Set(named)].sort();
   return {
     dryRun: values.apply !== true,

@@ -1,12 +1,12 @@
 import { CLEANUP_STEPS, type CleanupStep } from '../../domain/cleanup.ts';
+import { escapeControls } from './format.ts';
 
-// C0/C1 controls except tab and newline (as format.ts): AWS and Kubernetes error messages reach the
-// terminal, and only escapes we chose may (a stray `\r` would also break the in-place status line).
-const CONTROL = new RegExp(String.raw`[\x00-\x08\x0b-\x1f\x7f-\x9f]`, 'g');
-
-/** Text from AWS or Kubernetes on one line, control characters shown as `\xNN`. */
+/**
+ * Text from AWS or Kubernetes on one line, control characters shown as `\xNN`: only escapes we
+ * chose may reach the terminal (a stray `\r` would also break the in-place status line).
+ */
 export function visible(text: string): string {
-  return text.replace(/\r?\n/g, ' ').replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return escapeControls(text.replace(/\r?\n/g, ' '));
 }
 
 /** `[2/4] instances`: where the run is among the four steps, always counted out of all four. */

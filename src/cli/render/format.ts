@@ -67,10 +67,14 @@ function plain(_severity: Severity, text: string): string {
 // and the terminal must only ever see escapes we chose.
 const CONTROL = new RegExp(String.raw`[\x00-\x08\x0b-\x1f\x7f-\x9f]`, 'g');
 
+/** Control characters (but tab and newline) shown as `\xNN` text. */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 /** Every string of the report with control characters shown as `\xNN` text. */
 export function withoutControlCharacters(report: Report): Report {
-  const visible = (c: string) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
   return JSON.parse(JSON.stringify(report), (_key, value: unknown) =>
-    typeof value === 'string' ? value.replace(CONTROL, visible) : value,
+    typeof value === 'string' ? escapeControls(value) : value,
   ) as Report;
 }

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVICES, type CliServices } from '../../../src/cli/io.ts';
 import type { CleanupResult } from '../../../src/domain/cleanup.ts';
+import { AWS_WRITE_OPERATIONS } from '../../../src/simulator/in-memory-aws.ts';
 import type { Simulation } from '../../../src/simulator/simulation.ts';
 import { karpenterPod } from '../../factories/kube.ts';
 import { steppingClock } from '../../support/clock.ts';
@@ -83,14 +84,12 @@ function instanceStates(simulation: Simulation): string[] {
   return [...simulation.aws.state.instances.values()].map((i) => `${i.id} ${i.state}`).sort();
 }
 
-const CHANGES = ['TerminateInstances', 'DeleteLaunchTemplate', 'RemoveRoleFromInstanceProfile', 'DeleteInstanceProfile'] as const;
-
 describe('cleanup --simulate', () => {
   it('lists in a dry run what it would do and changes nothing; --apply then does exactly that', async () => {
     const shared = sharedSimulation();
 
     const dryRun = await cleanup(['--simulate', EXAMPLE, '-o', 'json'], shared.services);
-    const changesAfterDryRun = CHANGES.flatMap((operation) => shared.simulation.aws.callsTo(operation));
+    const changesAfterDryRun = AWS_WRITE_OPERATIONS.flatMap((operation) => shared.simulation.aws.callsTo(operation));
     const nodePoolsAfterDryRun = shared.simulation.kubeApi.store.list('nodepools').map((p) => p.name);
     const applied = await cleanup(['--simulate', EXAMPLE, '--apply', '-o', 'json'], shared.services);
 
@@ -329,6 +328,14 @@ describe('cleanup usage errors', () => {
     [['--cluster', 'dev', '--output', 'markdown'], "--output must be one of table, json (got 'markdown')"],
     [['--cluster', ''], '--cluster needs a name'],
     [['--cluster', 'dev', '--nodepool', ' '], '--nodepool needs a name'],
+    [
+      ['--cluster', 'my cluster'],
+      '--cluster "my cluster" is not an EKS cluster name (letters, digits, - and _, a letter or digit first, at most 100)',
+    ],
+    [
+      ['--cluster', 'dev', '--nodepool', 'Spot_Pool'],
+      '--nodepool "Spot_Pool" is not a NodePool name (lowercase letters, digits, - and .)',
+    ],
     [['--cluster', 'dev', 'extra'], "unexpected argument 'extra' for 'cleanup'; paths go after --simulate"],
   ])('%j is one line, exit 2, nothing touched', async (flags, message) => {
     const touched: string[] = [];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatDuration, parseDuration } from '../../../src/domain/settings.ts';
 import { findingId, newFinding } from '../../../src/domain/finding.ts';
+import { isKubeObjectName } from '../../../src/domain/kube-helpers.ts';
 
 describe('durations', () => {
   it.each([
@@ -49,5 +50,15 @@ describe('newFinding', () => {
     });
 
     expect(Object.keys(f)).toEqual(['id', 'code', 'severity', 'title', 'resource', 'since', 'cause', 'evidence', 'remediation']);
+  });
+});
+
+describe('Kubernetes object names (DNS-1123 subdomains)', () => {
+  it.each(['spot-pool', 'a', 'pool.v2', '0-gpu', 'x'.repeat(253)])('%j is a name', (name) => {
+    expect(isKubeObjectName(name)).toBe(true);
+  });
+
+  it.each(['', 'Spot', 'spot_pool', '-spot', 'spot-', 'a..b', 'a.-b', 'spot pool', 'x'.repeat(254)])('%j is not', (name) => {
+    expect(isKubeObjectName(name)).toBe(false);
   });
 });

@@ -3,7 +3,7 @@ import type { ClusterInfo, Instance, InstanceProfile, LaunchTemplate } from '../
 import type { CleanupProgress, CleanupRequest } from '../../../src/domain/cleanup.ts';
 import type { NodeClaim, NodePool, Pod } from '../../../src/domain/kube.ts';
 import { KubeUnreachableError, SourceError } from '../../../src/ports/errors.ts';
-import { inMemoryAws, type AwsOperation } from '../../../src/simulator/in-memory-aws.ts';
+import { AWS_WRITE_OPERATIONS, inMemoryAws } from '../../../src/simulator/in-memory-aws.ts';
 import { runCleanup, type CleanupSettings } from '../../../src/usecases/cleanup.ts';
 import type { ClusterConnection } from '../../../src/usecases/scan-cluster.ts';
 import { cluster, instance, instanceProfile, launchTemplate, snapshotOf } from '../../factories/aws.ts';
@@ -15,12 +15,6 @@ import { steppingClock } from '../../support/clock.ts';
 const START = '2026-01-01T02:00:00Z';
 /** A Karpenter controller that runs: something drains the NodeClaims, so they are waited for. */
 const RUNNING_CONTROLLER = [karpenterPod({ name: 'karpenter-5697769d6c-x7k2p', nodeName: 'ip-10-0-1-20.ec2.internal' })];
-const WRITES: readonly AwsOperation[] = [
-  'TerminateInstances',
-  'DeleteLaunchTemplate',
-  'RemoveRoleFromInstanceProfile',
-  'DeleteInstanceProfile',
-];
 
 /** A cluster after a partial `terraform destroy`: Karpenter's leftovers among things that must stay. */
 function partialDestroy() {
@@ -90,7 +84,7 @@ function world(input: WorldInput = partialDestroy()) {
       { connection, clock, onProgress: (p) => progress.push(p) },
       { deadline: new Date(clock.now().getTime() + 15 * 60_000), pollIntervalMs: 10_000, ...settings },
     );
-  const writes = () => aws.calls.filter((c) => WRITES.includes(c.operation));
+  const writes = () => aws.calls.filter((c) => AWS_WRITE_OPERATIONS.includes(c.operation));
   const state = (id: string) => aws.state.instances.get(id)?.state;
   return { clock, aws, kube, progress, connects, connection, cleanup, writes, state };
 }
