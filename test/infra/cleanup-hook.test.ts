@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CleanupResult } from '../../src/domain/cleanup.ts';
+import { cleanupResult } from '../factories/cleanup.ts';
 
 const MODULE_DIR = path.resolve(import.meta.dirname, '../../infra/terraform/karpenter-cleanup');
 const SCRIPT = path.join(MODULE_DIR, 'invoke-cleanup.sh');
@@ -84,19 +85,7 @@ function writeReply(name: string, reply: Reply): void {
   }
 }
 
-function result(overrides: Partial<CleanupResult> = {}): CleanupResult {
-  return {
-    cluster: 'demo',
-    dryRun: false,
-    complete: true,
-    nodePoolsDeleted: [],
-    instancesTerminated: [],
-    launchTemplatesDeleted: [],
-    instanceProfilesDeleted: [],
-    errors: [],
-    ...overrides,
-  };
-}
+const result = cleanupResult;
 
 interface Run {
   status: number | null;

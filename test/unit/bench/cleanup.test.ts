@@ -11,6 +11,8 @@ import {
 import { cleanupTargets, otherCalls, terminateCallsFor, type BenchResults } from '../../../bench/render.ts';
 import { isCleanupCandidate, isKarpenterInstanceProfile, isKarpenterLaunchTemplate } from '../../../src/cleanup/select.ts';
 import type { CleanupResult } from '../../../src/domain/cleanup.ts';
+import { benchResults } from '../../factories/bench.ts';
+import { cleanupResult } from '../../factories/cleanup.ts';
 
 describe('cleanupAccount', () => {
   it('is the same account every time, with the requested Karpenter instances in the documented mix', () => {
@@ -51,17 +53,7 @@ describe('cleanupAccount', () => {
   });
 });
 
-const emptyResult = (overrides: Partial<CleanupResult> = {}): CleanupResult => ({
-  cluster: CLEANUP_CLUSTER,
-  dryRun: false,
-  complete: true,
-  nodePoolsDeleted: [],
-  instancesTerminated: [],
-  launchTemplatesDeleted: [],
-  instanceProfilesDeleted: [],
-  errors: [],
-  ...overrides,
-});
+const emptyResult = (overrides: Partial<CleanupResult> = {}) => cleanupResult({ cluster: CLEANUP_CLUSTER, ...overrides });
 
 describe('resultProblems', () => {
   const expected = { nodePools: ['general'], instances: ['i-1', 'i-2'], launchTemplates: ['lt-1'], instanceProfiles: ['p-1'] };
@@ -173,24 +165,8 @@ function scale(n: number, overrides: Partial<CleanupScaleMeasurement> = {}): Cle
   };
 }
 
-function results(cleanup: BenchResults['cleanup'], notMeasured: BenchResults['notMeasured'] = {}): BenchResults {
-  return {
-    machine: { cpu: 'x', cores: 2, memoryBytes: 1, os: 'Linux', node: 'v22.0.0', loadAverage: [0, 0] },
-    date: '2027-01-01T00:00:00Z',
-    scale: 1,
-    seed: 1,
-    runs: 1,
-    warmup: 1,
-    analysis: undefined,
-    live: undefined,
-    liveRuns: 1,
-    bundles: undefined,
-    interruptions: undefined,
-    cleanup,
-    notMeasured,
-    totalMs: 1,
-  };
-}
+const results = (cleanup: BenchResults['cleanup'], notMeasured: BenchResults['notMeasured'] = {}) =>
+  benchResults({ cleanup, notMeasured });
 
 const measured = (...scales: CleanupScaleMeasurement[]) =>
   results(scales.map((value) => ({ instances: value.karpenterInstances, outcome: { ok: true as const, value } })));

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { bundleComposition, inputName, type BundleComposition, type BundleMeasurement } from '../../../bench/bundles.ts';
 import { measureInterruptions, type InterruptionBatchMeasurement } from '../../../bench/interruptions.ts';
 import { interruptionsVersusScan, parseSections, targets, type BenchResults } from '../../../bench/render.ts';
+import { benchResults } from '../../factories/bench.ts';
 
 const EC2_SCHEMA = 'node_modules/@aws-sdk/client-ec2/dist-es/schemas/schemas_0.js';
 
@@ -53,25 +54,8 @@ function batch(name: string, describeInstancesCalls: number): InterruptionBatchM
   };
 }
 
-function results(overrides: Partial<BenchResults>): BenchResults {
-  return {
-    machine: { cpu: 'x', cores: 2, memoryBytes: 1, os: 'Linux', node: 'v22.0.0', loadAverage: [0, 0] },
-    date: '2027-01-01T00:00:00Z',
-    scale: 1,
-    seed: 1,
-    runs: 1,
-    warmup: 1,
-    analysis: undefined,
-    live: undefined,
-    liveRuns: 1,
-    bundles: undefined,
-    interruptions: undefined,
-    cleanup: undefined,
-    notMeasured: { analysis: '--only lambda', live: '--only lambda' },
-    totalMs: 1,
-    ...overrides,
-  };
-}
+const results = (overrides: Partial<BenchResults>) =>
+  benchResults({ notMeasured: { analysis: '--only lambda', live: '--only lambda' }, ...overrides });
 
 const bundles = (...functions: BundleMeasurement[]): BenchResults['bundles'] => ({
   ok: true,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { renderCleanupResult, type CleanupResultOptions } from '../../../src/cli/render/cleanup-result.ts';
 import { ANSI_STYLE } from '../../../src/cli/render/style.ts';
-import { emptyCleanupResult, type CleanupResult } from '../../../src/domain/cleanup.ts';
+import type { CleanupResult } from '../../../src/domain/cleanup.ts';
+import { cleanupResult } from '../../factories/cleanup.ts';
 import { ANSI } from './cli-harness.ts';
 
 const options: CleanupResultOptions = {
@@ -13,8 +14,7 @@ const options: CleanupResultOptions = {
 
 function resultOf(overrides: Partial<CleanupResult>): CleanupResult {
   return {
-    ...emptyCleanupResult({ clusterName: 'dev', dryRun: true }),
-    complete: true,
+    ...cleanupResult({ cluster: 'dev', dryRun: true }),
     nodePoolsDeleted: ['default', 'spot'],
     instancesTerminated: ['i-0a3f1c9e8b7d6a501', 'i-0b7e2d4f6a8c9e102'],
     launchTemplatesDeleted: ['lt-0e7a3c9f1d5b82460'],
