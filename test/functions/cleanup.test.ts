@@ -5,7 +5,6 @@
  * returns, what it changes, what it logs, how it watches Lambda's remaining time, and how it refuses
  * a bad request.
  */
-import { fileURLToPath } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CleanupRequestError, parseCleanupRequest } from '../../src/cleanup/request.ts';
@@ -18,17 +17,18 @@ import { jsonLogger } from '../../src/support/logger.ts';
 import { karpenterPod } from '../factories/kube.ts';
 import { steppingClock } from '../support/clock.ts';
 import { lambdaContext, sampleEvent } from '../support/lambda.ts';
+import { CLEANED, CLEANUP_EXAMPLE, RUNNING_WITH_NODECLAIM } from '../examples/cleanup-partial-destroy.ts';
 
-const EXAMPLE = fileURLToPath(new URL('../../examples/cleanup-partial-destroy', import.meta.url));
+const EXAMPLE = CLEANUP_EXAMPLE;
 const START = '2026-01-01T01:00:00Z';
 const MARGIN_MS = 30_000;
 const NODECLAIM_WAIT_MS = 5 * 60_000;
 
-const NODEPOOLS = ['ondemand-pool', 'spot-pool'];
-const SPOT_INSTANCE = 'i-04c1e8a2f6b9d3705';
-const INSTANCES = [SPOT_INSTANCE, 'i-07e3b9d1c5a2f8406', 'i-09a5d2f7e1c4b6308'];
-const LAUNCH_TEMPLATES = ['lt-0c2f8b4e6a1d97305', 'lt-0e7a3c9f1d5b82460'];
-const INSTANCE_PROFILES = ['platform-eks-dev_11735620938465729301', 'platform-eks-dev_8351943279432019856'];
+const NODEPOOLS = CLEANED.nodePoolsDeleted;
+const SPOT_INSTANCE = RUNNING_WITH_NODECLAIM;
+const INSTANCES = CLEANED.instancesTerminated;
+const LAUNCH_TEMPLATES = CLEANED.launchTemplatesDeleted;
+const INSTANCE_PROFILES = CLEANED.instanceProfilesDeleted;
 
 const simulations: Simulation[] = [];
 

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ChatNotification } from '../../src/domain/alert.ts';
 import type { MetricDatum } from '../../src/domain/metric.ts';
+import { CLEANED } from '../examples/cleanup-partial-destroy.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SCRIPT = fileURLToPath(new URL('../../scripts/invoke-local.ts', import.meta.url));
@@ -157,10 +158,7 @@ describe.concurrent('npm run invoke (offline local invoke)', () => {
       cluster: 'platform-eks-dev',
       dryRun: true,
       complete: true,
-      nodePoolsDeleted: ['ondemand-pool', 'spot-pool'],
-      instancesTerminated: ['i-04c1e8a2f6b9d3705', 'i-07e3b9d1c5a2f8406', 'i-09a5d2f7e1c4b6308'],
-      launchTemplatesDeleted: ['lt-0c2f8b4e6a1d97305', 'lt-0e7a3c9f1d5b82460'],
-      instanceProfilesDeleted: ['platform-eks-dev_11735620938465729301', 'platform-eks-dev_8351943279432019856'],
+      ...CLEANED,
       errors: [],
     });
     expect(doc.notes).toContain('AWS TerminateInstances calls: 0');

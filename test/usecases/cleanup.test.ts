@@ -3,7 +3,6 @@
  * simulated API server, with its simulated Karpenter) and the in-memory AWS, on the capture of a
  * cluster after a partial `terraform destroy` (examples/cleanup-partial-destroy).
  */
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLES_NOW } from '../../src/cli/commands/demo.ts';
 import type { CleanupProgress, CleanupRequest, CleanupResult } from '../../src/domain/cleanup.ts';
@@ -15,21 +14,24 @@ import { loadSnapshot } from '../../src/snapshot/load.ts';
 import { DEFAULT_NODECLAIM_WAIT_MS, runCleanup, type CleanupSettings } from '../../src/usecases/cleanup.ts';
 import { karpenterPod } from '../factories/kube.ts';
 import { steppingClock } from '../support/clock.ts';
+import {
+  CLEANED,
+  CLEANUP_EXAMPLE,
+  CLEANUP_EXAMPLE_CLUSTER,
+  PENDING_ONE_MINUTE_OLD,
+  PROFILE_V13,
+  RUNNING_WITH_NODECLAIM,
+  STOPPED,
+} from '../examples/cleanup-partial-destroy.ts';
 
-const EXAMPLE = fileURLToPath(new URL('../../examples/cleanup-partial-destroy', import.meta.url));
-const CLUSTER = 'platform-eks-dev';
+const EXAMPLE = CLEANUP_EXAMPLE;
+const CLUSTER = CLEANUP_EXAMPLE_CLUSTER;
 const START = new Date(EXAMPLES_NOW);
 
-// What a complete cleanup of the example removes, and nothing else.
-const NODEPOOLS = ['ondemand-pool', 'spot-pool'];
-const RUNNING_WITH_NODECLAIM = 'i-04c1e8a2f6b9d3705';
-const STOPPED = 'i-07e3b9d1c5a2f8406';
-const PENDING_ONE_MINUTE_OLD = 'i-09a5d2f7e1c4b6308';
-const INSTANCES = [RUNNING_WITH_NODECLAIM, STOPPED, PENDING_ONE_MINUTE_OLD];
-const LAUNCH_TEMPLATES = ['lt-0c2f8b4e6a1d97305', 'lt-0e7a3c9f1d5b82460'];
-const PROFILE_V13 = 'platform-eks-dev_11735620938465729301';
-const PROFILE_PRE_V13 = 'platform-eks-dev_8351943279432019856';
-const INSTANCE_PROFILES = [PROFILE_V13, PROFILE_PRE_V13];
+const NODEPOOLS = CLEANED.nodePoolsDeleted;
+const INSTANCES = CLEANED.instancesTerminated;
+const LAUNCH_TEMPLATES = CLEANED.launchTemplatesDeleted;
+const INSTANCE_PROFILES = CLEANED.instanceProfilesDeleted;
 const NODE_ROLE = 'Karpenter-platform-eks-dev-20240918084511093200000003';
 
 /** Everything that must survive, as the capture has it. */

@@ -7,20 +7,14 @@ import type { Simulation } from '../../../src/simulator/simulation.ts';
 import { karpenterPod } from '../../factories/kube.ts';
 import { steppingClock } from '../../support/clock.ts';
 import { ANSI, run, type RunOptions } from './cli-harness.ts';
+import { CLEANED } from '../../examples/cleanup-partial-destroy.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../../examples/cleanup-partial-destroy', import.meta.url));
 const CLUSTER = 'platform-eks-dev';
 const START = '2026-01-01T01:00:00Z';
 
 /** A destroy that removed the controller first; what is Karpenter's and platform-eks-dev's, and nothing else. */
-const EXPECTED = {
-  nodePoolsDeleted: ['ondemand-pool', 'spot-pool'],
-  // running, stopped, launched a minute ago; not the node group's (even with a NodePool tag), not staging's
-  instancesTerminated: ['i-04c1e8a2f6b9d3705', 'i-07e3b9d1c5a2f8406', 'i-09a5d2f7e1c4b6308'],
-  // the current eks:eks-cluster-name tag and the pre-1.1 karpenter.k8s.aws/cluster tag; not the node group's template
-  launchTemplatesDeleted: ['lt-0c2f8b4e6a1d97305', 'lt-0e7a3c9f1d5b82460'],
-  instanceProfilesDeleted: ['platform-eks-dev_11735620938465729301', 'platform-eks-dev_8351943279432019856'],
-};
+const EXPECTED = CLEANED;
 const UNTOUCHED = [
   'i-02b7f4a9c6e1d8503 terminated',
   'i-08c4a7e1f3d9b2650 running',
