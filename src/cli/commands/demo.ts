@@ -7,6 +7,12 @@ import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../domain/settings.ts';
 import { instantOf, parseFlags, stringOf } from '../args.ts';
 import { writeLines } from '../io.ts';
 import { actionsFor, scanSimulation } from '../cluster-scan.ts';
+import { cleanupSimulation } from '../cleanup-run.ts';
+import { cleanupProgressDisplay } from '../render/cleanup-progress.ts';
+import { renderCleanupResult } from '../render/cleanup-result.ts';
+import { DEFAULT_NODECLAIM_WAIT_MS } from '../../usecases/cleanup.ts';
+import type { CliContext } from '../io.ts';
+import type { Style } from '../render/style.ts';
 import { DemoTally, narrate } from '../render/narrate.ts';
 import { renderTable } from '../render/table.ts';
 import { ANSI_STYLE, colourEnabled, PLAIN_STYLE } from '../render/style.ts';
@@ -18,6 +24,9 @@ import type { Command } from './command.ts';
  * instant, so the demo judges ages against it unless --now says otherwise.
  */
 export const EXAMPLES_NOW = '2026-01-01T01:00:00Z';
+
+/** The example the demo also cleans up after, as `cleanup --simulate ... --apply` would before a VPC's deletion. */
+export const CLEANUP_DEMO_EXAMPLE = 'cleanup-partial-destroy';
 
 const OPTIONS = {
   now: { type: 'string' },
@@ -33,6 +42,10 @@ changes. Each example can be rerun on its own with:
   karpenter-sentinel scan --simulate examples/NAME --apply     (or offline: scan --from examples/NAME)
 
   --now ISO-8601               the time to judge ages against (default: ${EXAMPLES_NOW}, when the examples were captured)
+
+Then it cleans up after the partial terraform destroy of examples/${CLEANUP_DEMO_EXAMPLE}, as
+  karpenter-sentinel cleanup --simulate examples/${CLEANUP_DEMO_EXAMPLE} --apply
+would: NodePools, instances, launch templates and instance profiles Karpenter left behind.
 
 Exit codes: 0 every example was read (findings are expected), 2 an example could not be read.`;
 
@@ -72,10 +85,52 @@ export const demoCommand: Command = {
         writeLines(ctx.io.stderr, `karpenter-sentinel: example ${name}: ${oneLine(err)}`);
       }
     }
-    writeLines(ctx.io.stdout, `\n${style.bold('=== summary ===')}\n${tally.lines(examples.length - failed).join('\n')}`);
+    const cleaned = examples.includes(CLEANUP_DEMO_EXAMPLE) ? await demoCleanup(root, style, ctx) : undefined;
+    if (cleaned === false) failed += 1;
+    const summary = tally.lines(examples.length - failed);
+    if (cleaned) summary.push(cleaned);
+    writeLines(ctx.io.stdout, `\n${style.bold('=== summary ===')}\n${summary.join('\n')}`);
     return failed > 0 ? 2 : 0;
   },
 };
+
+/** The cleanup act of the demo: its summary line, or false when it could not run (said on stderr). */
+async function demoCleanup(root: URL, style: Style, ctx: CliContext): Promise<string | false> {
+  const command = `karpenter-sentinel cleanup --simulate examples/${CLEANUP_DEMO_EXAMPLE} --apply`;
+  writeLines(
+    ctx.io.stdout,
+    `\n${style.bold(`=== destroy-time cleanup: ${CLEANUP_DEMO_EXAMPLE} ===`)}\n${style.dim(`$ ${command}`)}\n`,
+  );
+  const progress = cleanupProgressDisplay(ctx.io.stdout, { inPlace: false, style });
+  try {
+    const folder = asTyped(fileURLToPath(new URL(`${CLEANUP_DEMO_EXAMPLE}/`, root)));
+    const { result, region } = await cleanupSimulation(
+      [folder],
+      undefined,
+      {
+        request: { dryRun: false, deleteNodePools: true },
+        deadline: new Date(ctx.services.timer.now().getTime() + 30 * 60_000),
+        nodeClaimWaitMs: DEFAULT_NODECLAIM_WAIT_MS,
+        onProgress: (event) => progress.show(event),
+      },
+      ctx,
+    );
+    writeLines(
+      ctx.io.stdout,
+      `\n${renderCleanupResult(result, { style, region, deleteNodePools: true, again: command, apply: command })}`,
+    );
+    const removed = [
+      `${result.nodePoolsDeleted.length} NodePool(s)`,
+      `${result.instancesTerminated.length} instance(s)`,
+      `${result.launchTemplatesDeleted.length} launch template(s)`,
+      `${result.instanceProfilesDeleted.length} instance profile(s)`,
+    ];
+    return `Cleaned up after a partial destroy: ${removed.join(', ')}${result.complete ? '.' : ' (not complete).'}`;
+  } catch (err) {
+    writeLines(ctx.io.stderr, `karpenter-sentinel: cleanup of example ${CLEANUP_DEMO_EXAMPLE}: ${oneLine(err)}`);
+    return false;
+  }
+}
 
 async function listExamples(root: URL): Promise<string[]> {
   try {

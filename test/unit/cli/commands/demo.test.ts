@@ -66,6 +66,8 @@ describe('demo', () => {
     expect(result.stdout).toContain('=== example 2/2: fargate-race ===\nFargate scheduler race: the controller never starts\n');
     expect(result.stdout.match(/^\d+ critical, \d+ warning, \d+ info$/gm)).toHaveLength(2);
     expect(result.stdout).not.toMatch(ANSI);
+    // No cleanup-partial-destroy among these examples: no cleanup act.
+    expect(result.stdout).not.toContain('destroy-time cleanup');
   });
 
   it('judges every example at the instant its captures were frozen, not the wall clock', async () => {
@@ -158,5 +160,19 @@ describe('demo on the bundled examples', () => {
     ]) {
       expect(result.stdout).toContain(expected);
     }
+  });
+
+  it('then cleans up after the partial destroy: exactly the leftovers of cleanup-partial-destroy', async () => {
+    const result = await run(['demo']);
+
+    const cleanup = result.stdout.slice(result.stdout.indexOf('=== destroy-time cleanup: cleanup-partial-destroy ==='));
+    expect(cleanup).toContain('$ karpenter-sentinel cleanup --simulate examples/cleanup-partial-destroy --apply');
+    expect(cleanup).toContain(
+      '[2/4] instances: terminating 3 instances: i-04c1e8a2f6b9d3705, i-07e3b9d1c5a2f8406, i-09a5d2f7e1c4b6308',
+    );
+    expect(cleanup).toContain('Complete: every step ran to its end without errors.');
+    expect(cleanup).toContain(
+      'Cleaned up after a partial destroy: 2 NodePool(s), 3 instance(s), 2 launch template(s), 2 instance profile(s).',
+    );
   });
 });
