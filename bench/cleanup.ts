@@ -22,7 +22,6 @@ import { startRssSampler } from './rss-sampler.ts';
 
 /** The cluster's Karpenter instances in each measured account. */
 export const CLEANUP_SCALES = [100, 1_000, 3_000] as const;
-/** The calls that change the account; a dry run and a run with nothing left to do make none. */
 /** A Lambda's longest run: the simulated deadline, never reached since sleeping takes no time. */
 const DEADLINE_MS = 15 * 60_000;
 

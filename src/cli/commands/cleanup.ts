@@ -28,7 +28,8 @@ const OPTIONS = {
 } as const satisfies ParseArgsOptionsConfig;
 
 const CLEANUP_OUTPUTS = ['table', 'json'] as const;
-const DEFAULT_TIMEOUT_MS = 30 * 60_000;
+/** The whole run's deadline unless --timeout says otherwise (the demo's cleanup uses it too). */
+export const DEFAULT_CLEANUP_TIMEOUT_MS = 30 * 60_000;
 
 const USAGE = `Usage:
   karpenter-sentinel cleanup --cluster NAME [--region R] [--context CTX] [--apply] [options]
@@ -56,9 +57,9 @@ Options:
                                instance profiles are then left alone, as they serve the whole cluster
   --keep-nodepools             do not delete NodePools; go straight to terminating instances
   --nodeclaim-wait DUR         how long to wait for the NodeClaims of deleted NodePools (default ${formatDuration(DEFAULT_NODECLAIM_WAIT_MS)})
-  --timeout DUR                the whole run's deadline (default ${formatDuration(DEFAULT_TIMEOUT_MS)}); when it passes, no new step
+  --timeout DUR                the whole run's deadline (default ${formatDuration(DEFAULT_CLEANUP_TIMEOUT_MS)}); when it passes, no new step
                                starts and running the command again carries on where it stopped
-  -o, --output FORMAT          table (default) or json (the result object of DESIGN.md "Destroy-time cleanup")
+  -o, --output FORMAT          table (default) or json (the result object of README "Destroy-time cleanup")
 
 Progress goes to stderr: one line rewritten in place on a terminal, a line per step in a log.
 --apply on a simulation changes only the simulation.
@@ -73,7 +74,7 @@ export const cleanupCommand: Command = {
     const { values } = parseFlags('cleanup', args, OPTIONS, ['simulate']);
     const output = choiceOf('output', values.output, CLEANUP_OUTPUTS, 'table');
     const nodeClaimWaitMs = durationOf('nodeclaim-wait', values['nodeclaim-wait'], DEFAULT_NODECLAIM_WAIT_MS);
-    const timeoutMs = durationOf('timeout', values.timeout, DEFAULT_TIMEOUT_MS);
+    const timeoutMs = durationOf('timeout', values.timeout, DEFAULT_CLEANUP_TIMEOUT_MS);
     if (timeoutMs <= 0) throw new UsageError(`--timeout must be longer than 0 (got '${stringOf(values.timeout)}')`);
     const simulate = stringsOf(values.simulate);
     const clusterName = stringOf(values.cluster);

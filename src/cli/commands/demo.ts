@@ -17,6 +17,7 @@ import { DemoTally, narrate } from '../render/narrate.ts';
 import { renderTable } from '../render/table.ts';
 import { ANSI_STYLE, colourEnabled, PLAIN_STYLE } from '../render/style.ts';
 import { oneLine } from '../errors.ts';
+import { DEFAULT_CLEANUP_TIMEOUT_MS } from './cleanup.ts';
 import type { Command } from './command.ts';
 
 /**
@@ -47,7 +48,8 @@ Then it cleans up after the partial terraform destroy of examples/${CLEANUP_DEMO
   karpenter-sentinel cleanup --simulate examples/${CLEANUP_DEMO_EXAMPLE} --apply
 would: NodePools, instances, launch templates and instance profiles Karpenter left behind.
 
-Exit codes: 0 every example was read (findings are expected), 2 an example could not be read.`;
+Exit codes: 0 every example was read (findings are expected), 2 an example could not be read or
+cleaned up.`;
 
 export const demoCommand: Command = {
   name: 'demo',
@@ -86,11 +88,10 @@ export const demoCommand: Command = {
       }
     }
     const cleaned = examples.includes(CLEANUP_DEMO_EXAMPLE) ? await demoCleanup(root, style, ctx) : undefined;
-    if (cleaned === false) failed += 1;
     const summary = tally.lines(examples.length - failed);
     if (cleaned) summary.push(cleaned);
     writeLines(ctx.io.stdout, `\n${style.bold('=== summary ===')}\n${summary.join('\n')}`);
-    return failed > 0 ? 2 : 0;
+    return failed > 0 || cleaned === false ? 2 : 0;
   },
 };
 
@@ -109,7 +110,7 @@ async function demoCleanup(root: URL, style: Style, ctx: CliContext): Promise<st
       undefined,
       {
         request: { dryRun: false, deleteNodePools: true },
-        deadline: new Date(ctx.services.timer.now().getTime() + 30 * 60_000),
+        deadline: new Date(ctx.services.timer.now().getTime() + DEFAULT_CLEANUP_TIMEOUT_MS),
         nodeClaimWaitMs: DEFAULT_NODECLAIM_WAIT_MS,
         onProgress: (event) => progress.show(event),
       },

@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVICES, type CliServices } from '../../../src/cli/io.ts';
 import type { CleanupResult } from '../../../src/domain/cleanup.ts';
@@ -7,14 +6,14 @@ import type { Simulation } from '../../../src/simulator/simulation.ts';
 import { karpenterPod } from '../../factories/kube.ts';
 import { steppingClock } from '../../support/clock.ts';
 import { ANSI, run, type RunOptions } from './cli-harness.ts';
-import { CLEANED } from '../../examples/cleanup-partial-destroy.ts';
+import {
+  CLEANED as EXPECTED,
+  CLEANUP_EXAMPLE as EXAMPLE,
+  CLEANUP_EXAMPLE_CLUSTER as CLUSTER,
+} from '../../examples/cleanup-partial-destroy.ts';
 
-const EXAMPLE = fileURLToPath(new URL('../../../examples/cleanup-partial-destroy', import.meta.url));
-const CLUSTER = 'platform-eks-dev';
 const START = '2026-01-01T01:00:00Z';
 
-/** A destroy that removed the controller first; what is Karpenter's and platform-eks-dev's, and nothing else. */
-const EXPECTED = CLEANED;
 const UNTOUCHED = [
   'i-02b7f4a9c6e1d8503 terminated',
   'i-08c4a7e1f3d9b2650 running',
