@@ -4,8 +4,9 @@
  * group cannot be deleted while any of them is shutting down.
  */
 import type { Instance } from '../domain/aws.ts';
-import { NODEPOOL_TAG } from '../domain/tags.ts';
+import { CLUSTER_TAG, legacyClusterTag, NODEPOOL_TAG } from '../domain/tags.ts';
 import type { TerminationResult } from '../ports/aws.ts';
+import { oneLine } from '../snapshot/shape.ts';
 import { chunks } from '../support/concurrency.ts';
 import type { CleanupContext, StepEnd } from './run.ts';
 import { hasEnded, isCleanupCandidate, isClusterKarpenterInstance } from './select.ts';
@@ -42,7 +43,7 @@ export async function terminateInstancesStep(ctx: CleanupContext, atStart: reado
     .map((i) => i.id)
     .sort();
   run.note('instances', plannedLine(false, 'terminate', 'instance', toTerminate));
-  const { terminated, end } = await terminateInBatches(ctx, toTerminate);
+  const { terminated, end } = await terminateInBatches(ctx, toTerminate, new Map(current.map((i) => [i.id, i])));
   if (end === 'stopped') return 'stopped';
   // Already shutting down (Karpenter's doing, or an earlier run's) is waited for, never terminated twice.
   const shuttingDown = current.filter((i) => i.state === 'shutting-down').map((i) => i.id);
@@ -59,8 +60,13 @@ async function describeClusterInstances(ctx: CleanupContext): Promise<Instance[]
   }
 }
 
-async function terminateInBatches(ctx: CleanupContext, ids: readonly string[]): Promise<{ terminated: string[]; end: StepEnd }> {
+async function terminateInBatches(
+  ctx: CleanupContext,
+  ids: readonly string[],
+  byId: ReadonlyMap<string, Instance>,
+): Promise<{ terminated: string[]; end: StepEnd }> {
   const { run } = ctx;
+  const fail = (id: string, error: unknown) => run.fail('instances', terminationFailure(ctx, id, byId.get(id), error), id);
   const terminated: string[] = [];
   for (const batch of chunks(ids, TERMINATE_BATCH_SIZE)) {
     if (run.outOfTime('instances')) return { terminated, end: 'stopped' };
@@ -68,19 +74,46 @@ async function terminateInBatches(ctx: CleanupContext, ids: readonly string[]): 
     try {
       results = await ctx.connection.aws.ec2.terminateInstances(batch);
     } catch (error) {
-      for (const id of batch) run.fail('instances', failedCall('TerminateInstances', id, error), id);
+      for (const id of batch) fail(id, error);
       continue;
     }
-    const byId = new Map(results.map((r) => [r.instanceId, r]));
+    const resultOf = new Map(results.map((r) => [r.instanceId, r]));
     for (const id of batch) {
-      const result = byId.get(id);
+      const result = resultOf.get(id);
       if (result && !result.error) {
         terminated.push(id);
         run.result.instancesTerminated.push(id);
-      } else run.fail('instances', failedCall('TerminateInstances', id, result?.error ?? 'no result for this instance'), id);
+      } else fail(id, result?.error ?? 'no result for this instance');
     }
   }
   return { terminated, end: 'done' };
+}
+
+/** A denial, as EC2 (UnauthorizedOperation) or a wrapper says it; throttling and the like get no hint. */
+const DENIED = /UnauthorizedOperation|AccessDenied|not authorized/i;
+
+/**
+ * The failure, and for an instance tagged only the pre-1.0 way (`kubernetes.io/cluster/<name>=owned`,
+ * no `eks:eks-cluster-name`) that was denied, why and what to run instead: the function's role may
+ * terminate only instances carrying `eks:eks-cluster-name` (infra/iam.yml), so it fails every time.
+ * The AWS part is cut, not the hint.
+ */
+function terminationFailure(ctx: CleanupContext, id: string, instance: Instance | undefined, error: unknown): string {
+  const failed = failedCall('TerminateInstances', id, error);
+  if (instance === undefined || instance.tags[CLUSTER_TAG] !== undefined || !DENIED.test(failed)) return failed;
+  const { clusterName, nodePools, deleteNodePools } = ctx.request;
+  const region = ctx.connection.aws.region;
+  const cliOptions = [
+    `--cluster ${clusterName}`,
+    `--region ${region}`,
+    ...(nodePools ?? []).map((pool) => `--nodepool ${pool}`),
+    ...(deleteNodePools ? [] : ['--keep-nodepools']),
+    '--apply',
+  ];
+  const hint =
+    `this instance carries only the pre-1.0 tag ${legacyClusterTag(clusterName)}, which the cleanup function's role may not terminate: ` +
+    `aws ec2 terminate-instances --region ${region} --instance-ids ${id} (or karpenter-sentinel cleanup ${cliOptions.join(' ')} with your credentials)`;
+  return `${oneLine(failed, 200)} — ${hint}`;
 }
 
 /** Until every one is terminated (an instance no longer listed counts as gone), or the deadline. */

@@ -52,12 +52,35 @@ export async function waitForNodeClaims(
           'nodepools',
           `${why}: nothing will drain the ${counted(claims.length, 'NodeClaim')}; their instances are terminated next`,
         );
+        const release = releaseLine(claims);
+        if (release) run.note('nodepools', release);
         return 'done';
       }
     }
     run.progress({ kind: 'waiting', step: 'nodepools', nodeClaims: claims.length, waitedMs, limitMs });
     if (!(await run.pause('nodepools', Math.min(ctx.pollIntervalMs, limitMs - waitedMs)))) return 'stopped';
   }
+}
+
+/** Commands shown in full; the rest are counted, so the line stays readable. */
+const MAX_COMMANDS = 5;
+const RELEASE_PATCH = `--type merge -p '{"metadata":{"finalizers":null}}'`;
+
+/**
+ * Without a controller nothing removes the `karpenter.sh/termination` finalizer, so the NodeClaims
+ * outlive their instances (and block deleting the CRDs). Only said, never done: releasing one whose
+ * instance still runs would leave that instance unknown to Kubernetes.
+ */
+function releaseLine(claims: readonly NodeClaim[]): string | undefined {
+  const names = claims.flatMap((c) => (c.metadata?.name ? [c.metadata.name] : [])).sort();
+  if (names.length === 0) return undefined;
+  const commands = names.slice(0, MAX_COMMANDS).map((name) => `kubectl patch nodeclaim ${name} ${RELEASE_PATCH}`);
+  const more = names.length > MAX_COMMANDS ? ` and ${names.length - MAX_COMMANDS} more` : '';
+  const held =
+    names.length === 1
+      ? 'the NodeClaim stays held by the karpenter.sh/termination finalizer; once its instance is terminated, run'
+      : `the ${names.length} NodeClaims stay held by the karpenter.sh/termination finalizer; once their instances are terminated, run`;
+  return `${held}: ${commands.join('; ')}${more}`;
 }
 
 /** The earliest deletionTimestamp; undefined when none is set or readable. */

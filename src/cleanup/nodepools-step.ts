@@ -7,15 +7,27 @@ import type { ClusterInfo } from '../domain/aws.ts';
 import type { NodePool } from '../domain/kube.ts';
 import { KubeUnreachableError } from '../ports/errors.ts';
 import type { KubernetesPort } from '../ports/kubernetes.ts';
+import { oneLine } from '../snapshot/shape.ts';
 import { waitForNodeClaims } from './nodeclaim-wait.ts';
 import type { CleanupContext, StepEnd } from './run.ts';
 import { isNodeClaimOfGoingPool, selectNodePools } from './select.ts';
 import { failedCall, namesOf, plannedLine } from './text.ts';
 
+/**
+ * What to do about a Kubernetes API that refuses or cannot be reached: the run goes on without the
+ * NodePools, and the next one fails the same way until the access is there or they are left alone.
+ */
+const KUBE_ACCESS_HINT =
+  'give the caller list/delete on nodepools (infra/kubernetes/rbac.yaml, group karpenter-sentinel-cleanup; ' +
+  'for the function, its access entry) or run with deleteNodePools false / --keep-nodepools';
+
 export async function deleteNodePoolsStep(ctx: CleanupContext): Promise<StepEnd> {
   const { request, run } = ctx;
   if (!request.deleteNodePools) {
-    run.note('nodepools', 'NodePools left alone (deleteNodePools: false)');
+    run.note(
+      'nodepools',
+      'NodePools left alone (deleteNodePools: false): if the Karpenter controller still runs it replaces the instances terminated next; run this once the controller is gone',
+    );
     return 'done';
   }
   if (run.outOfTime('nodepools')) return 'stopped';
@@ -27,10 +39,12 @@ export async function deleteNodePoolsStep(ctx: CleanupContext): Promise<StepEnd>
   try {
     pools = (await kube.list({ resource: 'nodepools' })) as NodePool[];
   } catch (error) {
-    run.fail('nodepools', `NodePools not deleted: ${whyUnreadable('list NodePools', error)}`);
+    run.fail('nodepools', notDeleted(whyUnreadable('list NodePools', error)));
     return 'done';
   }
   const selection = selectNodePools(pools, request.nodePools);
+  const absent = absentNamed(pools, request.nodePools);
+  if (absent) run.note('nodepools', absent);
   const autoMode = selection.autoMode.length ? ` (EKS Auto Mode's left alone: ${namesOf(selection.autoMode)})` : '';
   run.note('nodepools', plannedLine(request.dryRun, 'delete', 'NodePool', selection.toDelete) + autoMode);
   if (request.dryRun) {
@@ -60,16 +74,39 @@ async function reachKube(ctx: CleanupContext): Promise<{ kube: KubernetesPort; c
     return undefined;
   }
   // A cluster on its way out has no API to ask: its instances are terminated directly.
-  if (cluster.gone || cluster.status === 'DELETING') {
-    run.note('nodepools', `cluster ${cluster.gone ? 'gone' : 'DELETING'}: no NodePools to delete`);
+  if (cluster.gone) {
+    // Said where it looked: a typo in the name or the region looks just like a deleted cluster.
+    const region = connection.aws.region;
+    run.note(
+      'nodepools',
+      `no cluster ${request.clusterName} in ${region} (deleted already, or a wrong name or region?): no NodePools to delete; only leftovers tagged for it in ${region} are cleaned`,
+    );
+    return undefined;
+  }
+  if (cluster.status === 'DELETING') {
+    run.note('nodepools', 'cluster DELETING: no NodePools to delete');
     return undefined;
   }
   try {
     return { kube: await connection.connectKube(cluster), cluster };
   } catch (error) {
-    run.fail('nodepools', `NodePools not deleted: ${whyUnreadable('connect to the Kubernetes API', error)}`);
+    run.fail('nodepools', notDeleted(whyUnreadable('connect to the Kubernetes API', error)));
     return undefined;
   }
+}
+
+/** One line: why, then what to do; the why is cut first, so the hint always shows. */
+function notDeleted(why: string): string {
+  return `NodePools not deleted: ${oneLine(why, 300)} — ${KUBE_ACCESS_HINT}`;
+}
+
+/** `no NodePool named nope (present: ondemand-pool, spot-pool)`: a typo deletes nothing, and says so. */
+function absentNamed(pools: readonly NodePool[], named: readonly string[] | undefined): string | undefined {
+  const present = pools.flatMap((p) => (p.metadata?.name ? [p.metadata.name] : [])).sort();
+  const absent = (named ?? []).filter((name) => !present.includes(name));
+  if (absent.length === 0) return undefined;
+  const which = absent.length === 1 ? `no NodePool named ${absent[0]}` : `no NodePools named ${absent.join(', ')}`;
+  return `${which} (${present.length ? `present: ${namesOf(present, 10)}` : 'no NodePools present'})`;
 }
 
 function whyUnreadable(operation: string, error: unknown): string {

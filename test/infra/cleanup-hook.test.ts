@@ -250,7 +250,87 @@ describe('invoke-cleanup.sh', () => {
     expect(run.status).toBe(1);
     expect(run.invokes).toHaveLength(1);
     expect(run.stderr).toContain(
-      'the cleanup function failed (Unhandled): CleanupRequestError: invalid cleanup request: unknown field "dryrun" (did you mean "dryRun"?)',
+      'the cleanup function failed (Unhandled): CleanupRequestError: invalid cleanup request: unknown field "dryrun" (did you mean "dryRun"?); ' +
+        "fix the module's inputs (terraform apply), then destroy again",
+    );
+  });
+
+  it.each([
+    [
+      'without an errorType (only the message is shown)',
+      { errorMessage: '2026-01-01T02:15:00.123Z 6f1e0c7a-0d2b-4f5e-9a43-2c8b7d0e1f35 Task timed out after 900.00 seconds' },
+      'the cleanup function failed (Unhandled): 2026-01-01T02:15:00.123Z 6f1e0c7a-0d2b-4f5e-9a43-2c8b7d0e1f35 Task timed out after 900.00 seconds; run terraform destroy again: the cleanup carries on',
+    ],
+    [
+      'as Sandbox.Timedout',
+      {
+        errorType: 'Sandbox.Timedout',
+        errorMessage: 'RequestId: 6f1e0c7a-0d2b-4f5e-9a43-2c8b7d0e1f35 Error: Task timed out after 900.00 seconds',
+      },
+      'the cleanup function failed (Unhandled): Sandbox.Timedout: RequestId: 6f1e0c7a-0d2b-4f5e-9a43-2c8b7d0e1f35 Error: Task timed out after 900.00 seconds; run terraform destroy again: the cleanup carries on',
+    ],
+  ])('a function that timed out (%s): exits 1 saying to destroy again', (_case, payload, line) => {
+    // Prepare
+    writeFileSync(path.join(binDir, 'reply-1.out'), 'Unhandled\n');
+    writeFileSync(path.join(binDir, 'reply-1.json'), JSON.stringify(payload));
+
+    // Act
+    const run = runHook(BASE_ENV);
+
+    // Assess
+    expect(run.status).toBe(1);
+    expect(run.invokes).toHaveLength(1);
+    expect(run.stderr.trim().split('\n')).toEqual([`karpenter-cleanup: ${line}`]);
+    expect(run.stderr).not.toContain('error:');
+  });
+
+  it('another function failure gets no advice that does not fit it', () => {
+    replies([
+      { functionError: 'Unhandled', payload: { errorType: 'Runtime.OutOfMemory', errorMessage: 'Runtime exited with error' } },
+    ]);
+
+    const run = runHook(BASE_ENV);
+
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim()).toBe(
+      'karpenter-cleanup: the cleanup function failed (Unhandled): Runtime.OutOfMemory: Runtime exited with error',
+    );
+  });
+
+  it('shows an instance id once when the error message already names it', () => {
+    // Prepare
+    replies([
+      {
+        result: result({
+          complete: false,
+          errors: [
+            {
+              step: 'instances',
+              resource: 'i-0a1b2c3d4e5f60718',
+              message:
+                'TerminateInstances i-0a1b2c3d4e5f60718 failed: UnauthorizedOperation: You are not authorized to perform this operation.',
+            },
+            {
+              step: 'instance-profiles',
+              resource: 'demo_4518170523645393042',
+              message: 'AccessDenied: not authorized to perform iam:DeleteInstanceProfile',
+            },
+          ],
+        }),
+      },
+    ]);
+
+    // Act
+    const run = runHook(BASE_ENV);
+
+    // Assess
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(
+      '  - [instances] TerminateInstances i-0a1b2c3d4e5f60718 failed: UnauthorizedOperation: You are not authorized to perform this operation.\n',
+    );
+    expect(run.stderr.split('i-0a1b2c3d4e5f60718')).toHaveLength(2);
+    expect(run.stderr).toContain(
+      '  - [instance-profiles] demo_4518170523645393042: AccessDenied: not authorized to perform iam:DeleteInstanceProfile\n',
     );
   });
 
@@ -393,12 +473,18 @@ describe('the karpenter-cleanup Terraform module', () => {
     expect(read('versions.tf')).toMatch(/required_version\s*=\s*">= 1\.4"/);
   });
 
-  it('its README wires it with depends_on on the Helm release, the NodePools and the cluster', () => {
+  it('its README wires it with depends_on on the Helm release, the NodePools, the access entry and the cluster', () => {
     const readme = read('README.md');
 
-    expect(readme).toMatch(
-      /depends_on\s*=\s*\[\s*helm_release\.karpenter,\s*kubectl_manifest\.karpenter_node_pool,\s*module\.eks\s*\]/,
-    );
+    const dependsOn = /module "karpenter_cleanup" \{[^]*?depends_on = \[([^\]]*)\]/.exec(readme)?.[1] ?? '';
+    for (const dependency of [
+      'helm_release.karpenter',
+      'kubectl_manifest.karpenter_node_pool',
+      'aws_eks_access_entry.karpenter_sentinel_cleanup',
+      'module.eks',
+    ]) {
+      expect(dependsOn).toContain(dependency);
+    }
     expect(readme).toContain('source');
   });
 });

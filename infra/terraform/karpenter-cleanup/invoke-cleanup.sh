@@ -223,7 +223,8 @@ excerpt() {
   cut -c 1-300 "$1" | head -n 3
 }
 
-# errors[] as "  - step resource: message" lines.
+# errors[] as "  - [step] resource: message" lines; "  - [step] message" when the message names the resource
+# already (`TerminateInstances i-0abc failed: ...`), so no id shows twice.
 print_errors() {
   awk 'BEGIN { FS = "\t" }
     $1 ~ /^errors\.[0-9]+\.(step|resource|message)$/ {
@@ -232,7 +233,7 @@ print_errors() {
       if (p[3] == "step") step[i] = v; else if (p[3] == "resource") res[i] = v; else msg[i] = v
     }
     END {
-      for (i = 0; i < n; i++) printf "  - [%s] %s%s\n", step[i], (res[i] == "" ? "" : res[i] ": "), msg[i]
+      for (i = 0; i < n; i++) printf "  - [%s] %s%s\n", step[i], (res[i] == "" || index(msg[i], res[i]) > 0 ? "" : res[i] ": "), msg[i]
     }' "$flat"
 }
 
@@ -270,10 +271,17 @@ while :; do
   case $function_error in
     '' | None) ;;
     *)
-      # The function threw (an invalid request) or was killed (timeout, out of memory).
+      # The function threw (an invalid request) or was killed (timeout, out of memory). Lambda's
+      # timeout error may come without an errorType; then only the message is shown.
       error_type=$(field errorType)
       error_message=$(field errorMessage)
-      fail "the cleanup function failed ($function_error): ${error_type:-error}: ${error_message:-$(excerpt "$response")}"
+      why=${error_message:-$(excerpt "$response")}
+      [ -z "$error_type" ] || why="$error_type: $why"
+      case $error_type:$error_message in
+        *'Task timed out'* | Sandbox.Timedout:*) why="$why; run terraform destroy again: the cleanup carries on" ;;
+        CleanupRequestError:*) why="$why; fix the module's inputs (terraform apply), then destroy again" ;;
+      esac
+      fail "the cleanup function failed ($function_error): $why"
       ;;
   esac
 

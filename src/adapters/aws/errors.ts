@@ -11,10 +11,22 @@ export function awsErrorName(error: unknown): string {
   return error.name === 'Error' && code ? code : error.name;
 }
 
-/** The error as its one line: `UnauthorizedOperation: You are not authorized to perform this operation. ...`. */
-export function awsErrorText(error: unknown): string {
+/**
+ * EC2 appends kilobytes of base64 to a denial: it would push the words that matter out of a bounded
+ * line, and means nothing until decoded. Said instead, and kept whole when the line is cut.
+ */
+const ENCODED_AUTHORIZATION_MESSAGE = /\s*Encoded authorization failure message:\s*[A-Za-z0-9_+/=-]*/gi;
+const ENCODED_MESSAGE_OMITTED = '(encoded authorization message omitted: aws sts decode-authorization-message)';
+
+/** The error as its one line of at most `max` characters: `UnauthorizedOperation: You are not authorized to perform this operation. ...`. */
+export function awsErrorText(error: unknown, max = 300): string {
   const message = error instanceof Error ? error.message : String(error);
-  return oneLine(`${awsErrorName(error)}: ${message}`, 300);
+  const text = `${awsErrorName(error)}: ${message}`;
+  const withoutEncoded = text.replace(ENCODED_AUTHORIZATION_MESSAGE, '');
+  if (withoutEncoded === text) return oneLine(text, max);
+  const omitted = ` ${ENCODED_MESSAGE_OMITTED}`;
+  const full = `${oneLine(withoutEncoded, Number.MAX_SAFE_INTEGER)}${omitted}`;
+  return full.length <= max ? full : `${oneLine(withoutEncoded, max - omitted.length)}${omitted}`;
 }
 
 /**
@@ -24,7 +36,8 @@ export function awsErrorText(error: unknown): string {
  */
 export function sourceError(operation: string, error: unknown): SourceError {
   if (error instanceof SourceError) return error;
-  return new SourceError(oneLine(`${operation} failed: ${awsErrorText(error)}`, 300), {
+  const prefix = `${operation} failed: `;
+  return new SourceError(oneLine(`${prefix}${awsErrorText(error, 300 - prefix.length)}`, 300), {
     code: awsErrorName(error),
     cause: error,
   });

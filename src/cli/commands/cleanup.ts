@@ -38,7 +38,8 @@ const USAGE = `Usage:
 Destroy-time cleanup: what Karpenter leaves behind when its controller goes before its nodes
 (terraform destroy). In this order, each step idempotent:
   1. nodepools          delete the NodePools while the controller may still run, and wait (bounded)
-                        for their NodeClaims to go; skipped when the Kubernetes API is gone
+                        for their NodeClaims to go (not when no controller is Ready to drain them);
+                        skipped when the cluster is gone, an error when its API cannot be reached
   2. instances          terminate every instance tagged for the cluster and a NodePool (any age, any
                         state but terminated; never a managed node group's), then wait until terminated
   3. launch-templates   delete Karpenter's launch templates for the cluster (eks:eks-cluster-name or
@@ -61,7 +62,7 @@ Options:
                                starts and running the command again carries on where it stopped
   -o, --output FORMAT          table (default) or json (the result object of README "Destroy-time cleanup")
 
-Progress goes to stderr: one line rewritten in place on a terminal, a line per step in a log.
+Progress goes to stderr: a line per step and note, and on a terminal the wait on one line rewritten in place.
 --apply on a simulation changes only the simulation.
 Exit codes: 0 complete without errors (dry run: the listing worked), 1 errors or time ran out (run again),
 2 usage or input error.`;

@@ -21,9 +21,11 @@ export interface ProgressOptions {
 }
 
 /**
- * What a cleanup run is doing, on stderr. On a terminal: one status line rewritten in place. In a
- * log (CI, a Terraform provisioner): one line per step and one per change in what is waited for,
- * never an escape code, so a 10-minute wait is a handful of lines rather than sixty.
+ * What a cleanup run is doing, on stderr. On a terminal: every step and note as a lasting line (they
+ * carry what a human must read: the commands for stuck NodeClaims, why NodePools were left), and the
+ * wait as one status line below them, rewritten in place. In a log (CI, a Terraform provisioner): one
+ * line per step and one per change in what is waited for, never an escape code, so a 10-minute wait
+ * is a handful of lines rather than sixty.
  */
 export function cleanupProgressDisplay(stream: OutputStream, options: ProgressOptions): CleanupProgressDisplay {
   const style = options.style ?? PLAIN_STYLE;
@@ -32,6 +34,11 @@ export function cleanupProgressDisplay(stream: OutputStream, options: ProgressOp
   return {
     show(progress) {
       const [label, text] = describeProgress(progress);
+      if (options.inPlace && progress.kind === 'step') {
+        stream.write(`${shown ? ERASE_LINE : ''}${style.bold(label)} ${text}\n`);
+        shown = false;
+        return;
+      }
       if (options.inPlace) {
         stream.write(`${ERASE_LINE}${style.bold(label)} ${fit(text, stream.columns, label.length + 1)}`);
         shown = true;

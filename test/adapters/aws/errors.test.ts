@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { awsErrorName, isNotFound, sourceError } from '../../../src/adapters/aws/errors.ts';
+import { awsErrorName, awsErrorText, isNotFound, sourceError } from '../../../src/adapters/aws/errors.ts';
 import { SourceError } from '../../../src/ports/errors.ts';
 import { ec2Error } from './sdk-fixtures.ts';
+
+/** What EC2 appends to a denial: base64url of the whole authorization context, kilobytes long. */
+const ENCODED_BLOB = `9qAb_Zx-${'Qm9keSBvZiB0aGUgZGVuaWFs'.repeat(80)}Lk-_w`;
 
 describe('sourceError', () => {
   it('names missing credentials by the provider error the SDK throws', () => {
@@ -36,10 +39,63 @@ describe('sourceError', () => {
     expect(error.summary.length).toBeLessThanOrEqual(300);
   });
 
+  it('replaces the encoded authorization message with how to decode it, so the words before it stay in the line', () => {
+    // Prepare
+    const because =
+      'User: arn:aws:sts::069057294951:assumed-role/karpenter-sentinel-prod-cleanup/fn is not authorized to perform: ec2:TerminateInstances ' +
+      'because no identity-based policy allows the ec2:TerminateInstances action.';
+    const denied = ec2Error('UnauthorizedOperation', `${because} Encoded authorization failure message: ${ENCODED_BLOB}`);
+
+    // Act
+    const summary = sourceError('TerminateInstances', denied).summary;
+
+    // Assess: too long for one line with the note, so the denial is cut and the note kept whole.
+    expect(summary.length).toBe(300);
+    expect(summary).toMatch(
+      /^TerminateInstances failed: UnauthorizedOperation: User: arn:aws:sts::069057294951:assumed-role\/karpenter-sentinel-prod-cleanup\/fn is not authorized to perform: ec2:TerminateInstances because .*… \(encoded authorization message omitted: aws sts decode-authorization-message\)$/,
+    );
+    expect(summary).not.toContain(ENCODED_BLOB.slice(0, 20));
+  });
+
+  it('shows a denial that fits whole, the encoded message named but not shown', () => {
+    const denied = ec2Error(
+      'UnauthorizedOperation',
+      `You are not authorized to perform this operation.\nEncoded authorization failure message: ${ENCODED_BLOB}`,
+    );
+
+    expect(sourceError('DescribeSubnets', denied).summary).toBe(
+      'DescribeSubnets failed: UnauthorizedOperation: You are not authorized to perform this operation. (encoded authorization message omitted: aws sts decode-authorization-message)',
+    );
+  });
+
   it('passes a SourceError through unchanged', () => {
     const original = new SourceError('DescribeInstances failed: unexpected response', { code: 'UnexpectedResponse' });
 
     expect(sourceError('DescribeInstances', original)).toBe(original);
+  });
+});
+
+describe('awsErrorText', () => {
+  it('shows a short denial whole, with the encoded message named but not shown (a per-instance termination error)', () => {
+    // Prepare
+    const denied = ec2Error(
+      'UnauthorizedOperation',
+      `You are not authorized to perform this operation. Encoded authorization failure message: ${ENCODED_BLOB}`,
+    );
+
+    // Act
+    const text = awsErrorText(denied);
+
+    // Assess
+    expect(text).toBe(
+      'UnauthorizedOperation: You are not authorized to perform this operation. (encoded authorization message omitted: aws sts decode-authorization-message)',
+    );
+  });
+
+  it('leaves a message without an encoded authorization message as it is', () => {
+    expect(awsErrorText(ec2Error('RequestLimitExceeded', 'Request limit exceeded.'))).toBe(
+      'RequestLimitExceeded: Request limit exceeded.',
+    );
   });
 });
 

@@ -64,7 +64,7 @@ describe('cleanup progress in a log (not a terminal)', () => {
 });
 
 describe('cleanup progress on a terminal', () => {
-  it('rewrites one status line in place and erases it at the end', () => {
+  it('keeps each step as a line, rewrites the wait in place below it and erases that at the end', () => {
     const out = stream({ isTTY: true });
     const display = cleanupProgressDisplay(out, { inPlace: true });
 
@@ -72,13 +72,12 @@ describe('cleanup progress on a terminal', () => {
     display.clear();
 
     expect(out.writes).toEqual([
-      '\r\u001b[2K[2/4] instances: terminating 3 instances',
+      '[2/4] instances: terminating 3 instances\n',
       '\r\u001b[2K[2/4] instances: waiting for 3 instances still shutting down (10s)',
       '\r\u001b[2K[2/4] instances: waiting for 3 instances still shutting down (20s)',
       '\r\u001b[2K[2/4] instances: waiting for 1 instance still shutting down (1m10s)',
       '\r\u001b[2K',
     ]);
-    expect(out.writes.join('')).not.toContain('\n');
   });
 
   it('cuts the line to the terminal width so it never wraps', () => {
@@ -89,6 +88,20 @@ describe('cleanup progress on a terminal', () => {
     const line = out.writes[0]!.replace('\r\u001b[2K', '');
     expect(line).toBe('[2/4] instances: waiting for 3 instanc…');
     expect(line.length).toBe(39);
+  });
+
+  it('a note after a wait replaces the status line and stays', () => {
+    const out = stream({ isTTY: true });
+    const display = cleanupProgressDisplay(out, { inPlace: true });
+
+    display.show(run[1]!);
+    display.show({ kind: 'step', step: 'nodepools', message: 'stopped waiting for 2 NodeClaims after 5m' });
+    display.clear();
+
+    expect(out.writes).toEqual([
+      '\r\u001b[2K[1/4] nodepools: waiting for 2 NodeClaims to go (10s of 5m)',
+      '\r\u001b[2K[1/4] nodepools: stopped waiting for 2 NodeClaims after 5m\n',
+    ]);
   });
 
   it('erases nothing when nothing was shown', () => {

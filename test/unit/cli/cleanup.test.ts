@@ -12,6 +12,9 @@ import {
   CLEANUP_EXAMPLE_CLUSTER as CLUSTER,
 } from '../../examples/cleanup-partial-destroy.ts';
 
+/** What the progress display writes to take its status line off a terminal. */
+const ERASE_LINE = '\r\u001b[2K';
+
 const START = '2026-01-01T01:00:00Z';
 
 const UNTOUCHED = [
@@ -254,7 +257,7 @@ describe('cleanup progress', () => {
     expect(result.stderr).not.toMatch(ANSI);
   });
 
-  it('on a terminal: one line rewritten in place with the time waited, erased before the result', async () => {
+  it('on a terminal: steps stay as lines, the wait is one line rewritten in place, erased before the result', async () => {
     const result = await cleanup(
       ['--simulate', EXAMPLE, '--apply'],
       { startSimulation: slowController },
@@ -262,9 +265,15 @@ describe('cleanup progress', () => {
     );
 
     expect(result.stderr).toContain('\r\u001b[2K[1/4] nodepools: waiting for 2 NodeClaims to go (1m of 5m)');
-    expect(result.stderr).toContain('\r\u001b[2K[2/4] instances: ');
-    expect(result.stderr).not.toContain('\n');
-    expect(result.stderr.endsWith('\r\u001b[2K')).toBe(true);
+    expect(result.stderr).toContain('after 5m: their instances are terminated next\n[2/4] instances: terminating 3 instances');
+    // Every lasting line is a step or a note; no status line is left behind among them.
+    const lasting = result.stderr
+      .split('\n')
+      .slice(0, -1)
+      .map((line) => line.split(ERASE_LINE).at(-1) ?? '');
+    expect(lasting.every((line) => /^\[\d\/4\] [a-z-]+: /.test(line) && !/: waiting for .*\)$/.test(line))).toBe(true);
+    // The last step ended the status line: nothing is left on it when the result prints.
+    expect(result.stderr.endsWith('\n')).toBe(true);
     expect(result.stdout).toMatch(/^cleanup of cluster platform-eks-dev/);
   });
 
@@ -277,6 +286,7 @@ describe('cleanup progress', () => {
     expect(lines.filter((l) => l.startsWith('[1/4] nodepools'))).toEqual([
       '[1/4] nodepools: deleting 2 NodePools: ondemand-pool, spot-pool',
       '[1/4] nodepools: no Karpenter controller is running (no Ready pod labelled app.kubernetes.io/name=karpenter): nothing will drain the 2 NodeClaims; their instances are terminated next',
+      `[1/4] nodepools: the 2 NodeClaims stay held by the karpenter.sh/termination finalizer; once their instances are terminated, run: kubectl patch nodeclaim ondemand-pool-q8w3z --type merge -p '{"metadata":{"finalizers":null}}'; kubectl patch nodeclaim spot-pool-x7k2p --type merge -p '{"metadata":{"finalizers":null}}'`,
     ]);
     expect(result.code).toBe(0);
     expect(resultOf(result.stdout)).toMatchObject({ complete: true, instancesTerminated: EXPECTED.instancesTerminated });

@@ -45,6 +45,7 @@ function partialDestroy() {
 
 interface WorldInput {
   cluster?: ClusterInfo;
+  region?: string;
   instances?: Instance[];
   launchTemplates?: LaunchTemplate[];
   instanceProfiles?: InstanceProfile[];
@@ -62,6 +63,7 @@ function world(input: WorldInput = partialDestroy()) {
       launchTemplates: input.launchTemplates ?? [],
       instanceProfiles: input.instanceProfiles ?? [],
     }),
+    input.region === undefined ? {} : { region: input.region },
   );
   const kube = new FakeKarpenterKube({
     nodePools: input.nodePools,
@@ -320,6 +322,7 @@ describe('runCleanup when nothing can drain the NodeClaims', () => {
       ],
     });
   }
+  const RELEASE_PATCH = `--type merge -p '{"metadata":{"finalizers":null}}'`;
   const NO_CONTROLLER_NOTE =
     'no Karpenter controller is running (no Ready pod labelled app.kubernetes.io/name=karpenter): nothing will drain the 2 NodeClaims; their instances are terminated next';
 
@@ -350,6 +353,7 @@ describe('runCleanup when nothing can drain the NodeClaims', () => {
     expect(stepMessages(w.progress)).toEqual([
       'deleting 2 NodePools: ondemand-pool, spot-pool',
       NO_CONTROLLER_NOTE,
+      `the 2 NodeClaims stay held by the karpenter.sh/termination finalizer; once their instances are terminated, run: kubectl patch nodeclaim ondemand-pool-q8w3z ${RELEASE_PATCH}; kubectl patch nodeclaim spot-pool-x7k2p ${RELEASE_PATCH}`,
       'terminating 2 instances: i-ondemand, i-spot',
       'no launch templates to delete',
       'no instance profiles to delete',
@@ -400,6 +404,47 @@ describe('runCleanup when nothing can drain the NodeClaims', () => {
     expect(w.kube.podLists).toHaveLength(podLists);
   });
 
+  it('gives the command releasing each stuck NodeClaim, the first five by name, and patches nothing itself', async () => {
+    // Prepare
+    const names = Array.from({ length: 7 }, (_, n) => `spot-pool-${n}`);
+    const w = world({
+      nodePools: [nodePool({ name: 'spot-pool' })],
+      nodeClaims: names.map((name) => nodeClaim({ name, nodePool: 'spot-pool' })),
+    });
+
+    // Act
+    const result = await w.cleanup();
+
+    // Assess
+    const release = names.slice(0, 5).map((name) => `kubectl patch nodeclaim ${name} ${RELEASE_PATCH}`);
+    expect(stepMessages(w.progress)).toContain(
+      `the 7 NodeClaims stay held by the karpenter.sh/termination finalizer; once their instances are terminated, run: ${release.join('; ')} and 2 more`,
+    );
+    expect(result).toMatchObject({ complete: true, errors: [] });
+    expect([...w.kube.nodeClaims.keys()]).toEqual(names);
+  });
+
+  it('names the one stuck NodeClaim and its instance in the singular', async () => {
+    const w = world({
+      nodePools: [nodePool({ name: 'spot-pool' })],
+      nodeClaims: [nodeClaim({ name: 'spot-pool-x7k2p', nodePool: 'spot-pool' })],
+    });
+
+    await w.cleanup();
+
+    expect(stepMessages(w.progress)).toContain(
+      `the NodeClaim stays held by the karpenter.sh/termination finalizer; once its instance is terminated, run: kubectl patch nodeclaim spot-pool-x7k2p ${RELEASE_PATCH}`,
+    );
+  });
+
+  it('says nothing of finalizers when a running controller drains the NodeClaims, or after the wait ran out', async () => {
+    const w = leftovers({ pods: RUNNING_CONTROLLER });
+
+    await w.cleanup({}, { nodeClaimWaitMs: 60_000 });
+
+    expect(stepMessages(w.progress).some((m) => m.includes('finalizer'))).toBe(false);
+  });
+
   it('asks nothing about the controller when no NodeClaim is left to wait for', async () => {
     const w = world();
 
@@ -408,6 +453,10 @@ describe('runCleanup when nothing can drain the NodeClaims', () => {
     expect(w.kube.podLists).toEqual([]);
   });
 });
+
+/** What a nodepools error says to do about a Kubernetes API that refuses or cannot be reached. */
+const KUBE_ACCESS_HINT =
+  'give the caller list/delete on nodepools (infra/kubernetes/rbac.yaml, group karpenter-sentinel-cleanup; for the function, its access entry) or run with deleteNodePools false / --keep-nodepools';
 
 describe('runCleanup on part of a cluster, or without its API', () => {
   it('a NodePool subset: only those NodePools and their instances; launch templates and profiles stay', async () => {
@@ -445,12 +494,12 @@ describe('runCleanup on part of a cluster, or without its API', () => {
     [
       'unreachable',
       new KubeUnreachableError('connect ECONNREFUSED 10.0.1.15:443'),
-      'NodePools not deleted: Kubernetes API unreachable: connect ECONNREFUSED 10.0.1.15:443',
+      `NodePools not deleted: Kubernetes API unreachable: connect ECONNREFUSED 10.0.1.15:443 — ${KUBE_ACCESS_HINT}`,
     ],
     [
       'forbidden',
       new SourceError('403 Forbidden: nodepools.karpenter.sh is forbidden', { code: '403' }),
-      'NodePools not deleted: list NodePools failed: 403 Forbidden: nodepools.karpenter.sh is forbidden',
+      `NodePools not deleted: list NodePools failed: 403 Forbidden: nodepools.karpenter.sh is forbidden — ${KUBE_ACCESS_HINT}`,
     ],
   ])('Kubernetes API %s: one nodepools error, and every instance is still terminated', async (_why, error, message) => {
     const w = world();
@@ -468,7 +517,11 @@ describe('runCleanup on part of a cluster, or without its API', () => {
   });
 
   it.each([
-    ['gone', cluster({ gone: true }), 'cluster gone: no NodePools to delete'],
+    [
+      'gone',
+      cluster({ gone: true }),
+      'no cluster demo in us-east-1 (deleted already, or a wrong name or region?): no NodePools to delete; only leftovers tagged for it in us-east-1 are cleaned',
+    ],
     ['DELETING', cluster({ status: 'DELETING' }), 'cluster DELETING: no NodePools to delete'],
   ])('cluster %s: no NodePools step, no error, the rest done', async (_what, info, message) => {
     const w = world({ ...partialDestroy(), cluster: info });
@@ -478,6 +531,62 @@ describe('runCleanup on part of a cluster, or without its API', () => {
     expect(result).toMatchObject({ complete: true, errors: [], instancesTerminated: ['i-pending', 'i-running', 'i-stopped'] });
     expect(w.connects).toEqual([]);
     expect(stepMessages(w.progress)[0]).toBe(message);
+  });
+
+  it('cluster not found: says in which region it looked, and that only its tagged leftovers there are cleaned', async () => {
+    // Prepare
+    const w = world({ ...partialDestroy(), cluster: cluster({ gone: true }), region: 'eu-central-1' });
+
+    // Act
+    await w.cleanup();
+
+    // Assess
+    expect(stepMessages(w.progress)[0]).toBe(
+      'no cluster demo in eu-central-1 (deleted already, or a wrong name or region?): no NodePools to delete; only leftovers tagged for it in eu-central-1 are cleaned',
+    );
+  });
+
+  it('Kubernetes API error with a long reason: the reason is cut, the hint what to do stays, all on one line', async () => {
+    const w = world();
+    w.kube.listError = new KubeUnreachableError(`401 Unauthorized:\n${'no access entry for the caller; '.repeat(30)}`);
+
+    const result = await w.cleanup();
+
+    const message = result.errors[0]?.message ?? '';
+    expect(message).toMatch(/^NodePools not deleted: Kubernetes API unreachable: 401 Unauthorized: no access entry/);
+    expect(message.endsWith(`— ${KUBE_ACCESS_HINT}`)).toBe(true);
+    expect(message).not.toContain('\n');
+  });
+
+  it('a named NodePool that does not exist: a note naming those present, no error, the rest as asked', async () => {
+    // Prepare
+    const w = world();
+
+    // Act
+    const result = await w.cleanup({ nodePools: ['spot-pool', 'nope'] });
+
+    // Assess
+    expect(stepMessages(w.progress)).toContain('no NodePool named nope (present: ondemand-pool, spot-pool)');
+    expect(result).toMatchObject({ complete: true, errors: [], nodePoolsDeleted: ['spot-pool'] });
+  });
+
+  it('says nothing of absent NodePools when every named one exists, or none is named', async () => {
+    const w = world();
+
+    await w.cleanup({ nodePools: ['spot-pool'], dryRun: true });
+    await w.cleanup({ dryRun: true });
+
+    expect(stepMessages(w.progress).some((m) => m.startsWith('no NodePool'))).toBe(false);
+  });
+
+  it('deleteNodePools false: says the risk of a controller that still runs', async () => {
+    const w = world();
+
+    await w.cleanup({ deleteNodePools: false });
+
+    expect(stepMessages(w.progress)[0]).toBe(
+      'NodePools left alone (deleteNodePools: false): if the Karpenter controller still runs it replaces the instances terminated next; run this once the controller is gone',
+    );
   });
 
   it('deleteNodePools false: the cluster and its API are not asked', async () => {
@@ -517,5 +626,80 @@ describe('runCleanup on part of a cluster, or without its API', () => {
       },
     ]);
     expect(result.instanceProfilesDeleted).toEqual(['demo_1976173924626587633']);
+  });
+});
+
+describe('runCleanup on an instance tagged only the pre-1.0 way', () => {
+  /** Karpenter before 1.0 tagged `kubernetes.io/cluster/<name>=owned`, never `eks:eks-cluster-name`. */
+  const PRE_V1_TAGS = { 'kubernetes.io/cluster/demo': 'owned' };
+  const DENIAL =
+    'You are not authorized to perform this operation. User: arn:aws:sts::069057294951:assumed-role/karpenter-sentinel-prod-cleanup/karpenter-sentinel-prod-cleanup ' +
+    'is not authorized to perform: ec2:TerminateInstances on resource: arn:aws:ec2:eu-central-1:069057294951:instance/i-0legacy ' +
+    'because no identity-based policy allows the ec2:TerminateInstances action. Encoded authorization failure message: ' +
+    'Zm9v'.repeat(500);
+
+  function legacyWorld() {
+    const w = world({
+      region: 'eu-central-1',
+      instances: [
+        instance({ id: 'i-0legacy', cluster: null, nodePool: 'spot-pool', tags: PRE_V1_TAGS }),
+        instance({ id: 'i-0current', nodePool: 'spot-pool' }),
+      ],
+    });
+    return w;
+  }
+
+  it('denied: the error says why and gives the command that terminates it, on one line', async () => {
+    // Prepare
+    const w = legacyWorld();
+    w.aws.faults.fail('TerminateInstances', {
+      instanceId: 'i-0legacy',
+      error: { code: 'UnauthorizedOperation', message: DENIAL },
+    });
+
+    // Act
+    const result = await w.cleanup({ deleteNodePools: false });
+
+    // Assess
+    expect(result.errors).toHaveLength(1);
+    const error = result.errors[0];
+    expect(error).toMatchObject({ step: 'instances', resource: 'i-0legacy' });
+    expect(error?.message).toMatch(
+      /^TerminateInstances i-0legacy failed: UnauthorizedOperation: You are not authorized to perform this operation\. /,
+    );
+    expect(error?.message).toMatch(
+      / — this instance carries only the pre-1\.0 tag kubernetes\.io\/cluster\/demo, which the cleanup function's role may not terminate: aws ec2 terminate-instances --region eu-central-1 --instance-ids i-0legacy \(or karpenter-sentinel cleanup --cluster demo --region eu-central-1 --keep-nodepools --apply with your credentials\)$/,
+    );
+    expect(error?.message).not.toContain('Zm9v');
+    expect(error?.message).not.toContain('\n');
+    expect(result.instancesTerminated).toEqual(['i-0current']);
+  });
+
+  it('the command it gives keeps to the NodePools the run was limited to', async () => {
+    const w = legacyWorld();
+    w.aws.faults.fail('TerminateInstances', {
+      instanceId: 'i-0legacy',
+      error: { code: 'UnauthorizedOperation', message: DENIAL },
+    });
+
+    const result = await w.cleanup({ nodePools: ['spot-pool'] });
+
+    expect(result.errors[0]?.message).toContain(
+      '(or karpenter-sentinel cleanup --cluster demo --region eu-central-1 --nodepool spot-pool --apply with your credentials)',
+    );
+  });
+
+  it.each([
+    ['an instance tagged eks:eks-cluster-name, denied', 'i-0current', 'UnauthorizedOperation', DENIAL],
+    ['the pre-1.0 instance failing for another reason', 'i-0legacy', 'RequestLimitExceeded', 'Request limit exceeded.'],
+  ])('%s: the error is the failure alone', async (_case, instanceId, code, message) => {
+    const w = legacyWorld();
+    w.aws.faults.fail('TerminateInstances', { instanceId, error: { code, message } });
+
+    const result = await w.cleanup({ deleteNodePools: false });
+
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]?.message).toMatch(new RegExp(`^TerminateInstances ${instanceId} failed: ${code}: `));
+    expect(result.errors[0]?.message).not.toContain('pre-1.0');
   });
 });
