@@ -18,6 +18,7 @@ import {
   type CleanupAccount,
   type CleanupAccountCounts,
 } from './cleanup-account.ts';
+import { collectGarbage } from './measure.ts';
 import { startRssSampler } from './rss-sampler.ts';
 
 /** The cluster's Karpenter instances in each measured account. */
@@ -183,16 +184,13 @@ async function applyTwice(account: CleanupAccount) {
   }
 }
 
-const gc = (globalThis as { gc?: () => void }).gc;
-
 /** Peak RSS while one apply run ran (the simulated API server shares the process) and heap growth, from after a GC. */
 async function applyMemory(account: CleanupAccount): Promise<CleanupScaleMeasurement['memory']> {
   const cluster = await startCluster(account);
   try {
     // The sampler's own thread is in the baseline, so the increase is the run's.
     const sampler = await startRssSampler();
-    gc?.();
-    gc?.();
+    collectGarbage();
     const before = process.memoryUsage();
     await timedRun(cluster, APPLY);
     const heapAfter = process.memoryUsage().heapUsed;

@@ -20,6 +20,7 @@ import { jsonLogger } from '../src/support/logger.ts';
 import { inMemoryAws } from '../src/simulator/in-memory-aws.ts';
 import { interruptionSettings } from '../src/usecases/handle-interruptions.ts';
 import { snapshotOf } from '../test/factories/aws.ts';
+import { steppingClock } from '../test/support/clock.ts';
 import { lambdaContext, sampleEvent } from '../test/support/lambda.ts';
 import { DUMMY_FUNCTION_ENV } from './bundles.ts';
 
@@ -166,7 +167,7 @@ async function invokeOnce(scenario: Scenario): Promise<Invocation> {
     state,
     alerts,
     metrics,
-    clock: { now: () => now, sleep: async () => undefined },
+    clock: steppingClock(now),
     logger: jsonLogger({}, () => undefined),
     settings: interruptionSettings(config),
   });

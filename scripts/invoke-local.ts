@@ -19,7 +19,8 @@ import { SentinelError } from '../src/domain/errors.ts';
 import { chatNotificationOf } from '../src/notify/chat-notification.ts';
 import { jsonLogger } from '../src/support/logger.ts';
 import { REPO_ROOT, type LambdaFunctionName } from './functions.ts';
-import { localClock, localContext, type LocalFunction, type LocalSetup } from './invoke-local/local.ts';
+import { steppingClock } from '../test/support/clock.ts';
+import { localContext, type LocalFunction, type LocalSetup } from './invoke-local/local.ts';
 import { parseRequest, USAGE, type InvokeRequest } from './invoke-local/request.ts';
 
 /** What `--simulate` defaults to: a healthy cluster, or for cleanup one left behind by a partial destroy. */
@@ -46,7 +47,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const fn = await BUILDERS[request.fn]({
     capture: request.simulate ?? [defaultCapture(request.fn)],
     clusters: request.clusters,
-    clock: localClock(request.now),
+    // Fixed at --now; a wait (a retry's backoff) moves it on at once instead of waiting.
+    clock: steppingClock(request.now),
     logger: jsonLogger({}, (line) => process.stderr.write(`${line}\n`)),
   });
   let response: unknown;

@@ -8,7 +8,8 @@ import { readCleanupConfig } from '../../src/config.ts';
 import { createCleanupHandler } from '../../src/service/handlers/cleanup.ts';
 import { AWS_WRITE_OPERATIONS } from '../../src/simulator/in-memory-aws.ts';
 import { simulateSnapshot } from '../../src/simulator/simulation.ts';
-import { loadCapture, NO_WAIT_CLOCK, PLACEHOLDER_ENV, type LocalFunction, type LocalSetup } from './local.ts';
+import { NO_WAIT_CLOCK } from '../../test/support/clock.ts';
+import { loadCapture, PLACEHOLDER_ENV, type LocalFunction, type LocalSetup } from './local.ts';
 
 /** serverless.yml's timeout for cleanup: the remaining time the local context starts with. */
 export const CLEANUP_TIMEOUT_MS = 900_000;

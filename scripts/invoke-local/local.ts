@@ -51,20 +51,6 @@ export interface LocalFunction {
   close(): Promise<void>;
 }
 
-/** Fixed at `start`; a wait (a retry's backoff) moves it on at once instead of waiting. */
-export function localClock(start: Date): Clock {
-  let t = start.getTime();
-  return {
-    now: () => new Date(t),
-    sleep: async (ms) => {
-      t += ms;
-    },
-  };
-}
-
-/** For the Kubernetes client: real time, retry waits skipped. */
-export const NO_WAIT_CLOCK: Clock = { now: () => new Date(), sleep: async () => undefined };
-
 export function localContext(functionName: string, remainingMs = 60_000): Context {
   const name = `karpenter-sentinel-local-${functionName}`;
   return lambdaContext(

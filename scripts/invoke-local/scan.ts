@@ -8,7 +8,8 @@ import { InMemoryStateStore } from '../../src/adapters/memory/state.ts';
 import { readScanConfig } from '../../src/config.ts';
 import { createScanHandler } from '../../src/service/handlers/scan.ts';
 import { simulatedSources, simulateSnapshot, type Simulation } from '../../src/simulator/simulation.ts';
-import { captureAs, loadCapture, NO_WAIT_CLOCK, PLACEHOLDER_ENV, type LocalFunction, type LocalSetup } from './local.ts';
+import { NO_WAIT_CLOCK } from '../../test/support/clock.ts';
+import { captureAs, loadCapture, PLACEHOLDER_ENV, type LocalFunction, type LocalSetup } from './local.ts';
 
 export async function localScan(setup: LocalSetup): Promise<LocalFunction> {
   const settings = readScanConfig(PLACEHOLDER_ENV);

@@ -1,9 +1,8 @@
 import type { CleanupProgress, CleanupRequest, CleanupResult } from '../domain/cleanup.ts';
 import { runCleanup } from '../usecases/cleanup.ts';
 import type { ClusterConnection } from '../usecases/scan-cluster.ts';
-import type { LiveTarget } from './cluster-scan.ts';
+import { printNotices, type LiveTarget } from './cluster-scan.ts';
 import type { CliContext } from './io.ts';
-import { writeLines } from './io.ts';
 
 export interface CleanupRunOptions {
   request: Omit<CleanupRequest, 'clusterName'>;
@@ -31,7 +30,7 @@ export async function cleanupSimulation(
   ctx: CliContext,
 ): Promise<CleanupRun> {
   const loaded = await ctx.services.loadSnapshot(paths, clusterName ? { clusterName } : {});
-  for (const notice of loaded.notices) writeLines(ctx.io.stderr, `note: ${notice}`);
+  printNotices(loaded.notices, ctx);
   // The simulated cluster's own writes (a NodeClaim's deletionTimestamp) on the run's clock, so the
   // NodeClaim wait is measured as it would be live.
   const timer = ctx.services.timer;

@@ -64,6 +64,6 @@ function detectorsOf(ctx: CliContext) {
   return ctx.services.detectors ? { detectors: ctx.services.detectors } : {};
 }
 
-function printNotices(notices: readonly string[], ctx: CliContext): void {
+export function printNotices(notices: readonly string[], ctx: CliContext): void {
   for (const notice of notices) writeLines(ctx.io.stderr, `note: ${notice}`);
 }

@@ -6,18 +6,19 @@
  * a bad request.
  */
 import type { Context } from 'aws-lambda';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CleanupRequestError, parseCleanupRequest } from '../../src/cleanup/request.ts';
 import type { CleanupResult } from '../../src/domain/cleanup.ts';
 import { createCleanupHandler } from '../../src/service/handlers/cleanup.ts';
 import { AWS_WRITE_OPERATIONS } from '../../src/simulator/in-memory-aws.ts';
-import { simulateSnapshot, type Simulation } from '../../src/simulator/simulation.ts';
+import { simulateSnapshot } from '../../src/simulator/simulation.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
 import { jsonLogger } from '../../src/support/logger.ts';
 import { karpenterPod } from '../factories/kube.ts';
-import { steppingClock } from '../support/clock.ts';
+import { NO_WAIT_CLOCK, steppingClock } from '../support/clock.ts';
 import { lambdaContext, sampleEvent } from '../support/lambda.ts';
 import { CLEANED, CLEANUP_EXAMPLE, RUNNING_WITH_NODECLAIM } from '../examples/cleanup-partial-destroy.ts';
+import { closedAfterEachTest } from '../support/simulation.ts';
 
 const EXAMPLE = CLEANUP_EXAMPLE;
 const START = '2026-01-01T01:00:00Z';
@@ -30,11 +31,7 @@ const INSTANCES = CLEANED.instancesTerminated;
 const LAUNCH_TEMPLATES = CLEANED.launchTemplatesDeleted;
 const INSTANCE_PROFILES = CLEANED.instanceProfilesDeleted;
 
-const simulations: Simulation[] = [];
-
-afterEach(async () => {
-  await Promise.all(simulations.splice(0).map((s) => s.close()));
-});
+const simulations = closedAfterEachTest();
 
 /**
  * The handler over a fresh simulation of the example; `remainingMs` is what Lambda says is left. The
@@ -48,7 +45,7 @@ async function harness(controller: 'gone' | 'slow' = 'gone') {
   const seed = controller === 'slow' ? { ...snapshot, pods: [...snapshot.pods, controllerPod] } : snapshot;
   const simulation = await simulateSnapshot(seed, {
     clock,
-    kube: { clock: { now: () => new Date(), sleep: async () => undefined } },
+    kube: { clock: NO_WAIT_CLOCK },
     ...(controller === 'slow' ? { karpenter: { drainDelayMs: 2 * NODECLAIM_WAIT_MS } } : {}),
   });
   simulations.push(simulation);

@@ -6,6 +6,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { InMemoryStateStore } from '../../src/adapters/memory/state.ts';
 import { RecordingAlertPublisher, RecordingMetricsSink } from '../../src/adapters/memory/outputs.ts';
 import type { Instance } from '../../src/domain/aws.ts';
+import { toIsoSeconds } from '../../src/domain/kube-helpers.ts';
 import type { Ec2Port } from '../../src/ports/aws.ts';
 import type { ClusterStatus, StateStore } from '../../src/ports/state.ts';
 import { jsonLogger } from '../../src/support/logger.ts';
@@ -13,6 +14,7 @@ import { createInterruptionsHandler } from '../../src/service/handlers/interrupt
 import { inMemoryAws, type InMemoryAws } from '../../src/simulator/in-memory-aws.ts';
 import type { InterruptionSettings } from '../../src/usecases/handle-interruptions.ts';
 import { instance, snapshotOf } from '../factories/aws.ts';
+import { steppingClock } from '../support/clock.ts';
 import { lambdaContext, sampleEvent } from '../support/lambda.ts';
 
 export const NOW = new Date('2027-06-01T12:00:30Z');
@@ -109,7 +111,7 @@ export interface Harness {
   alerts: RecordingAlertPublisher;
   metrics: RecordingMetricsSink;
   logs: Record<string, unknown>[];
-  clock: { current: Date };
+  clock: ReturnType<typeof steppingClock>;
   invoke(event: SQSEvent): Promise<SQSBatchResponse>;
   invokeSample(name: string): Promise<SQSBatchResponse>;
   /** What the last scan of `cluster` saved, `ageMs` before now. */
@@ -122,13 +124,13 @@ export function harness(options: { settings?: Partial<InterruptionSettings>; sta
   const alerts = new RecordingAlertPublisher();
   const metrics = new RecordingMetricsSink();
   const logs: Record<string, unknown>[] = [];
-  const clock = { current: NOW };
+  const clock = steppingClock(NOW);
   const handler = createInterruptionsHandler({
     ec2: options.ec2 ?? aws.ec2,
     state,
     alerts,
     metrics,
-    clock: { now: () => clock.current, sleep: async () => undefined },
+    clock,
     logger: jsonLogger({}, (line) => logs.push(JSON.parse(line) as Record<string, unknown>)),
     settings: { ...SETTINGS, ...options.settings },
   });
@@ -143,7 +145,7 @@ export function harness(options: { settings?: Partial<InterruptionSettings>; sta
     invoke,
     invokeSample: (name) => invoke(sampleEvent<SQSEvent>(`interruptions.${name}`)),
     async saveStatus(cluster, controller, ageMs = 60_000) {
-      const observedAt = new Date(clock.current.getTime() - ageMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const observedAt = toIsoSeconds(new Date(clock.now().getTime() - ageMs));
       const replicas = controller === 'available' ? 2 : 0;
       await state.saveClusterStatus({ cluster, observedAt, controller, readyReplicas: replicas, desiredReplicas: 2 }, 3_600_000);
     },

@@ -245,7 +245,7 @@ describe('interruptions handler: surges (INTERRUPTION_SURGE)', () => {
     const h = harness({ settings: { surgeThreshold: 3 } });
 
     await h.invoke(spotBatch(spotIds.slice(0, 2), '2027-06-01T12:09:50Z'));
-    h.clock.current = new Date('2027-06-01T12:10:30Z');
+    h.clock.set('2027-06-01T12:10:30Z');
     await h.invoke(spotBatch(spotIds.slice(2, 4), '2027-06-01T12:10:05Z'));
 
     expect(h.alerts.published).toEqual([]);

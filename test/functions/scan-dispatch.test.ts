@@ -15,7 +15,8 @@ import { inMemoryAws, type InMemoryAws } from '../../src/simulator/in-memory-aws
 import { cluster, snapshotOf } from '../factories/aws.ts';
 import { startLocalDynamo, type LocalDynamo } from '../support/dynalite.ts';
 import { lambdaContext, sampleEvent } from '../support/lambda.ts';
-import { FARGATE, HEALTHY, ORPHANS, startScanService, TestClock, type ScanService } from './scan-harness.ts';
+import { steppingClock } from '../support/clock.ts';
+import { FARGATE, HEALTHY, ORPHANS, startScanService, type ScanService } from './scan-harness.ts';
 
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/111122223333/karpenter-sentinel-dev-scan';
 const OPTED_IN = { 'karpenter-sentinel/enabled': 'true' };
@@ -41,7 +42,7 @@ function dispatcher(eks: EksPort, env: Record<string, string> = {}) {
   const handler = createScanDispatchHandler({
     eks,
     queue,
-    clock: new TestClock('2026-01-01T01:00:02Z'),
+    clock: steppingClock('2026-01-01T01:00:02Z'),
     logger: jsonLogger({}, (line) => logs.push(JSON.parse(line) as Record<string, unknown>)),
     settings: readDispatchConfig({ AWS_REGION: 'eu-west-1', SCAN_QUEUE_URL: QUEUE_URL, ...env }),
   });

@@ -9,12 +9,13 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoStateStore } from '../../src/adapters/aws/dynamodb-state.ts';
 import { RecordingAlertPublisher, RecordingMetricsSink } from '../../src/adapters/memory/outputs.ts';
 import { readScanConfig } from '../../src/config.ts';
-import type { Clock } from '../../src/ports/clock.ts';
+import { toIsoSeconds } from '../../src/domain/kube-helpers.ts';
 import type { StateStore } from '../../src/ports/state.ts';
 import { createScanHandler } from '../../src/service/handlers/scan.ts';
 import { jsonLogger } from '../../src/support/logger.ts';
 import { simulatedSources, startSimulation, type Simulation } from '../../src/simulator/simulation.ts';
 import type { ServiceConnection } from '../../src/usecases/scan-service.ts';
+import { NO_WAIT_CLOCK, steppingClock } from '../support/clock.ts';
 import type { LocalDynamo } from '../support/dynalite.ts';
 import { lambdaContext, sampleEvent } from '../support/lambda.ts';
 
@@ -32,32 +33,13 @@ const EXAMPLE_OF: Record<string, string> = {
   [HEALTHY]: 'healthy',
 };
 
-/** Simulated time: scans read `now` from it; the Kubernetes client's retry waits pass at once. */
-export class TestClock implements Clock {
-  #t: number;
-  constructor(iso: string) {
-    this.#t = Date.parse(iso);
-  }
-  now(): Date {
-    return new Date(this.#t);
-  }
-  async sleep(ms: number): Promise<void> {
-    this.#t += ms;
-  }
-  set(iso: string): void {
-    this.#t = Date.parse(iso);
-  }
-  advance(ms: number): void {
-    this.#t += ms;
-  }
-}
-
 export interface ScanService {
   invoke(event: SQSEvent): Promise<SQSBatchResponse>;
   state: StateStore;
   alerts: RecordingAlertPublisher;
   metrics: RecordingMetricsSink;
-  clock: TestClock;
+  /** Simulated time: scans read `now` from it. */
+  clock: ReturnType<typeof steppingClock>;
   logs: Record<string, unknown>[];
   /** The simulated cluster of that name. */
   cluster(name: string): Simulation;
@@ -83,15 +65,14 @@ export async function startScanService(dynamo: LocalDynamo, options: ScanService
     ALERT_TOPIC_ARN: TOPIC_ARN,
     ...options.env,
   });
-  const noWait: Clock = { now: () => new Date(), sleep: async () => undefined };
   const simulations = new Map<string, Simulation>();
   for (const name of options.clusters) {
     const example = EXAMPLE_OF[name];
     if (!example) throw new Error(`no example for cluster ${name}`);
     const path = fileURLToPath(new URL(`../../examples/${example}`, import.meta.url));
-    simulations.set(name, await startSimulation([path], { kube: { clock: noWait } }));
+    simulations.set(name, await startSimulation([path], { kube: { clock: NO_WAIT_CLOCK } }));
   }
-  const clock = new TestClock(options.now ?? '2026-01-01T01:00:05Z');
+  const clock = steppingClock(options.now ?? '2026-01-01T01:00:05Z');
   const logs: Record<string, unknown>[] = [];
   const connects = new Map<string, number>();
   const state = new DynamoStateStore(dynamo.client, table);
@@ -139,5 +120,5 @@ export function scanMessage(cluster: string, requestedAt: string, messageId: str
 
 /** `2026-01-01T01:00:00Z` + minutes, in ISO seconds. */
 export function minutesAfterTick(minutes: number, seconds = 0): string {
-  return new Date(Date.parse(TICK) + minutes * 60_000 + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return toIsoSeconds(new Date(Date.parse(TICK) + minutes * 60_000 + seconds * 1000));
 }

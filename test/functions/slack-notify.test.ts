@@ -1,5 +1,3 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { SNSEvent } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FetchWebhookPoster } from '../../src/adapters/http/webhook-poster.ts';
@@ -9,6 +7,7 @@ import type { WebhookUrlSource } from '../../src/ports/notify.ts';
 import { createSlackNotifyHandler, type SlackNotifyDependencies } from '../../src/service/handlers/slack-notify.ts';
 import { jsonLogger } from '../../src/support/logger.ts';
 import { SlackDeliveryError } from '../../src/usecases/notify-slack.ts';
+import { startHttpFake, type FakeServer, type RecordedRequest } from '../support/http-fake.ts';
 import { lambdaContext, sampleEvent } from '../support/lambda.ts';
 
 const SECRET_PATH = '/services/T0EXAMPLE/B0EXAMPLE/s3cr3tT0k3nXYZ';
@@ -20,37 +19,24 @@ interface SlackReply {
   headers?: Record<string, string>;
 }
 
-interface ReceivedPost {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
 /** Plays Slack's incoming-webhook endpoint on 127.0.0.1: answers the queued replies in turn, then `200 ok`. */
 class FakeSlack {
-  readonly posts: ReceivedPost[] = [];
   readonly #replies: SlackReply[] = [];
-  readonly #server: Server;
+  #server: FakeServer | undefined;
 
-  constructor() {
-    this.#server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        this.posts.push({ path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-        const reply = this.#replies.shift() ?? { status: 200, body: 'ok' };
-        response.writeHead(reply.status, { 'content-type': 'text/html', ...reply.headers });
-        response.end(reply.body ?? '');
-      });
-    });
+  get posts(): RecordedRequest[] {
+    return this.#server?.requests ?? [];
   }
 
   async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    this.#server = await startHttpFake(() => {
+      const { status, body = '', headers = {} } = this.#replies.shift() ?? { status: 200, body: 'ok' };
+      return { status, contentType: 'text/html', headers, body };
+    });
   }
 
   url(path = SECRET_PATH): string {
-    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}${path}`;
+    return `${this.#server?.url ?? ''}${path}`;
   }
 
   reply(...replies: SlackReply[]): void {
@@ -58,8 +44,7 @@ class FakeSlack {
   }
 
   async stop(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    await this.#server?.close();
   }
 }
 

@@ -18,18 +18,8 @@ import { REPO_ROOT } from '../../scripts/functions.ts';
 import type { ChatNotification } from '../../src/domain/alert.ts';
 import type { SlackPayload } from '../../src/notify/slack-message.ts';
 import { sampleEvent } from '../support/lambda.ts';
-import {
-  ec2Api,
-  eksApi,
-  iamApi,
-  slackWebhook,
-  sqsApi,
-  ssmApi,
-  startHttpFake,
-  startHttpsFake,
-  TEST_CA_FILE,
-  type FakeServer,
-} from './bundle-smoke/fakes.ts';
+import { startHttpFake, startHttpsFake, TEST_CA_FILE, type FakeServer } from '../support/http-fake.ts';
+import { ec2Api, eksApi, iamApi, slackWebhook, sqsApi, ssmApi } from './bundle-smoke/fakes.ts';
 
 const CHILD = fileURLToPath(new URL('./bundle-smoke/invoke-bundle.ts', import.meta.url));
 const EVENTS = path.join(REPO_ROOT, 'events');

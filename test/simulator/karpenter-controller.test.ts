@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/domain/kube.ts';
 import { simulateSnapshot, type Simulation, type SimulationOptions } from '../../src/simulator/simulation.ts';
 import { steppingClock } from '../support/clock.ts';
@@ -6,15 +6,13 @@ import { instance, snapshotOf } from '../factories/aws.ts';
 import { nodeClaim, nodePool } from '../factories/karpenter.ts';
 import { karpenterPod, node } from '../factories/kube.ts';
 import { call, namesOf } from './support/https-client.ts';
+import { closedAfterEachTest } from '../support/simulation.ts';
 
 const DELETED_AT = '2026-01-01T01:00:00Z';
 const NODECLAIMS = '/apis/karpenter.sh/v1/nodeclaims';
 const NODEPOOLS = '/apis/karpenter.sh/v1/nodepools';
 
-const running: Simulation[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.close()));
-});
+const running = closedAfterEachTest();
 
 /** Two pools, one NodeClaim + Node + instance each; the controller pod and simulation options as given. */
 async function cluster(controller: Pod[] = [], options: SimulationOptions = {}) {

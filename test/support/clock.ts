@@ -1,7 +1,9 @@
 import type { Clock } from '../../src/ports/clock.ts';
 
-/** A clock that only moves when slept on: waits take no real time, and `sleeps` records them. */
-export function steppingClock(start: Date | string): Clock & { sleeps: number[]; advance(ms: number): void } {
+/** A clock that only moves when slept on, advanced or set: waits take no real time, and `sleeps` records them. */
+export function steppingClock(
+  start: Date | string,
+): Clock & { sleeps: number[]; advance(ms: number): void; set(time: Date | string): void } {
   let now = new Date(start).getTime();
   const sleeps: number[] = [];
   return {
@@ -14,5 +16,11 @@ export function steppingClock(start: Date | string): Clock & { sleeps: number[];
     advance: (ms) => {
       now += ms;
     },
+    set: (time) => {
+      now = new Date(time).getTime();
+    },
   };
 }
+
+/** Real time whose waits pass at once: the Kubernetes client's retries against a simulated API server. */
+export const NO_WAIT_CLOCK: Clock = { now: () => new Date(), sleep: async () => undefined };

@@ -3,7 +3,7 @@
  * simulated API server, with its simulated Karpenter) and the in-memory AWS, on the capture of a
  * cluster after a partial `terraform destroy` (examples/cleanup-partial-destroy).
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLES_NOW } from '../../src/cli/commands/demo.ts';
 import type { CleanupProgress, CleanupRequest, CleanupResult } from '../../src/domain/cleanup.ts';
 import type { ClusterSnapshot } from '../../src/domain/snapshot.ts';
@@ -23,6 +23,7 @@ import {
   RUNNING_WITH_NODECLAIM,
   STOPPED,
 } from '../examples/cleanup-partial-destroy.ts';
+import { closedAfterEachTest } from '../support/simulation.ts';
 
 const EXAMPLE = CLEANUP_EXAMPLE;
 const CLUSTER = CLEANUP_EXAMPLE_CLUSTER;
@@ -68,10 +69,7 @@ const withController = (): ClusterSnapshot => ({
 /** A controller that drains slower than the cleanup waits (PodDisruptionBudgets, long grace periods). */
 const SLOW_DRAIN: Pick<SimulationOptions, 'karpenter'> = { karpenter: { drainDelayMs: 2 * DEFAULT_NODECLAIM_WAIT_MS } };
 
-const running: Simulation[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.close()));
-});
+const running = closedAfterEachTest();
 
 interface Cluster {
   simulation: Simulation;

@@ -4,7 +4,7 @@
  * cluster and a real account would fail.
  */
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EXAMPLES_NOW } from '../../src/cli/commands/demo.ts';
 import { actionsFor } from '../../src/cli/cluster-scan.ts';
 import type { Report } from '../../src/domain/report.ts';
@@ -14,16 +14,14 @@ import { KubeUnreachableError } from '../../src/ports/errors.ts';
 import { simulatedSources, simulateSnapshot, type Simulation } from '../../src/simulator/simulation.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
 import { scanCluster } from '../../src/usecases/scan-cluster.ts';
+import { closedAfterEachTest } from '../support/simulation.ts';
 
 const example = (name: string) => fileURLToPath(new URL(`../../examples/${name}`, import.meta.url));
 const NOW = new Date(EXAMPLES_NOW);
 const APPLY = actionsFor(true, CLI_ACTIONS.maxTerminationsPerRun);
 const DRY_RUN = actionsFor(false, CLI_ACTIONS.maxTerminationsPerRun);
 
-const running: Simulation[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.close()));
-});
+const running = closedAfterEachTest();
 
 /** Retries sleep through this clock: the test records the waits instead of waiting. */
 function recordingClock(): Clock & { sleeps: number[] } {

@@ -3,24 +3,23 @@
  * A simulated cluster (examples/fargate-bootstrap-deadlock) and the in-memory state store.
  */
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RecordingAlertPublisher, RecordingMetricsSink } from '../../src/adapters/memory/outputs.ts';
 import { InMemoryStateStore } from '../../src/adapters/memory/state.ts';
 import { readScanConfig } from '../../src/config.ts';
 import { jsonLogger } from '../../src/support/logger.ts';
-import { simulatedSources, startSimulation, type Simulation } from '../../src/simulator/simulation.ts';
+import { simulatedSources, startSimulation } from '../../src/simulator/simulation.ts';
 import { scanBatch, type ScanDelivery, type ScanServiceDependencies } from '../../src/usecases/scan-service.ts';
+import { closedAfterEachTest } from '../support/simulation.ts';
+import { NO_WAIT_CLOCK } from '../support/clock.ts';
 
 const CLUSTER = 'pattern-infra-eks-dev';
 const NOW = new Date('2026-01-01T01:00:05Z');
-const running: Simulation[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.close()));
-});
+const running = closedAfterEachTest();
 
 async function setup() {
   const path = fileURLToPath(new URL('../../examples/fargate-bootstrap-deadlock', import.meta.url));
-  const simulation = await startSimulation([path], { kube: { clock: { now: () => new Date(), sleep: async () => undefined } } });
+  const simulation = await startSimulation([path], { kube: { clock: NO_WAIT_CLOCK } });
   running.push(simulation);
   const logs: Record<string, unknown>[] = [];
   const deps = {

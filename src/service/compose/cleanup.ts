@@ -10,7 +10,7 @@ import type { CleanupConfig } from '../../config.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { jsonLogger } from '../../support/logger.ts';
 import type { CleanupFunctionDependencies } from '../handlers/cleanup.ts';
-import { kubeConnections } from './scan.ts';
+import { kubeConnections } from './kube-connections.ts';
 
 export function composeCleanup(config: CleanupConfig): CleanupFunctionDependencies {
   const credentials = defaultProvider();

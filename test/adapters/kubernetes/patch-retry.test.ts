@@ -6,6 +6,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KubernetesApi } from '../../../src/adapters/kubernetes/kubernetes-api.ts';
 import { KubeConflictError } from '../../../src/ports/errors.ts';
+import { NO_WAIT_CLOCK } from '../../support/clock.ts';
 
 // The simulator drops connections before serving a request; this case needs a write that landed
 // and whose answer was lost, so a throwaway server plays it.
@@ -55,7 +56,7 @@ describe('patchDeploymentAnnotations when the first answer is lost', () => {
       },
       { name: 'user', token: 'token' },
     );
-    const api = new KubernetesApi(config, { clock: { now: () => new Date(), sleep: async () => {} } });
+    const api = new KubernetesApi(config, { clock: NO_WAIT_CLOCK });
     return { api, patches };
   }
 

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_SERVICES, type CliServices } from '../../../src/cli/io.ts';
 import type { CleanupResult } from '../../../src/domain/cleanup.ts';
 import { AWS_WRITE_OPERATIONS } from '../../../src/simulator/in-memory-aws.ts';
@@ -11,6 +11,7 @@ import {
   CLEANUP_EXAMPLE as EXAMPLE,
   CLEANUP_EXAMPLE_CLUSTER as CLUSTER,
 } from '../../examples/cleanup-partial-destroy.ts';
+import { closedAfterEachTest } from '../../support/simulation.ts';
 
 /** What the progress display writes to take its status line off a terminal. */
 const ERASE_LINE = '\r\u001b[2K';
@@ -35,10 +36,7 @@ const slowController: CliServices['startSimulation'] = (seed, options) =>
     { ...options, karpenter: { drainDelayMs: 10 * 60_000 } },
   );
 
-const started: Simulation[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((s) => s.close()));
-});
+const started = closedAfterEachTest();
 
 /**
  * `startSimulation` that starts the example once and hands the same simulation to every run (its

@@ -1,15 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collectSnapshot } from '../../../src/collect/collect.ts';
 import { SOURCE_NAMES, type ClusterSnapshot } from '../../../src/domain/snapshot.ts';
 import { KubeUnreachableError } from '../../../src/ports/errors.ts';
 import { simulateSnapshot, type Simulation } from '../../../src/simulator/simulation.ts';
 import { snapshotOf } from '../../factories/aws.ts';
 import { karpenterDeployment, karpenterPod, pod, T0 } from '../../factories/kube.ts';
+import { closedAfterEachTest } from '../../support/simulation.ts';
 
-const simulations: Simulation[] = [];
-afterEach(async () => {
-  await Promise.all(simulations.splice(0).map((s) => s.close()));
-});
+const simulations = closedAfterEachTest();
 
 /** A whole cluster (every source exists), served by the simulator. */
 async function cluster(parts: Parameters<typeof snapshotOf>[0]): Promise<Simulation> {

@@ -2,21 +2,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXAMPLES_NOW } from '../../../../src/cli/commands/demo.ts';
 import { connectLive } from '../../../../src/cli/live-connection.ts';
 import type { Report } from '../../../../src/domain/report.ts';
 import { SOURCE_NAMES } from '../../../../src/domain/snapshot.ts';
 import { KubeUnreachableError } from '../../../../src/ports/errors.ts';
-import { simulateSnapshot, type Simulation } from '../../../../src/simulator/simulation.ts';
+import { simulateSnapshot } from '../../../../src/simulator/simulation.ts';
 import { loadSnapshot } from '../../../../src/snapshot/load.ts';
 import { run } from '../cli-harness.ts';
+import { closedAfterEachTest } from '../../../support/simulation.ts';
 
 const example = (name: string) => fileURLToPath(new URL(`../../../../examples/${name}`, import.meta.url));
-const simulations: Simulation[] = [];
-afterEach(async () => {
-  await Promise.all(simulations.splice(0).map((s) => s.close()));
-});
+const simulations = closedAfterEachTest();
 
 /** `scan --cluster` wired to a simulated cluster instead of AWS: the CLI's live path, no account. */
 async function liveServices(name: string) {

@@ -3,7 +3,8 @@ import { readDispatchConfig, readScanConfig } from '../../../../src/config.ts';
 import type { ClusterInfo } from '../../../../src/domain/aws.ts';
 import { KubeUnreachableError } from '../../../../src/ports/errors.ts';
 import { composeScanDispatch } from '../../../../src/service/compose/scan-dispatch.ts';
-import { composeScan, kubeConnections, type ClosableKubernetesPort } from '../../../../src/service/compose/scan.ts';
+import { kubeConnections, type ClosableKubernetesPort } from '../../../../src/service/compose/kube-connections.ts';
+import { composeScan } from '../../../../src/service/compose/scan.ts';
 import { cluster } from '../../../factories/aws.ts';
 
 const CA = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString('base64');
