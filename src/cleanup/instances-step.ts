@@ -3,43 +3,55 @@
  * controller may be gone, or gave up), then wait until they are terminated: a VPC or security
  * group cannot be deleted while any of them is shutting down.
  */
-import type { Instance } from '../domain/aws.ts';
+import type { Instance, LaunchTemplate } from '../domain/aws.ts';
 import { CLUSTER_TAG, legacyClusterTag, NODEPOOL_TAG } from '../domain/tags.ts';
 import type { TerminationResult } from '../ports/aws.ts';
 import { oneLine } from '../snapshot/shape.ts';
 import { chunks } from '../support/concurrency.ts';
 import type { CleanupContext, StepEnd } from './run.ts';
-import { hasEnded, isCleanupCandidate, isClusterKarpenterInstance } from './select.ts';
-import { counted, failedCall, plannedLine } from './text.ts';
+import { cleanupVerdict, hasEnded, isClusterKarpenterInstance } from './select.ts';
+import { counted, failedCall, namesOf, plannedLine } from './text.ts';
 
 /** TerminateInstances calls stay well below EC2's request limits, and the deadline is checked between them. */
 export const TERMINATE_BATCH_SIZE = 50;
 
-/** The candidates when the run starts (what a dry run lists); undefined when they could not be listed. */
-export async function listCleanupCandidates(ctx: CleanupContext): Promise<Instance[] | undefined> {
-  const instances = await describeClusterInstances(ctx);
-  return instances?.filter((i) => isCleanupCandidate(i, ctx.request.clusterName, ctx.request.nodePools));
+/** What the run starts from, listed before the NodePools go. */
+export interface CleanupCandidates {
+  /** Proven Karpenter instances to terminate (what a dry run lists); undefined when they could not be listed. */
+  instances: Instance[] | undefined;
+  /**
+   * The cluster's launch templates: the evidence that Karpenter launched an instance. Listed here,
+   * before any instance step, and undefined when they could not be (then nothing is terminated).
+   */
+  launchTemplates: LaunchTemplate[] | undefined;
+}
+
+/** The candidates when the run starts; instances tagged as Karpenter's without proof go to `instancesNotProven`. */
+export async function listCleanupCandidates(ctx: CleanupContext): Promise<CleanupCandidates> {
+  const listed = await describeClusterInstances(ctx);
+  const launchTemplates = await describeClusterLaunchTemplates(ctx);
+  if (!listed) return { instances: undefined, launchTemplates };
+  return { instances: provenOnly(ctx, listed, launchTemplates), launchTemplates };
 }
 
 /** `atStart`: the candidates listed before the NodePools went; those Karpenter terminated since count as done. */
-export async function terminateInstancesStep(ctx: CleanupContext, atStart: readonly Instance[] | undefined): Promise<StepEnd> {
+export async function terminateInstancesStep(ctx: CleanupContext, atStart: CleanupCandidates): Promise<StepEnd> {
   const { request, run } = ctx;
   if (request.dryRun) {
-    const ids = (atStart ?? []).map((i) => i.id).sort();
+    const ids = (atStart.instances ?? []).map((i) => i.id).sort();
     run.note('instances', plannedLine(true, 'terminate', 'instance', ids));
     run.result.instancesTerminated.push(...ids);
     return 'done';
   }
   if (run.outOfTime('instances')) return 'stopped';
-  const current = (await describeClusterInstances(ctx))?.filter((i) =>
-    isClusterKarpenterInstance(i, request.clusterName, request.nodePools),
-  );
-  if (!current) return 'done';
+  const listed = await describeClusterInstances(ctx);
+  if (!listed) return 'done';
+  const current = listed.filter((i) => isClusterKarpenterInstance(i, request.clusterName, request.nodePools));
 
   const ended = new Set(current.filter(hasEnded).map((i) => i.id));
-  run.result.instancesTerminated.push(...(atStart ?? []).filter((i) => ended.has(i.id)).map((i) => i.id));
-  const toTerminate = current
-    .filter((i) => !hasEnded(i))
+  run.result.instancesTerminated.push(...(atStart.instances ?? []).filter((i) => ended.has(i.id)).map((i) => i.id));
+  // Checked again on the fresh listing: tags may have changed since the run started.
+  const toTerminate = provenOnly(ctx, current, atStart.launchTemplates)
     .map((i) => i.id)
     .sort();
   run.note('instances', plannedLine(false, 'terminate', 'instance', toTerminate));
@@ -48,6 +60,47 @@ export async function terminateInstancesStep(ctx: CleanupContext, atStart: reado
   // Already shutting down (Karpenter's doing, or an earlier run's) is waited for, never terminated twice.
   const shuttingDown = current.filter((i) => i.state === 'shutting-down').map((i) => i.id);
   return waitForTermination(ctx, [...terminated, ...shuttingDown]);
+}
+
+/**
+ * The instances cleanup may terminate: tagged for the cluster, not ending, and proven Karpenter's.
+ * The others tagged so are recorded in `instancesNotProven` (once per instance) and left alone.
+ */
+function provenOnly(
+  ctx: CleanupContext,
+  instances: readonly Instance[],
+  launchTemplates: readonly LaunchTemplate[] | undefined,
+): Instance[] {
+  const { clusterName, nodePools } = ctx.request;
+  const proven: Instance[] = [];
+  const notProven = ctx.run.result.instancesNotProven;
+  for (const instance of instances) {
+    const verdict = cleanupVerdict(instance, clusterName, launchTemplates, nodePools);
+    if (verdict?.terminate) proven.push(instance);
+    else if (verdict && !notProven.some((n) => n.id === instance.id))
+      notProven.push({ id: instance.id, reason: verdict.notProven });
+  }
+  notProven.sort((a, b) => a.id.localeCompare(b.id));
+  const refused = instances.filter((i) => notProven.some((n) => n.id === i.id)).map((i) => i.id);
+  if (refused.length > 0) {
+    ctx.run.note(
+      'instances',
+      `leaving ${counted(refused.length, 'instance')} not proven launched by Karpenter: ${namesOf(refused)}`,
+    );
+  }
+  return proven;
+}
+
+/** Listed before the instance step: the evidence of which instances Karpenter launched. */
+async function describeClusterLaunchTemplates(ctx: CleanupContext): Promise<LaunchTemplate[] | undefined> {
+  const { clusterName } = ctx.request;
+  try {
+    return await ctx.connection.aws.ec2.describeLaunchTemplates(clusterName);
+  } catch (error) {
+    const what = `(cluster ${clusterName}: without them no instance is proven Karpenter's, so none is terminated)`;
+    ctx.run.fail('instances', failedCall('DescribeLaunchTemplates', what, error));
+    return undefined;
+  }
 }
 
 async function describeClusterInstances(ctx: CleanupContext): Promise<Instance[] | undefined> {

@@ -17,6 +17,12 @@ export interface CleanupRequest {
   deleteNodePools: boolean;
 }
 
+/** An instance the cleanup left alone, and why (`launch template lt-… is not Karpenter's (name …)`). */
+export interface InstanceNotProven {
+  id: string;
+  reason: string;
+}
+
 /** One thing that failed; the run carries on with the rest. */
 export interface CleanupError {
   step: CleanupStep;
@@ -34,6 +40,11 @@ export interface CleanupResult {
   /** In a dry run, what would be done. */
   nodePoolsDeleted: string[];
   instancesTerminated: string[];
+  /**
+   * Tagged as Karpenter's for the cluster but not proven launched by Karpenter (src/domain/provenance.ts):
+   * listed, never terminated. Additive to DESIGN.md's shape; sorted by id.
+   */
+  instancesNotProven: InstanceNotProven[];
   launchTemplatesDeleted: string[];
   instanceProfilesDeleted: string[];
   errors: CleanupError[];
@@ -54,6 +65,7 @@ export function emptyCleanupResult(request: Pick<CleanupRequest, 'clusterName' |
     complete: false,
     nodePoolsDeleted: [],
     instancesTerminated: [],
+    instancesNotProven: [],
     launchTemplatesDeleted: [],
     instanceProfilesDeleted: [],
     errors: [],

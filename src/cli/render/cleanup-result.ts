@@ -33,7 +33,10 @@ interface Section {
 export function renderCleanupResult(result: CleanupResult, options: CleanupResultOptions): string {
   const style = options.style ?? PLAIN_STYLE;
   const lines = [header(result, options, style), ''];
-  for (const section of sections(result)) lines.push(...sectionLines(section, result, options, style));
+  for (const section of sections(result)) {
+    lines.push(...sectionLines(section, result, options, style));
+    if (section.step === 'instances') lines.push(...notProvenLines(result, style));
+  }
   if (result.errors.length > 0) {
     lines.push('', style.severity('critical', `${counted(result.errors.length, 'error').toUpperCase()}:`));
     for (const error of result.errors) {
@@ -82,6 +85,14 @@ function sectionLines(section: Section, result: CleanupResult, options: CleanupR
   const what = section.items.length === 0 ? section.none[mode] : `${section.items.length} ${section.verb[mode]}`;
   const stopped = position === stoppedAt ? ` — ${style.warn('stopped here')} (time ran out)` : '';
   return [`${section.title}: ${what}${stopped}`, ...section.items.map((item) => `  ${visible(item)}`)];
+}
+
+/** Instances tagged as Karpenter's that nothing proves it launched: left alone, each with why. */
+function notProvenLines(result: CleanupResult, style: Style): string[] {
+  const notProven = result.instancesNotProven ?? [];
+  if (notProven.length === 0) return [];
+  const title = `Instances not proven launched by Karpenter: ${notProven.length} ${style.warn('left alone')} (check them by hand)`;
+  return [title, ...notProven.map((n) => `  ${visible(n.id)}: ${visible(n.reason)}`)];
 }
 
 /** Why a step did nothing by design (the flags asked for it), as opposed to finding nothing. */

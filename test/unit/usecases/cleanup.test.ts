@@ -6,7 +6,15 @@ import { KubeUnreachableError, SourceError } from '../../../src/ports/errors.ts'
 import { AWS_WRITE_OPERATIONS, inMemoryAws } from '../../../src/simulator/in-memory-aws.ts';
 import { runCleanup, type CleanupSettings } from '../../../src/usecases/cleanup.ts';
 import type { ClusterConnection } from '../../../src/usecases/scan-cluster.ts';
-import { cluster, instance, instanceProfile, launchTemplate, snapshotOf } from '../../factories/aws.ts';
+import {
+  cluster,
+  forgedInstance,
+  instance,
+  instanceProfile,
+  karpenterLaunchTemplate,
+  launchTemplate,
+  snapshotOf,
+} from '../../factories/aws.ts';
 import { autoModeNodePool, nodeClaim, nodePool } from '../../factories/karpenter.ts';
 import { karpenterPod, minutesAfter, pod } from '../../factories/kube.ts';
 import { FakeKarpenterKube } from '../../factories/ports.ts';
@@ -19,9 +27,15 @@ const RUNNING_CONTROLLER = [karpenterPod({ name: 'karpenter-5697769d6c-x7k2p', n
 /** A cluster after a partial `terraform destroy`: Karpenter's leftovers among things that must stay. */
 function partialDestroy() {
   const instances = [
-    instance({ id: 'i-stopped', nodePool: 'spot-pool', state: 'stopped' }),
-    instance({ id: 'i-pending', nodePool: 'spot-pool', state: 'pending', launchTime: minutesAfter(START, -1) }),
-    instance({ id: 'i-running', nodePool: 'ondemand-pool' }),
+    instance({ id: 'i-stopped', nodePool: 'spot-pool', state: 'stopped', launchTemplateId: 'lt-new' }),
+    instance({
+      id: 'i-pending',
+      nodePool: 'spot-pool',
+      state: 'pending',
+      launchTime: minutesAfter(START, -1),
+      launchTemplateId: 'lt-new',
+    }),
+    instance({ id: 'i-running', nodePool: 'ondemand-pool', launchTemplateId: 'lt-old' }),
     instance({ id: 'i-nodegroup', nodeGroup: 'system' }),
     instance({ id: 'i-staging', cluster: 'staging', tags: { 'kubernetes.io/cluster/demo': 'owned' } }),
     instance({ id: 'i-terminated', state: 'terminated' }),
@@ -60,7 +74,8 @@ function world(input: WorldInput = partialDestroy()) {
     snapshotOf({
       cluster: input.cluster ?? cluster(),
       instances: input.instances ?? [],
-      launchTemplates: input.launchTemplates ?? [],
+      // Karpenter launched the factory's instances from this one (unless a test says otherwise).
+      launchTemplates: input.launchTemplates ?? [karpenterLaunchTemplate()],
       instanceProfiles: input.instanceProfiles ?? [],
     }),
     input.region === undefined ? {} : { region: input.region },
@@ -98,6 +113,7 @@ describe('runCleanup on a cluster after a partial destroy', () => {
     cluster: 'demo',
     nodePoolsDeleted: ['ondemand-pool', 'spot-pool'],
     instancesTerminated: ['i-pending', 'i-running', 'i-stopped'],
+    instancesNotProven: [],
     launchTemplatesDeleted: ['lt-new', 'lt-old'],
     instanceProfilesDeleted: ['demo_111', 'demo_1976173924626587633'],
     errors: [],
@@ -202,7 +218,9 @@ describe('runCleanup on a cluster after a partial destroy', () => {
     ]);
     expect(result.instancesTerminated).toEqual(['i-pending', 'i-stopped']);
     expect(w.state('i-running')).toBe('running');
-    expect(result.launchTemplatesDeleted).toEqual(['lt-new', 'lt-old']);
+    // lt-old is the proof Karpenter launched i-running: kept, so the next run can still terminate it.
+    expect(result.launchTemplatesDeleted).toEqual(['lt-new']);
+    expect(stepMessages(w.progress)).toContain('keeping 1 launch template still named by an instance not terminating: lt-old');
   });
 });
 
@@ -355,7 +373,7 @@ describe('runCleanup when nothing can drain the NodeClaims', () => {
       NO_CONTROLLER_NOTE,
       `the 2 NodeClaims stay held by the karpenter.sh/termination finalizer; once their instances are terminated, run: kubectl patch nodeclaim ondemand-pool-q8w3z ${RELEASE_PATCH}; kubectl patch nodeclaim spot-pool-x7k2p ${RELEASE_PATCH}`,
       'terminating 2 instances: i-ondemand, i-spot',
-      'no launch templates to delete',
+      'deleting 1 launch template: lt-0d3e9a7c1b5f28e46',
       'no instance profiles to delete',
     ]);
     expect(w.aws.callsTo('TerminateInstances').flatMap((c) => c.input.instanceIds as string[])).toEqual(['i-ondemand', 'i-spot']);
@@ -473,7 +491,8 @@ describe('runCleanup on part of a cluster, or without its API', () => {
     });
     expect(w.state('i-running')).toBe('running');
     expect([...w.kube.nodePools.keys()]).toEqual(['ondemand-pool']);
-    expect(w.aws.callsTo('DescribeLaunchTemplates')).toEqual([]);
+    // Listed as the evidence of which instances Karpenter launched, never deleted.
+    expect(w.aws.callsTo('DeleteLaunchTemplate')).toEqual([]);
     expect(w.aws.callsTo('ListInstanceProfiles')).toEqual([]);
     expect(stepMessages(w.progress)).toContain(
       'only NodePools spot-pool, gone-pool: launch templates and instance profiles stay (they serve the whole cluster)',
@@ -611,13 +630,14 @@ describe('runCleanup on part of a cluster, or without its API', () => {
     expect(result.complete).toBe(false);
     expect(result.errors).toEqual([
       {
+        step: 'instances',
+        message:
+          "DescribeLaunchTemplates (cluster demo: without them no instance is proven Karpenter's, so none is terminated) failed: UnauthorizedOperation: not authorized",
+      },
+      {
         step: 'nodepools',
         resource: 'spot-pool',
         message: 'delete NodePool spot-pool failed: 403 Forbidden: nodepools "spot-pool" is forbidden',
-      },
-      {
-        step: 'launch-templates',
-        message: 'DescribeLaunchTemplates (cluster demo) failed: UnauthorizedOperation: not authorized',
       },
       {
         step: 'instance-profiles',
@@ -626,6 +646,13 @@ describe('runCleanup on part of a cluster, or without its API', () => {
       },
     ]);
     expect(result.instanceProfilesDeleted).toEqual(['demo_1976173924626587633']);
+    // Without the launch templates nothing proves the instances Karpenter's: none terminated, and
+    // their templates (listed again later) are kept as that proof for the next run.
+    expect(result.instancesTerminated).toEqual([]);
+    expect(result.instancesNotProven.map((n) => n.id)).toEqual(['i-pending', 'i-running', 'i-stopped']);
+    expect(result.instancesNotProven[0]?.reason).toContain('launch templates not captured');
+    expect(w.aws.callsTo('TerminateInstances')).toEqual([]);
+    expect(result.launchTemplatesDeleted).toEqual([]);
   });
 });
 
@@ -701,5 +728,51 @@ describe('runCleanup on an instance tagged only the pre-1.0 way', () => {
     expect(result.errors).toHaveLength(1);
     expect(result.errors[0]?.message).toMatch(new RegExp(`^TerminateInstances ${instanceId} failed: ${code}: `));
     expect(result.errors[0]?.message).not.toContain('pre-1.0');
+  });
+});
+
+describe('runCleanup on an instance carrying only the tags anyone can write', () => {
+  const FORGED = 'i-0f00d5ba5e0b1e7a2';
+  const withForged = () => {
+    const destroyed = partialDestroy();
+    return { ...destroyed, instances: [...destroyed.instances, forgedInstance(FORGED)] };
+  };
+  const NOT_PROVEN = [{ id: FORGED, reason: 'no aws:ec2launchtemplate:id tag: not launched from a launch template' }];
+
+  it('a dry run lists it as not proven, never among those it would terminate', async () => {
+    const w = world(withForged());
+
+    const result = await w.cleanup({ dryRun: true });
+
+    expect(result.instancesTerminated).toEqual(['i-pending', 'i-running', 'i-stopped']);
+    expect(result.instancesNotProven).toEqual(NOT_PROVEN);
+    expect(stepMessages(w.progress)).toContain(`leaving 1 instance not proven launched by Karpenter: ${FORGED}`);
+  });
+
+  it('apply terminates the real ones and leaves it running, listed with why', async () => {
+    const w = world(withForged());
+
+    const result = await w.cleanup();
+
+    expect(result).toMatchObject({ complete: true, errors: [], instancesTerminated: ['i-pending', 'i-running', 'i-stopped'] });
+    expect(result.instancesNotProven).toEqual(NOT_PROVEN);
+    expect(w.state(FORGED)).toBe('running');
+    expect(w.aws.callsTo('TerminateInstances').flatMap((c) => c.input.instanceIds as string[])).not.toContain(FORGED);
+  });
+
+  it('an instance tagged while the run goes is checked on the fresh listing too, and left', async () => {
+    const destroyed = partialDestroy();
+    const untagged = { ...forgedInstance(FORGED), tags: { Name: 'prod-postgres-primary' } };
+    const w = world({ ...destroyed, instances: [...destroyed.instances, untagged] });
+    // After the first listing, while the NodePools go, someone writes the two tags on it.
+    w.kube.beforeNodeClaimList = () => {
+      w.aws.updateInstance(FORGED, (i) => Object.assign(i.tags, forgedInstance(FORGED).tags));
+    };
+
+    const result = await w.cleanup();
+
+    expect(w.state(FORGED)).toBe('running');
+    expect(result.instancesTerminated).toEqual(['i-pending', 'i-running', 'i-stopped']);
+    expect(result.instancesNotProven).toEqual(NOT_PROVEN);
   });
 });
