@@ -39,6 +39,7 @@ export async function terminateInstancesStep(ctx: CleanupContext, atStart: Clean
   const { request, run } = ctx;
   if (request.dryRun) {
     const ids = (atStart.instances ?? []).map((i) => i.id).sort();
+    noteNotProven(ctx);
     run.note('instances', plannedLine(true, 'terminate', 'instance', ids));
     run.result.instancesTerminated.push(...ids);
     return 'done';
@@ -54,6 +55,7 @@ export async function terminateInstancesStep(ctx: CleanupContext, atStart: Clean
   const toTerminate = provenOnly(ctx, current, atStart.launchTemplates)
     .map((i) => i.id)
     .sort();
+  noteNotProven(ctx);
   run.note('instances', plannedLine(false, 'terminate', 'instance', toTerminate));
   const { terminated, end } = await terminateInBatches(ctx, toTerminate, new Map(current.map((i) => [i.id, i])));
   if (end === 'stopped') return 'stopped';
@@ -81,14 +83,14 @@ function provenOnly(
       notProven.push({ id: instance.id, reason: verdict.notProven });
   }
   notProven.sort((a, b) => a.id.localeCompare(b.id));
-  const refused = instances.filter((i) => notProven.some((n) => n.id === i.id)).map((i) => i.id);
-  if (refused.length > 0) {
-    ctx.run.note(
-      'instances',
-      `leaving ${counted(refused.length, 'instance')} not proven launched by Karpenter: ${namesOf(refused)}`,
-    );
-  }
   return proven;
+}
+
+/** Said in the instances step, whichever listing found them. */
+function noteNotProven(ctx: CleanupContext): void {
+  const ids = ctx.run.result.instancesNotProven.map((n) => n.id);
+  if (ids.length > 0)
+    ctx.run.note('instances', `leaving ${counted(ids.length, 'instance')} not proven launched by Karpenter: ${namesOf(ids)}`);
 }
 
 /** Listed before the instance step: the evidence of which instances Karpenter launched. */

@@ -16,6 +16,7 @@ import { karpenterPod } from '../factories/kube.ts';
 import { steppingClock } from '../support/clock.ts';
 import {
   CLEANED,
+  FORGED_TAGS,
   CLEANUP_EXAMPLE,
   CLEANUP_EXAMPLE_CLUSTER,
   PENDING_ONE_MINUTE_OLD,
@@ -42,6 +43,7 @@ const UNTOUCHED_INSTANCES = {
   'i-0e1a7c3f9b5d26487': 'running', // platform-eks-staging's Karpenter
   'i-0a8c4e2b7d1f95603': 'stopped', // platform-eks-staging's Karpenter
   'i-02b7f4a9c6e1d8503': 'terminated', // already gone
+  [FORGED_TAGS]: 'running', // prod-postgres-primary: only the two forgeable tags, never terminated
 };
 const UNTOUCHED_LAUNCH_TEMPLATES = ['lt-0b4e9a2d7c1f63805', 'lt-0f5a2d8c1e7b39640'];
 const UNTOUCHED_INSTANCE_PROFILES = {
@@ -133,8 +135,21 @@ function kubeNames(simulation: Simulation, resource: 'nodepools' | 'nodeclaims' 
 
 const nothingLeft = (): Pick<
   CleanupResult,
-  'nodePoolsDeleted' | 'instancesTerminated' | 'launchTemplatesDeleted' | 'instanceProfilesDeleted' | 'errors'
-> => ({ nodePoolsDeleted: [], instancesTerminated: [], launchTemplatesDeleted: [], instanceProfilesDeleted: [], errors: [] });
+  | 'nodePoolsDeleted'
+  | 'instancesTerminated'
+  | 'instancesNotProven'
+  | 'launchTemplatesDeleted'
+  | 'instanceProfilesDeleted'
+  | 'errors'
+> => ({
+  nodePoolsDeleted: [],
+  instancesTerminated: [],
+  // still there and still tagged: listed again, never terminated
+  instancesNotProven: CLEANED.instancesNotProven,
+  launchTemplatesDeleted: [],
+  instanceProfilesDeleted: [],
+  errors: [],
+});
 
 describe('cleanup of a cluster after a partial terraform destroy (controller gone)', () => {
   it('removes exactly the cluster’s Karpenter NodePools, instances, launch templates and instance profiles', async () => {
@@ -151,6 +166,7 @@ describe('cleanup of a cluster after a partial terraform destroy (controller gon
       complete: true,
       nodePoolsDeleted: NODEPOOLS,
       instancesTerminated: INSTANCES,
+      instancesNotProven: CLEANED.instancesNotProven,
       launchTemplatesDeleted: LAUNCH_TEMPLATES,
       instanceProfilesDeleted: INSTANCE_PROFILES,
       errors: [],
@@ -251,7 +267,8 @@ describe('cleanup of a cluster after a partial terraform destroy (controller gon
     ]);
     expect(result.errors[0]?.message).toContain(STOPPED);
     expect(result.instancesTerminated).toEqual([RUNNING_WITH_NODECLAIM, PENDING_ONE_MINUTE_OLD]);
-    expect(result.launchTemplatesDeleted).toEqual(LAUNCH_TEMPLATES);
+    // The stopped instance's template is kept: it is the proof the next run needs to terminate it.
+    expect(result.launchTemplatesDeleted).toEqual(LAUNCH_TEMPLATES.filter((id) => id !== 'lt-0c2f8b4e6a1d97305'));
     expect(result.instanceProfilesDeleted).toEqual(INSTANCE_PROFILES);
     expect(instanceStates(simulation)).toMatchObject({
       [STOPPED]: 'stopped',

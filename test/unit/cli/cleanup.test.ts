@@ -24,6 +24,7 @@ const UNTOUCHED = [
   'i-0a8c4e2b7d1f95603 stopped',
   'i-0d9f2b6e4a1c83575 running',
   'i-0e1a7c3f9b5d26487 running',
+  'i-0f00d5ba5e0b1e7a2 running', // prod-postgres-primary: only the two tags anyone can write
 ];
 
 /**
@@ -109,6 +110,7 @@ describe('cleanup --simulate', () => {
       'complete',
       'nodePoolsDeleted',
       'instancesTerminated',
+      'instancesNotProven',
       'launchTemplatesDeleted',
       'instanceProfilesDeleted',
       'errors',
@@ -134,6 +136,10 @@ describe('cleanup --simulate', () => {
     expect(result.stdout).toContain('NodePools: 2 would be deleted\n  ondemand-pool\n  spot-pool\n');
     expect(result.stdout).toContain(
       `Instances: 3 would be terminated\n${EXPECTED.instancesTerminated.map((id) => `  ${id}`).join('\n')}\n`,
+    );
+    expect(result.stdout).toContain(
+      'Instances not proven launched by Karpenter: 1 left alone (check them by hand)\n' +
+        '  i-0f00d5ba5e0b1e7a2: no aws:ec2launchtemplate:id tag: not launched from a launch template\n',
     );
     expect(result.stdout).toContain('Launch templates: 2 would be deleted\n');
     expect(result.stdout).toContain('Instance profiles: 2 would be deleted\n');
@@ -245,6 +251,7 @@ describe('cleanup progress', () => {
       '[1/4] nodepools',
       '[1/4] nodepools',
       '[2/4] instances',
+      '[2/4] instances',
       '[3/4] launch-templates',
       '[4/4] instance-profiles',
     ]);
@@ -263,7 +270,9 @@ describe('cleanup progress', () => {
     );
 
     expect(result.stderr).toContain('\r\u001b[2K[1/4] nodepools: waiting for 2 NodeClaims to go (1m of 5m)');
-    expect(result.stderr).toContain('after 5m: their instances are terminated next\n[2/4] instances: terminating 3 instances');
+    expect(result.stderr).toContain(
+      'after 5m: their instances are terminated next\n[2/4] instances: leaving 1 instance not proven launched by Karpenter: i-0f00d5ba5e0b1e7a2\n[2/4] instances: terminating 3 instances',
+    );
     // Every lasting line is a step or a note; no status line is left behind among them.
     const lasting = result.stderr
       .split('\n')
