@@ -58,7 +58,7 @@ export function karpenterLaunchTags(id: string, nodePool: string, launchTemplate
   return {
     'karpenter.sh/nodeclaim': `${nodePool}-${id.slice(-5)}`,
     'karpenter.k8s.aws/ec2nodeclass': 'default',
-    'aws:ec2:fleet-id': `fleet-${id.slice(2).padStart(8, '0')}-e548-4a52-a97e-a470a8d1237d`,
+    'aws:ec2:fleet-id': `fleet-${id.slice(-8).padStart(8, '0')}-e548-4a52-a97e-a470a8d1237d`,
     'aws:ec2launchtemplate:id': launchTemplateId,
     'aws:ec2launchtemplate:version': '1',
   };
@@ -193,4 +193,12 @@ export function snapshotOf(parts: SnapshotParts, clusterName = 'demo'): ClusterS
     s.captured.add(PART_SOURCE[key]);
   }
   return s;
+}
+
+/**
+ * snapshotOf with the cluster's Karpenter launch template captured too (unless `launchTemplates`
+ * is given): what a capture of a real cluster holds, so the factory's instances are proven Karpenter's.
+ */
+export function karpenterSnapshotOf(parts: SnapshotParts, clusterName = 'demo'): ClusterSnapshot {
+  return snapshotOf({ launchTemplates: [karpenterLaunchTemplate(clusterName)], ...parts }, clusterName);
 }
