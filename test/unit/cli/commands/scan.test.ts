@@ -3,7 +3,7 @@ import type { Detector } from '../../../../src/detectors/detector.ts';
 import { newFinding, proposedAction } from '../../../../src/domain/finding.ts';
 import type { Report } from '../../../../src/domain/report.ts';
 import { ec2NodeClass } from '../../../factories/karpenter.ts';
-import { instance, snapshotOf } from '../../../factories/aws.ts';
+import { instance, karpenterSnapshotOf, snapshotOf } from '../../../factories/aws.ts';
 import { karpenterPod, minutesAfter, T0 } from '../../../factories/kube.ts';
 import { ANSI, fakeLoader, fixedSeverityDetector, pendingControllerDetector, run } from '../cli-harness.ts';
 
@@ -164,7 +164,7 @@ describe('scan --from: thresholds reach the detectors', () => {
           }),
         ),
     };
-    const snapshot = snapshotOf({ instances: [instance({ id: 'i-0aaa' }), instance({ id: 'i-0bbb' })] });
+    const snapshot = karpenterSnapshotOf({ instances: [instance({ id: 'i-0aaa' }), instance({ id: 'i-0bbb' })] });
     const { services } = scanServices(snapshot, [orphans]);
 
     const result = await run(['scan', '--from', 'cap', '--now', NOW, '--max-terminations', '1', '--output', 'json'], {
