@@ -89,7 +89,7 @@ function sectionLines(section: Section, result: CleanupResult, options: CleanupR
 
 /** Instances tagged as Karpenter's that nothing proves it launched: left alone, each with why. */
 function notProvenLines(result: CleanupResult, style: Style): string[] {
-  const notProven = result.instancesNotProven ?? [];
+  const notProven = result.instancesNotProven;
   if (notProven.length === 0) return [];
   const title = `Instances not proven launched by Karpenter: ${notProven.length} ${style.warn('left alone')} (check them by hand)`;
   return [title, ...notProven.map((n) => `  ${visible(n.id)}: ${visible(n.reason)}`)];

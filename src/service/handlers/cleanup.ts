@@ -71,7 +71,7 @@ function summarise(response: unknown): Record<string, unknown> {
     ...(result.stoppedAt ? { stoppedAt: result.stoppedAt } : {}),
     nodePoolsDeleted: result.nodePoolsDeleted.length,
     instancesTerminated: result.instancesTerminated.length,
-    instancesNotProven: result.instancesNotProven?.length ?? 0,
+    instancesNotProven: result.instancesNotProven.length,
     launchTemplatesDeleted: result.launchTemplatesDeleted.length,
     instanceProfilesDeleted: result.instanceProfilesDeleted.length,
     errors: result.errors.length,
