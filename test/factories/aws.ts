@@ -39,7 +39,8 @@ export function instance(input: {
   const np = input.nodePool === undefined ? 'default' : input.nodePool;
   if (np) tags['karpenter.sh/nodepool'] = np;
   if (input.nodeGroup) tags['eks:nodegroup-name'] = input.nodeGroup;
-  if (np && !input.nodeGroup && input.launchedBy !== 'unknown') Object.assign(tags, karpenterLaunchTags(input.id, np, input.launchTemplateId));
+  if (np && !input.nodeGroup && input.launchedBy !== 'unknown')
+    Object.assign(tags, karpenterLaunchTags(input.id, np, input.launchTemplateId));
   Object.assign(tags, input.tags);
   return {
     id: input.id,
