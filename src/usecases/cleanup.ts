@@ -1,9 +1,9 @@
 /**
  * Destroy-time cleanup over the ports (DESIGN.md "Destroy-time cleanup"): NodePools, then
  * instances, launch templates and instance profiles, each step only once the one before leaves
- * nothing that would fight it. Stateless and idempotent: a run cut short by
- * its deadline is finished by the next one, which finds done what was done. AWS and Kubernetes
- * failures become `errors` and the run carries on; nothing is thrown for them.
+ * nothing that would fight it. Stateless and idempotent: a run cut short by its deadline is
+ * finished by the next one, which finds done what was done. AWS and Kubernetes failures become
+ * `errors` and the run carries on with what they do not hold back; nothing is thrown for them.
  */
 import { deleteInstanceProfilesStep } from '../cleanup/instance-profiles-step.ts';
 import { listCleanupCandidates, terminateInstancesStep } from '../cleanup/instances-step.ts';
