@@ -211,7 +211,8 @@ export class DynamoStateStore implements StateStore {
       { ':now': number(Math.floor(now.getTime() / 1000)) },
     );
     if (!refused) return { acquired: true };
-    const holderNow = refused.old?.holder?.S;
+    // DynamoDB returns the holder's item with the refusal; emulators that do not get one more read.
+    const holderNow = (refused.old ?? (await this.#consistentGet(keyOf(`LEASE#${cluster}`))))?.holder?.S;
     return holderNow === undefined ? { acquired: false } : { acquired: false, holder: holderNow };
   }
 
