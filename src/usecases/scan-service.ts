@@ -157,32 +157,44 @@ async function processDelivery(
     log.error('scan request not claimed', errorFields(error));
     return { outcome: 'failed', datums: scanFailure(request.cluster) };
   }
-  // One lease per delivery, not per invocation: one batch may hold two requests for one cluster.
-  const holder = `${options.invocationId}/${delivery.messageId}`;
   try {
-    const lease = await deps.state.acquireLease(request.cluster, holder, deps.clock.now(), deps.settings.scanLeaseMs);
-    if (!lease.acquired) {
-      // A newer request is queued every minute: this one is answered, not retried, and measures nothing
-      // (the scan that holds the lease does).
-      log.info('scan skipped: another scan of the cluster holds its lease', { leaseHolder: lease.holder ?? 'unknown' });
-      await deps.state.completeDelivery(key, deps.clock.now(), deps.settings.idempotencyTtlMs);
-      return { outcome: 'stepped-aside', datums: [] };
-    }
-    try {
-      const result = await scanOne(deps, request, now, log);
-      await deps.state.completeDelivery(key, deps.clock.now(), deps.settings.idempotencyTtlMs);
-      return result;
-    } finally {
-      // If this fails, the lease lapses after scanLeaseMs: the next scans step aside until then.
-      await deps.state
-        .releaseLease(request.cluster, holder)
-        .catch((e: unknown) => log.warn('scan lease not released', errorFields(e)));
-    }
+    // One lease per delivery, not per invocation: one batch may hold two requests for one cluster.
+    return await scanUnderLease(deps, request, `${options.invocationId}/${delivery.messageId}`, now, log);
   } catch (error) {
     log.error('scan failed', { receiveCount: delivery.receiveCount, ...errorFields(error) });
     // If this fails too, the claim lapses after claimHoldMs and a retry proceeds then.
     await deps.state.releaseDelivery(key).catch((e: unknown) => log.warn('scan claim not released', errorFields(e)));
     return { outcome: 'failed', datums: scanFailure(request.cluster) };
+  }
+}
+
+/**
+ * One scan of a cluster at a time: the request is scanned only if it gets the cluster's lease.
+ * Otherwise another scan is running; a newer request is queued every minute, so this one is
+ * answered (done, not retried) and measures nothing (the scan that holds the lease does).
+ */
+async function scanUnderLease(
+  deps: ScanServiceDependencies,
+  request: ScanRequest,
+  holder: string,
+  now: Date,
+  log: Logger,
+): Promise<RecordResult> {
+  const { state, settings, clock } = deps;
+  const key = scanDeliveryKey(request);
+  const lease = await state.acquireLease(request.cluster, holder, clock.now(), settings.scanLeaseMs);
+  if (!lease.acquired) {
+    log.info('scan skipped: another scan of the cluster holds its lease', { leaseHolder: lease.holder ?? 'unknown' });
+    await state.completeDelivery(key, clock.now(), settings.idempotencyTtlMs);
+    return { outcome: 'stepped-aside', datums: [] };
+  }
+  try {
+    const result = await scanOne(deps, request, now, log);
+    await state.completeDelivery(key, clock.now(), settings.idempotencyTtlMs);
+    return result;
+  } finally {
+    // If this fails, the lease lapses after scanLeaseMs: the next scans step aside until then.
+    await state.releaseLease(request.cluster, holder).catch((e: unknown) => log.warn('scan lease not released', errorFields(e)));
   }
 }
 
