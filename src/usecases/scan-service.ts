@@ -3,7 +3,7 @@ import type { AlertSettings } from '../config.ts';
 import { METRIC, type MetricDatum } from '../domain/metric.ts';
 import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
 import type { SourceName } from '../domain/snapshot.ts';
-import type { Finding } from '../domain/finding.ts';
+import type { Finding, Remediation } from '../domain/finding.ts';
 import { planScanAlerts } from '../notify/finding-alerts.ts';
 import { remediationAlert } from '../notify/remediation-alerts.ts';
 import { scanMetrics } from '../notify/scan-metrics.ts';
@@ -224,7 +224,11 @@ async function scanOne(deps: ScanServiceDependencies, request: ScanRequest, now:
     reviewPlan: (planned) => holdBackCoolingDown(planned, cooldowns),
     beforeActing: async (attempts) => {
       announcements = announcementsOf(cluster, attempts, now);
-      await state.recordPending(announcements);
+      await state.recordPending(announcements).catch(async (error: unknown) => {
+        // Nothing was done: those recorded go again (best effort), else the next scan says "outcome unknown".
+        await Promise.allSettled(announcements.map((e) => state.recordOutcome(e, notAttempted(e.finding))));
+        throw error;
+      });
     },
     ...(connection.sources ? { sources: connection.sources } : {}),
   });
@@ -281,6 +285,10 @@ function announcementsOf(cluster: string, attempts: readonly Finding[], now: Dat
     if (!byId.has(id)) byId.set(id, { cluster, id, recordedAt, finding });
   }
   return [...byId.values()];
+}
+
+function notAttempted(finding: Finding): Remediation {
+  return { ...finding.remediation!, status: 'skipped', reason: 'not attempted: its alert could not be recorded first' };
 }
 
 /**

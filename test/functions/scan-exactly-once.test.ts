@@ -164,6 +164,41 @@ describe('scan: every restart or termination is announced exactly once', () => {
     expect(await undelivered(service, FARGATE)).toBe(0);
   });
 
+  it('recording the restart’s alert fails: nothing is restarted, no alert claims it was; the retry restarts and announces it', async () => {
+    // The write reaches the table, then the call fails (a timeout after DynamoDB took it).
+    const recordThenFail = (state: StateStore): StateStore => {
+      let failed = false;
+      const recordPending: StateStore['recordPending'] = async (entries) => {
+        await state.recordPending(entries);
+        if (failed) return;
+        failed = true;
+        throw new Error('DynamoDB PutItem failed: TimeoutError: socket hang up');
+      };
+      return new Proxy(state, {
+        get: (target, name) => {
+          if (name === 'recordPending') return recordPending;
+          const value: unknown = Reflect.get(target, name, target);
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+    };
+    const service = await start({ clusters: [FARGATE], wrap: { state: recordThenFail } });
+    const request = scanMessage(FARGATE, TICK);
+
+    const first = await service.invoke(request);
+    const afterFirst = { restartedAt: restartedAt(service), outbox: await undelivered(service, FARGATE) };
+    service.clock.advance(30_000);
+    await service.invoke(request);
+
+    expect(first.batchItemFailures).toHaveLength(1);
+    expect(afterFirst).toEqual({ restartedAt: undefined, outbox: 0 });
+    expect(channel(service.alerts.published)).toEqual([
+      'opened KARPENTER_CONTROLLER_PENDING',
+      'remediation-applied KARPENTER_CONTROLLER_PENDING',
+    ]);
+    expect(restartedAt(service)).toBe('2026-01-01T01:00:35Z');
+  });
+
   it('SNS refuses the terminations’ alerts once: the retry announces each instance once, terminated once', async () => {
     const service = await start({
       clusters: [ORPHANS],
