@@ -23,7 +23,9 @@ const EXECUTORS: Record<ActionKind, ActionExecutor> = {
 export async function executeRemediations(report: Report, ctx: ExecuteContext): Promise<Report> {
   const outcomes = new Map<number, Remediation>();
   for (const action of ACTION_KINDS) {
-    const positions = report.findings.flatMap((f, i) => (willAttempt(f, ctx.actions) && f.remediation?.action === action ? [i] : []));
+    const positions = report.findings.flatMap((f, i) =>
+      willAttempt(f, ctx.actions) && f.remediation?.action === action ? [i] : [],
+    );
     if (positions.length === 0) continue;
     const findings = positions.map((i) => report.findings[i]!);
     const results = await EXECUTORS[action]
