@@ -113,9 +113,10 @@ export interface OutboxStore {
   /** Records entries before their actions are carried out. */
   recordPending(entries: readonly OutboxEntry[]): Promise<void>;
   /**
-   * Records what the action of `entry` (as recorded pending) did: `applied` or `failed` keeps the entry for delivery; any other
-   * status (the executor's re-check `skipped` it: nothing happened) removes it. Only an entry still
-   * pending changes; false when it was not (already delivered as "outcome unknown", or gone).
+   * Records what the action of `entry` (as recorded pending) did: `applied` or `failed` keeps the
+   * entry for delivery; any other status (the executor's re-check `skipped` it: nothing happened)
+   * removes it. Only an entry still pending changes; false when it was not (already delivered as
+   * "outcome unknown", or gone).
    */
   recordOutcome(entry: OutboxEntry, outcome: Remediation): Promise<boolean>;
   /** Entries of the cluster not yet delivered, oldest first. */

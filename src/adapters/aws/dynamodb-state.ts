@@ -16,9 +16,9 @@
  *
  * `expiresAt` (epoch seconds, rounded up) is on every item: it is the table's TTL attribute, so the
  * table never needs cleaning. DynamoDB deletes expired items eventually (within days, not at once),
- * so where expiry decides an answer the read checks it itself: a claim lapses once `expiresAt <= now`
- * (in whole seconds: a claim may hold up to a second past `holdMs`, never less; a lease alike), a cooldown counts
- * while `until > now`. Open alerts, statuses and windows are read whatever their expiry, as the
+ * so where expiry decides an answer the read checks it itself: a claim or a lease lapses once
+ * `expiresAt <= now` (in whole seconds: it may hold up to a second past its duration, never less),
+ * a cooldown counts while `until > now`. Open alerts, statuses and windows are read whatever their expiry, as the
  * in-memory store does: an open alert lives on while it is reminded (lastSent moves; the reminder
  * interval must stay under 30 days), and TTL only removes the abandoned ones; a status's age is the
  * reader's to judge from `observedAt`; a window's key names its window.
@@ -26,7 +26,8 @@
  * An outbox entry is deleted once its alert is delivered; its TTL only removes one whose alert could
  * not be delivered for 14 days.
  *
- * Reads that decide dedupe and guardrails (claims, open alerts, cooldowns, the outbox) are strongly consistent.
+ * Reads that decide dedupe and guardrails (claims, open alerts, cooldowns, the outbox) are strongly
+ * consistent.
  * Every SDK failure leaves as a SourceError reading `<Operation> failed: ...`.
  */
 import {

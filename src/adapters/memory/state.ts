@@ -1,6 +1,7 @@
 /**
  * The state table in memory, for local invokes and tests: the same semantics as the DynamoDB
- * adapter (a shared contract test runs against both), expiry included.
+ * adapter (a shared contract test runs against both), expiry of claims, cooldowns and leases
+ * included (an undelivered outbox entry stays for the life of the process).
  */
 import type { Remediation } from '../../domain/finding.ts';
 import type {
