@@ -5,6 +5,7 @@
  * https://docs.aws.amazon.com/chatbot/latest/adminguide/custom-notifs.html
  */
 import type { Alert, ChatNotification } from '../domain/alert.ts';
+import { shellQuote } from '../domain/shell.ts';
 
 /**
  * Sizes kept well inside what chat clients show (a Slack section holds 3000 characters, a message
@@ -68,7 +69,8 @@ function chatSteps(alert: Alert): string[] {
     const rendered = stepMarkdown(truncateLines(step, CHAT_LIMITS.step));
     if (used + rendered.length > CHAT_LIMITS.steps) {
       const left = alert.nextSteps.length - i;
-      const where = alert.cluster === '-' ? 'the full report' : `\`karpenter-sentinel scan --cluster ${alert.cluster}\``;
+      const where =
+        alert.cluster === '-' ? 'the full report' : `\`karpenter-sentinel scan --cluster ${shellQuote(alert.cluster)}\``;
       out.push(`... ${left} more step${left === 1 ? '' : 's'}: ${where} lists them all`);
       break;
     }

@@ -6,6 +6,7 @@ import type { ActionKind } from '../domain/codes.ts';
 import type { Finding, Remediation, ResourceRef } from '../domain/finding.ts';
 import { ageMs } from '../domain/kube-helpers.ts';
 import { formatDuration } from '../domain/settings.ts';
+import { shellQuote } from '../domain/shell.ts';
 
 /** Evidence lines quoted in an alert; the full list is in the report. */
 export const MAX_EVIDENCE_LINES = 5;
@@ -65,7 +66,8 @@ export function findingFacts(f: Finding, cluster: string, now: Date): string[] {
     lines.push('**Evidence:**');
     for (const e of f.evidence.slice(0, MAX_EVIDENCE_LINES)) lines.push(`- ${e}`);
     const more = f.evidence.length - MAX_EVIDENCE_LINES;
-    if (more > 0) lines.push(`- ... and ${more} more (\`karpenter-sentinel scan --cluster ${cluster}\` lists them all)`);
+    if (more > 0)
+      lines.push(`- ... and ${more} more (\`karpenter-sentinel scan --cluster ${shellQuote(cluster)}\` lists them all)`);
   }
   const action = f.remediation ? remediationText(f.remediation) : '';
   if (action) lines.push(`**Action:** ${action}`);

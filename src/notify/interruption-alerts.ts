@@ -11,6 +11,7 @@ import { NODECLAIM_TAG, NODEPOOL_TAG } from '../domain/tags.ts';
 import type { InterruptionKind, ScheduledChange } from '../interruptions/event.ts';
 import type { ResolvedEvent } from '../interruptions/owner.ts';
 import type { ClusterStatus } from '../ports/state.ts';
+import { shellQuote, shellWords } from '../domain/shell.ts';
 
 /**
  * Kinds that announce a node is about to go: with the controller down nobody cordons and drains
@@ -133,12 +134,12 @@ export function surgeAlert(input: SurgeInput): Alert {
     ].join('\n'),
     nextSteps: [
       kubeconfigStep(events, cluster),
-      `kubectl get nodepool ${nodePool} -o jsonpath='{.spec.template.spec.requirements}'`,
-      `kubectl get nodeclaims -l ${NODEPOOL_TAG}=${nodePool} -o wide`,
+      `kubectl get nodepool ${shellQuote(nodePool)} -o jsonpath='{.spec.template.spec.requirements}'`,
+      `kubectl get nodeclaims -l ${shellQuote(`${NODEPOOL_TAG}=${nodePool}`)} -o wide`,
       ...(spotTypes.length > 0 && region
         ? [
-            `aws ec2 get-spot-placement-scores --region ${region} --region-names ${region} --single-availability-zone ` +
-              `--target-capacity ${total} --instance-types ${spotTypes.join(' ')}`,
+            `aws ec2 get-spot-placement-scores --region ${shellQuote(region)} --region-names ${shellQuote(region)} --single-availability-zone ` +
+              `--target-capacity ${total} --instance-types ${shellWords(spotTypes)}`,
           ]
         : []),
       `Allow more instance types, sizes and zones in NodePool ${nodePool} (spec.template.spec.requirements), or add an ` +
@@ -183,7 +184,7 @@ export function scheduledMaintenanceAlert(input: ScheduledMaintenanceInput): Ale
     nextSteps: [
       kubeconfigStep(events, cluster),
       ...listed(instances.map(([id, evs]) => replaceStep(id, evs[0]))),
-      `aws health describe-event-details --region us-east-1 --event-arns ${change.eventArn}`,
+      `aws health describe-event-details --region us-east-1 --event-arns ${shellQuote(change.eventArn)}`,
     ],
     threadId: `SCHEDULED_MAINTENANCE#${cluster}#${change.eventArn}`,
   };
@@ -211,19 +212,19 @@ function happenings(events: readonly ResolvedEvent[]): string {
 
 function kubeconfigStep(events: readonly ResolvedEvent[], cluster: string): string {
   const region = events[0]?.region;
-  return `aws eks update-kubeconfig${region ? ` --region ${region}` : ''} --name ${cluster}`;
+  return `aws eks update-kubeconfig${region ? ` --region ${shellQuote(region)}` : ''} --name ${shellQuote(cluster)}`;
 }
 
 function drainStep(instanceId: string, node: string | undefined): string {
   return node
-    ? `kubectl drain ${node} --ignore-daemonsets --delete-emptydir-data`
-    : `kubectl get nodes -o custom-columns=NAME:.metadata.name,PROVIDER:.spec.providerID --no-headers | grep ${instanceId}`;
+    ? `kubectl drain ${shellQuote(node)} --ignore-daemonsets --delete-emptydir-data`
+    : `kubectl get nodes -o custom-columns=NAME:.metadata.name,PROVIDER:.spec.providerID --no-headers | grep ${shellQuote(instanceId)}`;
 }
 
 /** With the controller running, deleting the NodeClaim is Karpenter's own graceful replacement. */
 function replaceStep(instanceId: string, event: ResolvedEvent | undefined): string {
   const nodeClaim = event?.instance?.tags[NODECLAIM_TAG];
-  return nodeClaim ? `kubectl delete nodeclaim ${nodeClaim}` : drainStep(instanceId, event?.instance?.privateDnsName);
+  return nodeClaim ? `kubectl delete nodeclaim ${shellQuote(nodeClaim)}` : drainStep(instanceId, event?.instance?.privateDnsName);
 }
 
 function listed(lines: string[]): string[] {
