@@ -35,3 +35,13 @@ export function visibleLine(text: string): string {
 export function isVisible(text: string): boolean {
   return !new RegExp(INVISIBLE.source).test(text);
 }
+
+/** Every string inside a parsed JSON value through `visibleText`, keys included. */
+export function visibleStrings(value: unknown): unknown {
+  if (typeof value === 'string') return visibleText(value);
+  if (Array.isArray(value)) return value.map(visibleStrings);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [visibleText(k), visibleStrings(v)]));
+  }
+  return value;
+}

@@ -14,6 +14,7 @@ import { formatDuration } from '../domain/settings.ts';
 import type { OpenAlert } from '../ports/state.ts';
 import { actionWord, capitalized, findingFacts, sinceText, stepsFor } from './finding-text.ts';
 import { shellQuote } from '../domain/shell.ts';
+import { markdownText } from '../domain/markdown.ts';
 
 /** The open-alert key (and alert code) of "the scan could not read the cluster at all". */
 export const UNREADABLE_KEY = 'CLUSTER_UNREADABLE' satisfies ServiceAlertCode;
@@ -123,7 +124,7 @@ function planUnreadable(input: ScanAlertInput, existing: OpenAlert | undefined, 
     title,
     description: [
       ...lead,
-      `**Error:** ${input.unreadable}`,
+      `**Error:** ${markdownText(input.unreadable)}`,
       'Nothing of the cluster could be read, so no Karpenter problem can be found or fixed there, and no open alert of it is resolved until a scan reads it again.',
     ].join('\n'),
     nextSteps: [
