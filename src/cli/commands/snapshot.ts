@@ -56,7 +56,7 @@ export const snapshotCommand: Command = {
     if (snapshot.captured.size === 0 && unreadable) throw new ClusterUnreadableError(clusterName, unreadable);
     const files = captureFiles(snapshot, ctx.services.clock());
     for (const file of files) await writeFile(join(out, file.name), file.text, { flag: 'wx' });
-    writeLines(ctx.io.stdout, `wrote ${files.length} files to ${out} (${[...snapshot.captured].sort().join(', ')})`);
+    writeLines(ctx.io.stdout, `wrote ${files.length} files to ${visibleLine(out)} (${[...snapshot.captured].sort().join(', ')})`);
     if (snapshot.gaps.length > 0) {
       writeLines(
         ctx.io.stderr,
