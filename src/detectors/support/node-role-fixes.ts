@@ -18,7 +18,7 @@ export function fixSteps(
   const full = role.arn ?? `arn:aws:iam::<account-id>:role${role.path}${role.name}`;
   const groups = role.windows ? [...NODE_GROUPS, 'eks:kube-proxy-windows'] : [...NODE_GROUPS];
   const entryYaml = [
-    `- rolearn: ${withoutPath}`,
+    `- rolearn: ${yamlScalar(withoutPath)}`,
     `  username: ${NODE_USERNAME}`,
     '  groups:',
     ...groups.map((g) => `    - ${g}`),
@@ -74,6 +74,15 @@ export function fixSteps(
     ...accessSteps.map((s, i) => (i === 0 ? commandStep('if the mode is API or API_AND_CONFIG_MAP', s) : s)),
     verify,
   ];
+}
+
+/**
+ * A value in the YAML of a step: as it is when it is an ordinary word, else single-quoted (`'`
+ * doubled). Single quotes keep it literal in YAML and, should the lines be pasted into a shell
+ * along with the command, there too (`'a''b'` is two quoted strings, never bare text).
+ */
+function yamlScalar(value: string): string {
+  return shellQuote(value) === value ? value : `'${value.replaceAll("'", "''")}'`;
 }
 
 /** What to capture when neither aws-auth nor access entries (whichever count) were given. */
