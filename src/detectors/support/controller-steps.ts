@@ -153,7 +153,10 @@ function taintSteps(d: ControllerDiagnosis, env: ControllerEnv): string[] {
   const all = [...current, ...added];
   const patch = shellJson({ spec: { template: { spec: { tolerations: all } } } });
   const steps = [
-    commandStep("add the toleration(s) to the chart's values and upgrade", `tolerations: ${JSON.stringify(all)}`),
+    commandStep(
+      "add the toleration(s) to the chart's values and upgrade",
+      `helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n ${shellQuote(env.namespace)} --reuse-values --set-json ${shellQuote(`tolerations=${JSON.stringify(all)}`)}`,
+    ),
     commandStep(
       'or patch the Deployment now (Helm will revert it on the next upgrade)',
       `kubectl patch deployment -n ${shellQuote(env.namespace)} ${shellQuote(env.deploymentName)} --type=merge -p ${patch}`,
