@@ -9,7 +9,7 @@ export function renderMarkdown(unsafe: Report): string {
   const out: string[] = [
     `# karpenter-sentinel report: cluster ${markdownCode(report.cluster)}`,
     '',
-    `Generated at ${report.generatedAt}.`,
+    `Generated at ${text(report.generatedAt)}.`,
     '',
   ];
   if (report.complete) {
@@ -37,7 +37,7 @@ export function renderMarkdown(unsafe: Report): string {
 
 function section(f: Finding, n: number): string[] {
   const out = [`## ${n}. ${f.severity}: \`${f.code}\` on ${text(describeResource(f.resource))}`, '', paragraph(f.title), ''];
-  if (f.since) out.push(`- **Since:** ${f.since}`);
+  if (f.since) out.push(`- **Since:** ${text(f.since)}`);
   out.push(`- **Cause:** ${f.cause ? `\`${f.cause.code}\` — ${text(f.cause.detail)}` : 'not determined'}`);
   out.push(`- **Remediation:** ${text(describeRemediation(f.remediation))}`, '');
   if (f.evidence.length > 0) out.push('**Evidence**', '', ...fenced('text', f.evidence.join('\n')), '');
