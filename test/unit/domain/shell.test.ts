@@ -10,7 +10,13 @@ function shellSees(word: string): string {
 
 describe('shellQuote', () => {
   it('leaves ordinary names, ids, ARNs and label selectors readable', () => {
-    for (const value of ['karpenter', 'i-0abc123', 'arn:aws:iam::123456789012:role/node', 'karpenter.sh/nodepool=default', 'us-east-1']) {
+    for (const value of [
+      'karpenter',
+      'i-0abc123',
+      'arn:aws:iam::123456789012:role/node',
+      'karpenter.sh/nodepool=default',
+      'us-east-1',
+    ]) {
       expect(shellQuote(value)).toBe(value);
     }
   });
@@ -26,9 +32,12 @@ describe('shellQuote', () => {
 
   it('gives the shell back exactly the value, whatever it holds', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !s.includes('\0')), (value) => {
-        expect(shellSees(shellQuote(value))).toBe(value);
-      }),
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !s.includes('\0')),
+        (value) => {
+          expect(shellSees(shellQuote(value))).toBe(value);
+        },
+      ),
       { numRuns: 200 },
     );
   });
