@@ -11,6 +11,7 @@ import { chunks } from '../support/concurrency.ts';
 import type { CleanupContext, StepEnd } from './run.ts';
 import { hasEnded, isCleanupCandidate, isClusterKarpenterInstance } from './select.ts';
 import { counted, failedCall, namesOf, plannedLine } from './text.ts';
+import { shellQuote } from '../domain/shell.ts';
 
 /** TerminateInstances calls stay well below EC2's request limits, and the deadline is checked between them. */
 export const TERMINATE_BATCH_SIZE = 50;
@@ -130,15 +131,15 @@ function terminationFailure(ctx: CleanupContext, id: string, instance: Instance 
   const { clusterName, nodePools, deleteNodePools } = ctx.request;
   const region = ctx.connection.aws.region;
   const cliOptions = [
-    `--cluster ${clusterName}`,
-    `--region ${region}`,
-    ...(nodePools ?? []).map((pool) => `--nodepool ${pool}`),
+    `--cluster ${shellQuote(clusterName)}`,
+    `--region ${shellQuote(region)}`,
+    ...(nodePools ?? []).map((pool) => `--nodepool ${shellQuote(pool)}`),
     ...(deleteNodePools ? [] : ['--keep-nodepools']),
     '--apply',
   ];
   const hint =
     `this instance carries only the pre-1.0 tag ${legacyClusterTag(clusterName)}, which the cleanup function's role may not terminate: ` +
-    `aws ec2 terminate-instances --region ${region} --instance-ids ${id} (or karpenter-sentinel cleanup ${cliOptions.join(' ')} with your credentials)`;
+    `aws ec2 terminate-instances --region ${shellQuote(region)} --instance-ids ${shellQuote(id)} (or karpenter-sentinel cleanup ${cliOptions.join(' ')} with your credentials)`;
   return `${oneLine(failed, 200)} — ${hint}`;
 }
 

@@ -18,6 +18,7 @@ import type { DetectContext, Detector } from './detector.ts';
 import { awsRunsKarpenter, isAutoModeRef } from './support/auto-mode.ts';
 import { controllerAbsenceKnown } from './support/controller-presence.ts';
 import { regionFlag, regionOf } from './support/iam-arn.ts';
+import { shellQuote } from '../domain/shell.ts';
 
 /**
  * States that are on their way (pending) or gone (shutting-down, terminated): not orphans.
@@ -161,5 +162,5 @@ function controllerState(ctx: DetectContext): { ready: boolean; what: string } |
 
 /** Region from the cluster ARN so the command runs as printed. */
 function terminateCommand(instance: Instance, ctx: DetectContext): string {
-  return `aws ec2 terminate-instances --instance-ids ${instance.id}${regionFlag(regionOf({ clusterArn: ctx.snapshot.cluster?.arn }))}`;
+  return `aws ec2 terminate-instances --instance-ids ${shellQuote(instance.id)}${regionFlag(regionOf({ clusterArn: ctx.snapshot.cluster?.arn }))}`;
 }

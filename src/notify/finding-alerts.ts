@@ -14,6 +14,8 @@ import type { Report } from '../domain/report.ts';
 import { formatDuration } from '../domain/settings.ts';
 import type { OpenAlert } from '../ports/state.ts';
 import { findingFacts, sinceText, stepsFor } from './finding-text.ts';
+import { shellQuote } from '../domain/shell.ts';
+import { markdownText } from '../domain/markdown.ts';
 
 /** The open-alert key (and alert code) of "the scan could not read the cluster at all". */
 export const UNREADABLE_KEY = 'CLUSTER_UNREADABLE' satisfies ServiceAlertCode;
@@ -116,13 +118,13 @@ function planUnreadable(input: ScanAlertInput, existing: OpenAlert | undefined, 
     title,
     description: [
       ...lead,
-      `**Error:** ${input.unreadable}`,
+      `**Error:** ${markdownText(input.unreadable)}`,
       'Nothing of the cluster could be read, so no Karpenter problem can be found or fixed there, and no open alert of it is resolved until a scan reads it again.',
     ].join('\n'),
     nextSteps: [
-      `aws eks describe-cluster --name ${cluster} --query 'cluster.[status,endpoint,accessConfig]'`,
-      `aws eks list-access-entries --cluster-name ${cluster}`,
-      `karpenter-sentinel scan --cluster ${cluster}`,
+      `aws eks describe-cluster --name ${shellQuote(cluster)} --query 'cluster.[status,endpoint,accessConfig]'`,
+      `aws eks list-access-entries --cluster-name ${shellQuote(cluster)}`,
+      `karpenter-sentinel scan --cluster ${shellQuote(cluster)}`,
     ],
     threadId: UNREADABLE_KEY,
   });

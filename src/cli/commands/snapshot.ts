@@ -5,8 +5,9 @@ import { ClusterUnreadableError, InputError, UsageError } from '../../domain/err
 import { collectSnapshot } from '../../collect/collect.ts';
 import { captureFiles } from '../../snapshot/write/capture-files.ts';
 import { parseFlags, stringOf } from '../args.ts';
-import { writeLines } from '../io.ts';
+import { printNotices, writeLines } from '../io.ts';
 import type { Command } from './command.ts';
+import { visibleLine } from '../../domain/visible.ts';
 
 const OPTIONS = {
   cluster: { type: 'string' },
@@ -52,14 +53,17 @@ export const snapshotCommand: Command = {
       ...(context ? { context } : {}),
     });
     const { snapshot, notices, unreadable } = await collectSnapshot(connection, { clusterName });
-    for (const notice of notices) writeLines(ctx.io.stderr, `note: ${notice}`);
+    printNotices(notices, ctx);
     // What AWS says is still worth a bug report when the API is out of reach; nothing at all is not.
     if (snapshot.captured.size === 0 && unreadable) throw new ClusterUnreadableError(clusterName, unreadable);
     const files = captureFiles(snapshot, ctx.services.clock());
     for (const file of files) await writeFile(join(out, file.name), file.text, { flag: 'wx' });
-    writeLines(ctx.io.stdout, `wrote ${files.length} files to ${out} (${[...snapshot.captured].sort().join(', ')})`);
+    writeLines(ctx.io.stdout, `wrote ${files.length} files to ${visibleLine(out)} (${[...snapshot.captured].sort().join(', ')})`);
     if (snapshot.gaps.length > 0) {
-      writeLines(ctx.io.stderr, `warning: could not read ${snapshot.gaps.map((g) => `${g.source} (${g.error})`).join('; ')}`);
+      writeLines(
+        ctx.io.stderr,
+        `warning: could not read ${visibleLine(snapshot.gaps.map((g) => `${g.source} (${g.error})`).join('; '))}`,
+      );
     }
     return 0;
   },
