@@ -11,6 +11,7 @@ import { chunks } from '../support/concurrency.ts';
 import type { CleanupContext, StepEnd } from './run.ts';
 import { cleanupVerdict, hasEnded, isClusterKarpenterInstance } from './select.ts';
 import { counted, failedCall, namesOf, plannedLine } from './text.ts';
+import { shellQuote } from '../domain/shell.ts';
 
 /** TerminateInstances calls stay well below EC2's request limits, and the deadline is checked between them. */
 export const TERMINATE_BATCH_SIZE = 50;
@@ -37,28 +38,54 @@ export async function listCleanupCandidates(ctx: CleanupContext): Promise<Cleanu
 /** `atStart`: the candidates listed before the NodePools went; those Karpenter terminated since count as done. */
 export async function terminateInstancesStep(ctx: CleanupContext, atStart: CleanupCandidates): Promise<StepEnd> {
   const { request, run } = ctx;
+  const hold = run.instanceHold;
   if (request.dryRun) {
     const ids = (atStart.instances ?? []).map((i) => i.id).sort();
     noteNotProven(ctx);
     run.note('instances', plannedLine(true, 'terminate', 'instance', ids));
+    // A dry run lists what the steps would do in order; applied, this is what would keep them.
+    if (hold) run.note('instances', `applied now, these would not be terminated: ${hold.reason}`);
     run.result.instancesTerminated.push(...ids);
+    return 'done';
+  }
+  if (hold && hold.nodePools === undefined) {
+    run.notStarted('instances', hold.reason);
+    notAllTerminated(ctx, 'the instances step did not start');
     return 'done';
   }
   if (run.outOfTime('instances')) return 'stopped';
   const listed = await describeClusterInstances(ctx);
-  if (!listed) return 'done';
+  if (!listed) {
+    notAllTerminated(ctx, run.result.errors.at(-1)?.message ?? 'DescribeInstances failed');
+    return 'done';
+  }
   const current = listed.filter((i) => isClusterKarpenterInstance(i, request.clusterName, request.nodePools));
+  // Without the launch templates nothing is proven, so nothing is terminated: they must stay for the next run.
+  if (atStart.launchTemplates === undefined) notAllTerminated(ctx, 'the launch templates could not be listed');
 
   const ended = new Set(current.filter(hasEnded).map((i) => i.id));
   run.result.instancesTerminated.push(...(atStart.instances ?? []).filter((i) => ended.has(i.id)).map((i) => i.id));
+  const isHeld = (i: Instance) => hold?.nodePools?.includes(i.tags[NODEPOOL_TAG] ?? '') === true;
+  if (hold?.nodePools) {
+    run.notStarted('instances', hold.reason, hold.nodePools);
+    const held = current.filter((i) => isHeld(i) && !hasEnded(i)).map((i) => i.id);
+    if (held.length > 0) notAllTerminated(ctx, `${counted(held.length, 'instance')} of NodePools not deleted left running`);
+  }
   // Checked again on the fresh listing: tags may have changed since the run started.
-  const toTerminate = provenOnly(ctx, current, atStart.launchTemplates)
+  const toTerminate = provenOnly(
+    ctx,
+    current.filter((i) => !isHeld(i)),
+    atStart.launchTemplates,
+  )
     .map((i) => i.id)
     .sort();
   noteNotProven(ctx);
   run.note('instances', plannedLine(false, 'terminate', 'instance', toTerminate));
   const { terminated, end } = await terminateInBatches(ctx, toTerminate, new Map(current.map((i) => [i.id, i])));
   if (end === 'stopped') return 'stopped';
+  const failed = toTerminate.filter((id) => !terminated.includes(id));
+  if (failed.length > 0)
+    notAllTerminated(ctx, `${counted(failed.length, 'instance')} not terminated (${namesOf(failed)}; see errors)`);
   // Already shutting down (Karpenter's doing, or an earlier run's) is waited for, never terminated twice.
   const shuttingDown = current.filter((i) => i.state === 'shutting-down').map((i) => i.id);
   return waitForTermination(ctx, [...terminated, ...shuttingDown]);
@@ -103,6 +130,12 @@ async function describeClusterLaunchTemplates(ctx: CleanupContext): Promise<Laun
     ctx.run.fail('instances', failedCall('DescribeLaunchTemplates', what, error));
     return undefined;
   }
+}
+
+/** Why the launch templates and instance profiles must wait (they are in use while an instance may run). */
+function notAllTerminated(ctx: CleanupContext, why: string): void {
+  const before = ctx.run.instancesNotAllTerminated;
+  ctx.run.instancesNotAllTerminated = before === undefined ? why : `${before}; ${why}`;
 }
 
 async function describeClusterInstances(ctx: CleanupContext): Promise<Instance[] | undefined> {
@@ -159,15 +192,15 @@ function terminationFailure(ctx: CleanupContext, id: string, instance: Instance 
   const { clusterName, nodePools, deleteNodePools } = ctx.request;
   const region = ctx.connection.aws.region;
   const cliOptions = [
-    `--cluster ${clusterName}`,
-    `--region ${region}`,
-    ...(nodePools ?? []).map((pool) => `--nodepool ${pool}`),
+    `--cluster ${shellQuote(clusterName)}`,
+    `--region ${shellQuote(region)}`,
+    ...(nodePools ?? []).map((pool) => `--nodepool ${shellQuote(pool)}`),
     ...(deleteNodePools ? [] : ['--keep-nodepools']),
     '--apply',
   ];
   const hint =
     `this instance carries only the pre-1.0 tag ${legacyClusterTag(clusterName)}, which the cleanup function's role may not terminate: ` +
-    `aws ec2 terminate-instances --region ${region} --instance-ids ${id} (or karpenter-sentinel cleanup ${cliOptions.join(' ')} with your credentials)`;
+    `aws ec2 terminate-instances --region ${shellQuote(region)} --instance-ids ${shellQuote(id)} (or karpenter-sentinel cleanup ${cliOptions.join(' ')} with your credentials)`;
   return `${oneLine(failed, 200)} — ${hint}`;
 }
 
@@ -183,7 +216,9 @@ async function waitForTermination(ctx: CleanupContext, ids: readonly string[]): 
       seen = await ctx.connection.aws.ec2.describeInstances({ instanceIds: waitingFor });
     } catch (error) {
       const what = `(waiting for ${counted(waitingFor.length, 'instance')} to terminate)`;
-      run.fail('instances', failedCall('DescribeInstances', what, error));
+      const failed = failedCall('DescribeInstances', what, error);
+      run.fail('instances', failed);
+      notAllTerminated(ctx, failed);
       return 'done';
     }
     const state = new Map(seen.map((i) => [i.id, i.state]));

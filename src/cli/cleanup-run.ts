@@ -1,7 +1,8 @@
 import type { CleanupProgress, CleanupRequest, CleanupResult } from '../domain/cleanup.ts';
 import { runCleanup } from '../usecases/cleanup.ts';
 import type { ClusterConnection } from '../usecases/scan-cluster.ts';
-import { printNotices, type LiveTarget } from './cluster-scan.ts';
+import type { LiveTarget } from './cluster-scan.ts';
+import { printNotices } from './io.ts';
 import type { CliContext } from './io.ts';
 
 export interface CleanupRunOptions {

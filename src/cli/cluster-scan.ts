@@ -4,7 +4,7 @@ import { simulatedSources } from '../simulator/simulated-sources.ts';
 import { scanCluster, type ScanClusterResult } from '../usecases/scan-cluster.ts';
 import { ClusterUnreadableError } from '../domain/errors.ts';
 import type { CliContext } from './io.ts';
-import { writeLines } from './io.ts';
+import { printNotices } from './io.ts';
 
 export interface LiveTarget {
   clusterName: string;
@@ -62,8 +62,4 @@ function reportOf(result: ScanClusterResult, clusterName: string, ctx: CliContex
 
 function detectorsOf(ctx: CliContext) {
   return ctx.services.detectors ? { detectors: ctx.services.detectors } : {};
-}
-
-export function printNotices(notices: readonly string[], ctx: CliContext): void {
-  for (const notice of notices) writeLines(ctx.io.stderr, `note: ${notice}`);
 }

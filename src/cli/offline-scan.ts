@@ -4,7 +4,7 @@ import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
 import { analyze } from '../usecases/analyze.ts';
 import type { FailOn } from './args.ts';
 import type { CliContext } from './io.ts';
-import { writeLines } from './io.ts';
+import { printNotices } from './io.ts';
 
 export interface OfflineScanSettings {
   detection: DetectionSettings;
@@ -17,7 +17,7 @@ export interface OfflineScanSettings {
 export async function scanCapture(paths: readonly string[], settings: OfflineScanSettings, ctx: CliContext): Promise<Report> {
   const loadOptions = settings.clusterName === undefined ? {} : { clusterName: settings.clusterName };
   const { snapshot, notices } = await ctx.services.loadSnapshot(paths, loadOptions);
-  for (const notice of notices) writeLines(ctx.io.stderr, `note: ${notice}`);
+  printNotices(notices, ctx);
   return analyze(snapshot, {
     detection: settings.detection,
     actions: settings.actions,

@@ -7,6 +7,7 @@ import { formatDuration } from '../domain/settings.ts';
 import { CLUSTER_TAG, legacyClusterTag, NODECLAIM_TAG, NODECLASS_TAG, NODEPOOL_TAG } from '../domain/tags.ts';
 import type { DetectContext, Detector } from './detector.ts';
 import { regionOf } from './support/iam-arn.ts';
+import { shellQuote } from '../domain/shell.ts';
 import { orphanCandidates } from './support/orphan-candidates.ts';
 
 /**
@@ -93,12 +94,4 @@ function checkSteps(instance: Instance, ctx: DetectContext, gap: string): string
       `aws ec2 delete-tags${r} --resources ${id} --tags ${shellQuote(`Key=${NODEPOOL_TAG}`)}`,
     ),
   ];
-}
-
-/**
- * POSIX single quotes: nothing inside is expanded. Local on purpose, to be replaced by the
- * project's shared helper once it exists.
- */
-function shellQuote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
 }

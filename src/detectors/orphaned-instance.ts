@@ -10,6 +10,7 @@ import { awsRunsKarpenter } from './support/auto-mode.ts';
 import { controllerAbsenceKnown } from './support/controller-presence.ts';
 import { regionFlag, regionOf } from './support/iam-arn.ts';
 import { orphanCandidates } from './support/orphan-candidates.ts';
+import { shellQuote } from '../domain/shell.ts';
 
 type Cause = CauseCodeOf<'ORPHANED_INSTANCE'>;
 
@@ -135,5 +136,5 @@ function controllerState(ctx: DetectContext): { ready: boolean; what: string } |
 
 /** Region from the cluster ARN so the command runs as printed. */
 function terminateCommand(instance: Instance, ctx: DetectContext): string {
-  return `aws ec2 terminate-instances --instance-ids ${instance.id}${regionFlag(regionOf({ clusterArn: ctx.snapshot.cluster?.arn }))}`;
+  return `aws ec2 terminate-instances --instance-ids ${shellQuote(instance.id)}${regionFlag(regionOf({ clusterArn: ctx.snapshot.cluster?.arn }))}`;
 }

@@ -61,7 +61,7 @@ const forged: ExpectedFinding = {
   severity: 'warning',
   ...manual,
   resource: { kind: 'Instance', id: 'i-0f00d5ba5e0b1e7a2' },
-  step: "aws cloudtrail lookup-events --region 'eu-central-1' --lookup-attributes 'AttributeKey=ResourceName,AttributeValue=i-0f00d5ba5e0b1e7a2'",
+  step: 'aws cloudtrail lookup-events --region eu-central-1 --lookup-attributes AttributeKey=ResourceName,AttributeValue=i-0f00d5ba5e0b1e7a2',
 };
 
 const CASES: ExampleCase[] = [

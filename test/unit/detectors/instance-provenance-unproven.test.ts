@@ -47,7 +47,7 @@ describe('INSTANCE_PROVENANCE_UNPROVEN', () => {
     expect(findings[0]?.evidence).toContain('tags: eks:eks-cluster-name=demo, karpenter.sh/nodepool=anything');
     expect(findings[0]?.remediation?.steps).toContain(
       '# Who launched it (RunInstances or CreateFleet) and who tagged it (CreateTags), from CloudTrail (90 days)\n' +
-        `aws cloudtrail lookup-events --region 'us-east-1' --lookup-attributes 'AttributeKey=ResourceName,AttributeValue=${FORGED}'`,
+        `aws cloudtrail lookup-events --region us-east-1 --lookup-attributes AttributeKey=ResourceName,AttributeValue=${FORGED}`,
     );
   });
 
@@ -79,7 +79,7 @@ describe('INSTANCE_PROVENANCE_UNPROVEN', () => {
     expect(finding?.cause?.code).toBe('LAUNCH_TEMPLATE_UNKNOWN');
     expect(finding?.cause?.detail).toContain('launch template lt-0deleted0000000 not found among the 1 captured');
     expect(finding?.remediation?.steps).toContainEqual(
-      expect.stringContaining("aws ec2 describe-launch-templates --launch-template-ids 'lt-0deleted0000000'"),
+      expect.stringContaining('aws ec2 describe-launch-templates --launch-template-ids lt-0deleted0000000'),
     );
   });
 

@@ -60,6 +60,15 @@ describe('scan --from: input', () => {
     expect(result.stderr).toBe('note: cap/secrets.json: Secret skipped (never read)\n');
     expect(() => JSON.parse(result.stdout)).not.toThrow();
   });
+
+  it('shows a notice naming a planted file as text: no escape sequence, no override, no forged line', async () => {
+    const planted = 'cap/\u001b]0;owned\u0007\u202Egnp.json\nnote: all checks passed: skipped';
+    const { services } = scanServices(pendingController, [pendingControllerDetector], [planted]);
+
+    const result = await run(['scan', '--from', 'cap', '--now', NOW, '--output', 'json'], { services });
+
+    expect(result.stderr).toBe('note: cap/\\x1b]0;owned\\x07\\u202egnp.json note: all checks passed: skipped\n');
+  });
 });
 
 describe('scan --from: exit code and --fail-on', () => {
