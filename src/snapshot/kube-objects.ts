@@ -1,6 +1,18 @@
 import type { KubeEvent, KubeObject } from '../domain/kube.ts';
 import type { SourceName } from '../domain/snapshot.ts';
-import { isRecord, optNumber, optString, optText, optTime, ShapeError, withoutUndefined, type JsonRecord } from './shape.ts';
+import { describeProblem } from './json-checks.ts';
+import { KUBE_SHAPES } from './object-shapes.ts';
+import {
+  isRecord,
+  oneLine,
+  optNumber,
+  optString,
+  optText,
+  optTime,
+  ShapeError,
+  withoutUndefined,
+  type JsonRecord,
+} from './shape.ts';
 import { KARPENTER_API_GROUPS } from '../domain/tags.ts';
 
 /** The Kubernetes kinds karpenter-sentinel reads, by kind and API group ('' is the core group). */
@@ -54,6 +66,8 @@ export const EXAMPLE_RESOURCE_FILE_NAMES = 'nodeclaims.json, pods.yaml, events.j
 
 export type KubeObjectVerdict =
   | { type: 'kept'; source: Exclude<SourceName, 'events'>; object: KubeObject; key: string }
+  /** A field detectors read has the wrong JSON type: the object is set aside, its source incomplete. */
+  | { type: 'malformed'; source: Exclude<SourceName, 'events'>; object: string; problem: string; key: string }
   | { type: 'event'; event: KubeEvent; key: string }
   | { type: 'secret' }
   /** `legacyKarpenter`: a kind of Karpenter's alpha API (Provisioner, Machine, AWSNodeTemplate). */
@@ -74,8 +88,9 @@ function apiGroupOf(apiVersion: string): string {
 }
 
 /**
- * One Kubernetes object → what the snapshot does with it. Objects kept are checked just enough
- * that detectors can trust the fields every object has (metadata, status conditions).
+ * One Kubernetes object → what the snapshot does with it. Throws ShapeError when the object
+ * cannot even be named (no metadata.name); an object whose fields detectors read are of the
+ * wrong type is `malformed` (see object-shapes.ts), and the rest of its file still counts.
  */
 export function classifyKubeObject(object: JsonRecord, apiVersion: string, kind: string, where: string): KubeObjectVerdict {
   const group = apiGroupOf(apiVersion);
@@ -89,9 +104,19 @@ export function classifyKubeObject(object: JsonRecord, apiVersion: string, kind:
   }
   const named = where ? `${kind} ${where}` : kind;
   const metadata = checkMetadata(object.metadata, named);
-  checkBody(object, named);
   const key = `${metadata.namespace ?? ''}/${metadata.name}`;
   if (known.source === 'events') return { type: 'event', event: normaliseEvent(object, group), key };
+  const problem = KUBE_SHAPES[known.source]?.(object, '');
+  if (problem) {
+    const name = metadata.namespace ? `${metadata.namespace}/${metadata.name}` : metadata.name;
+    return {
+      type: 'malformed',
+      source: known.source,
+      object: `${kind} ${oneLine(name, 100)}`,
+      problem: oneLine(describeProblem(problem), 200),
+      key,
+    };
+  }
   // Typed lists (`PodList` from the API) leave kind/apiVersion off their items.
   const kept = object.kind === kind && object.apiVersion === apiVersion ? object : { ...object, apiVersion, kind };
   return { type: 'kept', source: known.source, object: kept as KubeObject, key };
@@ -99,42 +124,12 @@ export function classifyKubeObject(object: JsonRecord, apiVersion: string, kind:
 
 function checkMetadata(value: unknown, where: string): { name: string; namespace?: string } {
   if (!isRecord(value)) throw new ShapeError(`${where} has no metadata`);
-  const { name, namespace, labels, annotations, ownerReferences, creationTimestamp, deletionTimestamp } = value;
+  const { name, namespace } = value;
   if (typeof name !== 'string' || name === '') throw new ShapeError(`${where} has no metadata.name`);
-  const at = `${where} (${name})`;
-  if (namespace !== undefined && typeof namespace !== 'string') throw new ShapeError(`${at}: metadata.namespace is not a string`);
-  checkStringMap(labels, `${at}: metadata.labels`);
-  checkStringMap(annotations, `${at}: metadata.annotations`);
-  if (ownerReferences !== undefined && !(Array.isArray(ownerReferences) && ownerReferences.every(isRecord))) {
-    throw new ShapeError(`${at}: metadata.ownerReferences is not a list of objects`);
-  }
-  for (const [field, time] of [
-    ['creationTimestamp', creationTimestamp],
-    ['deletionTimestamp', deletionTimestamp],
-  ] as const) {
-    if (time !== undefined && time !== null && typeof time !== 'string')
-      throw new ShapeError(`${at}: metadata.${field} is not a string`);
+  if (namespace !== undefined && namespace !== null && typeof namespace !== 'string') {
+    throw new ShapeError(`${where} (${oneLine(name, 100)}): metadata.namespace is not a string`);
   }
   return typeof namespace === 'string' ? { name, namespace } : { name };
-}
-
-function checkStringMap(value: unknown, where: string): void {
-  if (value === undefined || value === null) return;
-  if (!isRecord(value) || !Object.values(value).every((v) => typeof v === 'string')) {
-    throw new ShapeError(`${where} is not a map of strings`);
-  }
-}
-
-function checkBody(object: JsonRecord, where: string): void {
-  for (const part of ['spec', 'status'] as const) {
-    const value = object[part];
-    if (value !== undefined && value !== null && !isRecord(value)) throw new ShapeError(`${where}: ${part} is not an object`);
-  }
-  const conditions = isRecord(object.status) ? object.status.conditions : undefined;
-  if (conditions === undefined || conditions === null) return;
-  if (!Array.isArray(conditions) || !conditions.every((c) => isRecord(c) && typeof c.type === 'string')) {
-    throw new ShapeError(`${where}: status.conditions is not a list of conditions`);
-  }
 }
 
 /**

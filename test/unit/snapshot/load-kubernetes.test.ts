@@ -480,14 +480,6 @@ describe('loadSnapshot: malformed Kubernetes objects', () => {
   it.each([
     [{ apiVersion: 'v1', kind: 'Pod' }, 'Pod has no metadata'],
     [{ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default' } }, 'Pod has no metadata.name'],
-    [
-      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { app: 3 } } },
-      'Pod (p): metadata.labels is not a map of strings',
-    ],
-    [
-      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' }, status: { conditions: 'Ready' } },
-      'Node: status.conditions is not a list of conditions',
-    ],
     [kubeList([{ metadata: { name: 'p' } }]), 'items[0] has no kind and apiVersion'],
   ])('rejects %j', async (object, problem) => {
     // Prepare
@@ -499,5 +491,76 @@ describe('loadSnapshot: malformed Kubernetes objects', () => {
     // Assess
     await expect(loading).rejects.toThrow(InputError);
     await expect(loading).rejects.toThrow(`${join(dir, 'bad.json')}: ${problem}`);
+  });
+});
+
+describe('loadSnapshot: objects with a field of the wrong type', () => {
+  it.each([
+    [
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', labels: { app: 3 } } },
+      'Pod ns/p: metadata.labels.app is a number, expected a string',
+    ],
+    [
+      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' }, status: { conditions: 'Ready' } },
+      'Node n: status.conditions is a string, expected a list',
+    ],
+    [
+      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' }, spec: { taints: true } },
+      'Node n: spec.taints is true, expected a list',
+    ],
+    [
+      { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { name: 'n' }, spec: { amiSelectorTerms: 'x' } },
+      'EC2NodeClass n: spec.amiSelectorTerms is a string, expected a list',
+    ],
+    [
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'p', namespace: 'ns' },
+        spec: { containers: [{ name: 'c', env: [null] }] },
+      },
+      'Pod ns/p: spec.containers[0].env[0] is null, expected an object',
+    ],
+    [
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'p', namespace: 'ns', ownerReferences: [{ kind: 'ReplicaSet', name: {} }] },
+      },
+      'Pod ns/p: metadata.ownerReferences[0].name is an object, expected a string',
+    ],
+  ])('sets %j aside, keeps the rest of its file and marks its source incomplete', async (object, problem) => {
+    // Prepare
+    const good = node({ name: 'ip-10-0-1-1.ec2.internal' });
+    const dir = await captureDir({ 'bad.json': kubeList([object, good]) });
+
+    // Act
+    const { snapshot, notices } = await loadSnapshot([join(dir, 'bad.json')]);
+
+    // Assess
+    expect(notices).toEqual([`${join(dir, 'bad.json')}: ${problem}; object set aside`]);
+    const source = object.kind === 'Pod' ? 'pods' : object.kind === 'Node' ? 'nodes' : 'ec2nodeclasses';
+    expect(snapshot.gaps).toEqual([{ source, error: '1 object set aside as malformed (see notes)' }]);
+    expect(snapshot.captured.has(source)).toBe(true);
+    expect(snapshot.nodes.map((n) => n.metadata?.name)).toEqual(['ip-10-0-1-1.ec2.internal']);
+    expect([...snapshot.pods, ...snapshot.nodeClasses]).toEqual([]);
+  });
+
+  it('lets a later good copy of an object replace one set aside, and says how many more were set aside past a few', async () => {
+    // Prepare
+    const bad = (name: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: { taints: true } });
+    const dir = await captureDir({
+      'a.json': kubeList(['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7'].map(bad)),
+      'b.json': kubeList([node({ name: 'n1' })]),
+    });
+
+    // Act
+    const { snapshot, notices } = await loadSnapshot([dir]);
+
+    // Assess
+    expect(snapshot.nodes.map((n) => n.metadata?.name)).toEqual(['n1']);
+    expect(notices).toHaveLength(6);
+    expect(notices.at(-1)).toBe('nodes: 1 more object set aside as malformed');
+    expect(snapshot.gaps).toEqual([{ source: 'nodes', error: '6 objects set aside as malformed (see notes)' }]);
   });
 });
