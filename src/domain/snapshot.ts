@@ -1,3 +1,4 @@
+import type { FindingCode } from './codes.ts';
 import type { AccessEntry, ClusterInfo, FargateProfile, Instance, InstanceProfile, LaunchTemplate, LogLine } from './aws.ts';
 import type {
   ConfigMap,
@@ -42,6 +43,11 @@ export type SourceName = (typeof SOURCE_NAMES)[number];
 export interface Gap {
   source: SourceName;
   error: string;
+  /**
+   * Set when a check failed on the data rather than a source being unreadable: the finding code
+   * whose detector could not finish (`source` is then the first source it requires).
+   */
+  detector?: FindingCode;
 }
 
 export interface ClusterSnapshot {
