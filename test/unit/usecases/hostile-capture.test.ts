@@ -13,8 +13,11 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { readScanConfig } from '../../../src/config.ts';
 import { EXAMPLES_NOW } from '../../../src/cli/commands/demo.ts';
 import { renderReport } from '../../../src/cli/render/index.ts';
+import { CAUSES_BY_FINDING, FINDING_CODES, REMEDIATION_STATUSES, SEVERITIES } from '../../../src/domain/codes.ts';
 import { InputError, UsageError } from '../../../src/domain/errors.ts';
-import type { Report } from '../../../src/domain/report.ts';
+import type { Finding } from '../../../src/domain/finding.ts';
+import { SOURCE_NAMES } from '../../../src/domain/snapshot.ts';
+import { buildReport, type Report } from '../../../src/domain/report.ts';
 import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import { alertMessageAttributes, chatNotificationOf, chatTitle } from '../../../src/notify/chat-notification.ts';
 import { planScanAlerts } from '../../../src/notify/finding-alerts.ts';
@@ -161,6 +164,44 @@ function filesOf(input: CaptureInput): CaptureFile[] {
   });
 }
 
+/** Odd but valid text: empty, blank, long, multi-line, Markdown and mrkdwn syntax, controls. */
+const oddText = fc.oneof(
+  fc.string({ maxLength: 20 }),
+  fc.constantFrom('', ' ', '\n', '*_~`|>#', '<!channel>', '```', '&lt;', 'a'.repeat(5000), 'x\n'.repeat(300)),
+  hostileString,
+);
+const finding: fc.Arbitrary<Finding> = fc
+  .record({
+    id: fc.string({ maxLength: 16 }),
+    code: fc.constantFrom(...FINDING_CODES),
+    severity: fc.constantFrom(...SEVERITIES),
+    title: oddText,
+    resource: fc.record({ kind: oddText, namespace: oddText, name: oddText, id: oddText }, { requiredKeys: ['kind'] }),
+    since: fc.option(fc.oneof(fc.constant('2025-12-31T23:00:00Z'), fc.constant('2027-01-01T00:00:00Z'), oddText), { nil: null }),
+    cause: fc.option(fc.record({ code: fc.string(), detail: oddText }), { nil: null }),
+    evidence: fc.array(oddText, { maxLength: 12 }),
+    remediation: fc.option(
+      fc.record({
+        action: fc.constantFrom('MANUAL', 'ROLLOUT_RESTART', 'TERMINATE_INSTANCE' as const),
+        status: fc.constantFrom(...REMEDIATION_STATUSES),
+        reason: oddText,
+        steps: fc.array(oddText, { maxLength: 8 }),
+      }),
+      { nil: null },
+    ),
+  })
+  .map((f) => {
+    const causes: readonly string[] = CAUSES_BY_FINDING[f.code];
+    return { ...f, cause: f.cause && { ...f.cause, code: causes[f.cause.code.length % causes.length] } } as Finding;
+  });
+const report: fc.Arbitrary<Report> = fc
+  .record({
+    cluster: oddText,
+    gaps: fc.array(fc.record({ source: fc.constantFrom(...SOURCE_NAMES), error: oddText }), { maxLength: 3 }),
+    findings: fc.array(finding, { maxLength: 6 }),
+  })
+  .map((r) => buildReport({ ...r, now: NOW }));
+
 /** Everything a user or a chat channel is shown for one capture: notes, reports, alert texts. */
 interface Outputs {
   error?: string;
@@ -223,6 +264,35 @@ describe('hostile captures: loader → analysis → reports → alerts', () => {
         for (const notice of out.notices) expect(notice).not.toContain('\n');
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it('every renderer and alert text copes with any valid report: odd text, null causes and remediations, long steps', () => {
+    fc.assert(
+      fc.property(report, fc.constantFrom<'warning' | 'info' | 'never'>('warning', 'info', 'never'), (r, failOn) => {
+        for (const format of ['table', 'markdown', 'json'] as const) {
+          for (const colour of [false, true]) {
+            expect(renderReport(r, format, { colour, outcome: { code: 1, failOn } }).length).toBeGreaterThan(0);
+          }
+        }
+        const settings = { ...ALERTS, minSeverity: 'info' as const };
+        const unreadable = r.findings.length === 0 ? 'nothing could be read' : undefined;
+        const plan = planScanAlerts({
+          cluster: r.cluster,
+          report: r,
+          open: [],
+          now: NOW,
+          settings,
+          ...(unreadable ? { unreadable } : {}),
+        });
+        for (const alert of plan.alerts) {
+          const notification = chatNotificationOf(alert);
+          expect(chatTitle(alert)).not.toContain('\n');
+          const slack = slackPayloadOf({ message: JSON.stringify(notification), attributes: alertMessageAttributes(alert) });
+          expect(slack.text.length).toBeGreaterThan(0);
+        }
+      }),
+      { numRuns: 200 },
     );
   });
 
