@@ -509,6 +509,15 @@ describe('loadSnapshot: objects with a field of the wrong type', () => {
       'Node n: spec.taints is true, expected a list',
     ],
     [
+      {
+        apiVersion: 'karpenter.sh/v1',
+        kind: 'NodePool',
+        metadata: { name: 'default' },
+        spec: { template: { spec: { taints: true } } },
+      },
+      'NodePool default: spec.template.spec.taints is true, expected a list',
+    ],
+    [
       { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { name: 'n' }, spec: { amiSelectorTerms: 'x' } },
       'EC2NodeClass n: spec.amiSelectorTerms is a string, expected a list',
     ],
@@ -539,11 +548,11 @@ describe('loadSnapshot: objects with a field of the wrong type', () => {
 
     // Assess
     expect(notices).toEqual([`${join(dir, 'bad.json')}: ${problem}; object set aside`]);
-    const source = object.kind === 'Pod' ? 'pods' : object.kind === 'Node' ? 'nodes' : 'ec2nodeclasses';
+    const source = ({ Pod: 'pods', Node: 'nodes', NodePool: 'nodepools', EC2NodeClass: 'ec2nodeclasses' } as const)[object.kind]!;
     expect(snapshot.gaps).toEqual([{ source, error: '1 object set aside as malformed (see notes)' }]);
     expect(snapshot.captured.has(source)).toBe(true);
     expect(snapshot.nodes.map((n) => n.metadata?.name)).toEqual(['ip-10-0-1-1.ec2.internal']);
-    expect([...snapshot.pods, ...snapshot.nodeClasses]).toEqual([]);
+    expect([...snapshot.pods, ...snapshot.nodePools, ...snapshot.nodeClasses]).toEqual([]);
   });
 
   it('lets a later good copy of an object replace one set aside, and says how many more were set aside past a few', async () => {
