@@ -50,6 +50,18 @@ export interface Gap {
   detector?: FindingCode;
 }
 
+const SET_ASIDE = ' set aside as malformed (see notes)';
+
+/** The gap of a source some of whose objects were set aside because a field had the wrong type. */
+export function setAsideGap(source: SourceName, count: number): Gap {
+  return { source, error: `${count} object${count === 1 ? '' : 's'}${SET_ASIDE}` };
+}
+
+/** Whether the source was read but objects of it were set aside (not denied, not missing). */
+export function isSetAsideGap(gap: Gap): boolean {
+  return gap.detector === undefined && gap.error.endsWith(SET_ASIDE);
+}
+
 export interface ClusterSnapshot {
   clusterName: string;
   /** Sources that were read successfully (possibly empty). */

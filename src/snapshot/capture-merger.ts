@@ -9,7 +9,7 @@ import type {
 } from '../domain/aws.ts';
 import { UsageError } from '../domain/errors.ts';
 import type { KubeEvent, KubeObject } from '../domain/kube.ts';
-import { emptySnapshot, type ClusterSnapshot, type Gap, type SourceName } from '../domain/snapshot.ts';
+import { emptySnapshot, setAsideGap, type ClusterSnapshot, type Gap, type SourceName } from '../domain/snapshot.ts';
 import type { AwsCliOutput } from './aws-cli.ts';
 import { controllerClusterMismatch, controllerClusterNames, resolveClusterName } from './cluster-name.ts';
 import { treatDeletedClusterAsHavingNoKubernetesObjects } from './deleted-cluster.ts';
@@ -224,12 +224,7 @@ export class CaptureMerger {
 
   /** A source with objects set aside lists fewer than there are: nothing may be judged missing from it. */
   #setAsideSources(): Gap[] {
-    return [...this.#setAside]
-      .filter(([, notes]) => notes.size > 0)
-      .map(([source, notes]) => ({
-        source,
-        error: `${plural(notes.size, 'object')} set aside as malformed (see notes)`,
-      }));
+    return [...this.#setAside].filter(([, notes]) => notes.size > 0).map(([source, notes]) => setAsideGap(source, notes.size));
   }
 
   /**

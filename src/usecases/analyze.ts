@@ -31,7 +31,10 @@ export function detectorVerdict(detector: Detector, captured: ReadonlySet<Source
 export function analyze(snapshot: ClusterSnapshot, options: AnalyzeOptions): Report {
   const index = new SnapshotIndex(snapshot);
   const ctx = { snapshot, index, settings: options.detection, now: options.now };
-  const gaps = new Map<SourceName, Gap>(snapshot.gaps.map((g) => [g.source, g]));
+  // Every distinct gap the snapshot has (a source may have several: a last page missing, and an
+  // object set aside), keyed by source and text.
+  const gaps = new Map<string, Gap>(snapshot.gaps.map((g) => [`${g.source}\n${g.error}`, g]));
+  const withGap = new Set(snapshot.gaps.map((g) => g.source));
   const findings: Finding[] = [];
   const failed: Gap[] = [];
   for (const detector of options.detectors ?? DETECTORS) {
@@ -46,7 +49,9 @@ export function analyze(snapshot: ClusterSnapshot, options: AnalyzeOptions): Rep
       continue;
     }
     for (const source of verdict.missing) {
-      if (!gaps.has(source)) gaps.set(source, { source, error: `not captured; ${detector.code} needs it` });
+      if (withGap.has(source)) continue;
+      withGap.add(source);
+      gaps.set(source, { source, error: `not captured; ${detector.code} needs it` });
     }
   }
   const allGaps = [...gaps.values(), ...failed];

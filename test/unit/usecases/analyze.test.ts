@@ -65,6 +65,20 @@ describe('analyze: completeness rules', () => {
     expect(report.complete).toBe(false);
   });
 
+  it('keeps every gap of a source: a missing last page and objects set aside are both reported', () => {
+    const snapshot = snapshotOf({ pods: [pod({ name: 'a' })], events: [] });
+    const gaps = [
+      { source: 'pods' as const, error: 'only part was captured: the output ends with metadata.continue' },
+      { source: 'pods' as const, error: '1 object set aside as malformed (see notes)' },
+    ];
+    snapshot.gaps.push(...gaps);
+
+    const report = run(snapshot);
+
+    expect(report.gaps).toEqual(gaps);
+    expect(report.findings).toHaveLength(1);
+  });
+
   it('anyOf: runs when one alternative source is present, not asked when none is', () => {
     const anyOf: Detector = { ...podCounter, requires: [], anyOf: ['pods', 'logs'] };
 

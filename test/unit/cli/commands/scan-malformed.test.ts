@@ -98,4 +98,17 @@ describe('scan --from a capture with one object of the wrong shape', () => {
     expect(result.stdout).toContain('ec2nodeclasses: 1 object set aside as malformed (see notes)');
     expect(result.stdout).toContain('KARPENTER_CONTROLLER_PENDING');
   });
+
+  it('--simulate reports what --from reports: the object not served, the same gap, no source denied', async () => {
+    const c = CASES[1]!;
+    const dir = await captureDir({ ...BASE, 'extra.json': kubeList([c.object]) });
+
+    const offline = await run(['scan', '--from', dir, '--now', EXAMPLES_NOW, '--output', 'json']);
+    const simulated = await run(['scan', '--simulate', dir, '--now', EXAMPLES_NOW, '--output', 'json']);
+
+    expect(simulated.code).toBe(offline.code);
+    const [a, b] = [offline, simulated].map((r) => JSON.parse(r.stdout) as Report);
+    expect(b!.gaps).toEqual(a!.gaps);
+    expect(b!.findings.map((f) => [f.code, f.cause?.code])).toEqual(a!.findings.map((f) => [f.code, f.cause?.code]));
+  });
 });
