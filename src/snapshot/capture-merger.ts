@@ -146,7 +146,7 @@ export class CaptureMerger {
   #wellFormedAws(path: string, output: AwsCliOutput): AwsCliOutput | undefined {
     const keep = <T extends object>(records: readonly T[], what: string, nameOf: (r: T) => unknown): T[] =>
       records.filter((r) => {
-        const problem = AWS_SHAPES[output.source](r, '');
+        const problem = AWS_SHAPES[output.source](r);
         if (!problem) return true;
         const name = oneLine(String(nameOf(r)), 100);
         mapFor(this.#setAside, output.source).set(

@@ -7,16 +7,29 @@
 
 /** Where the value is wrong (`spec.containers[0].env[0]`) and what was expected there. */
 export interface ShapeProblem {
-  path: string;
+  /** Keys and indices from the checked value down to the wrong one (built only on failure). */
+  path: (string | number)[];
   got: string;
   expected: string;
 }
 
-export type Check = (value: unknown, path: string) => ShapeProblem | undefined;
+/** Undefined when the value is of the right type. */
+export type Check = (value: unknown) => ShapeProblem | undefined;
 
 /** One line: `spec.taints is true, expected a list`. */
 export function describeProblem(problem: ShapeProblem): string {
-  return `${problem.path || 'the object'} is ${problem.got}, expected ${problem.expected}`;
+  return `${pathText(problem.path) || 'the object'} is ${problem.got}, expected ${problem.expected}`;
+}
+
+/** `['spec', 'containers', 0, 'env']` → `spec.containers[0].env`; odd keys quoted: `labels["app.kubernetes.io/name"]`. */
+function pathText(path: readonly (string | number)[]): string {
+  let text = '';
+  for (const key of path) {
+    if (typeof key === 'number') text += `[${key}]`;
+    else if (/^[A-Za-z_$][\w$]*$/.test(key)) text += text ? `.${key}` : key;
+    else text += `[${JSON.stringify(key)}]`;
+  }
+  return text;
 }
 
 function typeOf(value: unknown): string {
@@ -31,7 +44,13 @@ function typeOf(value: unknown): string {
 }
 
 function leaf(expected: string, test: (value: unknown) => boolean): Check {
-  return (value, path) => (test(value) ? undefined : { path, got: typeOf(value), expected });
+  return (value) => (test(value) ? undefined : { path: [], got: typeOf(value), expected });
+}
+
+/** The problem found under `key`, its path now starting there. */
+function under(key: string | number, problem: ShapeProblem): ShapeProblem {
+  problem.path.unshift(key);
+  return problem;
 }
 
 export const str: Check = leaf('a string', (v) => typeof v === 'string');
@@ -47,10 +66,6 @@ export const strOrNum: Check = leaf(
 /** Any JSON value: read by code that checks what it finds. */
 export const anything: Check = () => undefined;
 
-function joined(path: string, key: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(key)}]`;
-}
-
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -58,18 +73,18 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** An object whose named fields, when present and not null, pass their checks; other fields are not looked at. */
 export function obj(fields: Readonly<Record<string, Check>>, required: readonly string[] = []): Check {
   const entries = Object.entries(fields);
-  return (value, path) => {
-    if (!isPlainObject(value)) return { path, got: typeOf(value), expected: 'an object' };
+  return (value) => {
+    if (!isPlainObject(value)) return { path: [], got: typeOf(value), expected: 'an object' };
     for (const key of required) {
-      if (value[key] === undefined || value[key] === null)
-        return { path: joined(path, key), got: typeOf(value[key]), expected: expectedOf(fields[key]) };
+      if (value[key] === undefined || value[key] === null) {
+        return { path: [key], got: typeOf(value[key]), expected: expectedOf(fields[key]) };
+      }
     }
     for (const [key, check] of entries) {
-      if (!Object.hasOwn(value, key)) continue;
-      const field = value[key];
+      const field = Object.hasOwn(value, key) ? value[key] : undefined;
       if (field === undefined || field === null) continue;
-      const problem = check(field, joined(path, key));
-      if (problem) return problem;
+      const problem = check(field);
+      if (problem) return under(key, problem);
     }
     return undefined;
   };
@@ -77,11 +92,11 @@ export function obj(fields: Readonly<Record<string, Check>>, required: readonly 
 
 /** A list whose every element passes `of` (null elements do not). */
 export function arr(of: Check): Check {
-  return (value, path) => {
-    if (!Array.isArray(value)) return { path, got: typeOf(value), expected: 'a list' };
+  return (value) => {
+    if (!Array.isArray(value)) return { path: [], got: typeOf(value), expected: 'a list' };
     for (let i = 0; i < value.length; i++) {
-      const problem = of(value[i], `${path}[${i}]`);
-      if (problem) return problem;
+      const problem = of(value[i]);
+      if (problem) return under(i, problem);
     }
     return undefined;
   };
@@ -89,11 +104,12 @@ export function arr(of: Check): Check {
 
 /** A map (`labels`, `requests`) whose every value passes `of`. */
 export function record(of: Check): Check {
-  return (value, path) => {
-    if (!isPlainObject(value)) return { path, got: typeOf(value), expected: 'an object' };
-    for (const [key, field] of Object.entries(value)) {
-      const problem = of(field, joined(path, key));
-      if (problem) return problem;
+  return (value) => {
+    if (!isPlainObject(value)) return { path: [], got: typeOf(value), expected: 'an object' };
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const problem = of(value[key]);
+      if (problem) return under(key, problem);
     }
     return undefined;
   };
@@ -101,5 +117,5 @@ export function record(of: Check): Check {
 
 /** What a check expects, for a required field that is missing. */
 function expectedOf(check: Check | undefined): string {
-  return check?.(Symbol('probe'), '')?.expected ?? 'a value';
+  return check?.(Symbol('probe'))?.expected ?? 'a value';
 }

@@ -106,7 +106,7 @@ export function classifyKubeObject(object: JsonRecord, apiVersion: string, kind:
   const metadata = checkMetadata(object.metadata, named);
   const key = `${metadata.namespace ?? ''}/${metadata.name}`;
   if (known.source === 'events') return { type: 'event', event: normaliseEvent(object, group), key };
-  const problem = KUBE_SHAPES[known.source]?.(object, '');
+  const problem = KUBE_SHAPES[known.source]?.(object);
   if (problem) {
     const name = metadata.namespace ? `${metadata.namespace}/${metadata.name}` : metadata.name;
     return {
