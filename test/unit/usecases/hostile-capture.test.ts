@@ -36,8 +36,17 @@ const ALERTS = readScanConfig({
 interface BaseFile {
   name: string;
   text: string;
-  /** Parsed documents (several for multi-document YAML); undefined for logs. */
-  documents?: unknown[];
+  /** Parsed documents (several for multi-document YAML, one per line of a log). */
+  documents: unknown[];
+}
+
+/** A log line: its JSON value, or the line itself when it is plain text. */
+function jsonLine(line: string): unknown {
+  try {
+    return line.startsWith('{') ? (JSON.parse(line) as unknown) : line;
+  } catch {
+    return line;
+  }
 }
 
 const BASES: { example: string; files: BaseFile[] }[] = readdirSync(EXAMPLES)
@@ -49,7 +58,8 @@ const BASES: { example: string; files: BaseFile[] }[] = readdirSync(EXAMPLES)
       .sort()
       .map((name) => {
         const text = readFileSync(join(EXAMPLES, example, name), 'utf8');
-        if (name.endsWith('.log')) return { name, text };
+        // A log's JSON lines are its documents (plain-text lines stay as they are).
+        if (name.endsWith('.log')) return { name, text, documents: text.split('\n').map(jsonLine) };
         const documents = name.endsWith('.json')
           ? [JSON.parse(text) as unknown]
           : parseAllDocuments(text).map((d) => d.toJS() as unknown);
@@ -140,21 +150,21 @@ type CaptureInput = typeof capture extends fc.Arbitrary<infer T> ? T : never;
 function filesOf(input: CaptureInput): CaptureFile[] {
   const base = BASES[input.base]!;
   const documents = new Map<number, unknown[]>();
-  const parsed = base.files.map((f, i) => ({ ...f, i })).filter((f) => f.documents);
   for (const m of input.mutations) {
-    const file = parsed[m.file % parsed.length]!;
-    const docs = documents.get(file.i) ?? [...file.documents!];
+    const i = m.file % base.files.length;
+    const docs = documents.get(i) ?? [...base.files[i]!.documents];
     const d = m.document % docs.length;
     const candidates = pathsOf(docs[d]).filter((p) => m.kind === 'replace' || p.isString);
     if (candidates.length === 0) continue;
     const { path } = candidates[m.path % candidates.length]!;
     docs[d] = replaced(docs[d], path, (old) => (m.kind === 'inject' ? `${String(old)}${m.control}` : m.value));
-    documents.set(file.i, docs);
+    documents.set(i, docs);
   }
   return base.files.map((f, i) => {
     const docs = documents.get(i);
     if (f.name.endsWith('.log')) {
-      return { path: `${base.example}/${f.name}`, text: input.logLine === undefined ? f.text : `${f.text}${input.logLine}\n` };
+      const text = docs ? docs.map((d) => (typeof d === 'string' ? d : JSON.stringify(d))).join('\n') : f.text;
+      return { path: `${base.example}/${f.name}`, text: input.logLine === undefined ? text : `${text}${input.logLine}\n` };
     }
     if (!docs) return { path: `${base.example}/${f.name}`, text: f.text };
     const text = input.yaml
