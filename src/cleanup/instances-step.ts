@@ -10,7 +10,7 @@ import { oneLine } from '../snapshot/shape.ts';
 import { chunks } from '../support/concurrency.ts';
 import type { CleanupContext, StepEnd } from './run.ts';
 import { hasEnded, isCleanupCandidate, isClusterKarpenterInstance } from './select.ts';
-import { counted, failedCall, plannedLine } from './text.ts';
+import { counted, failedCall, namesOf, plannedLine } from './text.ts';
 
 /** TerminateInstances calls stay well below EC2's request limits, and the deadline is checked between them. */
 export const TERMINATE_BATCH_SIZE = 50;
@@ -24,30 +24,56 @@ export async function listCleanupCandidates(ctx: CleanupContext): Promise<Instan
 /** `atStart`: the candidates listed before the NodePools went; those Karpenter terminated since count as done. */
 export async function terminateInstancesStep(ctx: CleanupContext, atStart: readonly Instance[] | undefined): Promise<StepEnd> {
   const { request, run } = ctx;
+  const hold = run.instanceHold;
   if (request.dryRun) {
     const ids = (atStart ?? []).map((i) => i.id).sort();
     run.note('instances', plannedLine(true, 'terminate', 'instance', ids));
+    // A dry run lists what the steps would do in order; applied, this is what would keep them.
+    if (hold) run.note('instances', `applied now, these would not be terminated: ${hold.reason}`);
     run.result.instancesTerminated.push(...ids);
+    return 'done';
+  }
+  if (hold && hold.nodePools === undefined) {
+    run.notStarted('instances', hold.reason);
+    notAllTerminated(ctx, 'the instances step did not start');
     return 'done';
   }
   if (run.outOfTime('instances')) return 'stopped';
   const current = (await describeClusterInstances(ctx))?.filter((i) =>
     isClusterKarpenterInstance(i, request.clusterName, request.nodePools),
   );
-  if (!current) return 'done';
+  if (!current) {
+    notAllTerminated(ctx, run.result.errors.at(-1)?.message ?? 'DescribeInstances failed');
+    return 'done';
+  }
 
   const ended = new Set(current.filter(hasEnded).map((i) => i.id));
   run.result.instancesTerminated.push(...(atStart ?? []).filter((i) => ended.has(i.id)).map((i) => i.id));
+  const isHeld = (i: Instance) => hold?.nodePools?.includes(i.tags[NODEPOOL_TAG] ?? '') === true;
+  if (hold?.nodePools) {
+    run.notStarted('instances', hold.reason, hold.nodePools);
+    const held = current.filter((i) => isHeld(i) && !hasEnded(i)).map((i) => i.id);
+    if (held.length > 0) notAllTerminated(ctx, `${counted(held.length, 'instance')} of NodePools not deleted left running`);
+  }
   const toTerminate = current
-    .filter((i) => !hasEnded(i))
+    .filter((i) => !hasEnded(i) && !isHeld(i))
     .map((i) => i.id)
     .sort();
   run.note('instances', plannedLine(false, 'terminate', 'instance', toTerminate));
   const { terminated, end } = await terminateInBatches(ctx, toTerminate, new Map(current.map((i) => [i.id, i])));
   if (end === 'stopped') return 'stopped';
+  const failed = toTerminate.filter((id) => !terminated.includes(id));
+  if (failed.length > 0)
+    notAllTerminated(ctx, `${counted(failed.length, 'instance')} not terminated (${namesOf(failed)}; see errors)`);
   // Already shutting down (Karpenter's doing, or an earlier run's) is waited for, never terminated twice.
   const shuttingDown = current.filter((i) => i.state === 'shutting-down').map((i) => i.id);
   return waitForTermination(ctx, [...terminated, ...shuttingDown]);
+}
+
+/** Why the launch templates and instance profiles must wait (they are in use while an instance may run). */
+function notAllTerminated(ctx: CleanupContext, why: string): void {
+  const before = ctx.run.instancesNotAllTerminated;
+  ctx.run.instancesNotAllTerminated = before === undefined ? why : `${before}; ${why}`;
 }
 
 async function describeClusterInstances(ctx: CleanupContext): Promise<Instance[] | undefined> {
@@ -128,7 +154,9 @@ async function waitForTermination(ctx: CleanupContext, ids: readonly string[]): 
       seen = await ctx.connection.aws.ec2.describeInstances({ instanceIds: waitingFor });
     } catch (error) {
       const what = `(waiting for ${counted(waitingFor.length, 'instance')} to terminate)`;
-      run.fail('instances', failedCall('DescribeInstances', what, error));
+      const failed = failedCall('DescribeInstances', what, error);
+      run.fail('instances', failed);
+      notAllTerminated(ctx, failed);
       return 'done';
     }
     const state = new Map(seen.map((i) => [i.id, i.state]));

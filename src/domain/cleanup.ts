@@ -17,6 +17,19 @@ export interface CleanupRequest {
   deleteNodePools: boolean;
 }
 
+/**
+ * A step this run did not start, by the cleanup's ordering rule rather than for lack of time: the
+ * NodePools could not be deleted (a running controller would replace terminated instances), or the
+ * instances are not all known terminated (launch templates and instance profiles are still in use).
+ */
+export interface CleanupStepNotStarted {
+  step: CleanupStep;
+  /** One line: why, and what to do. */
+  reason: string;
+  /** Only the instances of these NodePools were left (their NodePools could not be deleted); absent: the whole step. */
+  nodePools?: string[];
+}
+
 /** One thing that failed; the run carries on with the rest. */
 export interface CleanupError {
   step: CleanupStep;
@@ -39,6 +52,8 @@ export interface CleanupResult {
   errors: CleanupError[];
   /** Only when time ran out: the step the next run starts with (additive to DESIGN.md's shape). */
   stoppedAt?: CleanupStep;
+  /** Only when the ordering rule held a step back (apply runs; additive): the result is then not complete. */
+  stepsNotStarted?: CleanupStepNotStarted[];
 }
 
 /** What a run is doing, for a terminal's progress line and the function's log. */

@@ -6,7 +6,8 @@ import type { Detector } from '../detectors/detector.ts';
 import { collectSnapshot } from '../collect/collect.ts';
 import type { AwsPorts } from '../ports/aws.ts';
 import type { KubernetesPort } from '../ports/kubernetes.ts';
-import { executeRemediations } from '../remediations/execute.ts';
+import type { Finding } from '../domain/finding.ts';
+import { attemptsOf, executeRemediations } from '../remediations/execute.ts';
 import { analyze } from './analyze.ts';
 
 /** A cluster as the live use cases reach it: real adapters, or the simulator's. */
@@ -34,6 +35,12 @@ export interface ScanClusterOptions {
    * down after an earlier attempt). Pure; must only turn `planned` remediations into `skipped`.
    */
   reviewPlan?: (planned: Report) => Report;
+  /**
+   * Called with the findings whose action is about to be attempted (never with none), before
+   * anything is done: the service records their announcements first (its outbox). A rejection
+   * stops the scan before it acts.
+   */
+  beforeActing?: (attempts: readonly Finding[]) => Promise<void>;
 }
 
 export interface ScanClusterResult {
@@ -59,6 +66,8 @@ export async function scanCluster(connection: ClusterConnection, options: ScanCl
     ...(options.detectors ? { detectors: options.detectors } : {}),
   });
   const planned = options.reviewPlan ? options.reviewPlan(analysed) : analysed;
+  const attempts = attemptsOf(planned, options.actions);
+  if (attempts.length > 0 && options.beforeActing) await options.beforeActing(attempts);
   // In dry-run, or with nothing planned, this is the plan as it is, and nothing is connected to.
   const report = await executeRemediations(planned, {
     kube: connectOnFirstUse(() => connection.connectKube(snapshot.cluster)),

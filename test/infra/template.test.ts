@@ -215,6 +215,14 @@ describe('configuration', () => {
     expect(env.TERMINATE_INSTANCE_MODE).toBe('dry-run');
   });
 
+  it('scan: the cluster lease outlasts the function’s timeout, so a running scan never loses it', () => {
+    const leaseMs = readScanConfig(deployedEnvironment(template, 'scan')).scanLeaseMs;
+    const timeoutMs = Number(functionOf(template, 'scan').Properties?.Timeout) * 1000;
+
+    expect(leaseMs).toBeGreaterThan(timeoutMs);
+    expect(leaseMs).toBeLessThanOrEqual(timeoutMs + 60_000);
+  });
+
   it('takes settings from --param', () => {
     expect(declaredVariables(slackTemplate, 'slack-notify').SLACK_WEBHOOK_PARAMETER).toBe(SLACK_PARAMETER);
     expect(declaredVariables(template, 'slack-notify').SLACK_WEBHOOK_PARAMETER).toBe('');

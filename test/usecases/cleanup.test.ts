@@ -232,7 +232,7 @@ describe('cleanup of a cluster after a partial terraform destroy (controller gon
     expect(writeCalls(simulation)).toHaveLength(writesBefore);
   });
 
-  it('one termination failing is reported while the rest of the run continues', async () => {
+  it('one termination failing is reported; the other instances go, launch templates and profiles wait for it', async () => {
     // Prepare
     const { simulation, cleanup } = await simulate();
     simulation.aws.faults.fail('TerminateInstances', {
@@ -251,8 +251,10 @@ describe('cleanup of a cluster after a partial terraform destroy (controller gon
     ]);
     expect(result.errors[0]?.message).toContain(STOPPED);
     expect(result.instancesTerminated).toEqual([RUNNING_WITH_NODECLAIM, PENDING_ONE_MINUTE_OLD]);
-    expect(result.launchTemplatesDeleted).toEqual(LAUNCH_TEMPLATES);
-    expect(result.instanceProfilesDeleted).toEqual(INSTANCE_PROFILES);
+    expect(result).toMatchObject({ launchTemplatesDeleted: [], instanceProfilesDeleted: [] });
+    expect(result.stepsNotStarted?.map((s) => s.step)).toEqual(['launch-templates', 'instance-profiles']);
+    expect(launchTemplateIds(simulation)).toEqual([...LAUNCH_TEMPLATES, ...UNTOUCHED_LAUNCH_TEMPLATES].sort());
+    expect(simulation.aws.callsTo('RemoveRoleFromInstanceProfile')).toEqual([]);
     expect(instanceStates(simulation)).toMatchObject({
       [STOPPED]: 'stopped',
       [RUNNING_WITH_NODECLAIM]: 'terminated',
@@ -260,7 +262,7 @@ describe('cleanup of a cluster after a partial terraform destroy (controller gon
     });
   });
 
-  it('after a failed termination, the next run terminates just that instance', async () => {
+  it('after a failed termination, the next run terminates just that instance, then the templates and profiles', async () => {
     // Prepare
     const { simulation, cleanup } = await simulate();
     simulation.aws.faults.fail('TerminateInstances', { instanceId: STOPPED, error: { code: 'UnauthorizedOperation' } });
@@ -270,7 +272,13 @@ describe('cleanup of a cluster after a partial terraform destroy (controller gon
     const second = await cleanup(APPLY);
 
     // Assess
-    expect(second).toMatchObject({ complete: true, errors: [], instancesTerminated: [STOPPED] });
+    expect(second).toMatchObject({
+      complete: true,
+      errors: [],
+      instancesTerminated: [STOPPED],
+      launchTemplatesDeleted: LAUNCH_TEMPLATES,
+      instanceProfilesDeleted: INSTANCE_PROFILES,
+    });
     expect(terminationsPerInstance(simulation)).toEqual(Object.fromEntries(INSTANCES.map((id) => [id, id === STOPPED ? 2 : 1])));
     expect(instanceStates(simulation)[STOPPED]).toBe('terminated');
   });

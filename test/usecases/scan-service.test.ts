@@ -44,7 +44,7 @@ const delivery = (messageId: string, cluster = CLUSTER): ScanDelivery => ({
   body: JSON.stringify({ cluster, requestedAt: '2026-01-01T01:00:00Z' }),
   receiveCount: 1,
 });
-const OPTIONS = { claimHoldMs: 90_000 };
+const OPTIONS = { claimHoldMs: 90_000, invocationId: 'invocation-1' };
 
 describe('scanBatch when its own dependencies fail', () => {
   it('an alert the topic refused fails the record and frees its claim: the retry sends it', async () => {

@@ -171,6 +171,8 @@ function problemOf(result: CleanupResult): string | undefined {
   const parts: string[] = [];
   if (result.stoppedAt) parts.push(`time ran out at ${result.stoppedAt}`);
   if (result.errors.length > 0) parts.push(`${result.errors.length} error(s)`);
+  const notStarted = [...new Set((result.stepsNotStarted ?? []).map((s) => s.step))];
+  if (notStarted.length > 0) parts.push(`not started: ${notStarted.join(', ')}`);
   if (parts.length === 0 && !result.complete) parts.push('not every step ran');
   return parts.length > 0 ? `${parts.join(', ')}; run the same command again to carry on` : undefined;
 }

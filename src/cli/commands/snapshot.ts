@@ -21,7 +21,9 @@ const USAGE = `Usage:
 Reads the cluster as a live scan does (read-only) and writes what it read into DIR in the format
 'scan --from' reads: kubectl Lists (pods.json, nodeclaims.json, ...), AWS CLI outputs
 (describe-instances.json, ...), the controller's log (karpenter.log) and SNAPSHOT.md saying what
-could not be read. Secrets are never read. Attach DIR to a bug report, or analyse it offline:
+could not be read. Secrets are never read; env values, last-applied copies and ConfigMaps other
+than kube-system/aws-auth are left out (SNAPSHOT.md says so). Attach DIR to a bug report, or
+analyse it offline:
   karpenter-sentinel scan --from DIR
 
   --cluster NAME               the EKS cluster

@@ -142,7 +142,7 @@ describe('cleanup --simulate', () => {
     );
   });
 
-  it('reports one termination that fails and terminates the rest, exit 1', async () => {
+  it('reports one termination that fails, terminates the rest and leaves launch templates and profiles, exit 1', async () => {
     const shared = sharedSimulation((simulation) =>
       simulation.aws.faults.fail('TerminateInstances', {
         instanceId: 'i-07e3b9d1c5a2f8406',
@@ -160,7 +160,67 @@ describe('cleanup --simulate', () => {
     ]);
     expect(cleaned.instancesTerminated).toEqual(['i-04c1e8a2f6b9d3705', 'i-09a5d2f7e1c4b6308']);
     expect(shared.simulation.aws.state.instances.get('i-07e3b9d1c5a2f8406')?.state).toBe('stopped');
-    expect(result.stderr).toContain('warning: cleanup not complete: 1 error(s); run the same command again to carry on\n');
+    expect(cleaned).toMatchObject({ launchTemplatesDeleted: [], instanceProfilesDeleted: [] });
+    expect(result.stderr).toContain(
+      'warning: cleanup not complete: 1 error(s), not started: launch-templates, instance-profiles; run the same command again to carry on\n',
+    );
+  });
+
+  it('DescribeInstances denied: terminates nothing, deletes no launch template or profile, says both were not started and why, exit 1', async () => {
+    const shared = sharedSimulation((simulation) =>
+      simulation.aws.faults.fail('DescribeInstances', {
+        error: { code: 'UnauthorizedOperation', message: 'You are not authorized to perform this operation.' },
+        times: 'always',
+      }),
+    );
+
+    const json = await cleanup(['--simulate', EXAMPLE, '--apply', '-o', 'json'], shared.services);
+    const table = await cleanup(['--simulate', EXAMPLE, '--apply'], shared.services);
+
+    expect(json.code).toBe(1);
+    const cleaned = resultOf(json.stdout);
+    expect(cleaned).toMatchObject({
+      complete: false,
+      instancesTerminated: [],
+      launchTemplatesDeleted: [],
+      instanceProfilesDeleted: [],
+    });
+    expect(cleaned.stepsNotStarted?.map((s) => s.step)).toEqual(['launch-templates', 'instance-profiles']);
+    expect(cleaned.stepsNotStarted?.[0]?.reason).toMatch(
+      /^instances not all known terminated: DescribeInstances .*UnauthorizedOperation/,
+    );
+    expect(shared.simulation.aws.calls.filter((c) => AWS_WRITE_OPERATIONS.includes(c.operation))).toEqual([]);
+    expect(table.stdout).toMatch(/\nLaunch templates: not started — instances not all known terminated: DescribeInstances /);
+    expect(table.stdout).toMatch(/\nInstance profiles: not started — instances not all known terminated: /);
+    expect(json.stderr).toContain('not started: launch-templates, instance-profiles');
+  });
+
+  it('a NodePool delete denied by the API server: its instances stay, and so do the templates and profiles, exit 1', async () => {
+    const shared = sharedSimulation((simulation) => {
+      simulation.kubeApi.faults.add({ method: 'DELETE', path: '/apis/karpenter.sh/v1/nodepools/spot-pool', status: 403 });
+    });
+
+    const result = await cleanup(['--simulate', EXAMPLE, '--apply', '-o', 'json'], shared.services);
+
+    expect(result.code).toBe(1);
+    const cleaned = resultOf(result.stdout);
+    expect(cleaned.complete).toBe(false);
+    expect(cleaned.errors).toEqual([{ step: 'nodepools', resource: 'spot-pool', message: expect.stringContaining('403') }]);
+    expect(cleaned.stepsNotStarted).toEqual([
+      { step: 'instances', nodePools: ['spot-pool'], reason: expect.stringContaining('NodePool spot-pool could not be deleted') },
+      {
+        step: 'launch-templates',
+        reason: 'instances not all known terminated: 1 instance of NodePools not deleted left running',
+      },
+      {
+        step: 'instance-profiles',
+        reason: 'instances not all known terminated: 1 instance of NodePools not deleted left running',
+      },
+    ]);
+    // spot-pool's one running instance stays; ondemand-pool's two are terminated.
+    expect(cleaned.instancesTerminated).toEqual(['i-07e3b9d1c5a2f8406', 'i-09a5d2f7e1c4b6308']);
+    expect(shared.simulation.aws.state.instances.get('i-04c1e8a2f6b9d3705')?.state).toBe('running');
+    expect(shared.simulation.aws.callsTo('DeleteLaunchTemplate')).toEqual([]);
   });
 
   it('says in the table which resource failed and to fix it and run again', async () => {

@@ -183,7 +183,7 @@ describe('runCleanup on a cluster after a partial destroy', () => {
     expect(w.kube.deletedNodePools).toHaveLength(deletedBefore);
   });
 
-  it('one termination failing is reported while the others and the later steps go on', async () => {
+  it('one termination failing: the others are terminated; launch templates and profiles wait, not started, with the reason', async () => {
     const w = world();
     w.aws.faults.fail('TerminateInstances', {
       instanceId: 'i-running',
@@ -202,7 +202,168 @@ describe('runCleanup on a cluster after a partial destroy', () => {
     ]);
     expect(result.instancesTerminated).toEqual(['i-pending', 'i-stopped']);
     expect(w.state('i-running')).toBe('running');
+    const reason = 'instances not all known terminated: 1 instance not terminated (i-running; see errors)';
+    expect(result.stepsNotStarted).toEqual([
+      { step: 'launch-templates', reason },
+      { step: 'instance-profiles', reason },
+    ]);
+    expect(result).toMatchObject({ launchTemplatesDeleted: [], instanceProfilesDeleted: [] });
+    expect(w.aws.callsTo('DescribeLaunchTemplates')).toEqual([]);
+    expect(w.aws.callsTo('ListInstanceProfiles')).toEqual([]);
+  });
+});
+
+describe('runCleanup order: nothing goes while what depends on it may still run', () => {
+  const LAUNCH_TEMPLATES = ['lt-new', 'lt-old', 'lt-nodegroup', 'lt-staging'];
+  const PROFILES = { demo_111: ['KarpenterNodeRole-demo'], demo_1976173924626587633: ['KarpenterNodeRole-demo'] };
+  const profileRoles = (w: ReturnType<typeof world>) =>
+    Object.fromEntries([...w.aws.state.instanceProfiles.values()].map((p) => [p.name, p.roles.map((r) => r.name)]));
+
+  it('DescribeInstances denied: no instance handled, no launch template or profile touched; both not started, with why', async () => {
+    const w = world();
+    w.aws.faults.fail('DescribeInstances', {
+      error: { code: 'UnauthorizedOperation', message: 'You are not authorized to perform this operation.' },
+      times: 'always',
+    });
+
+    const result = await w.cleanup();
+
+    expect(result).toMatchObject({
+      complete: false,
+      nodePoolsDeleted: ['ondemand-pool', 'spot-pool'],
+      instancesTerminated: [],
+      launchTemplatesDeleted: [],
+      instanceProfilesDeleted: [],
+    });
+    const reason =
+      'instances not all known terminated: DescribeInstances (instances of cluster demo) failed: UnauthorizedOperation: You are not authorized to perform this operation.';
+    expect(result.stepsNotStarted).toEqual([
+      { step: 'launch-templates', reason },
+      { step: 'instance-profiles', reason },
+    ]);
+    expect(w.writes()).toEqual([]);
+    expect([...w.aws.state.launchTemplates.keys()]).toEqual(LAUNCH_TEMPLATES);
+    expect(profileRoles(w)).toMatchObject(PROFILES);
+    expect(stepMessages(w.progress)).toContain(`not started: ${reason}`);
+  });
+
+  it('the end of the terminations not seen (DescribeInstances denied while waiting): launch templates and profiles stay', async () => {
+    const w = world({ ...partialDestroy(), instances: [instance({ id: 'i-running', nodePool: 'ondemand-pool' })] });
+    // The listings before the terminations go through; the look at their end is denied.
+    const original = w.aws.ec2.describeInstances.bind(w.aws.ec2);
+    w.aws.ec2.describeInstances = async (query) => {
+      if (query.instanceIds) throw Object.assign(new Error('not authorized'), { name: 'UnauthorizedOperation' });
+      return original(query);
+    };
+
+    const result = await w.cleanup();
+
+    expect(result.instancesTerminated).toEqual(['i-running']);
+    expect(result.complete).toBe(false);
+    expect(result.stepsNotStarted?.map((s) => s.step)).toEqual(['launch-templates', 'instance-profiles']);
+    expect(result.stepsNotStarted?.[0]?.reason).toMatch(
+      /^instances not all known terminated: DescribeInstances \(waiting for 1 instance to terminate\) failed: UnauthorizedOperation/,
+    );
+    expect(w.aws.callsTo('DeleteLaunchTemplate')).toEqual([]);
+    expect(w.aws.callsTo('RemoveRoleFromInstanceProfile')).toEqual([]);
+  });
+
+  it('a NodePool that cannot be deleted keeps its instances (its controller would replace them), and so the templates and profiles', async () => {
+    const w = world({ ...partialDestroy(), pods: RUNNING_CONTROLLER });
+    w.kube.deleteErrors.set('spot-pool', new SourceError('403 Forbidden: nodepools "spot-pool" is forbidden', { code: '403' }));
+
+    const result = await w.cleanup();
+
+    expect(result).toMatchObject({
+      complete: false,
+      nodePoolsDeleted: ['ondemand-pool'],
+      instancesTerminated: ['i-running'],
+      launchTemplatesDeleted: [],
+      instanceProfilesDeleted: [],
+      errors: [
+        {
+          step: 'nodepools',
+          resource: 'spot-pool',
+          message: 'delete NodePool spot-pool failed: 403 Forbidden: nodepools "spot-pool" is forbidden',
+        },
+      ],
+    });
+    expect(['i-stopped', 'i-pending'].map(w.state)).toEqual(['stopped', 'pending']);
+    expect(result.stepsNotStarted).toEqual([
+      {
+        step: 'instances',
+        nodePools: ['spot-pool'],
+        reason:
+          'NodePool spot-pool could not be deleted (see errors): a Karpenter controller that still runs would replace terminated instances; fix the access and run again, or once the controller is gone run with deleteNodePools false / --keep-nodepools',
+      },
+      {
+        step: 'launch-templates',
+        reason: 'instances not all known terminated: 2 instances of NodePools not deleted left running',
+      },
+      {
+        step: 'instance-profiles',
+        reason: 'instances not all known terminated: 2 instances of NodePools not deleted left running',
+      },
+    ]);
+    expect(w.aws.callsTo('TerminateInstances').flatMap((c) => c.input.instanceIds as string[])).toEqual(['i-running']);
+  });
+
+  it.each([
+    [
+      'DescribeCluster denied',
+      (w: ReturnType<typeof world>) => w.aws.faults.fail('DescribeCluster', { error: { code: 'AccessDeniedException' } }),
+    ],
+    [
+      'NodePools unlistable',
+      (w: ReturnType<typeof world>) => (w.kube.listError = new SourceError('403 Forbidden', { code: '403' })),
+    ],
+  ])('%s while the cluster may run: no instance terminated, nothing deleted, each step says why', async (_what, fault) => {
+    const w = world();
+    fault(w);
+
+    const result = await w.cleanup();
+
+    expect(result).toMatchObject({
+      complete: false,
+      instancesTerminated: [],
+      launchTemplatesDeleted: [],
+      instanceProfilesDeleted: [],
+    });
+    expect(w.writes()).toEqual([]);
+    expect(result.stepsNotStarted?.map((s) => s.step)).toEqual(['instances', 'launch-templates', 'instance-profiles']);
+    expect(result.stepsNotStarted?.[0]?.reason).toMatch(
+      /^NodePools could not be deleted \(.*(403 Forbidden|AccessDeniedException)/,
+    );
+    expect(result.stepsNotStarted?.[0]?.reason).toContain('--keep-nodepools');
+    expect(result.stepsNotStarted?.[1]?.reason).toBe('instances not all known terminated: the instances step did not start');
+  });
+
+  it('the same faults in a dry run: the plan lists every step in order as today, and says what would hold the instances', async () => {
+    const w = world();
+    w.kube.listError = new SourceError('403 Forbidden', { code: '403' });
+
+    const result = await w.cleanup({ dryRun: true });
+
+    expect(result).toMatchObject({
+      instancesTerminated: ['i-pending', 'i-running', 'i-stopped'],
+      launchTemplatesDeleted: ['lt-new', 'lt-old'],
+      instanceProfilesDeleted: ['demo_111', 'demo_1976173924626587633'],
+    });
+    expect(result.stepsNotStarted).toBeUndefined();
+    expect(stepMessages(w.progress)).toContainEqual(
+      expect.stringMatching(/^applied now, these would not be terminated: NodePools could not be deleted/),
+    );
+  });
+
+  it('deleteNodePools false: no NodePool gate, the instances are terminated and the rest follows', async () => {
+    const w = world();
+    w.kube.listError = new SourceError('403 Forbidden', { code: '403' });
+
+    const result = await w.cleanup({ deleteNodePools: false });
+
+    expect(result).toMatchObject({ complete: true, instancesTerminated: ['i-pending', 'i-running', 'i-stopped'] });
     expect(result.launchTemplatesDeleted).toEqual(['lt-new', 'lt-old']);
+    expect(result.stepsNotStarted).toBeUndefined();
   });
 });
 
@@ -501,20 +662,25 @@ describe('runCleanup on part of a cluster, or without its API', () => {
       new SourceError('403 Forbidden: nodepools.karpenter.sh is forbidden', { code: '403' }),
       `NodePools not deleted: list NodePools failed: 403 Forbidden: nodepools.karpenter.sh is forbidden — ${KUBE_ACCESS_HINT}`,
     ],
-  ])('Kubernetes API %s: one nodepools error, and every instance is still terminated', async (_why, error, message) => {
-    const w = world();
-    w.kube.listError = error;
+  ])(
+    'Kubernetes API %s while the cluster runs: one nodepools error, and no instance terminated',
+    async (_why, error, message) => {
+      const w = world();
+      w.kube.listError = error;
 
-    const result = await w.cleanup();
+      const result = await w.cleanup();
 
-    expect(result.errors).toEqual([{ step: 'nodepools', message }]);
-    expect(result).toMatchObject({
-      complete: false,
-      nodePoolsDeleted: [],
-      instancesTerminated: ['i-pending', 'i-running', 'i-stopped'],
-    });
-    expect(result.instanceProfilesDeleted).toHaveLength(2);
-  });
+      expect(result.errors).toEqual([{ step: 'nodepools', message }]);
+      expect(result).toMatchObject({
+        complete: false,
+        nodePoolsDeleted: [],
+        instancesTerminated: [],
+        instanceProfilesDeleted: [],
+      });
+      expect(result.stepsNotStarted?.[0]).toMatchObject({ step: 'instances' });
+      expect(w.writes()).toEqual([]);
+    },
+  );
 
   it.each([
     [
@@ -604,17 +770,11 @@ describe('runCleanup on part of a cluster, or without its API', () => {
     w.aws.faults
       .fail('DescribeLaunchTemplates', { error: { code: 'UnauthorizedOperation', message: 'not authorized' } })
       .fail('DeleteInstanceProfile', { error: { code: 'AccessDenied', message: 'not authorized' } });
-    w.kube.deleteErrors.set('spot-pool', new SourceError('403 Forbidden: nodepools "spot-pool" is forbidden', { code: '403' }));
 
     const result = await w.cleanup();
 
     expect(result.complete).toBe(false);
     expect(result.errors).toEqual([
-      {
-        step: 'nodepools',
-        resource: 'spot-pool',
-        message: 'delete NodePool spot-pool failed: 403 Forbidden: nodepools "spot-pool" is forbidden',
-      },
       {
         step: 'launch-templates',
         message: 'DescribeLaunchTemplates (cluster demo) failed: UnauthorizedOperation: not authorized',
