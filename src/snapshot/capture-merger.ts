@@ -42,6 +42,7 @@ export class CaptureMerger {
   readonly #pages = new Map<SourceName, { more?: string; last: boolean }>();
   /** Objects set aside as malformed, per source and key, with the note that says why. */
   readonly #setAside = new Map<SourceName, Map<string, string>>();
+  #unnamed = 0;
 
   add(path: string, contributions: readonly Contribution[]): void {
     let secrets = 0;
@@ -57,12 +58,14 @@ export class CaptureMerger {
           mapFor(this.#objects, c.source).set(c.key, c.object);
           this.#setAside.get(c.source)?.delete(c.key);
           break;
-        case 'malformed':
+        case 'malformed': {
           // Later files win: a malformed copy replaces an earlier good one, and is itself set aside.
           this.#captured.add(c.source);
-          this.#objects.get(c.source)?.delete(c.key);
-          mapFor(this.#setAside, c.source).set(c.key, `${path}: ${c.object}: ${c.problem}; object set aside`);
+          if (c.key !== undefined) this.#objects.get(c.source)?.delete(c.key);
+          const key = c.key ?? `unnamed ${this.#unnamed++}`;
+          mapFor(this.#setAside, c.source).set(key, `${path}: ${c.object}: ${c.problem}; object set aside`);
           break;
+        }
         case 'event':
           this.#captured.add('events');
           this.#events.set(c.key, c.event);

@@ -32,7 +32,8 @@ function pathText(path: readonly (string | number)[]): string {
   return text;
 }
 
-function typeOf(value: unknown): string {
+/** `null`, `true`, `a string`, `a list`, ...: how a value is named in a problem. */
+export function typeOf(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'missing';
   if (Array.isArray(value)) return 'a list';
@@ -48,7 +49,7 @@ function leaf(expected: string, test: (value: unknown) => boolean): Check {
 }
 
 /** The problem found under `key`, its path now starting there. */
-function under(key: string | number, problem: ShapeProblem): ShapeProblem {
+export function under(key: string | number, problem: ShapeProblem): ShapeProblem {
   problem.path.unshift(key);
   return problem;
 }

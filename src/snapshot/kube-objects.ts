@@ -1,6 +1,6 @@
 import type { KubeEvent, KubeObject } from '../domain/kube.ts';
 import type { SourceName } from '../domain/snapshot.ts';
-import { describeProblem } from './json-checks.ts';
+import { describeProblem, obj, str, typeOf, under } from './json-checks.ts';
 import { KUBE_SHAPES } from './object-shapes.ts';
 import {
   isRecord,
@@ -9,7 +9,6 @@ import {
   optString,
   optText,
   optTime,
-  ShapeError,
   withoutUndefined,
   type JsonRecord,
 } from './shape.ts';
@@ -66,8 +65,11 @@ export const EXAMPLE_RESOURCE_FILE_NAMES = 'nodeclaims.json, pods.yaml, events.j
 
 export type KubeObjectVerdict =
   | { type: 'kept'; source: Exclude<SourceName, 'events'>; object: KubeObject; key: string }
-  /** A field detectors read has the wrong JSON type: the object is set aside, its source incomplete. */
-  | { type: 'malformed'; source: Exclude<SourceName, 'events'>; object: string; problem: string; key: string }
+  /**
+   * A field detectors read has the wrong JSON type, or the object has no name: it is set aside,
+   * its source incomplete. `key` is undefined when the object cannot be named.
+   */
+  | { type: 'malformed'; source: SourceName; object: string; problem: string; key?: string }
   | { type: 'event'; event: KubeEvent; key: string }
   | { type: 'secret' }
   /** `legacyKarpenter`: a kind of Karpenter's alpha API (Provisioner, Machine, AWSNodeTemplate). */
@@ -88,9 +90,9 @@ function apiGroupOf(apiVersion: string): string {
 }
 
 /**
- * One Kubernetes object → what the snapshot does with it. Throws ShapeError when the object
- * cannot even be named (no metadata.name); an object whose fields detectors read are of the
- * wrong type is `malformed` (see object-shapes.ts), and the rest of its file still counts.
+ * One Kubernetes object → what the snapshot does with it. An object without a name, or whose
+ * fields detectors read are of the wrong type (see object-shapes.ts), is `malformed`: set aside,
+ * and the rest of its file still counts.
  */
 export function classifyKubeObject(object: JsonRecord, apiVersion: string, kind: string, where: string): KubeObjectVerdict {
   const group = apiGroupOf(apiVersion);
@@ -103,12 +105,15 @@ export function classifyKubeObject(object: JsonRecord, apiVersion: string, kind:
     return { type: 'unused', kind: group ? `${kind} (${group})` : kind };
   }
   const named = where ? `${kind} ${where}` : kind;
-  const metadata = checkMetadata(object.metadata, named);
-  const key = `${metadata.namespace ?? ''}/${metadata.name}`;
+  const unnamed = metadataProblem(object.metadata);
+  if (unnamed) return { type: 'malformed', source: known.source, object: oneLine(named, 100), problem: unnamed };
+  const metadata = object.metadata as { name: string; namespace?: string | null };
+  const namespace = metadata.namespace ?? undefined;
+  const key = `${namespace ?? ''}/${metadata.name}`;
   if (known.source === 'events') return { type: 'event', event: normaliseEvent(object, group), key };
   const problem = KUBE_SHAPES[known.source]?.(object);
   if (problem) {
-    const name = metadata.namespace ? `${metadata.namespace}/${metadata.name}` : metadata.name;
+    const name = namespace ? `${namespace}/${metadata.name}` : metadata.name;
     return {
       type: 'malformed',
       source: known.source,
@@ -122,15 +127,16 @@ export function classifyKubeObject(object: JsonRecord, apiVersion: string, kind:
   return { type: 'kept', source: known.source, object: kept as KubeObject, key };
 }
 
-function checkMetadata(value: unknown, where: string): { name: string; namespace?: string } {
-  if (!isRecord(value)) throw new ShapeError(`${where} has no metadata`);
-  const { name, namespace } = value;
-  if (typeof name !== 'string' || name === '') throw new ShapeError(`${where} has no metadata.name`);
-  if (namespace !== undefined && namespace !== null && typeof namespace !== 'string') {
-    throw new ShapeError(`${where} (${oneLine(name, 100)}): metadata.namespace is not a string`);
-  }
-  return typeof namespace === 'string' ? { name, namespace } : { name };
+/** What every object needs to be named and told apart: metadata.name, and a string namespace if any. */
+function metadataProblem(metadata: unknown): string | undefined {
+  if (!isRecord(metadata)) return describeProblem({ path: ['metadata'], got: typeOf(metadata), expected: 'an object' });
+  const problem = NAMED(metadata);
+  if (problem) return describeProblem(under('metadata', problem));
+  if (metadata.name === '') return 'metadata.name is empty, expected a name';
+  return undefined;
 }
+
+const NAMED = obj({ name: str, namespace: str }, ['name']);
 
 /**
  * core/v1 and events.k8s.io/v1 Events → one shape. They are the same objects seen through two

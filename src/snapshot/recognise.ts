@@ -14,7 +14,7 @@ export type Contribution =
   | { type: 'object'; source: Exclude<SourceName, 'events'>; object: KubeObject; key: string }
   | { type: 'event'; event: KubeEvent; key: string }
   /** An object set aside: `object` names it (`Pod default/web`), `problem` says which field is wrong. */
-  | { type: 'malformed'; source: Exclude<SourceName, 'events'>; object: string; problem: string; key: string }
+  | { type: 'malformed'; source: SourceName; object: string; problem: string; key?: string }
   | { type: 'aws'; output: AwsCliOutput }
   /** One page of a paginated output; `more` names the token saying pages follow. */
   | { type: 'page'; source: SourceName; more?: string }

@@ -477,21 +477,20 @@ describe('loadSnapshot: kinds it does not use', () => {
 });
 
 describe('loadSnapshot: malformed Kubernetes objects', () => {
-  it.each([
-    [{ apiVersion: 'v1', kind: 'Pod' }, 'Pod has no metadata'],
-    [{ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default' } }, 'Pod has no metadata.name'],
-    [kubeList([{ metadata: { name: 'p' } }]), 'items[0] has no kind and apiVersion'],
-  ])('rejects %j', async (object, problem) => {
-    // Prepare
-    const dir = await captureDir({ 'bad.json': object });
+  it.each([[kubeList([{ metadata: { name: 'p' } }]), 'items[0] has no kind and apiVersion']])(
+    'rejects %j',
+    async (object, problem) => {
+      // Prepare
+      const dir = await captureDir({ 'bad.json': object });
 
-    // Act
-    const loading = loadSnapshot([join(dir, 'bad.json')]);
+      // Act
+      const loading = loadSnapshot([join(dir, 'bad.json')]);
 
-    // Assess
-    await expect(loading).rejects.toThrow(InputError);
-    await expect(loading).rejects.toThrow(`${join(dir, 'bad.json')}: ${problem}`);
-  });
+      // Assess
+      await expect(loading).rejects.toThrow(InputError);
+      await expect(loading).rejects.toThrow(`${join(dir, 'bad.json')}: ${problem}`);
+    },
+  );
 });
 
 describe('loadSnapshot: objects with a field of the wrong type', () => {
@@ -553,6 +552,33 @@ describe('loadSnapshot: objects with a field of the wrong type', () => {
     expect(snapshot.captured.has(source)).toBe(true);
     expect(snapshot.nodes.map((n) => n.metadata?.name)).toEqual(['ip-10-0-1-1.ec2.internal']);
     expect([...snapshot.pods, ...snapshot.nodePools, ...snapshot.nodeClasses]).toEqual([]);
+  });
+
+  it.each([
+    [{ apiVersion: 'v1', kind: 'Pod' }, 'Pod items[0]: metadata is missing, expected an object'],
+    [
+      { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default' } },
+      'Pod items[0]: metadata.name is missing, expected a string',
+    ],
+    [{ apiVersion: 'v1', kind: 'Pod', metadata: { name: '' } }, 'Pod items[0]: metadata.name is empty, expected a name'],
+    [
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 7 } },
+      'Pod items[0]: metadata.namespace is a number, expected a string',
+    ],
+    [{ apiVersion: 'v1', kind: 'Event', metadata: {} }, 'Event items[0]: metadata.name is missing, expected a string'],
+  ])('sets an object that cannot be named (%j) aside, by its place in the file', async (object, problem) => {
+    // Prepare
+    const dir = await captureDir({ 'bad.json': kubeList([object, node({ name: 'ip-10-0-1-1.ec2.internal' })]) });
+
+    // Act
+    const { snapshot, notices } = await loadSnapshot([join(dir, 'bad.json')]);
+
+    // Assess
+    expect(notices).toEqual([`${join(dir, 'bad.json')}: ${problem}; object set aside`]);
+    expect(snapshot.gaps).toEqual([
+      { source: object.kind === 'Pod' ? 'pods' : 'events', error: '1 object set aside as malformed (see notes)' },
+    ]);
+    expect(snapshot.nodes.map((n) => n.metadata?.name)).toEqual(['ip-10-0-1-1.ec2.internal']);
   });
 
   it('lets a later good copy of an object replace one set aside, and says how many more were set aside past a few', async () => {
