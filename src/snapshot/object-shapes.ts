@@ -10,8 +10,6 @@ import { anything, arr, bool, type Check, num, obj, record, str, strOrNum, time 
 const strings = record(str);
 const quantities = record(strOrNum);
 
-const ownerReference = obj({ apiVersion: str, kind: str, name: str, uid: str, controller: bool });
-
 const objectMeta = obj({
   name: str,
   namespace: str,
@@ -21,32 +19,25 @@ const objectMeta = obj({
   deletionTimestamp: time,
   labels: strings,
   annotations: strings,
-  ownerReferences: arr(ownerReference),
-  finalizers: arr(str),
+  ownerReferences: arr(obj({ apiVersion: str, kind: str, name: str, uid: str, controller: bool })),
 });
 
-const condition = obj({ type: str, status: str, reason: str, message: str, lastTransitionTime: time, observedGeneration: num }, [
-  'type',
-]);
-const conditions = arr(condition);
+const conditions = arr(obj({ type: str, status: str, reason: str, message: str, lastTransitionTime: time }, ['type']));
 
-const toleration = obj({ key: str, operator: str, value: str, effect: str, tolerationSeconds: num });
-const taint = obj({ key: str, value: str, effect: str, timeAdded: time });
+const toleration = obj({ key: str, operator: str, value: str, effect: str });
+const taint = obj({ key: str, value: str, effect: str });
 
-const requirement = obj({ key: str, operator: str, values: arr(str), minValues: num });
+const requirement = obj({ key: str, operator: str, values: arr(str) });
 const labelSelector = obj({ matchLabels: strings, matchExpressions: arr(requirement) });
 const nodeSelectorTerm = obj({ matchExpressions: arr(requirement), matchFields: arr(requirement) });
 const podAffinityTerm = obj({ labelSelector, namespaces: arr(str), topologyKey: str });
-const requiredPodTerms = obj({ requiredDuringSchedulingIgnoredDuringExecution: arr(podAffinityTerm) });
 const affinity = obj({
   nodeAffinity: obj({ requiredDuringSchedulingIgnoredDuringExecution: obj({ nodeSelectorTerms: arr(nodeSelectorTerm) }) }),
-  podAffinity: requiredPodTerms,
-  podAntiAffinity: requiredPodTerms,
+  podAntiAffinity: obj({ requiredDuringSchedulingIgnoredDuringExecution: arr(podAffinityTerm) }),
 });
 
 const container = obj({
   name: str,
-  image: str,
   env: arr(obj({ name: str, value: str })),
   resources: obj({ requests: quantities, limits: quantities }),
 });
@@ -59,7 +50,6 @@ const podSpec = obj({
   tolerations: arr(toleration),
   containers: arr(container),
   initContainers: arr(container),
-  priorityClassName: str,
   serviceAccountName: str,
   schedulingGates: arr(obj({ name: str })),
 });
@@ -70,27 +60,11 @@ function kubeObject(spec: Check, status: Check, more: Record<string, Check> = {}
   return obj({ metadata: objectMeta, spec, status, ...more });
 }
 
-const pod = kubeObject(
-  podSpec,
-  obj({
-    phase: str,
-    conditions,
-    startTime: time,
-    nominatedNodeName: str,
-    containerStatuses: arr(obj({ name: str, ready: bool, restartCount: num, state: obj({}), lastState: obj({}) })),
-  }),
-);
+const pod = kubeObject(podSpec, obj({ phase: str, conditions, startTime: time, nominatedNodeName: str }));
 
 const deployment = kubeObject(
   obj({ replicas: num, selector: labelSelector, template: podTemplate, paused: bool }),
-  obj({
-    replicas: num,
-    readyReplicas: num,
-    availableReplicas: num,
-    updatedReplicas: num,
-    unavailableReplicas: num,
-    conditions,
-  }),
+  obj({ replicas: num, readyReplicas: num, conditions }),
 );
 
 const replicaSet = kubeObject(
@@ -113,17 +87,12 @@ const service = kubeObject(
 const crd = kubeObject(
   obj({
     group: str,
-    names: obj({ kind: str, plural: str }),
-    versions: arr(obj({ name: str, served: bool, storage: bool })),
+    names: obj({ kind: str }),
+    versions: arr(obj({ name: str, storage: bool })),
     conversion: obj({
       strategy: str,
       webhook: obj({
-        clientConfig: obj({
-          service: obj({ name: str, namespace: str, port: num, path: str }),
-          url: str,
-          caBundle: str,
-        }),
-        conversionReviewVersions: arr(str),
+        clientConfig: obj({ service: obj({ name: str, namespace: str, port: num, path: str }), url: str }),
       }),
     }),
   }),
@@ -133,45 +102,20 @@ const crd = kubeObject(
 const nodeClassRef = obj({ group: str, kind: str, name: str, apiVersion: str });
 
 const nodeClaim = kubeObject(
-  obj({
-    nodeClassRef,
-    requirements: arr(requirement),
-    taints: arr(taint),
-    startupTaints: arr(taint),
-    resources: obj({ requests: quantities }),
-    expireAfter: str,
-  }),
-  obj({
-    providerID: str,
-    nodeName: str,
-    imageID: str,
-    capacity: quantities,
-    allocatable: quantities,
-    conditions,
-  }),
+  obj({ nodeClassRef, requirements: arr(requirement), taints: arr(taint), resources: obj({ requests: quantities }) }),
+  obj({ providerID: str, nodeName: str, capacity: quantities, allocatable: quantities, conditions }),
 );
 
 const nodePool = kubeObject(
   obj({
     template: obj({
       metadata: obj({ labels: strings, annotations: strings }),
-      spec: obj({
-        nodeClassRef,
-        requirements: arr(requirement),
-        taints: arr(taint),
-        startupTaints: arr(taint),
-        expireAfter: str,
-      }),
+      spec: obj({ nodeClassRef, requirements: arr(requirement), taints: arr(taint) }),
     }),
     limits: quantities,
-    weight: num,
-    disruption: obj({
-      consolidationPolicy: str,
-      consolidateAfter: str,
-      budgets: arr(obj({ nodes: str, schedule: str, duration: str, reasons: arr(str) })),
-    }),
+    disruption: obj({ consolidationPolicy: str }),
   }),
-  obj({ resources: quantities, conditions, nodeClassObservedGeneration: num }),
+  obj({ resources: quantities, conditions }),
 );
 
 const selectorTerm = obj({ id: str, name: str, owner: str, alias: str, tags: strings, ssmParameter: str });
@@ -188,8 +132,7 @@ const ec2NodeClass = kubeObject(
   }),
   obj({
     amis: arr(obj({ id: str, name: str, requirements: arr(anything) })),
-    subnets: arr(obj({ id: str, zone: str, zoneID: str })),
-    securityGroups: arr(obj({ id: str, name: str })),
+    subnets: arr(obj({ id: str, zone: str })),
     instanceProfile: str,
     conditions,
   }),
