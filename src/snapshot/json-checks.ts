@@ -2,7 +2,8 @@
  * Declarative JSON type checks for the fields detectors and renderers read. A check answers
  * "is this value of the right JSON type?" and nothing more: no formats, no required values
  * beyond what is named. Optional fields may be absent or null (Kubernetes prints
- * `creationTimestamp: null` in templates); elements of a list and values of a map may not.
+ * `creationTimestamp: null` in templates); a null one is removed, as the domain types declare
+ * optional fields absent, never null. Elements of a list and values of a map may not be null.
  */
 
 /** Where the value is wrong (`spec.containers[0].env[0]`) and what was expected there. */
@@ -71,7 +72,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** An object whose named fields, when present and not null, pass their checks; other fields are not looked at. */
+/**
+ * An object whose named fields, when present, pass their checks (a named field that is null is
+ * deleted from the object); other fields are not looked at.
+ */
 export function obj(fields: Readonly<Record<string, Check>>, required: readonly string[] = []): Check {
   const entries = Object.entries(fields);
   return (value) => {
@@ -82,8 +86,14 @@ export function obj(fields: Readonly<Record<string, Check>>, required: readonly 
       }
     }
     for (const [key, check] of entries) {
-      const field = Object.hasOwn(value, key) ? value[key] : undefined;
-      if (field === undefined || field === null) continue;
+      if (!Object.hasOwn(value, key)) continue;
+      const field = value[key];
+      if (field === null) {
+        // The domain types say absent, not null (`ref !== undefined` must mean a ref).
+        delete value[key];
+        continue;
+      }
+      if (field === undefined) continue;
       const problem = check(field);
       if (problem) return under(key, problem);
     }

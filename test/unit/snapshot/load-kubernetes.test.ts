@@ -581,6 +581,22 @@ describe('loadSnapshot: objects with a field of the wrong type', () => {
     expect(snapshot.nodes.map((n) => n.metadata?.name)).toEqual(['ip-10-0-1-1.ec2.internal']);
   });
 
+  it('reads a null field as absent, as the domain types declare it (kubectl prints `creationTimestamp: null`)', async () => {
+    // Prepare
+    const pool = { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: 'default', creationTimestamp: null } };
+    const dir = await captureDir({
+      'nodepools.json': kubeList([{ ...pool, spec: { template: { spec: { nodeClassRef: null } } } }]),
+    });
+
+    // Act
+    const { snapshot, notices } = await loadSnapshot([dir]);
+
+    // Assess
+    expect(notices).toEqual([]);
+    expect(snapshot.nodePools[0]?.metadata).toEqual({ name: 'default' });
+    expect(snapshot.nodePools[0]?.spec?.template?.spec).toEqual({});
+  });
+
   it('lets a later good copy of an object replace one set aside, and says how many more were set aside past a few', async () => {
     // Prepare
     const bad = (name: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: { taints: true } });

@@ -100,9 +100,119 @@ const anyValue: fc.Arbitrary<unknown> = fc.oneof(
 
 type Path = (string | number)[];
 
+/** Fields read somewhere (src/snapshot/object-shapes.ts), for adding where an example has none. */
+const READ_FIELDS = [
+  'metadata',
+  'spec',
+  'status',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'deletionTimestamp',
+  'creationTimestamp',
+  'namespace',
+  'name',
+  'uid',
+  'containers',
+  'initContainers',
+  'env',
+  'resources',
+  'requests',
+  'limits',
+  'tolerations',
+  'nodeSelector',
+  'affinity',
+  'nodeAffinity',
+  'podAntiAffinity',
+  'requiredDuringSchedulingIgnoredDuringExecution',
+  'nodeSelectorTerms',
+  'matchExpressions',
+  'matchFields',
+  'labelSelector',
+  'matchLabels',
+  'topologyKey',
+  'namespaces',
+  'values',
+  'schedulingGates',
+  'schedulerName',
+  'nodeName',
+  'serviceAccountName',
+  'conditions',
+  'phase',
+  'startTime',
+  'nominatedNodeName',
+  'replicas',
+  'readyReplicas',
+  'selector',
+  'template',
+  'paused',
+  'taints',
+  'providerID',
+  'unschedulable',
+  'allocatable',
+  'capacity',
+  'data',
+  'ports',
+  'port',
+  'targetPort',
+  'group',
+  'names',
+  'versions',
+  'storage',
+  'conversion',
+  'strategy',
+  'webhook',
+  'clientConfig',
+  'service',
+  'storedVersions',
+  'nodeClassRef',
+  'requirements',
+  'disruption',
+  'consolidationPolicy',
+  'amiSelectorTerms',
+  'subnetSelectorTerms',
+  'securityGroupSelectorTerms',
+  'amiFamily',
+  'role',
+  'instanceProfile',
+  'tags',
+  'amis',
+  'subnets',
+  'owner',
+  'alias',
+  'id',
+  'key',
+  'operator',
+  'effect',
+  'value',
+  'type',
+  'reason',
+  'message',
+  'lastTransitionTime',
+  'involvedObject',
+  'regarding',
+  'series',
+  'count',
+  'Tags',
+  'State',
+  'LaunchTime',
+  'IamInstanceProfile',
+  'Roles',
+  'selectors',
+  'kubernetesGroups',
+  'accessConfig',
+  'computeConfig',
+  'fields',
+  'error',
+  'NodeClaim',
+  'NodePool',
+  'Pod',
+];
+
 /** Every path into a document (the document itself is `[]`), with whether the value there is a string. */
-function pathsOf(value: unknown, at: Path = [], out: { path: Path; isString: boolean }[] = []) {
-  out.push({ path: at, isString: typeof value === 'string' });
+function pathsOf(value: unknown, at: Path = [], out: { path: Path; isString: boolean; isObject: boolean }[] = []) {
+  const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+  out.push({ path: at, isString: typeof value === 'string', isObject });
   if (Array.isArray(value)) value.forEach((v, i) => pathsOf(v, [...at, i], out));
   else if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) pathsOf(v, [...at, k], out);
   return out;
@@ -121,8 +231,13 @@ interface Mutation {
   file: number;
   document: number;
   path: number;
-  /** Replace the value, or (for a string) slip control characters into it. */
-  kind: 'replace' | 'inject';
+  /**
+   * Replace the value; (for a string) slip control characters into it; or (for an object) add a
+   * field some object somewhere has, which the example may lack.
+   */
+  kind: 'replace' | 'inject' | 'add';
+  field: string;
+  focus: boolean;
   value: unknown;
   control: string;
 }
@@ -131,7 +246,9 @@ const mutation: fc.Arbitrary<Mutation> = fc.record({
   file: fc.nat(),
   document: fc.nat(),
   path: fc.nat(),
-  kind: fc.constantFrom('replace', 'replace', 'inject'),
+  kind: fc.constantFrom('replace', 'replace', 'inject', 'add'),
+  field: fc.constantFrom(...READ_FIELDS),
+  focus: fc.boolean(),
   value: anyValue,
   control: hostileString,
 });
@@ -154,10 +271,22 @@ function filesOf(input: CaptureInput): CaptureFile[] {
     const i = m.file % base.files.length;
     const docs = documents.get(i) ?? [...base.files[i]!.documents];
     const d = m.document % docs.length;
-    const candidates = pathsOf(docs[d]).filter((p) => m.kind === 'replace' || p.isString);
+    const paths = pathsOf(docs[d]);
+    // Half the replacements aim at one field something reads, wherever the document has it.
+    const aimed = m.kind === 'replace' && m.focus ? paths.filter((p) => p.path.at(-1) === m.field) : [];
+    const candidates =
+      aimed.length > 0
+        ? aimed
+        : paths.filter((p) => (m.kind === 'replace' ? true : m.kind === 'inject' ? p.isString : p.isObject));
     if (candidates.length === 0) continue;
     const { path } = candidates[m.path % candidates.length]!;
-    docs[d] = replaced(docs[d], path, (old) => (m.kind === 'inject' ? `${String(old)}${m.control}` : m.value));
+    docs[d] = replaced(docs[d], path, (old) =>
+      m.kind === 'inject'
+        ? `${String(old)}${m.control}`
+        : m.kind === 'add'
+          ? { ...(old as object), [m.field]: m.value }
+          : m.value,
+    );
     documents.set(i, docs);
   }
   return base.files.map((f, i) => {
