@@ -436,7 +436,8 @@ describe('hostile captures: loader → analysis → reports → alerts', () => {
   });
 
   // Fails until the `quoting` branch (one escaping helper in every renderer and alert formatter)
-  // is merged: then vitest reports this `it.fails` as failing, and it becomes a plain `it`.
+  // is merged: then vitest reports this `it.fails` as failing, and it becomes a plain `it`
+  // (without the fixed seed, which only keeps the expected failure from depending on luck).
   it.fails('no output holds a raw control character: notes, table, markdown, json, chat and Slack texts', () => {
     fc.assert(
       fc.property(capture, (input) => {
@@ -449,7 +450,7 @@ describe('hostile captures: loader → analysis → reports → alerts', () => {
         ];
         for (const text of texts) expect(text).not.toMatch(RAW_CONTROL);
       }),
-      { numRuns: 150, endOnFailure: true },
+      { numRuns: 150, endOnFailure: true, seed: 11 },
     );
   });
 });
