@@ -1,5 +1,6 @@
 import type { Report } from '../domain/report.ts';
 import { CLI_ACTIONS, type ActionSettings, type DetectionSettings } from '../domain/settings.ts';
+import { isSetAsideGap } from '../domain/snapshot.ts';
 import { simulatedSources } from '../simulator/simulated-sources.ts';
 import { scanCluster, type ScanClusterResult } from '../usecases/scan-cluster.ts';
 import { ClusterUnreadableError } from '../domain/errors.ts';
@@ -45,6 +46,7 @@ export async function scanSimulation(paths: readonly string[], settings: Cluster
       ...settings,
       clusterName: simulation.seed.clusterName,
       sources: simulatedSources(simulation.seed),
+      knownGaps: loaded.snapshot.gaps.filter(isSetAsideGap),
       ...detectorsOf(ctx),
     });
     return reportOf(result, simulation.seed.clusterName, ctx);

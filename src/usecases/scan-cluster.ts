@@ -1,7 +1,7 @@
 import type { ClusterInfo } from '../domain/aws.ts';
 import type { Report } from '../domain/report.ts';
 import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
-import type { ClusterSnapshot, SourceName } from '../domain/snapshot.ts';
+import type { ClusterSnapshot, Gap, SourceName } from '../domain/snapshot.ts';
 import type { Detector } from '../detectors/detector.ts';
 import { collectSnapshot } from '../collect/collect.ts';
 import type { AwsPorts } from '../ports/aws.ts';
@@ -25,6 +25,11 @@ export interface ScanClusterOptions {
   /** Only these sources (a simulation of a partial capture). */
   sources?: ReadonlySet<SourceName>;
   detectors?: readonly Detector[];
+  /**
+   * Gaps known before anything is read: a simulation's capture had objects set aside, which its
+   * simulated cluster does not serve. They count as the collected ones do.
+   */
+  knownGaps?: readonly Gap[];
   /**
    * Changes the plan before anything is applied (the service holds back remediations still cooling
    * down after an earlier attempt). Pure; must only turn `planned` remediations into `skipped`.
@@ -53,6 +58,7 @@ export async function scanCluster(connection: ClusterConnection, options: ScanCl
     clusterName: options.clusterName,
     ...(options.sources ? { sources: options.sources } : {}),
   });
+  if (options.knownGaps?.length) snapshot.gaps.push(...options.knownGaps);
   const analysed = analyze(snapshot, {
     detection: options.detection,
     actions: options.actions,

@@ -234,6 +234,8 @@ async function scanOne(deps: ScanServiceDependencies, request: ScanRequest, now:
   });
   const durationMs = Math.round(performance.now() - started);
   const { report, snapshot, unreadable } = scan;
+  // What the CLI prints as `note:` lines (objects set aside as malformed, ...): the report's gaps point here.
+  for (const notice of scan.notices) log.warn(`note: ${notice}`);
   const toAnnounce = await recordOutcomes(deps, announcements, report, log);
   // Written next: whatever fails later, the retry must not repeat what was just done.
   await Promise.all(cooldownsAfter(report, now, settings.actions.restartCooldownMs).map((c) => state.startCooldown(c)));

@@ -129,3 +129,17 @@ describe('TERMINATE_INSTANCE guardrails', () => {
     expect(f?.remediation).toMatchObject({ status: 'skipped', reason: 'TERMINATE_INSTANCE is off' });
   });
 });
+
+describe('a planner that throws', () => {
+  it('skips the action with the reason instead of planning it or failing the report', () => {
+    const broken = { ...instance({ id: 'i-0bad' }), tags: undefined } as unknown as Instance;
+
+    const [finding] = plan([broken]);
+
+    expect(finding?.remediation).toMatchObject({
+      action: 'TERMINATE_INSTANCE',
+      status: 'skipped',
+      reason: expect.stringMatching(/^planning failed: /),
+    });
+  });
+});
