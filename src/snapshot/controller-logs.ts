@@ -1,4 +1,6 @@
+import { Buffer } from 'node:buffer';
 import type { LogLine } from '../domain/aws.ts';
+import type { ByteReader } from './capture-content.ts';
 import { isRecord, type JsonRecord } from './shape.ts';
 
 /**
@@ -16,11 +18,67 @@ export function readControllerLog(text: string, file: string): LogLine[] {
     const raw = text.slice(start, end < 0 ? text.length : end);
     lineNumber++;
     start = end < 0 ? text.length + 1 : end + 1;
-    const line = raw.replace(/\r$/, '');
-    if (line.trim() === '') continue;
-    lines.push(parseLogLine(line, `${file}:${lineNumber}`));
+    addLine(lines, raw, `${file}:${lineNumber}`);
   }
   return lines;
+}
+
+/**
+ * Karpenter's lines are a few kB (an error quoting a whole object, a few MB); a longer one keeps
+ * its first 64 MiB. Past that it is no log line anyone wrote, and one line must not take all memory.
+ */
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The same, read from `reader` a piece at a time: a log file never has to fit one string, and a
+ * line is decoded only once it is whole (a character cut in two between pieces stays whole).
+ */
+export function readControllerLogFrom(reader: ByteReader, file: string): LogLine[] {
+  const lines: LogLine[] = [];
+  let lineNumber = 0;
+  let partial: Buffer[] = [];
+  let partialBytes = 0;
+  const take = (bytes: Buffer) => {
+    const room = MAX_LINE_BYTES - partialBytes;
+    if (room <= 0) return;
+    const kept = bytes.length > room ? bytes.subarray(0, room) : bytes;
+    // A copy: the rest of a line must not keep the whole piece it came in alive.
+    partial.push(Buffer.from(kept));
+    partialBytes += kept.length;
+  };
+  const endLine = () => {
+    lineNumber++;
+    const raw = partial.length === 1 ? (partial[0] as Buffer) : Buffer.concat(partial, partialBytes);
+    addLine(lines, raw.toString('utf8'), `${file}:${lineNumber}`);
+    partial = [];
+    partialBytes = 0;
+  };
+  try {
+    for (let piece = reader.next(); piece !== undefined; piece = reader.next()) {
+      let start = 0;
+      for (let end = piece.indexOf(0x0a); end >= 0; end = piece.indexOf(0x0a, start)) {
+        if (partialBytes === 0) {
+          lineNumber++;
+          addLine(lines, piece.toString('utf8', start, Math.min(end, start + MAX_LINE_BYTES)), `${file}:${lineNumber}`);
+        } else {
+          take(piece.subarray(start, end));
+          endLine();
+        }
+        start = end + 1;
+      }
+      if (start < piece.length) take(piece.subarray(start));
+    }
+    if (partialBytes > 0) endLine();
+  } finally {
+    reader.close();
+  }
+  return lines;
+}
+
+function addLine(lines: LogLine[], raw: string, origin: string): void {
+  const line = raw.replace(/\r$/, '');
+  if (line.trim() === '') return;
+  lines.push(parseLogLine(line, origin));
 }
 
 const KUBECTL_PREFIX = /^\[(?:pod\/)?[^\]\s/]+\/[^\]\s]+\] ?/; // kubectl logs --prefix

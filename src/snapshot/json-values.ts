@@ -1,5 +1,7 @@
 import { Buffer } from 'node:buffer';
+import { formatByteSize } from '../domain/byte-size.ts';
 import type { ByteReader } from './capture-content.ts';
+import { ShapeError } from './shape.ts';
 
 /**
  * JSON capture bytes → their top-level values, read and parsed a list element at a time.
@@ -40,6 +42,12 @@ const CLOSE_BRACKET = 0x5d;
 const END = -1;
 /** The API server refuses objects over about 1.5 MB; past this a guessed end is surely wrong. */
 const MAX_GUESSED_OBJECT_BYTES = 4 * 1024 * 1024;
+/**
+ * The longest value parsed whole: a list element (a Kubernetes object is at most about 1.5 MB, an
+ * EC2 reservation a few MB) or a member that is no list. Longer is no kubectl or AWS CLI output,
+ * and holding it would take memory (and JSON.parse a string) the size of the file.
+ */
+const MAX_VALUE_BYTES = 64 * 1024 * 1024;
 const NEWLINE = Buffer.from('\n');
 const CLOSING_BRACE = Buffer.from('}');
 
@@ -228,11 +236,18 @@ class JsonScanner {
     }
   }
 
-  /** Skips whitespace, noting where the last line in it started (-1 when it held no line break). */
+  /**
+   * Skips whitespace, noting where the last line in it started (-1 when it held no line break).
+   * Nothing before that line (or before the whitespace's end, without one) is looked at again:
+   * a file of mostly whitespace is never held.
+   */
   #skipSpace(start: number): number {
     let i = start;
     this.#lineStart = -1;
-    for (let c = this.#byte(i); isSpace(c); c = this.#byte(++i)) if (c === 0x0a) this.#lineStart = i + 1;
+    for (let c = this.#byte(i); isSpace(c); c = this.#byte(++i)) {
+      if (c === 0x0a) this.#lineStart = i + 1;
+      if (this.#keepFrom < i) this.#keepFrom = this.#lineStart >= 0 ? this.#lineStart : i;
+    }
     return i;
   }
 
@@ -261,6 +276,11 @@ class JsonScanner {
     const end = this.#base + this.#window.length;
     const from = Math.min(this.#keepFrom, end);
     const kept = this.#window.subarray(from - this.#base);
+    if (kept.length + piece.length > MAX_VALUE_BYTES + MAX_GUESSED_OBJECT_BYTES) {
+      throw new ShapeError(
+        `a single JSON value of more than ${formatByteSize(MAX_VALUE_BYTES)} (from byte ${from}), larger than any kubectl or aws CLI output holds: split the file`,
+      );
+    }
     this.#window = kept.length === 0 ? piece : Buffer.concat([kept, piece]);
     this.#base = from;
   }
