@@ -48,6 +48,8 @@ const MAX_GUESSED_OBJECT_BYTES = 4 * 1024 * 1024;
  * and holding it would take memory (and JSON.parse a string) the size of the file.
  */
 const MAX_VALUE_BYTES = 64 * 1024 * 1024;
+/** Longer leading whitespace is no indentation of a pretty-printer's (see #closingLineOf). */
+const MAX_INDENTATION = 4096;
 const NEWLINE = Buffer.from('\n');
 const CLOSING_BRACE = Buffer.from('}');
 
@@ -246,6 +248,7 @@ class JsonScanner {
     this.#lineStart = -1;
     for (let c = this.#byte(i); isSpace(c); c = this.#byte(++i)) {
       if (c === 0x0a) this.#lineStart = i + 1;
+      else if (this.#lineStart >= 0 && i - this.#lineStart > MAX_INDENTATION) this.#lineStart = -1; // no pretty-printer's
       if (this.#keepFrom < i) this.#keepFrom = this.#lineStart >= 0 ? this.#lineStart : i;
     }
     return i;
