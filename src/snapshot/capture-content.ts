@@ -161,8 +161,13 @@ class SourceContent implements CaptureContent {
   }
 
   text(): string {
-    // Kept instead of the bytes: a large YAML capture is then in memory once, not twice.
-    this.#text ??= decodeUtf8(this.#bytes ?? readAll(this, MAX_TEXT_BYTES));
+    if (this.#text === undefined) {
+      // More than one string holds is refused before any of it is read (a file on disk says its size).
+      const size = this.#source.size?.();
+      if (this.#bytes === undefined && size !== undefined && size - this.#skip > MAX_TEXT_BYTES) throw tooLargeForText();
+      // Kept instead of the bytes: a large YAML capture is then in memory once, not twice.
+      this.#text = decodeUtf8(this.#bytes ?? readAll(this, MAX_TEXT_BYTES));
+    }
     return this.#text;
   }
 
