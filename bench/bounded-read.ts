@@ -57,7 +57,10 @@ interface Bomb {
   write(path: string): Promise<number>;
 }
 
-/** One pod as `kubectl get -o json` prints a List's item (4-space indented, inside `items`). */
+/**
+ * One pod as `kubectl get -o json` prints a List's item (4-space indented, inside `items`), then
+ * 16 KiB of whitespace: valid JSON that compresses about 650:1, so 2.2 GiB of it is a 3–4 MB file.
+ */
 const POD_ITEM = `${JSON.stringify(
   {
     apiVersion: 'v1',
@@ -68,11 +71,11 @@ const POD_ITEM = `${JSON.stringify(
   },
   null,
   4,
-).replaceAll('\n', '\n        ')},\n        `;
+).replaceAll('\n', '\n        ')},\n${' '.repeat(16 * 1024)}`;
 
 const BOMBS: readonly Bomb[] = [
   {
-    name: '`kubectl get pods -o json | gzip` of one pod repeated, past 2 GiB',
+    name: '`kubectl get pods -o json | gzip` of one pod repeated, whitespace between, past 2 GiB',
     file: 'pods.json.gz',
     write: (path) =>
       gzipOf(
