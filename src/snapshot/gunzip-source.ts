@@ -77,10 +77,13 @@ class GunzipReader implements ByteReader {
       handle.writeSync(flush, this.#input, 0, this.#input.length, out, filled, room);
       if (this.#engine.errored) throw this.#failure();
       const [outLeft = 0, inLeft = 0] = this.#internals._writeState;
-      filled += room - outLeft;
-      this.#input = this.#input.subarray(this.#input.length - inLeft);
-      // Finishing, with room to spare: everything is out.
-      if (this.#inputEnded && outLeft > 0) {
+      const produced = room - outLeft;
+      const consumed = this.#input.length - inLeft;
+      filled += produced;
+      this.#input = this.#input.subarray(consumed);
+      // Finishing with room to spare, or nothing more taken: the end (zeros padding the last member
+      // are ignored, as gunzipSync ignores them).
+      if ((this.#inputEnded && outLeft > 0) || (produced === 0 && consumed === 0 && this.#input.length > 0)) {
         this.close();
         break;
       }

@@ -135,3 +135,20 @@ describe('loadSnapshot: the size limit', () => {
     );
   });
 });
+
+describe('loadSnapshot: gzip unpacked a piece at a time', () => {
+  it('reads a gzip file padded with zeros after its end (dd, tape blocks) as gunzip does, and refuses trailing garbage', async () => {
+    // Prepare
+    const text = JSON.stringify(kubeList([pod({ name: 'a' })]));
+    const dir = await captureDir({ 'pods.json.gz': Buffer.concat([gzipSync(text), Buffer.alloc(4096)]) });
+    const garbage = await captureDir({ 'pods.json.gz': Buffer.concat([gzipSync(text), Buffer.from('garbage')]) });
+
+    // Act
+    const { snapshot } = await loadSnapshot([dir]);
+    const refused = loadSnapshot([garbage]);
+
+    // Assess
+    expect(snapshot.pods.map((p) => p.metadata?.name)).toEqual(['a']);
+    await expect(refused).rejects.toThrow('pods.json.gz: a gzip file that cannot be unpacked (truncated or corrupt)');
+  });
+});
