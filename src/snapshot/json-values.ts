@@ -240,18 +240,28 @@ class JsonScanner {
 
   /**
    * Skips whitespace, noting where the last line in it started (-1 when it held no line break).
-   * Nothing before that line (or before the whitespace's end, without one) is looked at again:
-   * a file of mostly whitespace is never held.
+   * Nothing before that line (nor, past any indentation, before the whitespace's end) is looked at
+   * again: a file of mostly whitespace is never held.
    */
   #skipSpace(start: number): number {
     let i = start;
     this.#lineStart = -1;
-    for (let c = this.#byte(i); isSpace(c); c = this.#byte(++i)) {
-      if (c === 0x0a) this.#lineStart = i + 1;
-      else if (this.#lineStart >= 0 && i - this.#lineStart > MAX_INDENTATION) this.#lineStart = -1; // no pretty-printer's
+    for (;;) {
+      // The hot loop: a local view of the window until it runs out.
+      const window = this.#window;
+      const base = this.#base;
+      let index = i - base;
+      while (index < window.length) {
+        const c = window[index] as number;
+        if (c === 0x0a) this.#lineStart = base + index + 1;
+        else if (c !== 0x20 && c !== 0x0d && c !== 0x09) return base + index;
+        index++;
+      }
+      i = base + index;
+      if (this.#lineStart >= 0 && i - this.#lineStart > MAX_INDENTATION) this.#lineStart = -1; // no pretty-printer's
       if (this.#keepFrom < i) this.#keepFrom = this.#lineStart >= 0 ? this.#lineStart : i;
+      if (this.#byte(i) === END) return i;
     }
-    return i;
   }
 
   #startAt(position: number): void {
