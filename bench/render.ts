@@ -1,4 +1,5 @@
 /** Turns benchmark results into the console table and BENCHMARKS.md, from the same rows. */
+import { formatByteSize } from '../src/domain/byte-size.ts';
 import type { BoundedReadBench } from './bounded-read.ts';
 import type { BundleMeasurement, BundleMeasurements } from './bundles.ts';
 import type { CleanupRunMeasurement, CleanupScaleMeasurement, OperationCounts } from './cleanup.ts';
@@ -290,7 +291,7 @@ export function refused(c: BoundedReadBench['cases'][number]): boolean {
 
 export function boundedReadTargets(r: BenchResults): TargetRow[] {
   const time = `hostile capture files (gzip bombs unpacking past 2 GiB, a 2 GiB file) refused in one line naming the file, each under ${TARGET_REFUSAL_MS / 1000} s (the CLI, process start to exit)`;
-  const memory = `the same, each under ${mb(TARGET_REFUSAL_RSS_BYTES)} peak RSS`;
+  const memory = `the same, each under ${TARGET_REFUSAL_RSS_BYTES / 1e9} GB peak RSS`;
   if (r.boundedRead === undefined) {
     return [time, memory].map((target) => ({ target, measured: notMeasured(r, 'bounded-read'), pass: undefined }));
   }
@@ -329,7 +330,7 @@ function boundedReadSection(o: Outcome<BoundedReadBench>): Section {
       `${c.killed ? `${c.killed}: ` : ''}${c.stderr.split('\n').at(-1) ?? ''} (${c.exitCode ?? c.signal})`,
     ]),
     notes: [
-      `Each file next to a good one (examples/healthy/cluster.json) in a fresh folder, then \`karpenter-sentinel scan --from DIR\` (bin/karpenter-sentinel.js) in a fresh Node process with the default size limit (${gib(o.value.limitBytes)} of content per file, \`--max-file-size\`). Wall time from spawning the process to its exit, Node's start included; peak RSS is the process's \`maxRSS\`, written by a preloaded module as it exits. A watchdog would kill it past 4 GiB RSS or 120 s. Building the files (gzip level 9) is not measured.`,
+      `Each file next to a good one (examples/healthy/cluster.json) in a fresh folder, then \`karpenter-sentinel scan --from DIR\` (bin/karpenter-sentinel.js) in a fresh Node process with the default size limit (${formatByteSize(o.value.limitBytes)} of content per file, \`--max-file-size\`). Wall time from spawning the process to its exit, Node's start included; peak RSS is the process's \`maxRSS\`, written by a preloaded module as it exits. A watchdog would kill it past 4 GiB RSS or 120 s. Building the files (gzip level 9) is not measured.`,
       'Before the limit (issue 11), a gzip file was unpacked whole before anything was looked at: a 3.7 MB `.json.gz` unpacking past 2 GiB took minutes and 7 GB, then V8 aborted the process (`Check failed`, exit 133); a `.log.gz` of zeros peaked at 6 GB before it was refused.',
     ],
   };
