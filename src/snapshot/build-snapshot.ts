@@ -46,8 +46,14 @@ export class SnapshotAssembler {
         this.#maxFileBytes === undefined ? {} : { maxBytes: this.#maxFileBytes },
       );
       // Line by line: a log may be longer than one string can hold.
-      if (isControllerLog(content.name)) this.#merger.addLogs(readControllerLogFrom(content.open(), path));
-      else this.#merger.add(path, recogniseCapture(content, basename(content.name, extname(content.name))));
+      if (isControllerLog(content.name)) {
+        const { lines, dropped } = readControllerLogFrom(content.open(), path);
+        const all = lines.length + dropped;
+        this.#merger.addLogs(
+          lines,
+          dropped > 0 ? `${path}: read the last ${int(lines.length)} of ${int(all)} log lines` : undefined,
+        );
+      } else this.#merger.add(path, recogniseCapture(content, basename(content.name, extname(content.name))));
     } catch (error) {
       throw asInputError(path, error);
     }
@@ -58,6 +64,8 @@ export class SnapshotAssembler {
     return { ...this.#merger.finish(options.clusterName || undefined), files: this.#files };
   }
 }
+
+const int = (n: number) => n.toLocaleString('en-US');
 
 /** Logs are the one kind recognised by name: their lines have no shape to recognise. */
 function isControllerLog(path: string): boolean {
