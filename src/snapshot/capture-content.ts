@@ -31,6 +31,8 @@ export interface CaptureContent {
   readonly name: string;
   /** The first bytes (all of them for a small file). */
   readonly head: Buffer;
+  /** The size limit it was read under (`--max-file-size`): what a parser may make of it scales with it. */
+  readonly maxBytes: number;
   open(): ByteReader;
   bytes(): Buffer;
   /** ShapeError when there is more than fits one string (about 512 MiB). */
@@ -64,7 +66,7 @@ export function captureContent(
   if (typeof raw === 'string') {
     const bytes = Buffer.from(raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw, 'utf8');
     if (bytes.length > maxBytes) throw overLimit(maxBytes, false);
-    return fromMemory(name, bytes);
+    return fromMemory(name, bytes, maxBytes);
   }
   const source = raw instanceof Uint8Array ? memorySource(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)) : raw;
   return fromSource(name, source, maxBytes, false);
@@ -84,10 +86,10 @@ function fromSource(name: string, source: ByteSource, maxBytes: number, unpacked
   if (size === undefined && !holdsAtMost(source, maxBytes)) throw overLimit(maxBytes, unpacked);
   // The size on disk was read before the file was: it may have grown since.
   const limited = limitedSource(source, maxBytes, unpacked);
-  if (head[0] === 0xff && head[1] === 0xfe) return fromUtf16(name, limited, 'utf-16le');
-  if (head[0] === 0xfe && head[1] === 0xff) return fromUtf16(name, limited, 'utf-16be');
+  if (head[0] === 0xff && head[1] === 0xfe) return fromUtf16(name, limited, 'utf-16le', maxBytes);
+  if (head[0] === 0xfe && head[1] === 0xff) return fromUtf16(name, limited, 'utf-16be', maxBytes);
   const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
-  return new SourceContent(name, limited, bom, 0, head.subarray(bom));
+  return new SourceContent(name, maxBytes, limited, bom, 0, head.subarray(bom));
 }
 
 /** `bytes.toString()`, or a ShapeError past V8's longest string (about 512 MiB). */
@@ -109,6 +111,7 @@ function tooLargeForText(cause?: unknown): ShapeError {
 /** A source's bytes from `skip` on, the first `blank` of those blanked out; `head` when already read. */
 class SourceContent implements CaptureContent {
   readonly name: string;
+  readonly maxBytes: number;
   readonly #source: ByteSource;
   readonly #skip: number;
   readonly #blank: number;
@@ -116,8 +119,9 @@ class SourceContent implements CaptureContent {
   #bytes: Buffer | undefined;
   #text: string | undefined;
 
-  constructor(name: string, source: ByteSource, skip: number, blank: number, head?: Buffer) {
+  constructor(name: string, maxBytes: number, source: ByteSource, skip: number, blank: number, head?: Buffer) {
     this.name = name;
+    this.maxBytes = maxBytes;
     this.#source = source;
     this.#skip = skip;
     this.#blank = blank;
@@ -194,7 +198,7 @@ class SourceContent implements CaptureContent {
   blankedUpTo(end: number): CaptureContent {
     const blank = Math.max(this.#blank, end);
     const head = this.#head && blankedCopy(this.#head, Math.min(blank, this.#head.length));
-    return new SourceContent(this.name, this.#source, this.#skip, blank, head);
+    return new SourceContent(this.name, this.maxBytes, this.#source, this.#skip, blank, head);
   }
 }
 
@@ -205,12 +209,12 @@ function blankedCopy(bytes: Buffer, count: number): Buffer {
   return copy;
 }
 
-function fromMemory(name: string, bytes: Buffer): CaptureContent {
-  return new SourceContent(name, memorySource(bytes), 0, 0);
+function fromMemory(name: string, bytes: Buffer, maxBytes: number): CaptureContent {
+  return new SourceContent(name, maxBytes, memorySource(bytes), 0, 0);
 }
 
 /** UTF-16 text as UTF-8, a piece at a time. */
-function fromUtf16(name: string, source: ByteSource, encoding: 'utf-16le' | 'utf-16be'): CaptureContent {
+function fromUtf16(name: string, source: ByteSource, encoding: 'utf-16le' | 'utf-16be', maxBytes: number): CaptureContent {
   const utf8: ByteSource = {
     open() {
       const reader = source.open();
@@ -234,7 +238,7 @@ function fromUtf16(name: string, source: ByteSource, encoding: 'utf-16le' | 'utf
       };
     },
   };
-  return new SourceContent(name, utf8, 0, 0);
+  return new SourceContent(name, maxBytes, utf8, 0, 0);
 }
 
 function memorySource(bytes: Buffer): ByteSource {

@@ -17,8 +17,12 @@ import { ShapeError } from './shape.ts';
  * `jq '.items[]'`). On invalid JSON returns where it went wrong: the caller then parses the text
  * with JSON.parse for V8's error message.
  */
-export function parseJsonValues(reader: ByteReader, keep: (element: unknown) => unknown): unknown[] | { invalidAt: number } {
-  const scanner = new JsonScanner(reader, keep);
+export function parseJsonValues(
+  reader: ByteReader,
+  keep: (element: unknown) => unknown,
+  options: { maxElements?: number } = {},
+): unknown[] | { invalidAt: number } {
+  const scanner = new JsonScanner(reader, keep, options.maxElements ?? Number.POSITIVE_INFINITY);
   try {
     return scanner.values();
   } catch (error) {
@@ -60,6 +64,8 @@ const CLOSING_BRACE = Buffer.from('}');
 class JsonScanner {
   readonly #reader: ByteReader;
   readonly #keep: (element: unknown) => unknown;
+  readonly #maxElements: number;
+  #elements = 0;
   #window: Buffer = Buffer.alloc(0);
   #base = 0;
   #keepFrom = 0;
@@ -69,9 +75,10 @@ class JsonScanner {
   /** Where the value being parsed starts: where to look when something is wrong. */
   position = 0;
 
-  constructor(reader: ByteReader, keep: (element: unknown) => unknown) {
+  constructor(reader: ByteReader, keep: (element: unknown) => unknown, maxElements: number) {
     this.#reader = reader;
     this.#keep = keep;
+    this.#maxElements = maxElements;
   }
 
   values(): unknown[] {
@@ -120,6 +127,12 @@ class JsonScanner {
       const closing = this.#closingLineOf(i);
       this.#startAt(i);
       const [element, end] = (closing && this.#prettyObject(i, closing)) || this.#whole(i);
+      // Each one is held: millions of tiny ones (a gzip of one repeated) would fill V8's heap.
+      if (++this.#elements > this.#maxElements) {
+        throw new ShapeError(
+          `more than ${this.#maxElements.toLocaleString('en-US')} list items, more than any kubectl or aws CLI output of this size holds (--max-file-size raises both)`,
+        );
+      }
       elements.push(this.#keep(element));
       i = this.#skipSpace(end);
       if (this.#byte(i) === CLOSE_BRACKET) return [elements, i + 1];

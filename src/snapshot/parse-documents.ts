@@ -14,11 +14,19 @@ export function parseDocuments(content: CaptureContent): unknown[] {
   if (first === '{' || first === '[') {
     // kubectl and the AWS CLI never print YAML starting with a brace: such a file is JSON, and
     // reading broken JSON as flow-style YAML would hide the mistake.
-    const parsed = parseJsonValues(content.open(), dropUnusedFields);
+    const parsed = parseJsonValues(content.open(), dropUnusedFields, {
+      maxElements: Math.floor(content.maxBytes / BYTES_PER_ITEM),
+    });
     return Array.isArray(parsed) ? parsed : throwJsonError(content, parsed.invalidAt);
   }
   return parseYamlDocuments(content.text());
 }
+
+/**
+ * The fewest bytes a list item takes as kubectl and the AWS CLI print them (an Event is about
+ * 1 kB, a Pod several): a file holds at most its size over this many. 2 million in 1 GiB.
+ */
+const BYTES_PER_ITEM = 512;
 
 function firstNonBlank(content: CaptureContent): string | undefined {
   const inHead = content.head.find((c) => !isSpace(c));

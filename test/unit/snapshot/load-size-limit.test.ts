@@ -152,3 +152,28 @@ describe('loadSnapshot: gzip unpacked a piece at a time', () => {
     await expect(refused).rejects.toThrow('pods.json.gz: a gzip file that cannot be unpacked (truncated or corrupt)');
   });
 });
+
+describe('loadSnapshot: list items a file may hold', () => {
+  /** `count` pods of a few dozen bytes each: a gzip of one repeated is millions in a few MB. */
+  const tinyPods = (count: number) =>
+    `{"apiVersion":"v1","kind":"PodList","items":[${Array.from({ length: count }, (_, i) => `{"metadata":{"name":"p${i}","namespace":"d"}}`).join(',')}]}`;
+
+  it('are at most one per 512 bytes of the limit: more, held as objects, would fill V8 heap long before the limit', async () => {
+    // Prepare: 1 MiB allows 2,048 items
+    const dir = await captureDir({ 'pods.json': tinyPods(2_049) });
+    const fits = await captureDir({ 'pods.json': tinyPods(2_048) });
+
+    // Act
+    const refused = loadSnapshot([dir], { maxFileBytes: MiB });
+    const { snapshot } = await loadSnapshot([fits], { maxFileBytes: MiB });
+
+    // Assess
+    await expect(refused).rejects.toThrow(
+      new InputError(
+        join(dir, 'pods.json'),
+        'more than 2,048 list items, more than any kubectl or aws CLI output of this size holds (--max-file-size raises both)',
+      ),
+    );
+    expect(snapshot.pods).toHaveLength(2_048);
+  });
+});
