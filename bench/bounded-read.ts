@@ -73,6 +73,9 @@ const POD_ITEM = `${JSON.stringify(
   4,
 ).replaceAll('\n', '\n        ')},\n${' '.repeat(16 * 1024)}`;
 
+/** The least a PodList item can be and still be kept: millions of objects for V8 to hold. */
+const TINY_POD = '{"metadata":{"name":"p","namespace":"d"}},';
+
 const BOMBS: readonly Bomb[] = [
   {
     name: '`kubectl get pods -o json | gzip` of one pod repeated, whitespace between, past 2 GiB',
@@ -85,6 +88,12 @@ const BOMBS: readonly Bomb[] = [
         2.2 * GiB,
         '{}\n    ],\n    "kind": "List"\n}\n',
       ),
+  },
+  {
+    name: 'a List of one tiny pod repeated, gzip, just under 1 GiB (within the size limit)',
+    file: 'pods.json.gz',
+    write: (path) =>
+      gzipOf(path, '{"apiVersion":"v1","kind":"PodList","items":[', TINY_POD, 1000 * MiB, '{"metadata":{"name":"p"}}]}'),
   },
   {
     name: 'controller log of zeros, gzip, past 2 GiB',

@@ -290,7 +290,7 @@ export function refused(c: BoundedReadBench['cases'][number]): boolean {
 }
 
 export function boundedReadTargets(r: BenchResults): TargetRow[] {
-  const time = `hostile capture files (gzip bombs unpacking past 2 GiB, a 2 GiB file) refused in one line naming the file, each under ${TARGET_REFUSAL_MS / 1000} s (the CLI, process start to exit)`;
+  const time = `hostile capture files (gzip bombs unpacking past 2 GiB or to millions of tiny objects, a 2 GiB file) refused in one line naming the file, each under ${TARGET_REFUSAL_MS / 1000} s (the CLI, process start to exit)`;
   const memory = `the same, each under ${TARGET_REFUSAL_RSS_BYTES / 1e9} GB peak RSS`;
   if (r.boundedRead === undefined) {
     return [time, memory].map((target) => ({ target, measured: notMeasured(r, 'bounded-read'), pass: undefined }));
