@@ -7,6 +7,7 @@
 import type { ClusterInfo, Instance, InstanceProfile, LaunchTemplate } from '../src/domain/aws.ts';
 import type { NodeClaim, NodePool, Pod } from '../src/domain/kube.ts';
 import { emptySnapshot, type ClusterSnapshot, type SourceName } from '../src/domain/snapshot.ts';
+import { FLEET_ID_TAG, LAUNCH_TEMPLATE_ID_TAG } from '../src/domain/provenance.ts';
 import { CLUSTER_TAG, legacyClusterTag, NODECLAIM_TAG, NODECLASS_TAG, NODEGROUP_TAG, NODEPOOL_TAG } from '../src/domain/tags.ts';
 import { KUBE_SUFFIX_ALPHABET } from './rng.ts';
 
@@ -76,13 +77,19 @@ function instance(id: string, state: string, tags: Record<string, string>): Inst
   };
 }
 
-function karpenterTags(cluster: string, pool: string, claim: string): Record<string, string> {
+/** The first launch template of a kind (1: the cluster's Karpenter template, 2: another's); see the loop below. */
+const FIRST_LT = (kind: number) => `lt-0${kind}${'0'.padStart(15, '0')}`;
+
+/** Karpenter's tags, and EC2's own from its CreateFleet launch from the cluster's first Karpenter launch template. */
+function karpenterTags(cluster: string, pool: string, claim: string, launchTemplateId = FIRST_LT(1)): Record<string, string> {
   return {
     [CLUSTER_TAG]: cluster,
     [legacyClusterTag(cluster)]: 'owned',
     [NODEPOOL_TAG]: pool,
     [NODECLASS_TAG]: 'default',
     [NODECLAIM_TAG]: claim,
+    [FLEET_ID_TAG]: `fleet-${claim}`,
+    [LAUNCH_TEMPLATE_ID_TAG]: launchTemplateId,
     Name: claim,
   };
 }
@@ -202,7 +209,11 @@ export function cleanupAccount(karpenterInstances: number): CleanupAccount {
     s.instances.push(instance(instanceId(11, n), 'running', nodeGroup));
     const otherClaim = `general-${suffix(n)}`;
     s.instances.push(
-      instance(instanceId(12, n), n % 3 === 0 ? 'stopped' : 'running', karpenterTags(OTHER_CLUSTER, 'general', otherClaim)),
+      instance(
+        instanceId(12, n),
+        n % 3 === 0 ? 'stopped' : 'running',
+        karpenterTags(OTHER_CLUSTER, 'general', otherClaim, FIRST_LT(2)),
+      ),
     );
   }
   counts.others.nodeGroup = counts.others.otherCluster = Math.ceil(karpenterInstances / 10);

@@ -95,7 +95,16 @@ export interface ScanConfig {
   scanMaxAgeMs: number;
   /** How long a processed delivery is remembered, so a duplicate does nothing. */
   idempotencyTtlMs: number;
+  /**
+   * How long a scan holds its cluster's lease (one scan per cluster at a time): longer than the
+   * function's timeout, so a running scan never loses it; a crashed scan's lease lapses after it.
+   */
+  scanLeaseMs: number;
 }
+
+/** The scan function's timeout (serverless.yml) plus a margin: the default lease (a test keeps them apart). */
+export const DEFAULT_SCAN_LEASE_MS = 150_000;
+const SCAN_LEASE_MIN_MS = 60_000;
 
 export interface InterruptionsConfig {
   region: string;
@@ -153,7 +162,15 @@ export function readScanConfig(env: NodeJS.ProcessEnv = process.env): ScanConfig
     },
     scanMaxAgeMs: read.duration('SCAN_MAX_AGE', 5 * 60_000),
     idempotencyTtlMs: readIdempotencyTtl(read),
+    scanLeaseMs: read.duration('SCAN_LEASE_DURATION', DEFAULT_SCAN_LEASE_MS),
   };
+  // Under a minute it would lapse while a slow scan still runs; over 16m it outlasts any Lambda timeout for nothing.
+  if (
+    (config.scanLeaseMs > 0 && config.scanLeaseMs < SCAN_LEASE_MIN_MS) ||
+    config.scanLeaseMs > LAMBDA_MAX_TIMEOUT_MS + SCAN_LEASE_MIN_MS
+  ) {
+    read.problem('SCAN_LEASE_DURATION', 'must be from 1m to 16m: a bit longer than the scan function’s timeout');
+  }
   return read.done(config);
 }
 

@@ -88,6 +88,7 @@ export function buildFleet(gen: Generation): Fleet {
   for (let i = 0; i < options.terminatedInstances; i += 1) {
     addStrayInstance(gen, fleet, network, pickWeighted(gen, eligible), 'terminated', gen.nowMs - rng.int(DAY, 10 * DAY));
   }
+  const templateOfPool = new Map<string, string>();
   for (const pool of pools) {
     fleet.nodePools.push(nodePoolOf(gen, pool));
     fleet.nodeClasses.push(nodeClassOf(gen, pool, network));
@@ -97,10 +98,30 @@ export function buildFleet(gen: Generation): Fleet {
         'karpenter.k8s.aws/ec2nodeclass': pool.nodeClass,
       }),
     );
-    if (pool.role !== 'not-ready') fleet.launchTemplates.push(launchTemplateOf(gen, pool));
+    if (pool.role !== 'not-ready') {
+      const template = launchTemplateOf(gen, pool);
+      fleet.launchTemplates.push(template);
+      templateOfPool.set(pool.name, template.id);
+    }
   }
+  addLaunchTags(fleet, templateOfPool);
   fleet.instanceProfiles.push(instanceProfileOf(gen, systemProfile, systemNodeRole, {}));
   return fleet;
+}
+
+/**
+ * The tags EC2 itself puts on what an EC2 Fleet launched from a launch template: what proves the
+ * instances Karpenter's (src/domain/provenance.ts). Added after the fact, from the instance id, so
+ * the random sequence and with it every other generated value stay as they were.
+ */
+function addLaunchTags(fleet: Fleet, templateOfPool: ReadonlyMap<string, string>): void {
+  for (const instance of fleet.instances) {
+    const template = templateOfPool.get(instance.tags['karpenter.sh/nodepool'] ?? '');
+    if (template === undefined) continue;
+    instance.tags['aws:ec2:fleet-id'] = `fleet-${instance.id.slice(-8)}-4a52-4e86-a97e-${instance.id.slice(2, 14)}`;
+    instance.tags['aws:ec2launchtemplate:id'] = template;
+    instance.tags['aws:ec2launchtemplate:version'] = '1';
+  }
 }
 
 function claimName(gen: Generation, pool: PoolPlan): string {

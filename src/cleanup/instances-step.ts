@@ -3,51 +3,139 @@
  * controller may be gone, or gave up), then wait until they are terminated: a VPC or security
  * group cannot be deleted while any of them is shutting down.
  */
-import type { Instance } from '../domain/aws.ts';
+import type { Instance, LaunchTemplate } from '../domain/aws.ts';
 import { CLUSTER_TAG, legacyClusterTag, NODEPOOL_TAG } from '../domain/tags.ts';
 import type { TerminationResult } from '../ports/aws.ts';
 import { oneLine } from '../snapshot/shape.ts';
 import { chunks } from '../support/concurrency.ts';
 import type { CleanupContext, StepEnd } from './run.ts';
-import { hasEnded, isCleanupCandidate, isClusterKarpenterInstance } from './select.ts';
-import { counted, failedCall, plannedLine } from './text.ts';
+import { cleanupVerdict, hasEnded, isClusterKarpenterInstance } from './select.ts';
+import { counted, failedCall, namesOf, plannedLine } from './text.ts';
+import { shellQuote } from '../domain/shell.ts';
 
 /** TerminateInstances calls stay well below EC2's request limits, and the deadline is checked between them. */
 export const TERMINATE_BATCH_SIZE = 50;
 
-/** The candidates when the run starts (what a dry run lists); undefined when they could not be listed. */
-export async function listCleanupCandidates(ctx: CleanupContext): Promise<Instance[] | undefined> {
-  const instances = await describeClusterInstances(ctx);
-  return instances?.filter((i) => isCleanupCandidate(i, ctx.request.clusterName, ctx.request.nodePools));
+/** What the run starts from, listed before the NodePools go. */
+export interface CleanupCandidates {
+  /** Proven Karpenter instances to terminate (what a dry run lists); undefined when they could not be listed. */
+  instances: Instance[] | undefined;
+  /**
+   * The cluster's launch templates: the evidence that Karpenter launched an instance. Listed here,
+   * before any instance step, and undefined when they could not be (then nothing is terminated).
+   */
+  launchTemplates: LaunchTemplate[] | undefined;
+}
+
+/** The candidates when the run starts; instances tagged as Karpenter's without proof go to `instancesNotProven`. */
+export async function listCleanupCandidates(ctx: CleanupContext): Promise<CleanupCandidates> {
+  const listed = await describeClusterInstances(ctx);
+  const launchTemplates = await describeClusterLaunchTemplates(ctx);
+  if (!listed) return { instances: undefined, launchTemplates };
+  return { instances: provenOnly(ctx, listed, launchTemplates), launchTemplates };
 }
 
 /** `atStart`: the candidates listed before the NodePools went; those Karpenter terminated since count as done. */
-export async function terminateInstancesStep(ctx: CleanupContext, atStart: readonly Instance[] | undefined): Promise<StepEnd> {
+export async function terminateInstancesStep(ctx: CleanupContext, atStart: CleanupCandidates): Promise<StepEnd> {
   const { request, run } = ctx;
+  const hold = run.instanceHold;
   if (request.dryRun) {
-    const ids = (atStart ?? []).map((i) => i.id).sort();
+    const ids = (atStart.instances ?? []).map((i) => i.id).sort();
+    noteNotProven(ctx);
     run.note('instances', plannedLine(true, 'terminate', 'instance', ids));
+    // A dry run lists what the steps would do in order; applied, this is what would keep them.
+    if (hold) run.note('instances', `applied now, these would not be terminated: ${hold.reason}`);
     run.result.instancesTerminated.push(...ids);
     return 'done';
   }
+  if (hold && hold.nodePools === undefined) {
+    run.notStarted('instances', hold.reason);
+    notAllTerminated(ctx, 'the instances step did not start');
+    return 'done';
+  }
   if (run.outOfTime('instances')) return 'stopped';
-  const current = (await describeClusterInstances(ctx))?.filter((i) =>
-    isClusterKarpenterInstance(i, request.clusterName, request.nodePools),
-  );
-  if (!current) return 'done';
+  const listed = await describeClusterInstances(ctx);
+  if (!listed) {
+    notAllTerminated(ctx, run.result.errors.at(-1)?.message ?? 'DescribeInstances failed');
+    return 'done';
+  }
+  const current = listed.filter((i) => isClusterKarpenterInstance(i, request.clusterName, request.nodePools));
+  // Without the launch templates nothing is proven, so nothing is terminated: they must stay for the next run.
+  if (atStart.launchTemplates === undefined) notAllTerminated(ctx, 'the launch templates could not be listed');
 
   const ended = new Set(current.filter(hasEnded).map((i) => i.id));
-  run.result.instancesTerminated.push(...(atStart ?? []).filter((i) => ended.has(i.id)).map((i) => i.id));
-  const toTerminate = current
-    .filter((i) => !hasEnded(i))
+  run.result.instancesTerminated.push(...(atStart.instances ?? []).filter((i) => ended.has(i.id)).map((i) => i.id));
+  const isHeld = (i: Instance) => hold?.nodePools?.includes(i.tags[NODEPOOL_TAG] ?? '') === true;
+  if (hold?.nodePools) {
+    run.notStarted('instances', hold.reason, hold.nodePools);
+    const held = current.filter((i) => isHeld(i) && !hasEnded(i)).map((i) => i.id);
+    if (held.length > 0) notAllTerminated(ctx, `${counted(held.length, 'instance')} of NodePools not deleted left running`);
+  }
+  // Checked again on the fresh listing: tags may have changed since the run started.
+  const toTerminate = provenOnly(
+    ctx,
+    current.filter((i) => !isHeld(i)),
+    atStart.launchTemplates,
+  )
     .map((i) => i.id)
     .sort();
+  noteNotProven(ctx);
   run.note('instances', plannedLine(false, 'terminate', 'instance', toTerminate));
   const { terminated, end } = await terminateInBatches(ctx, toTerminate, new Map(current.map((i) => [i.id, i])));
   if (end === 'stopped') return 'stopped';
+  const failed = toTerminate.filter((id) => !terminated.includes(id));
+  if (failed.length > 0)
+    notAllTerminated(ctx, `${counted(failed.length, 'instance')} not terminated (${namesOf(failed)}; see errors)`);
   // Already shutting down (Karpenter's doing, or an earlier run's) is waited for, never terminated twice.
   const shuttingDown = current.filter((i) => i.state === 'shutting-down').map((i) => i.id);
   return waitForTermination(ctx, [...terminated, ...shuttingDown]);
+}
+
+/**
+ * The instances cleanup may terminate: tagged for the cluster, not ending, and proven Karpenter's.
+ * The others tagged so are recorded in `instancesNotProven` (once per instance) and left alone.
+ */
+function provenOnly(
+  ctx: CleanupContext,
+  instances: readonly Instance[],
+  launchTemplates: readonly LaunchTemplate[] | undefined,
+): Instance[] {
+  const { clusterName, nodePools } = ctx.request;
+  const proven: Instance[] = [];
+  const notProven = ctx.run.result.instancesNotProven;
+  for (const instance of instances) {
+    const verdict = cleanupVerdict(instance, clusterName, launchTemplates, nodePools);
+    if (verdict?.terminate) proven.push(instance);
+    else if (verdict && !notProven.some((n) => n.id === instance.id))
+      notProven.push({ id: instance.id, reason: verdict.notProven });
+  }
+  notProven.sort((a, b) => a.id.localeCompare(b.id));
+  return proven;
+}
+
+/** Said in the instances step, whichever listing found them. */
+function noteNotProven(ctx: CleanupContext): void {
+  const ids = ctx.run.result.instancesNotProven.map((n) => n.id);
+  if (ids.length > 0)
+    ctx.run.note('instances', `leaving ${counted(ids.length, 'instance')} not proven launched by Karpenter: ${namesOf(ids)}`);
+}
+
+/** Listed before the instance step: the evidence of which instances Karpenter launched. */
+async function describeClusterLaunchTemplates(ctx: CleanupContext): Promise<LaunchTemplate[] | undefined> {
+  const { clusterName } = ctx.request;
+  try {
+    return await ctx.connection.aws.ec2.describeLaunchTemplates(clusterName);
+  } catch (error) {
+    const what = `(cluster ${clusterName}: without them no instance is proven Karpenter's, so none is terminated)`;
+    ctx.run.fail('instances', failedCall('DescribeLaunchTemplates', what, error));
+    return undefined;
+  }
+}
+
+/** Why the launch templates and instance profiles must wait (they are in use while an instance may run). */
+function notAllTerminated(ctx: CleanupContext, why: string): void {
+  const before = ctx.run.instancesNotAllTerminated;
+  ctx.run.instancesNotAllTerminated = before === undefined ? why : `${before}; ${why}`;
 }
 
 async function describeClusterInstances(ctx: CleanupContext): Promise<Instance[] | undefined> {
@@ -104,15 +192,15 @@ function terminationFailure(ctx: CleanupContext, id: string, instance: Instance 
   const { clusterName, nodePools, deleteNodePools } = ctx.request;
   const region = ctx.connection.aws.region;
   const cliOptions = [
-    `--cluster ${clusterName}`,
-    `--region ${region}`,
-    ...(nodePools ?? []).map((pool) => `--nodepool ${pool}`),
+    `--cluster ${shellQuote(clusterName)}`,
+    `--region ${shellQuote(region)}`,
+    ...(nodePools ?? []).map((pool) => `--nodepool ${shellQuote(pool)}`),
     ...(deleteNodePools ? [] : ['--keep-nodepools']),
     '--apply',
   ];
   const hint =
     `this instance carries only the pre-1.0 tag ${legacyClusterTag(clusterName)}, which the cleanup function's role may not terminate: ` +
-    `aws ec2 terminate-instances --region ${region} --instance-ids ${id} (or karpenter-sentinel cleanup ${cliOptions.join(' ')} with your credentials)`;
+    `aws ec2 terminate-instances --region ${shellQuote(region)} --instance-ids ${shellQuote(id)} (or karpenter-sentinel cleanup ${cliOptions.join(' ')} with your credentials)`;
   return `${oneLine(failed, 200)} — ${hint}`;
 }
 
@@ -128,7 +216,9 @@ async function waitForTermination(ctx: CleanupContext, ids: readonly string[]): 
       seen = await ctx.connection.aws.ec2.describeInstances({ instanceIds: waitingFor });
     } catch (error) {
       const what = `(waiting for ${counted(waitingFor.length, 'instance')} to terminate)`;
-      run.fail('instances', failedCall('DescribeInstances', what, error));
+      const failed = failedCall('DescribeInstances', what, error);
+      run.fail('instances', failed);
+      notAllTerminated(ctx, failed);
       return 'done';
     }
     const state = new Map(seen.map((i) => [i.id, i.state]));

@@ -11,6 +11,7 @@ import type { KubernetesReader } from '../ports/kubernetes.ts';
 import { whyNothingDrains } from './controller-check.ts';
 import type { CleanupContext, StepEnd } from './run.ts';
 import { counted, failedCall } from './text.ts';
+import { shellQuote } from '../domain/shell.ts';
 
 export async function waitForNodeClaims(
   ctx: CleanupContext,
@@ -74,7 +75,7 @@ const RELEASE_PATCH = `--type merge -p '{"metadata":{"finalizers":null}}'`;
 function releaseLine(claims: readonly NodeClaim[]): string | undefined {
   const names = claims.flatMap((c) => (c.metadata?.name ? [c.metadata.name] : [])).sort();
   if (names.length === 0) return undefined;
-  const commands = names.slice(0, MAX_COMMANDS).map((name) => `kubectl patch nodeclaim ${name} ${RELEASE_PATCH}`);
+  const commands = names.slice(0, MAX_COMMANDS).map((name) => `kubectl patch nodeclaim ${shellQuote(name)} ${RELEASE_PATCH}`);
   const more = names.length > MAX_COMMANDS ? ` and ${names.length - MAX_COMMANDS} more` : '';
   const held =
     names.length === 1

@@ -1,7 +1,9 @@
 /**
  * Step 1: delete the NodePools while the controller still runs, so Karpenter drains and terminates
- * their nodes itself. Without a reachable API the instances step does the work instead, so no
- * failure here stops the run.
+ * their nodes itself. A cluster that is gone or DELETING has no NodePools to delete: the instances
+ * step does the work. But while the cluster exists, a NodePool that could not be deleted (or
+ * NodePools that could not be listed) keeps its instances: a controller that still runs would
+ * launch replacements for every one terminated. The run carries on with what is allowed.
  */
 import type { ClusterInfo } from '../domain/aws.ts';
 import type { NodePool } from '../domain/kube.ts';
@@ -21,6 +23,15 @@ const KUBE_ACCESS_HINT =
   'give the caller list/delete on nodepools (infra/kubernetes/rbac.yaml, group karpenter-sentinel-cleanup; ' +
   'for the function, its access entry) or run with deleteNodePools false / --keep-nodepools';
 
+/** Why instances stay when the NodePools could not be dealt with, and the way out once nothing replaces them. */
+const HOLD_HINT =
+  'a Karpenter controller that still runs would replace terminated instances; fix the access and run again, ' +
+  'or once the controller is gone run with deleteNodePools false / --keep-nodepools';
+
+function holdAll(ctx: CleanupContext, why: string): void {
+  ctx.run.instanceHold = { reason: `NodePools could not be deleted (${oneLine(why, 200)}): ${HOLD_HINT}` };
+}
+
 export async function deleteNodePoolsStep(ctx: CleanupContext): Promise<StepEnd> {
   const { request, run } = ctx;
   if (!request.deleteNodePools) {
@@ -39,7 +50,9 @@ export async function deleteNodePoolsStep(ctx: CleanupContext): Promise<StepEnd>
   try {
     pools = (await kube.list({ resource: 'nodepools' })) as NodePool[];
   } catch (error) {
-    run.fail('nodepools', notDeleted(whyUnreadable('list NodePools', error)));
+    const why = whyUnreadable('list NodePools', error);
+    run.fail('nodepools', notDeleted(why));
+    holdAll(ctx, why);
     return 'done';
   }
   const selection = selectNodePools(pools, request.nodePools);
@@ -52,13 +65,21 @@ export async function deleteNodePoolsStep(ctx: CleanupContext): Promise<StepEnd>
     return 'done';
   }
 
+  const notDeletedPools: string[] = [];
   for (const name of selection.toDelete) {
     try {
       // false: gone since it was listed, which is what was wanted (and not this run's doing).
       if (await kube.deleteNodePool(name)) run.result.nodePoolsDeleted.push(name);
     } catch (error) {
       run.fail('nodepools', failedCall('delete NodePool', name, error), name);
+      notDeletedPools.push(name);
     }
+  }
+  if (notDeletedPools.length > 0) {
+    run.instanceHold = {
+      reason: `${notDeletedPools.length === 1 ? 'NodePool' : 'NodePools'} ${namesOf(notDeletedPools)} could not be deleted (see errors): ${HOLD_HINT}`,
+      nodePools: notDeletedPools,
+    };
   }
   return waitForNodeClaims(ctx, kube, cluster, (claim) => isNodeClaimOfGoingPool(claim, selection, request.nodePools));
 }
@@ -70,7 +91,10 @@ async function reachKube(ctx: CleanupContext): Promise<{ kube: KubernetesPort; c
   try {
     cluster = await connection.aws.eks.describeCluster(request.clusterName);
   } catch (error) {
-    run.fail('nodepools', `NodePools not deleted: ${failedCall('DescribeCluster', request.clusterName, error)}`);
+    const failed = failedCall('DescribeCluster', request.clusterName, error);
+    run.fail('nodepools', `NodePools not deleted: ${failed}`);
+    // Unknown whether the cluster (and its controller) still runs: as if it did.
+    holdAll(ctx, failed);
     return undefined;
   }
   // A cluster on its way out has no API to ask: its instances are terminated directly.
@@ -90,7 +114,9 @@ async function reachKube(ctx: CleanupContext): Promise<{ kube: KubernetesPort; c
   try {
     return { kube: await connection.connectKube(cluster), cluster };
   } catch (error) {
-    run.fail('nodepools', notDeleted(whyUnreadable('connect to the Kubernetes API', error)));
+    const why = whyUnreadable('connect to the Kubernetes API', error);
+    run.fail('nodepools', notDeleted(why));
+    holdAll(ctx, why);
     return undefined;
   }
 }

@@ -5,22 +5,14 @@
 import { isAutoModeRef } from '../detectors/support/auto-mode.ts';
 import type { Instance, InstanceProfile, LaunchTemplate } from '../domain/aws.ts';
 import type { NodeClaim, NodePool } from '../domain/kube.ts';
-import {
-  CLUSTER_TAG,
-  foreignOwnerTag,
-  isTaggedForCluster,
-  LAUNCH_TEMPLATE_CLUSTER_TAGS,
-  NODECLASS_TAG,
-  NODEPOOL_TAG,
-  nodePoolOfClaim,
-} from '../domain/tags.ts';
+import { instanceProvenance } from '../domain/provenance.ts';
+import { foreignOwnerTag, isTaggedForCluster, NODECLASS_TAG, NODEPOOL_TAG, nodePoolOfClaim } from '../domain/tags.ts';
+
+/** The one launch-template rule lives with the provenance rule that depends on it. */
+export { isKarpenterLaunchTemplate } from '../domain/provenance.ts';
 
 /** States after TerminateInstances: nothing more to do but wait (shutting-down) or nothing at all. */
 const ENDED_STATES: readonly string[] = ['shutting-down', 'terminated'];
-/** Karpenter names every launch template it creates `karpenter.k8s.aws/<hash>`. */
-const KARPENTER_LAUNCH_TEMPLATE_PREFIX = 'karpenter.k8s.aws/';
-/** The launch-template tag Karpenter used before v1.1 (eks:eks-cluster-name since). */
-const LEGACY_LAUNCH_TEMPLATE_CLUSTER_TAG = LAUNCH_TEMPLATE_CLUSTER_TAGS[1];
 /** Karpenter tags its instance profiles with the region they serve (IAM itself is global). */
 const REGION_TAG = 'topology.kubernetes.io/region';
 
@@ -39,16 +31,31 @@ export function isClusterKarpenterInstance(instance: Instance, cluster: string, 
   return nodePools === undefined || nodePools.includes(pool);
 }
 
-/** What the cleanup terminates: any age, any state but one already ending. */
-export function isCleanupCandidate(instance: Instance, cluster: string, nodePools?: readonly string[]): boolean {
-  return isClusterKarpenterInstance(instance, cluster, nodePools) && !hasEnded(instance);
+/**
+ * Tagged as Karpenter's for the cluster (and one of `nodePools`), not already ending, and proven
+ * launched by Karpenter from one of the cluster's `launchTemplates` (src/domain/provenance.ts):
+ * 'terminate'. Tagged so but not proven: the reason, and it is listed, never terminated.
+ * Anything else: undefined, not the cleanup's business.
+ */
+export function cleanupVerdict(
+  instance: Instance,
+  cluster: string,
+  launchTemplates: readonly LaunchTemplate[] | undefined,
+  nodePools?: readonly string[],
+): { terminate: true } | { terminate: false; notProven: string } | undefined {
+  if (!isClusterKarpenterInstance(instance, cluster, nodePools) || hasEnded(instance)) return undefined;
+  const provenance = instanceProvenance(instance, { cluster, launchTemplates });
+  return provenance.proven ? { terminate: true } : { terminate: false, notProven: provenance.reason };
 }
 
-/** Named like Karpenter's and tagged for the cluster, by the v1.1+ tag or, on templates without it, the older one. */
-export function isKarpenterLaunchTemplate(template: LaunchTemplate, cluster: string): boolean {
-  if (!template.name.startsWith(KARPENTER_LAUNCH_TEMPLATE_PREFIX)) return false;
-  const current = template.tags[CLUSTER_TAG];
-  return current !== undefined ? current === cluster : template.tags[LEGACY_LAUNCH_TEMPLATE_CLUSTER_TAG] === cluster;
+/** What the cleanup terminates: any age, any state but one already ending, only with proof Karpenter launched it. */
+export function isCleanupCandidate(
+  instance: Instance,
+  cluster: string,
+  launchTemplates: readonly LaunchTemplate[] | undefined,
+  nodePools?: readonly string[],
+): boolean {
+  return cleanupVerdict(instance, cluster, launchTemplates, nodePools)?.terminate === true;
 }
 
 /**

@@ -1,8 +1,9 @@
 import type { CleanupProgress, CleanupRequest, CleanupResult } from '../domain/cleanup.ts';
 import { runCleanup } from '../usecases/cleanup.ts';
 import type { ClusterConnection } from '../usecases/scan-cluster.ts';
-import { printNotices, type LiveTarget } from './cluster-scan.ts';
+import type { LiveTarget } from './cluster-scan.ts';
 import type { LoadOptions } from '../snapshot/load.ts';
+import { printNotices } from './io.ts';
 import type { CliContext } from './io.ts';
 import { loadOptionsOf } from './offline-scan.ts';
 

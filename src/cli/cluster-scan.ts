@@ -1,10 +1,11 @@
 import type { Report } from '../domain/report.ts';
 import { CLI_ACTIONS, type ActionSettings, type DetectionSettings } from '../domain/settings.ts';
+import { isSetAsideGap } from '../domain/snapshot.ts';
 import { simulatedSources } from '../simulator/simulated-sources.ts';
 import { scanCluster, type ScanClusterResult } from '../usecases/scan-cluster.ts';
 import { ClusterUnreadableError } from '../domain/errors.ts';
 import type { CliContext } from './io.ts';
-import { writeLines } from './io.ts';
+import { printNotices } from './io.ts';
 import { loadOptionsOf } from './offline-scan.ts';
 
 export interface LiveTarget {
@@ -48,6 +49,7 @@ export async function scanSimulation(paths: readonly string[], settings: Cluster
       ...settings,
       clusterName: simulation.seed.clusterName,
       sources: simulatedSources(simulation.seed),
+      knownGaps: loaded.snapshot.gaps.filter(isSetAsideGap),
       ...detectorsOf(ctx),
     });
     return reportOf(result, simulation.seed.clusterName, ctx);
@@ -65,8 +67,4 @@ function reportOf(result: ScanClusterResult, clusterName: string, ctx: CliContex
 
 function detectorsOf(ctx: CliContext) {
   return ctx.services.detectors ? { detectors: ctx.services.detectors } : {};
-}
-
-export function printNotices(notices: readonly string[], ctx: CliContext): void {
-  for (const notice of notices) writeLines(ctx.io.stderr, `note: ${notice}`);
 }

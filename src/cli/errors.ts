@@ -1,6 +1,7 @@
 import { InputError, SentinelError } from '../domain/errors.ts';
 import type { OutputStream } from './io.ts';
 import { writeLines } from './io.ts';
+import { visibleLine, visibleText } from '../domain/visible.ts';
 
 const PROGRAM = 'karpenter-sentinel';
 
@@ -33,8 +34,9 @@ export function reportError(err: unknown, stderr: OutputStream, debug: boolean):
   const line = expected
     ? oneLine(expected)
     : `internal error: ${oneLine(err)}${debug ? '' : ' (run with --debug for the stack)'}`;
-  writeLines(stderr, `${PROGRAM}: ${line}`);
-  if (debug) writeLines(stderr, stackOf(err));
+  // Messages name files and quote their content: shown as visible text, on one line.
+  writeLines(stderr, `${PROGRAM}: ${visibleLine(line)}`);
+  if (debug) writeLines(stderr, visibleText(stackOf(err)));
   return expected ? expected.exitCode : 2;
 }
 

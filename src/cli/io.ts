@@ -6,6 +6,7 @@ import type { ClusterSnapshot } from '../domain/snapshot.ts';
 import type { ClusterConnection } from '../usecases/scan-cluster.ts';
 import { SYSTEM_CLOCK, type Clock } from '../ports/clock.ts';
 import type { LiveTarget } from './cluster-scan.ts';
+import { visibleLine } from '../domain/visible.ts';
 
 export interface OutputStream {
   write(s: string): unknown;
@@ -68,6 +69,11 @@ export function processIO(): CliIO {
     }
   }
   return { stdout: process.stdout, stderr: process.stderr, terminal: readTerminalEnvironment() };
+}
+
+/** What a loader or collector noticed, one `note:` line each on stderr, shown as visible text. */
+export function printNotices(notices: readonly string[], ctx: CliContext): void {
+  for (const notice of notices) writeLines(ctx.io.stderr, `note: ${visibleLine(notice)}`);
 }
 
 export function writeLines(stream: OutputStream, text: string): void {

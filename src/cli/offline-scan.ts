@@ -5,7 +5,7 @@ import { analyze } from '../usecases/analyze.ts';
 import type { FailOn } from './args.ts';
 import type { LoadOptions } from '../snapshot/load.ts';
 import type { CliContext } from './io.ts';
-import { writeLines } from './io.ts';
+import { printNotices } from './io.ts';
 
 export interface OfflineScanSettings {
   detection: DetectionSettings;
@@ -19,7 +19,7 @@ export interface OfflineScanSettings {
 /** Captured files → Report. What the loader noticed (skipped files, guesses) goes to stderr. */
 export async function scanCapture(paths: readonly string[], settings: OfflineScanSettings, ctx: CliContext): Promise<Report> {
   const { snapshot, notices } = await ctx.services.loadSnapshot(paths, loadOptionsOf(settings));
-  for (const notice of notices) writeLines(ctx.io.stderr, `note: ${notice}`);
+  printNotices(notices, ctx);
   return analyze(snapshot, {
     detection: settings.detection,
     actions: settings.actions,

@@ -22,7 +22,7 @@ export function collectAws(
   };
   return AWS_SOURCES.filter((s) => wanted.has(s)).map((source) => async () => {
     try {
-      merger.add('live', [{ type: 'aws', output: await read[source]() }]);
+      merger.add('AWS API', [{ type: 'aws', output: await read[source]() }]);
     } catch (error) {
       gap(source, error);
     }

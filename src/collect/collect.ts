@@ -90,7 +90,9 @@ async function describeCluster(
 ): Promise<ClusterInfo | undefined> {
   try {
     const cluster = await ports.aws.eks.describeCluster(name);
-    merger.add('live', [cluster.gone ? { type: 'cluster-gone', name } : { type: 'aws', output: { source: 'cluster', cluster } }]);
+    merger.add('AWS API', [
+      cluster.gone ? { type: 'cluster-gone', name } : { type: 'aws', output: { source: 'cluster', cluster } },
+    ]);
     return cluster;
   } catch (error) {
     gap('cluster', error);

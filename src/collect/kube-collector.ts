@@ -13,6 +13,9 @@ export const KUBE_SOURCES: readonly SourceName[] = [...KUBE_LISTS.map((l) => l.s
 
 type Gap = (source: SourceName, error: unknown) => void;
 
+/** Where live objects come from, in notes about those set aside. */
+const KUBE_ORIGIN = 'Kubernetes API';
+
 /** One task per Kubernetes source wanted; pods and logs share one (logs need the controller's pods). */
 export function collectKube(
   kube: KubernetesReader,
@@ -23,7 +26,7 @@ export function collectKube(
   const tasks = KUBE_LISTS.filter((l) => wanted.has(l.source)).map((l) => async () => {
     try {
       const items = (await Promise.all(l.queries.map((q) => kube.list(q)))).flat();
-      merger.add('live', contributions(l.source, items));
+      merger.add(KUBE_ORIGIN, contributions(l.source, items));
     } catch (error) {
       gap(l.source, error);
     }
@@ -37,7 +40,7 @@ async function collectCrds(kube: KubernetesReader, merger: CaptureMerger, gap: G
   try {
     const crds = await Promise.all(KARPENTER_CRD_NAMES.map((name) => kube.get('customresourcedefinitions', name)));
     merger.add(
-      'live',
+      KUBE_ORIGIN,
       contributions(
         'crds',
         crds.filter((c) => c !== undefined),
@@ -63,7 +66,7 @@ async function collectPodsAndLogs(kube: KubernetesReader, wanted: ReadonlySet<So
     controllerPods = keptObjects(contributions('pods', controllers)) as Pod[];
     if (wanted.has('pods')) {
       const healthy = controllerPods.length > 0 && controllerPods.every(isPodReady);
-      merger.add('live', contributions('pods', healthy ? [...pending, ...controllers] : await kube.list(ALL_PODS)));
+      merger.add(KUBE_ORIGIN, contributions('pods', healthy ? [...pending, ...controllers] : await kube.list(ALL_PODS)));
     }
   } catch (error) {
     if (wanted.has('pods')) gap('pods', error);
@@ -101,6 +104,7 @@ function contributions(source: SourceName, items: readonly JsonRecord[]): Contri
     const verdict = classifyKubeObject(item, String(item.apiVersion ?? ''), String(item.kind ?? ''), 'from the API');
     if (verdict.type === 'kept') out.push({ type: 'object', source: verdict.source, object: verdict.object, key: verdict.key });
     else if (verdict.type === 'event') out.push({ type: 'event', event: verdict.event, key: verdict.key });
+    else if (verdict.type === 'malformed') out.push(verdict);
   }
   return out;
 }

@@ -3,6 +3,7 @@ import { commandStep, manualRemediation, newFinding } from '../domain/finding.ts
 import type { SelectorTerm } from '../domain/kube.ts';
 import type { Detector } from './detector.ts';
 import { EKS_AMI_OWNER, describeImagesCommand, formatTerm, isUnscopedAmiTerm } from './support/selector-terms.ts';
+import { shellJson, shellQuote } from '../domain/shell.ts';
 
 /**
  * AMI_SELECTOR_UNSCOPED: an EC2NodeClass amiSelectorTerm that selects by `name` or `tags` with no
@@ -48,7 +49,7 @@ export const amiSelectorUnscoped: Detector<'AMI_SELECTOR_UNSCOPED'> = {
               ({ term, i }) =>
                 `amiSelectorTerms[${i}] with an owner: ${formatTerm(withOwner(term))} (if these are images you build, use your own account id instead)`,
             ),
-            `kubectl patch ec2nodeclass ${name} --type=merge -p '${JSON.stringify({ spec: { amiSelectorTerms: scoped } })}'`,
+            `kubectl patch ec2nodeclass ${shellQuote(name)} --type=merge -p ${shellJson({ spec: { amiSelectorTerms: scoped } })}`,
             ...unscoped
               .map(({ term }) => describeImagesCommand(withOwner(term)))
               .filter((c): c is string => !!c)

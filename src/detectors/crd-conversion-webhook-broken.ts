@@ -4,6 +4,7 @@ import type { CustomResourceDefinition, Service } from '../domain/kube.ts';
 import { KARPENTER_API_GROUPS } from '../domain/tags.ts';
 import { hasControllerLabel } from '../snapshot/snapshot-index.ts';
 import type { Detector } from './detector.ts';
+import { shellJson, shellQuote } from '../domain/shell.ts';
 
 /** apiextensions.k8s.io/v1 default for `clientConfig.service.port`. */
 const DEFAULT_WEBHOOK_PORT = 443;
@@ -110,7 +111,7 @@ function otherVersion(crd: CustomResourceDefinition): string {
 
 function steps(crdName: string, karpenterServices: Service[]): string[] {
   const out = [
-    `kubectl patch crd ${crdName} --type='json' -p='[{"op": "replace", "path": "/spec/conversion", "value": {"strategy": "None"}}]'`,
+    `kubectl patch crd ${shellQuote(crdName)} --type='json' -p='[{"op": "replace", "path": "/spec/conversion", "value": {"strategy": "None"}}]'`,
   ];
   const webhook = karpenterServices
     .flatMap((s) => (s.spec?.ports ?? []).filter((p) => /webhook/i.test(p.name ?? '')).map((p) => ({ s, port: p.port })))
@@ -118,7 +119,7 @@ function steps(crdName: string, karpenterServices: Service[]): string[] {
   out.push(
     commandStep(
       'Are objects still stored as v1beta1? Only then is conversion needed instead of strategy None',
-      `kubectl get crd ${crdName} -o jsonpath='{.status.storedVersions}'`,
+      `kubectl get crd ${shellQuote(crdName)} -o jsonpath='{.status.storedVersions}'`,
     ),
   );
   if (webhook) {
@@ -126,7 +127,7 @@ function steps(crdName: string, karpenterServices: Service[]): string[] {
     out.push(
       commandStep(
         'Only if v1beta1 is listed and your Karpenter still serves conversion: point the webhook at the Service that exists instead',
-        `kubectl patch crd ${crdName} --type='json' -p='[{"op": "replace", "path": "/spec/conversion/webhook/clientConfig/service", "value": ${JSON.stringify(value)}}]'`,
+        `kubectl patch crd ${shellQuote(crdName)} --type=json -p ${shellJson([{ op: 'replace', path: '/spec/conversion/webhook/clientConfig/service', value }])}`,
       ),
     );
   } else {

@@ -5,6 +5,7 @@ import type { DetectContext, Detector } from './detector.ts';
 import { deniedCall, isDeniedLogLine, isLaunchLogLine, stringField, trimError, type DeniedCall } from './support/cloud-errors.ts';
 import { controllerIdentity, findRoleSteps, grantSteps } from './support/controller-iam.ts';
 import { newestLogTime, stoppedRecurring } from './support/log-recency.ts';
+import { shellQuote } from '../domain/shell.ts';
 
 type Code = 'KARPENTER_IAM_DENIED';
 
@@ -76,10 +77,10 @@ function findingFor(ctx: DetectContext, action: string | undefined, denials: Den
     ? grantSteps(ctx, { actions: [action], resource, principalRoleArn: principal, explicitDenyIn: explicit })
     : [
         ...(encoded
-          ? [`aws sts decode-authorization-message --encoded-message ${encoded} --query DecodedMessage --output text`]
+          ? [`aws sts decode-authorization-message --encoded-message ${shellQuote(encoded)} --query DecodedMessage --output text`]
           : []),
         ...findRoleSteps(ctx, principal).steps,
-        `kubectl logs -n ${id.namespace} -l app.kubernetes.io/name=karpenter --tail=500 | grep -iE 'AccessDenied|UnauthorizedOperation'`,
+        `kubectl logs -n ${shellQuote(id.namespace)} -l app.kubernetes.io/name=karpenter --tail=500 | grep -iE 'AccessDenied|UnauthorizedOperation'`,
       ];
   const span = times.length ? [`first at ${isoSeconds(times[0])}, last at ${isoSeconds(times[times.length - 1])}`] : [];
   return newFinding({

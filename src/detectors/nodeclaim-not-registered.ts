@@ -11,6 +11,7 @@ import { describeCondition } from './support/readiness.ts';
 import { diagnoseSteps, instanceStateSteps, notRunning } from './support/registration-steps.ts';
 import { nodePoolOfClaim } from '../domain/tags.ts';
 import { isAutoModeRef } from './support/auto-mode.ts';
+import { shellQuote } from '../domain/shell.ts';
 
 type Code = 'NODECLAIM_NOT_REGISTERED';
 
@@ -159,7 +160,7 @@ function explain(
       cause: 'UNKNOWN',
       detail: `Could not tell which IAM role the nodes use (${gaps.join('; ') || 'no EC2NodeClass or instance profile captured'}), so the aws-auth / access entry mapping was not checked. ${RELAUNCH}`,
       steps: [
-        nodeClass ? `kubectl get ${resource} ${nodeClass} -o yaml` : `kubectl get ${resource} -o yaml`,
+        nodeClass ? `kubectl get ${resource} ${shellQuote(nodeClass)} -o yaml` : `kubectl get ${resource} -o yaml`,
         'aws iam list-instance-profiles',
         'kubectl get configmap aws-auth -n kube-system -o yaml',
       ],

@@ -7,6 +7,7 @@ import type { DetectContext, Detector } from './detector.ts';
 import { nodeClassFailures, unhealthyConditions } from './support/nodeclass-status.ts';
 import { conditionText, describeCondition, notReady } from './support/readiness.ts';
 import { AUTO_MODE_GROUP, EC2NODECLASS_GROUP, isEc2NodeClassRef, nodeClassKind } from './support/auto-mode.ts';
+import { shellJson, shellQuote } from '../domain/shell.ts';
 
 type Cause = CauseCodeOf<'NODEPOOL_NOT_READY'>;
 interface Explained {
@@ -102,7 +103,7 @@ function nodeClassMissing(np: NodePool, ctx: DetectContext): Explained | undefin
       `kubectl get ${resource}`,
       commandStep(
         `Point NodePool ${name} at an existing ${kind}${isEc2 ? '' : " (EKS Auto Mode's built-in one is default)"}`,
-        `kubectl patch nodepool ${name} --type=merge -p '${JSON.stringify(patch)}'`,
+        `kubectl patch nodepool ${shellQuote(name)} --type=merge -p ${shellJson(patch)}`,
       ),
       commandStep(`Or create ${kind} ${target ?? '<name>'} from its manifest`, 'kubectl apply -f <its manifest>'),
     ],
@@ -136,16 +137,16 @@ function nodeClassUnready(np: NodePool, ctx: DetectContext): Explained | undefin
       ? [
           commandStep(
             `${kind} ${target} is terminating: point NodePool ${name} at another ${kind}, or recreate ${target}`,
-            `kubectl edit nodepool ${name}`,
+            `kubectl edit nodepool ${shellQuote(name)}`,
           ),
         ]
       : [
-          `kubectl describe ${resource} ${target}`,
+          `kubectl describe ${resource} ${shellQuote(target)}`,
           isEc2
             ? `Fix EC2NodeClass ${target} (see its NODECLASS_NOT_READY finding); NodePool ${name} turns Ready by itself once it is.`
             : commandStep(
                 `Fix NodeClass ${target} as its conditions say; NodePool ${name} turns Ready by itself once it is`,
-                `kubectl get ${resource} ${target} -o yaml`,
+                `kubectl get ${resource} ${shellQuote(target)} -o yaml`,
               ),
         ],
   };
@@ -163,21 +164,23 @@ function validationFailed(np: NodePool): Explained | undefined {
   const name = np.metadata?.name ?? '?';
   const ref = np.spec?.template?.spec?.nodeClassRef;
   const hints: string[] = [];
-  const steps = [`kubectl get nodepool ${name} -o yaml`];
+  const steps = [`kubectl get nodepool ${shellQuote(name)} -o yaml`];
   if (ref?.apiVersion && !ref.group) {
     hints.push(`nodeClassRef uses the v1beta1 form (apiVersion: ${ref.apiVersion}); karpenter.sh/v1 needs group and kind`);
     const fixed = { group: EC2NODECLASS_GROUP, kind: ref.kind ?? 'EC2NodeClass', name: ref.name ?? '<name>' };
     steps.push(
-      `kubectl patch nodepool ${name} --type=merge -p '${JSON.stringify({ spec: { template: { spec: { nodeClassRef: fixed } } } })}'`,
+      `kubectl patch nodepool ${shellQuote(name)} --type=merge -p ${shellJson({ spec: { template: { spec: { nodeClassRef: fixed } } } })}`,
     );
   }
   if (np.spec?.disruption?.consolidationPolicy === 'WhenUnderutilized') {
     hints.push('consolidationPolicy WhenUnderutilized is the v1beta1 name; v1 calls it WhenEmptyOrUnderutilized');
     steps.push(
-      `kubectl patch nodepool ${name} --type=merge -p '{"spec":{"disruption":{"consolidationPolicy":"WhenEmptyOrUnderutilized"}}}'`,
+      `kubectl patch nodepool ${shellQuote(name)} --type=merge -p ${shellJson({ spec: { disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized' } } })}`,
     );
   }
-  steps.push(commandStep('Fix the field the message names; Karpenter re-validates on save', `kubectl edit nodepool ${name}`));
+  steps.push(
+    commandStep('Fix the field the message names; Karpenter re-validates on save', `kubectl edit nodepool ${shellQuote(name)}`),
+  );
   return {
     code: 'VALIDATION_FAILED',
     title: 'its spec failed validation',
@@ -200,8 +203,8 @@ function unknown(np: NodePool, ctx: DetectContext): Explained {
       .filter((c) => c.status !== 'True')
       .map((c) => `NodePool ${name}: ${describeCondition(c)}`),
     steps: [
-      `kubectl describe nodepool ${name}`,
-      `kubectl logs -n ${ns} -l app.kubernetes.io/name=karpenter --tail=200 | grep -i ${name}`,
+      `kubectl describe nodepool ${shellQuote(name)}`,
+      `kubectl logs -n ${shellQuote(ns)} -l app.kubernetes.io/name=karpenter --tail=200 | grep -i ${shellQuote(name)}`,
     ],
   };
 }

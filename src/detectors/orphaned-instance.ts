@@ -2,65 +2,39 @@ import type { Instance } from '../domain/aws.ts';
 import type { CauseCodeOf } from '../domain/codes.ts';
 import type { Finding } from '../domain/finding.ts';
 import { newFinding, proposedAction } from '../domain/finding.ts';
-import { ageMs, isoSeconds } from '../domain/kube-helpers.ts';
+import { isoSeconds } from '../domain/kube-helpers.ts';
 import { formatDuration } from '../domain/settings.ts';
-import {
-  CLUSTER_TAG,
-  isTaggedForCluster,
-  legacyClusterTag,
-  NODECLAIM_TAG,
-  NODECLASS_TAG,
-  foreignOwnerTag,
-  NODEPOOL_TAG,
-  nodePoolOfClaim,
-} from '../domain/tags.ts';
+import { CLUSTER_TAG, legacyClusterTag, NODECLAIM_TAG, NODECLASS_TAG, NODEPOOL_TAG } from '../domain/tags.ts';
 import type { DetectContext, Detector } from './detector.ts';
-import { awsRunsKarpenter, isAutoModeRef } from './support/auto-mode.ts';
+import { awsRunsKarpenter } from './support/auto-mode.ts';
 import { controllerAbsenceKnown } from './support/controller-presence.ts';
 import { regionFlag, regionOf } from './support/iam-arn.ts';
-
-/**
- * States that are on their way (pending) or gone (shutting-down, terminated): not orphans.
- * `stopping` and `stopped` count: Karpenter never stops its instances, and its own garbage
- * collection would terminate them too.
- */
-const IGNORED_STATES = new Set(['pending', 'shutting-down', 'terminated']);
+import { orphanCandidates } from './support/orphan-candidates.ts';
+import { shellQuote } from '../domain/shell.ts';
 
 type Cause = CauseCodeOf<'ORPHANED_INSTANCE'>;
 
 /**
- * ORPHANED_INSTANCE: an EC2 instance Karpenter launched for this cluster (cluster tag and
- * `karpenter.sh/nodepool`, never a managed node group's) that no NodeClaim points to, past the
- * grace period. Stopped instances count: their volumes still cost. An instance whose own
- * NodeClaim exists but has no providerID yet is still being bound, not orphaned. The engine
- * runs this only when NodeClaims were captured (no NodeClaims, no orphans: see Detector), and
- * the terminate planner re-checks the tag guardrail before anything is proposed.
+ * ORPHANED_INSTANCE: an EC2 instance Karpenter launched for this cluster that no NodeClaim points
+ * to, past the grace period (see orphanCandidates). Stopped instances count: their volumes still
+ * cost. Only instances whose provenance is proven (src/domain/provenance.ts) are orphans: the
+ * rest are INSTANCE_PROVENANCE_UNPROVEN and never terminated. The engine runs this only when
+ * NodeClaims were captured (no NodeClaims, no orphans: see Detector); without launch templates
+ * nothing is proven, so every candidate is reported as unproven instead. The terminate planner
+ * re-checks the tag guardrail and the provenance before anything is proposed.
  */
 export const orphanedInstance: Detector<'ORPHANED_INSTANCE'> = {
   code: 'ORPHANED_INSTANCE',
   requires: ['instances', 'nodeclaims'],
-  refinedBy: ['pods', 'deployments', 'nodepools', 'cluster'],
+  refinedBy: ['pods', 'deployments', 'nodepools', 'cluster', 'launchtemplates'],
   detect(ctx) {
     const cluster = ctx.snapshot.clusterName;
     const grace = ctx.settings.orphanGraceMs;
-    const unbound = ctx.snapshot.nodeClaims.filter((c) => !c.status?.providerID);
-    const claimNames = new Set(unbound.map((c) => c.metadata?.name));
-    const poolsWithUnbound = new Set(unbound.map(nodePoolOfClaim));
     let cause: { code: Cause; detail: string; evidence: string } | undefined;
     const findings: Finding<'ORPHANED_INSTANCE'>[] = [];
-    for (const instance of ctx.snapshot.instances) {
+    for (const { instance, ageMs: age, provenance } of orphanCandidates(ctx)) {
+      if (!provenance.proven) continue;
       const t = instance.tags;
-      if (!isTaggedForCluster(t, cluster) || t[NODEPOOL_TAG] === undefined) continue;
-      if (foreignOwnerTag(t) !== undefined) continue;
-      // A NodePool of EKS Auto Mode: AWS launched it and garbage-collects it, and may not let anyone else terminate it.
-      if (isAutoModeRef(ctx.index.nodePoolsByName.get(t[NODEPOOL_TAG])?.spec?.template?.spec?.nodeClassRef)) continue;
-      if (IGNORED_STATES.has(instance.state)) continue;
-      const age = ageMs(instance.launchTime, ctx.now);
-      if (age === undefined || age < grace) continue;
-      if (ctx.index.nodeClaimsByInstanceId.has(instance.id)) continue;
-      if (t[NODECLAIM_TAG] !== undefined && claimNames.has(t[NODECLAIM_TAG])) continue;
-      // Without a karpenter.sh/nodeclaim tag to tell, a NodeClaim of its NodePool still being bound may be its own.
-      if (t[NODECLAIM_TAG] === undefined && poolsWithUnbound.has(t[NODEPOOL_TAG])) continue;
       cause ??= orphanCause(ctx);
       findings.push(
         newFinding({
@@ -73,6 +47,7 @@ export const orphanedInstance: Detector<'ORPHANED_INSTANCE'> = {
           evidence: [
             `${[instance.id, instance.instanceType, instance.state].filter(Boolean).join(' ')}, launched ${instance.launchTime} (${formatDuration(age)} ago, grace ${formatDuration(grace)})`,
             `tags: ${tagSummary(instance, cluster)}`,
+            `provenance: ${provenance.evidence}`,
             `no NodeClaim has providerID ending in ${instance.id} (${ctx.snapshot.nodeClaims.length} NodeClaims captured)`,
             cause.evidence,
           ],
@@ -161,5 +136,5 @@ function controllerState(ctx: DetectContext): { ready: boolean; what: string } |
 
 /** Region from the cluster ARN so the command runs as printed. */
 function terminateCommand(instance: Instance, ctx: DetectContext): string {
-  return `aws ec2 terminate-instances --instance-ids ${instance.id}${regionFlag(regionOf({ clusterArn: ctx.snapshot.cluster?.arn }))}`;
+  return `aws ec2 terminate-instances --instance-ids ${shellQuote(instance.id)}${regionFlag(regionOf({ clusterArn: ctx.snapshot.cluster?.arn }))}`;
 }

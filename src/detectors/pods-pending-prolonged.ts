@@ -8,6 +8,7 @@ import { controllerAbsenceKnown } from './support/controller-presence.ts';
 import { earliestSince, isUnboundPending, listCapped, pendingAtLeast, podRef } from './support/pending.ts';
 import { WorkloadDiagnoser, type WorkloadCause, type WorkloadVerdict } from './support/workload-diagnosis.ts';
 import { nominatedTo, pendingThreshold, waitsForKarpenter } from './support/workload-pending.ts';
+import { shellQuote } from '../domain/shell.ts';
 
 /**
  * PODS_PENDING_PROLONGED: workload pods Karpenter should have found a node for, grouped into one
@@ -163,12 +164,12 @@ function controllerDown(ctx: DetectContext): WorkloadVerdict {
       ...controllers.flatMap((c) =>
         scaledDown.includes(c)
           ? [
-              `kubectl scale deployment -n ${c.namespace} ${c.deploymentName ?? 'karpenter'} --replicas=2   # the Helm chart's default; if Helm or GitOps owns it, set replicas there`,
+              `kubectl scale deployment -n ${shellQuote(c.namespace)} ${shellQuote(c.deploymentName ?? 'karpenter')} --replicas=2   # the Helm chart's default; if Helm or GitOps owns it, set replicas there`,
             ]
           : [
-              `kubectl get pods -n ${c.namespace} -l app.kubernetes.io/name=karpenter -o wide`,
-              `kubectl describe deployment -n ${c.namespace} ${c.deploymentName ?? 'karpenter'}`,
-              `kubectl logs -n ${c.namespace} deployment/${c.deploymentName ?? 'karpenter'} --tail=100`,
+              `kubectl get pods -n ${shellQuote(c.namespace)} -l app.kubernetes.io/name=karpenter -o wide`,
+              `kubectl describe deployment -n ${shellQuote(c.namespace)} ${shellQuote(c.deploymentName ?? 'karpenter')}`,
+              `kubectl logs -n ${shellQuote(c.namespace)} ${shellQuote(`deployment/${c.deploymentName ?? 'karpenter'}`)} --tail=100`,
             ],
       ),
       ...(scaledDown.length < controllers.length

@@ -2,6 +2,7 @@ import type { Detector } from './detector.ts';
 import { amiSelectorUnscoped } from './ami-selector-unscoped.ts';
 import { controllerPending } from './controller-pending.ts';
 import { crdConversionWebhookBroken } from './crd-conversion-webhook-broken.ts';
+import { instanceProvenanceUnproven } from './instance-provenance-unproven.ts';
 import { karpenterIamDenied } from './karpenter-iam-denied.ts';
 import { nodeClaimLaunchFailed } from './nodeclaim-launch-failed.ts';
 import { nodeClaimNotRegistered } from './nodeclaim-not-registered.ts';
@@ -22,4 +23,5 @@ export const DETECTORS: readonly Detector[] = [
   karpenterIamDenied,
   crdConversionWebhookBroken,
   amiSelectorUnscoped,
+  instanceProvenanceUnproven,
 ];

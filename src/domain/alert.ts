@@ -10,6 +10,8 @@ export const ALERT_EVENTS = [
   'resolved',
   'remediation-applied',
   'remediation-failed',
+  /** The scan stopped between acting and recording what the action did (src/notify/remediation-alerts.ts). */
+  'remediation-unknown',
   'interruption-unattended',
   'interruption-surge',
   'scheduled-maintenance',

@@ -17,6 +17,25 @@ export interface CleanupRequest {
   deleteNodePools: boolean;
 }
 
+/** An instance the cleanup left alone, and why (`launch template lt-… is not Karpenter's (name …)`). */
+export interface InstanceNotProven {
+  id: string;
+  reason: string;
+}
+
+/**
+ * A step this run did not start, by the cleanup's ordering rule rather than for lack of time: the
+ * NodePools could not be deleted (a running controller would replace terminated instances), or the
+ * instances are not all known terminated (launch templates and instance profiles are still in use).
+ */
+export interface CleanupStepNotStarted {
+  step: CleanupStep;
+  /** One line: why, and what to do. */
+  reason: string;
+  /** Only the instances of these NodePools were left (their NodePools could not be deleted); absent: the whole step. */
+  nodePools?: string[];
+}
+
 /** One thing that failed; the run carries on with the rest. */
 export interface CleanupError {
   step: CleanupStep;
@@ -34,11 +53,18 @@ export interface CleanupResult {
   /** In a dry run, what would be done. */
   nodePoolsDeleted: string[];
   instancesTerminated: string[];
+  /**
+   * Tagged as Karpenter's for the cluster but not proven launched by Karpenter (src/domain/provenance.ts):
+   * listed, never terminated. Additive to DESIGN.md's shape; sorted by id.
+   */
+  instancesNotProven: InstanceNotProven[];
   launchTemplatesDeleted: string[];
   instanceProfilesDeleted: string[];
   errors: CleanupError[];
   /** Only when time ran out: the step the next run starts with (additive to DESIGN.md's shape). */
   stoppedAt?: CleanupStep;
+  /** Only when the ordering rule held a step back (apply runs; additive): the result is then not complete. */
+  stepsNotStarted?: CleanupStepNotStarted[];
 }
 
 /** What a run is doing, for a terminal's progress line and the function's log. */
@@ -54,6 +80,7 @@ export function emptyCleanupResult(request: Pick<CleanupRequest, 'clusterName' |
     complete: false,
     nodePoolsDeleted: [],
     instancesTerminated: [],
+    instancesNotProven: [],
     launchTemplatesDeleted: [],
     instanceProfilesDeleted: [],
     errors: [],

@@ -14,6 +14,7 @@ export const FINDING_CODES = [
   'KARPENTER_IAM_DENIED',
   'CRD_CONVERSION_WEBHOOK_BROKEN',
   'AMI_SELECTOR_UNSCOPED',
+  'INSTANCE_PROVENANCE_UNPROVEN',
 ] as const;
 export type FindingCode = (typeof FINDING_CODES)[number];
 
@@ -59,6 +60,14 @@ export const CAUSES_BY_FINDING = {
   KARPENTER_IAM_DENIED: ['MISSING_PERMISSION'],
   CRD_CONVERSION_WEBHOOK_BROKEN: ['SERVICE_MISSING', 'PORT_MISMATCH'],
   AMI_SELECTOR_UNSCOPED: ['NO_OWNER'],
+  // The class of missing evidence (src/domain/provenance.ts), in the order it is checked.
+  INSTANCE_PROVENANCE_UNPROVEN: [
+    'NOT_LAUNCHED_FROM_TEMPLATE',
+    'NOT_LAUNCHED_BY_FLEET',
+    'KARPENTER_TAGS_MISSING',
+    'LAUNCH_TEMPLATE_UNKNOWN',
+    'LAUNCH_TEMPLATE_NOT_KARPENTERS',
+  ],
 } as const satisfies Record<FindingCode, readonly string[]>;
 
 export type CauseCodeOf<C extends FindingCode> = (typeof CAUSES_BY_FINDING)[C][number];

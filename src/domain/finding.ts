@@ -53,7 +53,10 @@ export function findingId(code: FindingCode, resource: ResourceRef, discriminato
  * (multi-line commands, e.g. YAML to apply, follow on further lines).
  */
 export function commandStep(why: string, command: string): string {
-  return `# ${why.replace(/\s*:\s*$/, '')}\n${command}`;
+  // The reason names data (a NodePool, a role): a line break in it would put the rest of the
+  // reason, uncommented, on a line of its own that a paste runs.
+  const comment = why.replace(/[\r\n\v\f\u0085\u2028\u2029]+/g, ' ').replace(/\s*:\s*$/, '');
+  return `# ${comment}\n${command}`;
 }
 
 export function manualRemediation(steps: string[]): Remediation {

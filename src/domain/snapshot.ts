@@ -1,3 +1,4 @@
+import type { FindingCode } from './codes.ts';
 import type { AccessEntry, ClusterInfo, FargateProfile, Instance, InstanceProfile, LaunchTemplate, LogLine } from './aws.ts';
 import type {
   ConfigMap,
@@ -42,6 +43,23 @@ export type SourceName = (typeof SOURCE_NAMES)[number];
 export interface Gap {
   source: SourceName;
   error: string;
+  /**
+   * Set when a check failed on the data rather than a source being unreadable: the finding code
+   * whose detector could not finish (`source` is then the first source it requires).
+   */
+  detector?: FindingCode;
+}
+
+const SET_ASIDE = ' set aside as malformed (see notes)';
+
+/** The gap of a source some of whose objects were set aside because a field had the wrong type. */
+export function setAsideGap(source: SourceName, count: number): Gap {
+  return { source, error: `${count} object${count === 1 ? '' : 's'}${SET_ASIDE}` };
+}
+
+/** Whether the source was read but objects of it were set aside (not denied, not missing). */
+export function isSetAsideGap(gap: Gap): boolean {
+  return gap.detector === undefined && gap.error.endsWith(SET_ASIDE);
 }
 
 export interface ClusterSnapshot {

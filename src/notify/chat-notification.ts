@@ -5,6 +5,9 @@
  * https://docs.aws.amazon.com/chatbot/latest/adminguide/custom-notifs.html
  */
 import type { Alert, ChatNotification } from '../domain/alert.ts';
+import { shellQuote } from '../domain/shell.ts';
+import { markdownCode, markdownFence, markdownParagraph, markdownText } from '../domain/markdown.ts';
+import { visibleLine, visibleText } from '../domain/visible.ts';
 
 /**
  * Sizes kept well inside what chat clients show (a Slack section holds 3000 characters, a message
@@ -24,7 +27,8 @@ const TRUNCATED = '\n... (truncated)';
 /** Commands a step may start with; they render as code. Prose steps stay prose. */
 const COMMAND = /^(kubectl|aws|eksctl|helm|terraform|karpenter-sentinel)\s/;
 
-export function chatNotificationOf(alert: Alert): ChatNotification {
+export function chatNotificationOf(unsafe: Alert): ChatNotification {
+  const alert = visibleAlert(unsafe);
   const title = chatTitle(alert);
   const keywords = [alert.severity, alert.code, ...(alert.cluster === '-' ? [] : [alert.cluster])];
   return {
@@ -50,7 +54,24 @@ export function chatNotificationOf(alert: Alert): ChatNotification {
 
 /** SNS message attributes, for subscription filter policies (`{"severity": ["critical"]}`). */
 export function alertMessageAttributes(alert: Alert): { severity: string; cluster: string; code: string; event: string } {
-  return { severity: alert.severity, cluster: alert.cluster, code: alert.code, event: alert.event };
+  return { severity: alert.severity, cluster: visibleLine(alert.cluster), code: visibleLine(alert.code), event: alert.event };
+}
+
+/**
+ * The alert as chat clients may show it: controls and bidi overrides written out, the title and
+ * names on one line. Values in the description and the steps' reasons are Markdown-escaped where
+ * the text is built (finding-text.ts), commands are shell-quoted where the steps are.
+ */
+function visibleAlert(alert: Alert): Alert {
+  return {
+    ...alert,
+    cluster: visibleLine(alert.cluster),
+    code: visibleLine(alert.code),
+    title: visibleLine(alert.title),
+    description: visibleText(alert.description),
+    nextSteps: alert.nextSteps.map(visibleText),
+    threadId: visibleLine(alert.threadId),
+  };
 }
 
 /** `[critical] prod: Karpenter controller ...`, `[resolved] prod: ...`: one line. */
@@ -68,7 +89,8 @@ function chatSteps(alert: Alert): string[] {
     const rendered = stepMarkdown(truncateLines(step, CHAT_LIMITS.step));
     if (used + rendered.length > CHAT_LIMITS.steps) {
       const left = alert.nextSteps.length - i;
-      const where = alert.cluster === '-' ? 'the full report' : `\`karpenter-sentinel scan --cluster ${alert.cluster}\``;
+      const where =
+        alert.cluster === '-' ? 'the full report' : `\`karpenter-sentinel scan --cluster ${shellQuote(alert.cluster)}\``;
       out.push(`... ${left} more step${left === 1 ? '' : 's'}: ${where} lists them all`);
       break;
     }
@@ -87,10 +109,11 @@ export function stepMarkdown(step: string): string {
   const why: string[] = [];
   while (lines.length > 1 && lines[0]?.startsWith('# ')) why.push((lines.shift() as string).slice(2));
   const command = lines.join('\n');
-  const intro = why.length > 0 ? `${why.join(' ')}:` : '';
-  if (lines.length > 1 || command.includes('`')) return `${intro ? `${intro}\n` : ''}\`\`\`\n${command}\n\`\`\``;
-  if (intro || COMMAND.test(command)) return `${intro ? `${intro} ` : ''}\`${command}\``;
-  return command;
+  // The reason names data (a NodePool, a role): shown as text, never as Markdown.
+  const intro = why.length > 0 ? `${markdownText(why.join(' '))}:` : '';
+  if (lines.length > 1 || command.includes('`')) return `${intro ? `${intro}\n` : ''}${markdownFence('', command).join('\n')}`;
+  if (intro || COMMAND.test(command)) return `${intro ? `${intro} ` : ''}${markdownCode(command)}`;
+  return markdownParagraph(command);
 }
 
 /** At most `max` characters, cut at a line break when one is near, marked as truncated. */

@@ -2,7 +2,8 @@
  * Which alerts one scan of one cluster sends, deduplicated against the alerts still open in the
  * state table: one when a finding appears, a reminder at most every `reminderIntervalMs` while it
  * persists, one when it clears. Pure: the caller reads the open alerts, publishes `alerts`, then
- * saves `save` and clears `clear`.
+ * saves `save` and clears `clear`. Remediation alerts are not planned here: they go through the
+ * state table's outbox (remediation-alerts.ts), recorded before the action.
  */
 import type { AlertSettings } from '../config.ts';
 import type { Alert, AlertEvent, ServiceAlertCode } from '../domain/alert.ts';
@@ -12,7 +13,9 @@ import { toIsoSeconds } from '../domain/kube-helpers.ts';
 import type { Report } from '../domain/report.ts';
 import { formatDuration } from '../domain/settings.ts';
 import type { OpenAlert } from '../ports/state.ts';
-import { actionWord, capitalized, findingFacts, sinceText, stepsFor } from './finding-text.ts';
+import { findingFacts, sinceText, stepsFor } from './finding-text.ts';
+import { shellQuote } from '../domain/shell.ts';
+import { markdownText } from '../domain/markdown.ts';
 
 /** The open-alert key (and alert code) of "the scan could not read the cluster at all". */
 export const UNREADABLE_KEY = 'CLUSTER_UNREADABLE' satisfies ServiceAlertCode;
@@ -42,9 +45,7 @@ export interface ScanAlertInput {
  *   (a controller losing its last ready replica) → `reminder`;
  * - open and absent from a COMPLETE, readable report → `resolved`. Absence on incomplete data
  *   proves nothing, so nothing is resolved then. A finding that is still present but dropped below
- *   `minSeverity` stays open, silently, until it is really gone;
- * - every applied or failed remediation → one alert, whatever its severity (the scan's idempotency
- *   and the remediation cooldowns keep it from repeating).
+ *   `minSeverity` stays open, silently, until it is really gone.
  */
 export function planScanAlerts(input: ScanAlertInput): AlertPlan {
   const { cluster, report, now, settings } = input;
@@ -78,11 +79,6 @@ export function planScanAlerts(input: ScanAlertInput): AlertPlan {
       : `Still open since ${sinceText(existing.firstSeen, now)}; reminded every ${formatDuration(settings.reminderIntervalMs)}.`;
     plan.alerts.push(findingAlert('reminder', f, cluster, now, [lead, '']));
     plan.save.push({ ...existing, code: f.code, severity: f.severity, title: f.title, lastSent: nowIso });
-  }
-
-  for (const f of findings) {
-    const status = f.remediation?.status;
-    if (status === 'applied' || status === 'failed') plan.alerts.push(remediationAlert(f, cluster, now));
   }
 
   if (input.unreadable === undefined && report.complete) {
@@ -122,13 +118,13 @@ function planUnreadable(input: ScanAlertInput, existing: OpenAlert | undefined, 
     title,
     description: [
       ...lead,
-      `**Error:** ${input.unreadable}`,
+      `**Error:** ${markdownText(input.unreadable)}`,
       'Nothing of the cluster could be read, so no Karpenter problem can be found or fixed there, and no open alert of it is resolved until a scan reads it again.',
     ].join('\n'),
     nextSteps: [
-      `aws eks describe-cluster --name ${cluster} --query 'cluster.[status,endpoint,accessConfig]'`,
-      `aws eks list-access-entries --cluster-name ${cluster}`,
-      `karpenter-sentinel scan --cluster ${cluster}`,
+      `aws eks describe-cluster --name ${shellQuote(cluster)} --query 'cluster.[status,endpoint,accessConfig]'`,
+      `aws eks list-access-entries --cluster-name ${shellQuote(cluster)}`,
+      `karpenter-sentinel scan --cluster ${shellQuote(cluster)}`,
     ],
     threadId: UNREADABLE_KEY,
   });
@@ -147,27 +143,6 @@ function findingAlert(event: AlertEvent, f: Finding, cluster: string, now: Date,
     code: f.code,
     title: f.title,
     description: [...lead, ...findingFacts(f, cluster, now)].join('\n'),
-    nextSteps: stepsFor(f),
-    threadId: f.id,
-  };
-}
-
-function remediationAlert(f: Finding, cluster: string, now: Date): Alert {
-  const action = f.remediation?.action;
-  const applied = f.remediation?.status === 'applied';
-  const word = action && action !== 'MANUAL' ? actionWord(action) : 'action';
-  const follow = !applied
-    ? 'It did not go through; the next steps do it by hand.'
-    : action === 'TERMINATE_INSTANCE'
-      ? 'The finding resolves once EC2 reports the instance shutting down or terminated.'
-      : 'The next scans tell whether it helped: the finding resolves, or the restart guardrails stop and say a human must look.';
-  return {
-    event: applied ? 'remediation-applied' : 'remediation-failed',
-    severity: f.severity,
-    cluster,
-    code: f.code,
-    title: `${capitalized(word)} ${applied ? 'applied' : 'failed'}: ${f.title}`,
-    description: [...findingFacts(f, cluster, now), '', follow].join('\n'),
     nextSteps: stepsFor(f),
     threadId: f.id,
   };

@@ -6,6 +6,8 @@ import type { ActionKind } from '../domain/codes.ts';
 import type { Finding, Remediation, ResourceRef } from '../domain/finding.ts';
 import { ageMs } from '../domain/kube-helpers.ts';
 import { formatDuration } from '../domain/settings.ts';
+import { shellQuote } from '../domain/shell.ts';
+import { markdownText } from '../domain/markdown.ts';
 
 /** Evidence lines quoted in an alert; the full list is in the report. */
 export const MAX_EVIDENCE_LINES = 5;
@@ -58,17 +60,18 @@ export function remediationText(r: Remediation): string {
 /** Cause, resource, since, a few evidence lines and the action, one fact per line. */
 export function findingFacts(f: Finding, cluster: string, now: Date): string[] {
   const lines: string[] = [];
-  if (f.cause) lines.push(`**Cause:** \`${f.cause.code}\`: ${f.cause.detail}`);
-  lines.push(`**Resource:** ${resourceText(f.resource)}`);
-  if (f.since) lines.push(`**Since:** ${sinceText(f.since, now)}`);
+  if (f.cause) lines.push(`**Cause:** \`${f.cause.code}\`: ${markdownText(f.cause.detail)}`);
+  lines.push(`**Resource:** ${markdownText(resourceText(f.resource))}`);
+  if (f.since) lines.push(`**Since:** ${markdownText(sinceText(f.since, now))}`);
   if (f.evidence.length > 0) {
     lines.push('**Evidence:**');
-    for (const e of f.evidence.slice(0, MAX_EVIDENCE_LINES)) lines.push(`- ${e}`);
+    for (const e of f.evidence.slice(0, MAX_EVIDENCE_LINES)) lines.push(`- ${markdownText(e)}`);
     const more = f.evidence.length - MAX_EVIDENCE_LINES;
-    if (more > 0) lines.push(`- ... and ${more} more (\`karpenter-sentinel scan --cluster ${cluster}\` lists them all)`);
+    if (more > 0)
+      lines.push(`- ... and ${more} more (\`karpenter-sentinel scan --cluster ${shellQuote(cluster)}\` lists them all)`);
   }
   const action = f.remediation ? remediationText(f.remediation) : '';
-  if (action) lines.push(`**Action:** ${action}`);
+  if (action) lines.push(`**Action:** ${markdownText(action)}`);
   return lines;
 }
 

@@ -11,6 +11,8 @@ import { NODECLAIM_TAG, NODEPOOL_TAG } from '../domain/tags.ts';
 import type { InterruptionKind, ScheduledChange } from '../interruptions/event.ts';
 import type { ResolvedEvent } from '../interruptions/owner.ts';
 import type { ClusterStatus } from '../ports/state.ts';
+import { shellQuote, shellWords } from '../domain/shell.ts';
+import { markdownCode, markdownText } from '../domain/markdown.ts';
 
 /**
  * Kinds that announce a node is about to go: with the controller down nobody cordons and drains
@@ -83,7 +85,7 @@ export function unattendedAlert(input: UnattendedInput): Alert {
     code: 'INTERRUPTION_UNATTENDED',
     title: `Karpenter is down: ${count(instances.length, 'instance')} about to be interrupted with nobody to drain ${instances.length === 1 ? 'it' : 'them'}`,
     description: [
-      `The last scan (${status.observedAt}, ${formatDuration(Math.max(0, age))} ago) found the Karpenter controller unavailable: ` +
+      `The last scan (${markdownText(status.observedAt)}, ${formatDuration(Math.max(0, age))} ago) found the Karpenter controller unavailable: ` +
         `${status.readyReplicas}/${status.desiredReplicas} replicas ready. Karpenter cordons and drains the nodes EC2 is about to ` +
         'take; while it is down, their pods are killed with the instance.',
       '',
@@ -124,7 +126,7 @@ export function surgeAlert(input: SurgeInput): Alert {
     code: 'INTERRUPTION_SURGE',
     title: `Interruption surge: ${total} interruptions of NodePool ${nodePool} within ${window}`,
     description: [
-      `${total} Spot or capacity reservation interruption warnings for NodePool \`${nodePool}\` since ${toIsoSeconds(windowStart)} ` +
+      `${total} Spot or capacity reservation interruption warnings for NodePool ${markdownCode(nodePool)} since ${toIsoSeconds(windowStart)} ` +
         `(threshold: ${threshold} per ${window} window). Karpenter replaces interrupted nodes, but at this rate the capacity ` +
         'it picks keeps being taken back: pods restart again and again.',
       '',
@@ -133,15 +135,15 @@ export function surgeAlert(input: SurgeInput): Alert {
     ].join('\n'),
     nextSteps: [
       kubeconfigStep(events, cluster),
-      `kubectl get nodepool ${nodePool} -o jsonpath='{.spec.template.spec.requirements}'`,
-      `kubectl get nodeclaims -l ${NODEPOOL_TAG}=${nodePool} -o wide`,
+      `kubectl get nodepool ${shellQuote(nodePool)} -o jsonpath='{.spec.template.spec.requirements}'`,
+      `kubectl get nodeclaims -l ${shellQuote(`${NODEPOOL_TAG}=${nodePool}`)} -o wide`,
       ...(spotTypes.length > 0 && region
         ? [
-            `aws ec2 get-spot-placement-scores --region ${region} --region-names ${region} --single-availability-zone ` +
-              `--target-capacity ${total} --instance-types ${spotTypes.join(' ')}`,
+            `aws ec2 get-spot-placement-scores --region ${shellQuote(region)} --region-names ${shellQuote(region)} --single-availability-zone ` +
+              `--target-capacity ${total} --instance-types ${shellWords(spotTypes)}`,
           ]
         : []),
-      `Allow more instance types, sizes and zones in NodePool ${nodePool} (spec.template.spec.requirements), or add an ` +
+      `Allow more instance types, sizes and zones in NodePool ${markdownText(nodePool)} (spec.template.spec.requirements), or add an ` +
         'on-demand fallback NodePool, so Karpenter can move to capacity that is not being reclaimed.',
     ],
     threadId: `INTERRUPTION_SURGE#${cluster}#${nodePool}`,
@@ -169,11 +171,11 @@ export function scheduledMaintenanceAlert(input: ScheduledMaintenanceInput): Ale
       `Scheduled maintenance: ${change.eventTypeCode} for ${count(instances.length, 'instance')}` +
       (change.startTime ? ` from ${change.startTime}` : ''),
     description: [
-      `AWS Health${change.statusCode ? ` (${change.statusCode})` : ''} scheduled change \`${change.eventTypeCode}\` affects ` +
-        `${count(instances.length, 'Karpenter instance')} of ${cluster}.`,
-      `**Starts:** ${start}`,
-      ...(change.endTime ? [`**Ends:** ${change.endTime}`] : []),
-      `**Event:** ${change.eventArn}`,
+      `AWS Health${change.statusCode ? ` (${markdownText(change.statusCode)})` : ''} scheduled change ${markdownCode(change.eventTypeCode)} affects ` +
+        `${count(instances.length, 'Karpenter instance')} of ${markdownText(cluster)}.`,
+      `**Starts:** ${markdownText(start)}`,
+      ...(change.endTime ? [`**Ends:** ${markdownText(change.endTime)}`] : []),
+      `**Event:** ${markdownCode(change.eventArn)}`,
       '',
       ...listed(instances.map(([, evs]) => `- ${instanceFacts(evs)}`)),
       '',
@@ -183,7 +185,7 @@ export function scheduledMaintenanceAlert(input: ScheduledMaintenanceInput): Ale
     nextSteps: [
       kubeconfigStep(events, cluster),
       ...listed(instances.map(([id, evs]) => replaceStep(id, evs[0]))),
-      `aws health describe-event-details --region us-east-1 --event-arns ${change.eventArn}`,
+      `aws health describe-event-details --region us-east-1 --event-arns ${shellQuote(change.eventArn)}`,
     ],
     threadId: `SCHEDULED_MAINTENANCE#${cluster}#${change.eventArn}`,
   };
@@ -200,30 +202,32 @@ function instanceFacts(events: readonly ResolvedEvent[]): string {
   const e = events[0];
   if (!e) return '';
   const i = e.instance;
-  const where = [i?.instanceType, i?.availabilityZone && `in ${i.availabilityZone}`].filter(Boolean).join(' ');
-  const node = i?.privateDnsName ? `, node \`${i.privateDnsName}\`` : '';
-  return `\`${e.instanceId}\` (NodePool \`${e.nodePool}\`${where ? `, ${where}` : ''}${node})`;
+  const where = markdownText([i?.instanceType, i?.availabilityZone && `in ${i.availabilityZone}`].filter(Boolean).join(' '));
+  const node = i?.privateDnsName ? `, node ${markdownCode(i.privateDnsName)}` : '';
+  return `${markdownCode(e.instanceId)} (NodePool ${markdownCode(e.nodePool)}${where ? `, ${where}` : ''}${node})`;
 }
 
 function happenings(events: readonly ResolvedEvent[]): string {
-  return events.map((e) => `${KIND_TEXT[e.kind]}${e.action ? ` (${e.action})` : ''} at ${e.time}`).join('; ');
+  return events
+    .map((e) => `${KIND_TEXT[e.kind]}${e.action ? ` (${markdownText(e.action)})` : ''} at ${markdownText(e.time)}`)
+    .join('; ');
 }
 
 function kubeconfigStep(events: readonly ResolvedEvent[], cluster: string): string {
   const region = events[0]?.region;
-  return `aws eks update-kubeconfig${region ? ` --region ${region}` : ''} --name ${cluster}`;
+  return `aws eks update-kubeconfig${region ? ` --region ${shellQuote(region)}` : ''} --name ${shellQuote(cluster)}`;
 }
 
 function drainStep(instanceId: string, node: string | undefined): string {
   return node
-    ? `kubectl drain ${node} --ignore-daemonsets --delete-emptydir-data`
-    : `kubectl get nodes -o custom-columns=NAME:.metadata.name,PROVIDER:.spec.providerID --no-headers | grep ${instanceId}`;
+    ? `kubectl drain ${shellQuote(node)} --ignore-daemonsets --delete-emptydir-data`
+    : `kubectl get nodes -o custom-columns=NAME:.metadata.name,PROVIDER:.spec.providerID --no-headers | grep ${shellQuote(instanceId)}`;
 }
 
 /** With the controller running, deleting the NodeClaim is Karpenter's own graceful replacement. */
 function replaceStep(instanceId: string, event: ResolvedEvent | undefined): string {
   const nodeClaim = event?.instance?.tags[NODECLAIM_TAG];
-  return nodeClaim ? `kubectl delete nodeclaim ${nodeClaim}` : drainStep(instanceId, event?.instance?.privateDnsName);
+  return nodeClaim ? `kubectl delete nodeclaim ${shellQuote(nodeClaim)}` : drainStep(instanceId, event?.instance?.privateDnsName);
 }
 
 function listed(lines: string[]): string[] {

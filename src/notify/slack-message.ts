@@ -10,6 +10,7 @@
  */
 import type { ChatNotification } from '../domain/alert.ts';
 import { isRecord, oneLine } from '../snapshot/shape.ts';
+import { visibleLine, visibleStrings, visibleText } from '../domain/visible.ts';
 
 export const SLACK_LIMITS = {
   blocks: 50,
@@ -56,12 +57,18 @@ const RESOLVED_EMOJI = ':white_check_mark:';
 const ALARM_EMOJI = ':rotating_light:';
 const UNKNOWN_SEVERITY_EMOJI = ':bell:';
 
-export function slackPayloadOf(input: TopicMessage): SlackPayload {
-  const body = jsonOf(input.message);
+export function slackPayloadOf(unsafe: TopicMessage): SlackPayload {
+  // Whoever published it, only escapes we chose reach Slack: controls and bidi overrides are written out.
+  const input: TopicMessage = {
+    message: unsafe.message,
+    subject: unsafe.subject === undefined ? undefined : visibleLine(unsafe.subject),
+    attributes: Object.fromEntries(Object.entries(unsafe.attributes).map(([k, v]) => [k, visibleLine(v)])),
+  };
+  const body = visibleStrings(jsonOf(input.message));
   const notification = chatNotificationIn(body);
   if (notification) return blockMessage(notification, input.attributes);
   const alarm = cloudWatchAlarmIn(body);
-  return alarm ? alarmMessage(alarm) : plainMessage(input);
+  return alarm ? alarmMessage(alarm) : plainMessage({ ...input, message: visibleText(input.message) });
 }
 
 function jsonOf(message: string): unknown {
@@ -123,7 +130,7 @@ function blockMessage(notification: ChatNotification, attributes: Readonly<Recor
     ['Event', facts.event],
   ]);
   if (context.length > 0) blocks.push({ type: 'context', elements: context });
-  return { text: escapeMrkdwn(truncate(title, SLACK_LIMITS.sectionText)), blocks };
+  return { text: plainMrkdwn(truncate(title, SLACK_LIMITS.sectionText)), blocks };
 }
 
 /**
@@ -221,7 +228,7 @@ function contextElements(labelled: readonly [string, string | undefined][]): Mrk
   return labelled
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
     .slice(0, SLACK_LIMITS.contextElements)
-    .map(([label, value]) => ({ type: 'mrkdwn', text: `*${label}:* ${escapeMrkdwn(oneLineOf(value, 200))}` }));
+    .map(([label, value]) => ({ type: 'mrkdwn', text: `*${label}:* ${plainMrkdwn(oneLineOf(value, 200))}` }));
 }
 
 function section(text: string): SlackBlock {
@@ -253,17 +260,71 @@ export function toMrkdwn(markdown: string): string {
 }
 
 function inlineMrkdwn(line: string): string {
-  // Code spans are set aside so no emphasis or link rule touches their text.
+  // Code spans and backslash escapes are set aside so no emphasis or link rule touches their text.
   const spans: string[] = [];
-  const text = line
-    .replace(/[\uE000\uE001]/g, '')
-    .replace(/`[^`]*`/g, (span) => `\uE001${spans.push(escapeMrkdwn(span)) - 1}\uE001`);
+  const text = setAside(line.replace(/[\uE000\uE001]/g, ''), (piece) => `\uE001${spans.push(piece) - 1}\uE001`);
   const heading = /^\s*#{1,6}\s+(.+?)[\s#]*$/.exec(text);
   const bullet = /^(\s*)[-*+]\s+(.*)$/.exec(text);
   const body = heading?.[1] ?? bullet?.[2] ?? text;
   const converted = emphasisMrkdwn(escapeMrkdwn(body));
   const shaped = heading ? `*${converted}*` : bullet ? `${bullet[1]}• ${converted}` : converted;
   return shaped.replace(/\uE001(\d+)\uE001/g, (_m, i: string) => spans[Number(i)] ?? '');
+}
+
+/** ASCII punctuation: what a Markdown backslash escape may stand before. */
+const ESCAPABLE = /[!-/:-@[-`{-~]/;
+
+/**
+ * Lookalikes for the characters Slack formats with, which mrkdwn cannot escape: a value the
+ * Markdown escaped (`\*bold\*`, `\_x\_`) shows as text, never as emphasis. Code keeps the real ones.
+ */
+const LITERAL_MARKER: Readonly<Record<string, string>> = { '*': '\u2217', _: '\u02cd', '~': '\u223c', '`': '\u02cb' };
+
+/** A character a Markdown escape or a stray backtick stands for, as mrkdwn shows it literally. */
+function literalMrkdwn(c: string): string {
+  return LITERAL_MARKER[c] ?? escapeMrkdwn(c);
+}
+
+/**
+ * CommonMark's code spans (a backtick run up to the same run) and backslash escapes, left to
+ * right, each replaced by `keep(its mrkdwn)`; everything else is returned as it is.
+ */
+function setAside(line: string, keep: (mrkdwn: string) => string): string {
+  let out = '';
+  let i = 0;
+  while (i < line.length) {
+    const c = line.charAt(i);
+    const next = line.charAt(i + 1);
+    if (c === '\\' && ESCAPABLE.test(next)) {
+      out += keep(literalMrkdwn(next));
+      i += 2;
+    } else if (c === '`') {
+      const run = /^`+/.exec(line.slice(i))?.[0] ?? '`';
+      const close = closingRun(line, i + run.length, run.length);
+      if (close < 0) {
+        out += keep([...run].map(literalMrkdwn).join(''));
+        i += run.length;
+        continue;
+      }
+      let code = line.slice(i + run.length, close);
+      if (/^ .*[^ ].* $/.test(code)) code = code.slice(1, -1);
+      // Slack's inline code cannot hold a backtick: one inside shows as its lookalike.
+      out += keep(`\`${escapeMrkdwn(code).replaceAll('`', LITERAL_MARKER['`'] ?? '')}\``);
+      i = close + run.length;
+    } else {
+      out += c;
+      i += 1;
+    }
+  }
+  return out;
+}
+
+/** Where the backtick run of exactly `length` that closes a code span starts, or -1. */
+function closingRun(line: string, from: number, length: number): number {
+  const runs = /`+/g;
+  runs.lastIndex = from;
+  for (let m = runs.exec(line); m; m = runs.exec(line)) if (m[0].length === length) return m.index;
+  return -1;
 }
 
 function emphasisMrkdwn(text: string): string {
@@ -278,6 +339,14 @@ function emphasisMrkdwn(text: string): string {
 
 export function escapeMrkdwn(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+}
+
+/**
+ * Plain text (a title, a cluster name) as mrkdwn that shows it as it is: no mention, link or
+ * emphasis. `_` inside a word (`NODECLAIM_NOT_REGISTERED`) cannot start emphasis and stays.
+ */
+export function plainMrkdwn(text: string): string {
+  return escapeMrkdwn(text).replace(/[*~`]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/g, (c) => LITERAL_MARKER[c] ?? c);
 }
 
 /**

@@ -4,6 +4,7 @@
  * Every record expires (TTL) so the table never needs cleaning.
  */
 import type { Severity } from '../domain/codes.ts';
+import type { Finding, Remediation } from '../domain/finding.ts';
 
 /** `claimed`: go ahead. `done`: a duplicate of a processed delivery. `in-progress`: another invocation holds it. */
 export type DeliveryClaim = 'claimed' | 'done' | 'in-progress';
@@ -81,4 +82,48 @@ export interface WindowCounterStore {
   addToWindow(key: string, amount: number, expiresAt: Date): Promise<number>;
 }
 
-export interface StateStore extends IdempotencyStore, AlertStateStore, CooldownStore, ClusterStatusStore, WindowCounterStore {}
+/** `acquired`: this scan may act on the cluster; otherwise another scan holds it (its holder, when known). */
+export type LeaseClaim = { acquired: true } | { acquired: false; holder?: string };
+
+/** One scan at a time per cluster: overlapping scans would alert and act twice. */
+export interface ScanLeaseStore {
+  /** Takes the cluster's lease for `holder` until `now + durationMs`, if nobody holds it or its lease has expired. */
+  acquireLease(cluster: string, holder: string, now: Date, durationMs: number): Promise<LeaseClaim>;
+  /** Gives it up, only if `holder` still holds it (an expired lease may have been taken by another). */
+  releaseLease(cluster: string, holder: string): Promise<void>;
+}
+
+/**
+ * An action's announcement, recorded before the action (the outbox): the retry, or the next scan,
+ * delivers whatever a failed or killed scan did not.
+ */
+export interface OutboxEntry {
+  cluster: string;
+  /** Unique in the cluster and in time order: `<recordedAt>#<findingId>#<action>`. */
+  id: string;
+  /** ISO-8601, to the millisecond: when the scan recorded it, right before acting. */
+  recordedAt: string;
+  /** The finding as planned (its remediation `planned`): what the alert is about. */
+  finding: Finding;
+  /** What the action did (`applied` or `failed`), once known. Absent: the scan stopped before it knew. */
+  outcome?: Remediation;
+}
+
+export interface OutboxStore {
+  /** Records entries before their actions are carried out. */
+  recordPending(entries: readonly OutboxEntry[]): Promise<void>;
+  /**
+   * Records what the action of `entry` (as recorded pending) did: `applied` or `failed` keeps the
+   * entry for delivery; any other status (the executor's re-check `skipped` it: nothing happened)
+   * removes it. Only an entry still pending changes; false when it was not (already delivered as
+   * "outcome unknown", or gone).
+   */
+  recordOutcome(entry: OutboxEntry, outcome: Remediation): Promise<boolean>;
+  /** Entries of the cluster not yet delivered, oldest first. */
+  undelivered(cluster: string): Promise<OutboxEntry[]>;
+  /** Removes a delivered entry (it is never listed, so never sent, again); false when it was already gone. */
+  markDelivered(cluster: string, id: string): Promise<boolean>;
+}
+
+export interface StateStore
+  extends IdempotencyStore, AlertStateStore, CooldownStore, ClusterStatusStore, WindowCounterStore, ScanLeaseStore, OutboxStore {}

@@ -1,4 +1,4 @@
-import type { Instance } from '../domain/aws.ts';
+import type { Instance, LaunchTemplate } from '../domain/aws.ts';
 import type { Remediation } from '../domain/finding.ts';
 import { ageMs } from '../domain/kube-helpers.ts';
 import { formatDuration } from '../domain/settings.ts';
@@ -6,13 +6,14 @@ import type { TerminationResult } from '../ports/aws.ts';
 import type { ActionExecutor, ExecutorContext } from './execute-context.ts';
 import { applied, errorSummary, failed } from './execute-context.ts';
 import { skipped } from './plan-context.ts';
-import { ownershipBlocker, stateBlocker } from './terminate-instance.ts';
+import { ownershipBlocker, provenanceBlocker, stateBlocker } from './terminate-instance.ts';
 
 /**
  * TERMINATE_INSTANCE for every planned orphan of the report at once: at most
  * `maxTerminationsPerRun` (the planner caps already; asserted again), re-read in ONE
- * DescribeInstances right before acting, every tag/state/age guardrail checked again on that fresh
- * data, then ONE TerminateInstances for the survivors. "Matched by no NodeClaim" is not re-listed
+ * DescribeInstances (and one DescribeLaunchTemplates) right before acting, every tag, provenance,
+ * state and age guardrail checked again on that fresh data, then ONE TerminateInstances for the
+ * survivors. Tags can change between scan and apply; so can the launch template an instance names. "Matched by no NodeClaim" is not re-listed
  * here: the planner decided it on a complete snapshot moments ago, and a NodeClaim launched since
  * would come with a new instance, which is not in this list.
  */
@@ -34,16 +35,18 @@ export const terminateInstanceExecutor: ActionExecutor = {
     if (candidates.length === 0) return outcomes;
 
     let fresh: Instance[];
+    let templates: LaunchTemplate[];
     try {
       fresh = await ctx.ec2.describeInstances({ instanceIds: unique(candidates.map((c) => c.id)) });
+      templates = await ctx.ec2.describeLaunchTemplates(ctx.clusterName);
     } catch (error) {
-      const reason = `re-reading the instances before terminating failed: ${errorSummary(error)}; nothing terminated`;
+      const reason = `re-reading the instances and launch templates before terminating failed: ${errorSummary(error)}; nothing terminated`;
       for (const c of candidates) outcomes[c.at] = failed(outcomes[c.at]!, reason);
       return outcomes;
     }
     const freshById = new Map(fresh.map((i) => [i.id, i]));
     const survivors = candidates.filter((c) => {
-      const blocker = freshBlocker(freshById.get(c.id), ctx);
+      const blocker = freshBlocker(freshById.get(c.id), templates, ctx);
       if (blocker) outcomes[c.at] = skipped(outcomes[c.at]!, blocker);
       return !blocker;
     });
@@ -69,10 +72,16 @@ export const terminateInstanceExecutor: ActionExecutor = {
 };
 
 /** Why the fresh instance may no longer go; the planner passed the scan's copy, so any "no" is a change. */
-function freshBlocker(instance: Instance | undefined, ctx: ExecutorContext): string | undefined {
+function freshBlocker(
+  instance: Instance | undefined,
+  templates: readonly LaunchTemplate[],
+  ctx: ExecutorContext,
+): string | undefined {
   if (!instance) return 'instance no longer exists';
   const tags = ownershipBlocker(instance, ctx.clusterName);
   if (tags) return `tags changed since the scan: ${tags}`;
+  const provenance = provenanceBlocker(instance, ctx.clusterName, templates);
+  if (provenance) return `on fresh data, ${provenance}`;
   const state = stateBlocker(instance);
   if (state) return `state changed since the scan: ${state}`;
   const age = ageMs(instance.launchTime, ctx.now);

@@ -1,6 +1,7 @@
 import { ACTION_KINDS, type ActionKind } from '../domain/codes.ts';
-import type { Remediation } from '../domain/finding.ts';
+import type { Finding, Remediation } from '../domain/finding.ts';
 import type { Report } from '../domain/report.ts';
+import type { ActionSettings } from '../domain/settings.ts';
 import type { ActionExecutor, ExecuteContext } from './execute-context.ts';
 import { errorSummary, failed } from './execute-context.ts';
 import { rolloutRestartExecutor } from './execute-rollout-restart.ts';
@@ -22,9 +23,8 @@ const EXECUTORS: Record<ActionKind, ActionExecutor> = {
 export async function executeRemediations(report: Report, ctx: ExecuteContext): Promise<Report> {
   const outcomes = new Map<number, Remediation>();
   for (const action of ACTION_KINDS) {
-    if (ctx.actions.modes[action] !== 'apply') continue;
     const positions = report.findings.flatMap((f, i) =>
-      f.remediation?.action === action && f.remediation.status === 'planned' ? [i] : [],
+      willAttempt(f, ctx.actions) && f.remediation?.action === action ? [i] : [],
     );
     if (positions.length === 0) continue;
     const findings = positions.map((i) => report.findings[i]!);
@@ -44,4 +44,14 @@ export async function executeRemediations(report: Report, ctx: ExecuteContext): 
       return remediation ? { ...f, remediation } : f;
     }),
   };
+}
+
+/** The findings whose action executeRemediations will attempt (its guardrails may still skip it): planned, in `apply` mode. */
+export function attemptsOf(report: Report, actions: ActionSettings): Finding[] {
+  return report.findings.filter((f) => willAttempt(f, actions));
+}
+
+function willAttempt(f: Finding, actions: ActionSettings): boolean {
+  const r = f.remediation;
+  return !!r && r.action !== 'MANUAL' && r.status === 'planned' && actions.modes[r.action] === 'apply';
 }

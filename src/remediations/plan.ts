@@ -1,6 +1,7 @@
 import type { ActionKind } from '../domain/codes.ts';
 import type { Finding } from '../domain/finding.ts';
-import type { ActionPlanner, PlanContext } from './plan-context.ts';
+import { oneLine } from '../snapshot/shape.ts';
+import { skipped, type ActionPlanner, type PlanContext } from './plan-context.ts';
 import { rolloutRestartPlanner } from './rollout-restart.ts';
 import { terminateInstancePlanner } from './terminate-instance.ts';
 
@@ -17,8 +18,14 @@ const PLANNERS: Record<ActionKind, ActionPlanner> = {
 export function planRemediations(findings: readonly Finding[], ctx: PlanContext): Finding[] {
   const state = new Map<string, number>();
   return findings.map((f) => {
-    const action = f.remediation?.action;
-    if (!action || action === 'MANUAL') return f;
-    return { ...f, remediation: PLANNERS[action].plan(f, ctx, state) };
+    const remediation = f.remediation;
+    if (!remediation || remediation.action === 'MANUAL') return f;
+    try {
+      return { ...f, remediation: PLANNERS[remediation.action].plan(f, ctx, state) };
+    } catch (error) {
+      // A planner that cannot decide has not said yes: nothing is done.
+      const why = error instanceof Error ? error.message : String(error);
+      return { ...f, remediation: skipped(remediation, `planning failed: ${oneLine(why, 200)}`) };
+    }
   });
 }

@@ -1,5 +1,6 @@
 import { ageMs } from '../domain/kube-helpers.ts';
-import type { Instance } from '../domain/aws.ts';
+import type { Instance, LaunchTemplate } from '../domain/aws.ts';
+import { instanceProvenance } from '../domain/provenance.ts';
 import {
   ASG_TAG,
   AUTO_MODE_NODEPOOL_TAG,
@@ -19,10 +20,29 @@ const OWNER_NAMES: Record<string, string> = {
   [AUTO_MODE_NODEPOOL_TAG]: 'EKS Auto Mode',
 };
 
-/** The termination guardrail on one instance: undefined when it may go, else why not. */
-export function terminationBlocker(instance: Instance | undefined, clusterName: string): string | undefined {
+/**
+ * The termination guardrail on one instance: undefined when it may go, else why not.
+ * `launchTemplates`: the cluster's, undefined when not captured (then nothing is proven).
+ */
+export function terminationBlocker(
+  instance: Instance | undefined,
+  clusterName: string,
+  launchTemplates: readonly LaunchTemplate[] | undefined,
+): string | undefined {
   if (!instance) return 'instance not found in the captured EC2 data';
-  return ownershipBlocker(instance, clusterName) ?? stateBlocker(instance);
+  return (
+    ownershipBlocker(instance, clusterName) ?? provenanceBlocker(instance, clusterName, launchTemplates) ?? stateBlocker(instance)
+  );
+}
+
+/** The evidence half: tags anyone can write prove nothing, so Karpenter must be shown to have launched it. */
+export function provenanceBlocker(
+  instance: Instance,
+  cluster: string,
+  launchTemplates: readonly LaunchTemplate[] | undefined,
+): string | undefined {
+  const provenance = instanceProvenance(instance, { cluster, launchTemplates });
+  return provenance.proven ? undefined : `not proven to be launched by Karpenter: ${provenance.reason}`;
 }
 
 /** The tag half of the guardrail: is this Karpenter's instance of this cluster, and nobody else's? */
@@ -46,7 +66,7 @@ export function stateBlocker(instance: Instance): string | undefined {
 
 /**
  * TERMINATE_INSTANCE of an orphan (`finding.resource.id`): only on a complete snapshot, only
- * within the tag guardrail, at most `maxTerminationsPerRun` per run.
+ * within the tag guardrail and with proof that Karpenter launched it (src/domain/provenance.ts), at most `maxTerminationsPerRun` per run.
  */
 export const terminateInstancePlanner: ActionPlanner = {
   action: 'TERMINATE_INSTANCE',
@@ -55,7 +75,8 @@ export const terminateInstancePlanner: ActionPlanner = {
     if (ctx.actions.modes.TERMINATE_INSTANCE === 'off') return skipped(r, 'TERMINATE_INSTANCE is off');
     if (!ctx.complete) return skipped(r, 'snapshot incomplete (see gaps): nothing is terminated on partial data');
     const instance = ctx.index.instancesById.get(finding.resource.id ?? '');
-    const blocker = terminationBlocker(instance, ctx.snapshot.clusterName);
+    const templates = ctx.snapshot.captured.has('launchtemplates') ? ctx.snapshot.launchTemplates : undefined;
+    const blocker = terminationBlocker(instance, ctx.snapshot.clusterName, templates);
     if (blocker) return skipped(r, blocker);
     const age = ageMs(instance?.launchTime, ctx.now);
     if (age === undefined) return skipped(r, 'launch time unknown');

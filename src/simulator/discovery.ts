@@ -5,7 +5,7 @@
 import { CORE_EVENTS_RESOURCE } from './core-events.ts';
 import { SIM_RESOURCES, type SimResourceName } from './kube-store.ts';
 
-const VERBS = ['delete', 'get', 'list', 'patch'];
+const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update'];
 
 const SHORT_NAMES: Partial<Record<SimResourceName, string[]>> = {
   pods: ['po'],

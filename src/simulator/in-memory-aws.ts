@@ -7,7 +7,7 @@
 import { awsErrorText, sourceError } from '../adapters/aws/errors.ts';
 import { instanceInClusterScope, launchTemplateOfCluster } from '../adapters/aws/scope.ts';
 import type { AccessEntry, ClusterInfo, FargateProfile, Instance, InstanceProfile, LaunchTemplate } from '../domain/aws.ts';
-import type { ClusterSnapshot, SourceName } from '../domain/snapshot.ts';
+import { isSetAsideGap, type ClusterSnapshot, type SourceName } from '../domain/snapshot.ts';
 import type { AwsPorts, InstanceQuery, TerminationResult } from '../ports/aws.ts';
 import { SourceError } from '../ports/errors.ts';
 import { awsError, AwsFaults, type AwsOperation } from './aws-faults.ts';
@@ -208,7 +208,7 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
  * saying why (code `NotInCapture`, so a caller can tell the two apart).
  */
 function assertCaptured(snapshot: ClusterSnapshot, source: SourceName, operation: AwsOperation): void {
-  const gap = snapshot.gaps.find((g) => g.source === source);
+  const gap = snapshot.gaps.find((g) => g.source === source && !isSetAsideGap(g));
   if (gap) throw new SourceError(gap.error, { code: /failed: ([\w.]+):/.exec(gap.error)?.[1] ?? 'SimulatedGap' });
   if (!snapshot.captured.has(source)) {
     throw new SourceError(`${operation} failed: AccessDenied (simulated): ${source} not in the capture`, {

@@ -1,6 +1,9 @@
 /**
  * The resource paths of the API (`/api/v1/...`, `/apis/{group}/{version}/...`): GET one object,
- * LIST, PATCH, DELETE, and pod logs.
+ * LIST, POST (create), PUT (replace), PATCH, DELETE, and pod logs. Every write honours `dryRun`
+ * as the API server does (`?dryRun=All`, or for DELETE the DeleteOptions body's `"dryRun":
+ * ["All"]`, which is what `kubectl delete --dry-run=server` sends): the answer is what would
+ * happen, and nothing is stored or removed.
  */
 import { isRecord, type JsonRecord } from '../snapshot/shape.ts';
 import { resourceAt } from './discovery.ts';
@@ -8,7 +11,16 @@ import { CORE_EVENTS_VIEW } from './core-events.ts';
 import { fullBody, listBody, type ListView } from './kube-list.ts';
 import { SIM_RESOURCES, type KubeStore, type SimResourceName, type StoredObject } from './kube-store.ts';
 import { applyPatch } from './patch.ts';
-import { ApiStatusError, badRequest, conflict, invalid, METHOD_NOT_ALLOWED, notFound, successStatusBody } from './status.ts';
+import {
+  alreadyExists,
+  ApiStatusError,
+  badRequest,
+  conflict,
+  invalid,
+  METHOD_NOT_ALLOWED,
+  notFound,
+  successStatusBody,
+} from './status.ts';
 
 export type ResourceRoute =
   | { type: 'collection'; resource: SimResourceName; namespace?: string; view?: ListView }
@@ -73,6 +85,9 @@ export function serveResource(store: KubeStore, route: ResourceRoute, request: A
     return { status: 200, body: podLog(store, route.namespace, route.name, request.query), contentType: 'text/plain' };
   }
   if (route.type === 'collection') {
+    if (request.method === 'POST' && !route.view) {
+      return { status: 201, body: fullBody(createObject(store, route.resource, route.namespace, request)) };
+    }
     if (request.method !== 'GET') throw METHOD_NOT_ALLOWED;
     if (request.query.get('watch') === 'true' || request.query.get('watch') === '1') {
       throw badRequest('watch is not supported by the simulated API server');
@@ -89,6 +104,8 @@ export function serveResource(store: KubeStore, route: ResourceRoute, request: A
   switch (request.method) {
     case 'GET':
       return { status: 200, body: fullBody(existing(store, resource, name, namespace)) };
+    case 'PUT':
+      return { status: 200, body: fullBody(replaceObject(store, resource, name, namespace, request)) };
     case 'PATCH':
       return { status: 200, body: fullBody(patchObject(store, route.resource, name, namespace, request)) };
     case 'DELETE':
@@ -137,8 +154,79 @@ function patchObject(
     kind: current.object.kind,
     metadata: { ...after, uid: before.uid },
   };
+  const dryRun = isDryRun(request);
   if (sameObject(current.object, next)) return current;
-  return store.put(resource, next, { dryRun: isDryRun(request.query) });
+  return store.put(resource, next, { dryRun });
+}
+
+/** POST to a collection: a new object (409 AlreadyExists when its name is taken), named in its body. */
+function createObject(
+  store: KubeStore,
+  resource: SimResourceName,
+  namespace: string | undefined,
+  request: ApiRequest,
+): StoredObject {
+  const object = objectBody(resource, request);
+  const dryRun = isDryRun(request);
+  const metadata = metadataOf(object);
+  const name = metadata.name;
+  if (typeof name !== 'string' || name === '') throw invalid(resource, '', 'metadata.name: Required value: name is required');
+  const named = checkedNamespace(resource, metadata.namespace, namespace);
+  if (store.get(resource, name, named)) throw alreadyExists(resource, name);
+  checkStringMap(resource, name, metadata.labels, 'metadata.labels');
+  checkStringMap(resource, name, metadata.annotations, 'metadata.annotations');
+  const { resourceVersion: _rv, uid: _uid, ...rest } = metadata;
+  return store.put(resource, { ...object, metadata: { ...rest, ...(named ? { namespace: named } : {}) } }, { dryRun });
+}
+
+/** PUT to an object: replaces it whole; a `resourceVersion` that is not the current one is a 409. */
+function replaceObject(
+  store: KubeStore,
+  resource: SimResourceName,
+  name: string,
+  namespace: string | undefined,
+  request: ApiRequest,
+): StoredObject {
+  const object = objectBody(resource, request);
+  const dryRun = isDryRun(request);
+  const current = existing(store, resource, name, namespace);
+  const metadata = metadataOf(object);
+  const before = metadataOf(current.object);
+  if (metadata.name !== name) {
+    throw badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
+  }
+  checkedNamespace(resource, metadata.namespace, namespace);
+  if (metadata.resourceVersion !== undefined && metadata.resourceVersion !== before.resourceVersion)
+    throw conflict(resource, name);
+  checkStringMap(resource, name, metadata.labels, 'metadata.labels');
+  checkStringMap(resource, name, metadata.annotations, 'metadata.annotations');
+  return store.put(resource, { ...object, metadata: { ...metadata, uid: before.uid } }, { dryRun });
+}
+
+/** The JSON object of a POST or PUT, of the resource's kind (kubectl sends JSON). */
+function objectBody(resource: SimResourceName, request: ApiRequest): JsonRecord {
+  if (request.body.trim() === '') throw badRequest('the body of the request was empty');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(request.body);
+  } catch {
+    throw badRequest('the body of the request could not be decoded as JSON');
+  }
+  if (!isRecord(parsed)) throw badRequest('the body of the request must be a JSON object');
+  const { kind } = SIM_RESOURCES[resource];
+  if (parsed.kind !== undefined && parsed.kind !== kind) {
+    throw badRequest(`the kind of the object (${String(parsed.kind)}) does not match the resource (${kind})`);
+  }
+  return parsed;
+}
+
+/** The namespace the object goes in: the URL's; one in the body must be the same. */
+function checkedNamespace(resource: SimResourceName, inBody: unknown, inUrl: string | undefined): string | undefined {
+  if (!SIM_RESOURCES[resource].namespaced) return undefined;
+  if (inBody !== undefined && inBody !== inUrl) {
+    throw badRequest(`the namespace of the provided object does not match the namespace sent on the request`);
+  }
+  return inUrl ?? 'default';
 }
 
 function deleteObject(
@@ -149,6 +237,7 @@ function deleteObject(
   request: ApiRequest,
   reactor: ApiReactor | undefined,
 ): string {
+  const dryRun = isDryRun(request);
   const current = existing(store, resource, name, namespace);
   const preconditions = deleteOptions(request.body).preconditions;
   if (isRecord(preconditions)) {
@@ -164,7 +253,7 @@ function deleteObject(
       throw conflict(resource, name);
     }
   }
-  if (!isDryRun(request.query)) {
+  if (!dryRun) {
     store.delete(resource, name, namespace);
     reactor?.afterDelete?.(current);
   }
@@ -234,6 +323,27 @@ function sameObject(a: JsonRecord, b: JsonRecord): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function isDryRun(query: URLSearchParams): boolean {
-  return query.getAll('dryRun').includes('All');
+/**
+ * `dryRun` as the API server reads it: from the query (create, update, patch and delete options all
+ * may come there) and, for DELETE, from the DeleteOptions body. Its only value is `All`; anything
+ * else is refused rather than taken as a real write.
+ */
+function isDryRun(request: ApiRequest): boolean {
+  const values: unknown[] = [...request.query.getAll('dryRun')];
+  if (request.method === 'DELETE') {
+    const inBody = deleteOptions(request.body).dryRun;
+    if (inBody !== undefined && inBody !== null) {
+      if (!Array.isArray(inBody)) throw badRequest('dryRun in DeleteOptions must be a list, e.g. ["All"]');
+      values.push(...(inBody as unknown[]));
+    }
+  }
+  const unsupported = values.find((v) => v !== 'All');
+  if (unsupported !== undefined) {
+    throw new ApiStatusError(
+      400,
+      'BadRequest',
+      `dryRun: Unsupported value: ${JSON.stringify(unsupported)}: supported values: "All"`,
+    );
+  }
+  return values.length > 0;
 }

@@ -4,7 +4,7 @@
  * a standing denial, so a live scan of the simulation sees what the offline scan saw.
  */
 import type { Deployment, KubeObject, Pod } from '../domain/kube.ts';
-import type { ClusterSnapshot, Gap, SourceName } from '../domain/snapshot.ts';
+import { isSetAsideGap, type ClusterSnapshot, type Gap, type SourceName } from '../domain/snapshot.ts';
 import { CONTROLLER_LABEL, CONTROLLER_LABEL_VALUE, SnapshotIndex, type ControllerInfo } from '../snapshot/snapshot-index.ts';
 import type { JsonRecord } from '../snapshot/shape.ts';
 import { eventObject, logLineAsPrinted } from '../snapshot/write/wire.ts';
@@ -53,6 +53,8 @@ export function storeFromSnapshot(snapshot: ClusterSnapshot): KubeStore {
   snapshot.events.forEach((event, i) => store.put('events', eventObject(event, i)));
   if (snapshot.logs.length > 0) attachControllerLogs(store, snapshot);
   for (const gap of snapshot.gaps) {
+    // Objects the loader set aside are not served; the source itself was readable.
+    if (isSetAsideGap(gap)) continue;
     const denial = denialOf(gap);
     if (denial) store.denials.push(denial);
   }

@@ -87,6 +87,14 @@ export function conflict(resource: SimResourceName, name: string): ApiStatusErro
   );
 }
 
+export function alreadyExists(resource: SimResourceName, name: string): ApiStatusError {
+  return new ApiStatusError(409, 'AlreadyExists', `${qualifiedResource(resource)} "${name}" already exists`, {
+    name,
+    group: SIM_RESOURCES[resource].group,
+    kind: resource,
+  });
+}
+
 export function badRequest(message: string): ApiStatusError {
   return new ApiStatusError(400, 'BadRequest', message);
 }

@@ -9,13 +9,19 @@ import type {
 } from '../domain/aws.ts';
 import { UsageError } from '../domain/errors.ts';
 import type { KubeEvent, KubeObject } from '../domain/kube.ts';
-import { emptySnapshot, type ClusterSnapshot, type Gap, type SourceName } from '../domain/snapshot.ts';
+import { emptySnapshot, setAsideGap, type ClusterSnapshot, type Gap, type SourceName } from '../domain/snapshot.ts';
 import type { AwsCliOutput } from './aws-cli.ts';
 import { controllerClusterMismatch, controllerClusterNames, resolveClusterName } from './cluster-name.ts';
 import { treatDeletedClusterAsHavingNoKubernetesObjects } from './deleted-cluster.ts';
 import type { LoadResult } from './load.ts';
 import type { Contribution } from './recognise.ts';
+import { describeProblem } from './json-checks.ts';
+import { AWS_SHAPES } from './object-shapes.ts';
+import { oneLine } from './shape.ts';
 import { SnapshotIndex } from './snapshot-index.ts';
+
+/** Notes per source about objects set aside; past this, one line counts the rest. */
+const SET_ASIDE_NOTES_PER_SOURCE = 5;
 
 /** Merges each file's contributions into one snapshot; one map per source so duplicates across files merge in O(1). */
 export class CaptureMerger {
@@ -34,6 +40,9 @@ export class CaptureMerger {
   readonly #notices: string[] = [];
   /** Per source: a pagination token seen, and whether some page had none (the last one). */
   readonly #pages = new Map<SourceName, { more?: string; last: boolean }>();
+  /** Objects set aside as malformed, per source and key, with the note that says why. */
+  readonly #setAside = new Map<SourceName, Map<string, string>>();
+  #unnamed = 0;
 
   add(path: string, contributions: readonly Contribution[]): void {
     let secrets = 0;
@@ -47,13 +56,22 @@ export class CaptureMerger {
         case 'object':
           this.#captured.add(c.source);
           mapFor(this.#objects, c.source).set(c.key, c.object);
+          this.#setAside.get(c.source)?.delete(c.key);
           break;
+        case 'malformed': {
+          // Later files win: a malformed copy replaces an earlier good one, and is itself set aside.
+          this.#captured.add(c.source);
+          if (c.key !== undefined) this.#objects.get(c.source)?.delete(c.key);
+          const key = c.key ?? `unnamed ${this.#unnamed++}`;
+          mapFor(this.#setAside, c.source).set(key, `${path}: ${c.object}: ${c.problem}; object set aside`);
+          break;
+        }
         case 'event':
           this.#captured.add('events');
           this.#events.set(c.key, c.event);
           break;
         case 'aws':
-          this.#addAws(c.output);
+          this.#addAws(path, c.output);
           break;
         case 'page': {
           const pages = this.#pages.get(c.source) ?? { last: false };
@@ -99,9 +117,10 @@ export class CaptureMerger {
     if (notice) this.#notices.push(notice);
   }
 
-  #addAws(output: AwsCliOutput): void {
-    this.#captured.add(output.source);
-    switch (output.source) {
+  #addAws(path: string, raw: AwsCliOutput): void {
+    this.#captured.add(raw.source);
+    const output = this.#wellFormedAws(path, raw);
+    switch (output?.source) {
       case 'instances':
         for (const i of output.instances) this.#instances.set(i.id, i);
         break;
@@ -124,13 +143,48 @@ export class CaptureMerger {
     }
   }
 
+  /**
+   * The records of an output whose fields are of their declared types; the others are set aside.
+   * The loader and the AWS adapters build these records field by field, so this only guards
+   * against a reader or an adapter letting a wrong type through.
+   */
+  #wellFormedAws(path: string, output: AwsCliOutput): AwsCliOutput | undefined {
+    const keep = <T extends object>(records: readonly T[], what: string, nameOf: (r: T) => unknown): T[] =>
+      records.filter((r) => {
+        const problem = AWS_SHAPES[output.source](r);
+        if (!problem) return true;
+        const name = oneLine(String(nameOf(r)), 100);
+        mapFor(this.#setAside, output.source).set(
+          `${what}/${name}`,
+          `${path}: ${what} ${name}: ${oneLine(describeProblem(problem), 200)}; object set aside`,
+        );
+        return false;
+      });
+    switch (output.source) {
+      case 'instances':
+        return { ...output, instances: keep(output.instances, 'Instance', (r) => r.id) };
+      case 'cluster': {
+        return keep([output.cluster], 'Cluster', (r) => r.name).length > 0 ? output : undefined;
+      }
+      case 'fargateprofiles':
+        return { ...output, profiles: keep(output.profiles, 'FargateProfile', (r) => r.name) };
+      case 'accessentries':
+        return { ...output, entries: keep(output.entries, 'AccessEntry', (r) => r.principalArn) };
+      case 'launchtemplates':
+        return { ...output, templates: keep(output.templates, 'LaunchTemplate', (r) => r.id) };
+      case 'instanceprofiles':
+        return { ...output, profiles: keep(output.profiles, 'InstanceProfile', (r) => r.name) };
+    }
+  }
+
   finish(clusterOption: string | undefined): Omit<LoadResult, 'files'> {
+    this.#noteSetAside();
     const cluster = this.#clusterInfo();
     const objects = <T>(source: SourceName) => [...(this.#objects.get(source)?.values() ?? [])] as T[];
     const snapshot: ClusterSnapshot = {
       ...emptySnapshot(''),
       captured: this.#captured,
-      gaps: [...this.#gaps.values(), ...this.#truncatedSources()],
+      gaps: [...this.#gaps.values(), ...this.#truncatedSources(), ...this.#setAsideSources()],
       pods: objects('pods'),
       deployments: objects('deployments'),
       replicaSets: objects('replicasets'),
@@ -161,6 +215,21 @@ export class CaptureMerger {
     if (mismatch) this.#notices.push(mismatch);
     treatDeletedClusterAsHavingNoKubernetesObjects(snapshot);
     return { snapshot, notices: this.#notices };
+  }
+
+  /** One note per object set aside (a few per source, then how many more). */
+  #noteSetAside(): void {
+    for (const [source, notes] of this.#setAside) {
+      const all = [...notes.values()];
+      this.#notices.push(...all.slice(0, SET_ASIDE_NOTES_PER_SOURCE));
+      const more = all.length - SET_ASIDE_NOTES_PER_SOURCE;
+      if (more > 0) this.#notices.push(`${source}: ${plural(more, 'more object')} set aside as malformed`);
+    }
+  }
+
+  /** A source with objects set aside lists fewer than there are: nothing may be judged missing from it. */
+  #setAsideSources(): Gap[] {
+    return [...this.#setAside].filter(([, notes]) => notes.size > 0).map(([source, notes]) => setAsideGap(source, notes.size));
   }
 
   /**

@@ -1,6 +1,17 @@
 import type { KubeEvent, KubeObject } from '../domain/kube.ts';
 import type { SourceName } from '../domain/snapshot.ts';
-import { isRecord, optNumber, optString, optText, optTime, ShapeError, withoutUndefined, type JsonRecord } from './shape.ts';
+import { describeProblem, obj, str, typeOf, under } from './json-checks.ts';
+import { KUBE_SHAPES } from './object-shapes.ts';
+import {
+  isRecord,
+  oneLine,
+  optNumber,
+  optString,
+  optText,
+  optTime,
+  withoutUndefined,
+  type JsonRecord,
+} from './shape.ts';
 import { KARPENTER_API_GROUPS } from '../domain/tags.ts';
 
 /** The Kubernetes kinds karpenter-sentinel reads, by kind and API group ('' is the core group). */
@@ -54,6 +65,11 @@ export const EXAMPLE_RESOURCE_FILE_NAMES = 'nodeclaims.json, pods.yaml, events.j
 
 export type KubeObjectVerdict =
   | { type: 'kept'; source: Exclude<SourceName, 'events'>; object: KubeObject; key: string }
+  /**
+   * A field detectors read has the wrong JSON type, or the object has no name: it is set aside,
+   * its source incomplete. `key` is undefined when the object cannot be named.
+   */
+  | { type: 'malformed'; source: SourceName; object: string; problem: string; key?: string }
   | { type: 'event'; event: KubeEvent; key: string }
   | { type: 'secret' }
   /** `legacyKarpenter`: a kind of Karpenter's alpha API (Provisioner, Machine, AWSNodeTemplate). */
@@ -74,8 +90,9 @@ function apiGroupOf(apiVersion: string): string {
 }
 
 /**
- * One Kubernetes object → what the snapshot does with it. Objects kept are checked just enough
- * that detectors can trust the fields every object has (metadata, status conditions).
+ * One Kubernetes object → what the snapshot does with it. An object without a name, or whose
+ * fields detectors read are of the wrong type (see object-shapes.ts), is `malformed`: set aside,
+ * and the rest of its file still counts.
  */
 export function classifyKubeObject(object: JsonRecord, apiVersion: string, kind: string, where: string): KubeObjectVerdict {
   const group = apiGroupOf(apiVersion);
@@ -88,54 +105,38 @@ export function classifyKubeObject(object: JsonRecord, apiVersion: string, kind:
     return { type: 'unused', kind: group ? `${kind} (${group})` : kind };
   }
   const named = where ? `${kind} ${where}` : kind;
-  const metadata = checkMetadata(object.metadata, named);
-  checkBody(object, named);
-  const key = `${metadata.namespace ?? ''}/${metadata.name}`;
+  const unnamed = metadataProblem(object.metadata);
+  if (unnamed) return { type: 'malformed', source: known.source, object: oneLine(named, 100), problem: unnamed };
+  const metadata = object.metadata as { name: string; namespace?: string | null };
+  const namespace = metadata.namespace ?? undefined;
+  const key = `${namespace ?? ''}/${metadata.name}`;
   if (known.source === 'events') return { type: 'event', event: normaliseEvent(object, group), key };
+  const problem = KUBE_SHAPES[known.source]?.(object);
+  if (problem) {
+    const name = namespace ? `${namespace}/${metadata.name}` : metadata.name;
+    return {
+      type: 'malformed',
+      source: known.source,
+      object: `${kind} ${oneLine(name, 100)}`,
+      problem: oneLine(describeProblem(problem), 200),
+      key,
+    };
+  }
   // Typed lists (`PodList` from the API) leave kind/apiVersion off their items.
   const kept = object.kind === kind && object.apiVersion === apiVersion ? object : { ...object, apiVersion, kind };
   return { type: 'kept', source: known.source, object: kept as KubeObject, key };
 }
 
-function checkMetadata(value: unknown, where: string): { name: string; namespace?: string } {
-  if (!isRecord(value)) throw new ShapeError(`${where} has no metadata`);
-  const { name, namespace, labels, annotations, ownerReferences, creationTimestamp, deletionTimestamp } = value;
-  if (typeof name !== 'string' || name === '') throw new ShapeError(`${where} has no metadata.name`);
-  const at = `${where} (${name})`;
-  if (namespace !== undefined && typeof namespace !== 'string') throw new ShapeError(`${at}: metadata.namespace is not a string`);
-  checkStringMap(labels, `${at}: metadata.labels`);
-  checkStringMap(annotations, `${at}: metadata.annotations`);
-  if (ownerReferences !== undefined && !(Array.isArray(ownerReferences) && ownerReferences.every(isRecord))) {
-    throw new ShapeError(`${at}: metadata.ownerReferences is not a list of objects`);
-  }
-  for (const [field, time] of [
-    ['creationTimestamp', creationTimestamp],
-    ['deletionTimestamp', deletionTimestamp],
-  ] as const) {
-    if (time !== undefined && time !== null && typeof time !== 'string')
-      throw new ShapeError(`${at}: metadata.${field} is not a string`);
-  }
-  return typeof namespace === 'string' ? { name, namespace } : { name };
+/** What every object needs to be named and told apart: metadata.name, and a string namespace if any. */
+function metadataProblem(metadata: unknown): string | undefined {
+  if (!isRecord(metadata)) return describeProblem({ path: ['metadata'], got: typeOf(metadata), expected: 'an object' });
+  const problem = NAMED(metadata);
+  if (problem) return describeProblem(under('metadata', problem));
+  if (metadata.name === '') return 'metadata.name is empty, expected a name';
+  return undefined;
 }
 
-function checkStringMap(value: unknown, where: string): void {
-  if (value === undefined || value === null) return;
-  if (!isRecord(value) || !Object.values(value).every((v) => typeof v === 'string')) {
-    throw new ShapeError(`${where} is not a map of strings`);
-  }
-}
-
-function checkBody(object: JsonRecord, where: string): void {
-  for (const part of ['spec', 'status'] as const) {
-    const value = object[part];
-    if (value !== undefined && value !== null && !isRecord(value)) throw new ShapeError(`${where}: ${part} is not an object`);
-  }
-  const conditions = isRecord(object.status) ? object.status.conditions : undefined;
-  if (conditions === undefined || conditions === null) return;
-  if (!Array.isArray(conditions) || !conditions.every((c) => isRecord(c) && typeof c.type === 'string')) {
-    throw new ShapeError(`${where}: status.conditions is not a list of conditions`);
-  }
-}
+const NAMED = obj({ name: str, namespace: str }, ['name']);
 
 /**
  * core/v1 and events.k8s.io/v1 Events → one shape. They are the same objects seen through two

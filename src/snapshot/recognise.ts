@@ -13,6 +13,8 @@ export type Contribution =
   | { type: 'captured'; source: SourceName }
   | { type: 'object'; source: Exclude<SourceName, 'events'>; object: KubeObject; key: string }
   | { type: 'event'; event: KubeEvent; key: string }
+  /** An object set aside: `object` names it (`Pod default/web`), `problem` says which field is wrong. */
+  | { type: 'malformed'; source: SourceName; object: string; problem: string; key?: string }
   | { type: 'aws'; output: AwsCliOutput }
   /** One page of a paginated output; `more` names the token saying pages follow. */
   | { type: 'page'; source: SourceName; more?: string }
@@ -163,7 +165,7 @@ function recogniseList(
   const sources = new Set<SourceName>();
   const recognised: Recognised[] = items.map((item, i) => {
     const r = recogniseListItem(item, itemKind, `${prefix}items[${i}]`);
-    if (r.type === 'object') sources.add(r.source);
+    if (r.type === 'object' || r.type === 'malformed') sources.add(r.source);
     else if (r.type === 'event') sources.add('events');
     return r;
   });

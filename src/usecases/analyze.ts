@@ -5,6 +5,7 @@ import type { ClusterSnapshot, Gap, SourceName } from '../domain/snapshot.ts';
 import type { Detector } from '../detectors/detector.ts';
 import { DETECTORS } from '../detectors/registry.ts';
 import { planRemediations } from '../remediations/plan.ts';
+import { oneLine } from '../snapshot/shape.ts';
 import { SnapshotIndex } from '../snapshot/snapshot-index.ts';
 
 export interface AnalyzeOptions {
@@ -30,21 +31,40 @@ export function detectorVerdict(detector: Detector, captured: ReadonlySet<Source
 export function analyze(snapshot: ClusterSnapshot, options: AnalyzeOptions): Report {
   const index = new SnapshotIndex(snapshot);
   const ctx = { snapshot, index, settings: options.detection, now: options.now };
-  const gaps = new Map<SourceName, Gap>(snapshot.gaps.map((g) => [g.source, g]));
+  // Every distinct gap the snapshot has (a source may have several: a last page missing, and an
+  // object set aside), keyed by source and text.
+  const gaps = new Map<string, Gap>(snapshot.gaps.map((g) => [`${g.source}\n${g.error}`, g]));
+  const withGap = new Set(snapshot.gaps.map((g) => g.source));
   const findings: Finding[] = [];
+  const failed: Gap[] = [];
   for (const detector of options.detectors ?? DETECTORS) {
     const verdict = detectorVerdict(detector, snapshot.captured);
     if (verdict.run) {
-      findings.push(...detector.detect(ctx));
+      // One check tripping over data nobody foresaw costs that check, never the whole report.
+      try {
+        findings.push(...detector.detect(ctx));
+      } catch (error) {
+        failed.push(detectorFailure(detector, error));
+      }
       continue;
     }
     for (const source of verdict.missing) {
-      if (!gaps.has(source)) gaps.set(source, { source, error: `not captured; ${detector.code} needs it` });
+      if (withGap.has(source)) continue;
+      withGap.add(source);
+      gaps.set(source, { source, error: `not captured; ${detector.code} needs it` });
     }
   }
-  const complete = gaps.size === 0;
+  const allGaps = [...gaps.values(), ...failed];
+  const complete = allGaps.length === 0;
   // The report owns the order; planning walks it, so the per-run caps pick the same findings every run.
-  const report = buildReport({ cluster: snapshot.clusterName, now: options.now, gaps: [...gaps.values()], findings });
+  const report = buildReport({ cluster: snapshot.clusterName, now: options.now, gaps: allGaps, findings });
   const planned = planRemediations(report.findings, { snapshot, index, actions: options.actions, complete, now: options.now });
   return { ...report, findings: planned };
+}
+
+/** A detector that threw: a gap on the first source it requires, naming it and the error. */
+export function detectorFailure(detector: Detector, error: unknown): Gap {
+  const source = detector.requires[0] ?? detector.anyOf?.[0] ?? 'pods';
+  const why = error instanceof Error ? error.message : String(error);
+  return { source, error: `${detector.code} check failed on this data: ${oneLine(why, 200)}`, detector: detector.code };
 }

@@ -1,8 +1,9 @@
 /**
  * Destroy-time cleanup over the ports (DESIGN.md "Destroy-time cleanup"): NodePools, then
- * instances, launch templates and instance profiles. Stateless and idempotent: a run cut short by
- * its deadline is finished by the next one, which finds done what was done. AWS and Kubernetes
- * failures become `errors` and the run carries on; nothing is thrown for them.
+ * instances, launch templates and instance profiles, each step only once the one before leaves
+ * nothing that would fight it. Stateless and idempotent: a run cut short by its deadline is
+ * finished by the next one, which finds done what was done. AWS and Kubernetes failures become
+ * `errors` and the run carries on with what they do not hold back; nothing is thrown for them.
  */
 import { deleteInstanceProfilesStep } from '../cleanup/instance-profiles-step.ts';
 import { listCleanupCandidates, terminateInstancesStep } from '../cleanup/instances-step.ts';
@@ -48,14 +49,28 @@ export async function runCleanup(
   if (run.outOfTime(request.deleteNodePools ? 'nodepools' : 'instances')) return run.finish();
   // Listed before the NodePools go, so instances Karpenter terminates meanwhile are still reported.
   const atStart = await listCleanupCandidates(ctx);
-  const steps: ((ctx: CleanupContext) => Promise<StepEnd>)[] = [
-    deleteNodePoolsStep,
-    (c) => terminateInstancesStep(c, atStart),
-    deleteLaunchTemplatesStep,
-    deleteInstanceProfilesStep,
-  ];
+  if ((await deleteNodePoolsStep(ctx)) === 'stopped') return run.finish();
+  if ((await terminateInstancesStep(ctx, atStart)) === 'stopped') return run.finish();
+  if (launchTemplatesMustWait(ctx)) return run.finish();
+  const steps: ((ctx: CleanupContext) => Promise<StepEnd>)[] = [deleteLaunchTemplatesStep, deleteInstanceProfilesStep];
   for (const step of steps) {
     if ((await step(ctx)) === 'stopped') break;
   }
   return run.finish();
+}
+
+/**
+ * Launch templates and instance profiles go only once every Karpenter instance of the cluster is
+ * known terminated: a running node keeps its instance profile (and so its role), and Karpenter
+ * launches from the templates while it runs. Otherwise both steps are reported as not started. A
+ * dry run terminates nothing, so it lists them as what would follow. With a NodePool subset they
+ * are left alone anyway (they serve the whole cluster).
+ */
+function launchTemplatesMustWait({ request, run }: CleanupContext): boolean {
+  const why = run.instancesNotAllTerminated;
+  if (request.dryRun || request.nodePools !== undefined || why === undefined) return false;
+  const reason = `instances not all known terminated: ${why}`;
+  run.notStarted('launch-templates', reason);
+  run.notStarted('instance-profiles', reason);
+  return true;
 }

@@ -1,12 +1,13 @@
 import type { ClusterInfo } from '../domain/aws.ts';
 import type { Report } from '../domain/report.ts';
 import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
-import type { ClusterSnapshot, SourceName } from '../domain/snapshot.ts';
+import type { ClusterSnapshot, Gap, SourceName } from '../domain/snapshot.ts';
 import type { Detector } from '../detectors/detector.ts';
 import { collectSnapshot } from '../collect/collect.ts';
 import type { AwsPorts } from '../ports/aws.ts';
 import type { KubernetesPort } from '../ports/kubernetes.ts';
-import { executeRemediations } from '../remediations/execute.ts';
+import type { Finding } from '../domain/finding.ts';
+import { attemptsOf, executeRemediations } from '../remediations/execute.ts';
 import { analyze } from './analyze.ts';
 
 /** A cluster as the live use cases reach it: real adapters, or the simulator's. */
@@ -25,10 +26,21 @@ export interface ScanClusterOptions {
   sources?: ReadonlySet<SourceName>;
   detectors?: readonly Detector[];
   /**
+   * Gaps known before anything is read: a simulation's capture had objects set aside, which its
+   * simulated cluster does not serve. They count as the collected ones do.
+   */
+  knownGaps?: readonly Gap[];
+  /**
    * Changes the plan before anything is applied (the service holds back remediations still cooling
    * down after an earlier attempt). Pure; must only turn `planned` remediations into `skipped`.
    */
   reviewPlan?: (planned: Report) => Report;
+  /**
+   * Called with the findings whose action is about to be attempted (never with none), before
+   * anything is done: the service records their announcements first (its outbox). A rejection
+   * stops the scan before it acts.
+   */
+  beforeActing?: (attempts: readonly Finding[]) => Promise<void>;
 }
 
 export interface ScanClusterResult {
@@ -46,6 +58,7 @@ export async function scanCluster(connection: ClusterConnection, options: ScanCl
     clusterName: options.clusterName,
     ...(options.sources ? { sources: options.sources } : {}),
   });
+  if (options.knownGaps?.length) snapshot.gaps.push(...options.knownGaps);
   const analysed = analyze(snapshot, {
     detection: options.detection,
     actions: options.actions,
@@ -53,6 +66,8 @@ export async function scanCluster(connection: ClusterConnection, options: ScanCl
     ...(options.detectors ? { detectors: options.detectors } : {}),
   });
   const planned = options.reviewPlan ? options.reviewPlan(analysed) : analysed;
+  const attempts = attemptsOf(planned, options.actions);
+  if (attempts.length > 0 && options.beforeActing) await options.beforeActing(attempts);
   // In dry-run, or with nothing planned, this is the plan as it is, and nothing is connected to.
   const report = await executeRemediations(planned, {
     kube: connectOnFirstUse(() => connection.connectKube(snapshot.cluster)),

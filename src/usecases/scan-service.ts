@@ -3,11 +3,14 @@ import type { AlertSettings } from '../config.ts';
 import { METRIC, type MetricDatum } from '../domain/metric.ts';
 import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
 import type { SourceName } from '../domain/snapshot.ts';
+import type { Finding, Remediation } from '../domain/finding.ts';
 import { planScanAlerts } from '../notify/finding-alerts.ts';
+import { remediationAlert } from '../notify/remediation-alerts.ts';
 import { scanMetrics } from '../notify/scan-metrics.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { AlertPublisher, MetricsSink, ScanRequest } from '../ports/notify.ts';
-import type { StateStore } from '../ports/state.ts';
+import type { OutboxEntry, StateStore } from '../ports/state.ts';
+import type { Report } from '../domain/report.ts';
 import { cooldownsAfter, holdBackCoolingDown } from '../remediations/cooldowns.ts';
 import type { Logger } from '../support/logger.ts';
 import { errorFields } from '../support/logger.ts';
@@ -36,6 +39,8 @@ export interface ScanServiceSettings {
   actions: ActionSettings;
   scanMaxAgeMs: number;
   idempotencyTtlMs: number;
+  /** How long a scan holds its cluster's lease: longer than the function's timeout. */
+  scanLeaseMs: number;
 }
 
 /** A cluster as the service reaches it. */
@@ -58,9 +63,13 @@ export interface ScanServiceDependencies {
 export interface ScanBatchOptions {
   /** How long a claimed delivery stays ours: about the invocation's remaining time (a crash frees it then). */
   claimHoldMs: number;
+  /** Names this invocation in the cluster leases it takes (the Lambda request id). */
+  invocationId: string;
 }
 
-export type ScanOutcome = 'scanned' | 'unreadable' | 'duplicate' | 'stale' | 'in-progress' | 'malformed' | 'failed';
+/** `stepped-aside`: another scan of the cluster held its lease; this request was redundant. */
+export type ScanOutcome =
+  'scanned' | 'unreadable' | 'duplicate' | 'stale' | 'in-progress' | 'stepped-aside' | 'malformed' | 'failed';
 
 export interface ScanBatchResult {
   /** Message ids to report as batch item failures (SQS delivers them again, then to the DLQ). */
@@ -93,6 +102,7 @@ export async function scanBatch(
     duplicate: 0,
     stale: 0,
     'in-progress': 0,
+    'stepped-aside': 0,
     malformed: 0,
     failed: 0,
   };
@@ -148,9 +158,8 @@ async function processDelivery(
     return { outcome: 'failed', datums: scanFailure(request.cluster) };
   }
   try {
-    const result = await scanOne(deps, request, now, log);
-    await deps.state.completeDelivery(key, deps.clock.now(), deps.settings.idempotencyTtlMs);
-    return result;
+    // One lease per delivery, not per invocation: one batch may hold two requests for one cluster.
+    return await scanUnderLease(deps, request, `${options.invocationId}/${delivery.messageId}`, now, log);
   } catch (error) {
     log.error('scan failed', { receiveCount: delivery.receiveCount, ...errorFields(error) });
     // If this fails too, the claim lapses after claimHoldMs and a retry proceeds then.
@@ -160,27 +169,75 @@ async function processDelivery(
 }
 
 /**
- * collect → detect → plan (minus cooldowns) → apply, then cooldowns, the controller status and the
- * alerts. Alerts are published before the open-alert records are written: a crash in between
- * sends one alert twice on the retry, never loses one.
+ * One scan of a cluster at a time: the request is scanned only if it gets the cluster's lease.
+ * Otherwise another scan is running; a newer request is queued every minute, so this one is
+ * answered (done, not retried) and measures nothing (the scan that holds the lease does).
+ */
+async function scanUnderLease(
+  deps: ScanServiceDependencies,
+  request: ScanRequest,
+  holder: string,
+  now: Date,
+  log: Logger,
+): Promise<RecordResult> {
+  const { state, settings, clock } = deps;
+  const key = scanDeliveryKey(request);
+  const lease = await state.acquireLease(request.cluster, holder, clock.now(), settings.scanLeaseMs);
+  if (!lease.acquired) {
+    log.info('scan skipped: another scan of the cluster holds its lease', { leaseHolder: lease.holder ?? 'unknown' });
+    await state.completeDelivery(key, clock.now(), settings.idempotencyTtlMs);
+    return { outcome: 'stepped-aside', datums: [] };
+  }
+  try {
+    const result = await scanOne(deps, request, now, log);
+    await state.completeDelivery(key, clock.now(), settings.idempotencyTtlMs);
+    return result;
+  } finally {
+    // If this fails, the lease lapses after scanLeaseMs: the next scans step aside until then.
+    await state.releaseLease(request.cluster, holder).catch((e: unknown) => log.warn('scan lease not released', errorFields(e)));
+  }
+}
+
+/**
+ * Under the cluster's lease: first the announcements an earlier scan left undelivered (the outbox),
+ * then collect → detect → plan (minus cooldowns) → record the actions' announcements → apply →
+ * record their outcomes, then cooldowns, the controller status, the finding alerts and the
+ * actions' alerts. Finding alerts are published before the open-alert records are written: a crash
+ * in between sends one alert twice on the retry, never loses one. An action's alert is recorded
+ * before the action and removed once SNS took it: a failure or crash anywhere after the action
+ * leaves it for the retry, or the next scan, to deliver, once.
  */
 async function scanOne(deps: ScanServiceDependencies, request: ScanRequest, now: Date, log: Logger): Promise<RecordResult> {
   const { settings, state } = deps;
   const cluster = request.cluster;
+  // Nothing new is done while an earlier action is unannounced: if SNS refuses, the scan fails here.
+  const leftOver = await deliverAnnouncements(deps, await state.undelivered(cluster), log);
   const cooldowns = await state.activeCooldowns(cluster, now);
   const connection = await deps.connect(cluster);
   const started = performance.now();
+  let announcements: OutboxEntry[] = [];
   const scan = await scanCluster(connection, {
     clusterName: cluster,
     detection: settings.detection,
     actions: settings.actions,
     now,
     reviewPlan: (planned) => holdBackCoolingDown(planned, cooldowns),
+    beforeActing: async (attempts) => {
+      announcements = announcementsOf(cluster, attempts, now);
+      await state.recordPending(announcements).catch(async (error: unknown) => {
+        // Nothing was done: those recorded go again (best effort), else the next scan says "outcome unknown".
+        await Promise.allSettled(announcements.map((e) => state.recordOutcome(e, notAttempted(e.finding))));
+        throw error;
+      });
+    },
     ...(connection.sources ? { sources: connection.sources } : {}),
   });
   const durationMs = Math.round(performance.now() - started);
   const { report, snapshot, unreadable } = scan;
-  // Written first: whatever fails later, the retry must not repeat what was just done.
+  // What the CLI prints as `note:` lines (objects set aside as malformed, ...): the report's gaps point here.
+  for (const notice of scan.notices) log.warn(`note: ${notice}`);
+  const toAnnounce = await recordOutcomes(deps, announcements, report, log);
+  // Written next: whatever fails later, the retry must not repeat what was just done.
   await Promise.all(cooldownsAfter(report, now, settings.actions.restartCooldownMs).map((c) => state.startCooldown(c)));
   await state.saveClusterStatus(controllerStatusOf(snapshot, now), CLUSTER_STATUS_TTL_MS);
 
@@ -194,12 +251,13 @@ async function scanOne(deps: ScanServiceDependencies, request: ScanRequest, now:
   });
   if (plan.alerts.length > 0) {
     await deps.alerts.publish(plan.alerts).catch((error: unknown) => {
-      // The retry re-sends finding alerts, but not a remediation's: cooldowns stop it being redone.
+      // The retry plans the finding alerts again; the actions' alerts wait in the outbox.
       log.error('alerts not published', { alerts: plan.alerts.map((a) => `${a.event} ${a.code}: ${a.title}`) });
       throw error;
     });
   }
   await Promise.all([...plan.save.map((a) => state.saveAlert(a)), ...plan.clear.map((key) => state.clearAlert(cluster, key))]);
+  const announced = leftOver + (await deliverAnnouncements(deps, toAnnounce, log));
 
   const outcomes = report.findings.flatMap((f) => (f.remediation && f.remediation.action !== 'MANUAL' ? [f.remediation] : []));
   log.info(unreadable ? 'cluster unreadable' : 'cluster scanned', {
@@ -209,6 +267,7 @@ async function scanOne(deps: ScanServiceDependencies, request: ScanRequest, now:
     applied: outcomes.filter((r) => r.status === 'applied').length,
     failedRemediations: outcomes.filter((r) => r.status === 'failed').length,
     alerts: plan.alerts.length,
+    announced,
     durationMs,
   });
   // An unreadable cluster's empty snapshot would read as "0 pending pods": only the failure counts.
@@ -217,6 +276,70 @@ async function scanOne(deps: ScanServiceDependencies, request: ScanRequest, now:
     outcome: 'scanned',
     datums: scanMetrics({ cluster, snapshot, report, durationMs, now, detection: settings.detection }),
   };
+}
+
+/** One outbox entry per finding about to be acted on (the first of an id, as the alerts count findings). */
+function announcementsOf(cluster: string, attempts: readonly Finding[], now: Date): OutboxEntry[] {
+  const recordedAt = now.toISOString();
+  const byId = new Map<string, OutboxEntry>();
+  for (const finding of attempts) {
+    const id = `${recordedAt}#${finding.id}#${finding.remediation!.action}`;
+    if (!byId.has(id)) byId.set(id, { cluster, id, recordedAt, finding });
+  }
+  return [...byId.values()];
+}
+
+function notAttempted(finding: Finding): Remediation {
+  return { ...finding.remediation!, status: 'skipped', reason: 'not attempted: its alert could not be recorded first' };
+}
+
+/**
+ * What each recorded action did, from the executed report: `applied` or `failed` stays in the
+ * outbox to be announced; `skipped` (the executor's fresh re-check said no) did nothing and goes.
+ */
+async function recordOutcomes(
+  deps: ScanServiceDependencies,
+  entries: readonly OutboxEntry[],
+  report: Report,
+  log: Logger,
+): Promise<OutboxEntry[]> {
+  const settled = await Promise.all(
+    entries.map(async (entry) => {
+      const outcome = report.findings.find((f) => f.id === entry.finding.id)?.remediation;
+      if (!outcome || outcome.action === 'MANUAL') return undefined;
+      if (!(await deps.state.recordOutcome(entry, outcome))) {
+        log.warn('action outcome not recorded: its announcement was already delivered', { outbox: entry.id });
+        return undefined;
+      }
+      return outcome.status === 'applied' || outcome.status === 'failed' ? { ...entry, outcome } : undefined;
+    }),
+  );
+  return settled.filter((e) => e !== undefined);
+}
+
+/**
+ * Publishes each action's alert on its own, then removes its entry: an entry is gone only once SNS
+ * took its alert, and one SNS took is never listed again. Stops at the first refusal (the scan
+ * fails; the retry or the next scan delivers the rest). Returns how many went out.
+ */
+async function deliverAnnouncements(
+  deps: ScanServiceDependencies,
+  entries: readonly OutboxEntry[],
+  log: Logger,
+): Promise<number> {
+  for (const entry of entries) {
+    const alert = remediationAlert(entry);
+    await deps.alerts.publish([alert]).catch((error: unknown) => {
+      log.error('action alert not published; the next scan delivers it', {
+        alert: `${alert.event} ${alert.code}: ${alert.title}`,
+      });
+      throw error;
+    });
+    if (!(await deps.state.markDelivered(entry.cluster, entry.id))) {
+      log.warn('action alert delivered, its outbox entry was already gone', { outbox: entry.id });
+    }
+  }
+  return entries.length;
 }
 
 /** Per cluster for the dashboard, and account-wide for the alarm (alarms cannot SEARCH across clusters). */

@@ -53,6 +53,17 @@ interface ExampleCase {
 const manual = { action: 'MANUAL', status: 'manual' } as const;
 const controller: ResourceRef = { kind: 'Deployment', namespace: 'karpenter', name: 'karpenter' };
 
+
+/** The production database someone tagged like a Karpenter node (issue 11): reported, never terminated. */
+const forged: ExpectedFinding = {
+  code: 'INSTANCE_PROVENANCE_UNPROVEN',
+  cause: 'NOT_LAUNCHED_FROM_TEMPLATE',
+  severity: 'warning',
+  ...manual,
+  resource: { kind: 'Instance', id: 'i-0f00d5ba5e0b1e7a2' },
+  step: 'aws cloudtrail lookup-events --region eu-central-1 --lookup-attributes AttributeKey=ResourceName,AttributeValue=i-0f00d5ba5e0b1e7a2',
+};
+
 const CASES: ExampleCase[] = [
   {
     name: 'fargate-bootstrap-deadlock',
@@ -91,14 +102,17 @@ const CASES: ExampleCase[] = [
     cluster: 'platform-eks-dev',
     complete: true,
     exact: true,
-    findings: ['i-0a3f1c9e8b7d6a501', 'i-0b7e2d4f6a8c9e102'].map((id) => ({
-      code: 'ORPHANED_INSTANCE',
-      cause: 'CONTROLLER_UNAVAILABLE',
-      severity: 'warning',
-      action: 'TERMINATE_INSTANCE',
-      status: 'planned',
-      resource: { kind: 'Instance', id },
-    })),
+    findings: [
+      ...['i-0a3f1c9e8b7d6a501', 'i-0b7e2d4f6a8c9e102'].map((id) => ({
+        code: 'ORPHANED_INSTANCE' as const,
+        cause: 'CONTROLLER_UNAVAILABLE' as const,
+        severity: 'warning' as const,
+        action: 'TERMINATE_INSTANCE' as const,
+        status: 'planned' as const,
+        resource: { kind: 'Instance', id },
+      })),
+      forged,
+    ],
   },
   {
     name: 'cleanup-partial-destroy',
@@ -115,6 +129,7 @@ const CASES: ExampleCase[] = [
         resource: { kind: 'Instance', id: 'i-07e3b9d1c5a2f8406' },
         step: 'aws ec2 terminate-instances --instance-ids i-07e3b9d1c5a2f8406 --region eu-central-1',
       },
+      forged,
     ],
   },
   {

@@ -12,7 +12,15 @@ import { emptySnapshot, type ClusterSnapshot, type SourceName } from '../../src/
 import { T0 } from './kube.ts';
 
 export const ACCOUNT = '069057294951';
+/** The launch template Karpenter launched the factory's instances from (see karpenterLaunchTemplate). */
+export const KARPENTER_LT_ID = 'lt-0d3e9a7c1b5f28e46';
 
+/**
+ * An instance. With a NodePool and no node group, it carries everything Karpenter's launch leaves
+ * (`karpenter.sh/nodeclaim`, `karpenter.k8s.aws/ec2nodeclass`, and EC2's own `aws:ec2:fleet-id` and
+ * `aws:ec2launchtemplate:id` naming KARPENTER_LT_ID) unless `launchedBy: 'unknown'`: then only
+ * the tags anyone can write. `tags` override either.
+ */
 export function instance(input: {
   id: string;
   cluster?: string | null;
@@ -20,14 +28,20 @@ export function instance(input: {
   nodeGroup?: string;
   state?: string;
   launchTime?: string;
+  launchedBy?: 'karpenter' | 'unknown';
+  /** The launch template Karpenter launched it from (default KARPENTER_LT_ID). */
+  launchTemplateId?: string;
   tags?: Record<string, string>;
 }): Instance {
-  const tags: Record<string, string> = { ...input.tags };
+  const tags: Record<string, string> = {};
   const cluster = input.cluster === undefined ? 'demo' : input.cluster;
   if (cluster) tags['eks:eks-cluster-name'] = cluster;
   const np = input.nodePool === undefined ? 'default' : input.nodePool;
   if (np) tags['karpenter.sh/nodepool'] = np;
   if (input.nodeGroup) tags['eks:nodegroup-name'] = input.nodeGroup;
+  if (np && !input.nodeGroup && input.launchedBy !== 'unknown')
+    Object.assign(tags, karpenterLaunchTags(input.id, np, input.launchTemplateId));
+  Object.assign(tags, input.tags);
   return {
     id: input.id,
     state: input.state ?? 'running',
@@ -37,6 +51,29 @@ export function instance(input: {
     privateDnsName: `ip-10-0-1-${input.id.length}.ec2.internal`,
     iamInstanceProfileArn: `arn:aws:iam::${ACCOUNT}:instance-profile/demo_1976173924626587633`,
     tags,
+  };
+}
+
+/** What Karpenter's CreateFleet launch leaves on an instance, besides the cluster and NodePool tags. */
+export function karpenterLaunchTags(id: string, nodePool: string, launchTemplateId = KARPENTER_LT_ID): Record<string, string> {
+  return {
+    'karpenter.sh/nodeclaim': `${nodePool}-${id.slice(-5)}`,
+    'karpenter.k8s.aws/ec2nodeclass': 'default',
+    'aws:ec2:fleet-id': `fleet-${id.slice(-8).padStart(8, '0')}-e548-4a52-a97e-a470a8d1237d`,
+    'aws:ec2launchtemplate:id': launchTemplateId,
+    'aws:ec2launchtemplate:version': '1',
+  };
+}
+
+/**
+ * The defect of issue 11: a production database someone tagged with the only two tags the IAM
+ * policy used to check. Launched in 2024, by hand, from no launch template.
+ */
+export function forgedInstance(id = 'i-0f00d5ba5e0b1e7a2', cluster = 'demo'): Instance {
+  return {
+    ...instance({ id, cluster, nodePool: 'anything', launchedBy: 'unknown', launchTime: '2024-03-12T09:15:00Z' }),
+    instanceType: 'r6i.2xlarge',
+    tags: { Name: 'prod-postgres-primary', 'eks:eks-cluster-name': cluster, 'karpenter.sh/nodepool': 'anything' },
   };
 }
 
@@ -109,6 +146,11 @@ export function launchTemplate(input: {
   };
 }
 
+/** The launch template the factory's Karpenter instances name (KARPENTER_LT_ID), Karpenter's for `cluster`. */
+export function karpenterLaunchTemplate(cluster = 'demo'): LaunchTemplate {
+  return launchTemplate({ id: KARPENTER_LT_ID, cluster });
+}
+
 export function logLine(fields: Record<string, unknown>, origin = 'karpenter.log:1'): LogLine {
   return {
     ...(typeof fields.time === 'string' ? { time: fields.time } : {}),
@@ -152,4 +194,12 @@ export function snapshotOf(parts: SnapshotParts, clusterName = 'demo'): ClusterS
     s.captured.add(PART_SOURCE[key]);
   }
   return s;
+}
+
+/**
+ * snapshotOf with the cluster's Karpenter launch template captured too (unless `launchTemplates`
+ * is given): what a capture of a real cluster holds, so the factory's instances are proven Karpenter's.
+ */
+export function karpenterSnapshotOf(parts: SnapshotParts, clusterName = 'demo'): ClusterSnapshot {
+  return snapshotOf({ launchTemplates: [karpenterLaunchTemplate(clusterName)], ...parts }, clusterName);
 }

@@ -3,7 +3,7 @@
  * callers rely on (resourceVersion and 409 on a stale write; per-instance termination results)
  * and record every write so tests can assert what was done. Add to them with small, additive edits.
  */
-import type { Instance } from '../../src/domain/aws.ts';
+import type { Instance, LaunchTemplate } from '../../src/domain/aws.ts';
 import type { Deployment, NodeClaim, NodePool, Pod } from '../../src/domain/kube.ts';
 import { toIsoSeconds } from '../../src/domain/kube-helpers.ts';
 import { nodePoolOfClaim } from '../../src/domain/tags.ts';
@@ -17,6 +17,7 @@ import type {
   PodLogQuery,
 } from '../../src/ports/kubernetes.ts';
 import { isRecord, type JsonRecord } from '../../src/snapshot/shape.ts';
+import { karpenterLaunchTemplate } from './aws.ts';
 
 function clone<T>(value: T): T {
   return structuredClone(value);
@@ -174,8 +175,16 @@ export class FakeEc2 implements Ec2Port {
     );
   }
 
-  describeLaunchTemplates(_clusterName: string): Promise<never[]> {
-    return Promise.resolve([]);
+  /** What DescribeLaunchTemplates answers: by default the one Karpenter launched the factory's instances from. */
+  launchTemplates: LaunchTemplate[] = [karpenterLaunchTemplate()];
+  /** Makes every describeLaunchTemplates reject with this error. */
+  launchTemplatesError: Error | undefined;
+  readonly launchTemplateCalls: string[] = [];
+
+  describeLaunchTemplates(clusterName: string): Promise<LaunchTemplate[]> {
+    this.launchTemplateCalls.push(clusterName);
+    if (this.launchTemplatesError) return Promise.reject(this.launchTemplatesError);
+    return Promise.resolve(this.launchTemplates.map(clone));
   }
 
   deleteLaunchTemplate(_launchTemplateId: string): Promise<boolean> {

@@ -96,6 +96,7 @@ describe('cleanup handler', () => {
       complete: true,
       nodePoolsDeleted: NODEPOOLS,
       instancesTerminated: INSTANCES,
+      instancesNotProven: CLEANED.instancesNotProven,
       launchTemplatesDeleted: LAUNCH_TEMPLATES,
       instanceProfilesDeleted: INSTANCE_PROFILES,
       errors: [],
@@ -117,6 +118,7 @@ describe('cleanup handler', () => {
     for (const id of INSTANCES) expect(h.instanceState(id), id).toBe('terminated');
     expect(h.instanceState('i-0d9f2b6e4a1c83575')).toBe('running'); // the managed node group's
     expect(h.instanceState('i-0e1a7c3f9b5d26487')).toBe('running'); // platform-eks-staging's
+    expect(h.instanceState('i-0f00d5ba5e0b1e7a2')).toBe('running'); // only the two tags anyone can write
     expect([...h.simulation.aws.state.launchTemplates.keys()].sort()).toEqual(['lt-0b4e9a2d7c1f63805', 'lt-0f5a2d8c1e7b39640']);
     for (const name of INSTANCE_PROFILES) expect(h.simulation.aws.state.instanceProfiles.has(name), name).toBe(false);
     expect(again).toMatchObject({ complete: true, nodePoolsDeleted: [], instancesTerminated: [], errors: [] });
@@ -153,6 +155,7 @@ describe('cleanup handler', () => {
       complete: true,
       nodePoolsDeleted: 2,
       instancesTerminated: 3,
+      instancesNotProven: 1,
       launchTemplatesDeleted: 2,
       instanceProfilesDeleted: 2,
       errors: 0,

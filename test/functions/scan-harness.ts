@@ -10,6 +10,7 @@ import { DynamoStateStore } from '../../src/adapters/aws/dynamodb-state.ts';
 import { RecordingAlertPublisher, RecordingMetricsSink } from '../../src/adapters/memory/outputs.ts';
 import { readScanConfig } from '../../src/config.ts';
 import { toIsoSeconds } from '../../src/domain/kube-helpers.ts';
+import type { AlertPublisher } from '../../src/ports/notify.ts';
 import type { StateStore } from '../../src/ports/state.ts';
 import { createScanHandler } from '../../src/service/handlers/scan.ts';
 import { jsonLogger } from '../../src/support/logger.ts';
@@ -55,6 +56,11 @@ export interface ScanServiceOptions {
   env?: Record<string, string>;
   /** The scans' clock starts here; default: 5 s after the tick. */
   now?: string;
+  /** Wraps what the function is given, to fail or pause a call; `alerts` still records what went through. */
+  wrap?: {
+    state?: (state: StateStore) => StateStore;
+    alerts?: (alerts: AlertPublisher) => AlertPublisher;
+  };
 }
 
 export async function startScanService(dynamo: LocalDynamo, options: ScanServiceOptions): Promise<ScanService> {
@@ -87,8 +93,8 @@ export async function startScanService(dynamo: LocalDynamo, options: ScanService
         throw new Error(`eks:DescribeCluster failed: ResourceNotFoundException: No cluster found for name: ${clusterName}.`);
       return { ...simulation.connection, sources: simulatedSources(simulation.seed) };
     },
-    state,
-    alerts,
+    state: options.wrap?.state ? options.wrap.state(state) : state,
+    alerts: options.wrap?.alerts ? options.wrap.alerts(alerts) : alerts,
     metrics,
     clock,
     logger: jsonLogger({}, (line) => logs.push(JSON.parse(line) as Record<string, unknown>)),

@@ -218,15 +218,37 @@ describe('built bundles run an invocation against fakes on 127.0.0.1', () => {
   describe('cleanup', () => {
     const GONE = 'platform-eks-dev';
     const INSTANCE = 'i-0123456789abcdef0';
+    const LAUNCH_TEMPLATE = 'lt-0e7a3c9f1d5b82460';
     const PROFILE = `${GONE}_11735620938465729301`;
 
     it('dry run of a cluster already gone: EKS, EC2 and IAM answered over their wire protocols, nothing changed', async () => {
       const eks = await fake(startHttpFake(eksApi([])));
       const ec2 = await fake(
         startHttpFake(
-          ec2Api([
-            { id: INSTANCE, state: 'stopped', tags: { 'eks:eks-cluster-name': GONE, 'karpenter.sh/nodepool': 'default' } },
-          ]),
+          ec2Api(
+            [
+              {
+                id: INSTANCE,
+                state: 'stopped',
+                tags: {
+                  'eks:eks-cluster-name': GONE,
+                  'karpenter.sh/nodepool': 'default',
+                  'karpenter.sh/nodeclaim': 'default-x7k2p',
+                  'karpenter.k8s.aws/ec2nodeclass': 'default',
+                  'aws:ec2:fleet-id': 'fleet-c88ab753-e548-4a52-a97e-a470a8d1237d',
+                  'aws:ec2launchtemplate:id': LAUNCH_TEMPLATE,
+                },
+              },
+            ],
+            // Karpenter's launch template of the cluster: the proof that Karpenter launched the instance.
+            [
+              {
+                id: LAUNCH_TEMPLATE,
+                name: 'karpenter.k8s.aws/9870324818371625430',
+                tags: { 'eks:eks-cluster-name': GONE, 'karpenter.k8s.aws/ec2nodeclass': 'default' },
+              },
+            ],
+          ),
         ),
       );
       const iam = await fake(
@@ -261,7 +283,8 @@ describe('built bundles run an invocation against fakes on 127.0.0.1', () => {
         complete: true,
         nodePoolsDeleted: [],
         instancesTerminated: [INSTANCE],
-        launchTemplatesDeleted: [],
+        instancesNotProven: [],
+        launchTemplatesDeleted: [LAUNCH_TEMPLATE],
         instanceProfilesDeleted: [PROFILE],
         errors: [],
       });

@@ -233,6 +233,31 @@ describe('invoke-cleanup.sh', () => {
     expect(run.stderr).toContain('[nodepools] cannot reach the cluster API: Unauthorized; NodePools not deleted');
   });
 
+  it('says which steps were not started and why, and exits 1 without invoking again', () => {
+    const reason =
+      'instances not all known terminated: DescribeInstances (instances of cluster demo) failed: UnauthorizedOperation';
+    replies([
+      {
+        result: result({
+          complete: false,
+          errors: [{ step: 'instances', message: 'DescribeInstances (instances of cluster demo) failed: UnauthorizedOperation' }],
+          stepsNotStarted: [
+            { step: 'launch-templates', reason },
+            { step: 'instance-profiles', reason },
+          ],
+        }),
+      },
+    ]);
+
+    const run = runHook(BASE_ENV);
+
+    expect(run.status).toBe(1);
+    expect(run.invokes).toHaveLength(1);
+    expect(run.stderr).toContain(
+      `  - [launch-templates] not started: ${reason}\n  - [instance-profiles] not started: ${reason}\n`,
+    );
+  });
+
   it('exits 1 with the error message when the function itself failed (FunctionError)', () => {
     replies([
       {

@@ -126,6 +126,26 @@ function branches(value: Json, template: Template | undefined): JsonObject[] {
   return [value];
 }
 
+/**
+ * `value` with every Fn::If replaced by the branch its condition selects, and properties whose
+ * branch is AWS::NoValue dropped: what CloudFormation deploys (e.g. an IAM condition block).
+ */
+export function resolveIfs(template: Template, value: Json): Json | undefined {
+  if (Array.isArray(value)) return value.map((v) => resolveIfs(template, v) ?? null);
+  if (!isObject(value)) return value;
+  const choice = value['Fn::If'];
+  if (Array.isArray(choice)) {
+    return resolveIfs(template, (conditionHolds(template, String(choice[0])) ? choice[1] : choice[2]) ?? null);
+  }
+  if (value.Ref === 'AWS::NoValue') return undefined;
+  const out: JsonObject = {};
+  for (const [key, v] of Object.entries(value)) {
+    const resolved = resolveIfs(template, v);
+    if (resolved !== undefined) out[key] = resolved;
+  }
+  return out;
+}
+
 /** Every inline policy statement of a role (see statementsOf for `template`). */
 export function roleStatements(role: Resource, template?: Template): Statement[] {
   const policies = at(role, 'Properties', 'Policies');

@@ -37,6 +37,7 @@ import {
   resourcesOfType,
   roleStatements,
   statementsOf,
+  resolveIfs,
   substitute,
   type Statement,
   type Template,
@@ -50,6 +51,9 @@ let template: Template;
 /** Packaged with `--param slackWebhookParameter=...`: every function deployed. */
 let slackTemplate: Template;
 let packageDir: string;
+/** Packaged with `--param clusters=...`: terminations held to those clusters. */
+let clustersTemplate: Template;
+const LISTED_CLUSTERS = ['prod-eu', 'prod-us'];
 
 beforeAll(async () => {
   workDir = await mkdtemp(path.join(tmpdir(), 'karpenter-sentinel-package-'));
@@ -62,7 +66,14 @@ beforeAll(async () => {
     bundlesFrom: packaged.serviceDir,
     params: { slackWebhookParameter: SLACK_PARAMETER },
   });
+  await packageService({
+    serviceDir: path.join(workDir, 'service-clusters'),
+    packageDir: path.join(workDir, 'clusters'),
+    bundlesFrom: packaged.serviceDir,
+    params: { clusters: LISTED_CLUSTERS.join(',') },
+  });
   template = await readTemplate(packageDir);
+  clustersTemplate = await readTemplate(path.join(workDir, 'clusters'));
   slackTemplate = await readTemplate(path.join(workDir, 'slack'));
 }, 300_000);
 
@@ -213,6 +224,14 @@ describe('configuration', () => {
 
     expect(env.ROLLOUT_RESTART_MODE).toBe('apply');
     expect(env.TERMINATE_INSTANCE_MODE).toBe('dry-run');
+  });
+
+  it('scan: the cluster lease outlasts the function’s timeout, so a running scan never loses it', () => {
+    const leaseMs = readScanConfig(deployedEnvironment(template, 'scan')).scanLeaseMs;
+    const timeoutMs = Number(functionOf(template, 'scan').Properties?.Timeout) * 1000;
+
+    expect(leaseMs).toBeGreaterThan(timeoutMs);
+    expect(leaseMs).toBeLessThanOrEqual(timeoutMs + 60_000);
   });
 
   it('takes settings from --param', () => {
@@ -576,7 +595,7 @@ describe('IAM', () => {
       for (const action of s.Action) expect(NO_RESOURCE_LEVEL.has(action), `${role} ${action}`).toBe(true);
   });
 
-  it('terminates only instances tagged for a cluster and a NodePool and owned by no node group', () => {
+  it('terminates only instances carrying Karpenter’s tags and EC2’s launch tags, owned by no node group', () => {
     const grants = allRoleStatements(slackTemplate).filter(([, s]) => s.Action.includes('ec2:TerminateInstances'));
 
     expect(grants.map(([role]) => role).sort()).toEqual(['CleanupRole', 'ScanRole']);
@@ -585,17 +604,38 @@ describe('IAM', () => {
       expect(statement.Resource, role).toEqual([
         { 'Fn::Sub': 'arn:${AWS::Partition}:ec2:${AWS::Region}:${AWS::AccountId}:instance/*' },
       ]);
-      expect(Object.keys(statement.Condition ?? {}), role).toEqual(['Null']);
-      const nullConditions = at(statement, 'Condition', 'Null');
+      // Without `clusters`, the cluster tag's value is not pinned: only its presence, as before.
+      const deployed = resolveIfs(slackTemplate, statement.Condition ?? {});
+      expect(Object.keys(deployed ?? {}), role).toEqual(['Null']);
+      const nullConditions = at(deployed, 'Null');
+      // Each present (false) tag: Karpenter's own, and the aws: tags no caller can write (EC2 sets
+      // them when an EC2 Fleet launches from a launch template). Forgeable tags alone no longer pass.
       expect(nullConditions, role).toMatchObject({
         'aws:ResourceTag/karpenter.sh/nodepool': 'false',
+        'aws:ResourceTag/karpenter.sh/nodeclaim': 'false',
+        'aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass': 'false',
         'aws:ResourceTag/eks:eks-cluster-name': 'false',
+        'aws:ResourceTag/aws:ec2launchtemplate:id': 'false',
+        'aws:ResourceTag/aws:ec2:fleet-id': 'false',
         'aws:ResourceTag/eks:nodegroup-name': 'true',
       });
       for (const tag of FOREIGN_OWNER_TAGS) expect(at(nullConditions, `aws:ResourceTag/${tag}`), `${role} ${tag}`).toBe('true');
     }
     // The cleanup is held to exactly the scan's guard, not a looser copy of it.
     expect(grants[0]?.[1].Condition).toEqual(grants[1]?.[1].Condition);
+  });
+
+  it('with `clusters` set, terminates only instances whose eks:eks-cluster-name is one of them', () => {
+    const grants = allRoleStatements(clustersTemplate).filter(([, s]) => s.Action.includes('ec2:TerminateInstances'));
+
+    expect(grants.map(([role]) => role).sort()).toEqual(['CleanupRole', 'ScanRole']);
+    for (const [role, statement] of grants) {
+      const deployed = resolveIfs(clustersTemplate, statement.Condition ?? {});
+      expect(at(deployed, 'StringEquals'), role).toEqual({
+        'aws:ResourceTag/eks:eks-cluster-name': { 'Fn::Split': [',', LISTED_CLUSTERS.join(',')] },
+      });
+      expect(at(deployed, 'Null', 'aws:ResourceTag/aws:ec2launchtemplate:id'), role).toBe('false');
+    }
   });
 
   it('lets only the cleanup delete, and only what Karpenter tagged', () => {

@@ -44,7 +44,13 @@ describe('inMemoryAws: queries as the real adapter answers them', () => {
     const ids = (await aws.ec2.describeInstances({ clusterName: 'platform-eks-dev' })).map((i) => i.id).sort();
 
     // Assess: the managed node group's instance carries the legacy tag; the staging one neither
-    expect(ids).toEqual(['i-0a3f1c9e8b7d6a501', 'i-0b7e2d4f6a8c9e102', 'i-0c5d8a1e3f7b94263', 'i-0d9f2b6e4a1c83575']);
+    expect(ids).toEqual([
+      'i-0a3f1c9e8b7d6a501',
+      'i-0b7e2d4f6a8c9e102',
+      'i-0c5d8a1e3f7b94263',
+      'i-0d9f2b6e4a1c83575',
+      'i-0f00d5ba5e0b1e7a2',
+    ]);
     expect(aws.region).toBe('eu-central-1');
   });
 

@@ -158,7 +158,11 @@ describe('errors as Status objects', () => {
   });
 
   it('405 for methods a route does not take', async () => {
-    const response = await call(api, '/api/v1/pods', { method: 'POST', body: {}, contentType: 'application/json' });
+    const response = await call(api, '/api/v1/namespaces/default/pods/anything', {
+      method: 'POST',
+      body: {},
+      contentType: 'application/json',
+    });
 
     expect(response.status).toBe(405);
     expect(response.json()).toMatchObject({ reason: 'MethodNotAllowed', code: 405 });

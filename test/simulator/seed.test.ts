@@ -4,6 +4,7 @@ import type { KubeEvent } from '../../src/domain/kube.ts';
 import type { ClusterSnapshot } from '../../src/domain/snapshot.ts';
 import { KUBE_RESOURCES, KUBE_RESOURCE_NAMES, apiVersionOf } from '../../src/ports/kubernetes.ts';
 import { startKubeApiServer, type SimulatedKubeApi } from '../../src/simulator/kube-api-server.ts';
+import { setAsideGap } from '../../src/domain/snapshot.ts';
 import { denialOf, SIMULATED_ANNOTATION, storeFromSnapshot } from '../../src/simulator/seed.ts';
 import { eventObject } from '../../src/snapshot/write/wire.ts';
 import { readControllerLog } from '../../src/snapshot/controller-logs.ts';
@@ -208,6 +209,16 @@ describe('gaps', () => {
     });
     expect(one.status).toBe(403);
     expect(pools.status).toBe(200);
+  });
+
+  it('a source with objects set aside as malformed is served, not denied: it was readable', async () => {
+    const snapshot = snapshotOf({ nodeClaims: [nodeClaim({ name: 'c1' })] });
+    snapshot.gaps.push(setAsideGap('nodeclaims', 1));
+    const server = await serve(snapshot);
+
+    const list = await call(server, '/apis/karpenter.sh/v1/nodeclaims?limit=500');
+
+    expect(list.status).toBe(200);
   });
 
   it.each([

@@ -3,7 +3,7 @@
  * STATE_TABLE_KEYS: conditional writes, TTL attributes and queries behave as DynamoDB's do.
  */
 import type { AddressInfo } from 'node:net';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { STATE_TABLE_KEYS } from '../../src/adapters/aws/state-table.ts';
 
@@ -48,7 +48,14 @@ export async function startLocalDynamo(): Promise<LocalDynamo> {
           ],
         }),
       );
-      return name;
+      // dynalite answers CREATING and turns the table ACTIVE a moment later; a write before then
+      // fails with ResourceNotFoundException (seen on a loaded machine).
+      for (let i = 0; i < 200; i++) {
+        const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
+        if (Table?.TableStatus === 'ACTIVE') return name;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      throw new Error(`dynalite table ${name} never became ACTIVE`);
     },
     async close() {
       client.destroy();

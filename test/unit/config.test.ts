@@ -43,6 +43,8 @@ describe('service configuration', () => {
       minSeverity: 'warning',
       reminderIntervalMs: 4 * 3_600_000,
     });
+    // The scan function's 120 s timeout and a margin.
+    expect(config.scanLeaseMs).toBe(150_000);
   });
 
   it('reads every override', () => {
@@ -55,6 +57,7 @@ describe('service configuration', () => {
       CONTROLLER_PENDING_AFTER: '2m',
       ALERT_MIN_SEVERITY: 'critical',
       ALERT_REMINDER_INTERVAL: '1h30m',
+      SCAN_LEASE_DURATION: '5m',
     });
 
     expect(config.actions.modes).toEqual({ ROLLOUT_RESTART: 'off', TERMINATE_INSTANCE: 'apply' });
@@ -63,6 +66,7 @@ describe('service configuration', () => {
     expect(config.detection.controllerPendingMs).toBe(2 * 60_000);
     expect(config.alerts.minSeverity).toBe('critical');
     expect(config.alerts.reminderIntervalMs).toBe(90 * 60_000);
+    expect(config.scanLeaseMs).toBe(5 * 60_000);
   });
 
   it.each([
@@ -70,6 +74,8 @@ describe('service configuration', () => {
     [{ RESTART_COOLDOWN: 'soon' }, 'RESTART_COOLDOWN must be a duration like 90s, 15m or 4h (got "soon")'],
     [{ MAX_TERMINATIONS_PER_RUN: '-1' }, 'MAX_TERMINATIONS_PER_RUN must be a whole number from 0 to 1000 (got "-1")'],
     [{ ALERT_MIN_SEVERITY: 'high' }, 'ALERT_MIN_SEVERITY must be one of critical, warning, info (got "high")'],
+    [{ SCAN_LEASE_DURATION: '30s' }, 'SCAN_LEASE_DURATION must be from 1m to 16m'],
+    [{ SCAN_LEASE_DURATION: '1h' }, 'SCAN_LEASE_DURATION must be from 1m to 16m'],
   ])('a bad value %j fails naming the variable', (bad, message) => {
     expect(() => readScanConfig({ ...scanEnv, ...bad })).toThrow(message);
   });

@@ -16,6 +16,7 @@ import { karpenterPod } from '../factories/kube.ts';
 import { steppingClock } from '../support/clock.ts';
 import {
   CLEANED,
+  FORGED_TAGS,
   CLEANUP_EXAMPLE,
   CLEANUP_EXAMPLE_CLUSTER,
   PENDING_ONE_MINUTE_OLD,
@@ -42,6 +43,7 @@ const UNTOUCHED_INSTANCES = {
   'i-0e1a7c3f9b5d26487': 'running', // platform-eks-staging's Karpenter
   'i-0a8c4e2b7d1f95603': 'stopped', // platform-eks-staging's Karpenter
   'i-02b7f4a9c6e1d8503': 'terminated', // already gone
+  [FORGED_TAGS]: 'running', // prod-postgres-primary: only the two forgeable tags, never terminated
 };
 const UNTOUCHED_LAUNCH_TEMPLATES = ['lt-0b4e9a2d7c1f63805', 'lt-0f5a2d8c1e7b39640'];
 const UNTOUCHED_INSTANCE_PROFILES = {
@@ -133,8 +135,21 @@ function kubeNames(simulation: Simulation, resource: 'nodepools' | 'nodeclaims' 
 
 const nothingLeft = (): Pick<
   CleanupResult,
-  'nodePoolsDeleted' | 'instancesTerminated' | 'launchTemplatesDeleted' | 'instanceProfilesDeleted' | 'errors'
-> => ({ nodePoolsDeleted: [], instancesTerminated: [], launchTemplatesDeleted: [], instanceProfilesDeleted: [], errors: [] });
+  | 'nodePoolsDeleted'
+  | 'instancesTerminated'
+  | 'instancesNotProven'
+  | 'launchTemplatesDeleted'
+  | 'instanceProfilesDeleted'
+  | 'errors'
+> => ({
+  nodePoolsDeleted: [],
+  instancesTerminated: [],
+  // still there and still tagged: listed again, never terminated
+  instancesNotProven: CLEANED.instancesNotProven,
+  launchTemplatesDeleted: [],
+  instanceProfilesDeleted: [],
+  errors: [],
+});
 
 describe('cleanup of a cluster after a partial terraform destroy (controller gone)', () => {
   it('removes exactly the cluster’s Karpenter NodePools, instances, launch templates and instance profiles', async () => {
@@ -151,6 +166,7 @@ describe('cleanup of a cluster after a partial terraform destroy (controller gon
       complete: true,
       nodePoolsDeleted: NODEPOOLS,
       instancesTerminated: INSTANCES,
+      instancesNotProven: CLEANED.instancesNotProven,
       launchTemplatesDeleted: LAUNCH_TEMPLATES,
       instanceProfilesDeleted: INSTANCE_PROFILES,
       errors: [],
@@ -232,7 +248,7 @@ describe('cleanup of a cluster after a partial terraform destroy (controller gon
     expect(writeCalls(simulation)).toHaveLength(writesBefore);
   });
 
-  it('one termination failing is reported while the rest of the run continues', async () => {
+  it('one termination failing is reported; the other instances go, launch templates and profiles wait for it', async () => {
     // Prepare
     const { simulation, cleanup } = await simulate();
     simulation.aws.faults.fail('TerminateInstances', {
@@ -251,8 +267,10 @@ describe('cleanup of a cluster after a partial terraform destroy (controller gon
     ]);
     expect(result.errors[0]?.message).toContain(STOPPED);
     expect(result.instancesTerminated).toEqual([RUNNING_WITH_NODECLAIM, PENDING_ONE_MINUTE_OLD]);
-    expect(result.launchTemplatesDeleted).toEqual(LAUNCH_TEMPLATES);
-    expect(result.instanceProfilesDeleted).toEqual(INSTANCE_PROFILES);
+    expect(result).toMatchObject({ launchTemplatesDeleted: [], instanceProfilesDeleted: [] });
+    expect(result.stepsNotStarted?.map((s) => s.step)).toEqual(['launch-templates', 'instance-profiles']);
+    expect(launchTemplateIds(simulation)).toEqual([...LAUNCH_TEMPLATES, ...UNTOUCHED_LAUNCH_TEMPLATES].sort());
+    expect(simulation.aws.callsTo('RemoveRoleFromInstanceProfile')).toEqual([]);
     expect(instanceStates(simulation)).toMatchObject({
       [STOPPED]: 'stopped',
       [RUNNING_WITH_NODECLAIM]: 'terminated',
@@ -260,7 +278,7 @@ describe('cleanup of a cluster after a partial terraform destroy (controller gon
     });
   });
 
-  it('after a failed termination, the next run terminates just that instance', async () => {
+  it('after a failed termination, the next run terminates just that instance, then the templates and profiles', async () => {
     // Prepare
     const { simulation, cleanup } = await simulate();
     simulation.aws.faults.fail('TerminateInstances', { instanceId: STOPPED, error: { code: 'UnauthorizedOperation' } });
@@ -270,7 +288,13 @@ describe('cleanup of a cluster after a partial terraform destroy (controller gon
     const second = await cleanup(APPLY);
 
     // Assess
-    expect(second).toMatchObject({ complete: true, errors: [], instancesTerminated: [STOPPED] });
+    expect(second).toMatchObject({
+      complete: true,
+      errors: [],
+      instancesTerminated: [STOPPED],
+      launchTemplatesDeleted: LAUNCH_TEMPLATES,
+      instanceProfilesDeleted: INSTANCE_PROFILES,
+    });
     expect(terminationsPerInstance(simulation)).toEqual(Object.fromEntries(INSTANCES.map((id) => [id, id === STOPPED ? 2 : 1])));
     expect(instanceStates(simulation)[STOPPED]).toBe('terminated');
   });

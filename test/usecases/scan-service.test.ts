@@ -44,7 +44,7 @@ const delivery = (messageId: string, cluster = CLUSTER): ScanDelivery => ({
   body: JSON.stringify({ cluster, requestedAt: '2026-01-01T01:00:00Z' }),
   receiveCount: 1,
 });
-const OPTIONS = { claimHoldMs: 90_000 };
+const OPTIONS = { claimHoldMs: 90_000, invocationId: 'invocation-1' };
 
 describe('scanBatch when its own dependencies fail', () => {
   it('an alert the topic refused fails the record and frees its claim: the retry sends it', async () => {
@@ -130,5 +130,39 @@ describe('scanBatch when its own dependencies fail', () => {
       error: 'Error: PutMetricData failed: Throttling',
     });
     expect(await deps.state.claimDelivery(`scan#${CLUSTER}#2026-01-01T01:00:00Z`, NOW, 90_000)).toBe('done');
+  });
+});
+
+describe('scanBatch with an object of the wrong shape from the API', () => {
+  it('logs the note naming the object and field, scans the rest and reports the scan incomplete', async () => {
+    const { deps, logs, simulation } = await setup();
+    deps.connect = async () => ({
+      ...simulation.connection,
+      sources: simulatedSources(simulation.seed),
+      connectKube: async (cluster) => {
+        const kube = await simulation.connection.connectKube(cluster);
+        return {
+          list: async (query) => {
+            const items = await kube.list(query);
+            if (query.resource !== 'nodes') return items;
+            return [...items, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'broken' }, spec: { taints: true } }];
+          },
+          get: (resource, name, namespace) => kube.get(resource, name, namespace),
+          podLog: (query) => kube.podLog(query),
+          patchDeploymentAnnotations: (patch) => kube.patchDeploymentAnnotations(patch),
+          deleteNodePool: (name) => kube.deleteNodePool(name),
+        };
+      },
+    });
+
+    const result = await scanBatch(deps, [delivery('m-1')], OPTIONS);
+
+    expect(result.counts.scanned).toBe(1);
+    expect(logs.find((l) => l.level === 'warn')).toMatchObject({
+      cluster: CLUSTER,
+      message: 'note: Kubernetes API: Node broken: spec.taints is true, expected a list; object set aside',
+    });
+    expect(logs.find((l) => l.message === 'cluster scanned')).toMatchObject({ complete: false });
+    expect(deps.alerts.published.map((a) => `${a.event} ${a.code}`)).toEqual(['opened KARPENTER_CONTROLLER_PENDING']);
   });
 });

@@ -237,6 +237,17 @@ print_errors() {
     }' "$flat"
 }
 
+# stepsNotStarted[] (what the cleanup held back until what it depends on is gone) as "  - [step] not started: reason" lines.
+print_not_started() {
+  awk 'BEGIN { FS = "\t" }
+    $1 ~ /^stepsNotStarted\.[0-9]+\.(step|reason)$/ {
+      split($1, p, "."); i = p[2] + 0; v = substr($0, length($1) + 2)
+      if (i + 1 > n) n = i + 1
+      if (p[3] == "step") step[i] = v; else reason[i] = v
+    }
+    END { for (i = 0; i < n; i++) printf "  - [%s] not started: %s\n", step[i], reason[i] }' "$flat"
+}
+
 # Counts over every invocation: each reports only what it did itself.
 total_pools=0
 total_instances=0
@@ -298,10 +309,12 @@ while :; do
   total_profiles=$((total_profiles + $(count instanceProfilesDeleted)))
 
   errors=$(count errors)
-  if [ "$errors" -gt 0 ]; then
+  not_started=$(count stepsNotStarted)
+  if [ "$errors" -gt 0 ] || [ "$not_started" -gt 0 ]; then
     {
       printf '%s: cleanup of cluster %s FAILED with %s error(s):\n' "$program" "$CLUSTER_NAME" "$errors"
       print_errors
+      print_not_started
       printf '%s: fix the cause and run again (terraform destroy runs this hook again); completed steps are not repeated.\n' "$program"
     } >&2
     exit 1

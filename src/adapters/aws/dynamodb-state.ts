@@ -10,17 +10,24 @@
  *   STATUS#<cluster>    -                     cluster observedAt controller                observedAt + ttlMs
  *                                             readyReplicas desiredReplicas
  *   WINDOW#<key>        -                     total                                        as given at the first add
+ *   LEASE#<cluster>     -                     holder                                       now + durationMs
+ *   OUTBOX#<cluster>    <id>                  cluster id recordedAt finding (JSON)         recordedAt + 14 days
+ *                                             outcome (JSON, once known)
  *
  * `expiresAt` (epoch seconds, rounded up) is on every item: it is the table's TTL attribute, so the
  * table never needs cleaning. DynamoDB deletes expired items eventually (within days, not at once),
- * so where expiry decides an answer the read checks it itself: a claim lapses once `expiresAt <= now`
- * (in whole seconds: a claim may hold up to a second past `holdMs`, never less), a cooldown counts
- * while `until > now`. Open alerts, statuses and windows are read whatever their expiry, as the
+ * so where expiry decides an answer the read checks it itself: a claim or a lease lapses once
+ * `expiresAt <= now` (in whole seconds: it may hold up to a second past its duration, never less),
+ * a cooldown counts while `until > now`. Open alerts, statuses and windows are read whatever their expiry, as the
  * in-memory store does: an open alert lives on while it is reminded (lastSent moves; the reminder
  * interval must stay under 30 days), and TTL only removes the abandoned ones; a status's age is the
  * reader's to judge from `observedAt`; a window's key names its window.
  *
- * Reads that decide dedupe and guardrails (claims, open alerts, cooldowns) are strongly consistent.
+ * An outbox entry is deleted once its alert is delivered; its TTL only removes one whose alert could
+ * not be delivered for 14 days.
+ *
+ * Reads that decide dedupe and guardrails (claims, open alerts, cooldowns, the outbox) are strongly
+ * consistent.
  * Every SDK failure leaves as a SourceError reading `<Operation> failed: ...`.
  */
 import {
@@ -37,7 +44,16 @@ import {
 import { SEVERITIES, type Severity } from '../../domain/codes.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { SourceError } from '../../ports/errors.ts';
-import type { ClusterStatus, DeliveryClaim, OpenAlert, RemediationCooldown, StateStore } from '../../ports/state.ts';
+import type { Finding, Remediation } from '../../domain/finding.ts';
+import type {
+  ClusterStatus,
+  DeliveryClaim,
+  LeaseClaim,
+  OpenAlert,
+  OutboxEntry,
+  RemediationCooldown,
+  StateStore,
+} from '../../ports/state.ts';
 import { chunks } from '../../support/concurrency.ts';
 import { awsCall } from './errors.ts';
 import { allPages } from './sdk-output.ts';
@@ -47,6 +63,8 @@ type Item = Record<string, AttributeValue>;
 
 /** An abandoned open alert (its cluster deleted, the service removed) vanishes this long after its last alert. */
 export const OPEN_ALERT_TTL_MS = 30 * 24 * 3_600_000;
+/** An action's announcement nobody could deliver (the topic refusing for two weeks) vanishes this long after it was recorded. */
+export const OUTBOX_TTL_MS = 14 * 24 * 3_600_000;
 /** BatchGetItem's limit of keys per call. */
 export const BATCH_GET_SIZE = 100;
 /** Calls per chunk, the first included, while DynamoDB returns keys unprocessed (throttling); backoff doubles from 50 ms. */
@@ -186,6 +204,116 @@ export class DynamoStateStore implements StateStore {
     return total;
   }
 
+  async acquireLease(cluster: string, holder: string, now: Date, durationMs: number): Promise<LeaseClaim> {
+    const refused = await this.#conditionalPut(
+      { ...keyOf(`LEASE#${cluster}`), holder: text(holder), [TTL]: epochSeconds(now.getTime() + durationMs) },
+      'attribute_not_exists(#pk) OR #ttl <= :now',
+      { '#pk': PK, '#ttl': TTL },
+      { ':now': number(Math.floor(now.getTime() / 1000)) },
+    );
+    if (!refused) return { acquired: true };
+    // DynamoDB returns the holder's item with the refusal; emulators that do not get one more read.
+    const holderNow = (refused.old ?? (await this.#consistentGet(keyOf(`LEASE#${cluster}`))))?.holder?.S;
+    return holderNow === undefined ? { acquired: false } : { acquired: false, holder: holderNow };
+  }
+
+  async releaseLease(cluster: string, holder: string): Promise<void> {
+    // Refused: the lease expired and another scan holds it now; it is theirs to release.
+    await this.#conditionalDelete(
+      keyOf(`LEASE#${cluster}`),
+      '#holder = :holder',
+      { '#holder': 'holder' },
+      { ':holder': text(holder) },
+    );
+  }
+
+  async recordPending(entries: readonly OutboxEntry[]): Promise<void> {
+    await Promise.all(
+      entries.map(async (entry) => {
+        const { outcome: _ignored, ...pending } = entry;
+        const refused = await this.#conditionalPut(outboxItem(pending), 'attribute_not_exists(#pk)', { '#pk': PK }, undefined);
+        if (refused) {
+          throw new SourceError(`PutItem failed: outbox entry ${entry.cluster}/${entry.id} already recorded`, {
+            code: 'ConditionalCheckFailedException',
+          });
+        }
+      }),
+    );
+  }
+
+  async recordOutcome(entry: OutboxEntry, outcome: Remediation): Promise<boolean> {
+    const key = keyOf(`OUTBOX#${entry.cluster}`, entry.id);
+    const names = { '#pk': PK, '#outcome': 'outcome' };
+    const pendingOnly = 'attribute_exists(#pk) AND attribute_not_exists(#outcome)';
+    if (outcome.status !== 'applied' && outcome.status !== 'failed') {
+      return this.#conditionalDelete(key, pendingOnly, names, undefined);
+    }
+    // A conditional replace (PutItem) of the entry as recorded: the scan role needs no UpdateItem.
+    return !(await this.#conditionalPut(outboxItem({ ...entry, outcome }), pendingOnly, names, undefined));
+  }
+
+  async undelivered(cluster: string): Promise<OutboxEntry[]> {
+    // Sort keys start with recordedAt: the query returns them oldest first.
+    return (await this.#query(`OUTBOX#${cluster}`)).map(outboxEntryOf);
+  }
+
+  async markDelivered(cluster: string, id: string): Promise<boolean> {
+    return this.#conditionalDelete(keyOf(`OUTBOX#${cluster}`, id), 'attribute_exists(#pk)', { '#pk': PK }, undefined);
+  }
+
+  /** undefined when written; the refusal (with the item it found, when DynamoDB returns it) otherwise. */
+  async #conditionalPut(
+    item: Item,
+    condition: string,
+    names: Record<string, string>,
+    values: Item | undefined,
+  ): Promise<{ old: Item | undefined } | undefined> {
+    return awsCall('PutItem', async () => {
+      try {
+        await this.#client.send(
+          new PutItemCommand({
+            TableName: this.#table,
+            Item: item,
+            ConditionExpression: condition,
+            ExpressionAttributeNames: names,
+            ...(values ? { ExpressionAttributeValues: values } : {}),
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return undefined;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return { old: error.Item };
+        throw error;
+      }
+    });
+  }
+
+  /** True when deleted; false when the condition refused it. */
+  async #conditionalDelete(
+    key: Item,
+    condition: string,
+    names: Record<string, string>,
+    values: Item | undefined,
+  ): Promise<boolean> {
+    return awsCall('DeleteItem', async () => {
+      try {
+        await this.#client.send(
+          new DeleteItemCommand({
+            TableName: this.#table,
+            Key: key,
+            ConditionExpression: condition,
+            ExpressionAttributeNames: names,
+            ...(values ? { ExpressionAttributeValues: values } : {}),
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    });
+  }
+
   async #put(item: Item): Promise<void> {
     await awsCall('PutItem', () => this.#client.send(new PutItemCommand({ TableName: this.#table, Item: item })));
   }
@@ -277,6 +405,64 @@ function openAlertOf(item: Item): OpenAlert {
     firstSeen: textOf(item, 'firstSeen'),
     lastSent: textOf(item, 'lastSent'),
   };
+}
+
+function outboxItem(entry: OutboxEntry): Item {
+  return {
+    ...keyOf(`OUTBOX#${entry.cluster}`, entry.id),
+    cluster: text(entry.cluster),
+    id: text(entry.id),
+    recordedAt: text(entry.recordedAt),
+    finding: text(JSON.stringify(entry.finding)),
+    ...(entry.outcome ? { outcome: text(JSON.stringify(entry.outcome)) } : {}),
+    [TTL]: epochSeconds(timeOf(entry.recordedAt, 'recordedAt') + OUTBOX_TTL_MS),
+  };
+}
+
+function outboxEntryOf(item: Item): OutboxEntry {
+  const finding = jsonOf(item, 'finding');
+  if (!isPlannedFinding(finding)) throw unexpectedItem(item, 'finding');
+  const entry: OutboxEntry = {
+    cluster: textOf(item, 'cluster'),
+    id: textOf(item, 'id'),
+    recordedAt: textOf(item, 'recordedAt'),
+    finding,
+  };
+  if (item.outcome === undefined) return entry;
+  const outcome = jsonOf(item, 'outcome');
+  if (!isRemediation(outcome)) throw unexpectedItem(item, 'outcome');
+  return { ...entry, outcome };
+}
+
+/** The fields the alert is rendered from; the rest is as this code wrote it. */
+function isPlannedFinding(value: unknown): value is Finding {
+  if (typeof value !== 'object' || value === null) return false;
+  const f = value as Record<string, unknown>;
+  return (
+    typeof f.id === 'string' &&
+    typeof f.code === 'string' &&
+    typeof f.title === 'string' &&
+    (SEVERITIES as readonly unknown[]).includes(f.severity) &&
+    typeof f.resource === 'object' &&
+    f.resource !== null &&
+    isRemediation(f.remediation)
+  );
+}
+
+function isRemediation(value: unknown): value is Remediation {
+  if (typeof value !== 'object' || value === null) return false;
+  const r = value as Record<string, unknown>;
+  return typeof r.action === 'string' && typeof r.status === 'string' && typeof r.reason === 'string' && Array.isArray(r.steps);
+}
+
+/** A JSON value stored as text. */
+function jsonOf(item: Item, name: string): unknown {
+  try {
+    return JSON.parse(textOf(item, name));
+  } catch (error) {
+    if (error instanceof SourceError) throw error;
+    throw unexpectedItem(item, name);
+  }
 }
 
 function cooldownOf(item: Item): RemediationCooldown {

@@ -1,8 +1,18 @@
 /**
  * The state table in memory, for local invokes and tests: the same semantics as the DynamoDB
- * adapter (a shared contract test runs against both), expiry included.
+ * adapter (a shared contract test runs against both), expiry of claims, cooldowns and leases
+ * included (an undelivered outbox entry stays for the life of the process).
  */
-import type { ClusterStatus, DeliveryClaim, OpenAlert, RemediationCooldown, StateStore } from '../../ports/state.ts';
+import type { Remediation } from '../../domain/finding.ts';
+import type {
+  ClusterStatus,
+  DeliveryClaim,
+  LeaseClaim,
+  OpenAlert,
+  OutboxEntry,
+  RemediationCooldown,
+  StateStore,
+} from '../../ports/state.ts';
 
 interface Delivery {
   status: 'in-progress' | 'done';
@@ -16,6 +26,9 @@ export class InMemoryStateStore implements StateStore {
   private readonly statuses = new Map<string, ClusterStatus>();
   /** The key names its window, so a counter never needs to expire here. */
   private readonly windows = new Map<string, number>();
+  private readonly leases = new Map<string, { holder: string; expiresAt: number }>();
+  /** Per cluster, by entry id; `pending`: no outcome recorded yet. */
+  private readonly outbox = new Map<string, Map<string, OutboxEntry>>();
 
   async claimDelivery(key: string, now: Date, holdMs: number): Promise<DeliveryClaim> {
     const existing = this.deliveries.get(key);
@@ -73,5 +86,46 @@ export class InMemoryStateStore implements StateStore {
     const total = (this.windows.get(key) ?? 0) + amount;
     this.windows.set(key, total);
     return total;
+  }
+
+  async acquireLease(cluster: string, holder: string, now: Date, durationMs: number): Promise<LeaseClaim> {
+    const lease = this.leases.get(cluster);
+    if (lease && lease.expiresAt > now.getTime()) return { acquired: false, holder: lease.holder };
+    this.leases.set(cluster, { holder, expiresAt: now.getTime() + durationMs });
+    return { acquired: true };
+  }
+
+  async releaseLease(cluster: string, holder: string): Promise<void> {
+    if (this.leases.get(cluster)?.holder === holder) this.leases.delete(cluster);
+  }
+
+  async recordPending(entries: readonly OutboxEntry[]): Promise<void> {
+    for (const entry of entries) {
+      const ofCluster = this.outbox.get(entry.cluster) ?? new Map<string, OutboxEntry>();
+      if (ofCluster.has(entry.id)) throw new Error(`outbox entry ${entry.cluster}/${entry.id} already recorded`);
+      const { outcome: _ignored, ...pending } = structuredClone(entry);
+      ofCluster.set(entry.id, pending);
+      this.outbox.set(entry.cluster, ofCluster);
+    }
+  }
+
+  async recordOutcome(entry: OutboxEntry, outcome: Remediation): Promise<boolean> {
+    const ofCluster = this.outbox.get(entry.cluster);
+    const stored = ofCluster?.get(entry.id);
+    if (!ofCluster || !stored || stored.outcome) return false;
+    if (outcome.status === 'applied' || outcome.status === 'failed') {
+      ofCluster.set(entry.id, { ...stored, outcome: structuredClone(outcome) });
+    } else ofCluster.delete(entry.id);
+    return true;
+  }
+
+  async undelivered(cluster: string): Promise<OutboxEntry[]> {
+    return [...(this.outbox.get(cluster)?.values() ?? [])]
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((e) => structuredClone(e));
+  }
+
+  async markDelivered(cluster: string, id: string): Promise<boolean> {
+    return this.outbox.get(cluster)?.delete(id) ?? false;
   }
 }

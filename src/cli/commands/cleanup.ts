@@ -15,6 +15,8 @@ import { cleanupProgressDisplay } from '../render/cleanup-progress.ts';
 import { renderCleanupResult } from '../render/cleanup-result.ts';
 import { ANSI_STYLE, colourEnabled, PLAIN_STYLE } from '../render/style.ts';
 import type { Command } from './command.ts';
+import { visibleLine } from '../../domain/visible.ts';
+import { visibleJson } from '../render/json.ts';
 
 const OPTIONS = {
   cluster: { type: 'string' },
@@ -120,10 +122,10 @@ export const cleanupCommand: Command = {
     })();
 
     if (output === 'json') {
-      writeLines(ctx.io.stdout, JSON.stringify(result, null, 2));
+      writeLines(ctx.io.stdout, visibleJson(result));
       // JSON is often piped on: say where a human looks what the result means.
       const problem = problemOf(result);
-      if (problem) writeLines(ctx.io.stderr, `warning: cleanup not complete: ${problem}`);
+      if (problem) writeLines(ctx.io.stderr, `warning: cleanup not complete: ${visibleLine(problem)}`);
     } else {
       writeLines(
         ctx.io.stdout,
@@ -182,6 +184,8 @@ function problemOf(result: CleanupResult): string | undefined {
   const parts: string[] = [];
   if (result.stoppedAt) parts.push(`time ran out at ${result.stoppedAt}`);
   if (result.errors.length > 0) parts.push(`${result.errors.length} error(s)`);
+  const notStarted = [...new Set((result.stepsNotStarted ?? []).map((s) => s.step))];
+  if (notStarted.length > 0) parts.push(`not started: ${notStarted.join(', ')}`);
   if (parts.length === 0 && !result.complete) parts.push('not every step ran');
   return parts.length > 0 ? `${parts.join(', ')}; run the same command again to carry on` : undefined;
 }

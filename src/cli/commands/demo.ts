@@ -19,6 +19,7 @@ import { ANSI_STYLE, colourEnabled, PLAIN_STYLE } from '../render/style.ts';
 import { oneLine } from '../errors.ts';
 import { DEFAULT_CLEANUP_TIMEOUT_MS } from './cleanup.ts';
 import type { Command } from './command.ts';
+import { visibleLine } from '../../domain/visible.ts';
 
 /**
  * The bundled captures are frozen in time: every timestamp in examples/ is set relative to this
@@ -84,7 +85,7 @@ export const demoCommand: Command = {
         tally.add(report);
       } catch (err) {
         failed += 1;
-        writeLines(ctx.io.stderr, `karpenter-sentinel: example ${name}: ${oneLine(err)}`);
+        writeLines(ctx.io.stderr, `karpenter-sentinel: example ${name}: ${visibleLine(oneLine(err))}`);
       }
     }
     const cleaned = examples.includes(CLEANUP_DEMO_EXAMPLE) ? await demoCleanup(root, style, ctx) : undefined;
@@ -128,7 +129,7 @@ async function demoCleanup(root: URL, style: Style, ctx: CliContext): Promise<st
     ];
     return `Cleaned up after a partial destroy: ${removed.join(', ')}${result.complete ? '.' : ' (not complete).'}`;
   } catch (err) {
-    writeLines(ctx.io.stderr, `karpenter-sentinel: cleanup of example ${CLEANUP_DEMO_EXAMPLE}: ${oneLine(err)}`);
+    writeLines(ctx.io.stderr, `karpenter-sentinel: cleanup of example ${CLEANUP_DEMO_EXAMPLE}: ${visibleLine(oneLine(err))}`);
     return false;
   }
 }

@@ -5,8 +5,9 @@ import { ClusterUnreadableError, InputError, UsageError } from '../../domain/err
 import { collectSnapshot } from '../../collect/collect.ts';
 import { captureFiles } from '../../snapshot/write/capture-files.ts';
 import { parseFlags, stringOf } from '../args.ts';
-import { writeLines } from '../io.ts';
+import { printNotices, writeLines } from '../io.ts';
 import type { Command } from './command.ts';
+import { visibleLine } from '../../domain/visible.ts';
 
 const OPTIONS = {
   cluster: { type: 'string' },
@@ -21,7 +22,9 @@ const USAGE = `Usage:
 Reads the cluster as a live scan does (read-only) and writes what it read into DIR in the format
 'scan --from' reads: kubectl Lists (pods.json, nodeclaims.json, ...), AWS CLI outputs
 (describe-instances.json, ...), the controller's log (karpenter.log) and SNAPSHOT.md saying what
-could not be read. Secrets are never read. Attach DIR to a bug report, or analyse it offline:
+could not be read. Secrets are never read; env values, last-applied copies and ConfigMaps other
+than kube-system/aws-auth are left out (SNAPSHOT.md says so). Attach DIR to a bug report, or
+analyse it offline:
   karpenter-sentinel scan --from DIR
 
   --cluster NAME               the EKS cluster
@@ -50,14 +53,17 @@ export const snapshotCommand: Command = {
       ...(context ? { context } : {}),
     });
     const { snapshot, notices, unreadable } = await collectSnapshot(connection, { clusterName });
-    for (const notice of notices) writeLines(ctx.io.stderr, `note: ${notice}`);
+    printNotices(notices, ctx);
     // What AWS says is still worth a bug report when the API is out of reach; nothing at all is not.
     if (snapshot.captured.size === 0 && unreadable) throw new ClusterUnreadableError(clusterName, unreadable);
     const files = captureFiles(snapshot, ctx.services.clock());
     for (const file of files) await writeFile(join(out, file.name), file.text, { flag: 'wx' });
-    writeLines(ctx.io.stdout, `wrote ${files.length} files to ${out} (${[...snapshot.captured].sort().join(', ')})`);
+    writeLines(ctx.io.stdout, `wrote ${files.length} files to ${visibleLine(out)} (${[...snapshot.captured].sort().join(', ')})`);
     if (snapshot.gaps.length > 0) {
-      writeLines(ctx.io.stderr, `warning: could not read ${snapshot.gaps.map((g) => `${g.source} (${g.error})`).join('; ')}`);
+      writeLines(
+        ctx.io.stderr,
+        `warning: could not read ${visibleLine(snapshot.gaps.map((g) => `${g.source} (${g.error})`).join('; '))}`,
+      );
     }
     return 0;
   },

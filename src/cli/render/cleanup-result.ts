@@ -27,13 +27,17 @@ interface Section {
 }
 
 /**
- * The human result: what was (or would be) done, one section per step in the order they run, the
- * errors one per line, and a last line saying what to do next.
+ * The human result: what was (or would be) done, one section per step in the order they run (a
+ * step the ordering rule held back says why), the errors one per line, and a last line saying what
+ * to do next.
  */
 export function renderCleanupResult(result: CleanupResult, options: CleanupResultOptions): string {
   const style = options.style ?? PLAIN_STYLE;
   const lines = [header(result, options, style), ''];
-  for (const section of sections(result)) lines.push(...sectionLines(section, result, options, style));
+  for (const section of sections(result)) {
+    lines.push(...sectionLines(section, result, options, style));
+    if (section.step === 'instances') lines.push(...notProvenLines(result, style));
+  }
   if (result.errors.length > 0) {
     lines.push('', style.severity('critical', `${counted(result.errors.length, 'error').toUpperCase()}:`));
     for (const error of result.errors) {
@@ -73,6 +77,13 @@ function sections(result: CleanupResult): Section[] {
 function sectionLines(section: Section, result: CleanupResult, options: CleanupResultOptions, style: Style): string[] {
   const left = leftAlone(section.step, options);
   if (left) return [`${section.title}: ${style.dim(`left alone (${left})`)}`];
+  const held = (result.stepsNotStarted ?? []).filter((s) => s.step === section.step);
+  const whole = held.find((s) => s.nodePools === undefined);
+  if (whole) return [`${section.title}: ${style.warn('not started')} — ${visible(whole.reason)}`];
+  const heldLines = held.map(
+    (s) =>
+      `  ${style.warn('not started')} for NodePool${s.nodePools?.length === 1 ? '' : 's'} ${(s.nodePools ?? []).map(visible).join(', ')} — ${visible(s.reason)}`,
+  );
   const stoppedAt = result.stoppedAt === undefined ? -1 : CLEANUP_STEPS.indexOf(result.stoppedAt);
   const position = CLEANUP_STEPS.indexOf(section.step);
   if (stoppedAt >= 0 && position > stoppedAt && section.items.length === 0) {
@@ -81,7 +92,15 @@ function sectionLines(section: Section, result: CleanupResult, options: CleanupR
   const mode = result.dryRun ? 'dryRun' : 'applied';
   const what = section.items.length === 0 ? section.none[mode] : `${section.items.length} ${section.verb[mode]}`;
   const stopped = position === stoppedAt ? ` — ${style.warn('stopped here')} (time ran out)` : '';
-  return [`${section.title}: ${what}${stopped}`, ...section.items.map((item) => `  ${visible(item)}`)];
+  return [`${section.title}: ${what}${stopped}`, ...section.items.map((item) => `  ${visible(item)}`), ...heldLines];
+}
+
+/** Instances tagged as Karpenter's that nothing proves it launched: left alone, each with why. */
+function notProvenLines(result: CleanupResult, style: Style): string[] {
+  const notProven = result.instancesNotProven;
+  if (notProven.length === 0) return [];
+  const title = `Instances not proven launched by Karpenter: ${notProven.length} ${style.warn('left alone')} (check them by hand)`;
+  return [title, ...notProven.map((n) => `  ${visible(n.id)}: ${visible(n.reason)}`)];
 }
 
 /** Why a step did nothing by design (the flags asked for it), as opposed to finding nothing. */

@@ -1,13 +1,10 @@
 import { CLEANUP_STEPS, type CleanupStep } from '../../domain/cleanup.ts';
-import { escapeControls } from './format.ts';
 
 /**
- * Text from AWS or Kubernetes on one line, control characters shown as `\xNN`: only escapes we
- * chose may reach the terminal (a stray `\r` would also break the in-place status line).
+ * Text from AWS or Kubernetes on one line, control characters written out: only escapes we chose
+ * may reach the terminal (a stray `\r` would also break the in-place status line).
  */
-export function visible(text: string): string {
-  return escapeControls(text.replace(/\r?\n/g, ' '));
-}
+export { visibleLine as visible } from '../../domain/visible.ts';
 
 /** `[2/4] instances`: where the run is among the four steps, always counted out of all four. */
 export function stepLabel(step: CleanupStep): string {

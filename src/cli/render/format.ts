@@ -2,6 +2,7 @@ import type { Severity } from '../../domain/codes.ts';
 import type { Remediation, ResourceRef } from '../../domain/finding.ts';
 import type { Report } from '../../domain/report.ts';
 import type { FailOn } from '../args.ts';
+import { visibleLine, visibleText } from '../../domain/visible.ts';
 
 /** The exit code a scan is about to return and the `--fail-on` that decided it. */
 export interface ExitOutcome {
@@ -63,18 +64,20 @@ function plain(_severity: Severity, text: string): string {
   return text;
 }
 
-// C0/C1 controls except tab and newline: captured log lines may carry colour codes or worse,
-// and the terminal must only ever see escapes we chose.
-const CONTROL = new RegExp(String.raw`[\x00-\x08\x0b-\x1f\x7f-\x9f]`, 'g');
-
-/** Control characters (but tab and newline) shown as `\xNN` text. */
-export function escapeControls(text: string): string {
-  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
-
-/** Every string of the report with control characters shown as `\xNN` text. */
-export function withoutControlCharacters(report: Report): Report {
-  return JSON.parse(JSON.stringify(report), (_key, value: unknown) =>
-    typeof value === 'string' ? escapeControls(value) : value,
-  ) as Report;
+/**
+ * The report as a terminal or a document may show it: captured text may carry colour codes,
+ * bidi overrides or line breaks, and only escapes we chose may reach the reader. Every string is
+ * one line (a name, a title or an evidence line cannot forge a line of its own); steps keep their
+ * line breaks (`# why` and the command, YAML to apply), their values being shell-quoted.
+ */
+export function visibleReport(report: Report): Report {
+  const oneLine = <T>(value: T): T =>
+    JSON.parse(JSON.stringify(value), (_key, v: unknown) => (typeof v === 'string' ? visibleLine(v) : v)) as T;
+  return {
+    ...oneLine({ ...report, findings: [] }),
+    findings: report.findings.map((f) => ({
+      ...oneLine(f),
+      remediation: f.remediation && { ...oneLine(f.remediation), steps: f.remediation.steps.map(visibleText) },
+    })),
+  };
 }

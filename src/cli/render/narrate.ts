@@ -1,10 +1,11 @@
 import type { Finding } from '../../domain/finding.ts';
 import type { Report } from '../../domain/report.ts';
-import { describeResource } from './format.ts';
+import { describeResource, visibleReport } from './format.ts';
 import type { Style } from './style.ts';
 
 /** What was done about each automated remediation, in a sentence a human reads after the table. */
-export function narrate(report: Report, style: Style): string {
+export function narrate(unsafe: Report, style: Style): string {
+  const report = visibleReport(unsafe);
   const automated = report.findings.filter((f) => f.remediation && f.remediation.action !== 'MANUAL');
   const manual = report.findings.filter((f) => f.remediation?.status === 'manual').length;
   const lines = automated.map((f) => `  ${outcome(f, style)}`);

@@ -1,7 +1,7 @@
 import type { Finding } from '../../domain/finding.ts';
 import type { Report } from '../../domain/report.ts';
 import { findingBlock, remediationBrief } from './table-finding.ts';
-import { describeResource, exitLine, gapsLine, summaryLine, withoutControlCharacters, type ExitOutcome } from './format.ts';
+import { describeResource, exitLine, gapsLine, summaryLine, visibleReport, type ExitOutcome } from './format.ts';
 import { PLAIN_STYLE, type Style } from './style.ts';
 
 export interface TableOptions {
@@ -17,7 +17,7 @@ export interface TableOptions {
  */
 export function renderTable(unsafe: Report, options: TableOptions = {}): string {
   const style = options.style ?? PLAIN_STYLE;
-  const report = withoutControlCharacters(unsafe);
+  const report = visibleReport(unsafe);
   const lines: string[] = [...header(report, style)];
   if (report.findings.length === 0) {
     lines.push(

@@ -2,6 +2,7 @@ import { commandStep } from '../../domain/finding.ts';
 import type { Condition, EC2NodeClass, SelectorTerm } from '../../domain/kube.ts';
 import { mergePatch, nameOf, quoted, type Explanation, type FixContext } from './nodeclass-fix-context.ts';
 import { EKS_AMI_OWNER, describeImagesCommand, formatTerms } from './selector-terms.ts';
+import { shellQuote } from '../../domain/shell.ts';
 
 /** Amazon Linux 2 selection: AL2 family, an `al2@` alias, or an AL2 EKS AMI name (`amazon-eks-node-1.32-*`). */
 function selectsAl2(nc: EC2NodeClass): boolean {
@@ -30,7 +31,7 @@ const ALIAS_PARAMETER: Record<string, (version: string) => string> = {
 
 function aliasLookup(term: SelectorTerm, version: string | undefined): string | undefined {
   const parameter = term.alias && version ? ALIAS_PARAMETER[term.alias.toLowerCase()]?.(version) : undefined;
-  return parameter && `aws ssm get-parameter --name ${parameter} --query Parameter.Value --output text`;
+  return parameter && `aws ssm get-parameter --name ${shellQuote(parameter)} --query Parameter.Value --output text`;
 }
 
 /** AMIsReady=False: what the selector matches, and the AL2 → AL2023 move when it selects Amazon Linux 2. */
@@ -73,7 +74,7 @@ export function explainAmi(c: Condition, nc: EC2NodeClass, fx: FixContext): Expl
     steps.push(
       commandStep(
         `Correct spec.amiSelectorTerms of EC2NodeClass ${name} so every term matches an AMI in this region and account: AMI ids from another region and deregistered AMIs never match`,
-        `kubectl edit ec2nodeclass ${name}`,
+        `kubectl edit ec2nodeclass ${shellQuote(name)}`,
       ),
     );
   }

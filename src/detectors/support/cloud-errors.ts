@@ -147,7 +147,9 @@ export interface DeniedCall {
   encodedMessage: string | undefined;
 }
 
-const NOT_AUTHORIZED = /not authorized to perform:?\s+([a-z0-9-]+:[A-Za-z0-9*]+)(?:\s+on resource:?\s+(\S+))?/;
+// The resource is an ARN: only its characters are taken, so a planted message cannot put shell or
+// JSON syntax into the policy statement a step prints.
+const NOT_AUTHORIZED = /not authorized to perform:?\s+([a-z0-9-]+:[A-Za-z0-9*]+)(?:\s+on resource:?\s+([A-Za-z0-9:/_+=,.@*-]+))?/;
 const UNAUTHORIZED_TO_CALL = /unauthorized to call ([a-z0-9-]+:[A-Za-z0-9]+)/i;
 const ASSUMED_ROLE = /(arn:[a-z-]+:sts::(\d{12}):assumed-role\/([^/\s]+))\/\S+/;
 const EXPLICIT_DENY = /with an explicit deny in (an? [a-z -]*?(?:policy|boundary))/i;
@@ -167,7 +169,10 @@ export function deniedCall(line: LogLine): DeniedCall {
   const m = NOT_AUTHORIZED.exec(text);
   const service = stringField(line, 'aws-service-name');
   const operation = stringField(line, 'aws-operation-name');
-  const fromFields = service && operation ? `${SERVICE_PREFIX[service] ?? service.toLowerCase()}:${operation}` : undefined;
+  const fromFields =
+    service && operation && /^[A-Za-z0-9]+$/.test(service) && /^[A-Za-z0-9]+$/.test(operation)
+      ? `${SERVICE_PREFIX[service] ?? service.toLowerCase()}:${operation}`
+      : undefined;
   const principal = ASSUMED_ROLE.exec(text);
   return {
     action: m?.[1] ?? UNAUTHORIZED_TO_CALL.exec(text)?.[1] ?? fromFields,

@@ -1,6 +1,7 @@
 import { commandStep, type ResourceRef } from '../../domain/finding.ts';
 import type { DetectContext } from '../detector.ts';
 import { parseRoleArn, regionFlag, regionOf } from './iam-arn.ts';
+import { shellJson, shellQuote } from '../../domain/shell.ts';
 
 /** The Karpenter controller Deployment, and the service account whose IAM role it runs with. */
 export interface ControllerIdentity {
@@ -47,7 +48,7 @@ export function findRoleSteps(
   const r = regionFlag(regionOf({ clusterArn: ctx.snapshot.cluster?.arn }));
   const roleArn = principalRoleArn ?? id.roleArn;
   const roleName = parseRoleArn(roleArn)?.name;
-  const irsa = `kubectl get sa -n ${id.namespace} ${id.serviceAccount} -o jsonpath='{.metadata.annotations.eks\\.amazonaws\\.com/role-arn}'`;
+  const irsa = `kubectl get sa -n ${shellQuote(id.namespace)} ${shellQuote(id.serviceAccount)} -o jsonpath='{.metadata.annotations.eks\\.amazonaws\\.com/role-arn}'`;
   if (roleName)
     return { roleName, steps: [commandStep(`controller role ${roleArn}; confirm it is the one its service account uses`, irsa)] };
   return {
@@ -56,7 +57,7 @@ export function findRoleSteps(
       commandStep('find the controller role (IRSA)', irsa),
       commandStep(
         'or (EKS Pod Identity)',
-        `aws eks list-pod-identity-associations --cluster-name ${ctx.snapshot.clusterName} --namespace ${id.namespace} --service-account ${id.serviceAccount}${r}`,
+        `aws eks list-pod-identity-associations --cluster-name ${shellQuote(ctx.snapshot.clusterName)} --namespace ${shellQuote(id.namespace)} --service-account ${shellQuote(id.serviceAccount)}${r}`,
       ),
     ],
   };
@@ -86,10 +87,10 @@ export function grantSteps(
     ];
   }
   const policyName = `karpenter-sentinel-${input.actions.map((a) => a.replace(/[^A-Za-z0-9]+/g, '-')).join('-')}`.slice(0, 128);
-  const document = JSON.stringify({ Version: '2012-10-17', Statement: [allow] });
+  const document = shellJson({ Version: '2012-10-17', Statement: [allow] });
   return [
     ...find,
     commandStep("add this statement to the controller role's policy (or to the IaC that owns it)", statement),
-    `aws iam put-role-policy --role-name ${roleName ?? '<controller-role-name>'} --policy-name ${policyName} --policy-document '${document}'`,
+    `aws iam put-role-policy --role-name ${roleName ? shellQuote(roleName) : '<controller-role-name>'} --policy-name ${shellQuote(policyName)} --policy-document ${document}`,
   ];
 }

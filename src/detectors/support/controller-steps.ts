@@ -5,6 +5,7 @@ import type { ControllerDiagnosis, ControllerEnv } from './controller-diagnosis.
 import { isUsable } from './controller-nodes.ts';
 import { nodesRejectedFor } from './scheduler-messages.ts';
 import { isCandidate, type NodeFit } from './scheduling.ts';
+import { shellJson, shellQuote, shellWords } from '../../domain/shell.ts';
 
 /**
  * The fix for each cause of a Pending Karpenter controller, as commands filled with the cluster's
@@ -14,9 +15,9 @@ import { isCandidate, type NodeFit } from './scheduling.ts';
 
 export function controllerRemediation(d: ControllerDiagnosis, env: ControllerEnv, clusterName: string): Remediation {
   const { namespace: ns, deploymentName: name } = env;
-  const restart = `kubectl rollout restart deployment -n ${ns} ${name}`;
+  const restart = `kubectl rollout restart deployment -n ${shellQuote(ns)} ${shellQuote(name)}`;
   const podName = d.pod.metadata?.name ?? '';
-  const describePod = `kubectl describe pod -n ${ns} ${podName}`;
+  const describePod = `kubectl describe pod -n ${shellQuote(ns)} ${shellQuote(podName)}`;
   switch (d.cause) {
     case 'FARGATE_SCHEDULER_RACE':
     case 'STALE_SCHEDULING':
@@ -41,7 +42,7 @@ export function controllerRemediation(d: ControllerDiagnosis, env: ControllerEnv
 }
 
 function describeProfile(clusterName: string, profile: string): string {
-  return `aws eks describe-fargate-profile --cluster-name ${clusterName} --fargate-profile-name ${profile}`;
+  return `aws eks describe-fargate-profile --cluster-name ${shellQuote(clusterName)} --fargate-profile-name ${shellQuote(profile)}`;
 }
 
 function createProfileCommand(
@@ -50,9 +51,9 @@ function createProfileCommand(
   template: FargateProfile | undefined,
   selector: string,
 ): string {
-  const role = template?.podExecutionRoleArn ?? '<Fargate pod execution role ARN>';
-  const subnets = template?.subnets?.length ? ` --subnets ${template.subnets.join(' ')}` : '';
-  return `aws eks create-fargate-profile --cluster-name ${clusterName} --fargate-profile-name ${profileName} --pod-execution-role-arn ${role}${subnets} --selectors ${selector}`;
+  const role = shellQuote(template?.podExecutionRoleArn ?? '<Fargate pod execution role ARN>');
+  const subnets = template?.subnets?.length ? ` --subnets ${shellWords(template.subnets)}` : '';
+  return `aws eks create-fargate-profile --cluster-name ${shellQuote(clusterName)} --fargate-profile-name ${shellQuote(profileName)} --pod-execution-role-arn ${role}${subnets} --selectors ${shellQuote(selector)}`;
 }
 
 function notActiveSteps(profile: FargateProfile, clusterName: string, ns: string): string[] {
@@ -61,14 +62,14 @@ function notActiveSteps(profile: FargateProfile, clusterName: string, ns: string
     case 'CREATING':
       return [
         describe,
-        `aws eks wait fargate-profile-active --cluster-name ${clusterName} --fargate-profile-name ${profile.name}`,
+        `aws eks wait fargate-profile-active --cluster-name ${shellQuote(clusterName)} --fargate-profile-name ${shellQuote(profile.name)}`,
       ];
     case 'CREATE_FAILED':
       return [
         describe,
         commandStep(
           'fix what health.issues reports (subnets must be private, the pod execution role must trust eks-fargate-pods.amazonaws.com), then recreate it',
-          `aws eks delete-fargate-profile --cluster-name ${clusterName} --fargate-profile-name ${profile.name}`,
+          `aws eks delete-fargate-profile --cluster-name ${shellQuote(clusterName)} --fargate-profile-name ${shellQuote(profile.name)}`,
         ),
         createProfileCommand(clusterName, profile.name, profile, `namespace=${ns}`),
       ];
@@ -84,7 +85,7 @@ function noProfileSteps(env: ControllerEnv, clusterName: string, restart: string
   const profileName = taken.has('karpenter') ? `karpenter-${env.namespace}` : 'karpenter';
   return [
     createProfileCommand(clusterName, profileName, template, `namespace=${env.namespace}`),
-    `aws eks wait fargate-profile-active --cluster-name ${clusterName} --fargate-profile-name ${profileName}`,
+    `aws eks wait fargate-profile-active --cluster-name ${shellQuote(clusterName)} --fargate-profile-name ${shellQuote(profileName)}`,
     commandStep('then restart, since pods created before the profile was ACTIVE keep default-scheduler', restart),
     ...profiles.map(
       (p) =>
@@ -99,10 +100,10 @@ function antiAffinitySteps(d: ControllerDiagnosis, env: ControllerEnv, clusterNa
   const replicas =
     env.deployment?.spec?.replicas ?? env.controllerPods.filter((p) => p.metadata?.namespace === env.namespace).length;
   const steps = [
-    `kubectl scale deployment -n ${env.namespace} ${env.deploymentName} --replicas=${eligible}`,
+    `kubectl scale deployment -n ${shellQuote(env.namespace)} ${shellQuote(env.deploymentName)} --replicas=${eligible}`,
     commandStep(
       'keep it across upgrades',
-      `helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n ${env.namespace} --reuse-values --set replicas=${eligible}`,
+      `helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n ${shellQuote(env.namespace)} --reuse-values --set replicas=${eligible}`,
     ),
   ];
   const nodeGroups = [
@@ -112,7 +113,7 @@ function antiAffinitySteps(d: ControllerDiagnosis, env: ControllerEnv, clusterNa
     steps.push(
       commandStep(
         `or keep ${replicas} replicas and give each its own node (raise maxSize too if it is lower)`,
-        `aws eks update-nodegroup-config --cluster-name ${clusterName} --nodegroup-name ${group} --scaling-config minSize=${replicas},desiredSize=${replicas}`,
+        `aws eks update-nodegroup-config --cluster-name ${shellQuote(clusterName)} --nodegroup-name ${shellQuote(group)} --scaling-config minSize=${replicas},desiredSize=${replicas}`,
       ),
     );
   }
@@ -150,12 +151,15 @@ function taintSteps(d: ControllerDiagnosis, env: ControllerEnv): string[] {
   );
   const added = taints.map(tolerationFor);
   const all = [...current, ...added];
-  const patch = JSON.stringify({ spec: { template: { spec: { tolerations: all } } } });
+  const patch = shellJson({ spec: { template: { spec: { tolerations: all } } } });
   const steps = [
-    commandStep("add the toleration(s) to the chart's values and upgrade", `tolerations: ${JSON.stringify(all)}`),
+    commandStep(
+      "add the toleration(s) to the chart's values and upgrade",
+      `helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n ${shellQuote(env.namespace)} --reuse-values --set-json ${shellQuote(`tolerations=${JSON.stringify(all)}`)}`,
+    ),
     commandStep(
       'or patch the Deployment now (Helm will revert it on the next upgrade)',
-      `kubectl patch deployment -n ${env.namespace} ${env.deploymentName} --type=merge -p '${patch}'`,
+      `kubectl patch deployment -n ${shellQuote(env.namespace)} ${shellQuote(env.deploymentName)} --type=merge -p ${patch}`,
     ),
   ];
   if (taints.length === 0)
@@ -181,14 +185,14 @@ function selectorSteps(d: ControllerDiagnosis, env: ControllerEnv): string[] {
       steps.push(
         commandStep(
           `label the node(s) meant for Karpenter (${lacking.slice(0, 5).join(', ')} lack it)`,
-          `kubectl label node ${lacking[0]} ${key}=${want}`,
+          `kubectl label node ${shellQuote(lacking[0] ?? '<node>')} ${shellQuote(`${key}=${want}`)}`,
         ),
       );
-    else steps.push(commandStep('label a node meant for Karpenter', `kubectl label node <node> ${key}=${want}`));
+    else steps.push(commandStep('label a node meant for Karpenter', `kubectl label node <node> ${shellQuote(`${key}=${want}`)}`));
     steps.push(
       commandStep(
         "or drop the selector (and remove it from the chart's nodeSelector value)",
-        `kubectl patch deployment -n ${env.namespace} ${env.deploymentName} --type=json -p '[{"op":"remove","path":"/spec/template/spec/nodeSelector/${key.replace(/~/g, '~0').replace(/\//g, '~1')}"}]'`,
+        `kubectl patch deployment -n ${shellQuote(env.namespace)} ${shellQuote(env.deploymentName)} --type=json -p ${shellJson([{ op: 'remove', path: `/spec/template/spec/nodeSelector/${key.replace(/~/g, '~0').replace(/\//g, '~1')}` }])}`,
       ),
     );
   }
@@ -210,12 +214,12 @@ function unknownSteps(d: ControllerDiagnosis, env: ControllerEnv, clusterName: s
       const steps = profiles.map(
         (p) => `${describeProfile(clusterName, p.name)} --query 'fargateProfile.[status,subnets,health]'`,
       );
-      if (steps.length === 0) steps.push(`aws eks list-fargate-profiles --cluster-name ${clusterName}`);
+      if (steps.length === 0) steps.push(`aws eks list-fargate-profiles --cluster-name ${shellQuote(clusterName)}`);
       steps.push(
         subnets.length
           ? commandStep(
               'check the subnets are private and route 0.0.0.0/0 to a NAT gateway',
-              `aws ec2 describe-route-tables --filters Name=association.subnet-id,Values=${subnets.join(',')} --query 'RouteTables[*].Routes'`,
+              `aws ec2 describe-route-tables --filters ${shellQuote(`Name=association.subnet-id,Values=${subnets.join(',')}`)} --query 'RouteTables[*].Routes'`,
             )
           : commandStep(
               "check the profile's subnets (see describe-fargate-profile) are private and route 0.0.0.0/0 to a NAT gateway",
@@ -226,11 +230,12 @@ function unknownSteps(d: ControllerDiagnosis, env: ControllerEnv, clusterName: s
       return steps;
     }
     case 'no-nodes': {
-      const subnets = env.snapshot.fargateProfiles.find((p) => p.subnets?.length)?.subnets?.join(' ') ?? '<private-subnet-ids>';
+      const found = env.snapshot.fargateProfiles.find((p) => p.subnets?.length)?.subnets;
+      const subnets = found ? shellWords(found) : '<private-subnet-ids>';
       return [
         commandStep(
           'give Karpenter somewhere to run: a small managed node group it does not manage',
-          `aws eks create-nodegroup --cluster-name ${clusterName} --nodegroup-name system --node-role <node-role-arn> --subnets ${subnets} --scaling-config minSize=2,maxSize=3,desiredSize=2`,
+          `aws eks create-nodegroup --cluster-name ${shellQuote(clusterName)} --nodegroup-name system --node-role <node-role-arn> --subnets ${subnets} --scaling-config minSize=2,maxSize=3,desiredSize=2`,
         ),
         commandStep(
           'or a Fargate profile for its namespace',
@@ -244,14 +249,14 @@ function unknownSteps(d: ControllerDiagnosis, env: ControllerEnv, clusterName: s
         ...d.fits
           .filter(isCandidate)
           .slice(0, 3)
-          .map((f) => `kubectl describe node ${f.name}`),
+          .map((f) => `kubectl describe node ${shellQuote(f.name)}`),
         `lower the controller's requests (chart values controller.resources.requests) or use larger system nodes`,
         describePod,
       ];
     default:
       return [
         describePod,
-        `kubectl get events -n ${env.namespace} --field-selector involvedObject.name=${d.pod.metadata?.name ?? ''}`,
+        `kubectl get events -n ${shellQuote(env.namespace)} --field-selector ${shellQuote(`involvedObject.name=${d.pod.metadata?.name ?? ''}`)}`,
       ];
   }
 }

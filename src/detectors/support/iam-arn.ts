@@ -1,3 +1,5 @@
+import { shellQuote } from '../../domain/shell.ts';
+
 /**
  * IAM ARN handling for node roles. IAM roles may live under a path
  * (`arn:aws:iam::111122223333:role/some/path/Name`); EKS access entries take the full ARN, while
@@ -49,5 +51,5 @@ export function regionOf(input: { clusterArn?: string; zone?: string }): string 
 
 /** ` --region us-east-1` for a CLI command, or nothing when the region is unknown. */
 export function regionFlag(region: string | undefined): string {
-  return region ? ` --region ${region}` : '';
+  return region ? ` --region ${shellQuote(region)}` : '';
 }

@@ -5,6 +5,7 @@ import type { DetectContext } from '../detector.ts';
 import { deniedCallInText } from './cloud-errors.ts';
 import { controllerIdentity, findRoleSteps, grantSteps } from './controller-iam.ts';
 import { regionFlag, regionOf } from './iam-arn.ts';
+import { shellQuote, shellWords } from '../../domain/shell.ts';
 
 export type LaunchCause = CauseCodeOf<'NODECLAIM_LAUNCH_FAILED'>;
 
@@ -41,7 +42,7 @@ export function explainLaunchFailure(ctx: DetectContext, g: LaunchGroup): Explan
   const r = regionFlag(region);
   const pool = g.poolName ? `NodePool ${g.poolName}` : 'the NodePools';
   const codes = g.codes.length > 0 ? ` (${g.codes.join(', ')})` : '';
-  const editPool = g.poolName ? `kubectl edit nodepool ${g.poolName}` : 'kubectl edit nodepool <name>';
+  const editPool = `kubectl edit nodepool ${g.poolName ? shellQuote(g.poolName) : '<name>'}`;
   switch (g.cause) {
     case 'SPOT_SERVICE_LINKED_ROLE_MISSING': {
       const types = capacityTypes(g.pool);
@@ -69,12 +70,12 @@ export function explainLaunchFailure(ctx: DetectContext, g: LaunchGroup): Explan
           : `EC2 had no capacity for the instance types and zones ${pool} allows${codes}. Karpenter marks those offerings unavailable for a few minutes and tries others; repeated failures mean the NodePool is too narrow.`,
         steps: ips
           ? [
-              `aws ec2 describe-subnets --filters Name=tag:karpenter.sh/discovery,Values=${ctx.snapshot.clusterName}${r} --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]'`,
+              `aws ec2 describe-subnets --filters ${shellQuote(`Name=tag:karpenter.sh/discovery,Values=${ctx.snapshot.clusterName}`)}${r} --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]'`,
               `add subnets with free addresses to the EC2NodeClass${g.nodeClass ? ` ${g.nodeClass}` : ''} subnetSelectorTerms, or enable prefix delegation / a secondary CIDR`,
             ]
           : [
               g.poolName
-                ? `kubectl get nodepool ${g.poolName} -o jsonpath='{.spec.template.spec.requirements}'`
+                ? `kubectl get nodepool ${shellQuote(g.poolName)} -o jsonpath='{.spec.template.spec.requirements}'`
                 : 'kubectl get nodepools -o yaml',
               `${editPool}   # allow more instance families and sizes, every zone the subnets cover, and both spot and on-demand`,
             ],
@@ -84,12 +85,12 @@ export function explainLaunchFailure(ctx: DetectContext, g: LaunchGroup): Explan
       return explainUnauthorized(ctx, g);
     case 'AMI_NOT_FOUND': {
       const amis = unique(g.texts.flatMap((t) => t.match(/ami-[0-9a-f]{8,17}/g) ?? []));
-      const nc = g.nodeClass ?? '<ec2nodeclass>';
+      const nc = g.nodeClass ? shellQuote(g.nodeClass) : '<ec2nodeclass>';
       return {
         detail: `EC2 rejected the AMI${amis.length ? ` ${amis.join(', ')}` : ''}${codes}: it does not exist in this region or is not shared with the account.`,
         steps: [
           `kubectl get ec2nodeclass ${nc} -o jsonpath='{.spec.amiSelectorTerms}{"\\n"}{.status.amis}'`,
-          ...(amis.length ? [`aws ec2 describe-images --image-ids ${amis.join(' ')}${r}`] : []),
+          ...(amis.length ? [`aws ec2 describe-images --image-ids ${shellWords(amis)}${r}`] : []),
           `kubectl edit ec2nodeclass ${nc}   # select an AMI that exists here, e.g. amiSelectorTerms: [{alias: al2023@latest}]`,
         ],
       };
@@ -97,16 +98,16 @@ export function explainLaunchFailure(ctx: DetectContext, g: LaunchGroup): Explan
     case 'SECURITY_GROUP_SUBNET_VPC_MISMATCH': {
       const sgs = unique(g.texts.flatMap((t) => t.match(/sg-[0-9a-f]{8,17}/g) ?? []));
       const subnets = unique(g.texts.flatMap((t) => t.match(/subnet-[0-9a-f]{8,17}/g) ?? []));
-      const nc = g.nodeClass ?? '<ec2nodeclass>';
+      const nc = g.nodeClass ? shellQuote(g.nodeClass) : '<ec2nodeclass>';
       return {
         detail: `EC2 rejected the launch because the security groups${sgs.length ? ` ${sgs.join(', ')}` : ''} do not belong to the VPC of the subnets${subnets.length ? ` ${subnets.join(', ')}` : ''}${codes}.`,
         steps: [
-          `aws eks describe-cluster --name ${ctx.snapshot.clusterName}${r} --query cluster.resourcesVpcConfig.vpcId`,
+          `aws eks describe-cluster --name ${shellQuote(ctx.snapshot.clusterName)}${r} --query cluster.resourcesVpcConfig.vpcId`,
           ...(sgs.length
-            ? [`aws ec2 describe-security-groups --group-ids ${sgs.join(' ')}${r} --query 'SecurityGroups[].[GroupId,VpcId]'`]
+            ? [`aws ec2 describe-security-groups --group-ids ${shellWords(sgs)}${r} --query 'SecurityGroups[].[GroupId,VpcId]'`]
             : []),
           ...(subnets.length
-            ? [`aws ec2 describe-subnets --subnet-ids ${subnets.join(' ')}${r} --query 'Subnets[].[SubnetId,VpcId]'`]
+            ? [`aws ec2 describe-subnets --subnet-ids ${shellWords(subnets)}${r} --query 'Subnets[].[SubnetId,VpcId]'`]
             : []),
           `kubectl edit ec2nodeclass ${nc}   # securityGroupSelectorTerms and subnetSelectorTerms must both select the cluster's VPC`,
         ],
@@ -130,8 +131,8 @@ export function explainLaunchFailure(ctx: DetectContext, g: LaunchGroup): Explan
       return {
         detail: `Karpenter could not launch capacity for ${pool}${codes}; the error does not match a known cause.`,
         steps: [
-          ...g.nodeClaims.slice(0, 1).map((n) => `kubectl describe nodeclaim ${n}`),
-          `kubectl logs -n ${ns} -l app.kubernetes.io/name=karpenter --tail=500 | grep -i 'launching nodeclaim'`,
+          ...g.nodeClaims.slice(0, 1).map((n) => `kubectl describe nodeclaim ${shellQuote(n)}`),
+          `kubectl logs -n ${shellQuote(ns)} -l app.kubernetes.io/name=karpenter --tail=500 | grep -i 'launching nodeclaim'`,
         ],
       };
     }
@@ -154,7 +155,7 @@ function explainUnauthorized(ctx: DetectContext, g: LaunchGroup): Explanation {
       steps: [
         ...(encoded
           ? [
-              `aws sts decode-authorization-message --encoded-message ${encoded} --query DecodedMessage --output text   # names the action and resource`,
+              `aws sts decode-authorization-message --encoded-message ${shellQuote(encoded)} --query DecodedMessage --output text   # names the action and resource`,
             ]
           : []),
         ...findRoleSteps(ctx, principal).steps,

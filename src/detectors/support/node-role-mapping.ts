@@ -4,6 +4,7 @@ import { checkAwsAuthRoles, NODE_GROUPS, readAwsAuth, type EntryCheck } from './
 import { parseRoleArn, regionFlag } from './iam-arn.ts';
 import { accessEntryType, type NodeRole } from './node-role.ts';
 import { captureSteps, fixSteps } from './node-role-fixes.ts';
+import { shellQuote } from '../../domain/shell.ts';
 
 export type MappingCause = 'NODE_ROLE_NOT_MAPPED' | 'NODE_ROLE_MAPPING_INVALID' | 'UNKNOWN';
 
@@ -46,7 +47,7 @@ export function judgeNodeRoleMapping(ctx: DetectContext, role: NodeRole, region:
   const access = checkAccess(ctx, role, evidence, accessCounts, region);
   if (!role.pathKnown) {
     evidence.push(
-      `path of role ${role.name} not captured (assumed /): aws iam get-role --role-name ${role.name} --query Role.Arn`,
+      `path of role ${role.name} not captured (assumed /): aws iam get-role --role-name ${shellQuote(role.name)} --query Role.Arn`,
     );
   }
 
@@ -74,7 +75,9 @@ export function judgeNodeRoleMapping(ctx: DetectContext, role: NodeRole, region:
   if (states.has('invalid'))
     return { cause: 'NODE_ROLE_MAPPING_INVALID', mapped: false, problems, modeText, evidence, steps: fix() };
   if (states.has('unverified')) {
-    const steps = [`aws eks describe-access-entry --cluster-name ${s.clusterName} --principal-arn ${shown}${regionFlag(region)}`];
+    const steps = [
+      `aws eks describe-access-entry --cluster-name ${shellQuote(s.clusterName)} --principal-arn ${shellQuote(shown)}${regionFlag(region)}`,
+    ];
     return { cause: 'UNKNOWN', mapped: false, problems: [], modeText, evidence, steps };
   }
   if (states.has('absent'))
@@ -151,7 +154,7 @@ function checkAccess(
   if (!s.captured.has('accessentries')) {
     if (counts)
       evidence.push(
-        `access entries not captured (aws eks list-access-entries --cluster-name ${s.clusterName}${regionFlag(region)})`,
+        `access entries not captured (aws eks list-access-entries --cluster-name ${shellQuote(s.clusterName)}${regionFlag(region)})`,
       );
     return { check: { state: 'not-captured' }, wrongEntries: [] };
   }

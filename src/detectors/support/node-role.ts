@@ -4,6 +4,7 @@ import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 import type { DetectContext } from '../detector.ts';
 import { accountOf, instanceProfileNameOf, parseRoleArn, roleArn, type RoleArn } from './iam-arn.ts';
 import { awsAuthRoleArns } from './aws-auth.ts';
+import { shellQuote } from '../../domain/shell.ts';
 
 /** The IAM role Karpenter's nodes run with, as far as the snapshot tells. */
 export interface NodeRole {
@@ -57,12 +58,12 @@ export function resolveNodeRole(
   const fromClass = nodeClass ? roleOfNodeClass(nodeClass, profiles, gaps, snapshot.captured.has('instanceprofiles')) : undefined;
   if (autoMode) {
     gaps.push(
-      `EKS Auto Mode NodeClass ${nodeClassName ?? '?'} is not captured; its spec.role is the node role (kubectl get nodeclasses.eks.amazonaws.com ${nodeClassName ?? ''} -o jsonpath='{.spec.role}')`,
+      `EKS Auto Mode NodeClass ${nodeClassName ?? '?'} is not captured; its spec.role is the node role (kubectl get nodeclasses.eks.amazonaws.com ${shellQuote(nodeClassName ?? '')} -o jsonpath='{.spec.role}')`,
     );
   } else if (!nodeClass) {
     gaps.push(
       nodeClassName
-        ? `EC2NodeClass ${nodeClassName} not in the capture (kubectl get ec2nodeclass ${nodeClassName} -o yaml)`
+        ? `EC2NodeClass ${nodeClassName} not in the capture (kubectl get ec2nodeclass ${shellQuote(nodeClassName)} -o yaml)`
         : 'no EC2NodeClass reference on the NodeClaims',
     );
   }
@@ -140,7 +141,7 @@ function roleOfNodeClass(
         ? `instance profile ${profileName} (EC2NodeClass ${ncName} spec.instanceProfile) is not in the captured instance profiles`
         : profile
           ? `instance profile ${profileName} has no role`
-          : `instance profile ${profileName} not captured (aws iam get-instance-profile --instance-profile-name ${profileName})`,
+          : `instance profile ${profileName} not captured (aws iam get-instance-profile --instance-profile-name ${shellQuote(profileName)})`,
     );
     return undefined;
   }

@@ -1,5 +1,6 @@
 import type { Condition, EC2NodeClass } from '../../domain/kube.ts';
 import { conditionText } from './readiness.ts';
+import { shellJson, shellQuote } from '../../domain/shell.ts';
 
 /** What the fixes may name from the rest of the snapshot. */
 export interface FixContext {
@@ -29,5 +30,5 @@ export function quoted(c: Condition): string {
 
 /** A `kubectl patch --type=merge` of the node class's spec (lists in it are replaced whole). */
 export function mergePatch(nc: EC2NodeClass, spec: Record<string, unknown>): string {
-  return `kubectl patch ec2nodeclass ${nameOf(nc)} --type=merge -p '${JSON.stringify({ spec })}'`;
+  return `kubectl patch ec2nodeclass ${shellQuote(nameOf(nc))} --type=merge -p ${shellJson({ spec })}`;
 }

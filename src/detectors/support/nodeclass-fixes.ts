@@ -4,6 +4,7 @@ import { explainAmi } from './ami-fixes.ts';
 import { mergePatch, nameOf, quoted, type Explanation, type FixContext } from './nodeclass-fix-context.ts';
 import type { NodeClassCauseCode } from './nodeclass-status.ts';
 import { describeSecurityGroupsCommand, describeSubnetsCommand, formatTerms } from './selector-terms.ts';
+import { shellQuote, shellWords } from '../../domain/shell.ts';
 
 /** Tag keys Karpenter reserves for itself; an EC2NodeClass carrying them in spec.tags fails validation. */
 const RESTRICTED_TAG =
@@ -36,7 +37,7 @@ function explainSubnets(c: Condition, nc: EC2NodeClass, fx: FixContext): Explana
   const name = nameOf(nc);
   const terms = nc.spec?.subnetSelectorTerms ?? [];
   const steps = terms.map((t) => commandStep('See what subnetSelectorTerms match', describeSubnetsCommand(t)));
-  const tagStep = tagCommand(terms, fx.knownSubnets.length ? fx.knownSubnets.join(' ') : '<private-subnet-ids>');
+  const tagStep = tagCommand(terms, fx.knownSubnets.length ? shellWords(fx.knownSubnets) : '<private-subnet-ids>');
   if (tagStep) steps.push(commandStep('Tag the private subnets the nodes should use', tagStep));
   steps.push(
     commandStep(
@@ -57,7 +58,7 @@ function explainSecurityGroups(c: Condition, nc: EC2NodeClass, fx: FixContext): 
   steps.push(
     commandStep(
       'Tag discovery can fail; select the security groups by ID instead. Find the cluster security group',
-      `aws eks describe-cluster --name ${fx.clusterName} --query 'cluster.resourcesVpcConfig.clusterSecurityGroupId' --output text`,
+      `aws eks describe-cluster --name ${shellQuote(fx.clusterName)} --query 'cluster.resourcesVpcConfig.clusterSecurityGroupId' --output text`,
     ),
     commandStep('Then select it by ID', mergePatch(nc, { securityGroupSelectorTerms: [{ id: '<sg-id>' }] })),
   );
@@ -69,10 +70,11 @@ function explainSecurityGroups(c: Condition, nc: EC2NodeClass, fx: FixContext): 
   };
 }
 
+/** `resources` is shell text already: quoted ids, or a placeholder to replace. */
 function tagCommand(terms: readonly SelectorTerm[], resources: string): string | undefined {
   const tags = terms.find((t) => t.tags && Object.keys(t.tags).length)?.tags;
   if (!tags) return undefined;
-  const pairs = Object.entries(tags).map(([k, v]) => `Key=${k},Value=${v === '*' ? '' : v}`);
+  const pairs = Object.entries(tags).map(([k, v]) => shellQuote(`Key=${k},Value=${v === '*' ? '' : v}`));
   return `aws ec2 create-tags --resources ${resources} --tags ${pairs.join(' ')}`;
 }
 
@@ -86,13 +88,13 @@ function explainInstanceProfile(c: Condition, nc: EC2NodeClass, fx: FixContext):
   if (role) {
     const roleArn = fx.accountId ? `arn:aws:iam::${fx.accountId}:role/${role}` : `the role ${role}`;
     detail = `EC2NodeClass ${name}: Karpenter could not create the instance profile for node role ${role} (${quoted(c)}).`;
-    steps.push(commandStep('Check the role exists', `aws iam get-role --role-name ${role}`));
+    steps.push(commandStep('Check the role exists', `aws iam get-role --role-name ${shellQuote(role)}`));
     steps.push(
       authFailure
         ? `Allow the Karpenter controller's IAM role iam:PassRole on ${roleArn} and iam:GetInstanceProfile, iam:CreateInstanceProfile, iam:TagInstanceProfile, iam:AddRoleToInstanceProfile.`
         : commandStep(
             `Create node role ${role} (policies AmazonEKSWorkerNodePolicy, AmazonEKS_CNI_Policy, AmazonEC2ContainerRegistryReadOnly, AmazonSSMManagedInstanceCore) or set spec.role to an existing one`,
-            `kubectl edit ec2nodeclass ${name}`,
+            `kubectl edit ec2nodeclass ${shellQuote(name)}`,
           ),
     );
   } else {
@@ -100,7 +102,7 @@ function explainInstanceProfile(c: Condition, nc: EC2NodeClass, fx: FixContext):
     steps.push(
       commandStep(
         'Check it exists and has a role',
-        `aws iam get-instance-profile --instance-profile-name ${profile ?? '<name>'}`,
+        `aws iam get-instance-profile --instance-profile-name ${profile ? shellQuote(profile) : '<name>'}`,
       ),
     );
     steps.push(
@@ -108,7 +110,7 @@ function explainInstanceProfile(c: Condition, nc: EC2NodeClass, fx: FixContext):
         ? `Allow the Karpenter controller's IAM role iam:GetInstanceProfile, and iam:PassRole on the profile's role.`
         : commandStep(
             `Create instance profile ${profile ?? ''} with the node role, or set spec.instanceProfile / spec.role`,
-            `kubectl edit ec2nodeclass ${name}`,
+            `kubectl edit ec2nodeclass ${shellQuote(name)}`,
           ),
     );
   }
@@ -118,7 +120,7 @@ function explainInstanceProfile(c: Condition, nc: EC2NodeClass, fx: FixContext):
 function explainValidation(c: Condition, nc: EC2NodeClass): Explanation {
   const name = nameOf(nc);
   const action = VALIDATION_ACTION[c.reason ?? ''];
-  const check = `kubectl get ec2nodeclass ${name} -o jsonpath='{.status.conditions[?(@.type=="ValidationSucceeded")]}'`;
+  const check = `kubectl get ec2nodeclass ${shellQuote(name)} -o jsonpath='{.status.conditions[?(@.type=="ValidationSucceeded")]}'`;
   if (action) {
     return {
       detail: `EC2NodeClass ${name}: Karpenter's dry-run of ${action} was denied (${quoted(c)}).`,
@@ -133,14 +135,17 @@ function explainValidation(c: Condition, nc: EC2NodeClass): Explanation {
     return {
       detail: `EC2NodeClass ${name}: spec.tags uses keys Karpenter reserves (${restricted.join(', ') || 'see message'}): ${quoted(c)}.`,
       steps: [
-        commandStep(`Remove ${restricted.join(', ') || 'the reserved keys'} from spec.tags`, `kubectl edit ec2nodeclass ${name}`),
+        commandStep(
+          `Remove ${restricted.join(', ') || 'the reserved keys'} from spec.tags`,
+          `kubectl edit ec2nodeclass ${shellQuote(name)}`,
+        ),
         commandStep('Check again', check),
       ],
     };
   }
   return {
     detail: `EC2NodeClass ${name} failed validation: ${quoted(c)}.`,
-    steps: [`kubectl describe ec2nodeclass ${name}`, commandStep('Check again after fixing it', check)],
+    steps: [`kubectl describe ec2nodeclass ${shellQuote(name)}`, commandStep('Check again after fixing it', check)],
   };
 }
 
@@ -152,8 +157,8 @@ function explainUnknown(nc: EC2NodeClass, fx: FixContext): Explanation {
       ? `EC2NodeClass ${name} is not ready and no sub-condition says why; Karpenter may still be resolving it or failing to (see its logs).`
       : `EC2NodeClass ${name} has no status: Karpenter never reconciled it. Is the controller running and watching karpenter.k8s.aws/v1?`,
     steps: [
-      `kubectl describe ec2nodeclass ${name}`,
-      `kubectl logs -n ${fx.controllerNamespace} -l app.kubernetes.io/name=karpenter --tail=200 | grep -i ${name}`,
+      `kubectl describe ec2nodeclass ${shellQuote(name)}`,
+      `kubectl logs -n ${shellQuote(fx.controllerNamespace)} -l app.kubernetes.io/name=karpenter --tail=200 | grep -i ${shellQuote(name)}`,
     ],
   };
 }

@@ -1,5 +1,6 @@
 import type { DetectContext } from '../detector.ts';
 import { regionFlag } from './iam-arn.ts';
+import { shellQuote, shellWords } from '../../domain/shell.ts';
 
 const GONE_STATES = new Set(['stopping', 'stopped', 'shutting-down', 'terminated']);
 
@@ -32,11 +33,13 @@ export function instanceStateSteps(
   const r = regionFlag(region);
   const first = instanceIds[0];
   return [
-    `aws ec2 describe-instances --instance-ids ${instanceIds.join(' ')}${r} --query 'Reservations[].Instances[].[InstanceId,State.Name,StateReason.Message]'`,
+    `aws ec2 describe-instances --instance-ids ${shellWords(instanceIds)}${r} --query 'Reservations[].Instances[].[InstanceId,State.Name,StateReason.Message]'`,
     ...(first
-      ? [`aws ec2 get-console-output --instance-id ${first} --latest${r}   # why did it stop before the kubelet registered?`]
+      ? [
+          `aws ec2 get-console-output --instance-id ${shellQuote(first)} --latest${r}   # why did it stop before the kubelet registered?`,
+        ]
       : []),
-    ...claims.slice(0, 1).map((n) => `kubectl describe nodeclaim ${n}`),
+    ...claims.slice(0, 1).map((n) => `kubectl describe nodeclaim ${shellQuote(n)}`),
     `check that nothing outside Karpenter (Spot interruption, an instance scheduler, a cleanup job) stops instances of cluster ${cluster}`,
   ];
 }
@@ -45,11 +48,11 @@ export function instanceStateSteps(
 export function diagnoseSteps(cluster: string, claims: string[], instanceIds: string[], region: string | undefined): string[] {
   const r = regionFlag(region);
   const first = instanceIds[0];
-  if (!first) return [...claims.slice(0, 1).map((n) => `kubectl describe nodeclaim ${n}`)];
+  if (!first) return [...claims.slice(0, 1).map((n) => `kubectl describe nodeclaim ${shellQuote(n)}`)];
   return [
-    `aws ec2 get-console-output --instance-id ${first} --latest${r}   # look for kubelet / nodeadm / bootstrap errors`,
-    `aws ec2 describe-instances --instance-ids ${first}${r} --query 'Reservations[0].Instances[0].[State.Name,IamInstanceProfile.Arn,SecurityGroups[*].GroupId]'`,
-    `aws eks describe-cluster --name ${cluster}${r} --query 'cluster.resourcesVpcConfig.[clusterSecurityGroupId,endpointPrivateAccess,endpointPublicAccess]'   # node security groups must reach the API endpoint on 443`,
-    ...claims.slice(0, 1).map((n) => `kubectl describe nodeclaim ${n}`),
+    `aws ec2 get-console-output --instance-id ${shellQuote(first)} --latest${r}   # look for kubelet / nodeadm / bootstrap errors`,
+    `aws ec2 describe-instances --instance-ids ${shellQuote(first)}${r} --query 'Reservations[0].Instances[0].[State.Name,IamInstanceProfile.Arn,SecurityGroups[*].GroupId]'`,
+    `aws eks describe-cluster --name ${shellQuote(cluster)}${r} --query 'cluster.resourcesVpcConfig.[clusterSecurityGroupId,endpointPrivateAccess,endpointPublicAccess]'   # node security groups must reach the API endpoint on 443`,
+    ...claims.slice(0, 1).map((n) => `kubectl describe nodeclaim ${shellQuote(n)}`),
   ];
 }

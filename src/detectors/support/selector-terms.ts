@@ -1,4 +1,5 @@
 import type { SelectorTerm } from '../../domain/kube.ts';
+import { shellQuote, shellWords } from '../../domain/shell.ts';
 
 /** Account that publishes the EKS optimized AMIs (Amazon Linux 2 and AL2023). */
 export const EKS_AMI_OWNER = '602401143452';
@@ -18,16 +19,16 @@ export function formatTerms(terms: readonly SelectorTerm[] | undefined): string 
 /** `--filters` arguments for the tags (and optional name) of a term; `*` means "key present". */
 function filters(term: SelectorTerm, nameFilter?: string): string[] {
   const out: string[] = [];
-  if (term.name && nameFilter) out.push(`"Name=${nameFilter},Values=${term.name}"`);
+  if (term.name && nameFilter) out.push(shellQuote(`Name=${nameFilter},Values=${term.name}`));
   for (const [k, v] of Object.entries(term.tags ?? {})) {
-    out.push(v === '*' ? `"Name=tag-key,Values=${k}"` : `"Name=tag:${k},Values=${v}"`);
+    out.push(shellQuote(v === '*' ? `Name=tag-key,Values=${k}` : `Name=tag:${k},Values=${v}`));
   }
   return out.length ? [`--filters ${out.join(' ')}`] : [];
 }
 
 /** The `aws ec2 describe-subnets` call that shows what one subnetSelectorTerm matches. */
 export function describeSubnetsCommand(term: SelectorTerm): string {
-  const select = term.id ? [`--subnet-ids ${term.id}`] : filters(term);
+  const select = term.id ? [`--subnet-ids ${shellQuote(term.id)}`] : filters(term);
   return ['aws ec2 describe-subnets', ...select, `--query 'Subnets[*].[SubnetId,AvailabilityZone,VpcId]' --output table`].join(
     ' ',
   );
@@ -35,7 +36,7 @@ export function describeSubnetsCommand(term: SelectorTerm): string {
 
 /** The `aws ec2 describe-security-groups` call that shows what one securityGroupSelectorTerm matches. */
 export function describeSecurityGroupsCommand(term: SelectorTerm): string {
-  const select = term.id ? [`--group-ids ${term.id}`] : filters(term, 'group-name');
+  const select = term.id ? [`--group-ids ${shellQuote(term.id)}`] : filters(term, 'group-name');
   return [
     'aws ec2 describe-security-groups',
     ...select,
@@ -47,9 +48,9 @@ export function describeSecurityGroupsCommand(term: SelectorTerm): string {
 export function describeImagesCommand(term: SelectorTerm): string | undefined {
   if (term.alias || term.ssmParameter) return undefined;
   const query = `--query 'Images[*].[ImageId,Name,OwnerId,CreationDate]' --output table`;
-  if (term.id) return `aws ec2 describe-images --image-ids ${term.id} ${query}`;
+  if (term.id) return `aws ec2 describe-images --image-ids ${shellQuote(term.id)} ${query}`;
   const owners = term.owner ? [term.owner] : term.name ? DEFAULT_NAME_OWNERS : [];
-  const ownerArg = owners.length ? [`--owners ${owners.join(' ')}`] : [];
+  const ownerArg = owners.length ? [`--owners ${shellWords(owners)}`] : [];
   return ['aws ec2 describe-images', ...ownerArg, ...filters(term, 'name'), query].join(' ');
 }
 

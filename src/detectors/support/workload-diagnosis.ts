@@ -17,6 +17,7 @@ import { podRef } from './pending.ts';
 import { describeCondition } from './readiness.ts';
 import { conditionOf } from '../../domain/kube-helpers.ts';
 import { awsRunsKarpenter } from './auto-mode.ts';
+import { shellQuote } from '../../domain/shell.ts';
 
 /**
  * Why Karpenter has not given a pending workload pod a node. Karpenter's own words for the pod
@@ -109,7 +110,7 @@ export class WorkloadDiagnoser {
         cause: 'UNKNOWN',
         detail: `Every NodePool that fits these pods is not Ready, so Karpenter ignores it: ${compatible.map((p) => p.name).join(', ')}.`,
         evidence: [...quoted, ...compatible.map((p) => notReadyLine(p))],
-        steps: compatible.map((p) => `kubectl describe nodepool ${p.name}`),
+        steps: compatible.map((p) => `kubectl describe nodepool ${shellQuote(p.name)}`),
       };
     }
     if (usable.every((p) => p.limits.length > 0))
@@ -158,10 +159,10 @@ export class WorkloadDiagnoser {
         : 'Nothing captured explains why Karpenter has not provisioned a node for these pods.',
       evidence: quoted,
       steps: [
-        `kubectl describe pod -n ${pod.metadata?.namespace ?? 'default'} ${pod.metadata?.name ?? ''}`,
+        `kubectl describe pod -n ${shellQuote(pod.metadata?.namespace ?? 'default')} ${shellQuote(pod.metadata?.name ?? '')}`,
         this.#onlyAwsKarpenter
           ? "EKS Auto Mode runs Karpenter outside the cluster: its word is in the pod's events (see the describe step above) and in the NodeClaims"
-          : `kubectl logs -n ${ns} deployment/${name} --tail=200 | grep -iE 'could not schedule|nodeclaim|error'`,
+          : `kubectl logs -n ${shellQuote(ns)} ${shellQuote(`deployment/${name}`)} --tail=200 | grep -iE 'could not schedule|nodeclaim|error'`,
         'kubectl get nodeclaims -o wide',
       ],
     };

@@ -4,6 +4,7 @@ import type { NodePool } from '../../domain/kube.ts';
 import type { LimitHit } from './nodepools.ts';
 import { incompatibilitySubject } from './scheduler-messages.ts';
 import { nodeClassKind } from './auto-mode.ts';
+import { shellJson, shellQuote } from '../../domain/shell.ts';
 
 /** What a pending-workload cause means for the user: detail, evidence and the manual steps, from the data. */
 
@@ -45,22 +46,25 @@ export function limitVerdict(named: string[], pools: PoolFacts[], quoted: string
     if (hits.length)
       evidence.push(`NodePool ${p.name}: ${hits.map((h) => `${h.resource} ${h.usage} in use of limit ${h.limit}`).join(', ')}`);
     const raised = Object.fromEntries(hits.map((h) => [h.resource, doubled(h.limit)]));
-    steps.push(`kubectl get nodepool ${p.name} -o jsonpath='{.spec.limits}{"\\n"}{.status.resources}{"\\n"}'`);
+    steps.push(`kubectl get nodepool ${shellQuote(p.name)} -o jsonpath='{.spec.limits}{"\\n"}{.status.resources}{"\\n"}'`);
     if (hits.length)
       steps.push(
         commandStep(
           `raise the limit (for example to ${hits.map((h) => `${h.resource} ${raised[h.resource]}`).join(', ')})`,
-          `kubectl patch nodepool ${p.name} --type=merge -p '${JSON.stringify({ spec: { limits: raised } })}'`,
+          `kubectl patch nodepool ${shellQuote(p.name)} --type=merge -p ${shellJson({ spec: { limits: raised } })}`,
         ),
       );
     steps.push(
-      commandStep('or check what uses the capacity', `kubectl get nodeclaims -l karpenter.sh/nodepool=${p.name} -o wide`),
+      commandStep(
+        'or check what uses the capacity',
+        `kubectl get nodeclaims -l ${shellQuote(`karpenter.sh/nodepool=${p.name}`)} -o wide`,
+      ),
     );
   }
   for (const n of names.filter((n) => !pools.some((p) => p.name === n))) {
     steps.push(
-      `kubectl get nodepool ${n} -o jsonpath='{.spec.limits}{"\\n"}{.status.resources}{"\\n"}'`,
-      commandStep(`raise spec.limits of NodePool ${n}`, `kubectl edit nodepool ${n}`),
+      `kubectl get nodepool ${shellQuote(n)} -o jsonpath='{.spec.limits}{"\\n"}{.status.resources}{"\\n"}'`,
+      commandStep(`raise spec.limits of NodePool ${n}`, `kubectl edit nodepool ${shellQuote(n)}`),
     );
   }
   if (steps.length === 0)
@@ -78,7 +82,7 @@ export function nodeClassVerdict(pools: PoolFacts[], quoted: string[], loggedPoo
     ...new Set(
       pools.flatMap((p) => {
         const ref = p.pool.spec?.template?.spec?.nodeClassRef;
-        return ref?.name ? [`kubectl describe ${nodeClassKind(ref).resource} ${ref.name}`] : [];
+        return ref?.name ? [`kubectl describe ${nodeClassKind(ref).resource} ${shellQuote(ref.name)}`] : [];
       }),
     ),
   ];
@@ -94,7 +98,7 @@ export function nodeClassVerdict(pools: PoolFacts[], quoted: string[], loggedPoo
       ...describe,
       ...names.map(
         (n) =>
-          `kubectl get nodepool ${n} -o jsonpath='{range .status.conditions[*]}{.type}={.status} {.reason}: {.message}{"\\n"}{end}'`,
+          `kubectl get nodepool ${shellQuote(n)} -o jsonpath='{range .status.conditions[*]}{.type}={.status} {.reason}: {.message}{"\\n"}{end}'`,
       ),
       `fix the ${kinds.join(' / ') || 'EC2NodeClass'} as its failing condition says (see the NODECLASS_NOT_READY and NODEPOOL_NOT_READY findings)`,
     ],
@@ -122,18 +126,20 @@ export function noMatchVerdict(
       steps.push(
         commandStep(
           `add label ${subject.label in nodeSelector ? `${subject.label}=${nodeSelector[subject.label]}` : subject.label} to NodePool ${pool} (spec.template.metadata.labels or spec.template.spec.requirements), or remove it from the pods' nodeSelector/affinity`,
-          `kubectl edit nodepool ${pool}`,
+          `kubectl edit nodepool ${shellQuote(pool)}`,
         ),
       );
     } else if (subject.taint) {
       steps.push(
         commandStep(
           `tolerate ${subject.taint} in the pods, or serve them from a NodePool without that taint`,
-          `kubectl get nodepool ${pool} -o yaml`,
+          `kubectl get nodepool ${shellQuote(pool)} -o yaml`,
         ),
       );
     } else {
-      steps.push(commandStep(`compare the pods' requirements with NodePool ${pool}`, `kubectl get nodepool ${pool} -o yaml`));
+      steps.push(
+        commandStep(`compare the pods' requirements with NodePool ${pool}`, `kubectl get nodepool ${shellQuote(pool)} -o yaml`),
+      );
     }
   }
   if (steps.length === 0) steps.push('kubectl get nodepools -o yaml');

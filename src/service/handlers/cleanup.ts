@@ -60,7 +60,10 @@ function logProgress(log: Logger, progress: CleanupProgress): void {
 function resultMessage(result: CleanupResult): string {
   const run = result.dryRun ? 'cleanup dry run' : 'cleanup';
   if (result.stoppedAt) return `${run} stopped before step ${result.stoppedAt}: time ran out, invoke again to carry on`;
-  return result.complete ? `${run} complete` : `${run} finished with ${result.errors.length} error(s)`;
+  if (result.complete) return `${run} complete`;
+  const notStarted = [...new Set((result.stepsNotStarted ?? []).map((s) => s.step))];
+  const held = notStarted.length > 0 ? `, not started: ${notStarted.join(', ')} (see stepsNotStarted)` : '';
+  return `${run} finished with ${result.errors.length} error(s)${held}`;
 }
 
 function summarise(response: unknown): Record<string, unknown> {
@@ -71,8 +74,10 @@ function summarise(response: unknown): Record<string, unknown> {
     ...(result.stoppedAt ? { stoppedAt: result.stoppedAt } : {}),
     nodePoolsDeleted: result.nodePoolsDeleted.length,
     instancesTerminated: result.instancesTerminated.length,
+    instancesNotProven: result.instancesNotProven.length,
     launchTemplatesDeleted: result.launchTemplatesDeleted.length,
     instanceProfilesDeleted: result.instanceProfilesDeleted.length,
     errors: result.errors.length,
+    ...(result.stepsNotStarted ? { stepsNotStarted: result.stepsNotStarted.map((s) => s.step) } : {}),
   };
 }

@@ -18,7 +18,10 @@ export function createScanHandler(deps: ScanDependencies) {
         body: record.body,
         receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
       }));
-      const result = await scanBatch(deps, deliveries, { claimHoldMs: context.getRemainingTimeInMillis() + CLAIM_MARGIN_MS });
+      const result = await scanBatch(deps, deliveries, {
+        claimHoldMs: context.getRemainingTimeInMillis() + CLAIM_MARGIN_MS,
+        invocationId: context.awsRequestId,
+      });
       return { batchItemFailures: result.failedMessageIds.map((itemIdentifier) => ({ itemIdentifier })) };
     });
 }

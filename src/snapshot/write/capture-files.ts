@@ -2,6 +2,15 @@ import type { ClusterSnapshot, SourceName } from '../../domain/snapshot.ts';
 import type { KubeObject } from '../../domain/kube.ts';
 import { toIsoSeconds } from '../../domain/kube-helpers.ts';
 import { awsCliDocuments } from './aws-cli-shape.ts';
+import {
+  DROPPED_ANNOTATIONS,
+  KEPT_CONFIGMAP,
+  KEPT_ENV_VALUES,
+  keptConfigMaps,
+  noRedactions,
+  redactObject,
+  type Redactions,
+} from './redact.ts';
 import { eventObject, logLinesToText } from './wire.ts';
 
 export interface CaptureFileText {
@@ -27,19 +36,24 @@ const KUBE_FILES: readonly { source: SourceName; file: string; objects: (s: Clus
  * A snapshot as the capture files `scan --from` reads (kubectl `List`s named after their
  * resource, AWS CLI outputs, the controller's log), plus SNAPSHOT.md for the human reading a bug
  * report (the loader skips Markdown). Only captured sources are written: a missing file means
- * "not captured", an empty list "none exist".
+ * "not captured", an empty list "none exist". What may hold secrets is left out (redact.ts), and
+ * SNAPSHOT.md says what.
  */
 export function captureFiles(snapshot: ClusterSnapshot, takenAt: Date): CaptureFileText[] {
   const files: CaptureFileText[] = [];
+  const redactions = noRedactions();
   for (const { source, file, objects } of KUBE_FILES) {
-    if (snapshot.captured.has(source)) files.push({ name: file, text: kubeList(objects(snapshot)) });
+    if (!snapshot.captured.has(source)) continue;
+    const all = objects(snapshot);
+    const kept = source === 'configmaps' ? keptConfigMaps(all, redactions) : all;
+    files.push({ name: file, text: kubeList(kept.map((o) => redactObject(o, redactions))) });
   }
   if (snapshot.captured.has('events')) {
     files.push({ name: 'events.json', text: kubeList(snapshot.events.map(eventObject)) });
   }
   for (const document of awsCliDocuments(snapshot)) files.push({ name: document.name, text: document.text });
   if (snapshot.captured.has('logs')) files.push({ name: 'karpenter.log', text: logLinesToText(snapshot.logs) });
-  files.push({ name: 'SNAPSHOT.md', text: summary(snapshot, takenAt) });
+  files.push({ name: 'SNAPSHOT.md', text: summary(snapshot, takenAt, redactions) });
   return files;
 }
 
@@ -49,7 +63,7 @@ function kubeList(items: readonly unknown[]): string {
   return `{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[\n${body}\n]}\n`;
 }
 
-function summary(snapshot: ClusterSnapshot, takenAt: Date): string {
+function summary(snapshot: ClusterSnapshot, takenAt: Date, redactions: Redactions): string {
   const captured = [...snapshot.captured].sort();
   const lines = [
     `# karpenter-sentinel snapshot of ${snapshot.clusterName}`,
@@ -59,6 +73,12 @@ function summary(snapshot: ClusterSnapshot, takenAt: Date): string {
     '    karpenter-sentinel scan --from THIS-FOLDER',
     '',
     `Captured: ${captured.join(', ') || 'nothing'}. Secrets are never read.`,
+    '',
+    'Left out, as they may hold secrets (nothing the analysis reads):',
+    '',
+    `- the \`value\` of environment variables in every container, init and ephemeral container of pods and of deployments' and replicasets' pod templates (${redactions.envValues} left out): their \`name\` and \`valueFrom\` reference stay; ${KEPT_ENV_VALUES.join(' and ')} keep their value (the analysis reads them; no secret)`,
+    `- the annotations ${DROPPED_ANNOTATIONS.map((a) => `\`${a}\``).join(', ')} (whole copies of the object as applied, env values included; ${redactions.annotations} left out)`,
+    `- every ConfigMap but ${KEPT_CONFIGMAP.namespace}/${KEPT_CONFIGMAP.name} (${redactions.configMaps} left out)`,
   ];
   if (snapshot.gaps.length > 0) {
     lines.push('', 'Could not be read (so a scan of this folder is incomplete too):', '');

@@ -15,10 +15,16 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BATCH_GET_ATTEMPTS, DynamoStateStore, OPEN_ALERT_TTL_MS } from '../../../src/adapters/aws/dynamodb-state.ts';
+import {
+  BATCH_GET_ATTEMPTS,
+  DynamoStateStore,
+  OPEN_ALERT_TTL_MS,
+  OUTBOX_TTL_MS,
+} from '../../../src/adapters/aws/dynamodb-state.ts';
 import { InMemoryStateStore } from '../../../src/adapters/memory/state.ts';
 import { SourceError } from '../../../src/ports/errors.ts';
-import type { ClusterStatus, OpenAlert, RemediationCooldown, StateStore } from '../../../src/ports/state.ts';
+import { newFinding, proposedAction, type Finding } from '../../../src/domain/finding.ts';
+import type { ClusterStatus, OpenAlert, OutboxEntry, RemediationCooldown, StateStore } from '../../../src/ports/state.ts';
 import { startLocalDynamo, type LocalDynamo } from '../../support/dynalite.ts';
 
 let dynamo: LocalDynamo;
@@ -53,6 +59,25 @@ function cooldown(findingId: string, until: string, overrides: Partial<Remediati
 
 function clusterStatus(cluster: string, overrides: Partial<ClusterStatus> = {}): ClusterStatus {
   return { cluster, observedAt: iso(0), controller: 'available', readyReplicas: 2, desiredReplicas: 2, ...overrides };
+}
+
+function orphanFinding(instanceId: string): Finding {
+  return newFinding({
+    code: 'ORPHANED_INSTANCE',
+    severity: 'warning',
+    title: `Instance ${instanceId} (NodePool default) is running with no NodeClaim`,
+    resource: { kind: 'Instance', id: instanceId },
+    since: iso(-20 * MINUTE),
+    cause: { code: 'NO_NODECLAIM', detail: 'no NodeClaim claims it' },
+    evidence: [`${instanceId} m5.large running`],
+    remediation: proposedAction('TERMINATE_INSTANCE', [`aws ec2 terminate-instances --instance-ids ${instanceId}`]),
+  });
+}
+
+function pending(cluster: string, instanceId: string, offsetMs = 0): OutboxEntry {
+  const finding = orphanFinding(instanceId);
+  const recordedAt = iso(offsetMs);
+  return { cluster, id: `${recordedAt}#${finding.id}#TERMINATE_INSTANCE`, recordedAt, finding };
 }
 
 const byKey = (alerts: OpenAlert[]) => [...alerts].sort((a, b) => a.key.localeCompare(b.key));
@@ -211,6 +236,132 @@ describe.each([
     });
   });
 
+  describe('scan leases', () => {
+    it('gives a cluster’s lease to one holder until it is released or lapses at now + duration; each cluster alone', async () => {
+      // Prepare
+      const store = await create();
+
+      // Act
+      const first = await store.acquireLease('prod', 'scan-a', NOW, 2 * MINUTE);
+      const overlapping = await store.acquireLease('prod', 'scan-b', at(MINUTE), 2 * MINUTE);
+      const otherCluster = await store.acquireLease('staging', 'scan-b', at(MINUTE), 2 * MINUTE);
+      const justBeforeExpiry = await store.acquireLease('prod', 'scan-c', at(2 * MINUTE - 1000), 2 * MINUTE);
+      const atExpiry = await store.acquireLease('prod', 'scan-c', at(2 * MINUTE), 2 * MINUTE);
+
+      // Assess
+      expect(first).toEqual({ acquired: true });
+      expect(overlapping).toMatchObject({ acquired: false });
+      expect(otherCluster).toEqual({ acquired: true });
+      expect(justBeforeExpiry).toMatchObject({ acquired: false });
+      expect(atExpiry).toEqual({ acquired: true });
+    });
+
+    it('is released only by its holder: a scan whose lease lapsed and was taken cannot free the new holder’s', async () => {
+      // Prepare
+      const store = await create();
+      await store.acquireLease('prod', 'slow-scan', NOW, 2 * MINUTE);
+      await store.acquireLease('prod', 'next-scan', at(3 * MINUTE), 2 * MINUTE);
+
+      // Act
+      await store.releaseLease('prod', 'slow-scan');
+      const whileNextHolds = await store.acquireLease('prod', 'third-scan', at(3 * MINUTE + 1000), 2 * MINUTE);
+      await store.releaseLease('prod', 'next-scan');
+      const afterRelease = await store.acquireLease('prod', 'third-scan', at(3 * MINUTE + 2000), 2 * MINUTE);
+      await store.releaseLease('never-leased', 'anyone');
+
+      // Assess
+      expect(whileNextHolds).toMatchObject({ acquired: false });
+      expect(afterRelease).toEqual({ acquired: true });
+    });
+  });
+
+  describe('outbox', () => {
+    it('lists a cluster’s undelivered entries oldest first, pending (no outcome) until one is recorded', async () => {
+      // Prepare
+      const store = await create();
+      const later = pending('prod', 'i-0b7e2d4f6a8c9e102', MINUTE);
+      const earlier = pending('prod', 'i-0a3f1c9e8b7d6a501');
+      const staging = pending('staging', 'i-0c5d8a1e3f7b94263');
+
+      // Act
+      await store.recordPending([later, staging]);
+      await store.recordPending([earlier]);
+      const recorded = await store.recordOutcome(later, {
+        ...later.finding.remediation!,
+        status: 'applied',
+        reason: 'now shutting-down',
+      });
+
+      // Assess
+      expect(recorded).toBe(true);
+      expect(await store.undelivered('prod')).toEqual([
+        earlier,
+        { ...later, outcome: { ...later.finding.remediation!, status: 'applied', reason: 'now shutting-down' } },
+      ]);
+      expect(await store.undelivered('staging')).toEqual([staging]);
+      expect(await store.undelivered('dev')).toEqual([]);
+    });
+
+    it('forgets an entry whose action did nothing (skipped), and records an outcome only once', async () => {
+      // Prepare
+      const store = await create();
+      const skipped = pending('prod', 'i-0a3f1c9e8b7d6a501');
+      const failed = pending('prod', 'i-0b7e2d4f6a8c9e102');
+      await store.recordPending([skipped, failed]);
+
+      // Act
+      const removed = await store.recordOutcome(skipped, {
+        ...skipped.finding.remediation!,
+        status: 'skipped',
+        reason: 'instance no longer exists',
+      });
+      const first = await store.recordOutcome(failed, {
+        ...failed.finding.remediation!,
+        status: 'failed',
+        reason: 'UnauthorizedOperation',
+      });
+      const second = await store.recordOutcome(failed, {
+        ...failed.finding.remediation!,
+        status: 'applied',
+        reason: 'now shutting-down',
+      });
+
+      // Assess
+      expect([removed, first, second]).toEqual([true, true, false]);
+      expect((await store.undelivered('prod')).map((e) => [e.id, e.outcome?.status])).toEqual([[failed.id, 'failed']]);
+    });
+
+    it('never lists a delivered entry again, and an outcome recorded after delivery does not bring it back', async () => {
+      // Prepare
+      const store = await create();
+      const entry = pending('prod', 'i-0a3f1c9e8b7d6a501');
+      await store.recordPending([entry]);
+
+      // Act
+      const delivered = await store.markDelivered('prod', entry.id);
+      const again = await store.markDelivered('prod', entry.id);
+      const lateOutcome = await store.recordOutcome(entry, { ...entry.finding.remediation!, status: 'applied', reason: '' });
+
+      // Assess
+      expect([delivered, again, lateOutcome]).toEqual([true, false, false]);
+      expect(await store.undelivered('prod')).toEqual([]);
+    });
+
+    it('refuses to record one entry twice', async () => {
+      // Prepare
+      const store = await create();
+      const entry = pending('prod', 'i-0a3f1c9e8b7d6a501');
+      await store.recordPending([entry]);
+
+      // Act
+      const failure = await store.recordPending([entry]).catch((e: unknown) => e);
+
+      // Assess
+      expect(failure).toBeInstanceOf(Error);
+      expect(String(failure)).toContain(`outbox entry prod/${entry.id} already recorded`);
+    });
+  });
+
   describe('window counters', () => {
     it('adds atomically: 20 concurrent adds of 1 make 20, and each key counts alone', async () => {
       // Prepare
@@ -250,6 +401,9 @@ describe('DynamoStateStore (DynamoDB only)', () => {
     await store.saveClusterStatus(clusterStatus('prod'), 10 * MINUTE);
     await store.addToWindow('w1', 1, at(10 * MINUTE));
     await store.addToWindow('w1', 1, at(30 * MINUTE));
+    await store.acquireLease('prod', 'scan-a', NOW, 150_000);
+    const entry = pending('prod', 'i-0a3f1c9e8b7d6a501');
+    await store.recordPending([entry]);
     const { Items = [] } = await dynamo.client.send(new ScanCommand({ TableName: table }));
 
     // Assess
@@ -262,6 +416,8 @@ describe('DynamoStateStore (DynamoDB only)', () => {
       'STATUS#prod/-': { N: String(seconds(at(10 * MINUTE))) },
       // The window keeps the expiry of its first add.
       'WINDOW#w1/-': { N: String(seconds(at(10 * MINUTE))) },
+      'LEASE#prod/-': { N: String(seconds(at(150_000))) },
+      [`OUTBOX#prod/${entry.id}`]: { N: String(seconds(new Date(NOW.getTime() + OUTBOX_TTL_MS))) },
     });
   });
 

@@ -89,8 +89,14 @@ export interface FakeInstance {
   tags: Record<string, string>;
 }
 
-/** EC2 (EC2 query protocol, XML): DescribeInstances answers `instances`, DescribeLaunchTemplates none. */
-export function ec2Api(instances: readonly FakeInstance[]): Answerer {
+export interface FakeLaunchTemplate {
+  id: string;
+  name: string;
+  tags: Record<string, string>;
+}
+
+/** EC2 (EC2 query protocol, XML): DescribeInstances answers `instances`, DescribeLaunchTemplates `launchTemplates`. */
+export function ec2Api(instances: readonly FakeInstance[], launchTemplates: readonly FakeLaunchTemplate[] = []): Answerer {
   return ({ body }) => {
     const action = new URLSearchParams(body).get('Action');
     if (action === 'DescribeInstances') {
@@ -105,7 +111,14 @@ export function ec2Api(instances: readonly FakeInstance[]): Answerer {
       const reservation = `<item><reservationId>r-0123456789abcdef0</reservationId><ownerId>111122223333</ownerId><instancesSet>${items.join('')}</instancesSet></item>`;
       return ec2Xml('DescribeInstances', `<reservationSet>${instances.length > 0 ? reservation : ''}</reservationSet>`);
     }
-    if (action === 'DescribeLaunchTemplates') return ec2Xml('DescribeLaunchTemplates', '<launchTemplates/>');
+    if (action === 'DescribeLaunchTemplates') {
+      const items = launchTemplates.map(
+        (t) =>
+          `<item><launchTemplateId>${t.id}</launchTemplateId><launchTemplateName>${t.name}</launchTemplateName>` +
+          `<createTime>2026-01-01T00:00:00.000Z</createTime><tagSet>${xmlTags(t.tags, 'item', 'key', 'value')}</tagSet></item>`,
+      );
+      return ec2Xml('DescribeLaunchTemplates', `<launchTemplates>${items.join('')}</launchTemplates>`);
+    }
     return {
       status: 400,
       contentType: 'text/xml',

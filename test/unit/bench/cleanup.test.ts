@@ -38,7 +38,9 @@ describe('cleanupAccount', () => {
     const { snapshot, expected } = cleanupAccount(100);
 
     // Act
-    const candidates = snapshot.instances.filter((i) => isCleanupCandidate(i, CLEANUP_CLUSTER)).map((i) => i.id);
+    const candidates = snapshot.instances
+      .filter((i) => isCleanupCandidate(i, CLEANUP_CLUSTER, snapshot.launchTemplates))
+      .map((i) => i.id);
     const templates = snapshot.launchTemplates.filter((t) => isKarpenterLaunchTemplate(t, CLEANUP_CLUSTER)).map((t) => t.id);
     const profiles = snapshot.instanceProfiles
       .filter((p) => isKarpenterInstanceProfile(p, CLEANUP_CLUSTER, CLEANUP_REGION))

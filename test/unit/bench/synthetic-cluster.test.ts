@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveOptions, syntheticCluster, type SyntheticClusterOptions } from '../../../bench/synthetic-cluster.ts';
 import { conditionOf, instanceIdFromProviderID } from '../../../src/domain/kube-helpers.ts';
+import { instanceProvenance } from '../../../src/domain/provenance.ts';
 import { SOURCE_NAMES, type ClusterSnapshot } from '../../../src/domain/snapshot.ts';
 import { DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
@@ -121,6 +122,9 @@ describe('syntheticCluster', () => {
     expect(unclaimed.filter((i) => i.state === 'terminated')).toHaveLength(2);
     for (const o of orphans) expect(nowMs() - Date.parse(o.launchTime ?? '')).toBeGreaterThan(DEFAULT_DETECTION.orphanGraceMs);
     expect(s.instances.filter((i) => i.tags['eks:nodegroup-name'])).toHaveLength(5);
+    // Launched as Karpenter launches (EC2 Fleet, its launch template of the cluster): proven, so real orphans.
+    for (const o of orphans)
+      expect(instanceProvenance(o, { cluster: 'bench', launchTemplates: s.launchTemplates }).proven).toBe(true);
   });
 
   it('plants NodeClaims launched more than 10 minutes ago whose Node never registered, in a NodePool whose role is not mapped', () => {

@@ -1,39 +1,43 @@
 import { describe, expect, it } from 'vitest';
 import {
+  cleanupVerdict,
   isCleanupCandidate,
   isKarpenterInstanceProfile,
   isKarpenterLaunchTemplate,
   isNodeClaimOfGoingPool,
   selectNodePools,
 } from '../../../src/cleanup/select.ts';
-import { instance, instanceProfile, launchTemplate } from '../../factories/aws.ts';
+import { forgedInstance, instance, instanceProfile, karpenterLaunchTemplate, launchTemplate } from '../../factories/aws.ts';
+
+/** The cluster's launch templates as cleanup lists them: the one the factory's Karpenter instances name. */
+const LTS = [karpenterLaunchTemplate()];
 import { autoModeNodeClaim, autoModeNodePool, nodeClaim, nodePool } from '../../factories/karpenter.ts';
 
 describe('isCleanupCandidate', () => {
   it.each(['pending', 'running', 'stopping', 'stopped'])('takes a Karpenter instance of the cluster in state %s', (state) => {
-    expect(isCleanupCandidate(instance({ id: 'i-1', state }), 'demo')).toBe(true);
+    expect(isCleanupCandidate(instance({ id: 'i-1', state }), 'demo', LTS)).toBe(true);
   });
 
   it.each(['shutting-down', 'terminated'])('leaves an instance already %s', (state) => {
-    expect(isCleanupCandidate(instance({ id: 'i-1', state }), 'demo')).toBe(false);
+    expect(isCleanupCandidate(instance({ id: 'i-1', state }), 'demo', LTS)).toBe(false);
   });
 
   it('takes the legacy kubernetes.io/cluster/<name>=owned tag alone', () => {
     const legacy = instance({ id: 'i-1', cluster: null, tags: { 'kubernetes.io/cluster/demo': 'owned' } });
-    expect(isCleanupCandidate(legacy, 'demo')).toBe(true);
+    expect(isCleanupCandidate(legacy, 'demo', LTS)).toBe(true);
   });
 
   it('leaves a legacy owned tag when eks:eks-cluster-name names another cluster', () => {
     const other = instance({ id: 'i-1', cluster: 'staging', tags: { 'kubernetes.io/cluster/demo': 'owned' } });
-    expect(isCleanupCandidate(other, 'demo')).toBe(false);
+    expect(isCleanupCandidate(other, 'demo', LTS)).toBe(false);
   });
 
   it('leaves a legacy tag that says shared, and another cluster, and an instance of no NodePool', () => {
     expect(
-      isCleanupCandidate(instance({ id: 'i-1', cluster: null, tags: { 'kubernetes.io/cluster/demo': 'shared' } }), 'demo'),
+      isCleanupCandidate(instance({ id: 'i-1', cluster: null, tags: { 'kubernetes.io/cluster/demo': 'shared' } }), 'demo', LTS),
     ).toBe(false);
-    expect(isCleanupCandidate(instance({ id: 'i-2', cluster: 'staging' }), 'demo')).toBe(false);
-    expect(isCleanupCandidate(instance({ id: 'i-3', nodePool: null }), 'demo')).toBe(false);
+    expect(isCleanupCandidate(instance({ id: 'i-2', cluster: 'staging' }), 'demo', LTS)).toBe(false);
+    expect(isCleanupCandidate(instance({ id: 'i-3', nodePool: null }), 'demo', LTS)).toBe(false);
   });
 
   it.each([
@@ -41,15 +45,36 @@ describe('isCleanupCandidate', () => {
     ['an Auto Scaling group', { 'aws:autoscaling:groupName': 'eks-system-1a2b' }],
     ['EKS Auto Mode', { 'eks:kubernetes-node-pool-name': 'general-purpose' }],
   ])('never takes an instance of %s, whatever Karpenter tags it carries', (_owner, tags) => {
-    expect(isCleanupCandidate(instance({ id: 'i-1', tags }), 'demo')).toBe(false);
+    expect(isCleanupCandidate(instance({ id: 'i-1', tags }), 'demo', LTS)).toBe(false);
   });
 
   it('with a NodePool subset, takes only the instances of those NodePools', () => {
     const spot = instance({ id: 'i-1', nodePool: 'spot-pool' });
     const onDemand = instance({ id: 'i-2', nodePool: 'ondemand-pool' });
-    expect(isCleanupCandidate(spot, 'demo', ['spot-pool'])).toBe(true);
-    expect(isCleanupCandidate(onDemand, 'demo', ['spot-pool'])).toBe(false);
-    expect(isCleanupCandidate(onDemand, 'demo', [])).toBe(false);
+    expect(isCleanupCandidate(spot, 'demo', LTS, ['spot-pool'])).toBe(true);
+    expect(isCleanupCandidate(onDemand, 'demo', LTS, ['spot-pool'])).toBe(false);
+    expect(isCleanupCandidate(onDemand, 'demo', LTS, [])).toBe(false);
+  });
+
+  it('never takes an instance carrying only the forgeable tags, and says why it is left', () => {
+    // Prepare
+    const forged = forgedInstance('i-0f00d5ba5e0b1e7a2');
+
+    // Act / Assess
+    expect(isCleanupCandidate(forged, 'demo', LTS)).toBe(false);
+    expect(cleanupVerdict(forged, 'demo', LTS)).toEqual({
+      terminate: false,
+      notProven: 'no aws:ec2launchtemplate:id tag: not launched from a launch template',
+    });
+  });
+
+  it('without the launch templates listed, proves no instance and terminates none', () => {
+    expect(isCleanupCandidate(instance({ id: 'i-1' }), 'demo', undefined)).toBe(false);
+    expect(cleanupVerdict(instance({ id: 'i-1' }), 'demo', [])).toMatchObject({ terminate: false });
+  });
+
+  it('has no verdict on instances that are not tagged as Karpenter’s for the cluster', () => {
+    expect(cleanupVerdict(instance({ id: 'i-1', nodePool: null }), 'demo', LTS)).toBeUndefined();
   });
 });
 

@@ -96,6 +96,37 @@ describe('renderCleanupResult', () => {
     );
   });
 
+  it('says which steps the ordering held back and why, in their place', () => {
+    const reason = 'instances not all known terminated: 1 instance not terminated (i-0b7e2d4f6a8c9e102; see errors)';
+    const result = resultOf({
+      dryRun: false,
+      complete: false,
+      instancesTerminated: ['i-0a3f1c9e8b7d6a501'],
+      launchTemplatesDeleted: [],
+      instanceProfilesDeleted: [],
+      errors: [
+        { step: 'instances', resource: 'i-0b7e2d4f6a8c9e102', message: 'TerminateInstances failed: UnauthorizedOperation' },
+      ],
+      stepsNotStarted: [
+        { step: 'instances', nodePools: ['spot'], reason: 'NodePool spot could not be deleted (see errors)' },
+        { step: 'launch-templates', reason },
+        { step: 'instance-profiles', reason },
+      ],
+    });
+
+    const text = renderCleanupResult(result, options);
+
+    expect(text).toContain(
+      [
+        'Instances: 1 terminated',
+        '  i-0a3f1c9e8b7d6a501',
+        '  not started for NodePool spot — NodePool spot could not be deleted (see errors)',
+        `Launch templates: not started — ${reason}`,
+        `Instance profiles: not started — ${reason}`,
+      ].join('\n'),
+    );
+  });
+
   it('after a dry run that failed, says to run it again, and counts one error in the singular', () => {
     const result = resultOf({
       complete: false,

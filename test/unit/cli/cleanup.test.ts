@@ -25,6 +25,7 @@ const UNTOUCHED = [
   'i-0a8c4e2b7d1f95603 stopped',
   'i-0d9f2b6e4a1c83575 running',
   'i-0e1a7c3f9b5d26487 running',
+  'i-0f00d5ba5e0b1e7a2 running', // prod-postgres-primary: only the two tags anyone can write
 ];
 
 /**
@@ -119,6 +120,7 @@ describe('cleanup --simulate', () => {
       'complete',
       'nodePoolsDeleted',
       'instancesTerminated',
+      'instancesNotProven',
       'launchTemplatesDeleted',
       'instanceProfilesDeleted',
       'errors',
@@ -145,6 +147,10 @@ describe('cleanup --simulate', () => {
     expect(result.stdout).toContain(
       `Instances: 3 would be terminated\n${EXPECTED.instancesTerminated.map((id) => `  ${id}`).join('\n')}\n`,
     );
+    expect(result.stdout).toContain(
+      'Instances not proven launched by Karpenter: 1 left alone (check them by hand)\n' +
+        '  i-0f00d5ba5e0b1e7a2: no aws:ec2launchtemplate:id tag: not launched from a launch template\n',
+    );
     expect(result.stdout).toContain('Launch templates: 2 would be deleted\n');
     expect(result.stdout).toContain('Instance profiles: 2 would be deleted\n');
     expect(lastLine(result.stdout)).toBe(
@@ -152,7 +158,7 @@ describe('cleanup --simulate', () => {
     );
   });
 
-  it('reports one termination that fails and terminates the rest, exit 1', async () => {
+  it('reports one termination that fails, terminates the rest and leaves launch templates and profiles, exit 1', async () => {
     const shared = sharedSimulation((simulation) =>
       simulation.aws.faults.fail('TerminateInstances', {
         instanceId: 'i-07e3b9d1c5a2f8406',
@@ -170,7 +176,67 @@ describe('cleanup --simulate', () => {
     ]);
     expect(cleaned.instancesTerminated).toEqual(['i-04c1e8a2f6b9d3705', 'i-09a5d2f7e1c4b6308']);
     expect(shared.simulation.aws.state.instances.get('i-07e3b9d1c5a2f8406')?.state).toBe('stopped');
-    expect(result.stderr).toContain('warning: cleanup not complete: 1 error(s); run the same command again to carry on\n');
+    expect(cleaned).toMatchObject({ launchTemplatesDeleted: [], instanceProfilesDeleted: [] });
+    expect(result.stderr).toContain(
+      'warning: cleanup not complete: 1 error(s), not started: launch-templates, instance-profiles; run the same command again to carry on\n',
+    );
+  });
+
+  it('DescribeInstances denied: terminates nothing, deletes no launch template or profile, says both were not started and why, exit 1', async () => {
+    const shared = sharedSimulation((simulation) =>
+      simulation.aws.faults.fail('DescribeInstances', {
+        error: { code: 'UnauthorizedOperation', message: 'You are not authorized to perform this operation.' },
+        times: 'always',
+      }),
+    );
+
+    const json = await cleanup(['--simulate', EXAMPLE, '--apply', '-o', 'json'], shared.services);
+    const table = await cleanup(['--simulate', EXAMPLE, '--apply'], shared.services);
+
+    expect(json.code).toBe(1);
+    const cleaned = resultOf(json.stdout);
+    expect(cleaned).toMatchObject({
+      complete: false,
+      instancesTerminated: [],
+      launchTemplatesDeleted: [],
+      instanceProfilesDeleted: [],
+    });
+    expect(cleaned.stepsNotStarted?.map((s) => s.step)).toEqual(['launch-templates', 'instance-profiles']);
+    expect(cleaned.stepsNotStarted?.[0]?.reason).toMatch(
+      /^instances not all known terminated: DescribeInstances .*UnauthorizedOperation/,
+    );
+    expect(shared.simulation.aws.calls.filter((c) => AWS_WRITE_OPERATIONS.includes(c.operation))).toEqual([]);
+    expect(table.stdout).toMatch(/\nLaunch templates: not started — instances not all known terminated: DescribeInstances /);
+    expect(table.stdout).toMatch(/\nInstance profiles: not started — instances not all known terminated: /);
+    expect(json.stderr).toContain('not started: launch-templates, instance-profiles');
+  });
+
+  it('a NodePool delete denied by the API server: its instances stay, and so do the templates and profiles, exit 1', async () => {
+    const shared = sharedSimulation((simulation) => {
+      simulation.kubeApi.faults.add({ method: 'DELETE', path: '/apis/karpenter.sh/v1/nodepools/spot-pool', status: 403 });
+    });
+
+    const result = await cleanup(['--simulate', EXAMPLE, '--apply', '-o', 'json'], shared.services);
+
+    expect(result.code).toBe(1);
+    const cleaned = resultOf(result.stdout);
+    expect(cleaned.complete).toBe(false);
+    expect(cleaned.errors).toEqual([{ step: 'nodepools', resource: 'spot-pool', message: expect.stringContaining('403') }]);
+    expect(cleaned.stepsNotStarted).toEqual([
+      { step: 'instances', nodePools: ['spot-pool'], reason: expect.stringContaining('NodePool spot-pool could not be deleted') },
+      {
+        step: 'launch-templates',
+        reason: 'instances not all known terminated: 1 instance of NodePools not deleted left running',
+      },
+      {
+        step: 'instance-profiles',
+        reason: 'instances not all known terminated: 1 instance of NodePools not deleted left running',
+      },
+    ]);
+    // spot-pool's one running instance stays; ondemand-pool's two are terminated.
+    expect(cleaned.instancesTerminated).toEqual(['i-07e3b9d1c5a2f8406', 'i-09a5d2f7e1c4b6308']);
+    expect(shared.simulation.aws.state.instances.get('i-04c1e8a2f6b9d3705')?.state).toBe('running');
+    expect(shared.simulation.aws.callsTo('DeleteLaunchTemplate')).toEqual([]);
   });
 
   it('says in the table which resource failed and to fix it and run again', async () => {
@@ -255,6 +321,7 @@ describe('cleanup progress', () => {
       '[1/4] nodepools',
       '[1/4] nodepools',
       '[2/4] instances',
+      '[2/4] instances',
       '[3/4] launch-templates',
       '[4/4] instance-profiles',
     ]);
@@ -273,7 +340,9 @@ describe('cleanup progress', () => {
     );
 
     expect(result.stderr).toContain('\r\u001b[2K[1/4] nodepools: waiting for 2 NodeClaims to go (1m of 5m)');
-    expect(result.stderr).toContain('after 5m: their instances are terminated next\n[2/4] instances: terminating 3 instances');
+    expect(result.stderr).toContain(
+      'after 5m: their instances are terminated next\n[2/4] instances: leaving 1 instance not proven launched by Karpenter: i-0f00d5ba5e0b1e7a2\n[2/4] instances: terminating 3 instances',
+    );
     // Every lasting line is a step or a note; no status line is left behind among them.
     const lasting = result.stderr
       .split('\n')

@@ -4,7 +4,7 @@ import { SOURCE_NAMES, type ClusterSnapshot } from '../../../src/domain/snapshot
 import { KubeUnreachableError } from '../../../src/ports/errors.ts';
 import { simulateSnapshot, type Simulation } from '../../../src/simulator/simulation.ts';
 import { snapshotOf } from '../../factories/aws.ts';
-import { karpenterDeployment, karpenterPod, pod, T0 } from '../../factories/kube.ts';
+import { karpenterDeployment, karpenterPod, node, pod, T0 } from '../../factories/kube.ts';
 import { closedAfterEachTest } from '../../support/simulation.ts';
 
 const simulations = closedAfterEachTest();
@@ -75,6 +75,18 @@ describe('collectSnapshot', () => {
     expect(snapshot.cluster?.gone).toBe(true);
     expect(['pods', 'nodeclaims', 'nodepools'].every((s) => snapshot.captured.has(s as never))).toBe(true);
     expect(snapshot.gaps).toEqual([]);
+  });
+
+  it('sets aside an object the API returns with a field of the wrong type, names it in a note and keeps the rest', async () => {
+    const broken = node({ name: 'node-b' });
+    (broken.spec as Record<string, unknown>).taints = true;
+    const simulation = await cluster({ nodes: [node({ name: 'node-a' }), broken], pods: [] });
+
+    const { snapshot, notices } = await collectSnapshot(simulation.connection, { clusterName: 'demo' });
+
+    expect(snapshot.nodes.map((n) => n.metadata?.name)).toEqual(['node-a']);
+    expect(notices).toEqual(['Kubernetes API: Node node-b: spec.taints is true, expected a list; object set aside']);
+    expect(snapshot.gaps).toEqual([{ source: 'nodes', error: '1 object set aside as malformed (see notes)' }]);
   });
 
   it('an unreachable API server is a gap for every Kubernetes source; AWS is still read', async () => {

@@ -52,7 +52,7 @@ describe('AMI_SELECTOR_UNSCOPED', () => {
       `kubectl patch ec2nodeclass default --type=merge -p '{"spec":{"amiSelectorTerms":[{"owner":"602401143452","name":"amazon-eks-node-1.32-*"}]}}'`,
     );
     expect(steps.join('\n')).toContain(
-      'aws ec2 describe-images --owners 602401143452 --filters "Name=name,Values=amazon-eks-node-1.32-*"',
+      "aws ec2 describe-images --owners 602401143452 --filters 'Name=name,Values=amazon-eks-node-1.32-*'",
     );
   });
 

@@ -4,7 +4,18 @@
  */
 import type { FindingCode } from '../../../src/domain/codes.ts';
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
-import { ACCOUNT, cluster, fargateProfile, instance, instanceProfile, logLine, snapshotOf } from '../../factories/aws.ts';
+import {
+  ACCOUNT,
+  cluster,
+  fargateProfile,
+  forgedInstance,
+  instance,
+  instanceProfile,
+  karpenterSnapshotOf,
+  launchTemplate,
+  logLine,
+  snapshotOf,
+} from '../../factories/aws.ts';
 import {
   autoModeNodeClaim,
   autoModeNodePool,
@@ -26,6 +37,11 @@ import {
   pod,
   service,
 } from '../../factories/kube.ts';
+
+function withoutTag<T extends { tags: Record<string, string> }>(resource: T, key: string): T {
+  const { [key]: _dropped, ...tags } = resource.tags;
+  return { ...resource, tags };
+}
 
 /** When the scenarios are judged: an hour after their objects appeared. */
 export const NOW = new Date(minutesAfter(T0, 60));
@@ -249,12 +265,12 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'orphan after terraform destroy removed the controller',
-    snapshot: snapshotOf({ instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })], nodeClaims: [], pods: [coredns] }),
+    snapshot: karpenterSnapshotOf({ instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })], nodeClaims: [], pods: [coredns] }),
     produces: ['ORPHANED_INSTANCE/CONTROLLER_UNAVAILABLE'],
   },
   {
     name: 'orphan of a cluster being deleted',
-    snapshot: snapshotOf({
+    snapshot: karpenterSnapshotOf({
       instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })],
       nodeClaims: [],
       cluster: cluster({ status: 'DELETING' }),
@@ -263,8 +279,37 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'orphan next to a running controller',
-    snapshot: snapshotOf({ instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })], nodeClaims: [], pods: [runningController] }),
+    snapshot: karpenterSnapshotOf({
+      instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })],
+      nodeClaims: [],
+      pods: [runningController],
+    }),
     produces: ['ORPHANED_INSTANCE/NO_NODECLAIM'],
+  },
+  {
+    name: 'instances tagged like Karpenter orphans that nothing proves Karpenter launched',
+    snapshot: karpenterSnapshotOf({
+      instances: [
+        forgedInstance('i-0f00d5ba5e0b1e7a2'),
+        withoutTag(instance({ id: 'i-0aaaaaaaaaaaaaaa2' }), 'aws:ec2:fleet-id'),
+        withoutTag(instance({ id: 'i-0aaaaaaaaaaaaaaa3' }), 'karpenter.sh/nodeclaim'),
+        instance({ id: 'i-0aaaaaaaaaaaaaaa4', launchTemplateId: 'lt-0deleted0000000' }),
+        instance({ id: 'i-0aaaaaaaaaaaaaaa5', launchTemplateId: 'lt-0nodegroup00000' }),
+      ],
+      nodeClaims: [],
+      pods: [runningController],
+      launchTemplates: [
+        launchTemplate({ id: 'lt-0d3e9a7c1b5f28e46' }),
+        launchTemplate({ id: 'lt-0nodegroup00000', name: 'eks-system-20260101' }),
+      ],
+    }),
+    produces: [
+      'INSTANCE_PROVENANCE_UNPROVEN/NOT_LAUNCHED_FROM_TEMPLATE',
+      'INSTANCE_PROVENANCE_UNPROVEN/NOT_LAUNCHED_BY_FLEET',
+      'INSTANCE_PROVENANCE_UNPROVEN/KARPENTER_TAGS_MISSING',
+      'INSTANCE_PROVENANCE_UNPROVEN/LAUNCH_TEMPLATE_UNKNOWN',
+      'INSTANCE_PROVENANCE_UNPROVEN/LAUNCH_TEMPLATE_NOT_KARPENTERS',
+    ],
   },
   {
     name: 'controller denied iam:ListInstanceProfiles',

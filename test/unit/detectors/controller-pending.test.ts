@@ -275,6 +275,9 @@ describe('KARPENTER_CONTROLLER_PENDING', () => {
       expect(steps).toContain(
         `kubectl patch deployment -n karpenter karpenter --type=merge -p '{"spec":{"template":{"spec":{"tolerations":[{"key":"workload-type","operator":"Equal","value":"system","effect":"NoSchedule"}]}}}}'`,
       );
+      expect(steps).toContain(
+        `helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n karpenter --reuse-values --set-json 'tolerations=[{"key":"workload-type","operator":"Equal","value":"system","effect":"NoSchedule"}]'`,
+      );
     });
 
     it('UNTOLERATED_TAINT: CriticalAddonsOnly node group and a controller without the chart toleration (seed 004); keeps existing tolerations', () => {

@@ -143,7 +143,7 @@ describe('CRD_CONVERSION_WEBHOOK_BROKEN', () => {
     expect(f?.remediation?.steps[1]).toContain("kubectl get crd nodeclaims.karpenter.sh -o jsonpath='{.status.storedVersions}'");
     expect(f?.remediation?.steps[2]).toMatch(/^# Only if v1beta1 is listed/);
     expect(f?.remediation?.steps[2]).toContain(
-      `kubectl patch crd nodeclaims.karpenter.sh --type='json' -p='[{"op": "replace", "path": "/spec/conversion/webhook/clientConfig/service", "value": {"name":"karpenter","namespace":"karpenter","port":8443}}]'`,
+      `kubectl patch crd nodeclaims.karpenter.sh --type=json -p '[{"op":"replace","path":"/spec/conversion/webhook/clientConfig/service","value":{"name":"karpenter","namespace":"karpenter","port":8443}}]'`,
     );
   });
 

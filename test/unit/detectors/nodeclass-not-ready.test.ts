@@ -87,7 +87,7 @@ describe('NODECLASS_NOT_READY', () => {
     expect(f.cause?.detail).toContain('1.33, which has no AL2 AMI');
     expect(f.evidence).toContain('AMIsReady=False (AMINotFound: AMISelector did not match any AMIs)');
     const steps = f.remediation!.steps.join('\n');
-    expect(steps).toContain(`aws ec2 describe-images --owners 602401143452 --filters "Name=name,Values=amazon-eks-node-1.33-*"`);
+    expect(steps).toContain(`aws ec2 describe-images --owners 602401143452 --filters 'Name=name,Values=amazon-eks-node-1.33-*'`);
     expect(steps).toContain(
       `kubectl patch ec2nodeclass default --type=merge -p '{"spec":{"amiFamily":"AL2023","amiSelectorTerms":[{"alias":"al2023@latest"}]}}'`,
     );
@@ -170,7 +170,7 @@ describe('NODECLASS_NOT_READY', () => {
     expect(f?.title).toContain('no subnet matches');
     expect(f?.evidence).toContain('SubnetsReady=False (SubnetsNotFound: SubnetSelector did not match any Subnets)');
     const steps = f!.remediation!.steps.join('\n');
-    expect(steps).toContain(`aws ec2 describe-subnets --filters "Name=tag:karpenter.sh/discovery,Values=aws-2026-eks"`);
+    expect(steps).toContain(`aws ec2 describe-subnets --filters Name=tag:karpenter.sh/discovery,Values=aws-2026-eks`);
     expect(steps).toContain(
       'aws ec2 create-tags --resources subnet-0a1b2c3d4e5f60001 subnet-0a1b2c3d4e5f60002 --tags Key=karpenter.sh/discovery,Value=aws-2026-eks',
     );
@@ -195,7 +195,7 @@ describe('NODECLASS_NOT_READY', () => {
     expect(f?.cause?.code).toBe('SECURITY_GROUPS_NOT_FOUND');
     const steps = f!.remediation!.steps.join('\n');
     expect(steps).toContain(
-      `aws ec2 describe-security-groups --filters "Name=tag:karpenter.sh/discovery,Values=pattern-infra-eks-dev"`,
+      `aws ec2 describe-security-groups --filters Name=tag:karpenter.sh/discovery,Values=pattern-infra-eks-dev`,
     );
     expect(steps).toContain(
       "aws eks describe-cluster --name pattern-infra-eks-dev --query 'cluster.resourcesVpcConfig.clusterSecurityGroupId'",
@@ -321,7 +321,7 @@ describe('NODECLASS_NOT_READY', () => {
     expect(findings).toHaveLength(1);
     expect(findings[0]?.cause?.code).toBe('AMI_NOT_FOUND');
     const steps = findings[0]!.remediation!.steps.join('\n');
-    expect(steps).toContain('aws ec2 describe-subnets --filters "Name=tag:karpenter.sh/discovery,Values=demo"');
+    expect(steps).toContain('aws ec2 describe-subnets --filters Name=tag:karpenter.sh/discovery,Values=demo');
     expect(steps).toContain('Correct spec.amiSelectorTerms of EC2NodeClass default');
   });
 

@@ -4,7 +4,7 @@ import { CLI_ACTIONS, DEFAULT_DETECTION, type DetectionSettings } from '../../..
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
 import { analyze } from '../../../src/usecases/analyze.ts';
-import { cluster, instance, snapshotOf } from '../../factories/aws.ts';
+import { cluster, forgedInstance, instance, karpenterSnapshotOf } from '../../factories/aws.ts';
 import { autoModeNodePool, nodeClaim, nodePool } from '../../factories/karpenter.ts';
 import { T0, karpenterDeployment, karpenterPod, minutesAfter, pod } from '../../factories/kube.ts';
 
@@ -22,7 +22,7 @@ const claimed = nodeClaim({ name: 'default-kb85v', instanceId: 'i-01d1ff6c07a0e7
 describe('ORPHANED_INSTANCE', () => {
   it('NO_NODECLAIM: a Karpenter instance of this cluster that no NodeClaim points to, controller running', () => {
     // Prepare
-    const snapshot = snapshotOf({
+    const snapshot = karpenterSnapshotOf({
       instances: [
         instance({ id: 'i-01d1ff6c07a0e70f9' }),
         instance({ id: 'i-0bbbbbbbbbbbbbbb1', tags: { 'karpenter.sh/nodeclaim': 'default-zz9' } }),
@@ -52,8 +52,36 @@ describe('ORPHANED_INSTANCE', () => {
     expect(findings[0]?.evidence.join('\n')).toContain('karpenter.sh/nodeclaim=default-zz9');
   });
 
+  it('never calls an instance an orphan on its forgeable tags alone; the real orphan next to it says what proves it', () => {
+    // Prepare: prod-postgres-primary carries only eks:eks-cluster-name and karpenter.sh/nodepool (issue 11).
+    const snapshot = karpenterSnapshotOf({
+      instances: [forgedInstance('i-0f00d5ba5e0b1e7a2'), instance({ id: 'i-0aaaaaaaaaaaaaaa1' })],
+      nodeClaims: [],
+      pods: [],
+    });
+
+    // Act
+    const findings = detect(snapshot);
+
+    // Assess
+    expect(findings.map((f) => f.resource.id)).toEqual(['i-0aaaaaaaaaaaaaaa1']);
+    expect(findings[0]?.evidence).toContainEqual(
+      expect.stringMatching(
+        /^provenance: launched by fleet-\S+ from Karpenter's launch template lt-0d3e9a7c1b5f28e46 .* of cluster demo$/,
+      ),
+    );
+  });
+
+  it('without launch templates captured, proves no instance and so finds no orphan (they are reported as unproven)', () => {
+    const snapshot = karpenterSnapshotOf({ instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })], nodeClaims: [], pods: [] });
+    snapshot.captured.delete('launchtemplates');
+    snapshot.launchTemplates = [];
+
+    expect(detect(snapshot)).toEqual([]);
+  });
+
   it('CONTROLLER_UNAVAILABLE: pods captured and no Karpenter controller pod exists (terraform destroy, seed 003)', () => {
-    const snapshot = snapshotOf({ instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })], nodeClaims: [], pods: [] });
+    const snapshot = karpenterSnapshotOf({ instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })], nodeClaims: [], pods: [] });
 
     const [f] = detect(snapshot);
 
@@ -64,7 +92,11 @@ describe('ORPHANED_INSTANCE', () => {
 
   it('CONTROLLER_UNAVAILABLE: controller pods exist but none is Ready', () => {
     const pending = karpenterPod({ name: 'karpenter-5697769d6c-7lglp' });
-    const snapshot = snapshotOf({ instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })], nodeClaims: [], pods: [pending] });
+    const snapshot = karpenterSnapshotOf({
+      instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })],
+      nodeClaims: [],
+      pods: [pending],
+    });
 
     expect(detect(snapshot)[0]?.cause?.code).toBe('CONTROLLER_UNAVAILABLE');
   });
@@ -72,8 +104,10 @@ describe('ORPHANED_INSTANCE', () => {
   it('CLUSTER_GONE: describe-cluster says the cluster no longer exists, or is DELETING', () => {
     const orphan = instance({ id: 'i-0aaaaaaaaaaaaaaa1' });
 
-    const gone = detect(snapshotOf({ instances: [orphan], nodeClaims: [], pods: [], cluster: cluster({ gone: true }) }));
-    const deleting = detect(snapshotOf({ instances: [orphan], nodeClaims: [], cluster: cluster({ status: 'DELETING' }) }));
+    const gone = detect(karpenterSnapshotOf({ instances: [orphan], nodeClaims: [], pods: [], cluster: cluster({ gone: true }) }));
+    const deleting = detect(
+      karpenterSnapshotOf({ instances: [orphan], nodeClaims: [], cluster: cluster({ status: 'DELETING' }) }),
+    );
 
     expect(gone[0]?.cause?.code).toBe('CLUSTER_GONE');
     expect(deleting[0]?.cause?.code).toBe('CLUSTER_GONE');
@@ -83,13 +117,13 @@ describe('ORPHANED_INSTANCE', () => {
     const owned = instance({ id: 'i-0ccccccccccccccc1', cluster: null, tags: { 'kubernetes.io/cluster/demo': 'owned' } });
     const shared = instance({ id: 'i-0ccccccccccccccc2', cluster: null, tags: { 'kubernetes.io/cluster/demo': 'shared' } });
 
-    const findings = detect(snapshotOf({ instances: [owned, shared], nodeClaims: [], pods: [readyController] }));
+    const findings = detect(karpenterSnapshotOf({ instances: [owned, shared], nodeClaims: [], pods: [readyController] }));
 
     expect(findings.map((f) => f.resource.id)).toEqual(['i-0ccccccccccccccc1']);
   });
 
   it("ignores other clusters' instances, node-group instances and instances without a NodePool tag", () => {
-    const snapshot = snapshotOf({
+    const snapshot = karpenterSnapshotOf({
       instances: [
         instance({ id: 'i-0ddddddddddddddd1', cluster: 'other-cluster' }),
         instance({ id: 'i-0ddddddddddddddd2', nodePool: null, nodeGroup: 'system' }),
@@ -104,7 +138,7 @@ describe('ORPHANED_INSTANCE', () => {
   });
 
   it('ignores pending, shutting-down and terminated instances; a stopped one still counts', () => {
-    const snapshot = snapshotOf({
+    const snapshot = karpenterSnapshotOf({
       instances: ['pending', 'shutting-down', 'terminated', 'stopped', 'stopping'].map((state, i) =>
         instance({ id: `i-0eeeeeeeeeeeeee${i}`, state }),
       ),
@@ -119,21 +153,24 @@ describe('ORPHANED_INSTANCE', () => {
     const atGrace = instance({ id: 'i-0fffffffffffffff1', launchTime: AT_GRACE });
     const younger = instance({ id: 'i-0fffffffffffffff2', launchTime: minutesAfter(AT_GRACE, 1) });
 
-    const findings = detect(snapshotOf({ instances: [atGrace, younger], nodeClaims: [], pods: [readyController] }));
+    const findings = detect(karpenterSnapshotOf({ instances: [atGrace, younger], nodeClaims: [], pods: [readyController] }));
 
     expect(findings.map((f) => f.resource.id)).toEqual(['i-0fffffffffffffff1']);
     expect(findings[0]?.since).toBe(AT_GRACE);
   });
 
   it('honours a configured grace period', () => {
-    const snapshot = snapshotOf({ instances: [instance({ id: 'i-0fffffffffffffff1', launchTime: AT_GRACE })], nodeClaims: [] });
+    const snapshot = karpenterSnapshotOf({
+      instances: [instance({ id: 'i-0fffffffffffffff1', launchTime: AT_GRACE })],
+      nodeClaims: [],
+    });
 
     expect(detect(snapshot, { ...DEFAULT_DETECTION, orphanGraceMs: 15 * 60_000 })).toEqual([]);
   });
 
   it('an instance whose own NodeClaim exists but has no providerID yet is being bound, not orphaned', () => {
     const binding = nodeClaim({ name: 'default-njzpq', conditions: [] });
-    const snapshot = snapshotOf({
+    const snapshot = karpenterSnapshotOf({
       instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1', tags: { 'karpenter.sh/nodeclaim': 'default-njzpq' } })],
       nodeClaims: [binding],
       pods: [readyController],
@@ -145,11 +182,11 @@ describe('ORPHANED_INSTANCE', () => {
   it('an instance without a launch time is not judged', () => {
     const noLaunch = { ...instance({ id: 'i-0aaaaaaaaaaaaaaa1' }), launchTime: undefined };
 
-    expect(detect(snapshotOf({ instances: [noLaunch], nodeClaims: [] }))).toEqual([]);
+    expect(detect(karpenterSnapshotOf({ instances: [noLaunch], nodeClaims: [] }))).toEqual([]);
   });
 
   it('one finding per orphan, each with its own id', () => {
-    const snapshot = snapshotOf({
+    const snapshot = karpenterSnapshotOf({
       instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' }), instance({ id: 'i-0aaaaaaaaaaaaaaa2' })],
       nodeClaims: [],
       pods: [readyController],
@@ -166,7 +203,7 @@ describe('ORPHANED_INSTANCE on real clusters', () => {
   const coredns = pod({ name: 'coredns-6b9575c64c-4xk2p', namespace: 'kube-system', nodeName: 'ip-10-59-127-151.ec2.internal' });
 
   it('a stopping instance counts like a stopped one; shutting-down does not', () => {
-    const snapshot = snapshotOf({
+    const snapshot = karpenterSnapshotOf({
       instances: [
         instance({ id: 'i-0aaaaaaaaaaaaaaa1', state: 'stopping' }),
         instance({ id: 'i-0aaaaaaaaaaaaaaa2', state: 'shutting-down' }),
@@ -179,7 +216,7 @@ describe('ORPHANED_INSTANCE on real clusters', () => {
 
   it('never an instance of an Auto Scaling group (self-managed node group), whatever its other tags', () => {
     const asg = instance({ id: 'i-0aaaaaaaaaaaaaaa1', tags: { 'aws:autoscaling:groupName': 'demo-system-ng' } });
-    expect(detect(snapshotOf({ instances: [asg], nodeClaims: [], pods: [readyController] }))).toEqual([]);
+    expect(detect(karpenterSnapshotOf({ instances: [asg], nodeClaims: [], pods: [readyController] }))).toEqual([]);
   });
 
   it('never an instance whose eks:eks-cluster-name names another cluster, even with kubernetes.io/cluster/<this>=owned', () => {
@@ -189,16 +226,17 @@ describe('ORPHANED_INSTANCE on real clusters', () => {
       tags: { 'kubernetes.io/cluster/demo': 'owned' },
     });
     const shared = instance({ id: 'i-0aaaaaaaaaaaaaaa2', cluster: null, tags: { 'kubernetes.io/cluster/demo': 'shared' } });
-    expect(detect(snapshotOf({ instances: [contradictory, shared], nodeClaims: [], pods: [readyController] }))).toEqual([]);
+    expect(detect(karpenterSnapshotOf({ instances: [contradictory, shared], nodeClaims: [], pods: [readyController] }))).toEqual(
+      [],
+    );
   });
 
   it('an instance without a karpenter.sh/nodeclaim tag is not judged while a NodeClaim of its NodePool awaits its providerID', () => {
     const binding = nodeClaim({ name: 'default-njzpq', nodePool: 'default', conditions: [] });
-    const snapshot = snapshotOf({
-      instances: [
-        instance({ id: 'i-0aaaaaaaaaaaaaaa1', nodePool: 'default' }),
-        instance({ id: 'i-0aaaaaaaaaaaaaaa2', nodePool: 'spot' }),
-      ],
+    const untagged = instance({ id: 'i-0aaaaaaaaaaaaaaa1', nodePool: 'default' });
+    delete untagged.tags['karpenter.sh/nodeclaim'];
+    const snapshot = karpenterSnapshotOf({
+      instances: [untagged, instance({ id: 'i-0aaaaaaaaaaaaaaa2', nodePool: 'spot' })],
       nodeClaims: [binding],
       pods: [readyController],
     });
@@ -206,7 +244,7 @@ describe('ORPHANED_INSTANCE on real clusters', () => {
   });
 
   it('scaled to 0: CONTROLLER_UNAVAILABLE says the Deployment is scaled down', () => {
-    const snapshot = snapshotOf({
+    const snapshot = karpenterSnapshotOf({
       instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })],
       nodeClaims: [],
       pods: [coredns],
@@ -219,7 +257,9 @@ describe('ORPHANED_INSTANCE on real clusters', () => {
 
   it('a capture of other namespaces only does not say the controller is gone', () => {
     const web = pod({ name: 'web-1', namespace: 'shop', nodeName: 'ip-10-59-127-151.ec2.internal' });
-    const [f] = detect(snapshotOf({ instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })], nodeClaims: [], pods: [web] }));
+    const [f] = detect(
+      karpenterSnapshotOf({ instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })], nodeClaims: [], pods: [web] }),
+    );
     expect(f?.cause?.code).toBe('NO_NODECLAIM');
   });
 
@@ -231,7 +271,7 @@ describe('ORPHANED_INSTANCE on real clusters', () => {
         tags: { 'eks:kubernetes-node-pool-name': 'general-purpose' },
       });
       const ofAutoPool = instance({ id: 'i-0aaaaaaaaaaaaaaa2', nodePool: 'general-purpose' });
-      const snapshot = snapshotOf({
+      const snapshot = karpenterSnapshotOf({
         instances: [managed, ofAutoPool],
         nodeClaims: [],
         nodePools: [autoModeNodePool({ name: 'general-purpose' })],
@@ -242,7 +282,7 @@ describe('ORPHANED_INSTANCE on real clusters', () => {
     });
 
     it('a self-managed leftover in an Auto Mode cluster is NO_NODECLAIM, not CONTROLLER_UNAVAILABLE', () => {
-      const snapshot = snapshotOf({
+      const snapshot = karpenterSnapshotOf({
         instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1', nodePool: 'default' })],
         nodeClaims: [],
         nodePools: [autoModeNodePool({ name: 'general-purpose' }), nodePool({ name: 'default' })],
@@ -260,7 +300,7 @@ describe('ORPHANED_INSTANCE through analyze()', () => {
   const options = { detection: DEFAULT_DETECTION, actions: CLI_ACTIONS, now: new Date(NOW) };
 
   it('instances without NodeClaims: a gap, complete:false, no orphan and nothing to terminate', () => {
-    const snapshot = snapshotOf({ instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })], cluster: cluster() });
+    const snapshot = karpenterSnapshotOf({ instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })], cluster: cluster() });
 
     const report = analyze(snapshot, options);
 
@@ -271,7 +311,7 @@ describe('ORPHANED_INSTANCE through analyze()', () => {
   });
 
   it('with NodeClaims captured (none exist) the orphan is found and its termination planned', () => {
-    const snapshot = snapshotOf({ instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })], nodeClaims: [] });
+    const snapshot = karpenterSnapshotOf({ instances: [instance({ id: 'i-0aaaaaaaaaaaaaaa1' })], nodeClaims: [] });
 
     const report = analyze(snapshot, options);
 

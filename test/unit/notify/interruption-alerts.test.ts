@@ -123,6 +123,7 @@ describe('scheduledMaintenanceAlert', () => {
 
   it('says so when the event gives no start time, and drains by node name without a NodeClaim tag', () => {
     const node = { ...instance({ id: 'i-0e9f1a3b5c7d2e4f8', cluster: 'prod-eu', nodePool: 'on-demand' }) };
+    delete node.tags['karpenter.sh/nodeclaim'];
     node.privateDnsName = 'ip-10-20-3-52.eu-west-1.compute.internal';
     const events = [
       resolved('i-0e9f1a3b5c7d2e4f8', {

@@ -5,7 +5,7 @@ import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../../src/domain/settings.ts'
 import type { ClusterSnapshot, Gap } from '../../../src/domain/snapshot.ts';
 import { scanMetrics } from '../../../src/notify/scan-metrics.ts';
 import { analyze } from '../../../src/usecases/analyze.ts';
-import { instance, snapshotOf } from '../../factories/aws.ts';
+import { instance, karpenterSnapshotOf, snapshotOf } from '../../factories/aws.ts';
 import { nodeClaim, nodePool, unregisteredConditions } from '../../factories/karpenter.ts';
 import { T0, condition, karpenterDeployment, karpenterPod, minutesAfter, node, pod } from '../../factories/kube.ts';
 
@@ -32,7 +32,7 @@ function launchFailed(name: string) {
  * two orphaned instances.
  */
 function troubledCluster(): ClusterSnapshot {
-  return snapshotOf(
+  return karpenterSnapshotOf(
     {
       pods: [
         karpenterPod({ name: 'karpenter-5697769d6c-abcde', createdAt: T0 }),

@@ -4,7 +4,7 @@ import type { Report } from '../../../src/domain/report.ts';
 import type { ActionSettings } from '../../../src/domain/settings.ts';
 import { SourceError } from '../../../src/ports/errors.ts';
 import { executeRemediations } from '../../../src/remediations/execute.ts';
-import { instance, snapshotOf } from '../../factories/aws.ts';
+import { forgedInstance, instance, karpenterSnapshotOf, launchTemplate } from '../../factories/aws.ts';
 import { FakeEc2, FakeKube } from '../../factories/ports.ts';
 import { APPLY, executeContext, orphanFinding, plannedReport } from './reports.ts';
 
@@ -12,7 +12,7 @@ const NOW = new Date('2026-01-01T01:00:00Z');
 
 /** The scan saw these instances (all valid orphans); the fake AWS holds `current` by the time it acts. */
 function scanned(seen: Instance[], options: { actions?: ActionSettings; complete?: boolean } = {}): Report {
-  const snapshot = snapshotOf({ instances: seen, nodeClaims: [] });
+  const snapshot = karpenterSnapshotOf({ instances: seen, nodeClaims: [] });
   return plannedReport(
     snapshot,
     seen.map((i) => orphanFinding(i.id)),
@@ -37,6 +37,57 @@ describe('TERMINATE_INSTANCE executor', () => {
     expect(ec2.describeCalls).toEqual([{ instanceIds: ['i-01', 'i-02'] }]);
     expect(ec2.terminateCalls).toEqual([['i-01', 'i-02']]);
     expect(ec2.instance('i-01')?.state).toBe('shutting-down');
+  });
+
+  it('re-checks provenance on fresh data: a launch template no longer Karpenter’s, or gone, means no termination', async () => {
+    const seen = [instance({ id: 'i-01' }), instance({ id: 'i-02', launchTemplateId: 'lt-0other' })];
+    const ec2 = new FakeEc2(seen);
+    // Since the scan: the first template was renamed away from karpenter.k8s.aws/, the second deleted.
+    ec2.launchTemplates = [launchTemplate({ id: 'lt-0d3e9a7c1b5f28e46', name: 'renamed' })];
+    const report = scanned(seen);
+    report.findings = report.findings.map((f) => ({ ...f, remediation: { ...f.remediation!, status: 'planned' } }));
+
+    const outcomes = await execute(report, ec2);
+
+    expect(outcomes['i-01']).toMatchObject({
+      status: 'skipped',
+      reason:
+        "on fresh data, not proven to be launched by Karpenter: launch template lt-0d3e9a7c1b5f28e46 is not Karpenter's (name renamed)",
+    });
+    expect(outcomes['i-02']?.reason).toContain('launch template lt-0other not found among the 1 captured');
+    expect(ec2.launchTemplateCalls).toEqual(['demo']);
+    expect(ec2.terminateCalls).toEqual([]);
+  });
+
+  it('never terminates an instance with only the forgeable tags, even when handed a planned termination for it', async () => {
+    const forged = forgedInstance('i-0f00d5ba5e0b1e7a2');
+    const ec2 = new FakeEc2([forged, instance({ id: 'i-01' })]);
+    const report = scanned([forged, instance({ id: 'i-01' })]);
+    report.findings = report.findings.map((f) => ({ ...f, remediation: { ...f.remediation!, status: 'planned', reason: '' } }));
+
+    const outcomes = await execute(report, ec2);
+
+    expect(outcomes['i-0f00d5ba5e0b1e7a2']).toMatchObject({
+      status: 'skipped',
+      reason:
+        'on fresh data, not proven to be launched by Karpenter: no aws:ec2launchtemplate:id tag: not launched from a launch template',
+    });
+    expect(ec2.terminateCalls).toEqual([['i-01']]);
+    expect(ec2.instance('i-0f00d5ba5e0b1e7a2')?.state).toBe('running');
+  });
+
+  it('terminates nothing when the launch templates cannot be re-read', async () => {
+    const seen = [instance({ id: 'i-01' })];
+    const ec2 = new FakeEc2(seen);
+    ec2.launchTemplatesError = new SourceError('DescribeLaunchTemplates failed: UnauthorizedOperation');
+
+    const outcomes = await execute(scanned(seen), ec2);
+
+    expect(outcomes['i-01']).toMatchObject({ status: 'failed' });
+    expect(outcomes['i-01']?.reason).toMatch(
+      /^re-reading the instances and launch templates before terminating failed: .*; nothing terminated$/,
+    );
+    expect(ec2.terminateCalls).toEqual([]);
   });
 
   it('a dry run terminates nothing and reads nothing', async () => {
@@ -126,7 +177,7 @@ describe('TERMINATE_INSTANCE executor', () => {
       expect(outcomes[id]).toMatchObject({
         status: 'failed',
         reason:
-          're-reading the instances before terminating failed: RequestLimitExceeded: Request limit exceeded.; nothing terminated',
+          're-reading the instances and launch templates before terminating failed: RequestLimitExceeded: Request limit exceeded.; nothing terminated',
       });
     }
     expect(ec2.terminateCalls).toEqual([]);

@@ -4,7 +4,7 @@ import { manualRemediation, newFinding, type Finding } from '../../../src/domain
 import type { Report } from '../../../src/domain/report.ts';
 import type { ActionMode, ActionSettings } from '../../../src/domain/settings.ts';
 import { executeRemediations } from '../../../src/remediations/execute.ts';
-import { instance, snapshotOf } from '../../factories/aws.ts';
+import { instance, karpenterSnapshotOf } from '../../factories/aws.ts';
 import { karpenterDeployment } from '../../factories/kube.ts';
 import { FakeEc2, FakeKube } from '../../factories/ports.ts';
 import { APPLY, controllerPendingFinding, executeContext, orphanFinding, plannedReport } from './reports.ts';
@@ -30,7 +30,7 @@ function modes(restart: ActionMode, terminate: ActionMode): ActionSettings {
 
 /** A scan with one restart, two orphans (one blocked by the nodegroup tag at plan time) and one manual fix. */
 function mixedReport(actions: ActionSettings): Report {
-  const snapshot = snapshotOf({
+  const snapshot = karpenterSnapshotOf({
     deployments: [karpenterDeployment()],
     pods: [],
     instances: [instance({ id: 'i-01' }), instance({ id: 'i-02', nodeGroup: 'system' })],

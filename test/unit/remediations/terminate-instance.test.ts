@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Instance } from '../../../src/domain/aws.ts';
+import type { Instance, LaunchTemplate } from '../../../src/domain/aws.ts';
 import { newFinding, proposedAction, type Finding } from '../../../src/domain/finding.ts';
 import { CLI_ACTIONS, type ActionSettings } from '../../../src/domain/settings.ts';
 import { planRemediations } from '../../../src/remediations/plan.ts';
 import { terminationBlocker } from '../../../src/remediations/terminate-instance.ts';
 import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
-import { instance, snapshotOf } from '../../factories/aws.ts';
+import { forgedInstance, instance, karpenterLaunchTemplate, launchTemplate, snapshotOf } from '../../factories/aws.ts';
 
 const NOW = new Date('2026-01-01T01:00:00Z');
 
@@ -22,8 +22,12 @@ function orphanFinding(id: string): Finding {
   });
 }
 
-function plan(instances: Instance[], options: { complete?: boolean; actions?: Partial<ActionSettings> } = {}) {
-  const snapshot = snapshotOf({ instances, nodeClaims: [] });
+function plan(
+  instances: Instance[],
+  options: { complete?: boolean; actions?: Partial<ActionSettings>; launchTemplates?: LaunchTemplate[] | null } = {},
+) {
+  const launchTemplates = options.launchTemplates === null ? undefined : (options.launchTemplates ?? [karpenterLaunchTemplate()]);
+  const snapshot = snapshotOf({ instances, nodeClaims: [], launchTemplates });
   return planRemediations(
     instances.map((i) => orphanFinding(i.id)),
     {
@@ -46,7 +50,32 @@ describe('TERMINATE_INSTANCE guardrails', () => {
   it('accepts the kubernetes.io/cluster/<name>=owned tag form', () => {
     const i = instance({ id: 'i-0aaa', cluster: null, tags: { 'kubernetes.io/cluster/demo': 'owned' } });
 
-    expect(terminationBlocker(i, 'demo')).toBeUndefined();
+    expect(terminationBlocker(i, 'demo', [karpenterLaunchTemplate()])).toBeUndefined();
+  });
+
+  it('never plans the forged-tag instance (prod-postgres-primary): its two tags are not proof', () => {
+    const [f] = plan([forgedInstance('i-0f00d5ba5e0b1e7a2')]);
+
+    expect(f?.remediation).toMatchObject({
+      status: 'skipped',
+      reason: 'not proven to be launched by Karpenter: no aws:ec2launchtemplate:id tag: not launched from a launch template',
+    });
+  });
+
+  it.each([
+    [
+      'its launch template is not Karpenter’s',
+      [launchTemplate({ id: 'lt-0d3e9a7c1b5f28e46', name: 'db-fleet' })],
+      "is not Karpenter's (name db-fleet)",
+    ],
+    ['its launch template is another cluster’s', [karpenterLaunchTemplate('staging')], 'tagged for cluster staging, not demo'],
+    ['its launch template is not among those captured', [], 'not found among the 0 captured'],
+    ['launch templates were not captured', null, 'launch templates not captured'],
+  ])('never plans a fully tagged instance when %s', (_label, launchTemplates, reason) => {
+    const [f] = plan([instance({ id: 'i-0aaa' })], { launchTemplates });
+
+    expect(f?.remediation?.status).toBe('skipped');
+    expect(f?.remediation?.reason).toContain(reason);
   });
 
   it.each([
@@ -98,5 +127,19 @@ describe('TERMINATE_INSTANCE guardrails', () => {
     const [f] = plan([instance({ id: 'i-0aaa' })], { actions: { modes: { ...CLI_ACTIONS.modes, TERMINATE_INSTANCE: 'off' } } });
 
     expect(f?.remediation).toMatchObject({ status: 'skipped', reason: 'TERMINATE_INSTANCE is off' });
+  });
+});
+
+describe('a planner that throws', () => {
+  it('skips the action with the reason instead of planning it or failing the report', () => {
+    const broken = { ...instance({ id: 'i-0bad' }), tags: undefined } as unknown as Instance;
+
+    const [finding] = plan([broken]);
+
+    expect(finding?.remediation).toMatchObject({
+      action: 'TERMINATE_INSTANCE',
+      status: 'skipped',
+      reason: expect.stringMatching(/^planning failed: /),
+    });
   });
 });

@@ -477,27 +477,141 @@ describe('loadSnapshot: kinds it does not use', () => {
 });
 
 describe('loadSnapshot: malformed Kubernetes objects', () => {
+  it.each([[kubeList([{ metadata: { name: 'p' } }]), 'items[0] has no kind and apiVersion']])(
+    'rejects %j',
+    async (object, problem) => {
+      // Prepare
+      const dir = await captureDir({ 'bad.json': object });
+
+      // Act
+      const loading = loadSnapshot([join(dir, 'bad.json')]);
+
+      // Assess
+      await expect(loading).rejects.toThrow(InputError);
+      await expect(loading).rejects.toThrow(`${join(dir, 'bad.json')}: ${problem}`);
+    },
+  );
+});
+
+describe('loadSnapshot: objects with a field of the wrong type', () => {
   it.each([
-    [{ apiVersion: 'v1', kind: 'Pod' }, 'Pod has no metadata'],
-    [{ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default' } }, 'Pod has no metadata.name'],
     [
-      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { app: 3 } } },
-      'Pod (p): metadata.labels is not a map of strings',
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', labels: { app: 3 } } },
+      'Pod ns/p: metadata.labels.app is a number, expected a string',
     ],
     [
       { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' }, status: { conditions: 'Ready' } },
-      'Node: status.conditions is not a list of conditions',
+      'Node n: status.conditions is a string, expected a list',
     ],
-    [kubeList([{ metadata: { name: 'p' } }]), 'items[0] has no kind and apiVersion'],
-  ])('rejects %j', async (object, problem) => {
+    [
+      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' }, spec: { taints: true } },
+      'Node n: spec.taints is true, expected a list',
+    ],
+    [
+      {
+        apiVersion: 'karpenter.sh/v1',
+        kind: 'NodePool',
+        metadata: { name: 'default' },
+        spec: { template: { spec: { taints: true } } },
+      },
+      'NodePool default: spec.template.spec.taints is true, expected a list',
+    ],
+    [
+      { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { name: 'n' }, spec: { amiSelectorTerms: 'x' } },
+      'EC2NodeClass n: spec.amiSelectorTerms is a string, expected a list',
+    ],
+    [
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'p', namespace: 'ns' },
+        spec: { containers: [{ name: 'c', env: [null] }] },
+      },
+      'Pod ns/p: spec.containers[0].env[0] is null, expected an object',
+    ],
+    [
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'p', namespace: 'ns', ownerReferences: [{ kind: 'ReplicaSet', name: {} }] },
+      },
+      'Pod ns/p: metadata.ownerReferences[0].name is an object, expected a string',
+    ],
+  ])('sets %j aside, keeps the rest of its file and marks its source incomplete', async (object, problem) => {
     // Prepare
-    const dir = await captureDir({ 'bad.json': object });
+    const good = node({ name: 'ip-10-0-1-1.ec2.internal' });
+    const dir = await captureDir({ 'bad.json': kubeList([object, good]) });
 
     // Act
-    const loading = loadSnapshot([join(dir, 'bad.json')]);
+    const { snapshot, notices } = await loadSnapshot([join(dir, 'bad.json')]);
 
     // Assess
-    await expect(loading).rejects.toThrow(InputError);
-    await expect(loading).rejects.toThrow(`${join(dir, 'bad.json')}: ${problem}`);
+    expect(notices).toEqual([`${join(dir, 'bad.json')}: ${problem}; object set aside`]);
+    const source = ({ Pod: 'pods', Node: 'nodes', NodePool: 'nodepools', EC2NodeClass: 'ec2nodeclasses' } as const)[object.kind]!;
+    expect(snapshot.gaps).toEqual([{ source, error: '1 object set aside as malformed (see notes)' }]);
+    expect(snapshot.captured.has(source)).toBe(true);
+    expect(snapshot.nodes.map((n) => n.metadata?.name)).toEqual(['ip-10-0-1-1.ec2.internal']);
+    expect([...snapshot.pods, ...snapshot.nodePools, ...snapshot.nodeClasses]).toEqual([]);
+  });
+
+  it.each([
+    [{ apiVersion: 'v1', kind: 'Pod' }, 'Pod items[0]: metadata is missing, expected an object'],
+    [
+      { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default' } },
+      'Pod items[0]: metadata.name is missing, expected a string',
+    ],
+    [{ apiVersion: 'v1', kind: 'Pod', metadata: { name: '' } }, 'Pod items[0]: metadata.name is empty, expected a name'],
+    [
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 7 } },
+      'Pod items[0]: metadata.namespace is a number, expected a string',
+    ],
+    [{ apiVersion: 'v1', kind: 'Event', metadata: {} }, 'Event items[0]: metadata.name is missing, expected a string'],
+  ])('sets an object that cannot be named (%j) aside, by its place in the file', async (object, problem) => {
+    // Prepare
+    const dir = await captureDir({ 'bad.json': kubeList([object, node({ name: 'ip-10-0-1-1.ec2.internal' })]) });
+
+    // Act
+    const { snapshot, notices } = await loadSnapshot([join(dir, 'bad.json')]);
+
+    // Assess
+    expect(notices).toEqual([`${join(dir, 'bad.json')}: ${problem}; object set aside`]);
+    expect(snapshot.gaps).toEqual([
+      { source: object.kind === 'Pod' ? 'pods' : 'events', error: '1 object set aside as malformed (see notes)' },
+    ]);
+    expect(snapshot.nodes.map((n) => n.metadata?.name)).toEqual(['ip-10-0-1-1.ec2.internal']);
+  });
+
+  it('reads a null field as absent, as the domain types declare it (kubectl prints `creationTimestamp: null`)', async () => {
+    // Prepare
+    const pool = { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: 'default', creationTimestamp: null } };
+    const dir = await captureDir({
+      'nodepools.json': kubeList([{ ...pool, spec: { template: { spec: { nodeClassRef: null } } } }]),
+    });
+
+    // Act
+    const { snapshot, notices } = await loadSnapshot([dir]);
+
+    // Assess
+    expect(notices).toEqual([]);
+    expect(snapshot.nodePools[0]?.metadata).toEqual({ name: 'default' });
+    expect(snapshot.nodePools[0]?.spec?.template?.spec).toEqual({});
+  });
+
+  it('lets a later good copy of an object replace one set aside, and says how many more were set aside past a few', async () => {
+    // Prepare
+    const bad = (name: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: { taints: true } });
+    const dir = await captureDir({
+      'a.json': kubeList(['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7'].map(bad)),
+      'b.json': kubeList([node({ name: 'n1' })]),
+    });
+
+    // Act
+    const { snapshot, notices } = await loadSnapshot([dir]);
+
+    // Assess
+    expect(snapshot.nodes.map((n) => n.metadata?.name)).toEqual(['n1']);
+    expect(notices).toHaveLength(6);
+    expect(notices.at(-1)).toBe('nodes: 1 more object set aside as malformed');
+    expect(snapshot.gaps).toEqual([{ source: 'nodes', error: '6 objects set aside as malformed (see notes)' }]);
   });
 });

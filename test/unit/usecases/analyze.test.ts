@@ -65,6 +65,20 @@ describe('analyze: completeness rules', () => {
     expect(report.complete).toBe(false);
   });
 
+  it('keeps every gap of a source: a missing last page and objects set aside are both reported', () => {
+    const snapshot = snapshotOf({ pods: [pod({ name: 'a' })], events: [] });
+    const gaps = [
+      { source: 'pods' as const, error: 'only part was captured: the output ends with metadata.continue' },
+      { source: 'pods' as const, error: '1 object set aside as malformed (see notes)' },
+    ];
+    snapshot.gaps.push(...gaps);
+
+    const report = run(snapshot);
+
+    expect(report.gaps).toEqual(gaps);
+    expect(report.findings).toHaveLength(1);
+  });
+
   it('anyOf: runs when one alternative source is present, not asked when none is', () => {
     const anyOf: Detector = { ...podCounter, requires: [], anyOf: ['pods', 'logs'] };
 
@@ -104,5 +118,44 @@ describe('analyze: completeness rules', () => {
     const report = run(snapshot, [orphanProposer]);
 
     expect(report.findings[0]?.remediation).toMatchObject({ status: 'skipped', reason: expect.stringContaining('incomplete') });
+  });
+});
+
+describe('analyze: a detector that throws', () => {
+  const throwing: Detector<'AMI_SELECTOR_UNSCOPED'> = {
+    code: 'AMI_SELECTOR_UNSCOPED',
+    requires: ['ec2nodeclasses'],
+    refinedBy: [],
+    detect: () => {
+      throw new TypeError('terms.some is not a function');
+    },
+  };
+
+  it('costs only that check: a gap naming it and the error, the report incomplete, the other findings kept', () => {
+    const snapshot = snapshotOf({ pods: [pod({ name: 'a' })], events: [], nodeClasses: [] });
+
+    const report = run(snapshot, [throwing, podCounter]);
+
+    expect(report.findings.map((f) => f.title)).toEqual(['pod a']);
+    expect(report.complete).toBe(false);
+    expect(report.gaps).toEqual([
+      {
+        source: 'ec2nodeclasses',
+        error: 'AMI_SELECTOR_UNSCOPED check failed on this data: terms.some is not a function',
+        detector: 'AMI_SELECTOR_UNSCOPED',
+      },
+    ]);
+  });
+
+  it('keeps a gap the source already had next to the failure', () => {
+    const snapshot = snapshotOf({ nodeClasses: [] });
+    snapshot.gaps.push({ source: 'ec2nodeclasses', error: '1 object set aside as malformed (see notes)' });
+
+    const report = run(snapshot, [throwing]);
+
+    expect(report.gaps.map((g) => g.error)).toEqual([
+      '1 object set aside as malformed (see notes)',
+      'AMI_SELECTOR_UNSCOPED check failed on this data: terms.some is not a function',
+    ]);
   });
 });

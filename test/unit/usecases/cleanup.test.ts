@@ -6,7 +6,15 @@ import { KubeUnreachableError, SourceError } from '../../../src/ports/errors.ts'
 import { AWS_WRITE_OPERATIONS, inMemoryAws } from '../../../src/simulator/in-memory-aws.ts';
 import { runCleanup, type CleanupSettings } from '../../../src/usecases/cleanup.ts';
 import type { ClusterConnection } from '../../../src/usecases/scan-cluster.ts';
-import { cluster, instance, instanceProfile, launchTemplate, snapshotOf } from '../../factories/aws.ts';
+import {
+  cluster,
+  forgedInstance,
+  instance,
+  instanceProfile,
+  karpenterLaunchTemplate,
+  launchTemplate,
+  snapshotOf,
+} from '../../factories/aws.ts';
 import { autoModeNodePool, nodeClaim, nodePool } from '../../factories/karpenter.ts';
 import { karpenterPod, minutesAfter, pod } from '../../factories/kube.ts';
 import { FakeKarpenterKube } from '../../factories/ports.ts';
@@ -19,9 +27,15 @@ const RUNNING_CONTROLLER = [karpenterPod({ name: 'karpenter-5697769d6c-x7k2p', n
 /** A cluster after a partial `terraform destroy`: Karpenter's leftovers among things that must stay. */
 function partialDestroy() {
   const instances = [
-    instance({ id: 'i-stopped', nodePool: 'spot-pool', state: 'stopped' }),
-    instance({ id: 'i-pending', nodePool: 'spot-pool', state: 'pending', launchTime: minutesAfter(START, -1) }),
-    instance({ id: 'i-running', nodePool: 'ondemand-pool' }),
+    instance({ id: 'i-stopped', nodePool: 'spot-pool', state: 'stopped', launchTemplateId: 'lt-new' }),
+    instance({
+      id: 'i-pending',
+      nodePool: 'spot-pool',
+      state: 'pending',
+      launchTime: minutesAfter(START, -1),
+      launchTemplateId: 'lt-new',
+    }),
+    instance({ id: 'i-running', nodePool: 'ondemand-pool', launchTemplateId: 'lt-old' }),
     instance({ id: 'i-nodegroup', nodeGroup: 'system' }),
     instance({ id: 'i-staging', cluster: 'staging', tags: { 'kubernetes.io/cluster/demo': 'owned' } }),
     instance({ id: 'i-terminated', state: 'terminated' }),
@@ -60,7 +74,8 @@ function world(input: WorldInput = partialDestroy()) {
     snapshotOf({
       cluster: input.cluster ?? cluster(),
       instances: input.instances ?? [],
-      launchTemplates: input.launchTemplates ?? [],
+      // Karpenter launched the factory's instances from this one (unless a test says otherwise).
+      launchTemplates: input.launchTemplates ?? [karpenterLaunchTemplate()],
       instanceProfiles: input.instanceProfiles ?? [],
     }),
     input.region === undefined ? {} : { region: input.region },
@@ -98,6 +113,7 @@ describe('runCleanup on a cluster after a partial destroy', () => {
     cluster: 'demo',
     nodePoolsDeleted: ['ondemand-pool', 'spot-pool'],
     instancesTerminated: ['i-pending', 'i-running', 'i-stopped'],
+    instancesNotProven: [],
     launchTemplatesDeleted: ['lt-new', 'lt-old'],
     instanceProfilesDeleted: ['demo_111', 'demo_1976173924626587633'],
     errors: [],
@@ -183,7 +199,7 @@ describe('runCleanup on a cluster after a partial destroy', () => {
     expect(w.kube.deletedNodePools).toHaveLength(deletedBefore);
   });
 
-  it('one termination failing is reported while the others and the later steps go on', async () => {
+  it('one termination failing: the others are terminated; launch templates and profiles wait, not started, with the reason', async () => {
     const w = world();
     w.aws.faults.fail('TerminateInstances', {
       instanceId: 'i-running',
@@ -202,7 +218,173 @@ describe('runCleanup on a cluster after a partial destroy', () => {
     ]);
     expect(result.instancesTerminated).toEqual(['i-pending', 'i-stopped']);
     expect(w.state('i-running')).toBe('running');
+    const reason = 'instances not all known terminated: 1 instance not terminated (i-running; see errors)';
+    expect(result.stepsNotStarted).toEqual([
+      { step: 'launch-templates', reason },
+      { step: 'instance-profiles', reason },
+    ]);
+    expect(result).toMatchObject({ launchTemplatesDeleted: [], instanceProfilesDeleted: [] });
+    // Listed once, at the start, as the evidence of which instances Karpenter launched; never deleted.
+    expect(w.aws.callsTo('DescribeLaunchTemplates')).toHaveLength(1);
+    expect(w.aws.callsTo('DeleteLaunchTemplate')).toEqual([]);
+    expect(w.aws.callsTo('ListInstanceProfiles')).toEqual([]);
+  });
+});
+
+describe('runCleanup order: nothing goes while what depends on it may still run', () => {
+  const LAUNCH_TEMPLATES = ['lt-new', 'lt-old', 'lt-nodegroup', 'lt-staging'];
+  const PROFILES = { demo_111: ['KarpenterNodeRole-demo'], demo_1976173924626587633: ['KarpenterNodeRole-demo'] };
+  const profileRoles = (w: ReturnType<typeof world>) =>
+    Object.fromEntries([...w.aws.state.instanceProfiles.values()].map((p) => [p.name, p.roles.map((r) => r.name)]));
+
+  it('DescribeInstances denied: no instance handled, no launch template or profile touched; both not started, with why', async () => {
+    const w = world();
+    w.aws.faults.fail('DescribeInstances', {
+      error: { code: 'UnauthorizedOperation', message: 'You are not authorized to perform this operation.' },
+      times: 'always',
+    });
+
+    const result = await w.cleanup();
+
+    expect(result).toMatchObject({
+      complete: false,
+      nodePoolsDeleted: ['ondemand-pool', 'spot-pool'],
+      instancesTerminated: [],
+      launchTemplatesDeleted: [],
+      instanceProfilesDeleted: [],
+    });
+    const reason =
+      'instances not all known terminated: DescribeInstances (instances of cluster demo) failed: UnauthorizedOperation: You are not authorized to perform this operation.';
+    expect(result.stepsNotStarted).toEqual([
+      { step: 'launch-templates', reason },
+      { step: 'instance-profiles', reason },
+    ]);
+    expect(w.writes()).toEqual([]);
+    expect([...w.aws.state.launchTemplates.keys()]).toEqual(LAUNCH_TEMPLATES);
+    expect(profileRoles(w)).toMatchObject(PROFILES);
+    expect(stepMessages(w.progress)).toContain(`not started: ${reason}`);
+  });
+
+  it('the end of the terminations not seen (DescribeInstances denied while waiting): launch templates and profiles stay', async () => {
+    const w = world({
+      ...partialDestroy(),
+      instances: [instance({ id: 'i-running', nodePool: 'ondemand-pool', launchTemplateId: 'lt-old' })],
+    });
+    // The listings before the terminations go through; the look at their end is denied.
+    const original = w.aws.ec2.describeInstances.bind(w.aws.ec2);
+    w.aws.ec2.describeInstances = async (query) => {
+      if (query.instanceIds) throw Object.assign(new Error('not authorized'), { name: 'UnauthorizedOperation' });
+      return original(query);
+    };
+
+    const result = await w.cleanup();
+
+    expect(result.instancesTerminated).toEqual(['i-running']);
+    expect(result.complete).toBe(false);
+    expect(result.stepsNotStarted?.map((s) => s.step)).toEqual(['launch-templates', 'instance-profiles']);
+    expect(result.stepsNotStarted?.[0]?.reason).toMatch(
+      /^instances not all known terminated: DescribeInstances \(waiting for 1 instance to terminate\) failed: UnauthorizedOperation/,
+    );
+    expect(w.aws.callsTo('DeleteLaunchTemplate')).toEqual([]);
+    expect(w.aws.callsTo('RemoveRoleFromInstanceProfile')).toEqual([]);
+  });
+
+  it('a NodePool that cannot be deleted keeps its instances (its controller would replace them), and so the templates and profiles', async () => {
+    const w = world({ ...partialDestroy(), pods: RUNNING_CONTROLLER });
+    w.kube.deleteErrors.set('spot-pool', new SourceError('403 Forbidden: nodepools "spot-pool" is forbidden', { code: '403' }));
+
+    const result = await w.cleanup();
+
+    expect(result).toMatchObject({
+      complete: false,
+      nodePoolsDeleted: ['ondemand-pool'],
+      instancesTerminated: ['i-running'],
+      launchTemplatesDeleted: [],
+      instanceProfilesDeleted: [],
+      errors: [
+        {
+          step: 'nodepools',
+          resource: 'spot-pool',
+          message: 'delete NodePool spot-pool failed: 403 Forbidden: nodepools "spot-pool" is forbidden',
+        },
+      ],
+    });
+    expect(['i-stopped', 'i-pending'].map(w.state)).toEqual(['stopped', 'pending']);
+    expect(result.stepsNotStarted).toEqual([
+      {
+        step: 'instances',
+        nodePools: ['spot-pool'],
+        reason:
+          'NodePool spot-pool could not be deleted (see errors): a Karpenter controller that still runs would replace terminated instances; fix the access and run again, or once the controller is gone run with deleteNodePools false / --keep-nodepools',
+      },
+      {
+        step: 'launch-templates',
+        reason: 'instances not all known terminated: 2 instances of NodePools not deleted left running',
+      },
+      {
+        step: 'instance-profiles',
+        reason: 'instances not all known terminated: 2 instances of NodePools not deleted left running',
+      },
+    ]);
+    expect(w.aws.callsTo('TerminateInstances').flatMap((c) => c.input.instanceIds as string[])).toEqual(['i-running']);
+  });
+
+  it.each([
+    [
+      'DescribeCluster denied',
+      (w: ReturnType<typeof world>) => w.aws.faults.fail('DescribeCluster', { error: { code: 'AccessDeniedException' } }),
+    ],
+    [
+      'NodePools unlistable',
+      (w: ReturnType<typeof world>) => (w.kube.listError = new SourceError('403 Forbidden', { code: '403' })),
+    ],
+  ])('%s while the cluster may run: no instance terminated, nothing deleted, each step says why', async (_what, fault) => {
+    const w = world();
+    fault(w);
+
+    const result = await w.cleanup();
+
+    expect(result).toMatchObject({
+      complete: false,
+      instancesTerminated: [],
+      launchTemplatesDeleted: [],
+      instanceProfilesDeleted: [],
+    });
+    expect(w.writes()).toEqual([]);
+    expect(result.stepsNotStarted?.map((s) => s.step)).toEqual(['instances', 'launch-templates', 'instance-profiles']);
+    expect(result.stepsNotStarted?.[0]?.reason).toMatch(
+      /^NodePools could not be deleted \(.*(403 Forbidden|AccessDeniedException)/,
+    );
+    expect(result.stepsNotStarted?.[0]?.reason).toContain('--keep-nodepools');
+    expect(result.stepsNotStarted?.[1]?.reason).toBe('instances not all known terminated: the instances step did not start');
+  });
+
+  it('the same faults in a dry run: the plan lists every step in order as today, and says what would hold the instances', async () => {
+    const w = world();
+    w.kube.listError = new SourceError('403 Forbidden', { code: '403' });
+
+    const result = await w.cleanup({ dryRun: true });
+
+    expect(result).toMatchObject({
+      instancesTerminated: ['i-pending', 'i-running', 'i-stopped'],
+      launchTemplatesDeleted: ['lt-new', 'lt-old'],
+      instanceProfilesDeleted: ['demo_111', 'demo_1976173924626587633'],
+    });
+    expect(result.stepsNotStarted).toBeUndefined();
+    expect(stepMessages(w.progress)).toContainEqual(
+      expect.stringMatching(/^applied now, these would not be terminated: NodePools could not be deleted/),
+    );
+  });
+
+  it('deleteNodePools false: no NodePool gate, the instances are terminated and the rest follows', async () => {
+    const w = world();
+    w.kube.listError = new SourceError('403 Forbidden', { code: '403' });
+
+    const result = await w.cleanup({ deleteNodePools: false });
+
+    expect(result).toMatchObject({ complete: true, instancesTerminated: ['i-pending', 'i-running', 'i-stopped'] });
     expect(result.launchTemplatesDeleted).toEqual(['lt-new', 'lt-old']);
+    expect(result.stepsNotStarted).toBeUndefined();
   });
 });
 
@@ -355,7 +537,7 @@ describe('runCleanup when nothing can drain the NodeClaims', () => {
       NO_CONTROLLER_NOTE,
       `the 2 NodeClaims stay held by the karpenter.sh/termination finalizer; once their instances are terminated, run: kubectl patch nodeclaim ondemand-pool-q8w3z ${RELEASE_PATCH}; kubectl patch nodeclaim spot-pool-x7k2p ${RELEASE_PATCH}`,
       'terminating 2 instances: i-ondemand, i-spot',
-      'no launch templates to delete',
+      'deleting 1 launch template: lt-0d3e9a7c1b5f28e46',
       'no instance profiles to delete',
     ]);
     expect(w.aws.callsTo('TerminateInstances').flatMap((c) => c.input.instanceIds as string[])).toEqual(['i-ondemand', 'i-spot']);
@@ -473,7 +655,8 @@ describe('runCleanup on part of a cluster, or without its API', () => {
     });
     expect(w.state('i-running')).toBe('running');
     expect([...w.kube.nodePools.keys()]).toEqual(['ondemand-pool']);
-    expect(w.aws.callsTo('DescribeLaunchTemplates')).toEqual([]);
+    // Listed as the evidence of which instances Karpenter launched, never deleted.
+    expect(w.aws.callsTo('DeleteLaunchTemplate')).toEqual([]);
     expect(w.aws.callsTo('ListInstanceProfiles')).toEqual([]);
     expect(stepMessages(w.progress)).toContain(
       'only NodePools spot-pool, gone-pool: launch templates and instance profiles stay (they serve the whole cluster)',
@@ -501,20 +684,25 @@ describe('runCleanup on part of a cluster, or without its API', () => {
       new SourceError('403 Forbidden: nodepools.karpenter.sh is forbidden', { code: '403' }),
       `NodePools not deleted: list NodePools failed: 403 Forbidden: nodepools.karpenter.sh is forbidden — ${KUBE_ACCESS_HINT}`,
     ],
-  ])('Kubernetes API %s: one nodepools error, and every instance is still terminated', async (_why, error, message) => {
-    const w = world();
-    w.kube.listError = error;
+  ])(
+    'Kubernetes API %s while the cluster runs: one nodepools error, and no instance terminated',
+    async (_why, error, message) => {
+      const w = world();
+      w.kube.listError = error;
 
-    const result = await w.cleanup();
+      const result = await w.cleanup();
 
-    expect(result.errors).toEqual([{ step: 'nodepools', message }]);
-    expect(result).toMatchObject({
-      complete: false,
-      nodePoolsDeleted: [],
-      instancesTerminated: ['i-pending', 'i-running', 'i-stopped'],
-    });
-    expect(result.instanceProfilesDeleted).toHaveLength(2);
-  });
+      expect(result.errors).toEqual([{ step: 'nodepools', message }]);
+      expect(result).toMatchObject({
+        complete: false,
+        nodePoolsDeleted: [],
+        instancesTerminated: [],
+        instanceProfilesDeleted: [],
+      });
+      expect(result.stepsNotStarted?.[0]).toMatchObject({ step: 'instances' });
+      expect(w.writes()).toEqual([]);
+    },
+  );
 
   it.each([
     [
@@ -601,24 +789,12 @@ describe('runCleanup on part of a cluster, or without its API', () => {
 
   it('AWS failures become errors naming the call and the resource; nothing is thrown', async () => {
     const w = world();
-    w.aws.faults
-      .fail('DescribeLaunchTemplates', { error: { code: 'UnauthorizedOperation', message: 'not authorized' } })
-      .fail('DeleteInstanceProfile', { error: { code: 'AccessDenied', message: 'not authorized' } });
-    w.kube.deleteErrors.set('spot-pool', new SourceError('403 Forbidden: nodepools "spot-pool" is forbidden', { code: '403' }));
+    w.aws.faults.fail('DeleteInstanceProfile', { error: { code: 'AccessDenied', message: 'not authorized' } });
 
     const result = await w.cleanup();
 
     expect(result.complete).toBe(false);
     expect(result.errors).toEqual([
-      {
-        step: 'nodepools',
-        resource: 'spot-pool',
-        message: 'delete NodePool spot-pool failed: 403 Forbidden: nodepools "spot-pool" is forbidden',
-      },
-      {
-        step: 'launch-templates',
-        message: 'DescribeLaunchTemplates (cluster demo) failed: UnauthorizedOperation: not authorized',
-      },
       {
         step: 'instance-profiles',
         resource: 'demo_111',
@@ -626,6 +802,30 @@ describe('runCleanup on part of a cluster, or without its API', () => {
       },
     ]);
     expect(result.instanceProfilesDeleted).toEqual(['demo_1976173924626587633']);
+  });
+
+  it('launch templates unlistable: nothing proves the instances Karpenter’s, so none is terminated and nothing after them goes', async () => {
+    const w = world();
+    w.aws.faults.fail('DescribeLaunchTemplates', { error: { code: 'UnauthorizedOperation', message: 'not authorized' } });
+
+    const result = await w.cleanup();
+
+    expect(result.complete).toBe(false);
+    expect(result.errors).toEqual([
+      {
+        step: 'instances',
+        message:
+          "DescribeLaunchTemplates (cluster demo: without them no instance is proven Karpenter's, so none is terminated) failed: UnauthorizedOperation: not authorized",
+      },
+    ]);
+    expect(result.instancesTerminated).toEqual([]);
+    expect(result.instancesNotProven.map((n) => n.id)).toEqual(['i-pending', 'i-running', 'i-stopped']);
+    expect(result.instancesNotProven[0]?.reason).toContain('launch templates not captured');
+    expect(w.aws.callsTo('TerminateInstances')).toEqual([]);
+    // The templates are the proof the next run needs: kept, and the profiles with them.
+    expect(result.stepsNotStarted?.map((s) => s.step)).toEqual(['launch-templates', 'instance-profiles']);
+    expect(result.stepsNotStarted?.[0]?.reason).toContain('the launch templates could not be listed');
+    expect(w.aws.callsTo('DeleteLaunchTemplate')).toEqual([]);
   });
 });
 
@@ -701,5 +901,51 @@ describe('runCleanup on an instance tagged only the pre-1.0 way', () => {
     expect(result.errors).toHaveLength(1);
     expect(result.errors[0]?.message).toMatch(new RegExp(`^TerminateInstances ${instanceId} failed: ${code}: `));
     expect(result.errors[0]?.message).not.toContain('pre-1.0');
+  });
+});
+
+describe('runCleanup on an instance carrying only the tags anyone can write', () => {
+  const FORGED = 'i-0f00d5ba5e0b1e7a2';
+  const withForged = () => {
+    const destroyed = partialDestroy();
+    return { ...destroyed, instances: [...destroyed.instances, forgedInstance(FORGED)] };
+  };
+  const NOT_PROVEN = [{ id: FORGED, reason: 'no aws:ec2launchtemplate:id tag: not launched from a launch template' }];
+
+  it('a dry run lists it as not proven, never among those it would terminate', async () => {
+    const w = world(withForged());
+
+    const result = await w.cleanup({ dryRun: true });
+
+    expect(result.instancesTerminated).toEqual(['i-pending', 'i-running', 'i-stopped']);
+    expect(result.instancesNotProven).toEqual(NOT_PROVEN);
+    expect(stepMessages(w.progress)).toContain(`leaving 1 instance not proven launched by Karpenter: ${FORGED}`);
+  });
+
+  it('apply terminates the real ones and leaves it running, listed with why', async () => {
+    const w = world(withForged());
+
+    const result = await w.cleanup();
+
+    expect(result).toMatchObject({ complete: true, errors: [], instancesTerminated: ['i-pending', 'i-running', 'i-stopped'] });
+    expect(result.instancesNotProven).toEqual(NOT_PROVEN);
+    expect(w.state(FORGED)).toBe('running');
+    expect(w.aws.callsTo('TerminateInstances').flatMap((c) => c.input.instanceIds as string[])).not.toContain(FORGED);
+  });
+
+  it('an instance tagged while the run goes is checked on the fresh listing too, and left', async () => {
+    const destroyed = partialDestroy();
+    const untagged = { ...forgedInstance(FORGED), tags: { Name: 'prod-postgres-primary' } };
+    const w = world({ ...destroyed, instances: [...destroyed.instances, untagged] });
+    // After the first listing, while the NodePools go, someone writes the two tags on it.
+    w.kube.beforeNodeClaimList = () => {
+      w.aws.updateInstance(FORGED, (i) => Object.assign(i.tags, forgedInstance(FORGED).tags));
+    };
+
+    const result = await w.cleanup();
+
+    expect(w.state(FORGED)).toBe('running');
+    expect(result.instancesTerminated).toEqual(['i-pending', 'i-running', 'i-stopped']);
+    expect(result.instancesNotProven).toEqual(NOT_PROVEN);
   });
 });

@@ -6,8 +6,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLES_NOW } from '../../../../src/cli/commands/demo.ts';
 import type { Report } from '../../../../src/domain/report.ts';
 import { karpenterPod, minutesAfter, T0 } from '../../../factories/kube.ts';
 import { pendingControllerDetector, run } from '../cli-harness.ts';
@@ -121,3 +123,31 @@ describe('scan --from: a gzip bomb among good files', () => {
 function kubeList(items: object[]) {
   return { apiVersion: 'v1', kind: 'List', items };
 }
+
+describe('scan --from a capture holding an instance with forged Karpenter tags (issue 11)', () => {
+  const ORPHANS = fileURLToPath(new URL('../../../../examples/orphans-after-destroy', import.meta.url));
+  const FORGED = 'i-0f00d5ba5e0b1e7a2';
+
+  it('reports it as not proven and plans no termination for it; the real orphans’ terminations are planned', async () => {
+    const result = await run(['scan', '--from', ORPHANS, '--now', EXAMPLES_NOW, '-o', 'json']);
+
+    const report = JSON.parse(result.stdout) as Report;
+    const forged = report.findings.filter((f) => f.resource.id === FORGED);
+    expect(forged.map((f) => [f.code, f.cause?.code, f.remediation?.action, f.remediation?.status])).toEqual([
+      ['INSTANCE_PROVENANCE_UNPROVEN', 'NOT_LAUNCHED_FROM_TEMPLATE', 'MANUAL', 'manual'],
+    ]);
+    const terminations = report.findings.filter((f) => f.remediation?.action === 'TERMINATE_INSTANCE');
+    expect(terminations.map((f) => [f.resource.id, f.remediation?.status])).toEqual([
+      ['i-0a3f1c9e8b7d6a501', 'planned'],
+      ['i-0b7e2d4f6a8c9e102', 'planned'],
+    ]);
+    expect(result.code).toBe(1);
+  });
+
+  it('says in the table why it was not touched', async () => {
+    const result = await run(['scan', '--from', ORPHANS, '--now', EXAMPLES_NOW, '-o', 'table']);
+
+    expect(result.stdout).toContain(`Instance ${FORGED} is tagged as a Karpenter node of platform-eks-dev without a NodeClaim`);
+    expect(result.stdout).toContain('no aws:ec2launchtemplate:id tag: not launched from a launch template');
+  });
+});

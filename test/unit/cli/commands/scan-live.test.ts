@@ -109,13 +109,14 @@ describe('scan --cluster', () => {
 
     expect(targets).toEqual([{ clusterName: 'platform-eks-dev', region: 'eu-central-1' }]);
     expect(statuses(result.stdout)).toEqual([
+      'INSTANCE_PROVENANCE_UNPROVEN MANUAL manual',
       'ORPHANED_INSTANCE TERMINATE_INSTANCE planned',
       'ORPHANED_INSTANCE TERMINATE_INSTANCE planned',
     ]);
     expect(simulation.aws.callsTo('TerminateInstances')).toEqual([]);
   });
 
-  it('terminates the orphans with --apply, and a second scan finds them gone', async () => {
+  it('terminates the orphans with --apply, never the forged-tag instance beside them, and a second scan finds them gone', async () => {
     const { services, simulation } = await liveServices('orphans-after-destroy');
     const argv = ['scan', '--cluster', 'platform-eks-dev', '--apply', '--now', EXAMPLES_NOW, '-o', 'json'];
 
@@ -123,12 +124,17 @@ describe('scan --cluster', () => {
     const second = await run(argv, { services });
 
     expect(statuses(first.stdout)).toEqual([
+      'INSTANCE_PROVENANCE_UNPROVEN MANUAL manual',
       'ORPHANED_INSTANCE TERMINATE_INSTANCE applied',
       'ORPHANED_INSTANCE TERMINATE_INSTANCE applied',
     ]);
-    expect(simulation.aws.callsTo('TerminateInstances')).toHaveLength(1);
-    expect(statuses(second.stdout)).toEqual([]);
-    expect(second.code).toBe(0);
+    expect(simulation.aws.callsTo('TerminateInstances').map((c) => c.input.instanceIds)).toEqual([
+      ['i-0a3f1c9e8b7d6a501', 'i-0b7e2d4f6a8c9e102'],
+    ]);
+    // prod-postgres-primary: only eks:eks-cluster-name and karpenter.sh/nodepool, launched in 2024.
+    expect(simulation.aws.state.instances.get('i-0f00d5ba5e0b1e7a2')?.state).toBe('running');
+    expect(statuses(second.stdout)).toEqual(['INSTANCE_PROVENANCE_UNPROVEN MANUAL manual']);
+    expect(second.code).toBe(1);
   });
 
   it('passes --context through to the connection', async () => {

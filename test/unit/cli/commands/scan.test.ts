@@ -3,7 +3,7 @@ import type { Detector } from '../../../../src/detectors/detector.ts';
 import { newFinding, proposedAction } from '../../../../src/domain/finding.ts';
 import type { Report } from '../../../../src/domain/report.ts';
 import { ec2NodeClass } from '../../../factories/karpenter.ts';
-import { instance, snapshotOf } from '../../../factories/aws.ts';
+import { instance, karpenterSnapshotOf, snapshotOf } from '../../../factories/aws.ts';
 import { karpenterPod, minutesAfter, T0 } from '../../../factories/kube.ts';
 import { ANSI, fakeLoader, fixedSeverityDetector, pendingControllerDetector, run } from '../cli-harness.ts';
 
@@ -67,6 +67,15 @@ describe('scan --from: input', () => {
 
     expect(result.stderr).toBe('note: cap/secrets.json: Secret skipped (never read)\n');
     expect(() => JSON.parse(result.stdout)).not.toThrow();
+  });
+
+  it('shows a notice naming a planted file as text: no escape sequence, no override, no forged line', async () => {
+    const planted = 'cap/\u001b]0;owned\u0007\u202Egnp.json\nnote: all checks passed: skipped';
+    const { services } = scanServices(pendingController, [pendingControllerDetector], [planted]);
+
+    const result = await run(['scan', '--from', 'cap', '--now', NOW, '--output', 'json'], { services });
+
+    expect(result.stderr).toBe('note: cap/\\x1b]0;owned\\x07\\u202egnp.json note: all checks passed: skipped\n');
   });
 });
 
@@ -172,7 +181,7 @@ describe('scan --from: thresholds reach the detectors', () => {
           }),
         ),
     };
-    const snapshot = snapshotOf({ instances: [instance({ id: 'i-0aaa' }), instance({ id: 'i-0bbb' })] });
+    const snapshot = karpenterSnapshotOf({ instances: [instance({ id: 'i-0aaa' }), instance({ id: 'i-0bbb' })] });
     const { services } = scanServices(snapshot, [orphans]);
 
     const result = await run(['scan', '--from', 'cap', '--now', NOW, '--max-terminations', '1', '--output', 'json'], {

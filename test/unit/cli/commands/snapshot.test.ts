@@ -7,6 +7,8 @@ import { EXAMPLES_NOW } from '../../../../src/cli/commands/demo.ts';
 import { SOURCE_NAMES } from '../../../../src/domain/snapshot.ts';
 import { simulateSnapshot, type Simulation } from '../../../../src/simulator/simulation.ts';
 import { loadSnapshot } from '../../../../src/snapshot/load.ts';
+import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
+import { deployment, pod } from '../../../factories/kube.ts';
 import { run } from '../cli-harness.ts';
 
 const example = (name: string) => fileURLToPath(new URL(`../../../../examples/${name}`, import.meta.url));
@@ -20,8 +22,53 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function services(name: string, whole = true) {
+/** A secret as users put them in manifests: in an env value, and so in kubectl's last-applied copy. */
+const SECRET = 'hunter2';
+
+/**
+ * The cluster with a workload holding SECRET in env values (a pod's container, its init container,
+ * a deployment's template, that deployment's last-applied-configuration) and in a ConfigMap.
+ */
+function withSecrets(snapshot: ClusterSnapshot): void {
+  const env = [
+    { name: 'DB_PASSWORD', value: SECRET },
+    { name: 'API_TOKEN', valueFrom: { secretKeyRef: { name: 'billing', key: 'token' } } },
+  ];
+  const billingPod = pod({ name: 'billing-7d9f8c6b5-x2k4q', namespace: 'shop', nodeName: 'ip-10-0-1-20.ec2.internal' });
+  billingPod.spec = {
+    ...billingPod.spec,
+    containers: [{ name: 'app', image: 'billing:1', env }],
+    initContainers: [{ name: 'migrate', image: 'billing:1', env: [{ name: 'DB_PASSWORD', value: SECRET }] }],
+  };
+  const billing = deployment({
+    name: 'billing',
+    namespace: 'shop',
+    spec: { containers: [{ name: 'app', image: 'billing:1', env }] },
+  });
+  billing.metadata = {
+    ...billing.metadata,
+    annotations: {
+      'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'billing', namespace: 'shop' },
+        spec: { template: { spec: { containers: [{ name: 'app', env }] } } },
+      }),
+    },
+  };
+  snapshot.pods.push(billingPod);
+  snapshot.deployments.push(billing);
+  snapshot.configMaps.push({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'billing-config', namespace: 'shop' },
+    data: { DB_PASSWORD: SECRET },
+  });
+}
+
+async function services(name: string, whole = true, seed: (snapshot: ClusterSnapshot) => void = () => {}) {
   const { snapshot } = await loadSnapshot([example(name)]);
+  seed(snapshot);
   if (whole) for (const source of SOURCE_NAMES) snapshot.captured.add(source);
   const simulation = await simulateSnapshot(snapshot);
   simulations.push(simulation);
@@ -70,6 +117,41 @@ describe('snapshot --cluster --out', () => {
     const all = (await Promise.all(files.map((f) => readFile(join(out, f), 'utf8')))).join('\n');
     expect(all).not.toContain('"kind":"Secret"');
     expect(await readFile(join(out, 'SNAPSHOT.md'), 'utf8')).toContain('Taken at 2026-01-01T01:00:00Z');
+  });
+
+  it('writes no env value, no last-applied copy and no ConfigMap but aws-auth; says so; analyses the same', async () => {
+    const live = await services('nodes-not-registering-aws-auth', true, withSecrets);
+    const out = join(dir, 'capture');
+
+    const written = await run(['snapshot', '--cluster', live.cluster, '--out', out], { services: live });
+    const fromCapture = await run(['scan', '--from', out, '--now', EXAMPLES_NOW, '-o', 'json']);
+    const liveScan = await run(['scan', '--cluster', live.cluster, '--now', EXAMPLES_NOW, '-o', 'json'], { services: live });
+
+    expect(written.code).toBe(0);
+    const files = (await readdir(out)).sort();
+    for (const file of files) expect(await readFile(join(out, file), 'utf8'), file).not.toContain(SECRET);
+    const captures = files.filter((f) => f !== 'SNAPSHOT.md');
+    const all = (await Promise.all(captures.map((f) => readFile(join(out, f), 'utf8')))).join('\n');
+    expect(all).not.toContain('last-applied-configuration');
+    expect(all).not.toContain('billing-config');
+    // The variables stay, by name and reference: only their values are gone.
+    const pods = JSON.parse(await readFile(join(out, 'pods.json'), 'utf8')) as {
+      items: { metadata: { name: string }; spec: Record<string, { env: unknown[] }[]> }[];
+    };
+    const billing = pods.items.find((p) => p.metadata.name === 'billing-7d9f8c6b5-x2k4q');
+    expect(billing?.spec.containers?.[0]?.env).toEqual([
+      { name: 'DB_PASSWORD' },
+      { name: 'API_TOKEN', valueFrom: { secretKeyRef: { name: 'billing', key: 'token' } } },
+    ]);
+    expect(billing?.spec.initContainers?.[0]?.env).toEqual([{ name: 'DB_PASSWORD' }]);
+    expect(all).toContain('"name":"aws-auth"');
+    const summary = await readFile(join(out, 'SNAPSHOT.md'), 'utf8');
+    expect(summary).toContain('Left out, as they may hold secrets');
+    expect(summary).toMatch(/the `value` of environment variables .*\(\d+ left out\)/);
+    expect(summary).toContain('`kubectl.kubernetes.io/last-applied-configuration`');
+    expect(summary).toContain('every ConfigMap but kube-system/aws-auth');
+    expect(JSON.parse(fromCapture.stdout).findings).toEqual(JSON.parse(liveScan.stdout).findings);
+    expect(JSON.parse(liveScan.stdout).findings.length).toBeGreaterThan(0);
   });
 
   it('lists in SNAPSHOT.md what could not be read', async () => {

@@ -67,10 +67,27 @@ describe('renderMarkdown', () => {
 
     const md = renderMarkdown(reportOf([finding]));
 
-    expect(md).toContain('\n1\\. profile/\\* and amazon-eks-node-\\* match \\<none> \\~\\~x\\~\\~ [docs]\\(https://x) \\_y\\_\n');
+    expect(md).toContain(
+      '\n1\\. profile/\\* and amazon-eks-node-\\* match \\<none\\> \\~\\~x\\~\\~ \\[docs\\]\\(https://x) \\_y\\_\n',
+    );
     expect(md).toContain('`NO_NODECLAIM` — arn:aws:iam::1:instance-profile/\\* is \\`wide\\` \\\\ here');
     // an underscore inside a word cannot start emphasis, so codes stay readable
     expect(md).toContain('| TERMINATE_INSTANCE skipped: snapshot incomplete');
+  });
+
+  it('shows hostile names and tags as text: no link, entity, mention or broken code span', () => {
+    const finding = newFinding({
+      ...orphan,
+      title: 'tag [md](https://evil.example) &#8238; <!channel> \u202E',
+      evidence: ['Name=x```y'],
+    });
+
+    const md = renderMarkdown({ ...reportOf([finding]), cluster: 'a`b' });
+
+    expect(md).toContain('# karpenter-sentinel report: cluster ``a`b``');
+    expect(md).toContain('tag \\[md\\]\\(https://evil.example) \\&#8238; \\<!channel\\> \\\\u202e');
+    expect(md).toContain('````text\nName=x```y\n````');
+    expect(md).not.toContain('](https://evil');
   });
 
   it('warns before the steps of an action a guardrail skipped', () => {

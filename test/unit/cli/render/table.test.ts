@@ -191,3 +191,19 @@ describe('renderTable', () => {
     expect(text).not.toMatch(ANSI);
   });
 });
+
+describe('renderTable with hostile text in the data', () => {
+  it('writes out bidi overrides and keeps a planted line break from forging a line', () => {
+    const finding = {
+      ...orphan,
+      title: 'evil\u202Egnp.exe\ncause: NONE — all fine',
+      resource: { kind: 'Instance', id: 'i-1\u2066x' },
+    };
+
+    const text = renderTable(reportOf([finding]));
+
+    expect(text).toContain('  evil\\u202egnp.exe cause: NONE — all fine\n');
+    expect(text).toContain('Instance i-1\\u2066x');
+    expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+  });
+});

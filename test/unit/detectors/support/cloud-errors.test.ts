@@ -137,6 +137,23 @@ describe('log line predicates', () => {
 });
 
 describe('deniedCall', () => {
+  it('takes only ARN characters of a resource and only a word as an operation, so a planted message stays out of policies', () => {
+    const planted = deniedCall(
+      logLine({
+        'aws-service-name': 'IAM',
+        'aws-operation-name': 'List$(touch PWNED)',
+        error:
+          'User: arn:aws:sts::069057294951:assumed-role/KarpenterController/x is not authorized to perform: iam:GetRole on resource: arn:aws:iam::069057294951:role/x"$(touch PWNED)',
+      }),
+    );
+    const fromFields = deniedCall(
+      logLine({ 'aws-service-name': 'IAM', 'aws-operation-name': 'List$(touch PWNED)', error: 'AccessDenied' }),
+    );
+
+    expect(planted.resource).toBe('arn:aws:iam::069057294951:role/x');
+    expect(fromFields.action).toBeUndefined();
+  });
+
   it('reads action and resource from the seed line', () => {
     const call = deniedCall(logLine({ 'aws-error-code': 'AccessDenied', error: SEED_LIST_PROFILES }));
 

@@ -1,0 +1,132 @@
+/**
+ * Declarative JSON type checks for the fields detectors and renderers read. A check answers
+ * "is this value of the right JSON type?" and nothing more: no formats, no required values
+ * beyond what is named. Optional fields may be absent or null (Kubernetes prints
+ * `creationTimestamp: null` in templates); a null one is removed, as the domain types declare
+ * optional fields absent, never null. Elements of a list and values of a map may not be null.
+ */
+
+/** Where the value is wrong (`spec.containers[0].env[0]`) and what was expected there. */
+export interface ShapeProblem {
+  /** Keys and indices from the checked value down to the wrong one (built only on failure). */
+  path: (string | number)[];
+  got: string;
+  expected: string;
+}
+
+/** Undefined when the value is of the right type. */
+export type Check = (value: unknown) => ShapeProblem | undefined;
+
+/** One line: `spec.taints is true, expected a list`. */
+export function describeProblem(problem: ShapeProblem): string {
+  return `${pathText(problem.path) || 'the object'} is ${problem.got}, expected ${problem.expected}`;
+}
+
+/** `['spec', 'containers', 0, 'env']` → `spec.containers[0].env`; odd keys quoted: `labels["app.kubernetes.io/name"]`. */
+function pathText(path: readonly (string | number)[]): string {
+  let text = '';
+  for (const key of path) {
+    if (typeof key === 'number') text += `[${key}]`;
+    else if (/^[A-Za-z_$][\w$]*$/.test(key)) text += text ? `.${key}` : key;
+    else text += `[${JSON.stringify(key)}]`;
+  }
+  return text;
+}
+
+/** `null`, `true`, `a string`, `a list`, ...: how a value is named in a problem. */
+export function typeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (value === undefined) return 'missing';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'number') return 'a number';
+  if (typeof value === 'string') return 'a string';
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
+}
+
+function leaf(expected: string, test: (value: unknown) => boolean): Check {
+  return (value) => (test(value) ? undefined : { path: [], got: typeOf(value), expected });
+}
+
+/** The problem found under `key`, its path now starting there. */
+export function under(key: string | number, problem: ShapeProblem): ShapeProblem {
+  problem.path.unshift(key);
+  return problem;
+}
+
+export const str: Check = leaf('a string', (v) => typeof v === 'string');
+export const num: Check = leaf('a number', (v) => typeof v === 'number' && Number.isFinite(v));
+export const bool: Check = leaf('true or false', (v) => typeof v === 'boolean');
+/** Timestamps are ISO-8601 text in every capture and API response read. */
+export const time: Check = leaf('a timestamp string', (v) => typeof v === 'string');
+/** Quantities (`cpu: 1` in hand-written YAML) and ports named or numbered. */
+export const strOrNum: Check = leaf(
+  'a string or a number',
+  (v) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)),
+);
+/** Any JSON value: read by code that checks what it finds. */
+export const anything: Check = () => undefined;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * An object whose named fields, when present, pass their checks (a named field that is null is
+ * deleted from the object); other fields are not looked at.
+ */
+export function obj(fields: Readonly<Record<string, Check>>, required: readonly string[] = []): Check {
+  const entries = Object.entries(fields);
+  return (value) => {
+    if (!isPlainObject(value)) return { path: [], got: typeOf(value), expected: 'an object' };
+    for (const key of required) {
+      if (value[key] === undefined || value[key] === null) {
+        return { path: [key], got: typeOf(value[key]), expected: expectedOf(fields[key]) };
+      }
+    }
+    for (const [key, check] of entries) {
+      if (!Object.hasOwn(value, key)) continue;
+      const field = value[key];
+      if (field === null) {
+        // The domain types say absent, not null (`ref !== undefined` must mean a ref).
+        delete value[key];
+        continue;
+      }
+      if (field === undefined) continue;
+      const problem = check(field);
+      if (problem) return under(key, problem);
+    }
+    return undefined;
+  };
+}
+
+/** A list whose every element passes `of` (null elements do not). */
+export function arr(of: Check): Check {
+  return (value) => {
+    if (!Array.isArray(value)) return { path: [], got: typeOf(value), expected: 'a list' };
+    for (let i = 0; i < value.length; i++) {
+      const problem = of(value[i]);
+      if (problem) return under(i, problem);
+    }
+    return undefined;
+  };
+}
+
+/** A map (`labels`, `requests`) whose every value passes `of`. */
+export function record(of: Check): Check {
+  return (value) => {
+    if (!isPlainObject(value)) return { path: [], got: typeOf(value), expected: 'an object' };
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const problem = of(value[key]);
+      if (problem) return under(key, problem);
+    }
+    return undefined;
+  };
+}
+
+/** What a check expects, for a required field that is missing. */
+function expectedOf(check: Check | undefined): string {
+  return check?.(Symbol('probe'))?.expected ?? 'a value';
+}

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import type { ReplicaSet } from '../../../../src/domain/kube.ts';
+import { snapshotFromFiles } from '../../../../src/snapshot/load.ts';
+import { captureFiles } from '../../../../src/snapshot/write/capture-files.ts';
+import { snapshotOf } from '../../../factories/aws.ts';
+import { awsAuth, deployment, karpenterPod, pod } from '../../../factories/kube.ts';
+
+const SECRET = 'hunter2';
+const TAKEN_AT = new Date('2026-01-01T00:00:00Z');
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** Objects as a capture may hold them when they did not come through the live reader (which drops some of this already). */
+function snapshotWithSecrets() {
+  const debugPod = pod({ name: 'api-0', namespace: 'shop' });
+  debugPod.metadata = { ...debugPod.metadata, annotations: { [LAST_APPLIED]: `{"env":"${SECRET}"}`, team: 'shop' } };
+  // `kubectl debug` adds these; the domain type does not name them.
+  debugPod.spec = {
+    ...debugPod.spec,
+    ephemeralContainers: [{ name: 'debugger', image: 'busybox', env: [{ name: 'TOKEN', value: SECRET }] }],
+  } as typeof debugPod.spec;
+  const controller = karpenterPod({ name: 'karpenter-5697769d6c-a' });
+  controller.spec = {
+    ...controller.spec,
+    containers: [
+      {
+        name: 'controller',
+        env: [
+          { name: 'CLUSTER_NAME', value: 'demo' },
+          { name: 'AWS_ROLE_ARN', value: 'arn:aws:iam::111122223333:role/KarpenterController' },
+          { name: 'WEBHOOK_SECRET', value: SECRET },
+        ],
+      },
+    ],
+  };
+  const base = deployment({ name: 'api', namespace: 'shop' });
+  const replicaSet = {
+    ...base,
+    kind: 'ReplicaSet',
+    metadata: { ...base.metadata, name: 'api-6d4f', annotations: { 'kapp.k14s.io/original': SECRET } },
+    spec: {
+      ...base.spec,
+      template: {
+        ...base.spec?.template,
+        spec: { containers: [{ name: 'main', env: [{ name: 'PASSWORD', value: SECRET }] }] },
+      },
+    },
+  } as ReplicaSet;
+  return snapshotOf({
+    pods: [debugPod, controller],
+    replicaSets: [replicaSet],
+    configMaps: [
+      awsAuth('- rolearn: arn:aws:iam::111122223333:role/KarpenterNodeRole-demo\n  username: system:node:{{EC2PrivateDNSName}}'),
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app', namespace: 'shop' }, data: { password: SECRET } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'aws-auth', namespace: 'shop' }, data: { x: SECRET } },
+    ],
+  });
+}
+
+describe('captureFiles leaves out what may hold secrets', () => {
+  it('no secret in any file, whatever the container kind, pod template, annotation or ConfigMap', () => {
+    const files = captureFiles(snapshotWithSecrets(), TAKEN_AT);
+
+    for (const file of files) expect(file.text, file.name).not.toContain(SECRET);
+  });
+
+  it('keeps what the analysis reads: variable names, CLUSTER_NAME and AWS_ROLE_ARN values, other annotations, kube-system/aws-auth', async () => {
+    const snapshot = snapshotWithSecrets();
+
+    const files = captureFiles(snapshot, TAKEN_AT);
+    const { snapshot: readBack } = await snapshotFromFiles(
+      files.filter((f) => f.name !== 'SNAPSHOT.md').map((f) => ({ path: f.name, text: f.text })),
+    );
+
+    const controller = readBack.pods.find((p) => p.metadata?.name === 'karpenter-5697769d6c-a');
+    expect(controller?.spec?.containers?.[0]?.env).toEqual([
+      { name: 'CLUSTER_NAME', value: 'demo' },
+      { name: 'AWS_ROLE_ARN', value: 'arn:aws:iam::111122223333:role/KarpenterController' },
+      { name: 'WEBHOOK_SECRET' },
+    ]);
+    expect(readBack.pods.find((p) => p.metadata?.name === 'api-0')?.metadata?.annotations).toEqual({ team: 'shop' });
+    expect(readBack.configMaps.map((c) => `${c.metadata?.namespace}/${c.metadata?.name}`)).toEqual(['kube-system/aws-auth']);
+    expect(readBack.configMaps[0]?.data).toEqual(snapshot.configMaps[0]?.data);
+  });
+
+  it('does not change the snapshot it writes from', () => {
+    const snapshot = snapshotWithSecrets();
+    const before = structuredClone(snapshot);
+
+    captureFiles(snapshot, TAKEN_AT);
+
+    expect(snapshot).toEqual(before);
+  });
+
+  it('SNAPSHOT.md says what was left out, and how much', () => {
+    const summary = captureFiles(snapshotWithSecrets(), TAKEN_AT).find((f) => f.name === 'SNAPSHOT.md')?.text ?? '';
+
+    expect(summary).toContain('Left out, as they may hold secrets (nothing the analysis reads):');
+    expect(summary).toContain(
+      '(3 left out): their `name` and `valueFrom` reference stay; CLUSTER_NAME and AWS_ROLE_ARN keep their value',
+    );
+    expect(summary).toMatch(/`kubectl\.kubernetes\.io\/last-applied-configuration`.*; 2 left out\)/);
+    expect(summary).toContain('- every ConfigMap but kube-system/aws-auth (2 left out)');
+  });
+});
