@@ -1,4 +1,6 @@
 /** Turns benchmark results into the console table and BENCHMARKS.md, from the same rows. */
+import { formatByteSize } from '../src/domain/byte-size.ts';
+import type { BoundedReadBench } from './bounded-read.ts';
 import type { BundleMeasurement, BundleMeasurements } from './bundles.ts';
 import type { CleanupRunMeasurement, CleanupScaleMeasurement, OperationCounts } from './cleanup.ts';
 import type { InterruptionsBench } from './interruptions.ts';
@@ -19,7 +21,7 @@ export interface Machine {
 }
 
 /** What `--only` selects; `lambda` stands for both Lambda sections. */
-export const BENCH_SECTIONS = ['analysis', 'live', 'bundles', 'interruptions', 'cleanup'] as const;
+export const BENCH_SECTIONS = ['analysis', 'live', 'bundles', 'interruptions', 'cleanup', 'bounded-read'] as const;
 export type BenchSection = (typeof BENCH_SECTIONS)[number];
 const SECTION_ALIASES: Readonly<Record<string, readonly BenchSection[]>> = { lambda: ['bundles', 'interruptions'] };
 
@@ -64,6 +66,7 @@ export interface BenchResults {
   bundles: Outcome<BundleMeasurements> | undefined;
   interruptions: Outcome<InterruptionsBench> | undefined;
   cleanup: CleanupResults | undefined;
+  boundedRead: Outcome<BoundedReadBench> | undefined;
   /** The flag that left a section out, e.g. `--skip-live` or `--only lambda`. */
   notMeasured: Partial<Record<BenchSection, string>>;
   totalMs: number;
@@ -74,7 +77,7 @@ export function outcomesOf(r: BenchResults): Outcome<unknown>[] {
   const a = r.analysis;
   return [
     ...(a ? [a.timing, a.memory, a.write, a.load, ...a.linearity.map((l) => l.timing)] : []),
-    ...[r.live, r.bundles, r.interruptions].filter((o) => o !== undefined),
+    ...[r.live, r.bundles, r.interruptions, r.boundedRead].filter((o) => o !== undefined),
     ...(r.cleanup ?? []).map((c) => c.outcome),
   ];
 }
@@ -86,6 +89,9 @@ export const TARGET_ZIP_BYTES = 1_000_000;
 export const TARGET_DESCRIBE_INSTANCES_PER_BATCH = 1;
 /** Instances per TerminateInstances call the cleanup promises (issue 5): n instances take ⌈n/50⌉ calls. */
 export const TARGET_TERMINATE_BATCH = 50;
+/** A hostile capture file is refused this fast, in this much memory (issue 11). */
+export const TARGET_REFUSAL_MS = 10_000;
+export const TARGET_REFUSAL_RSS_BYTES = 1.5 * 1_000_000_000;
 
 interface Section {
   title: string;
@@ -132,7 +138,14 @@ export interface TargetRow {
 }
 
 export function targets(r: BenchResults): TargetRow[] {
-  return [...analysisTargets(r), liveTarget(r), ...bundleTargets(r), interruptionsTarget(r), ...cleanupTargets(r)];
+  return [
+    ...analysisTargets(r),
+    liveTarget(r),
+    ...bundleTargets(r),
+    interruptionsTarget(r),
+    ...cleanupTargets(r),
+    ...boundedReadTargets(r),
+  ];
 }
 
 function notMeasured(r: BenchResults, section: BenchSection): string {
@@ -266,6 +279,63 @@ export function cleanupTargets(r: BenchResults): TargetRow[] {
   ];
 }
 
+/** Exit 2 and one line naming the file: what a user is promised for a file that cannot be read. */
+export function refused(c: BoundedReadBench['cases'][number]): boolean {
+  return (
+    c.killed === undefined &&
+    c.exitCode === 2 &&
+    !c.stderr.includes('\n') &&
+    c.stderr.startsWith(`karpenter-sentinel: DIR/${c.file}: `)
+  );
+}
+
+export function boundedReadTargets(r: BenchResults): TargetRow[] {
+  const time = `hostile capture files (gzip bombs unpacking past 2 GiB or to millions of tiny objects, a 2 GiB file) refused in one line naming the file, each under ${TARGET_REFUSAL_MS / 1000} s (the CLI, process start to exit)`;
+  const memory = `the same, each under ${TARGET_REFUSAL_RSS_BYTES / 1e9} GB peak RSS`;
+  if (r.boundedRead === undefined) {
+    return [time, memory].map((target) => ({ target, measured: notMeasured(r, 'bounded-read'), pass: undefined }));
+  }
+  if (!r.boundedRead.ok) return [time, memory].map((target) => ({ target, measured: failure(r.boundedRead!), pass: undefined }));
+  const cases = r.boundedRead.value.cases;
+  const notRefused = cases.filter((c) => !refused(c)).map((c) => `${c.file}: ${c.killed ?? `exit ${c.exitCode ?? c.signal}`}`);
+  const slowest = Math.max(...cases.map((c) => c.ms));
+  const largest = Math.max(...cases.map((c) => c.maxRssBytes ?? Number.POSITIVE_INFINITY));
+  const refusedText = notRefused.length === 0 ? `all ${cases.length} refused` : `NOT refused: ${notRefused.join('; ')}`;
+  return [
+    {
+      target: time,
+      measured: `${refusedText}; slowest ${ms(slowest)}`,
+      pass: cases.length > 0 && notRefused.length === 0 && slowest < TARGET_REFUSAL_MS,
+    },
+    {
+      target: memory,
+      measured: `largest ${Number.isFinite(largest) ? mb(largest) : 'unknown'}`,
+      pass: cases.length > 0 && notRefused.length === 0 && largest < TARGET_REFUSAL_RSS_BYTES,
+    },
+  ];
+}
+
+function boundedReadSection(o: Outcome<BoundedReadBench>): Section {
+  const title = 'Hostile capture files';
+  if (!o.ok) return { title, header: ['', ''], rows: [['failed', o.error]] };
+  const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
+  return {
+    title,
+    header: ['file', 'on disk → content', 'wall time', 'peak RSS', 'what the CLI said (exit code)'],
+    rows: o.value.cases.map((c) => [
+      `${c.file}: ${c.name}`,
+      `${mb(c.bytes)} → ${gib(c.unpackedBytes)}`,
+      ms(c.ms),
+      c.maxRssBytes === undefined ? 'unknown' : mb(c.maxRssBytes),
+      `${c.killed ? `${c.killed}: ` : ''}${c.stderr.split('\n').at(-1) ?? ''} (${c.exitCode ?? c.signal})`,
+    ]),
+    notes: [
+      `Each file next to a good one (examples/healthy/cluster.json) in a fresh folder, then \`karpenter-sentinel scan --from DIR\` (bin/karpenter-sentinel.js) in a fresh Node process with the default size limit (${formatByteSize(o.value.limitBytes)} of content per file, \`--max-file-size\`). Wall time from spawning the process to its exit, Node's start included; peak RSS is the process's \`maxRSS\`, written by a preloaded module as it exits. A watchdog would kill it past 4 GiB RSS or 120 s. Building the files (gzip level 9) is not measured.`,
+      'Before the limit (issue 11), a gzip file was unpacked whole before anything was looked at: a 3.7 MB `.json.gz` unpacking past 2 GiB took minutes and 7 GB, then V8 aborted the process (`Check failed`, exit 133); a `.log.gz` of zeros peaked at 6 GB before it was refused.',
+    ],
+  };
+}
+
 function failure(o: Outcome<unknown>): string {
   return o.ok ? '' : `failed: ${o.error}`;
 }
@@ -328,6 +398,7 @@ function sections(r: BenchResults): Section[] {
   if (r.bundles) out.push(...bundleSections(r.bundles));
   if (r.interruptions) out.push(interruptionsSection(r.interruptions));
   if (r.cleanup) out.push(cleanupSection(r.cleanup));
+  if (r.boundedRead) out.push(boundedReadSection(r.boundedRead));
   return out;
 }
 
@@ -823,7 +894,8 @@ const METHOD = [
   '- Lambda artifacts: `npm run package` first (scripts/bundle.ts, then `osls package`, offline; `--reuse-package` measures the artifacts already there), then per function the zip, the bundle, its esbuild metafile and `--import-runs N` (default 11) imports of the bundle, each in a fresh Node process.',
   '- Interruptions: the deployed handler over in-memory ports, fed SQS batches built from events/interruptions.*.json; the simulated AWS counts the calls.',
   '- Cleanup: `runCleanup` against the simulator (real Kubernetes adapter over HTTPS, in-memory AWS) for accounts of 100, 1,000 and 3,000 Karpenter instances of the cluster, a fresh child process each; dry runs and apply runs each on a fresh simulation, then a second run after each apply run; the simulated AWS counts the calls.',
-  '- `--only analysis,live,bundles,interruptions,cleanup` (or `lambda` for bundles and interruptions) runs just those sections, e.g. `npm run bench -- --only lambda` in about a minute; `--write` needs them all.',
+  '- Hostile capture files: gzip bombs and a 2 GiB file built in a temp folder, each given to the real command line (`scan --from`) in a fresh process; wall time to its exit and its peak RSS.',
+  '- `--only analysis,live,bundles,interruptions,cleanup,bounded-read` (or `lambda` for bundles and interruptions) runs just those sections, e.g. `npm run bench -- --only lambda` in about a minute; `--write` needs them all.',
   '',
 ];
 

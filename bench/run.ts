@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --scale N] [--runs N] [--warmup N] [--live-runs N] [--skip-live] [--kubectl PATH]
- *   [--import-runs N] [--reuse-package] [--only analysis,live,bundles,interruptions,cleanup|lambda] [--write] [--keep-capture]`
+ *   [--import-runs N] [--reuse-package] [--only analysis,live,bundles,interruptions,cleanup,bounded-read|lambda] [--write] [--keep-capture]`
  *
  * Measures, each in a fresh child process: analysis wall time (warm-up, then median / p95),
  * analysis memory, writing and loading the cluster as capture files, analysis time at 2x and
@@ -8,7 +8,8 @@
  * against kubectl fetching the same objects from the same server. Then the Lambda functions: each
  * packaged artifact's size and its bundle's import time, and the interruptions handler's EC2 calls
  * per batch. Last, destroy-time cleanup against the simulator for three account sizes: AWS calls per
- * operation and wall time of a dry run and an apply run. `--only` runs some sections (`--only lambda`:
+ * operation and wall time of a dry run and an apply run. Then hostile capture files (gzip bombs, a huge
+ * file): how fast and in how much memory the CLI refuses them. `--only` runs some sections (`--only lambda`:
  * the Lambda ones, a minute instead of five). Prints a table; `--write` rewrites BENCHMARKS.md
  * (every section, so not with `--only`).
  */
@@ -21,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ALL_PODS_STEP, KUBECTL, kubectlFetchPlan, kubectlVersion, runKubectl, runKubectlSequence } from './kubectl.ts';
 import type { KubectlEnvironment } from './kubectl.ts';
+import { measureBoundedRead, type BoundedReadBench } from './bounded-read.ts';
 import { measureBundles, type BundleMeasurements } from './bundles.ts';
 import { CLEANUP_SCALES, measureCleanup, type CleanupScaleMeasurement } from './cleanup.ts';
 import { measureInterruptions, type InterruptionsBench } from './interruptions.ts';
@@ -42,6 +44,7 @@ import {
   type Outcome,
 } from './render.ts';
 import { DEFAULT_SYNTHETIC_CLUSTER } from './synthetic-cluster.ts';
+import { DEFAULT_MAX_FILE_BYTES } from '../src/snapshot/size-limit.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const BENCHMARKS_MD = fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url));
@@ -368,6 +371,15 @@ async function measureCleanupScales(): Promise<CleanupResults> {
   return results;
 }
 
+/** Each file's CLI run is its own process already (bench/bounded-read.ts). */
+async function measureHostileFiles(): Promise<Outcome<BoundedReadBench>> {
+  try {
+    return { ok: true, value: await measureBoundedRead(DEFAULT_MAX_FILE_BYTES) };
+  } catch (error) {
+    return { ok: false, error: errorText(error) };
+  }
+}
+
 async function main(): Promise<void> {
   const { selected, notMeasured } = selectedSections();
   const started = performance.now();
@@ -382,6 +394,7 @@ async function main(): Promise<void> {
       )
     : undefined;
   const cleanup = selected.has('cleanup') ? await measureCleanupScales() : undefined;
+  const boundedRead = selected.has('bounded-read') ? await measureHostileFiles() : undefined;
 
   const results: BenchResults = {
     machine: {
@@ -403,6 +416,7 @@ async function main(): Promise<void> {
     bundles,
     interruptions,
     cleanup,
+    boundedRead,
     notMeasured,
     totalMs: performance.now() - started,
   };

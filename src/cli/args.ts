@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { parseByteSize } from '../domain/byte-size.ts';
 import { SEVERITIES, type Severity } from '../domain/codes.ts';
 import { UsageError } from '../domain/errors.ts';
 import { parseDuration } from '../domain/settings.ts';
@@ -105,6 +106,16 @@ export function countOf(flag: string, value: Values[string], fallback: number): 
   if (text === undefined) return fallback;
   if (!/^\d+$/.test(text.trim())) throw new UsageError(`--${flag} must be a whole number, 0 or more (got '${text}')`);
   return Number(text.trim());
+}
+
+/** A size flag: `512MiB`, `1GiB`, `2GB` or plain bytes. */
+export function byteSizeOf(flag: string, value: Values[string]): number | undefined {
+  const text = stringOf(value);
+  if (text === undefined) return undefined;
+  const bytes = parseByteSize(text);
+  if (bytes === undefined)
+    throw new UsageError(`--${flag} must be a size such as 512MiB, 2GiB or a number of bytes (got '${text}')`);
+  return bytes;
 }
 
 const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/i;

@@ -2,8 +2,10 @@ import type { CleanupProgress, CleanupRequest, CleanupResult } from '../domain/c
 import { runCleanup } from '../usecases/cleanup.ts';
 import type { ClusterConnection } from '../usecases/scan-cluster.ts';
 import type { LiveTarget } from './cluster-scan.ts';
+import type { LoadOptions } from '../snapshot/load.ts';
 import { printNotices } from './io.ts';
 import type { CliContext } from './io.ts';
+import { loadOptionsOf } from './offline-scan.ts';
 
 export interface CleanupRunOptions {
   request: Omit<CleanupRequest, 'clusterName'>;
@@ -26,11 +28,11 @@ export async function cleanupLiveCluster(target: LiveTarget, options: CleanupRun
 /** The live code path against a simulated cluster seeded from captured files: `--apply` changes only the simulation. */
 export async function cleanupSimulation(
   paths: readonly string[],
-  clusterName: string | undefined,
+  load: LoadOptions,
   options: CleanupRunOptions,
   ctx: CliContext,
 ): Promise<CleanupRun> {
-  const loaded = await ctx.services.loadSnapshot(paths, clusterName ? { clusterName } : {});
+  const loaded = await ctx.services.loadSnapshot(paths, loadOptionsOf(load));
   printNotices(loaded.notices, ctx);
   // The simulated cluster's own writes (a NodeClaim's deletionTimestamp) on the run's clock, so the
   // NodeClaim wait is measured as it would be live.

@@ -6,6 +6,7 @@ import { scanCluster, type ScanClusterResult } from '../usecases/scan-cluster.ts
 import { ClusterUnreadableError } from '../domain/errors.ts';
 import type { CliContext } from './io.ts';
 import { printNotices } from './io.ts';
+import { loadOptionsOf } from './offline-scan.ts';
 
 export interface LiveTarget {
   clusterName: string;
@@ -20,6 +21,8 @@ export interface ClusterScanSettings {
   now: Date;
   /** --cluster with --simulate: the name wins over the capture's, as with --from. */
   clusterName?: string;
+  /** `--max-file-size`, for --simulate. */
+  maxFileBytes?: number;
 }
 
 /** The CLI changes nothing unless asked: `--apply` turns every action that is not `off` to `apply`. */
@@ -38,7 +41,7 @@ export async function scanLiveCluster(target: LiveTarget, settings: ClusterScanS
 
 /** The live code path against a simulated cluster seeded from captured files (see simulatedSources). */
 export async function scanSimulation(paths: readonly string[], settings: ClusterScanSettings, ctx: CliContext): Promise<Report> {
-  const loaded = await ctx.services.loadSnapshot(paths, settings.clusterName ? { clusterName: settings.clusterName } : {});
+  const loaded = await ctx.services.loadSnapshot(paths, loadOptionsOf(settings));
   printNotices(loaded.notices, ctx);
   const simulation = await ctx.services.startSimulation(loaded.snapshot);
   try {

@@ -3,6 +3,7 @@ import type { Report } from '../domain/report.ts';
 import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
 import { analyze } from '../usecases/analyze.ts';
 import type { FailOn } from './args.ts';
+import type { LoadOptions } from '../snapshot/load.ts';
 import type { CliContext } from './io.ts';
 import { printNotices } from './io.ts';
 
@@ -11,12 +12,13 @@ export interface OfflineScanSettings {
   actions: ActionSettings;
   now: Date;
   clusterName?: string;
+  /** `--max-file-size`. */
+  maxFileBytes?: number;
 }
 
 /** Captured files → Report. What the loader noticed (skipped files, guesses) goes to stderr. */
 export async function scanCapture(paths: readonly string[], settings: OfflineScanSettings, ctx: CliContext): Promise<Report> {
-  const loadOptions = settings.clusterName === undefined ? {} : { clusterName: settings.clusterName };
-  const { snapshot, notices } = await ctx.services.loadSnapshot(paths, loadOptions);
+  const { snapshot, notices } = await ctx.services.loadSnapshot(paths, loadOptionsOf(settings));
   printNotices(notices, ctx);
   return analyze(snapshot, {
     detection: settings.detection,
@@ -30,4 +32,12 @@ export async function scanCapture(paths: readonly string[], settings: OfflineSca
 export function exitCodeFor(report: Report, failOn: FailOn): 0 | 1 {
   if (failOn === 'never') return 0;
   return report.findings.some((f) => SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn]) ? 1 : 0;
+}
+
+/** What the loader takes from a scan's settings: the cluster's name and the size limit, when given. */
+export function loadOptionsOf(settings: LoadOptions): LoadOptions {
+  return {
+    ...(settings.clusterName === undefined ? {} : { clusterName: settings.clusterName }),
+    ...(settings.maxFileBytes === undefined ? {} : { maxFileBytes: settings.maxFileBytes }),
+  };
 }

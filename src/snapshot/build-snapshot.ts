@@ -2,7 +2,7 @@ import { basename, extname } from 'node:path';
 import { InputError, SentinelError, UsageError } from '../domain/errors.ts';
 import { captureContent, type ByteSource } from './capture-content.ts';
 import { CaptureMerger } from './capture-merger.ts';
-import { readControllerLog } from './controller-logs.ts';
+import { readControllerLogFrom } from './controller-logs.ts';
 import type { LoadOptions, LoadResult } from './load.ts';
 import { recogniseCapture } from './recognise.ts';
 import { oneLine, ShapeError } from './shape.ts';
@@ -21,7 +21,7 @@ export type CaptureFile =
  * Throws only InputError (a file is wrong) and UsageError (the files disagree about the cluster).
  */
 export function snapshotFromFiles(files: readonly CaptureFile[], options: LoadOptions = {}): LoadResult {
-  const assembler = new SnapshotAssembler();
+  const assembler = new SnapshotAssembler(options);
   for (const file of files) assembler.addFile(file);
   return assembler.finish(options);
 }
@@ -29,7 +29,13 @@ export function snapshotFromFiles(files: readonly CaptureFile[], options: LoadOp
 /** The same, one file at a time: a reader can drop each file's text once it is added. */
 export class SnapshotAssembler {
   readonly #merger = new CaptureMerger();
+  readonly #maxFileBytes: number | undefined;
   #files = 0;
+
+  /** `maxFileBytes`: `--max-file-size` (see captureContent). */
+  constructor(options: Pick<LoadOptions, 'maxFileBytes'> = {}) {
+    this.#maxFileBytes = options.maxFileBytes;
+  }
 
   addFile(file: CaptureFile): void {
     const path = displayPath(file.path);
@@ -37,9 +43,17 @@ export class SnapshotAssembler {
       const content = captureContent(
         basename(file.path),
         'text' in file ? file.text : 'bytes' in file ? file.bytes : file.source,
+        this.#maxFileBytes === undefined ? {} : { maxBytes: this.#maxFileBytes },
       );
-      if (isControllerLog(content.name)) this.#merger.addLogs(readControllerLog(content.text(), path));
-      else this.#merger.add(path, recogniseCapture(content, basename(content.name, extname(content.name))));
+      // Line by line: a log may be longer than one string can hold.
+      if (isControllerLog(content.name)) {
+        const { lines, dropped } = readControllerLogFrom(content.open(), path);
+        const all = lines.length + dropped;
+        this.#merger.addLogs(
+          lines,
+          dropped > 0 ? `${path}: read the last ${int(lines.length)} of ${int(all)} log lines` : undefined,
+        );
+      } else this.#merger.add(path, recogniseCapture(content, basename(content.name, extname(content.name))));
     } catch (error) {
       throw asInputError(path, error);
     }
@@ -50,6 +64,8 @@ export class SnapshotAssembler {
     return { ...this.#merger.finish(options.clusterName || undefined), files: this.#files };
   }
 }
+
+const int = (n: number) => n.toLocaleString('en-US');
 
 /** Logs are the one kind recognised by name: their lines have no shape to recognise. */
 function isControllerLog(path: string): boolean {

@@ -1,6 +1,8 @@
 import { Buffer, constants } from 'node:buffer';
-import { gunzipSync } from 'node:zlib';
+import { formatByteSize } from '../domain/byte-size.ts';
+import { gunzipSource } from './gunzip-source.ts';
 import { ShapeError } from './shape.ts';
+import { DEFAULT_MAX_FILE_BYTES, holdsAtMost, limitedSource, overLimit } from './size-limit.ts';
 
 /** Reads one file front to back, a piece at a time; `close` may come before the end. */
 export interface ByteReader {
@@ -12,6 +14,8 @@ export interface ByteReader {
 /** Something that can be read front to back, as often as needed. */
 export interface ByteSource {
   open(): ByteReader;
+  /** How many bytes there are, when that is known without reading them (a file on disk). */
+  size?(): number;
 }
 
 /**
@@ -27,9 +31,11 @@ export interface CaptureContent {
   readonly name: string;
   /** The first bytes (all of them for a small file). */
   readonly head: Buffer;
+  /** The size limit it was read under (`--max-file-size`): what a parser may make of it scales with it. */
+  readonly maxBytes: number;
   open(): ByteReader;
   bytes(): Buffer;
-  /** ShapeError when there is more than fits one string. */
+  /** ShapeError when there is more than fits one string (about 512 MiB). */
   text(): string;
   /** Whether there are at most `limit` bytes, reading no more than needed to tell. */
   hasAtMost(limit: number): boolean;
@@ -37,24 +43,53 @@ export interface CaptureContent {
   blankedUpTo(end: number): CaptureContent;
 }
 
-/** Well above any capture (a 100,000-pod `-o json` is about 1 GB), and a bound on a gzip bomb. */
-const MAX_UNPACKED_BYTES = 4 * 1024 ** 3;
 /** How much of the start decides "binary": enough for any header, cheap for any file. */
 const SNIFF_BYTES = 8192;
+/** V8's longest string, in UTF-16 units: UTF-8 text of at most this many bytes always fits. */
+const MAX_TEXT_BYTES = constants.MAX_STRING_LENGTH;
 
-export function captureContent(name: string, raw: ByteSource | Uint8Array | string): CaptureContent {
-  if (typeof raw === 'string') return fromMemory(name, Buffer.from(raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw, 'utf8'));
+export interface ContentOptions {
+  /** Refuse content over this many bytes, unpacked (`--max-file-size`); default 1 GiB. */
+  maxBytes?: number;
+}
+
+/**
+ * The content of a capture file. Too much of it (`maxBytes`) is refused before any of it is parsed
+ * or held: a file on disk by its size, a gzip file by unpacking it once, keeping nothing.
+ */
+export function captureContent(
+  name: string,
+  raw: ByteSource | Uint8Array | string,
+  options: ContentOptions = {},
+): CaptureContent {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_FILE_BYTES;
+  if (typeof raw === 'string') {
+    const bytes = Buffer.from(raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw, 'utf8');
+    if (bytes.length > maxBytes) throw overLimit(maxBytes, false);
+    return fromMemory(name, bytes, maxBytes);
+  }
   const source = raw instanceof Uint8Array ? memorySource(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)) : raw;
+  return fromSource(name, source, maxBytes, false);
+}
+
+function fromSource(name: string, source: ByteSource, maxBytes: number, unpacked: boolean): CaptureContent {
+  const size = source.size?.();
+  if (size !== undefined && size > maxBytes) throw overLimit(maxBytes, unpacked);
   const head = readHead(source);
   if (isGzip(head)) {
     const unpackedName = /\.(?:tgz|taz)$/i.test(name) ? `${name.slice(0, -4)}.tar` : name.replace(/\.(?:gz|gzip)$/i, '');
-    return captureContent(unpackedName, gunzip(readAll(source)));
+    return fromSource(unpackedName, limitedSource(gunzipSource(source, maxBytes), maxBytes, true), maxBytes, true);
   }
   refuseArchivesAndBinary(head, name);
-  if (head[0] === 0xff && head[1] === 0xfe) return fromUtf16(name, readAll(source), 'utf-16le');
-  if (head[0] === 0xfe && head[1] === 0xff) return fromUtf16(name, readAll(source), 'utf-16be');
+  // Unpacked content has no size until it is unpacked: once through, keeping nothing, so that a
+  // bomb is refused before a parser holds any of it.
+  if (size === undefined && !holdsAtMost(source, maxBytes)) throw overLimit(maxBytes, unpacked);
+  // The size on disk was read before the file was: it may have grown since.
+  const limited = limitedSource(source, maxBytes, unpacked);
+  if (head[0] === 0xff && head[1] === 0xfe) return fromUtf16(name, limited, 'utf-16le', maxBytes);
+  if (head[0] === 0xfe && head[1] === 0xff) return fromUtf16(name, limited, 'utf-16be', maxBytes);
   const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
-  return new SourceContent(name, source, bom, 0, head.subarray(bom));
+  return new SourceContent(name, maxBytes, limited, bom, 0, head.subarray(bom));
 }
 
 /** `bytes.toString()`, or a ShapeError past V8's longest string (about 512 MiB). */
@@ -62,17 +97,21 @@ function decodeUtf8(bytes: Buffer, start = 0, end = bytes.length): string {
   try {
     return bytes.toString('utf8', start, end);
   } catch (error) {
-    const limit = `${Math.round(constants.MAX_STRING_LENGTH / 1024 ** 2)} MiB`;
-    throw new ShapeError(
-      `too large to read as text (over ${limit}): capture Kubernetes objects with -o json, which is read piece by piece, or split the file`,
-      { cause: error },
-    );
+    throw tooLargeForText(error);
   }
+}
+
+function tooLargeForText(cause?: unknown): ShapeError {
+  return new ShapeError(
+    `too large to read as text (over ${formatByteSize(MAX_TEXT_BYTES)}): capture Kubernetes objects with -o json, which is read piece by piece, or split the file`,
+    { cause },
+  );
 }
 
 /** A source's bytes from `skip` on, the first `blank` of those blanked out; `head` when already read. */
 class SourceContent implements CaptureContent {
   readonly name: string;
+  readonly maxBytes: number;
   readonly #source: ByteSource;
   readonly #skip: number;
   readonly #blank: number;
@@ -80,8 +119,9 @@ class SourceContent implements CaptureContent {
   #bytes: Buffer | undefined;
   #text: string | undefined;
 
-  constructor(name: string, source: ByteSource, skip: number, blank: number, head?: Buffer) {
+  constructor(name: string, maxBytes: number, source: ByteSource, skip: number, blank: number, head?: Buffer) {
     this.name = name;
+    this.maxBytes = maxBytes;
     this.#source = source;
     this.#skip = skip;
     this.#blank = blank;
@@ -125,8 +165,13 @@ class SourceContent implements CaptureContent {
   }
 
   text(): string {
-    // Kept instead of the bytes: a large YAML capture is then in memory once, not twice.
-    this.#text ??= decodeUtf8(this.#bytes ?? readAll(this));
+    if (this.#text === undefined) {
+      // More than one string holds is refused before any of it is read (a file on disk says its size).
+      const size = this.#source.size?.();
+      if (this.#bytes === undefined && size !== undefined && size - this.#skip > MAX_TEXT_BYTES) throw tooLargeForText();
+      // Kept instead of the bytes: a large YAML capture is then in memory once, not twice.
+      this.#text = decodeUtf8(this.#bytes ?? readAll(this, MAX_TEXT_BYTES));
+    }
     return this.#text;
   }
 
@@ -153,7 +198,7 @@ class SourceContent implements CaptureContent {
   blankedUpTo(end: number): CaptureContent {
     const blank = Math.max(this.#blank, end);
     const head = this.#head && blankedCopy(this.#head, Math.min(blank, this.#head.length));
-    return new SourceContent(this.name, this.#source, this.#skip, blank, head);
+    return new SourceContent(this.name, this.maxBytes, this.#source, this.#skip, blank, head);
   }
 }
 
@@ -164,16 +209,41 @@ function blankedCopy(bytes: Buffer, count: number): Buffer {
   return copy;
 }
 
-function fromMemory(name: string, bytes: Buffer): CaptureContent {
-  return new SourceContent(name, memorySource(bytes), 0, 0);
+function fromMemory(name: string, bytes: Buffer, maxBytes: number): CaptureContent {
+  return new SourceContent(name, maxBytes, memorySource(bytes), 0, 0);
 }
 
-function fromUtf16(name: string, bytes: Buffer, encoding: 'utf-16le' | 'utf-16be'): CaptureContent {
-  return fromMemory(name, Buffer.from(new TextDecoder(encoding).decode(bytes.subarray(2)), 'utf8'));
+/** UTF-16 text as UTF-8, a piece at a time. */
+function fromUtf16(name: string, source: ByteSource, encoding: 'utf-16le' | 'utf-16be', maxBytes: number): CaptureContent {
+  const utf8: ByteSource = {
+    open() {
+      const reader = source.open();
+      // Drops the byte order mark; a character cut in two between pieces waits for its other half.
+      const decoder = new TextDecoder(encoding);
+      let ended = false;
+      return {
+        next() {
+          while (!ended) {
+            const piece = reader.next();
+            const text = piece === undefined ? decoder.decode() : decoder.decode(piece, { stream: true });
+            if (piece === undefined) ended = true;
+            if (text.length > 0) return Buffer.from(text, 'utf8');
+          }
+          return undefined;
+        },
+        close() {
+          ended = true;
+          reader.close();
+        },
+      };
+    },
+  };
+  return new SourceContent(name, maxBytes, utf8, 0, 0);
 }
 
 function memorySource(bytes: Buffer): ByteSource {
   return {
+    size: () => bytes.length,
     open() {
       let done = false;
       return {
@@ -207,11 +277,17 @@ function readHead(source: ByteSource): Buffer {
   }
 }
 
-function readAll(source: ByteSource): Buffer {
+/** All of `source`; a ShapeError past `limit` bytes (more than one string can hold). */
+function readAll(source: ByteSource, limit = Number.POSITIVE_INFINITY): Buffer {
   const reader = source.open();
   try {
     const pieces: Buffer[] = [];
-    for (let piece = reader.next(); piece !== undefined; piece = reader.next()) pieces.push(piece);
+    let length = 0;
+    for (let piece = reader.next(); piece !== undefined; piece = reader.next()) {
+      pieces.push(piece);
+      length += piece.length;
+      if (length > limit) throw tooLargeForText();
+    }
     return pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces);
   } finally {
     reader.close();
@@ -220,17 +296,6 @@ function readAll(source: ByteSource): Buffer {
 
 function isGzip(bytes: Buffer): boolean {
   return bytes[0] === 0x1f && bytes[1] === 0x8b;
-}
-
-function gunzip(bytes: Buffer): Buffer {
-  try {
-    return gunzipSync(bytes, { maxOutputLength: MAX_UNPACKED_BYTES });
-  } catch (error) {
-    const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
-    const why =
-      code === 'ERR_BUFFER_TOO_LARGE' ? `unpacks to more than ${MAX_UNPACKED_BYTES / 1024 ** 3} GiB` : 'truncated or corrupt';
-    throw new ShapeError(`a gzip file that cannot be unpacked (${why})`, { cause: error });
-  }
 }
 
 const ARCHIVES: readonly { test: (head: Buffer, name: string) => boolean; what: string }[] = [

@@ -110,9 +110,11 @@ export class CaptureMerger {
     }
   }
 
-  addLogs(lines: readonly LogLine[]): void {
+  /** `notice`: what the user should know about them (only the last lines of a long log are read). */
+  addLogs(lines: readonly LogLine[], notice?: string): void {
     this.#captured.add('logs');
     for (const line of lines) this.#logs.push(line);
+    if (notice) this.#notices.push(notice);
   }
 
   #addAws(path: string, raw: AwsCliOutput): void {

@@ -1,4 +1,6 @@
+import { Buffer } from 'node:buffer';
 import type { LogLine } from '../domain/aws.ts';
+import type { ByteReader } from './capture-content.ts';
 import { isRecord, type JsonRecord } from './shape.ts';
 
 /**
@@ -16,11 +18,101 @@ export function readControllerLog(text: string, file: string): LogLine[] {
     const raw = text.slice(start, end < 0 ? text.length : end);
     lineNumber++;
     start = end < 0 ? text.length + 1 : end + 1;
-    const line = raw.replace(/\r$/, '');
-    if (line.trim() === '') continue;
-    lines.push(parseLogLine(line, `${file}:${lineNumber}`));
+    addLine(lines, raw, `${file}:${lineNumber}`);
   }
   return lines;
+}
+
+/**
+ * Karpenter's lines are a few kB (an error quoting a whole object, a few MB); a longer one keeps
+ * its first 64 MiB. Past that it is no log line anyone wrote, and one line must not take all memory.
+ */
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * How much of a log file is kept: its last lines, as many as fit both bounds. A live scan reads
+ * the last 500 lines per container; this is hours of a busy controller's log, and what one file
+ * can make the scan hold (a gzip of one line repeated is millions of lines).
+ */
+const MAX_KEPT_LINES = 200_000;
+const MAX_KEPT_TEXT = 128 * 1024 * 1024;
+
+export interface ControllerLog {
+  lines: LogLine[];
+  /** Lines before the kept ones, left out (not blank ones). */
+  dropped: number;
+}
+
+/**
+ * The same, read from `reader` a piece at a time: a log file never has to fit one string, and a
+ * line is decoded only once it is whole (a character cut in two between pieces stays whole). Only
+ * the last lines are kept and parsed (MAX_KEPT_LINES, MAX_KEPT_TEXT).
+ */
+export function readControllerLogFrom(reader: ByteReader, file: string): ControllerLog {
+  const kept: ({ text: string; lineNumber: number } | undefined)[] = [];
+  let first = 0;
+  let keptText = 0;
+  let dropped = 0;
+  let lineNumber = 0;
+  const keep = (text: string) => {
+    lineNumber++;
+    if (text.trim() === '') return;
+    kept.push({ text, lineNumber });
+    keptText += text.length;
+    while (kept.length - first > MAX_KEPT_LINES || (keptText > MAX_KEPT_TEXT && kept.length - first > 1)) {
+      keptText -= kept[first]?.text.length ?? 0;
+      kept[first++] = undefined;
+      dropped++;
+    }
+    if (first > 65_536 && first * 2 > kept.length) {
+      kept.splice(0, first);
+      first = 0;
+    }
+  };
+  let partial: Buffer[] = [];
+  let partialBytes = 0;
+  const take = (bytes: Buffer) => {
+    const room = MAX_LINE_BYTES - partialBytes;
+    if (room <= 0) return;
+    const part = bytes.length > room ? bytes.subarray(0, room) : bytes;
+    // A copy: the rest of a line must not keep the whole piece it came in alive.
+    partial.push(Buffer.from(part));
+    partialBytes += part.length;
+  };
+  const endLine = () => {
+    keep((partial.length === 1 ? (partial[0] as Buffer) : Buffer.concat(partial, partialBytes)).toString('utf8'));
+    partial = [];
+    partialBytes = 0;
+  };
+  try {
+    for (let piece = reader.next(); piece !== undefined; piece = reader.next()) {
+      let start = 0;
+      for (let end = piece.indexOf(0x0a); end >= 0; end = piece.indexOf(0x0a, start)) {
+        if (partialBytes === 0) keep(piece.toString('utf8', start, Math.min(end, start + MAX_LINE_BYTES)));
+        else {
+          take(piece.subarray(start, end));
+          endLine();
+        }
+        start = end + 1;
+      }
+      if (start < piece.length) take(piece.subarray(start));
+    }
+    if (partialBytes > 0) endLine();
+  } finally {
+    reader.close();
+  }
+  const lines: LogLine[] = [];
+  for (let i = first; i < kept.length; i++) {
+    const line = kept[i];
+    if (line) addLine(lines, line.text, `${file}:${line.lineNumber}`);
+  }
+  return { lines, dropped };
+}
+
+function addLine(lines: LogLine[], raw: string, origin: string): void {
+  const line = raw.replace(/\r$/, '');
+  if (line.trim() === '') return;
+  lines.push(parseLogLine(line, origin));
 }
 
 const KUBECTL_PREFIX = /^\[(?:pod\/)?[^\]\s/]+\/[^\]\s]+\] ?/; // kubectl logs --prefix

@@ -1,5 +1,7 @@
 import { Buffer } from 'node:buffer';
+import { formatByteSize } from '../domain/byte-size.ts';
 import type { ByteReader } from './capture-content.ts';
+import { ShapeError } from './shape.ts';
 
 /**
  * JSON capture bytes → their top-level values, read and parsed a list element at a time.
@@ -15,8 +17,12 @@ import type { ByteReader } from './capture-content.ts';
  * `jq '.items[]'`). On invalid JSON returns where it went wrong: the caller then parses the text
  * with JSON.parse for V8's error message.
  */
-export function parseJsonValues(reader: ByteReader, keep: (element: unknown) => unknown): unknown[] | { invalidAt: number } {
-  const scanner = new JsonScanner(reader, keep);
+export function parseJsonValues(
+  reader: ByteReader,
+  keep: (element: unknown) => unknown,
+  options: { maxElements?: number } = {},
+): unknown[] | { invalidAt: number } {
+  const scanner = new JsonScanner(reader, keep, options.maxElements ?? Number.POSITIVE_INFINITY);
   try {
     return scanner.values();
   } catch (error) {
@@ -40,6 +46,14 @@ const CLOSE_BRACKET = 0x5d;
 const END = -1;
 /** The API server refuses objects over about 1.5 MB; past this a guessed end is surely wrong. */
 const MAX_GUESSED_OBJECT_BYTES = 4 * 1024 * 1024;
+/**
+ * The longest value parsed whole: a list element (a Kubernetes object is at most about 1.5 MB, an
+ * EC2 reservation a few MB) or a member that is no list. Longer is no kubectl or AWS CLI output,
+ * and holding it would take memory (and JSON.parse a string) the size of the file.
+ */
+const MAX_VALUE_BYTES = 64 * 1024 * 1024;
+/** Longer leading whitespace is no indentation of a pretty-printer's (see #closingLineOf). */
+const MAX_INDENTATION = 4096;
 const NEWLINE = Buffer.from('\n');
 const CLOSING_BRACE = Buffer.from('}');
 
@@ -50,6 +64,8 @@ const CLOSING_BRACE = Buffer.from('}');
 class JsonScanner {
   readonly #reader: ByteReader;
   readonly #keep: (element: unknown) => unknown;
+  readonly #maxElements: number;
+  #elements = 0;
   #window: Buffer = Buffer.alloc(0);
   #base = 0;
   #keepFrom = 0;
@@ -59,9 +75,10 @@ class JsonScanner {
   /** Where the value being parsed starts: where to look when something is wrong. */
   position = 0;
 
-  constructor(reader: ByteReader, keep: (element: unknown) => unknown) {
+  constructor(reader: ByteReader, keep: (element: unknown) => unknown, maxElements: number) {
     this.#reader = reader;
     this.#keep = keep;
+    this.#maxElements = maxElements;
   }
 
   values(): unknown[] {
@@ -110,6 +127,12 @@ class JsonScanner {
       const closing = this.#closingLineOf(i);
       this.#startAt(i);
       const [element, end] = (closing && this.#prettyObject(i, closing)) || this.#whole(i);
+      // Each one is held: millions of tiny ones (a gzip of one repeated) would fill V8's heap.
+      if (++this.#elements > this.#maxElements) {
+        throw new ShapeError(
+          `more than ${this.#maxElements.toLocaleString('en-US')} list items, more than any kubectl or aws CLI output of this size holds (--max-file-size raises both)`,
+        );
+      }
       elements.push(this.#keep(element));
       i = this.#skipSpace(end);
       if (this.#byte(i) === CLOSE_BRACKET) return [elements, i + 1];
@@ -228,12 +251,30 @@ class JsonScanner {
     }
   }
 
-  /** Skips whitespace, noting where the last line in it started (-1 when it held no line break). */
+  /**
+   * Skips whitespace, noting where the last line in it started (-1 when it held no line break).
+   * Nothing before that line (nor, past any indentation, before the whitespace's end) is looked at
+   * again: a file of mostly whitespace is never held.
+   */
   #skipSpace(start: number): number {
     let i = start;
     this.#lineStart = -1;
-    for (let c = this.#byte(i); isSpace(c); c = this.#byte(++i)) if (c === 0x0a) this.#lineStart = i + 1;
-    return i;
+    for (;;) {
+      // The hot loop: a local view of the window until it runs out.
+      const window = this.#window;
+      const base = this.#base;
+      let index = i - base;
+      while (index < window.length) {
+        const c = window[index] as number;
+        if (c === 0x0a) this.#lineStart = base + index + 1;
+        else if (c !== 0x20 && c !== 0x0d && c !== 0x09) return base + index;
+        index++;
+      }
+      i = base + index;
+      if (this.#lineStart >= 0 && i - this.#lineStart > MAX_INDENTATION) this.#lineStart = -1; // no pretty-printer's
+      if (this.#keepFrom < i) this.#keepFrom = this.#lineStart >= 0 ? this.#lineStart : i;
+      if (this.#byte(i) === END) return i;
+    }
   }
 
   #startAt(position: number): void {
@@ -261,6 +302,11 @@ class JsonScanner {
     const end = this.#base + this.#window.length;
     const from = Math.min(this.#keepFrom, end);
     const kept = this.#window.subarray(from - this.#base);
+    if (kept.length + piece.length > MAX_VALUE_BYTES + MAX_GUESSED_OBJECT_BYTES) {
+      throw new ShapeError(
+        `a single JSON value of more than ${formatByteSize(MAX_VALUE_BYTES)} (from byte ${from}), larger than any kubectl or aws CLI output holds: split the file`,
+      );
+    }
     this.#window = kept.length === 0 ? piece : Buffer.concat([kept, piece]);
     this.#base = from;
   }

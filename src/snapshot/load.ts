@@ -7,10 +7,16 @@ import { SnapshotAssembler } from './build-snapshot.ts';
 import { listCaptureFiles, readCaptureFile } from './read-capture-files.ts';
 
 export { snapshotFromFiles } from './build-snapshot.ts';
+export { DEFAULT_MAX_FILE_BYTES } from './size-limit.ts';
 
 export interface LoadOptions {
   /** `--cluster NAME`: wins over every name found in the capture (and must agree with describe-cluster). */
   clusterName?: string;
+  /**
+   * `--max-file-size`: a capture file whose content (unpacked, for gzip) is larger is refused
+   * without being read whole. Default DEFAULT_MAX_FILE_BYTES (1 GiB).
+   */
+  maxFileBytes?: number;
 }
 
 export interface LoadResult {
@@ -23,7 +29,7 @@ export interface LoadResult {
 
 /** Reads capture files and directories into one snapshot. Rejects only with InputError or UsageError. */
 export async function loadSnapshot(paths: readonly string[], options: LoadOptions = {}): Promise<LoadResult> {
-  const assembler = new SnapshotAssembler();
+  const assembler = new SnapshotAssembler(options);
   // One file at a time, and a large one a piece at a time: captures of large clusters run to GBs.
   for (const path of await listCaptureFiles(paths)) assembler.addFile(readCaptureFile(path));
   return assembler.finish(options);

@@ -14,34 +14,56 @@ export function parseDocuments(content: CaptureContent): unknown[] {
   if (first === '{' || first === '[') {
     // kubectl and the AWS CLI never print YAML starting with a brace: such a file is JSON, and
     // reading broken JSON as flow-style YAML would hide the mistake.
-    const parsed = parseJsonValues(content.open(), dropUnusedFields);
+    const parsed = parseJsonValues(content.open(), dropUnusedFields, {
+      maxElements: Math.floor(content.maxBytes / BYTES_PER_ITEM),
+    });
     return Array.isArray(parsed) ? parsed : throwJsonError(content, parsed.invalidAt);
   }
   return parseYamlDocuments(content.text());
 }
 
+/**
+ * The fewest bytes a list item takes as kubectl and the AWS CLI print them (an Event is about
+ * 1 kB, a Pod several): a file holds at most its size over this many. 2 million in 1 GiB.
+ */
+const BYTES_PER_ITEM = 512;
+
 function firstNonBlank(content: CaptureContent): string | undefined {
-  const head = content.head;
-  const bytes = head.every(isSpace) && !content.hasAtMost(head.length) ? content.bytes() : head;
-  const first = bytes.find((c) => !isSpace(c));
-  return first === undefined ? undefined : String.fromCharCode(first);
+  const inHead = content.head.find((c) => !isSpace(c));
+  if (inHead !== undefined) return String.fromCharCode(inHead);
+  // All blank so far: read on, a piece at a time, holding none of it.
+  const reader = content.open();
+  try {
+    for (let piece = reader.next(); piece !== undefined; piece = reader.next()) {
+      const first = piece.find((c) => !isSpace(c));
+      if (first !== undefined) return String.fromCharCode(first);
+    }
+    return undefined;
+  } finally {
+    reader.close();
+  }
 }
 
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
+/** Invalid JSON up to this size is parsed again whole for V8's message and the line. */
+const MAX_REREAD_BYTES = 64 * 1024 * 1024;
+
 /**
  * The JSON is invalid: V8's message for it, with the line in the file. Values one after another
  * are parsed in turn, so the line is right for an error in any of them.
  */
 function throwJsonError(content: CaptureContent, invalidAt: number): never {
+  // Large: V8 would need the whole file as one string to say more than the reader did.
+  const whereOnly = () => new ShapeError(`not JSON or YAML (invalid JSON in the value starting at byte ${invalidAt})`);
+  if (!content.hasAtMost(MAX_REREAD_BYTES)) throw whereOnly();
   let text: string;
   try {
     text = content.text();
   } catch (error) {
-    // Too large for one string: V8 cannot say more than the reader did.
-    throw new ShapeError(`not JSON or YAML (invalid JSON in the value starting at byte ${invalidAt})`, { cause: error });
+    throw new ShapeError(whereOnly().message, { cause: error });
   }
   let offset = 0;
   let line = 1;

@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { closeSync, fstatSync, openSync, readSync, type Dirent, type Stats } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InputError, UsageError } from '../domain/errors.ts';
@@ -50,6 +50,13 @@ function fileSource(path: string): ByteSource {
     throw new InputError(displayPath(path), `cannot be read (${codeOf(error)})`, { cause: error });
   };
   return {
+    size() {
+      try {
+        return statSync(path).size;
+      } catch (error) {
+        return fail(error);
+      }
+    },
     open() {
       let fd: number | undefined;
       let size = 0;

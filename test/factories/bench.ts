@@ -15,6 +15,7 @@ export function benchResults(overrides: Partial<BenchResults> = {}): BenchResult
     bundles: undefined,
     interruptions: undefined,
     cleanup: undefined,
+    boundedRead: undefined,
     notMeasured: {},
     totalMs: 1,
     ...overrides,

@@ -3,9 +3,11 @@ import type { CleanupRequest, CleanupResult } from '../../domain/cleanup.ts';
 import { isEksClusterName } from '../../domain/aws.ts';
 import { UsageError } from '../../domain/errors.ts';
 import { isKubeObjectName } from '../../domain/kube-helpers.ts';
+import { formatByteSize } from '../../domain/byte-size.ts';
 import { formatDuration } from '../../domain/settings.ts';
+import { DEFAULT_MAX_FILE_BYTES } from '../../snapshot/size-limit.ts';
 import { DEFAULT_NODECLAIM_WAIT_MS } from '../../usecases/cleanup.ts';
-import { choiceOf, durationOf, parseFlags, type ParsedFlags, stringOf, stringsOf } from '../args.ts';
+import { byteSizeOf, choiceOf, durationOf, parseFlags, type ParsedFlags, stringOf, stringsOf } from '../args.ts';
 import { cleanupLiveCluster, cleanupSimulation, type CleanupRunOptions } from '../cleanup-run.ts';
 import type { LiveTarget } from '../cluster-scan.ts';
 import { writeLines } from '../io.ts';
@@ -27,6 +29,7 @@ const OPTIONS = {
   'nodeclaim-wait': { type: 'string' },
   timeout: { type: 'string' },
   output: { type: 'string', short: 'o' },
+  'max-file-size': { type: 'string' },
 } as const satisfies ParseArgsOptionsConfig;
 
 const CLEANUP_OUTPUTS = ['table', 'json'] as const;
@@ -54,6 +57,7 @@ Input:
   --context NAME               live: reach the Kubernetes API through this kubeconfig context instead of an EKS token
   --simulate PATH...           clean a simulated cluster seeded from captured files (fake Kubernetes API, in-memory AWS)
   --apply                      do it (default: dry run, lists what would be done and changes nothing)
+  --max-file-size SIZE         --simulate: refuse a capture file holding more than this, unpacked (default ${formatByteSize(DEFAULT_MAX_FILE_BYTES).replace(' ', '')})
 
 Options:
   --nodepool NAME              only this NodePool and its instances (repeat for several); launch templates and
@@ -87,6 +91,7 @@ export const cleanupCommand: Command = {
         `--cluster ${JSON.stringify(clusterName)} is not an EKS cluster name (letters, digits, - and _, a letter or digit first, at most 100)`,
       );
     }
+    const maxFileBytes = byteSizeOf('max-file-size', values['max-file-size']);
     checkModeFlags(simulate, values);
     const request = requestOf(values);
 
@@ -104,7 +109,12 @@ export const cleanupCommand: Command = {
     const { result, region } = await (async () => {
       try {
         return simulate.length > 0
-          ? await cleanupSimulation(simulate, clusterName, options, ctx)
+          ? await cleanupSimulation(
+              simulate,
+              { ...(clusterName ? { clusterName } : {}), ...(maxFileBytes ? { maxFileBytes } : {}) },
+              options,
+              ctx,
+            )
           : await cleanupLiveCluster(liveTarget(clusterName!, values), options, ctx);
       } finally {
         progress.clear();
@@ -145,6 +155,7 @@ function checkModeFlags(simulate: string[], values: ParsedFlags['values']): void
   if (values.cluster === undefined) {
     throw new UsageError('cleanup needs --cluster NAME or --simulate PATH... (see karpenter-sentinel help cleanup)');
   }
+  if (values['max-file-size'] !== undefined) throw new UsageError('--max-file-size applies to captured files only (--simulate)');
 }
 
 function requestOf(values: ParsedFlags['values']): Omit<CleanupRequest, 'clusterName'> {

@@ -108,7 +108,7 @@ async function demoCleanup(root: URL, style: Style, ctx: CliContext): Promise<st
     const folder = asTyped(fileURLToPath(new URL(`${CLEANUP_DEMO_EXAMPLE}/`, root)));
     const { result, region } = await cleanupSimulation(
       [folder],
-      undefined,
+      {},
       {
         request: { dryRun: false, deleteNodePools: true },
         deadline: new Date(ctx.services.timer.now().getTime() + DEFAULT_CLEANUP_TIMEOUT_MS),

@@ -1,7 +1,9 @@
 import type { ParseArgsOptionsConfig } from 'node:util';
+import { formatByteSize } from '../../domain/byte-size.ts';
 import { UsageError } from '../../domain/errors.ts';
 import { CLI_ACTIONS, DEFAULT_DETECTION, formatDuration, type DetectionSettings } from '../../domain/settings.ts';
 import {
+  byteSizeOf,
   choiceOf,
   countOf,
   durationOf,
@@ -19,6 +21,7 @@ import { actionsFor, scanLiveCluster, scanSimulation, type LiveTarget } from '..
 import { renderReport } from '../render/index.ts';
 import { gapsLine } from '../render/format.ts';
 import { colourEnabled } from '../render/style.ts';
+import { DEFAULT_MAX_FILE_BYTES } from '../../snapshot/size-limit.ts';
 import type { Command } from './command.ts';
 
 const OPTIONS = {
@@ -36,6 +39,7 @@ const OPTIONS = {
   registration: { type: 'string' },
   'orphan-grace': { type: 'string' },
   'max-terminations': { type: 'string' },
+  'max-file-size': { type: 'string' },
 } as const satisfies ParseArgsOptionsConfig;
 
 const d = DEFAULT_DETECTION;
@@ -54,6 +58,7 @@ Input:
   --simulate PATH...           serve captured files as a cluster (fake Kubernetes API on 127.0.0.1, in-memory AWS)
   --apply                      carry out the planned remediations (live and simulated scans; default: dry run)
   --now ISO-8601               the time to judge ages against, e.g. 2026-01-01T00:00:00Z (default: now)
+  --max-file-size SIZE         --from/--simulate: refuse a capture file holding more than this, unpacked (default ${formatByteSize(DEFAULT_MAX_FILE_BYTES).replace(' ', '')}; 512MiB, 2GiB, bytes)
 
 Thresholds (90s, 5m, 1h30m, or seconds):
   --controller-pending DUR     Karpenter controller pods Pending at least this long (default ${formatDuration(d.controllerPendingMs)})
@@ -91,14 +96,16 @@ export const scanCommand: Command = {
     const simulate = stringsOf(values.simulate);
     const clusterName = stringOf(values.cluster);
     if (clusterName?.trim() === '') throw new UsageError('--cluster needs a name');
+    const maxFileBytes = byteSizeOf('max-file-size', values['max-file-size']);
     checkModeFlags(from, simulate, values);
     const settings = { detection, actions: actionsFor(values.apply === true, maxTerminationsPerRun), now };
+    const capture = { ...(clusterName ? { clusterName } : {}), ...(maxFileBytes ? { maxFileBytes } : {}) };
 
     const report =
       from.length > 0
-        ? await scanCapture(from, { ...settings, ...(clusterName ? { clusterName } : {}) }, ctx)
+        ? await scanCapture(from, { ...settings, ...capture }, ctx)
         : simulate.length > 0
-          ? await scanSimulation(simulate, { ...settings, ...(clusterName ? { clusterName } : {}) }, ctx)
+          ? await scanSimulation(simulate, { ...settings, ...capture }, ctx)
           : await scanLiveCluster(liveTarget(clusterName!, values), settings, ctx);
     const outcome = { code: exitCodeFor(report, failOn), failOn };
     writeLines(ctx.io.stdout, renderReport(report, output, { colour: colourEnabled(ctx.io.stdout, ctx.io.terminal), outcome }));
@@ -129,6 +136,8 @@ function checkModeFlags(from: string[], simulate: string[], values: ParsedFlags[
       'scan needs --from PATH... (captured files), --simulate PATH... or --cluster NAME (see karpenter-sentinel help scan)',
     );
   }
+  if (values['max-file-size'] !== undefined)
+    throw new UsageError('--max-file-size applies to captured files only (--from or --simulate)');
 }
 
 function liveTarget(clusterName: string, values: ParsedFlags['values']): LiveTarget {

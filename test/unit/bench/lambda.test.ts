@@ -75,7 +75,9 @@ describe('parseSections', () => {
 
     // Assess
     expect(parsed).toEqual({ error: expect.stringContaining('unknown section "bundle"') });
-    expect((parsed as { error: string }).error).toContain('analysis, live, bundles, interruptions, cleanup, lambda');
+    expect((parsed as { error: string }).error).toContain(
+      'analysis, live, bundles, interruptions, cleanup, bounded-read, lambda',
+    );
   });
 });
 

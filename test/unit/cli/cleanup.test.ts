@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SERVICES, type CliServices } from '../../../src/cli/io.ts';
 import type { CleanupResult } from '../../../src/domain/cleanup.ts';
@@ -98,6 +99,15 @@ describe('cleanup --simulate', () => {
       [...EXPECTED.instancesTerminated.map((id) => `${id} terminated`), ...UNTOUCHED].sort(),
     );
     expect(shared.simulation.kubeApi.store.list('nodepools')).toEqual([]);
+  });
+
+  it('reads the capture within --max-file-size, refusing a larger file in one line', async () => {
+    const result = await cleanup(['--simulate', EXAMPLE, '--max-file-size', '4KiB']);
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `karpenter-sentinel: ${join(EXAMPLE, 'ec2nodeclasses.json')}: is more than 4 KiB (the limit; raise it with --max-file-size)\n`,
+    );
   });
 
   it('prints exactly the result object with --output json', async () => {
@@ -407,6 +417,11 @@ describe('cleanup usage errors', () => {
       '--nodepool "Spot_Pool" is not a NodePool name (lowercase letters, digits, - and .)',
     ],
     [['--cluster', 'dev', 'extra'], "unexpected argument 'extra' for 'cleanup'; paths go after --simulate"],
+    [
+      ['--simulate', 'cap', '--max-file-size', '1.5'],
+      "--max-file-size must be a size such as 512MiB, 2GiB or a number of bytes (got '1.5')",
+    ],
+    [['--cluster', 'dev', '--max-file-size', '1GiB'], '--max-file-size applies to captured files only (--simulate)'],
   ])('%j is one line, exit 2, nothing touched', async (flags, message) => {
     const touched: string[] = [];
     const services: Partial<CliServices> = {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readControllerLog, readControllerLogFrom } from '../../../src/snapshot/controller-logs.ts';
 import { loadSnapshot } from '../../../src/snapshot/load.ts';
 import { captureDir, removeCaptureDirs } from './capture-dir.ts';
 
@@ -222,3 +223,43 @@ describe('loadSnapshot: Karpenter controller logs', () => {
     await expect(loading).rejects.toThrow(/karpenter\.txt: .*controller logs need a \.log suffix/);
   });
 });
+
+describe('readControllerLogFrom: a log read a piece at a time', () => {
+  it('keeps the last 200,000 lines of a longer log, and says so', async () => {
+    // Prepare: one line more, then a blank one (not counted)
+    const text = `${Array.from({ length: 200_001 }, (_, i) => `line ${i + 1}`).join('\n')}\n\n`;
+
+    // Act
+    const { snapshot, notices, file } = await loadLog(text);
+
+    // Assess
+    expect(snapshot.logs).toHaveLength(200_000);
+    expect(snapshot.logs[0]).toMatchObject({ message: 'line 2', origin: `${file}:2` });
+    expect(snapshot.logs.at(-1)).toMatchObject({ message: 'line 200001', origin: `${file}:200001` });
+    expect(notices).toEqual([`${file}: read the last 200,000 of 200,001 log lines`]);
+  });
+
+  it('gives the lines reading it whole gives, however the pieces cut lines and characters', () => {
+    // Prepare: CRLF, a blank line, a character of 3 bytes and one of 4, no final line break
+    const text = `${ACCESS_DENIED}\r\n\n2025-12-28T20:35:39Z ERROR nœud ☃ 🚀 not ready\n${LAUNCH_FAILED}`;
+    const bytes = Buffer.from(text, 'utf8');
+
+    for (const size of [1, 2, 3, 5, 64, bytes.length]) {
+      // Act
+      const { lines } = readControllerLogFrom(piecesOf(bytes, size), 'karpenter.log');
+
+      // Assess
+      expect(lines).toEqual(readControllerLog(text, 'karpenter.log'));
+    }
+  });
+});
+
+function piecesOf(bytes: Buffer, size: number) {
+  let at = 0;
+  return {
+    next: () => (at < bytes.length ? bytes.subarray(at, (at += size)) : undefined),
+    close: () => {
+      at = bytes.length;
+    },
+  };
+}

@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLES_NOW } from '../../../../src/cli/commands/demo.ts';
 import type { Report } from '../../../../src/domain/report.ts';
@@ -79,6 +80,49 @@ describe('scan --from with the real loader', () => {
     expect(result.stderr).toBe(`karpenter-sentinel: ${missing}: no such file or directory\n`);
   });
 });
+
+describe('scan --from: a gzip bomb among good files', () => {
+  let bombed: string;
+  const bomb = () => join(bombed, 'nodeclaims.json.gz');
+
+  beforeAll(async () => {
+    bombed = await mkdtemp(join(tmpdir(), 'sentinel-bomb-'));
+    await writeFile(join(bombed, 'pods.json'), JSON.stringify(kubeList([karpenterPod({ name: 'karpenter-5697769d6c-x7k2p' })])));
+    // An empty NodeClaim list padded with 8 MiB of whitespace: a 10 kB file.
+    const padded = Buffer.concat([
+      Buffer.from('{"apiVersion":"v1","kind":"List","items":[\n'),
+      Buffer.alloc(8 * 1024 * 1024, 0x20),
+      Buffer.from(']}\n'),
+    ]);
+    await writeFile(bomb(), gzipSync(padded, { level: 9 }));
+  });
+  afterAll(async () => {
+    await rm(bombed, { recursive: true, force: true });
+  });
+
+  it('is refused in one line naming the file and the limit, exit 2 as for any unreadable file', async () => {
+    const result = await run(['scan', '--from', bombed, '--now', NOW, '--max-file-size', '4MiB'], { services });
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `karpenter-sentinel: ${bomb()}: unpacks to more than 4 MiB (the limit; raise it with --max-file-size)\n`,
+    );
+  });
+
+  it('is read, and the good files with it, once --max-file-size is above what it unpacks to', async () => {
+    const result = await run(['scan', '--from', bombed, '--now', NOW, '--max-file-size', '9MiB', '--output', 'json'], {
+      services,
+    });
+
+    expect(result.code).toBe(1);
+    expect((JSON.parse(result.stdout) as Report).findings.map((f) => f.code)).toEqual(['KARPENTER_CONTROLLER_PENDING']);
+  });
+});
+
+function kubeList(items: object[]) {
+  return { apiVersion: 'v1', kind: 'List', items };
+}
 
 describe('scan --from a capture holding an instance with forged Karpenter tags (issue 11)', () => {
   const ORPHANS = fileURLToPath(new URL('../../../../examples/orphans-after-destroy', import.meta.url));

@@ -48,6 +48,17 @@ describe('scan --simulate', () => {
     expect(statuses(result.stdout)).toEqual(['KARPENTER_CONTROLLER_PENDING ROLLOUT_RESTART planned']);
   });
 
+  it('reads the capture within --max-file-size, refusing a larger file in one line', async () => {
+    const folder = example('fargate-bootstrap-deadlock');
+
+    const result = await run(['scan', '--simulate', folder, '--now', EXAMPLES_NOW, '--max-file-size', '4KiB']);
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `karpenter-sentinel: ${join(folder, 'karpenter-namespace.json')}: is more than 4 KiB (the limit; raise it with --max-file-size)\n`,
+    );
+  });
+
   it('restarts the stuck controller with --apply', async () => {
     const result = await run([
       'scan',

@@ -40,6 +40,14 @@ describe('scan --from: input', () => {
     expect(loader.calls[0]?.options).toEqual({});
   });
 
+  it('passes --max-file-size to the loader in bytes', async () => {
+    const { loader, services } = scanServices();
+
+    await run(['scan', '--from', 'a', '--now', NOW, '--max-file-size', '2GiB'], { services });
+
+    expect(loader.calls[0]?.options).toEqual({ maxFileBytes: 2 * 1024 ** 3 });
+  });
+
   it('takes a path starting with a dash after --', async () => {
     const { loader, services } = scanServices();
 
@@ -337,6 +345,18 @@ describe('scan: usage errors are one line and exit 2', () => {
     [['scan', '--from', 'cap', '--orphan-grace', '-5m'], '--orphan-grace needs a value'],
     [['scan', '--from', 'cap', '--orphan-grace=-5m'], "--orphan-grace must be a duration such as 90s, 5m or 1h30m (got '-5m')"],
     [['scan', '--from', 'cap', '--max-terminations', 'all'], "--max-terminations must be a whole number, 0 or more (got 'all')"],
+    [
+      ['scan', '--from', 'cap', '--max-file-size', 'huge'],
+      "--max-file-size must be a size such as 512MiB, 2GiB or a number of bytes (got 'huge')",
+    ],
+    [
+      ['scan', '--from', 'cap', '--max-file-size', '0'],
+      "--max-file-size must be a size such as 512MiB, 2GiB or a number of bytes (got '0')",
+    ],
+    [
+      ['scan', '--cluster', 'prod', '--max-file-size', '2GiB'],
+      '--max-file-size applies to captured files only (--from or --simulate)',
+    ],
     [
       ['scan', '--from', 'cap', '--now', 'yesterday'],
       "--now must be an ISO-8601 time with a zone, e.g. 2026-01-01T00:00:00Z (got 'yesterday')",
