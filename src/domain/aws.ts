@@ -28,6 +28,11 @@ export function regionOfClusterArn(arn: string | undefined): string | undefined 
   return arn ? /^arn:[a-z-]+:eks:([a-z0-9-]+):/.exec(arn)?.[1] : undefined;
 }
 
+/** Region of an availability zone (`us-east-1a` → `us-east-1`). */
+export function regionOfZone(zone: string | undefined): string | undefined {
+  return zone ? /^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$/.exec(zone)?.[1] : undefined;
+}
+
 export type AuthenticationMode = 'CONFIG_MAP' | 'API' | 'API_AND_CONFIG_MAP' | string;
 
 export interface ClusterInfo {

@@ -11,7 +11,7 @@
  * instance, not a tag. Detection, the TERMINATE_INSTANCE planner and
  * executor, and the destroy-time cleanup all decide with this one function.
  */
-import { regionOfClusterArn, type Instance, type InstanceProfile, type LaunchTemplate } from './aws.ts';
+import { regionOfClusterArn, regionOfZone, type Instance, type InstanceProfile, type LaunchTemplate } from './aws.ts';
 import type { CauseCodeOf } from './codes.ts';
 import { hasLegacyKarpenterName, isKarpenterInstanceProfile, isUnderKarpenterPath, profileOfArn } from './instance-profiles.ts';
 import type { NodeClaim } from './kube.ts';
@@ -47,7 +47,10 @@ export interface ProvenanceEvidence {
    * not) listed. Only consulted when the launch template an instance names is gone.
    */
   instanceProfiles?: readonly InstanceProfile[] | undefined;
-  /** The cluster's region (its ARN, or the region the API calls went to); unknown: no profile proof. */
+  /**
+   * The cluster's region (its ARN, or the region the API calls went to). When unknown, the region of
+   * the instance's own availability zone (set by EC2) stands in; neither known: no profile proof.
+   */
   region?: string | undefined;
 }
 
@@ -144,16 +147,22 @@ export function instanceProvenance(instance: Instance, evidence: ProvenanceEvide
  * The fallback when the launch template is gone: the instance's profile (from DescribeInstances) is
  * one Karpenter made for this cluster in this region, by its `/karpenter/<region>/<cluster>/` path
  * or, for profiles from before v1.3 at `/`, its name `<cluster>_<digits>` and Karpenter's tags.
- * Strict: profiles not listed, or the region unknown, prove nothing.
+ * Strict: profiles not listed, or the region unknown, prove nothing; an instance in another region
+ * than the cluster is not the cluster's.
  */
 function profileProof(
   instance: Instance,
   evidence: ProvenanceEvidence,
 ): { proven: true; evidence: string } | { proven: false; reason: string } {
   const arn = instance.iamInstanceProfileArn;
-  const { cluster, region, instanceProfiles } = evidence;
+  const { cluster, instanceProfiles } = evidence;
   if (arn === undefined) return { proven: false, reason: 'the instance has no instance profile' };
   if (instanceProfiles === undefined) return { proven: false, reason: `instance profiles not captured: ${arn} cannot be checked` };
+  const instanceRegion = regionOfZone(instance.availabilityZone);
+  if (evidence.region !== undefined && instanceRegion !== undefined && instanceRegion !== evidence.region) {
+    return { proven: false, reason: `the instance runs in ${instanceRegion}, the cluster in ${evidence.region}` };
+  }
+  const region = evidence.region ?? instanceRegion;
   if (region === undefined) return { proven: false, reason: `the cluster's region is unknown: ${arn} cannot be checked` };
   const profile = profileOfArn(arn, instanceProfiles);
   if (!profile) return { proven: false, reason: `${arn} not found among the ${instanceProfiles.length} instance profiles captured` };

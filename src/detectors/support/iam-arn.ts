@@ -1,4 +1,4 @@
-import { regionOfClusterArn } from '../../domain/aws.ts';
+import { regionOfClusterArn, regionOfZone } from '../../domain/aws.ts';
 import { shellQuote } from '../../domain/shell.ts';
 
 /**
@@ -46,8 +46,7 @@ export function instanceProfileNameOf(arn: string | undefined): string | undefin
 export function regionOf(input: { clusterArn?: string; zone?: string }): string | undefined {
   const fromArn = regionOfClusterArn(input.clusterArn);
   if (fromArn) return fromArn;
-  const zone = input.zone ? /^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$/.exec(input.zone)?.[1] : undefined;
-  return zone;
+  return regionOfZone(input.zone);
 }
 
 /** ` --region us-east-1` for a CLI command, or nothing when the region is unknown. */

@@ -220,12 +220,6 @@ describe('instanceProvenance when the launch template is gone', () => {
       'us-east-1',
       "is not Karpenter's instance profile for cluster demo in us-east-1",
     ],
-    [
-      'Karpenter’s profile, with the cluster’s region unknown',
-      current,
-      null,
-      `the cluster's region is unknown: ${current.arn} cannot be checked`,
-    ],
   ])('refuses %s', (_label, profile, region, reason) => {
     const result = provenance(withProfile(profile), [profile], region);
 
@@ -234,6 +228,32 @@ describe('instanceProvenance when the launch template is gone', () => {
     expect(text).toContain(`launch template ${KARPENTER_LT_ID} not found among the 1 captured`);
     expect(text).toContain(`no proof by its instance profile either: `);
     expect(text).toContain(reason);
+  });
+
+  it('takes the instance’s own region (its availability zone, set by EC2) when the cluster’s is unknown (a deleted cluster)', () => {
+    expect(provenance(withProfile(current), [current], null)).toMatchObject({ proven: true, by: 'instance-profile' });
+  });
+
+  it('refuses when neither the cluster’s nor the instance’s region is known', () => {
+    const { availabilityZone: _zone, ...nowhere } = withProfile(current);
+
+    const result = provenance(nowhere, [current], null);
+
+    expect(result).toMatchObject({ proven: false, gap: 'LAUNCH_TEMPLATE_UNKNOWN' });
+    expect((result as Extract<Provenance, { proven: false }>).reason).toContain(
+      `the cluster's region is unknown: ${current.arn} cannot be checked`,
+    );
+  });
+
+  it('refuses an instance running in another region than the cluster, even with that region’s Karpenter path', () => {
+    const elsewhere = instanceProfile({ name: 'demo_2', path: '/karpenter/eu-west-1/demo/x/' });
+    const subject = { ...withProfile(elsewhere), availabilityZone: 'eu-west-1b' };
+
+    const result = provenance(subject, [elsewhere], 'us-east-1');
+
+    expect((result as Extract<Provenance, { proven: false }>).reason).toContain(
+      'no proof by its instance profile either: the instance runs in eu-west-1, the cluster in us-east-1',
+    );
   });
 
   it('refuses an instance with no instance profile', () => {
