@@ -146,15 +146,17 @@ async function describeClusterLaunchTemplates(ctx: CleanupContext): Promise<Laun
 }
 
 /**
- * For instances whose launch template Karpenter already deleted: their profile is the proof.
- * A failure only leaves them unproven (and running); the error says why.
+ * For instances whose launch template Karpenter already deleted: their profile is the proof. A
+ * failure leaves them unproven (and running), and so keeps the later steps from deleting the
+ * profiles that are the proof for the next run.
  */
 async function listInstanceProfilesForProof(ctx: CleanupContext): Promise<InstanceProfile[] | undefined> {
   try {
     return await ctx.connection.aws.iam.listInstanceProfiles();
   } catch (error) {
-    const what = '(to prove instances whose launch template is gone Karpenter\'s by their instance profile: they are not terminated)';
+    const what = "(the proof for instances whose launch template is gone: they are not terminated)";
     ctx.run.fail('instances', failedCall('ListInstanceProfiles', what, error));
+    notAllTerminated(ctx, 'the instance profiles could not be listed to prove instances whose launch template is gone');
     return undefined;
   }
 }
