@@ -154,7 +154,7 @@ async function listInstanceProfilesForProof(ctx: CleanupContext): Promise<Instan
   try {
     return await ctx.connection.aws.iam.listInstanceProfiles();
   } catch (error) {
-    const what = "(the proof for instances whose launch template is gone: they are not terminated)";
+    const what = '(the proof for instances whose launch template is gone: they are not terminated)';
     ctx.run.fail('instances', failedCall('ListInstanceProfiles', what, error));
     notAllTerminated(ctx, 'the instance profiles could not be listed to prove instances whose launch template is gone');
     return undefined;

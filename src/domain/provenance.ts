@@ -157,7 +157,8 @@ function profileProof(
   const arn = instance.iamInstanceProfileArn;
   const { cluster, instanceProfiles } = evidence;
   if (arn === undefined) return { proven: false, reason: 'the instance has no instance profile' };
-  if (instanceProfiles === undefined) return { proven: false, reason: `instance profiles not captured: ${arn} cannot be checked` };
+  if (instanceProfiles === undefined)
+    return { proven: false, reason: `instance profiles not captured: ${arn} cannot be checked` };
   const instanceRegion = regionOfZone(instance.availabilityZone);
   if (evidence.region !== undefined && instanceRegion !== undefined && instanceRegion !== evidence.region) {
     return { proven: false, reason: `the instance runs in ${instanceRegion}, the cluster in ${evidence.region}` };
@@ -165,11 +166,14 @@ function profileProof(
   const region = evidence.region ?? instanceRegion;
   if (region === undefined) return { proven: false, reason: `the cluster's region is unknown: ${arn} cannot be checked` };
   const profile = profileOfArn(arn, instanceProfiles);
-  if (!profile) return { proven: false, reason: `${arn} not found among the ${instanceProfiles.length} instance profiles captured` };
+  if (!profile)
+    return { proven: false, reason: `${arn} not found among the ${instanceProfiles.length} instance profiles captured` };
   const path = profile.path ?? '/';
   const karpenters =
-    isKarpenterInstanceProfile(profile, cluster, region) && (isUnderKarpenterPath(profile) || hasLegacyKarpenterName(profile, cluster));
-  if (!karpenters) return { proven: false, reason: `${arn} is not Karpenter's instance profile for cluster ${cluster} in ${region}` };
+    isKarpenterInstanceProfile(profile, cluster, region) &&
+    (isUnderKarpenterPath(profile) || hasLegacyKarpenterName(profile, cluster));
+  if (!karpenters)
+    return { proven: false, reason: `${arn} is not Karpenter's instance profile for cluster ${cluster} in ${region}` };
   const why = isUnderKarpenterPath(profile)
     ? `under Karpenter's path ${path}`
     : `named ${profile.name} at ${path} with Karpenter's tags for the cluster`;
@@ -179,9 +183,7 @@ function profileProof(
 /** The instance names a launch template that is not among those listed: only its profile can prove it then. */
 export function needsInstanceProfileProof(instance: Instance, launchTemplates: readonly LaunchTemplate[] | undefined): boolean {
   const templateId = instance.tags[LAUNCH_TEMPLATE_ID_TAG];
-  return (
-    templateId !== undefined && launchTemplates !== undefined && !launchTemplates.some((lt) => lt.id === templateId)
-  );
+  return templateId !== undefined && launchTemplates !== undefined && !launchTemplates.some((lt) => lt.id === templateId);
 }
 
 function unproven(gap: ProvenanceGap, reason: string): Provenance {

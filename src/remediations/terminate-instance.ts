@@ -35,11 +35,7 @@ export function terminationBlocker(
 }
 
 /** The evidence half: tags anyone can write prove nothing, so Karpenter must be shown to have launched it. */
-export function provenanceBlocker(
-  instance: Instance,
-  cluster: string,
-  launched: LaunchEvidence,
-): string | undefined {
+export function provenanceBlocker(instance: Instance, cluster: string, launched: LaunchEvidence): string | undefined {
   const provenance = instanceProvenance(instance, { cluster, ...launched });
   return provenance.proven ? undefined : `not proven to be launched by Karpenter: ${provenance.reason}`;
 }

@@ -455,7 +455,9 @@ describe('an instance whose launch template Karpenter already deleted', () => {
 
   it('is left running when the instance profiles cannot be listed: not proven, the error said, the profiles kept as its proof', async () => {
     const { simulation, cleanup } = await simulate();
-    simulation.aws.faults.fail('ListInstanceProfiles', { error: awsError('AccessDenied', 'not authorized: iam:ListInstanceProfiles') });
+    simulation.aws.faults.fail('ListInstanceProfiles', {
+      error: awsError('AccessDenied', 'not authorized: iam:ListInstanceProfiles'),
+    });
 
     const result = await cleanup(APPLY);
 

@@ -34,7 +34,9 @@ describe('isCleanupCandidate', () => {
 
   it('leaves a legacy tag that says shared, and another cluster, and an instance of no NodePool', () => {
     expect(
-      isCleanupCandidate(instance({ id: 'i-1', cluster: null, tags: { 'kubernetes.io/cluster/demo': 'shared' } }), 'demo', { launchTemplates: LTS }),
+      isCleanupCandidate(instance({ id: 'i-1', cluster: null, tags: { 'kubernetes.io/cluster/demo': 'shared' } }), 'demo', {
+        launchTemplates: LTS,
+      }),
     ).toBe(false);
     expect(isCleanupCandidate(instance({ id: 'i-2', cluster: 'staging' }), 'demo', { launchTemplates: LTS })).toBe(false);
     expect(isCleanupCandidate(instance({ id: 'i-3', nodePool: null }), 'demo', { launchTemplates: LTS })).toBe(false);

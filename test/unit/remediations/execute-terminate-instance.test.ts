@@ -66,7 +66,10 @@ describe('TERMINATE_INSTANCE executor', () => {
     const seen = [instance({ id: 'i-01' })].map((i) => ({ ...i, iamInstanceProfileArn: profile.arn! }));
     const listed: string[] = [];
     const iam = (fail: boolean): IamPort => ({
-      listInstanceProfiles: () => (listed.push('list'), fail ? Promise.reject(new Error('AccessDenied')) : Promise.resolve([profile])),
+      listInstanceProfiles: () => (
+        listed.push('list'),
+        fail ? Promise.reject(new Error('AccessDenied')) : Promise.resolve([profile])
+      ),
       removeRoleFromInstanceProfile: () => Promise.reject(new Error('not here')),
       deleteInstanceProfile: () => Promise.reject(new Error('not here')),
     });
