@@ -8,8 +8,8 @@
  * (unused ones evicted from its cache, and with their EC2NodeClass), so when the template an
  * instance names is gone, its instance profile can stand in: being Karpenter's profile for the
  * cluster and region, which takes `iam:PassRole` and an instance-profile association to put on an
- * instance, not a tag. Detection, the TERMINATE_INSTANCE planner and
- * executor, and the destroy-time cleanup all decide with this one function.
+ * instance, not a tag. Detection, the TERMINATE_INSTANCE planner and executor, and the destroy-time
+ * cleanup all decide with this one function.
  */
 import { regionOfClusterArn, regionOfZone, type Instance, type InstanceProfile, type LaunchTemplate } from './aws.ts';
 import type { CauseCodeOf } from './codes.ts';
