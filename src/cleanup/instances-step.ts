@@ -3,7 +3,8 @@
  * controller may be gone, or gave up), then wait until they are terminated: a VPC or security
  * group cannot be deleted while any of them is shutting down.
  */
-import type { Instance, LaunchTemplate } from '../domain/aws.ts';
+import type { Instance, InstanceProfile, LaunchTemplate } from '../domain/aws.ts';
+import { needsInstanceProfileProof, type LaunchEvidence } from '../domain/provenance.ts';
 import { CLUSTER_TAG, legacyClusterTag, NODEPOOL_TAG } from '../domain/tags.ts';
 import type { TerminationResult } from '../ports/aws.ts';
 import { oneLine } from '../snapshot/shape.ts';
@@ -25,14 +26,25 @@ export interface CleanupCandidates {
    * before any instance step, and undefined when they could not be (then nothing is terminated).
    */
   launchTemplates: LaunchTemplate[] | undefined;
+  /**
+   * Every instance profile, listed only when an instance names a launch template that is gone (its
+   * profile is then the proof); undefined when not needed or the listing failed.
+   */
+  instanceProfiles: InstanceProfile[] | undefined;
 }
 
 /** The candidates when the run starts; instances tagged as Karpenter's without proof go to `instancesNotProven`. */
 export async function listCleanupCandidates(ctx: CleanupContext): Promise<CleanupCandidates> {
   const listed = await describeClusterInstances(ctx);
   const launchTemplates = await describeClusterLaunchTemplates(ctx);
-  if (!listed) return { instances: undefined, launchTemplates };
-  return { instances: provenOnly(ctx, listed, launchTemplates), launchTemplates };
+  if (!listed) return { instances: undefined, launchTemplates, instanceProfiles: undefined };
+  const { clusterName, nodePools } = ctx.request;
+  const needProfiles = listed.some(
+    (i) => isClusterKarpenterInstance(i, clusterName, nodePools) && !hasEnded(i) && needsInstanceProfileProof(i, launchTemplates),
+  );
+  const instanceProfiles = needProfiles ? await listInstanceProfilesForProof(ctx) : undefined;
+  const atStart = { launchTemplates, instanceProfiles };
+  return { instances: provenOnly(ctx, listed, atStart), ...atStart };
 }
 
 /** `atStart`: the candidates listed before the NodePools went; those Karpenter terminated since count as done. */
@@ -75,7 +87,7 @@ export async function terminateInstancesStep(ctx: CleanupContext, atStart: Clean
   const toTerminate = provenOnly(
     ctx,
     current.filter((i) => !isHeld(i)),
-    atStart.launchTemplates,
+    atStart,
   )
     .map((i) => i.id)
     .sort();
@@ -98,13 +110,14 @@ export async function terminateInstancesStep(ctx: CleanupContext, atStart: Clean
 function provenOnly(
   ctx: CleanupContext,
   instances: readonly Instance[],
-  launchTemplates: readonly LaunchTemplate[] | undefined,
+  listed: Pick<CleanupCandidates, 'launchTemplates' | 'instanceProfiles'>,
 ): Instance[] {
   const { clusterName, nodePools } = ctx.request;
+  const launched: LaunchEvidence = { ...listed, region: ctx.connection.aws.region };
   const proven: Instance[] = [];
   const notProven = ctx.run.result.instancesNotProven;
   for (const instance of instances) {
-    const verdict = cleanupVerdict(instance, clusterName, launchTemplates, nodePools);
+    const verdict = cleanupVerdict(instance, clusterName, launched, nodePools);
     if (verdict?.terminate) proven.push(instance);
     else if (verdict && !notProven.some((n) => n.id === instance.id))
       notProven.push({ id: instance.id, reason: verdict.notProven });
@@ -128,6 +141,22 @@ async function describeClusterLaunchTemplates(ctx: CleanupContext): Promise<Laun
   } catch (error) {
     const what = `(cluster ${clusterName}: without them no instance is proven Karpenter's, so none is terminated)`;
     ctx.run.fail('instances', failedCall('DescribeLaunchTemplates', what, error));
+    return undefined;
+  }
+}
+
+/**
+ * For instances whose launch template Karpenter already deleted: their profile is the proof. A
+ * failure leaves them unproven (and running), and so keeps the later steps from deleting the
+ * profiles that are the proof for the next run.
+ */
+async function listInstanceProfilesForProof(ctx: CleanupContext): Promise<InstanceProfile[] | undefined> {
+  try {
+    return await ctx.connection.aws.iam.listInstanceProfiles();
+  } catch (error) {
+    const what = '(the proof for instances whose launch template is gone: they are not terminated)';
+    ctx.run.fail('instances', failedCall('ListInstanceProfiles', what, error));
+    notAllTerminated(ctx, 'the instance profiles could not be listed to prove instances whose launch template is gone');
     return undefined;
   }
 }

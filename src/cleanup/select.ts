@@ -3,18 +3,17 @@
  * resource alone: a wrong "yes" deletes someone else's instance, profile or template.
  */
 import { isAutoModeRef } from '../detectors/support/auto-mode.ts';
-import type { Instance, InstanceProfile, LaunchTemplate } from '../domain/aws.ts';
+import type { Instance } from '../domain/aws.ts';
 import type { NodeClaim, NodePool } from '../domain/kube.ts';
-import { instanceProvenance } from '../domain/provenance.ts';
-import { foreignOwnerTag, isTaggedForCluster, NODECLASS_TAG, NODEPOOL_TAG, nodePoolOfClaim } from '../domain/tags.ts';
+import { instanceProvenance, type LaunchEvidence } from '../domain/provenance.ts';
+import { foreignOwnerTag, isTaggedForCluster, NODEPOOL_TAG, nodePoolOfClaim } from '../domain/tags.ts';
 
-/** The one launch-template rule lives with the provenance rule that depends on it. */
+/** The one launch-template and instance-profile rules live with the provenance rule that depends on them. */
 export { isKarpenterLaunchTemplate } from '../domain/provenance.ts';
+export { isKarpenterInstanceProfile } from '../domain/instance-profiles.ts';
 
 /** States after TerminateInstances: nothing more to do but wait (shutting-down) or nothing at all. */
 const ENDED_STATES: readonly string[] = ['shutting-down', 'terminated'];
-/** Karpenter tags its instance profiles with the region they serve (IAM itself is global). */
-const REGION_TAG = 'topology.kubernetes.io/region';
 
 export function hasEnded(instance: Pick<Instance, 'state'>): boolean {
   return ENDED_STATES.includes(instance.state);
@@ -33,18 +32,19 @@ export function isClusterKarpenterInstance(instance: Instance, cluster: string, 
 
 /**
  * Tagged as Karpenter's for the cluster (and one of `nodePools`), not already ending, and proven
- * launched by Karpenter from one of the cluster's `launchTemplates` (src/domain/provenance.ts):
+ * launched by Karpenter by the `launched` evidence (src/domain/provenance.ts: its launch template,
+ * or when that is gone, its instance profile):
  * 'terminate'. Tagged so but not proven: the reason, and it is listed, never terminated.
  * Anything else: undefined, not the cleanup's business.
  */
 export function cleanupVerdict(
   instance: Instance,
   cluster: string,
-  launchTemplates: readonly LaunchTemplate[] | undefined,
+  launched: LaunchEvidence,
   nodePools?: readonly string[],
 ): { terminate: true } | { terminate: false; notProven: string } | undefined {
   if (!isClusterKarpenterInstance(instance, cluster, nodePools) || hasEnded(instance)) return undefined;
-  const provenance = instanceProvenance(instance, { cluster, launchTemplates });
+  const provenance = instanceProvenance(instance, { cluster, ...launched });
   return provenance.proven ? { terminate: true } : { terminate: false, notProven: provenance.reason };
 }
 
@@ -52,26 +52,10 @@ export function cleanupVerdict(
 export function isCleanupCandidate(
   instance: Instance,
   cluster: string,
-  launchTemplates: readonly LaunchTemplate[] | undefined,
+  launched: LaunchEvidence,
   nodePools?: readonly string[],
 ): boolean {
-  return cleanupVerdict(instance, cluster, launchTemplates, nodePools)?.terminate === true;
-}
-
-/**
- * Since v1.3 Karpenter keeps its profiles under `/karpenter/<region>/<cluster>/`; before, at `/`
- * named `<cluster>_<number>` and known only by their tags. A name alone proves nothing (anyone may
- * call a profile `demo_1`), and a profile under another region's or cluster's path is never ours.
- */
-export function isKarpenterInstanceProfile(profile: InstanceProfile, cluster: string, region: string): boolean {
-  const path = profile.path ?? '/';
-  if (path.startsWith('/karpenter/')) return path.startsWith(`/karpenter/${region}/${cluster}/`);
-  const profileRegion = profile.tags[REGION_TAG];
-  return (
-    profile.tags[NODECLASS_TAG] !== undefined &&
-    isTaggedForCluster(profile.tags, cluster) &&
-    (profileRegion === undefined || profileRegion === region)
-  );
+  return cleanupVerdict(instance, cluster, launched, nodePools)?.terminate === true;
 }
 
 export interface NodePoolSelection {

@@ -19,7 +19,7 @@ import { orphanCandidates } from './support/orphan-candidates.ts';
 export const instanceProvenanceUnproven: Detector<'INSTANCE_PROVENANCE_UNPROVEN'> = {
   code: 'INSTANCE_PROVENANCE_UNPROVEN',
   requires: ['instances', 'nodeclaims'],
-  refinedBy: ['nodepools', 'launchtemplates'],
+  refinedBy: ['nodepools', 'cluster', 'launchtemplates', 'instanceprofiles'],
   detect(ctx) {
     const findings: Finding<'INSTANCE_PROVENANCE_UNPROVEN'>[] = [];
     for (const { instance, ageMs, provenance } of orphanCandidates(ctx)) {
@@ -35,7 +35,8 @@ export const instanceProvenanceUnproven: Detector<'INSTANCE_PROVENANCE_UNPROVEN'
             code: provenance.gap,
             detail:
               `${provenance.reason}. Its cluster and NodePool tags can be written on any instance by anyone allowed ec2:CreateTags, ` +
-              `so karpenter-sentinel terminates only instances launched by an EC2 Fleet from Karpenter's launch template for the cluster, or named by a NodeClaim.`,
+              `so karpenter-sentinel terminates only instances named by a NodeClaim, or launched by an EC2 Fleet from Karpenter's launch template for the cluster ` +
+              `(or, that template deleted since, carrying Karpenter's instance profile for the cluster and region).`,
           },
           evidence: [
             `${[instance.id, instance.instanceType, instance.state].filter(Boolean).join(' ')}, launched ${instance.launchTime} (${formatDuration(ageMs)} ago)`,

@@ -26,7 +26,7 @@ type Cause = CauseCodeOf<'ORPHANED_INSTANCE'>;
 export const orphanedInstance: Detector<'ORPHANED_INSTANCE'> = {
   code: 'ORPHANED_INSTANCE',
   requires: ['instances', 'nodeclaims'],
-  refinedBy: ['pods', 'deployments', 'nodepools', 'cluster', 'launchtemplates'],
+  refinedBy: ['pods', 'deployments', 'nodepools', 'cluster', 'launchtemplates', 'instanceprofiles'],
   detect(ctx) {
     const cluster = ctx.snapshot.clusterName;
     const grace = ctx.settings.orphanGraceMs;
@@ -47,7 +47,7 @@ export const orphanedInstance: Detector<'ORPHANED_INSTANCE'> = {
           evidence: [
             `${[instance.id, instance.instanceType, instance.state].filter(Boolean).join(' ')}, launched ${instance.launchTime} (${formatDuration(age)} ago, grace ${formatDuration(grace)})`,
             `tags: ${tagSummary(instance, cluster)}`,
-            `provenance: ${provenance.evidence}`,
+            `provenance (${provenance.by}): ${provenance.evidence}`,
             `no NodeClaim has providerID ending in ${instance.id} (${ctx.snapshot.nodeClaims.length} NodeClaims captured)`,
             cause.evidence,
           ],

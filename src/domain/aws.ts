@@ -23,6 +23,16 @@ export function isEksClusterName(name: string): boolean {
   return /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/.test(name);
 }
 
+/** Region of an EKS cluster ARN (`arn:aws:eks:us-east-1:111122223333:cluster/x` → us-east-1). */
+export function regionOfClusterArn(arn: string | undefined): string | undefined {
+  return arn ? /^arn:[a-z-]+:eks:([a-z0-9-]+):/.exec(arn)?.[1] : undefined;
+}
+
+/** Region of an availability zone (`us-east-1a` → `us-east-1`). */
+export function regionOfZone(zone: string | undefined): string | undefined {
+  return zone ? /^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$/.exec(zone)?.[1] : undefined;
+}
+
 export type AuthenticationMode = 'CONFIG_MAP' | 'API' | 'API_AND_CONFIG_MAP' | string;
 
 export interface ClusterInfo {

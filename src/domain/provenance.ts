@@ -4,12 +4,18 @@
  * can put them on any instance (say, a production database). Only evidence a tag-writer cannot
  * forge on an existing instance counts: the `aws:`-prefixed system tags EC2 sets at launch (no
  * caller may write `aws:` tags) pointing at a launch template that is Karpenter's for the cluster,
- * or a NodeClaim of the cluster naming the instance. Detection, the TERMINATE_INSTANCE planner and
- * executor, and the destroy-time cleanup all decide with this one function.
+ * or a NodeClaim of the cluster naming the instance. Karpenter deletes its own launch templates
+ * (unused ones evicted from its cache, and with their EC2NodeClass), so when the template an
+ * instance names is gone, its instance profile can stand in: being Karpenter's profile for the
+ * cluster and region, which takes `iam:PassRole` and an instance-profile association to put on an
+ * instance, not a tag. Detection, the TERMINATE_INSTANCE planner and executor, and the destroy-time
+ * cleanup all decide with this one function.
  */
-import type { Instance, LaunchTemplate } from './aws.ts';
+import { regionOfClusterArn, regionOfZone, type Instance, type InstanceProfile, type LaunchTemplate } from './aws.ts';
 import type { CauseCodeOf } from './codes.ts';
+import { hasLegacyKarpenterName, isKarpenterInstanceProfile, isUnderKarpenterPath, profileOfArn } from './instance-profiles.ts';
 import type { NodeClaim } from './kube.ts';
+import type { ClusterSnapshot } from './snapshot.ts';
 import { CLUSTER_TAG, LAUNCH_TEMPLATE_CLUSTER_TAGS, NODECLAIM_TAG, NODECLASS_TAG } from './tags.ts';
 
 /** Set by EC2 on every instance launched from a launch template. */
@@ -24,8 +30,11 @@ const LEGACY_LAUNCH_TEMPLATE_CLUSTER_TAG = LAUNCH_TEMPLATE_CLUSTER_TAGS[1];
 /** Why provenance is not proven, as the INSTANCE_PROVENANCE_UNPROVEN cause code. */
 export type ProvenanceGap = CauseCodeOf<'INSTANCE_PROVENANCE_UNPROVEN'>;
 
+/** Which evidence proved it: a NodeClaim, the launch template, or (that template gone) the instance profile. */
+export type ProvenanceProof = 'nodeclaim' | 'launch-template' | 'instance-profile';
+
 export type Provenance =
-  { proven: true; by: 'nodeclaim' | 'launch-template'; evidence: string } | { proven: false; gap: ProvenanceGap; reason: string };
+  { proven: true; by: ProvenanceProof; evidence: string } | { proven: false; gap: ProvenanceGap; reason: string };
 
 export interface ProvenanceEvidence {
   cluster: string;
@@ -33,6 +42,28 @@ export interface ProvenanceEvidence {
   launchTemplates: readonly LaunchTemplate[] | undefined;
   /** The cluster's NodeClaims, when known. */
   nodeClaims?: readonly NodeClaim[];
+  /**
+   * Instance profiles as listed (every path); absent or undefined when they could not be (or were
+   * not) listed. Only consulted when the launch template an instance names is gone.
+   */
+  instanceProfiles?: readonly InstanceProfile[] | undefined;
+  /**
+   * The cluster's region (its ARN, or the region the API calls went to). When unknown, the region of
+   * the instance's own availability zone (set by EC2) stands in; neither known: no profile proof.
+   */
+  region?: string | undefined;
+}
+
+/** What shows how an instance was launched, besides NodeClaims: the listed templates and, for when its own is gone, profiles. */
+export type LaunchEvidence = Pick<ProvenanceEvidence, 'launchTemplates' | 'instanceProfiles' | 'region'>;
+
+/** A snapshot's launch evidence: what was captured of it, and the region of the cluster's ARN. */
+export function launchEvidenceOf(snapshot: ClusterSnapshot): LaunchEvidence {
+  return {
+    launchTemplates: snapshot.captured.has('launchtemplates') ? snapshot.launchTemplates : undefined,
+    instanceProfiles: snapshot.captured.has('instanceprofiles') ? snapshot.instanceProfiles : undefined,
+    region: regionOfClusterArn(snapshot.cluster?.arn),
+  };
 }
 
 /** Named like Karpenter's and tagged for the cluster, by the v1.1+ tag or, on templates without it, the older one. */
@@ -84,10 +115,16 @@ export function instanceProvenance(instance: Instance, evidence: ProvenanceEvide
   }
   const template = templates.find((lt) => lt.id === templateId);
   if (!template) {
-    return unproven(
-      'LAUNCH_TEMPLATE_UNKNOWN',
-      `launch template ${templateId} not found among the ${templates.length} captured (deleted since, or not tagged for cluster ${evidence.cluster})`,
-    );
+    const gone = `launch template ${templateId} not found among the ${templates.length} captured (deleted since, or not tagged for cluster ${evidence.cluster})`;
+    const profile = profileProof(instance, evidence);
+    if (profile.proven) {
+      return {
+        proven: true,
+        by: 'instance-profile',
+        evidence: `launched by ${t[FLEET_ID_TAG]} from launch template ${templateId}, which is gone (Karpenter deletes its unused templates); its instance profile ${profile.evidence}`,
+      };
+    }
+    return unproven('LAUNCH_TEMPLATE_UNKNOWN', `${gone}, and no proof by its instance profile either: ${profile.reason}`);
   }
   if (!template.name.startsWith(KARPENTER_LAUNCH_TEMPLATE_PREFIX)) {
     return unproven('LAUNCH_TEMPLATE_NOT_KARPENTERS', `launch template ${templateId} is not Karpenter's (name ${template.name})`);
@@ -104,6 +141,49 @@ export function instanceProvenance(instance: Instance, evidence: ProvenanceEvide
     by: 'launch-template',
     evidence: `launched by ${t[FLEET_ID_TAG]} from Karpenter's launch template ${templateId} (${template.name}) of cluster ${evidence.cluster}`,
   };
+}
+
+/**
+ * The fallback when the launch template is gone: the instance's profile (from DescribeInstances) is
+ * one Karpenter made for this cluster in this region, by its `/karpenter/<region>/<cluster>/` path
+ * or, for profiles from before v1.3 at `/`, its name `<cluster>_<digits>` and Karpenter's tags.
+ * Strict: profiles not listed, or the region unknown, prove nothing; an instance in another region
+ * than the cluster is not the cluster's.
+ */
+function profileProof(
+  instance: Instance,
+  evidence: ProvenanceEvidence,
+): { proven: true; evidence: string } | { proven: false; reason: string } {
+  const arn = instance.iamInstanceProfileArn;
+  const { cluster, instanceProfiles } = evidence;
+  if (arn === undefined) return { proven: false, reason: 'the instance has no instance profile' };
+  if (instanceProfiles === undefined)
+    return { proven: false, reason: `instance profiles not captured: ${arn} cannot be checked` };
+  const instanceRegion = regionOfZone(instance.availabilityZone);
+  if (evidence.region !== undefined && instanceRegion !== undefined && instanceRegion !== evidence.region) {
+    return { proven: false, reason: `the instance runs in ${instanceRegion}, the cluster in ${evidence.region}` };
+  }
+  const region = evidence.region ?? instanceRegion;
+  if (region === undefined) return { proven: false, reason: `the cluster's region is unknown: ${arn} cannot be checked` };
+  const profile = profileOfArn(arn, instanceProfiles);
+  if (!profile)
+    return { proven: false, reason: `${arn} not found among the ${instanceProfiles.length} instance profiles captured` };
+  const path = profile.path ?? '/';
+  const karpenters =
+    isKarpenterInstanceProfile(profile, cluster, region) &&
+    (isUnderKarpenterPath(profile) || hasLegacyKarpenterName(profile, cluster));
+  if (!karpenters)
+    return { proven: false, reason: `${arn} is not Karpenter's instance profile for cluster ${cluster} in ${region}` };
+  const why = isUnderKarpenterPath(profile)
+    ? `under Karpenter's path ${path}`
+    : `named ${profile.name} at ${path} with Karpenter's tags for the cluster`;
+  return { proven: true, evidence: `${arn} is Karpenter's for cluster ${cluster} in ${region} (${why})` };
+}
+
+/** The instance names a launch template that is not among those listed: only its profile can prove it then. */
+export function needsInstanceProfileProof(instance: Instance, launchTemplates: readonly LaunchTemplate[] | undefined): boolean {
+  const templateId = instance.tags[LAUNCH_TEMPLATE_ID_TAG];
+  return templateId !== undefined && launchTemplates !== undefined && !launchTemplates.some((lt) => lt.id === templateId);
 }
 
 function unproven(gap: ProvenanceGap, reason: string): Provenance {

@@ -1,7 +1,7 @@
 import type { ActionKind } from '../domain/codes.ts';
 import type { Finding, Remediation } from '../domain/finding.ts';
 import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
-import type { Ec2Port } from '../ports/aws.ts';
+import type { Ec2Port, IamPort } from '../ports/aws.ts';
 import { SourceError } from '../ports/errors.ts';
 import type { KubernetesPort } from '../ports/kubernetes.ts';
 import { oneLine } from '../snapshot/shape.ts';
@@ -9,6 +9,13 @@ import { oneLine } from '../snapshot/shape.ts';
 export interface ExecuteContext {
   kube: KubernetesPort;
   ec2: Ec2Port;
+  /**
+   * Re-lists instance profiles when an instance's launch template is gone (its profile is then the
+   * proof); absent, or `region` absent, such an instance is not terminated.
+   */
+  iam?: IamPort;
+  /** The region `ec2` reads: the cluster's, which Karpenter's profile paths name. */
+  region?: string;
   actions: ActionSettings;
   detection: DetectionSettings;
   clusterName: string;

@@ -1,6 +1,7 @@
-import type { Instance, LaunchTemplate } from '../domain/aws.ts';
+import type { Instance, InstanceProfile, LaunchTemplate } from '../domain/aws.ts';
 import type { Remediation } from '../domain/finding.ts';
 import { ageMs } from '../domain/kube-helpers.ts';
+import { needsInstanceProfileProof, type LaunchEvidence } from '../domain/provenance.ts';
 import { formatDuration } from '../domain/settings.ts';
 import type { TerminationResult } from '../ports/aws.ts';
 import type { ActionExecutor, ExecutorContext } from './execute-context.ts';
@@ -11,7 +12,8 @@ import { ownershipBlocker, provenanceBlocker, stateBlocker } from './terminate-i
 /**
  * TERMINATE_INSTANCE for every planned orphan of the report at once: at most
  * `maxTerminationsPerRun` (the planner caps already; asserted again), re-read in ONE
- * DescribeInstances (and one DescribeLaunchTemplates) right before acting, every tag, provenance,
+ * DescribeInstances (and one DescribeLaunchTemplates, and one ListInstanceProfiles when some
+ * instance's launch template is gone and its profile must prove it) right before acting, every tag, provenance,
  * state and age guardrail checked again on that fresh data, then ONE TerminateInstances for the
  * survivors. Tags can change between scan and apply; so can the launch template an instance names. "Matched by no NodeClaim" is not re-listed
  * here: the planner decided it on a complete snapshot moments ago, and a NodeClaim launched since
@@ -45,8 +47,13 @@ export const terminateInstanceExecutor: ActionExecutor = {
       return outcomes;
     }
     const freshById = new Map(fresh.map((i) => [i.id, i]));
+    const launched: LaunchEvidence = {
+      launchTemplates: templates,
+      instanceProfiles: fresh.some((i) => needsInstanceProfileProof(i, templates)) ? await freshProfiles(ctx) : undefined,
+      region: ctx.region,
+    };
     const survivors = candidates.filter((c) => {
-      const blocker = freshBlocker(freshById.get(c.id), templates, ctx);
+      const blocker = freshBlocker(freshById.get(c.id), launched, ctx);
       if (blocker) outcomes[c.at] = skipped(outcomes[c.at]!, blocker);
       return !blocker;
     });
@@ -72,15 +79,11 @@ export const terminateInstanceExecutor: ActionExecutor = {
 };
 
 /** Why the fresh instance may no longer go; the planner passed the scan's copy, so any "no" is a change. */
-function freshBlocker(
-  instance: Instance | undefined,
-  templates: readonly LaunchTemplate[],
-  ctx: ExecutorContext,
-): string | undefined {
+function freshBlocker(instance: Instance | undefined, launched: LaunchEvidence, ctx: ExecutorContext): string | undefined {
   if (!instance) return 'instance no longer exists';
   const tags = ownershipBlocker(instance, ctx.clusterName);
   if (tags) return `tags changed since the scan: ${tags}`;
-  const provenance = provenanceBlocker(instance, ctx.clusterName, templates);
+  const provenance = provenanceBlocker(instance, ctx.clusterName, launched);
   if (provenance) return `on fresh data, ${provenance}`;
   const state = stateBlocker(instance);
   if (state) return `state changed since the scan: ${state}`;
@@ -91,6 +94,15 @@ function freshBlocker(
     return `launched ${formatDuration(Math.max(0, age))} ago (${instance.launchTime}), within the ${formatDuration(grace)} orphan grace period`;
   }
   return undefined;
+}
+
+/** Undefined when there is no IAM port or the listing fails: the instances that needed them are then not proven. */
+async function freshProfiles(ctx: ExecutorContext): Promise<InstanceProfile[] | undefined> {
+  try {
+    return await ctx.iam?.listInstanceProfiles();
+  } catch {
+    return undefined;
+  }
 }
 
 function unique(ids: readonly string[]): string[] {

@@ -1,6 +1,6 @@
 import { ageMs } from '../domain/kube-helpers.ts';
-import type { Instance, LaunchTemplate } from '../domain/aws.ts';
-import { instanceProvenance } from '../domain/provenance.ts';
+import type { Instance } from '../domain/aws.ts';
+import { instanceProvenance, launchEvidenceOf, type LaunchEvidence } from '../domain/provenance.ts';
 import {
   ASG_TAG,
   AUTO_MODE_NODEPOOL_TAG,
@@ -22,26 +22,21 @@ const OWNER_NAMES: Record<string, string> = {
 
 /**
  * The termination guardrail on one instance: undefined when it may go, else why not.
- * `launchTemplates`: the cluster's, undefined when not captured (then nothing is proven).
+ * `launched`: the cluster's launch templates (undefined when not captured: then nothing is
+ * proven), and the instance profiles and region that stand in for a template Karpenter deleted.
  */
 export function terminationBlocker(
   instance: Instance | undefined,
   clusterName: string,
-  launchTemplates: readonly LaunchTemplate[] | undefined,
+  launched: LaunchEvidence,
 ): string | undefined {
   if (!instance) return 'instance not found in the captured EC2 data';
-  return (
-    ownershipBlocker(instance, clusterName) ?? provenanceBlocker(instance, clusterName, launchTemplates) ?? stateBlocker(instance)
-  );
+  return ownershipBlocker(instance, clusterName) ?? provenanceBlocker(instance, clusterName, launched) ?? stateBlocker(instance);
 }
 
 /** The evidence half: tags anyone can write prove nothing, so Karpenter must be shown to have launched it. */
-export function provenanceBlocker(
-  instance: Instance,
-  cluster: string,
-  launchTemplates: readonly LaunchTemplate[] | undefined,
-): string | undefined {
-  const provenance = instanceProvenance(instance, { cluster, launchTemplates });
+export function provenanceBlocker(instance: Instance, cluster: string, launched: LaunchEvidence): string | undefined {
+  const provenance = instanceProvenance(instance, { cluster, ...launched });
   return provenance.proven ? undefined : `not proven to be launched by Karpenter: ${provenance.reason}`;
 }
 
@@ -75,8 +70,7 @@ export const terminateInstancePlanner: ActionPlanner = {
     if (ctx.actions.modes.TERMINATE_INSTANCE === 'off') return skipped(r, 'TERMINATE_INSTANCE is off');
     if (!ctx.complete) return skipped(r, 'snapshot incomplete (see gaps): nothing is terminated on partial data');
     const instance = ctx.index.instancesById.get(finding.resource.id ?? '');
-    const templates = ctx.snapshot.captured.has('launchtemplates') ? ctx.snapshot.launchTemplates : undefined;
-    const blocker = terminationBlocker(instance, ctx.snapshot.clusterName, templates);
+    const blocker = terminationBlocker(instance, ctx.snapshot.clusterName, launchEvidenceOf(ctx.snapshot));
     if (blocker) return skipped(r, blocker);
     const age = ageMs(instance?.launchTime, ctx.now);
     if (age === undefined) return skipped(r, 'launch time unknown');

@@ -72,6 +72,8 @@ export async function scanCluster(connection: ClusterConnection, options: ScanCl
   const report = await executeRemediations(planned, {
     kube: connectOnFirstUse(() => connection.connectKube(snapshot.cluster)),
     ec2: connection.aws.ec2,
+    iam: connection.aws.iam,
+    region: connection.aws.region,
     actions: options.actions,
     detection: options.detection,
     clusterName: snapshot.clusterName,

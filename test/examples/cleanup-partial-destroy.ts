@@ -8,6 +8,7 @@ export const CLEANUP_EXAMPLE = fileURLToPath(new URL('../../examples/cleanup-par
 export const CLEANUP_EXAMPLE_CLUSTER = 'platform-eks-dev';
 
 export const RUNNING_WITH_NODECLAIM = 'i-04c1e8a2f6b9d3705';
+/** Its launch template (`lt-0a6d3f8b2c9e14705`) Karpenter deleted since: its instance profile (PROFILE_V13) proves it Karpenter's. */
 export const STOPPED = 'i-07e3b9d1c5a2f8406';
 export const PENDING_ONE_MINUTE_OLD = 'i-09a5d2f7e1c4b6308';
 /** `prod-postgres-primary`: only the two tags anyone can write (issue 11). Listed as not proven on every run, never terminated. */

@@ -103,13 +103,21 @@ const CASES: ExampleCase[] = [
     complete: true,
     exact: true,
     findings: [
-      ...['i-0a3f1c9e8b7d6a501', 'i-0b7e2d4f6a8c9e102'].map((id) => ({
+      // The second one's launch template is gone (Karpenter deletes unused ones): its pre-1.3 profile proves it.
+      ...[
+        { id: 'i-0a3f1c9e8b7d6a501', mentions: ['provenance (launch-template)'] },
+        {
+          id: 'i-0b7e2d4f6a8c9e102',
+          mentions: ['provenance (instance-profile)', 'instance-profile/platform-eks-dev_8351943279432019856'],
+        },
+      ].map(({ id, mentions }) => ({
         code: 'ORPHANED_INSTANCE' as const,
         cause: 'CONTROLLER_UNAVAILABLE' as const,
         severity: 'warning' as const,
         action: 'TERMINATE_INSTANCE' as const,
         status: 'planned' as const,
         resource: { kind: 'Instance', id },
+        mentions,
       })),
       forged,
     ],
@@ -128,6 +136,8 @@ const CASES: ExampleCase[] = [
         status: 'planned',
         resource: { kind: 'Instance', id: 'i-07e3b9d1c5a2f8406' },
         step: 'aws ec2 terminate-instances --instance-ids i-07e3b9d1c5a2f8406 --region eu-central-1',
+        // its launch template is gone: its profile under Karpenter's path for the cluster and region proves it
+        mentions: ['provenance (instance-profile)', "under Karpenter's path /karpenter/eu-central-1/platform-eks-dev/"],
       },
       forged,
     ],

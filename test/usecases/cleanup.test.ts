@@ -12,10 +12,12 @@ import { AWS_WRITE_OPERATIONS } from '../../src/simulator/in-memory-aws.ts';
 import { simulateSnapshot, type Simulation, type SimulationOptions } from '../../src/simulator/simulation.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
 import { DEFAULT_NODECLAIM_WAIT_MS, runCleanup, type CleanupSettings } from '../../src/usecases/cleanup.ts';
+import { awsError } from '../../src/simulator/in-memory-aws.ts';
 import { karpenterPod } from '../factories/kube.ts';
 import { steppingClock } from '../support/clock.ts';
 import {
   CLEANED,
+  FORGED_NOT_PROVEN,
   FORGED_TAGS,
   CLEANUP_EXAMPLE,
   CLEANUP_EXAMPLE_CLUSTER,
@@ -430,5 +432,69 @@ describe('with the Karpenter controller still running', () => {
       ...UNTOUCHED_INSTANCES,
       ...Object.fromEntries(INSTANCES.map((id) => [id, 'terminated'])),
     });
+  });
+});
+
+/**
+ * Karpenter deletes its own launch templates, so the stopped orphan of the example names one that
+ * is gone (lt-0a6d3f8b2c9e14705). Its instance profile, under /karpenter/eu-central-1/platform-eks-dev/,
+ * is the proof instead; prod-postgres-primary, with only forgeable tags, stays unproven.
+ */
+describe('an instance whose launch template Karpenter already deleted', () => {
+  it('is proven by its instance profile, listed before anything is terminated, and terminated; the forged one is not', async () => {
+    const { simulation, cleanup } = await simulate();
+
+    const result = await cleanup(APPLY);
+
+    expect(result).toMatchObject({ complete: true, instancesNotProven: [FORGED_NOT_PROVEN], errors: [] });
+    expect(result.instancesTerminated).toContain(STOPPED);
+    expect(instanceStates(simulation)).toMatchObject({ [STOPPED]: 'terminated', [FORGED_TAGS]: 'running' });
+    const operations = simulation.aws.calls.map((c) => c.operation);
+    expect(operations.indexOf('ListInstanceProfiles')).toBeLessThan(operations.indexOf('TerminateInstances'));
+  });
+
+  it('is left running when the instance profiles cannot be listed: not proven, the error said, the profiles kept as its proof', async () => {
+    const { simulation, cleanup } = await simulate();
+    simulation.aws.faults.fail('ListInstanceProfiles', {
+      error: awsError('AccessDenied', 'not authorized: iam:ListInstanceProfiles'),
+    });
+
+    const result = await cleanup(APPLY);
+
+    expect(result.instancesTerminated).toEqual([RUNNING_WITH_NODECLAIM, PENDING_ONE_MINUTE_OLD]);
+    expect(result.instancesNotProven).toEqual([
+      {
+        id: STOPPED,
+        reason: expect.stringMatching(
+          /^launch template lt-0a6d3f8b2c9e14705 not found among the \d+ captured .*, and no proof by its instance profile either: instance profiles not captured/,
+        ),
+      },
+      FORGED_NOT_PROVEN,
+    ]);
+    expect(result.errors).toEqual([{ step: 'instances', message: expect.stringContaining('ListInstanceProfiles') }]);
+    expect(result.complete).toBe(false);
+    expect(instanceStates(simulation)).toMatchObject({ [STOPPED]: 'stopped', [FORGED_TAGS]: 'running' });
+    expect(result.stepsNotStarted?.map((s) => s.step)).toEqual(['launch-templates', 'instance-profiles']);
+    expect(profileRoles(simulation)).toHaveProperty(PROFILE_V13);
+  });
+
+  it('is left running when its instance profile is not Karpenter’s for the cluster, and the reason says so', async () => {
+    const terraformProfile = captured.instanceProfiles.find((p) => p.name === 'KarpenterNodeInstanceProfile-platform-eks-dev')!;
+    const seed: ClusterSnapshot = {
+      ...captured,
+      instances: captured.instances.map((i) => (i.id === STOPPED ? { ...i, iamInstanceProfileArn: terraformProfile.arn! } : i)),
+    };
+    const { simulation, cleanup } = await simulate(seed);
+
+    const result = await cleanup(APPLY);
+
+    expect(result.instancesTerminated).not.toContain(STOPPED);
+    expect(result.instancesNotProven).toContainEqual({
+      id: STOPPED,
+      reason: expect.stringContaining(
+        `no proof by its instance profile either: ${terraformProfile.arn} is not Karpenter's instance profile for cluster platform-eks-dev in eu-central-1`,
+      ),
+    });
+    expect(instanceStates(simulation)).toMatchObject({ [STOPPED]: 'stopped', [FORGED_TAGS]: 'running' });
   });
 });

@@ -1,3 +1,4 @@
+import { regionOfClusterArn, regionOfZone } from '../../domain/aws.ts';
 import { shellQuote } from '../../domain/shell.ts';
 
 /**
@@ -43,10 +44,9 @@ export function instanceProfileNameOf(arn: string | undefined): string | undefin
 
 /** Region of an EKS cluster ARN, or of an availability zone (`us-east-1a` → `us-east-1`). */
 export function regionOf(input: { clusterArn?: string; zone?: string }): string | undefined {
-  const fromArn = input.clusterArn ? /^arn:[a-z-]+:eks:([a-z0-9-]+):/.exec(input.clusterArn)?.[1] : undefined;
+  const fromArn = regionOfClusterArn(input.clusterArn);
   if (fromArn) return fromArn;
-  const zone = input.zone ? /^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$/.exec(input.zone)?.[1] : undefined;
-  return zone;
+  return regionOfZone(input.zone);
 }
 
 /** ` --region us-east-1` for a CLI command, or nothing when the region is unknown. */

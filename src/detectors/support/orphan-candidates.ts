@@ -1,6 +1,6 @@
 import type { Instance } from '../../domain/aws.ts';
 import { ageMs } from '../../domain/kube-helpers.ts';
-import { instanceProvenance, type Provenance } from '../../domain/provenance.ts';
+import { instanceProvenance, launchEvidenceOf, type Provenance } from '../../domain/provenance.ts';
 import { foreignOwnerTag, isTaggedForCluster, NODECLAIM_TAG, NODEPOOL_TAG, nodePoolOfClaim } from '../../domain/tags.ts';
 import type { DetectContext } from '../detector.ts';
 import { isAutoModeRef } from './auto-mode.ts';
@@ -32,7 +32,7 @@ export function orphanCandidates(ctx: DetectContext): OrphanCandidate[] {
   const unbound = ctx.snapshot.nodeClaims.filter((c) => !c.status?.providerID);
   const claimNames = new Set(unbound.map((c) => c.metadata?.name));
   const poolsWithUnbound = new Set(unbound.map(nodePoolOfClaim));
-  const launchTemplates = ctx.snapshot.captured.has('launchtemplates') ? ctx.snapshot.launchTemplates : undefined;
+  const launched = launchEvidenceOf(ctx.snapshot);
   const candidates: OrphanCandidate[] = [];
   for (const instance of ctx.snapshot.instances) {
     const t = instance.tags;
@@ -47,7 +47,7 @@ export function orphanCandidates(ctx: DetectContext): OrphanCandidate[] {
     if (t[NODECLAIM_TAG] !== undefined && claimNames.has(t[NODECLAIM_TAG])) continue;
     // Without a karpenter.sh/nodeclaim tag to tell, a NodeClaim of its NodePool still being bound may be its own.
     if (t[NODECLAIM_TAG] === undefined && poolsWithUnbound.has(t[NODEPOOL_TAG])) continue;
-    candidates.push({ instance, ageMs: age, provenance: instanceProvenance(instance, { cluster, launchTemplates }) });
+    candidates.push({ instance, ageMs: age, provenance: instanceProvenance(instance, { cluster, ...launched }) });
   }
   return candidates;
 }

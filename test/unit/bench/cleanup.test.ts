@@ -39,7 +39,7 @@ describe('cleanupAccount', () => {
 
     // Act
     const candidates = snapshot.instances
-      .filter((i) => isCleanupCandidate(i, CLEANUP_CLUSTER, snapshot.launchTemplates))
+      .filter((i) => isCleanupCandidate(i, CLEANUP_CLUSTER, { launchTemplates: snapshot.launchTemplates }))
       .map((i) => i.id);
     const templates = snapshot.launchTemplates.filter((t) => isKarpenterLaunchTemplate(t, CLEANUP_CLUSTER)).map((t) => t.id);
     const profiles = snapshot.instanceProfiles

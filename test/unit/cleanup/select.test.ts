@@ -15,29 +15,31 @@ import { autoModeNodeClaim, autoModeNodePool, nodeClaim, nodePool } from '../../
 
 describe('isCleanupCandidate', () => {
   it.each(['pending', 'running', 'stopping', 'stopped'])('takes a Karpenter instance of the cluster in state %s', (state) => {
-    expect(isCleanupCandidate(instance({ id: 'i-1', state }), 'demo', LTS)).toBe(true);
+    expect(isCleanupCandidate(instance({ id: 'i-1', state }), 'demo', { launchTemplates: LTS })).toBe(true);
   });
 
   it.each(['shutting-down', 'terminated'])('leaves an instance already %s', (state) => {
-    expect(isCleanupCandidate(instance({ id: 'i-1', state }), 'demo', LTS)).toBe(false);
+    expect(isCleanupCandidate(instance({ id: 'i-1', state }), 'demo', { launchTemplates: LTS })).toBe(false);
   });
 
   it('takes the legacy kubernetes.io/cluster/<name>=owned tag alone', () => {
     const legacy = instance({ id: 'i-1', cluster: null, tags: { 'kubernetes.io/cluster/demo': 'owned' } });
-    expect(isCleanupCandidate(legacy, 'demo', LTS)).toBe(true);
+    expect(isCleanupCandidate(legacy, 'demo', { launchTemplates: LTS })).toBe(true);
   });
 
   it('leaves a legacy owned tag when eks:eks-cluster-name names another cluster', () => {
     const other = instance({ id: 'i-1', cluster: 'staging', tags: { 'kubernetes.io/cluster/demo': 'owned' } });
-    expect(isCleanupCandidate(other, 'demo', LTS)).toBe(false);
+    expect(isCleanupCandidate(other, 'demo', { launchTemplates: LTS })).toBe(false);
   });
 
   it('leaves a legacy tag that says shared, and another cluster, and an instance of no NodePool', () => {
     expect(
-      isCleanupCandidate(instance({ id: 'i-1', cluster: null, tags: { 'kubernetes.io/cluster/demo': 'shared' } }), 'demo', LTS),
+      isCleanupCandidate(instance({ id: 'i-1', cluster: null, tags: { 'kubernetes.io/cluster/demo': 'shared' } }), 'demo', {
+        launchTemplates: LTS,
+      }),
     ).toBe(false);
-    expect(isCleanupCandidate(instance({ id: 'i-2', cluster: 'staging' }), 'demo', LTS)).toBe(false);
-    expect(isCleanupCandidate(instance({ id: 'i-3', nodePool: null }), 'demo', LTS)).toBe(false);
+    expect(isCleanupCandidate(instance({ id: 'i-2', cluster: 'staging' }), 'demo', { launchTemplates: LTS })).toBe(false);
+    expect(isCleanupCandidate(instance({ id: 'i-3', nodePool: null }), 'demo', { launchTemplates: LTS })).toBe(false);
   });
 
   it.each([
@@ -45,15 +47,15 @@ describe('isCleanupCandidate', () => {
     ['an Auto Scaling group', { 'aws:autoscaling:groupName': 'eks-system-1a2b' }],
     ['EKS Auto Mode', { 'eks:kubernetes-node-pool-name': 'general-purpose' }],
   ])('never takes an instance of %s, whatever Karpenter tags it carries', (_owner, tags) => {
-    expect(isCleanupCandidate(instance({ id: 'i-1', tags }), 'demo', LTS)).toBe(false);
+    expect(isCleanupCandidate(instance({ id: 'i-1', tags }), 'demo', { launchTemplates: LTS })).toBe(false);
   });
 
   it('with a NodePool subset, takes only the instances of those NodePools', () => {
     const spot = instance({ id: 'i-1', nodePool: 'spot-pool' });
     const onDemand = instance({ id: 'i-2', nodePool: 'ondemand-pool' });
-    expect(isCleanupCandidate(spot, 'demo', LTS, ['spot-pool'])).toBe(true);
-    expect(isCleanupCandidate(onDemand, 'demo', LTS, ['spot-pool'])).toBe(false);
-    expect(isCleanupCandidate(onDemand, 'demo', LTS, [])).toBe(false);
+    expect(isCleanupCandidate(spot, 'demo', { launchTemplates: LTS }, ['spot-pool'])).toBe(true);
+    expect(isCleanupCandidate(onDemand, 'demo', { launchTemplates: LTS }, ['spot-pool'])).toBe(false);
+    expect(isCleanupCandidate(onDemand, 'demo', { launchTemplates: LTS }, [])).toBe(false);
   });
 
   it('never takes an instance carrying only the forgeable tags, and says why it is left', () => {
@@ -61,20 +63,20 @@ describe('isCleanupCandidate', () => {
     const forged = forgedInstance('i-0f00d5ba5e0b1e7a2');
 
     // Act / Assess
-    expect(isCleanupCandidate(forged, 'demo', LTS)).toBe(false);
-    expect(cleanupVerdict(forged, 'demo', LTS)).toEqual({
+    expect(isCleanupCandidate(forged, 'demo', { launchTemplates: LTS })).toBe(false);
+    expect(cleanupVerdict(forged, 'demo', { launchTemplates: LTS })).toEqual({
       terminate: false,
       notProven: 'no aws:ec2launchtemplate:id tag: not launched from a launch template',
     });
   });
 
   it('without the launch templates listed, proves no instance and terminates none', () => {
-    expect(isCleanupCandidate(instance({ id: 'i-1' }), 'demo', undefined)).toBe(false);
-    expect(cleanupVerdict(instance({ id: 'i-1' }), 'demo', [])).toMatchObject({ terminate: false });
+    expect(isCleanupCandidate(instance({ id: 'i-1' }), 'demo', { launchTemplates: undefined })).toBe(false);
+    expect(cleanupVerdict(instance({ id: 'i-1' }), 'demo', { launchTemplates: [] })).toMatchObject({ terminate: false });
   });
 
   it('has no verdict on instances that are not tagged as Karpenter’s for the cluster', () => {
-    expect(cleanupVerdict(instance({ id: 'i-1', nodePool: null }), 'demo', LTS)).toBeUndefined();
+    expect(cleanupVerdict(instance({ id: 'i-1', nodePool: null }), 'demo', { launchTemplates: LTS })).toBeUndefined();
   });
 });
 

@@ -4,7 +4,7 @@ import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../../src/domain/settings.ts'
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
 import { analyze } from '../../../src/usecases/analyze.ts';
-import { cluster, forgedInstance, instance, karpenterSnapshotOf, launchTemplate } from '../../factories/aws.ts';
+import { cluster, forgedInstance, instance, instanceProfile, karpenterSnapshotOf, launchTemplate } from '../../factories/aws.ts';
 import { nodeClaim } from '../../factories/karpenter.ts';
 import { T0, minutesAfter } from '../../factories/kube.ts';
 
@@ -48,6 +48,33 @@ describe('INSTANCE_PROVENANCE_UNPROVEN', () => {
     expect(findings[0]?.remediation?.steps).toContain(
       '# Who launched it (RunInstances or CreateFleet) and who tagged it (CreateTags), from CloudTrail (90 days)\n' +
         `aws cloudtrail lookup-events --region us-east-1 --lookup-attributes AttributeKey=ResourceName,AttributeValue=${FORGED}`,
+    );
+  });
+
+  it('an instance whose launch template is gone and whose profile is not Karpenter’s: says both, keeps the manual steps', () => {
+    // Prepare: its template deleted; its profile the one Terraform made, not Karpenter's.
+    const terraform = instanceProfile({ name: 'KarpenterNodeInstanceProfile-demo', tags: { Terraform: 'true' } });
+    const subject = { ...instance({ id: 'i-0aaaaaaaaaaaaaaa1' }), iamInstanceProfileArn: terraform.arn! };
+    const snapshot = karpenterSnapshotOf({
+      instances: [subject],
+      nodeClaims: [],
+      cluster: cluster(),
+      launchTemplates: [launchTemplate({ id: 'lt-0still0there' })],
+      instanceProfiles: [terraform],
+    });
+
+    // Act
+    const [finding] = detect(snapshot);
+
+    // Assess
+    expect(finding?.cause?.code).toBe('LAUNCH_TEMPLATE_UNKNOWN');
+    expect(finding?.cause?.detail).toContain(
+      'launch template lt-0d3e9a7c1b5f28e46 not found among the 1 captured (deleted since, or not tagged for cluster demo), ' +
+        `and no proof by its instance profile either: ${terraform.arn} is not Karpenter's instance profile for cluster demo in us-east-1`,
+    );
+    expect(finding?.remediation?.steps).toContain(
+      '# The launch template it names, and whether it still exists (capture it for the next scan)\n' +
+        'aws ec2 describe-launch-templates --region us-east-1 --launch-template-ids lt-0d3e9a7c1b5f28e46',
     );
   });
 

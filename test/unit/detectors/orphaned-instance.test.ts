@@ -67,7 +67,7 @@ describe('ORPHANED_INSTANCE', () => {
     expect(findings.map((f) => f.resource.id)).toEqual(['i-0aaaaaaaaaaaaaaa1']);
     expect(findings[0]?.evidence).toContainEqual(
       expect.stringMatching(
-        /^provenance: launched by fleet-\S+ from Karpenter's launch template lt-0d3e9a7c1b5f28e46 .* of cluster demo$/,
+        /^provenance \(launch-template\): launched by fleet-\S+ from Karpenter's launch template lt-0d3e9a7c1b5f28e46 .* of cluster demo$/,
       ),
     );
   });

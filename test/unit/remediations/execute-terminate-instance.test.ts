@@ -4,7 +4,8 @@ import type { Report } from '../../../src/domain/report.ts';
 import type { ActionSettings } from '../../../src/domain/settings.ts';
 import { SourceError } from '../../../src/ports/errors.ts';
 import { executeRemediations } from '../../../src/remediations/execute.ts';
-import { forgedInstance, instance, karpenterSnapshotOf, launchTemplate } from '../../factories/aws.ts';
+import type { IamPort } from '../../../src/ports/aws.ts';
+import { forgedInstance, instance, instanceProfile, karpenterSnapshotOf, launchTemplate } from '../../factories/aws.ts';
 import { FakeEc2, FakeKube } from '../../factories/ports.ts';
 import { APPLY, executeContext, orphanFinding, plannedReport } from './reports.ts';
 
@@ -20,8 +21,9 @@ function scanned(seen: Instance[], options: { actions?: ActionSettings; complete
   );
 }
 
-async function execute(report: Report, ec2: FakeEc2, actions: ActionSettings = APPLY) {
-  const executed = await executeRemediations(report, executeContext({ kube: new FakeKube(), ec2 }, NOW, actions));
+async function execute(report: Report, ec2: FakeEc2, actions: ActionSettings = APPLY, iam?: IamPort) {
+  const ports = { kube: new FakeKube(), ec2, ...(iam ? { iam, region: 'us-east-1' } : {}) };
+  const executed = await executeRemediations(report, executeContext(ports, NOW, actions));
   return Object.fromEntries(executed.findings.map((f) => [f.resource.id ?? '', f.remediation]));
 }
 
@@ -57,6 +59,44 @@ describe('TERMINATE_INSTANCE executor', () => {
     expect(outcomes['i-02']?.reason).toContain('launch template lt-0other not found among the 1 captured');
     expect(ec2.launchTemplateCalls).toEqual(['demo']);
     expect(ec2.terminateCalls).toEqual([]);
+  });
+
+  it('with the launch template gone since the scan, re-lists instance profiles: Karpenter’s profile proves it, a failed listing does not', async () => {
+    const profile = instanceProfile({ name: 'demo_1', path: '/karpenter/us-east-1/demo/3f6c2a9e/' });
+    const seen = [instance({ id: 'i-01' })].map((i) => ({ ...i, iamInstanceProfileArn: profile.arn! }));
+    const listed: string[] = [];
+    const iam = (fail: boolean): IamPort => ({
+      listInstanceProfiles: () => (
+        listed.push('list'),
+        fail ? Promise.reject(new Error('AccessDenied')) : Promise.resolve([profile])
+      ),
+      removeRoleFromInstanceProfile: () => Promise.reject(new Error('not here')),
+      deleteInstanceProfile: () => Promise.reject(new Error('not here')),
+    });
+    const gone = () => Object.assign(new FakeEc2(seen), { launchTemplates: [launchTemplate({ id: 'lt-0still0there' })] });
+
+    const denied = await execute(scanned(seen), gone(), APPLY, iam(true));
+    const proven = await execute(scanned(seen), gone(), APPLY, iam(false));
+
+    expect(denied['i-01']).toMatchObject({ status: 'skipped' });
+    expect(denied['i-01']?.reason).toContain('no proof by its instance profile either: instance profiles not captured');
+    expect(proven['i-01']).toMatchObject({ status: 'applied', reason: 'now shutting-down' });
+    expect(listed).toEqual(['list', 'list']);
+  });
+
+  it('lists no instance profiles while every instance’s launch template is there', async () => {
+    const seen = [instance({ id: 'i-01' })];
+    let listed = 0;
+    const iam: IamPort = {
+      listInstanceProfiles: () => (listed++, Promise.resolve([])),
+      removeRoleFromInstanceProfile: () => Promise.resolve(),
+      deleteInstanceProfile: () => Promise.resolve(false),
+    };
+
+    const outcomes = await execute(scanned(seen), new FakeEc2(seen), APPLY, iam);
+
+    expect(outcomes['i-01']).toMatchObject({ status: 'applied' });
+    expect(listed).toBe(0);
   });
 
   it('never terminates an instance with only the forgeable tags, even when handed a planned termination for it', async () => {

@@ -56,7 +56,7 @@ export function plannedReport(
 }
 
 export function executeContext(
-  ports: { kube: FakeKube; ec2: FakeEc2 },
+  ports: Pick<ExecuteContext, 'iam' | 'region'> & { kube: FakeKube; ec2: FakeEc2 },
   now: Date,
   actions: ActionSettings = APPLY,
 ): ExecuteContext {

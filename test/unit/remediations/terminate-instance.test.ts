@@ -50,7 +50,7 @@ describe('TERMINATE_INSTANCE guardrails', () => {
   it('accepts the kubernetes.io/cluster/<name>=owned tag form', () => {
     const i = instance({ id: 'i-0aaa', cluster: null, tags: { 'kubernetes.io/cluster/demo': 'owned' } });
 
-    expect(terminationBlocker(i, 'demo', [karpenterLaunchTemplate()])).toBeUndefined();
+    expect(terminationBlocker(i, 'demo', { launchTemplates: [karpenterLaunchTemplate()] })).toBeUndefined();
   });
 
   it('never plans the forged-tag instance (prod-postgres-primary): its two tags are not proof', () => {

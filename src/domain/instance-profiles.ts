@@ -1,0 +1,55 @@
+/**
+ * Which IAM instance profiles Karpenter made for a cluster in a region. IAM is global, so the
+ * region counts as much as the cluster. Cleanup deletes by this rule, and provenance trusts an
+ * instance whose launch template is gone by it (src/domain/provenance.ts).
+ */
+import type { InstanceProfile } from './aws.ts';
+import { isTaggedForCluster, NODECLASS_TAG } from './tags.ts';
+
+/** Karpenter tags its instance profiles with the region they serve. */
+export const PROFILE_REGION_TAG = 'topology.kubernetes.io/region';
+/** Since v1.3 Karpenter keeps its profiles under `/karpenter/<region>/<cluster>/`. */
+const KARPENTER_PATH_PREFIX = '/karpenter/';
+const PROFILE_ARN = /^arn:[a-z-]+:iam::\d{12}:instance-profile(\/(?:[^/\s]+\/)*)([^/\s]+)$/;
+
+/**
+ * Since v1.3 Karpenter keeps its profiles under `/karpenter/<region>/<cluster>/`; before, at `/`
+ * named `<cluster>_<number>` and known only by their tags. A name alone proves nothing (anyone may
+ * call a profile `demo_1`), and a profile under another region's or cluster's path is never ours.
+ */
+export function isKarpenterInstanceProfile(profile: InstanceProfile, cluster: string, region: string): boolean {
+  const path = profile.path ?? '/';
+  if (path.startsWith(KARPENTER_PATH_PREFIX)) return path.startsWith(`${KARPENTER_PATH_PREFIX}${region}/${cluster}/`);
+  const profileRegion = profile.tags[PROFILE_REGION_TAG];
+  return (
+    profile.tags[NODECLASS_TAG] !== undefined &&
+    isTaggedForCluster(profile.tags, cluster) &&
+    (profileRegion === undefined || profileRegion === region)
+  );
+}
+
+/** Under Karpenter's v1.3+ path: only IAM callers can put a profile there. */
+export function isUnderKarpenterPath(profile: InstanceProfile): boolean {
+  return (profile.path ?? '/').startsWith(KARPENTER_PATH_PREFIX);
+}
+
+/** Named the way Karpenter before v1.3 named its profiles: `<cluster>_<digits>`. */
+export function hasLegacyKarpenterName(profile: InstanceProfile, cluster: string): boolean {
+  const rest = profile.name.startsWith(`${cluster}_`) ? profile.name.slice(cluster.length + 1) : '';
+  return /^\d+$/.test(rest);
+}
+
+/** `arn:aws:iam::1:instance-profile/some/path/Name` → `{ path: '/some/path/', name: 'Name' }`. */
+export function parseInstanceProfileArn(arn: string): { path: string; name: string } | undefined {
+  const m = PROFILE_ARN.exec(arn.trim());
+  return m ? { path: m[1] as string, name: m[2] as string } : undefined;
+}
+
+/** The listed profile an instance's `IamInstanceProfile.Arn` names (same name and path, and ARN when listed with one). */
+export function profileOfArn(arn: string, profiles: readonly InstanceProfile[]): InstanceProfile | undefined {
+  const parsed = parseInstanceProfileArn(arn);
+  if (!parsed) return undefined;
+  return profiles.find(
+    (p) => p.name === parsed.name && (p.path ?? '/') === parsed.path && (p.arn === undefined || p.arn === arn.trim()),
+  );
+}
