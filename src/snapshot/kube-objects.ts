@@ -2,16 +2,7 @@ import type { KubeEvent, KubeObject } from '../domain/kube.ts';
 import type { SourceName } from '../domain/snapshot.ts';
 import { describeProblem, obj, str, typeOf, under } from './json-checks.ts';
 import { KUBE_SHAPES } from './object-shapes.ts';
-import {
-  isRecord,
-  oneLine,
-  optNumber,
-  optString,
-  optText,
-  optTime,
-  withoutUndefined,
-  type JsonRecord,
-} from './shape.ts';
+import { isRecord, oneLine, optNumber, optString, optText, optTime, withoutUndefined, type JsonRecord } from './shape.ts';
 import { KARPENTER_API_GROUPS } from '../domain/tags.ts';
 
 /** The Kubernetes kinds karpenter-sentinel reads, by kind and API group ('' is the core group). */
