@@ -19,6 +19,7 @@ import { describeProblem } from './json-checks.ts';
 import { AWS_SHAPES } from './object-shapes.ts';
 import { oneLine } from './shape.ts';
 import { SnapshotIndex } from './snapshot-index.ts';
+import { visibleLine } from '../domain/visible.ts';
 
 /** Notes per source about objects set aside; past this, one line counts the rest. */
 const SET_ASIDE_NOTES_PER_SOURCE = 5;
@@ -212,7 +213,8 @@ export class CaptureMerger {
     const mismatch = controllerClusterMismatch(evidence, snapshot.clusterName);
     if (mismatch) this.#notices.push(mismatch);
     treatDeletedClusterAsHavingNoKubernetesObjects(snapshot);
-    return { snapshot, notices: this.#notices };
+    // Notes quote names and kinds from the data: each is one line of visible text wherever it is shown.
+    return { snapshot, notices: this.#notices.map(visibleLine) };
   }
 
   /** One note per object set aside (a few per source, then how many more). */
