@@ -14,6 +14,7 @@ import { readScanConfig } from '../../../src/config.ts';
 import { EXAMPLES_NOW } from '../../../src/cli/commands/demo.ts';
 import { reportError } from '../../../src/cli/errors.ts';
 import { printNotices, type CliContext } from '../../../src/cli/io.ts';
+import { incompleteWarning } from '../../../src/cli/render/format.ts';
 import { renderReport } from '../../../src/cli/render/index.ts';
 import { CAUSES_BY_FINDING, FINDING_CODES, REMEDIATION_STATUSES, SEVERITIES } from '../../../src/domain/codes.ts';
 import { InputError, UsageError } from '../../../src/domain/errors.ts';
@@ -378,6 +379,8 @@ function pipeline(files: CaptureFile[]): Outputs {
     renderReport(report, 'json', { colour: false, outcome }),
   ];
   renderReport(report, 'table', { colour: true, outcome });
+  // `scan -o json` on incomplete data: the one human line, on stderr.
+  if (!report.complete) rendered.push(incompleteWarning(report));
   const plan = planScanAlerts({ cluster: report.cluster, report, open: [], now: NOW, settings: ALERTS });
   const alerts = plan.alerts.flatMap((alert) => {
     const notification = chatNotificationOf(alert);
