@@ -31,6 +31,8 @@ export interface CollectOptions {
 export interface CollectResult {
   snapshot: ClusterSnapshot;
   notices: string[];
+  /** The notes (among `notices`) about objects set aside as malformed, for `snapshot --out` to record. */
+  setAside: string[];
   /**
    * Set when the snapshot says nothing about the cluster: nothing could be read, or none of its
    * Kubernetes API. A report of it would be empty, not healthy; callers treat it as a failure.
@@ -68,9 +70,9 @@ export async function collectSnapshot(ports: CollectPorts, options: CollectOptio
     });
   }
   await mapBounded(tasks, CONCURRENCY, (task) => task());
-  const { snapshot, notices } = merger.finish(options.clusterName);
+  const { snapshot, notices, setAside } = merger.finish(options.clusterName);
   const unreadable = unreadableReason(snapshot, kubeWanted);
-  return unreadable ? { snapshot, notices, unreadable } : { snapshot, notices };
+  return unreadable ? { snapshot, notices, setAside, unreadable } : { snapshot, notices, setAside };
 }
 
 function unreadableReason(snapshot: ClusterSnapshot, kubeWanted: readonly SourceName[]): string | undefined {

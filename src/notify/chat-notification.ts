@@ -74,11 +74,14 @@ function visibleAlert(alert: Alert): Alert {
   };
 }
 
-/** `[critical] prod: Karpenter controller ...`, `[resolved] prod: ...`: one line. */
+/**
+ * `[critical] prod: Karpenter controller ...`, `[resolved] prod: ...`: one line, shown as visible
+ * text whoever calls it (the SNS subject is built from it too).
+ */
 export function chatTitle(alert: Alert): string {
   const marker = alert.event === 'resolved' ? 'resolved' : alert.severity;
   const where = alert.cluster === '-' ? '' : `${alert.cluster}: `;
-  return cut(`[${marker}] ${where}${alert.title}`.replace(/\s+/g, ' ').trim(), CHAT_LIMITS.title);
+  return cut(visibleLine(`[${marker}] ${where}${alert.title}`).replace(/\s+/g, ' ').trim(), CHAT_LIMITS.title);
 }
 
 /** Every step that fits, whole and in order; a step too long on its own loses its last lines. */

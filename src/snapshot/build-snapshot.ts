@@ -61,7 +61,8 @@ export class SnapshotAssembler {
   }
 
   finish(options: LoadOptions = {}): LoadResult {
-    return { ...this.#merger.finish(options.clusterName || undefined), files: this.#files };
+    const { snapshot, notices } = this.#merger.finish(options.clusterName || undefined);
+    return { snapshot, notices, files: this.#files };
   }
 }
 

@@ -19,6 +19,12 @@ import { describeProblem } from './json-checks.ts';
 import { AWS_SHAPES } from './object-shapes.ts';
 import { oneLine } from './shape.ts';
 import { SnapshotIndex } from './snapshot-index.ts';
+import { visibleLine } from '../domain/visible.ts';
+
+export interface MergeResult extends Omit<LoadResult, 'files'> {
+  /** The notes (among `notices`) about objects set aside as malformed: which, and why. */
+  setAside: string[];
+}
 
 /** Notes per source about objects set aside; past this, one line counts the rest. */
 const SET_ASIDE_NOTES_PER_SOURCE = 5;
@@ -86,6 +92,9 @@ export class CaptureMerger {
           break;
         case 'gap':
           this.#gaps.set(`${c.source}\n${c.error}`, { source: c.source, error: c.error });
+          break;
+        case 'note':
+          this.#notices.push(`${path}: ${c.text}`);
           break;
         case 'secret':
           secrets++;
@@ -177,8 +186,8 @@ export class CaptureMerger {
     }
   }
 
-  finish(clusterOption: string | undefined): Omit<LoadResult, 'files'> {
-    this.#noteSetAside();
+  finish(clusterOption: string | undefined): MergeResult {
+    const setAside = this.#noteSetAside();
     const cluster = this.#clusterInfo();
     const objects = <T>(source: SourceName) => [...(this.#objects.get(source)?.values() ?? [])] as T[];
     const snapshot: ClusterSnapshot = {
@@ -214,17 +223,21 @@ export class CaptureMerger {
     const mismatch = controllerClusterMismatch(evidence, snapshot.clusterName);
     if (mismatch) this.#notices.push(mismatch);
     treatDeletedClusterAsHavingNoKubernetesObjects(snapshot);
-    return { snapshot, notices: this.#notices };
+    // Notes quote names and kinds from the data: each is one line of visible text wherever it is shown.
+    return { snapshot, notices: this.#notices.map(visibleLine), setAside: setAside.map(visibleLine) };
   }
 
-  /** One note per object set aside (a few per source, then how many more). */
-  #noteSetAside(): void {
+  /** One note per object set aside (a few per source, then how many more): added to the notices, and returned. */
+  #noteSetAside(): string[] {
+    const out: string[] = [];
     for (const [source, notes] of this.#setAside) {
       const all = [...notes.values()];
-      this.#notices.push(...all.slice(0, SET_ASIDE_NOTES_PER_SOURCE));
+      out.push(...all.slice(0, SET_ASIDE_NOTES_PER_SOURCE));
       const more = all.length - SET_ASIDE_NOTES_PER_SOURCE;
-      if (more > 0) this.#notices.push(`${source}: ${plural(more, 'more object')} set aside as malformed`);
+      if (more > 0) out.push(`${source}: ${plural(more, 'more object')} set aside as malformed`);
     }
+    this.#notices.push(...out);
+    return out;
   }
 
   /** A source with objects set aside lists fewer than there are: nothing may be judged missing from it. */

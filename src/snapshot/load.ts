@@ -21,7 +21,10 @@ export interface LoadOptions {
 
 export interface LoadResult {
   snapshot: ClusterSnapshot;
-  /** Things the user should know but that do not stop the scan (skipped kinds, Secrets). */
+  /**
+   * Things the user should know but that do not stop the scan (skipped kinds, Secrets, objects
+   * set aside): each one line of visible text (src/domain/visible.ts), however the data read.
+   */
   notices: string[];
   /** Number of files read. */
   files: number;

@@ -4,6 +4,7 @@ import { isAwsCliOutput, readAwsCliOutput, type AwsCliOutput } from './aws-cli.t
 import type { CaptureContent } from './capture-content.ts';
 import { readCliErrorText, stderrPreambleLength, type CliErrorFact } from './cli-error-text.ts';
 import { classifyKubeObject, EXAMPLE_RESOURCE_FILE_NAMES, sourceNamedByFile, sourceOfKind } from './kube-objects.ts';
+import { isGapsDocument, readGapsDocument } from './gaps-file.ts';
 import { diagnoseNotAnOutput, LOOKS_LIKE_LOGS } from './not-an-output.ts';
 import { parseDocuments } from './parse-documents.ts';
 import { isRecord, oneLine, ShapeError, type JsonRecord } from './shape.ts';
@@ -20,6 +21,8 @@ export type Contribution =
   | { type: 'page'; source: SourceName; more?: string }
   | { type: 'secret' }
   | { type: 'unused'; kind: string; legacyKarpenter?: true }
+  /** What the capture's gaps.json recorded (objects set aside when it was written, and why). */
+  | { type: 'note'; text: string }
   | Exclude<CliErrorFact, { type: 'no-resources' }>;
 
 /** Error messages and pasted tables are short; a large file that is no output is just that. */
@@ -80,6 +83,13 @@ function recogniseDocument(document: unknown, prefix: string): Recognised[] {
   if (!isRecord(document)) {
     const hint = typeof document === 'string' ? ' (controller logs need a .log suffix)' : '';
     throw new ShapeError(`${prefix}${NOT_UNDERSTOOD}${hint}`);
+  }
+  if (isGapsDocument(document)) {
+    const { gaps, notes } = readGapsDocument(document);
+    return [
+      ...gaps.map((g): Contribution => ({ type: 'gap', source: g.source, error: g.error })),
+      ...notes.map((text): Contribution => ({ type: 'note', text })),
+    ];
   }
   const { kind, apiVersion } = document;
   if (typeof kind === 'string' && typeof apiVersion === 'string') {

@@ -19,7 +19,7 @@ import { writeLines } from '../io.ts';
 import { exitCodeFor, scanCapture } from '../offline-scan.ts';
 import { actionsFor, scanLiveCluster, scanSimulation, type LiveTarget } from '../cluster-scan.ts';
 import { renderReport } from '../render/index.ts';
-import { gapsLine } from '../render/format.ts';
+import { incompleteWarning } from '../render/format.ts';
 import { colourEnabled } from '../render/style.ts';
 import { DEFAULT_MAX_FILE_BYTES } from '../../snapshot/size-limit.ts';
 import type { Command } from './command.ts';
@@ -111,7 +111,7 @@ export const scanCommand: Command = {
     writeLines(ctx.io.stdout, renderReport(report, output, { colour: colourEnabled(ctx.io.stdout, ctx.io.terminal), outcome }));
     // The table and Markdown say it in the report; JSON is often piped on, so say it where a human looks.
     if (output === 'json' && !report.complete) {
-      writeLines(ctx.io.stderr, `warning: data incomplete: ${gapsLine(report)}`);
+      writeLines(ctx.io.stderr, incompleteWarning(report));
     }
     return outcome.code;
   },

@@ -8,6 +8,7 @@ import { parseFlags, stringOf } from '../args.ts';
 import { printNotices, writeLines } from '../io.ts';
 import type { Command } from './command.ts';
 import { visibleLine } from '../../domain/visible.ts';
+import { isSetAsideGap, type Gap } from '../../domain/snapshot.ts';
 
 const OPTIONS = {
   cluster: { type: 'string' },
@@ -21,10 +22,11 @@ const USAGE = `Usage:
 
 Reads the cluster as a live scan does (read-only) and writes what it read into DIR in the format
 'scan --from' reads: kubectl Lists (pods.json, nodeclaims.json, ...), AWS CLI outputs
-(describe-instances.json, ...), the controller's log (karpenter.log) and SNAPSHOT.md saying what
-could not be read. Secrets are never read; env values, last-applied copies and ConfigMaps other
-than kube-system/aws-auth are left out (SNAPSHOT.md says so). Attach DIR to a bug report, or
-analyse it offline:
+(describe-instances.json, ...), the controller's log (karpenter.log), and SNAPSHOT.md saying what
+could not be read or was set aside as malformed (gaps.json records that for 'scan --from').
+Secrets are never read; env values, last-applied copies and ConfigMaps other than
+kube-system/aws-auth are left out (SNAPSHOT.md says so). Attach DIR to a bug report, or analyse
+it offline:
   karpenter-sentinel scan --from DIR
 
   --cluster NAME               the EKS cluster
@@ -52,19 +54,18 @@ export const snapshotCommand: Command = {
       ...(region ? { region } : {}),
       ...(context ? { context } : {}),
     });
-    const { snapshot, notices, unreadable } = await collectSnapshot(connection, { clusterName });
+    const { snapshot, notices, setAside, unreadable } = await collectSnapshot(connection, { clusterName });
     printNotices(notices, ctx);
     // What AWS says is still worth a bug report when the API is out of reach; nothing at all is not.
     if (snapshot.captured.size === 0 && unreadable) throw new ClusterUnreadableError(clusterName, unreadable);
-    const files = captureFiles(snapshot, ctx.services.clock());
+    const files = captureFiles(snapshot, ctx.services.clock(), setAside);
     for (const file of files) await writeFile(join(out, file.name), file.text, { flag: 'wx' });
     writeLines(ctx.io.stdout, `wrote ${files.length} files to ${visibleLine(out)} (${[...snapshot.captured].sort().join(', ')})`);
-    if (snapshot.gaps.length > 0) {
-      writeLines(
-        ctx.io.stderr,
-        `warning: could not read ${visibleLine(snapshot.gaps.map((g) => `${g.source} (${g.error})`).join('; '))}`,
-      );
-    }
+    const listed = (gaps: readonly Gap[]) => visibleLine(gaps.map((g) => `${g.source} (${g.error})`).join('; '));
+    const unread = snapshot.gaps.filter((g) => !isSetAsideGap(g));
+    const malformed = snapshot.gaps.filter(isSetAsideGap);
+    if (unread.length > 0) writeLines(ctx.io.stderr, `warning: could not read ${listed(unread)}`);
+    if (malformed.length > 0) writeLines(ctx.io.stderr, `warning: left out, set aside as malformed: ${listed(malformed)}`);
     return 0;
   },
 };

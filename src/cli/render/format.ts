@@ -51,13 +51,28 @@ export function exitLine(outcome: ExitOutcome): string {
   return `exit ${outcome.code}: ${why} --fail-on ${outcome.failOn}`;
 }
 
-/** `1 gap (nodeclaims); checks that need it did not run`. */
+/**
+ * What every gap means, whatever its kind: a source that could not be read (the checks that need
+ * it did not run), objects set aside as malformed (the checks ran without them), or a check that
+ * failed on the data (it did not finish). Each gap's own error text says which.
+ */
+export const GAPS_MEAN = 'findings may be missing';
+
+/** `1 gap (nodeclaims): findings may be missing`: the short form, where the gaps are listed nearby. */
 export function gapsLine(report: Report): string {
   const n = report.gaps.length;
-  const sources = report.gaps.map((g) => g.source).join(', ');
-  return n === 1
-    ? `1 gap (${sources}); checks that need it did not run`
-    : `${n} gaps (${sources}); checks that need them did not run`;
+  const sources = [...new Set(report.gaps.map((g) => g.source))].join(', ');
+  return visibleLine(`${n === 1 ? '1 gap' : `${n} gaps`} (${sources}): ${GAPS_MEAN}`);
+}
+
+/** `nodeclaims: 403 Forbidden; pods: 2 objects set aside as malformed (see notes)`: what happened, per gap, on one line. */
+export function gapsDetail(report: Report): string {
+  return visibleLine(report.gaps.map((g) => `${g.source}: ${g.error}`).join('; '));
+}
+
+/** The stderr line of a report whose output does not show its gaps to a human (JSON). */
+export function incompleteWarning(report: Report): string {
+  return `warning: data incomplete, ${GAPS_MEAN}: ${gapsDetail(report)}`;
 }
 
 function plain(_severity: Severity, text: string): string {

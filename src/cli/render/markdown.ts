@@ -1,6 +1,6 @@
 import type { Finding } from '../../domain/finding.ts';
 import type { Report } from '../../domain/report.ts';
-import { describeRemediation, describeResource, NOT_RUN_NOTE, summaryLine, visibleReport } from './format.ts';
+import { describeRemediation, describeResource, GAPS_MEAN, NOT_RUN_NOTE, summaryLine, visibleReport } from './format.ts';
 import { markdownCode, markdownFence, markdownParagraph, markdownText } from '../../domain/markdown.ts';
 
 /** For tickets and incident docs (CommonMark / GitHub): a summary table, then one section per finding. */
@@ -15,7 +15,7 @@ export function renderMarkdown(unsafe: Report): string {
   if (report.complete) {
     out.push('Data complete: every source the checks asked for was captured.', '');
   } else {
-    out.push('> **Data incomplete.** Checks that need these sources did not run:');
+    out.push(`> **Data incomplete:** ${GAPS_MEAN} because of these gaps:`);
     for (const gap of report.gaps) out.push(`> - ${markdownCode(gap.source)}: ${text(gap.error)}`);
     out.push('');
   }

@@ -1,7 +1,7 @@
 import type { Finding } from '../../domain/finding.ts';
 import type { Report } from '../../domain/report.ts';
 import { findingBlock, remediationBrief } from './table-finding.ts';
-import { describeResource, exitLine, gapsLine, summaryLine, visibleReport, type ExitOutcome } from './format.ts';
+import { describeResource, exitLine, GAPS_MEAN, gapsLine, summaryLine, visibleReport, type ExitOutcome } from './format.ts';
 import { PLAIN_STYLE, type Style } from './style.ts';
 
 export interface TableOptions {
@@ -36,7 +36,7 @@ function header(report: Report, style: Style): string[] {
   if (report.complete) return [`${head} · data complete`];
   const count = report.gaps.length === 1 ? '1 gap' : `${report.gaps.length} gaps`;
   return [
-    `${head} · ${style.warn(`DATA INCOMPLETE (${count})`)} · checks that need these sources did not run`,
+    `${head} · ${style.warn(`DATA INCOMPLETE (${count})`)} · ${GAPS_MEAN}:`,
     ...report.gaps.map((gap) => `  ${style.warn('gap')} ${gap.source}: ${gap.error}`),
   ];
 }

@@ -178,26 +178,38 @@ function listInstanceProfiles(profiles: readonly InstanceProfile[]): JsonRecord 
 /**
  * `DescribeInstances failed: UnauthorizedOperation: ...` (the text of a live gap, and of a gap
  * read from a captured error) → the AWS CLI's own error line, which reads back as that gap.
- * Gaps of other forms (a truncated capture) cannot be written so: SNAPSHOT.md lists them.
+ * Gaps of other forms (a truncated capture, objects set aside, a Kubernetes source) cannot be
+ * written so: gaps.json records them.
  */
 function gapDocuments(gaps: readonly Gap[]): AwsCliDocument[] {
   const lines = new Map<AwsSource, string[]>();
   for (const gap of gaps) {
-    if (!Object.hasOwn(FILES, gap.source)) continue;
-    const source = gap.source as AwsSource;
-    const parsed = /^(\w+) failed: ([^\s:()]+): ?(.*)$/.exec(gap.error);
-    if (!parsed) continue;
-    const [, operation = '', code = '', message = ''] = parsed;
-    // An operation the loader does not file under this source (ListInstanceProfileTags) is written as its listing.
-    const asOperation = SOURCE_OF_OPERATION[operation] === source ? operation : listingOperation(source);
-    const list = lines.get(source) ?? [];
-    list.push(`An error occurred (${code}) when calling the ${asOperation} operation: ${message}`);
-    lines.set(source, list);
+    const error = cliErrorOf(gap);
+    if (!error) continue;
+    const list = lines.get(error.source) ?? [];
+    list.push(error.line);
+    lines.set(error.source, list);
   }
   return [...lines].map(([source, errors]) => {
     const text = `\n${errors.join('\n')}\n`;
     return { name: `${FILES[source]}-error.txt`, json: text, text };
   });
+}
+
+/** Whether the gap is written as an AWS CLI error file (and so needs no other record). */
+export function writtenAsCliError(gap: Gap): boolean {
+  return cliErrorOf(gap) !== undefined;
+}
+
+function cliErrorOf(gap: Gap): { source: AwsSource; line: string } | undefined {
+  if (!Object.hasOwn(FILES, gap.source) || gap.detector) return undefined;
+  const source = gap.source as AwsSource;
+  const parsed = /^(\w+) failed: ([^\s:()]+): ?(.*)$/.exec(gap.error);
+  if (!parsed) return undefined;
+  const [, operation = '', code = '', message = ''] = parsed;
+  // An operation the loader does not file under this source (ListInstanceProfileTags) is written as its listing.
+  const asOperation = SOURCE_OF_OPERATION[operation] === source ? operation : listingOperation(source);
+  return { source, line: `An error occurred (${code}) when calling the ${asOperation} operation: ${message}` };
 }
 
 function listingOperation(source: AwsSource): string | undefined {

@@ -1,7 +1,10 @@
-import type { ClusterSnapshot, SourceName } from '../../domain/snapshot.ts';
+import { isSetAsideGap, type ClusterSnapshot, type SourceName } from '../../domain/snapshot.ts';
 import type { KubeObject } from '../../domain/kube.ts';
 import { toIsoSeconds } from '../../domain/kube-helpers.ts';
-import { awsCliDocuments } from './aws-cli-shape.ts';
+import { markdownCode, markdownText } from '../../domain/markdown.ts';
+import { visibleLine } from '../../domain/visible.ts';
+import { GAPS_FILE, gapsFileText } from '../gaps-file.ts';
+import { awsCliDocuments, writtenAsCliError } from './aws-cli-shape.ts';
 import {
   DROPPED_ANNOTATIONS,
   KEPT_CONFIGMAP,
@@ -36,10 +39,12 @@ const KUBE_FILES: readonly { source: SourceName; file: string; objects: (s: Clus
  * A snapshot as the capture files `scan --from` reads (kubectl `List`s named after their
  * resource, AWS CLI outputs, the controller's log), plus SNAPSHOT.md for the human reading a bug
  * report (the loader skips Markdown). Only captured sources are written: a missing file means
- * "not captured", an empty list "none exist". What may hold secrets is left out (redact.ts), and
+ * "not captured", an empty list "none exist". Gaps no other file shows (objects set aside as
+ * malformed, with the notes `setAside` saying which and why; a Kubernetes source denied) go into
+ * gaps.json, which the loader reads back. What may hold secrets is left out (redact.ts), and
  * SNAPSHOT.md says what.
  */
-export function captureFiles(snapshot: ClusterSnapshot, takenAt: Date): CaptureFileText[] {
+export function captureFiles(snapshot: ClusterSnapshot, takenAt: Date, setAside: readonly string[] = []): CaptureFileText[] {
   const files: CaptureFileText[] = [];
   const redactions = noRedactions();
   for (const { source, file, objects } of KUBE_FILES) {
@@ -53,7 +58,12 @@ export function captureFiles(snapshot: ClusterSnapshot, takenAt: Date): CaptureF
   }
   for (const document of awsCliDocuments(snapshot)) files.push({ name: document.name, text: document.text });
   if (snapshot.captured.has('logs')) files.push({ name: 'karpenter.log', text: logLinesToText(snapshot.logs) });
-  files.push({ name: 'SNAPSHOT.md', text: summary(snapshot, takenAt, redactions) });
+  // What the other files cannot show, so that a scan of the folder is as incomplete as the snapshot.
+  const unwritten = snapshot.gaps.filter((g) => !writtenAsCliError(g));
+  if (unwritten.length > 0) {
+    files.push({ name: GAPS_FILE, text: gapsFileText({ gaps: unwritten, notes: setAside }) });
+  }
+  files.push({ name: 'SNAPSHOT.md', text: summary(snapshot, takenAt, redactions, setAside) });
   return files;
 }
 
@@ -63,7 +73,7 @@ function kubeList(items: readonly unknown[]): string {
   return `{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[\n${body}\n]}\n`;
 }
 
-function summary(snapshot: ClusterSnapshot, takenAt: Date, redactions: Redactions): string {
+function summary(snapshot: ClusterSnapshot, takenAt: Date, redactions: Redactions, setAside: readonly string[]): string {
   const captured = [...snapshot.captured].sort();
   const lines = [
     `# karpenter-sentinel snapshot of ${snapshot.clusterName}`,
@@ -80,9 +90,24 @@ function summary(snapshot: ClusterSnapshot, takenAt: Date, redactions: Redaction
     `- the annotations ${DROPPED_ANNOTATIONS.map((a) => `\`${a}\``).join(', ')} (whole copies of the object as applied, env values included; ${redactions.annotations} left out)`,
     `- every ConfigMap but ${KEPT_CONFIGMAP.namespace}/${KEPT_CONFIGMAP.name} (${redactions.configMaps} left out)`,
   ];
-  if (snapshot.gaps.length > 0) {
+  // Gap texts and notes quote the cluster's data: shown as visible text, never as Markdown.
+  const item = (text: string) => `- ${markdownText(visibleLine(text))}`;
+  const unread = snapshot.gaps.filter((g) => !isSetAsideGap(g));
+  const malformed = snapshot.gaps.filter(isSetAsideGap);
+  if (unread.length > 0) {
     lines.push('', 'Could not be read (so a scan of this folder is incomplete too):', '');
-    for (const gap of snapshot.gaps) lines.push(`- ${gap.source}: ${gap.error}`);
+    for (const gap of unread) lines.push(item(`${gap.source}: ${gap.error}`));
+  }
+  if (malformed.length > 0) {
+    lines.push(
+      '',
+      `Set aside as malformed: read, but a field had the wrong type, so these objects are not in the files (${GAPS_FILE} records them, and a scan of this folder reports the gap and these notes too):`,
+      '',
+    );
+    for (const gap of malformed) lines.push(item(`${gap.source}: ${gap.error}`));
+    // Each note as code: the object's name and the field path (`spec.containers[0].env`) read as they are.
+    if (setAside.length > 0)
+      lines.push('', 'Which objects, and why:', '', ...setAside.map((n) => `- ${markdownCode(visibleLine(n))}`));
   }
   return `${lines.join('\n')}\n`;
 }

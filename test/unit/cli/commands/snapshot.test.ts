@@ -8,6 +8,7 @@ import { SOURCE_NAMES } from '../../../../src/domain/snapshot.ts';
 import { simulateSnapshot, type Simulation } from '../../../../src/simulator/simulation.ts';
 import { loadSnapshot } from '../../../../src/snapshot/load.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
+import type { Report } from '../../../../src/domain/report.ts';
 import { deployment, pod } from '../../../factories/kube.ts';
 import { run } from '../cli-harness.ts';
 
@@ -163,6 +164,55 @@ describe('snapshot --cluster --out', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^warning: could not read /m);
     expect(await readFile(join(out, 'SNAPSHOT.md'), 'utf8')).toContain('Could not be read');
+  });
+
+  it('records an object set aside as malformed: SNAPSHOT.md says which and why, and a scan of the folder still has the gap', async () => {
+    const broken = pod({ name: 'web-1', namespace: 'shop', nodeName: 'ip-10-0-1-20.ec2.internal' });
+    const live = await services('nodes-not-registering-aws-auth', true, (snapshot) => {
+      snapshot.pods.push({
+        ...broken,
+        spec: { ...broken.spec, containers: [{ name: 'web', image: 'nginx', env: [null] }] },
+      } as never);
+    });
+    const out = join(dir, 'capture');
+    const why = 'Pod shop/web-1: spec.containers[0].env[0] is null, expected an object; object set aside';
+
+    const written = await run(['snapshot', '--cluster', live.cluster, '--out', out], { services: live });
+    const fromCapture = await run(['scan', '--from', out, '--now', EXAMPLES_NOW, '-o', 'json']);
+    const liveScan = await run(['scan', '--cluster', live.cluster, '--now', EXAMPLES_NOW, '-o', 'json'], { services: live });
+
+    expect(written.code).toBe(0);
+    expect(written.stderr).toContain(`note: Kubernetes API: ${why}\n`);
+    expect(written.stderr).toContain(
+      'warning: left out, set aside as malformed: pods (1 object set aside as malformed (see notes))\n',
+    );
+    expect(written.stderr).not.toContain('could not read');
+    const summary = await readFile(join(out, 'SNAPSHOT.md'), 'utf8');
+    expect(summary).not.toContain('Could not be read');
+    expect(summary).toContain('Set aside as malformed');
+    expect(summary).toContain('- pods: 1 object set aside as malformed (see notes)');
+    expect(summary).toContain(`- \`Kubernetes API: ${why}\``);
+    expect(await readFile(join(out, 'pods.json'), 'utf8')).not.toContain('web-1');
+    // The folder's scan is as incomplete as the live one, for the same reason, and prints the same note.
+    const report = JSON.parse(fromCapture.stdout) as Report;
+    expect(report.complete).toBe(false);
+    expect(report.gaps).toEqual([{ source: 'pods', error: '1 object set aside as malformed (see notes)' }]);
+    expect(report).toEqual({ ...(JSON.parse(liveScan.stdout) as Report), generatedAt: report.generatedAt });
+    expect(fromCapture.stderr).toContain(`note: ${join(out, 'gaps.json')}: Kubernetes API: ${why}\n`);
+  });
+
+  it('a Kubernetes source that could not be read is reported with its own error by a scan of the folder, not as "not captured"', async () => {
+    const live = await services('nodes-not-registering-aws-auth', true, (snapshot) => {
+      snapshot.gaps.push({ source: 'nodeclaims', error: '403 Forbidden: nodeclaims is forbidden' });
+    });
+    const out = join(dir, 'capture');
+
+    await run(['snapshot', '--cluster', live.cluster, '--out', out], { services: live });
+    const fromCapture = await run(['scan', '--from', out, '--now', EXAMPLES_NOW, '-o', 'json']);
+
+    const report = JSON.parse(fromCapture.stdout) as Report;
+    expect(report.gaps.map((g) => g.source)).toEqual(['nodeclaims']);
+    expect(report.gaps[0]?.error).toContain('nodeclaims is forbidden');
   });
 
   it('writes nothing and fails in one line when nothing at all could be read', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../../../src/cli/render/markdown.ts';
 import { manualRemediation, newFinding } from '../../../../src/domain/finding.ts';
+import { setAsideGap } from '../../../../src/domain/snapshot.ts';
 import { notRegistered, orphan, reportOf, unexplained } from './report-fixtures.ts';
 
 describe('renderMarkdown', () => {
@@ -25,10 +26,33 @@ describe('renderMarkdown', () => {
     const md = renderMarkdown(reportOf([], [{ source: 'nodeclaims', error: '403 Forbidden | RBAC' }]));
 
     expect(md).toContain(
-      '> **Data incomplete.** Checks that need these sources did not run:\n> - `nodeclaims`: 403 Forbidden \\| RBAC',
+      '> **Data incomplete:** findings may be missing because of these gaps:\n> - `nodeclaims`: 403 Forbidden \\| RBAC',
     );
     expect(md).toContain('No findings in the data that was captured.');
     expect(md).not.toContain('| Severity |');
+  });
+
+  it('says what happened for each kind of gap: unreadable, objects set aside, a check that failed', () => {
+    const md = renderMarkdown(
+      reportOf(
+        [],
+        [
+          { source: 'nodeclaims', error: '403 Forbidden' },
+          setAsideGap('pods', 1),
+          { source: 'instances', error: 'ORPHANED_INSTANCE check failed on this data: boom', detector: 'ORPHANED_INSTANCE' },
+        ],
+      ),
+    );
+
+    expect(md).toContain(
+      [
+        '> **Data incomplete:** findings may be missing because of these gaps:',
+        '> - `nodeclaims`: 403 Forbidden',
+        '> - `pods`: 1 object set aside as malformed (see notes)',
+        '> - `instances`: ORPHANED_INSTANCE check failed on this data: boom',
+      ].join('\n'),
+    );
+    expect(md).not.toContain('did not run');
   });
 
   it('puts evidence and each step in fenced blocks, multi-line steps intact', () => {

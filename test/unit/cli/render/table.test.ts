@@ -3,6 +3,7 @@ import { renderTable } from '../../../../src/cli/render/table.ts';
 import { ANSI_STYLE } from '../../../../src/cli/render/style.ts';
 import { MAX_EVIDENCE_SHOWN } from '../../../../src/cli/render/table-finding.ts';
 import { proposedAction } from '../../../../src/domain/finding.ts';
+import { setAsideGap } from '../../../../src/domain/snapshot.ts';
 import { ANSI } from '../cli-harness.ts';
 import { notRegistered, orphan, reportOf, unexplained } from './report-fixtures.ts';
 
@@ -147,13 +148,36 @@ describe('renderTable', () => {
 
     const lines = text.trimEnd().split('\n');
     const [header, gap1, gap2] = lines;
-    expect(header).toBe(
-      'cluster demo at 2026-01-01T01:00:00Z · DATA INCOMPLETE (2 gaps) · checks that need these sources did not run',
-    );
+    expect(header).toBe('cluster demo at 2026-01-01T01:00:00Z · DATA INCOMPLETE (2 gaps) · findings may be missing:');
     expect(gap1).toBe('  gap nodeclaims: 403 Forbidden');
     expect(gap2).toBe('  gap pods: not captured');
     // repeated just above the counts, where the eye lands after a long report
-    expect(lines.at(-2)).toBe('DATA INCOMPLETE: 2 gaps (nodeclaims, pods); checks that need them did not run (see the top)');
+    expect(lines.at(-2)).toBe('DATA INCOMPLETE: 2 gaps (nodeclaims, pods): findings may be missing (see the top)');
+  });
+
+  it('says what happened for each kind of gap: unreadable, objects set aside, a check that failed', () => {
+    const text = renderTable(
+      reportOf(
+        [],
+        [
+          { source: 'nodeclaims', error: '403 Forbidden' },
+          setAsideGap('pods', 2),
+          { source: 'instances', error: 'ORPHANED_INSTANCE check failed on this data: boom', detector: 'ORPHANED_INSTANCE' },
+        ],
+      ),
+    );
+
+    expect(text).toContain(
+      [
+        'DATA INCOMPLETE (3 gaps) · findings may be missing:',
+        '  gap nodeclaims: 403 Forbidden',
+        '  gap pods: 2 objects set aside as malformed (see notes)',
+        '  gap instances: ORPHANED_INSTANCE check failed on this data: boom',
+      ].join('\n'),
+    );
+    // Checks did run on the pods that were read, and every other check ran: nothing claims they did not.
+    expect(text).not.toContain('did not run');
+    expect(text).toContain('DATA INCOMPLETE: 3 gaps (nodeclaims, pods, instances): findings may be missing (see the top)');
   });
 
   it('says "No findings." on complete data, and does not call partial data clean', () => {

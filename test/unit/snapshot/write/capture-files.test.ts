@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReplicaSet } from '../../../../src/domain/kube.ts';
+import { setAsideGap } from '../../../../src/domain/snapshot.ts';
 import { snapshotFromFiles } from '../../../../src/snapshot/load.ts';
 import { captureFiles } from '../../../../src/snapshot/write/capture-files.ts';
 import { snapshotOf } from '../../../factories/aws.ts';
@@ -100,5 +101,52 @@ describe('captureFiles leaves out what may hold secrets', () => {
     );
     expect(summary).toMatch(/`kubectl\.kubernetes\.io\/last-applied-configuration`.*; 2 left out\)/);
     expect(summary).toContain('- every ConfigMap but kube-system/aws-auth (2 left out)');
+  });
+});
+
+describe('captureFiles records what the files cannot show', () => {
+  const snapshot = () => {
+    const s = snapshotOf({ pods: [pod({ name: 'api-0', namespace: 'shop' })] });
+    s.gaps.push(
+      setAsideGap('pods', 1),
+      { source: 'nodeclaims', error: '403 Forbidden: <b>*nodeclaims*</b> \u202eforbidden' },
+      { source: 'instances', error: 'DescribeInstances failed: UnauthorizedOperation: not allowed' },
+    );
+    return s;
+  };
+  const notes = ['Kubernetes API: Pod shop/web-1: spec.containers is a string, expected a list; object set aside'];
+
+  it('gaps.json holds the gaps no other file shows and the notes; read back with the rest, the scan has every gap', () => {
+    const files = captureFiles(snapshot(), TAKEN_AT, notes);
+
+    expect(JSON.parse(files.find((f) => f.name === 'gaps.json')?.text ?? '{}')).toMatchObject({
+      gaps: [
+        { source: 'pods', error: '1 object set aside as malformed (see notes)' },
+        { source: 'nodeclaims', error: '403 Forbidden: <b>*nodeclaims*</b> \u202eforbidden' },
+      ],
+      notes,
+    });
+    // The loader skips Markdown when it lists a folder.
+    const read = snapshotFromFiles(
+      files.filter((f) => f.name !== 'SNAPSHOT.md').map((f) => ({ path: `capture/${f.name}`, text: f.text })),
+    );
+    expect(read.snapshot.gaps.map((g) => g.source).sort()).toEqual(['instances', 'nodeclaims', 'pods']);
+    expect(read.notices).toContain(`capture/gaps.json: ${notes[0]}`);
+  });
+
+  it('SNAPSHOT.md tells objects set aside from sources that could not be read, as visible text, never Markdown', () => {
+    const summary = captureFiles(snapshot(), TAKEN_AT, notes).find((f) => f.name === 'SNAPSHOT.md')?.text ?? '';
+
+    expect(summary).toContain(
+      [
+        'Could not be read (so a scan of this folder is incomplete too):',
+        '',
+        '- nodeclaims: 403 Forbidden: \\<b\\>\\*nodeclaims\\*\\</b\\> \\\\u202eforbidden',
+        '- instances: DescribeInstances failed: UnauthorizedOperation: not allowed',
+      ].join('\n'),
+    );
+    expect(summary).toMatch(/\nSet aside as malformed: .*\n\n- pods: 1 object set aside as malformed \(see notes\)\n/);
+    expect(summary).toContain(`Which objects, and why:\n\n- \`${notes[0]}\`\n`);
+    expect(summary).not.toContain('\u202e');
   });
 });
