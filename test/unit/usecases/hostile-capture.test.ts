@@ -389,7 +389,9 @@ function pipeline(files: CaptureFile[]): Outputs {
     const message = JSON.stringify(notification);
     return [chatTitle(alert), notification, slackPayloadOf({ message, attributes: alertMessageAttributes(alert) })];
   });
-  const printedNotices = printed((stderr) => printNotices(loaded.notices, { io: { stderr, terminal: { noColor: false, forceColor: false } } } as CliContext));
+  const printedNotices = printed((stderr) =>
+    printNotices(loaded.notices, { io: { stderr, terminal: { noColor: false, forceColor: false } } } as CliContext),
+  );
   return { notices: loaded.notices, printedNotices, report, rendered, alerts };
 }
 
