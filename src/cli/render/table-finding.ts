@@ -15,7 +15,7 @@ export function findingBlock(finding: Finding, style: Style, width: number = NO_
   const lines = [
     ...prose(
       `${style.severity(finding.severity, finding.severity.toUpperCase())} ${finding.code} ${describeResource(finding.resource)}`,
-      '  ',
+      ' '.repeat(finding.severity.length + 1), // under the code
     ),
     ...prose(`  ${finding.title}`, '    '),
   ];

@@ -54,8 +54,8 @@ interface OverviewRow {
 
 /**
  * One aligned line per finding: severity, code, resource, cause, and what happens about it. When
- * that is wider than the terminal, the cause and the action go to a second line under the code;
- * when even that is too wide, the resource joins them there. A cell that still does not fit is
+ * that is wider than the terminal, the cause and the action go under the code; the resource too
+ * when it does not fit beside the code. A cell that still does not fit is
  * shortened at a word boundary with `…` (the finding's block below has it whole): the terminal
  * never gets to break a row inside a word.
  */
@@ -93,18 +93,21 @@ function overview(findings: readonly Finding[], style: Style, width: number): st
       ),
     ];
   }
-  // Two lines a finding, the second under the code; three when the resource fits only there.
+  // Two lines a finding, the second under the code: cause and remediation, on a line each when
+  // they do not fit on one. The resource gets a line there too when it does not fit beside the code.
   const under = ' '.repeat(2 + severityWidth + 2);
   const room = width - under.length;
   const resourceFits = under.length + codeWidth + 2 + resourceWidth <= width;
   return [
     title,
     ...rows.flatMap((row) => {
-      const outcome = `cause ${row.cause} · `;
-      const causeLine =
-        displayWidth(outcome + row.action) <= room ? under + outcome + action(row) : under + shorten(outcome + row.action, room);
-      if (resourceFits) return [`${severityCell(row)}  ${row.finding.code.padEnd(codeWidth)}  ${row.resource}`, causeLine];
-      return [`${severityCell(row)}  ${row.finding.code}`, under + shorten(row.resource, room), causeLine];
+      const cause = `cause ${row.cause}`;
+      const outcome =
+        displayWidth(`${cause} · ${row.action}`) <= room
+          ? [`${under}${cause} · ${action(row)}`]
+          : [under + shorten(cause, room), under + shorten(`remediation ${row.action}`, room)];
+      if (resourceFits) return [`${severityCell(row)}  ${row.finding.code.padEnd(codeWidth)}  ${row.resource}`, ...outcome];
+      return [`${severityCell(row)}  ${row.finding.code}`, under + shorten(row.resource, room), ...outcome];
     }),
   ];
 }
