@@ -46,8 +46,10 @@ const USAGE = `Usage:
 
 Serves each bundled example under examples/ (captured kubectl / aws CLI output of a real failure)
 as a simulated cluster (a Kubernetes API on 127.0.0.1 and in-memory AWS), scans it with --apply
-and tells what was found, why, and what was fixed. No cloud account needed; only the simulation
-changes. Each example can be rerun on its own with:
+and tells what was found, why, and what was fixed, starting with ${HEADLINE_EXAMPLE} (the
+controller deadlocked on Fargate, fixed by a restart). No cloud account needed; only the
+simulation changes. Prose fits the terminal (COLUMNS, else its width, else 100 columns); commands
+are never wrapped. Each example can be rerun on its own with:
   karpenter-sentinel scan --simulate examples/NAME --apply     (or offline: scan --from examples/NAME)
 
   --now ISO-8601               the time to judge ages against (default: ${EXAMPLES_NOW}, when the examples were captured)

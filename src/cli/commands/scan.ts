@@ -68,7 +68,8 @@ Thresholds (90s, 5m, 1h30m, or seconds):
   --max-terminations N         at most N instance terminations per run (default ${CLI_ACTIONS.maxTerminationsPerRun})
 
 Output:
-  -o, --output FORMAT          table (default), json or markdown
+  -o, --output FORMAT          table (default), json or markdown; the table's prose wraps to COLUMNS, else the
+                               terminal's width, else 100 (its commands never wrap)
   --fail-on SEVERITY           exit 1 when a finding is at or above: critical, warning (default), info, never
 
 Nothing is changed without --apply. With it: the Karpenter controller is restarted (ROLLOUT_RESTART, 15m
