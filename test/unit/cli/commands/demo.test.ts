@@ -207,7 +207,7 @@ describe('demo on the bundled examples', () => {
     const result = await run(['demo'], { terminal: { columns: 80 } });
 
     const lines = result.stdout.split('\n');
-    const command = /^(\$ karpenter-sentinel |    \d+\. | {7}| {4}(kubectl|aws|helm|eksctl) )/;
+    const command = /^(\$ karpenter-sentinel | {4}\d+\. | {7}| {4}(kubectl|aws|helm|eksctl) )/;
     const tooWide = lines.filter((l) => l.length > 80 && !command.test(l));
     for (const line of tooWide) expect(line.trim().replace(/^- /, '')).not.toContain(' ');
     // Before wrapping, 45% of the demo's non-empty lines were wider than 80.
