@@ -19,15 +19,19 @@ export interface TerminalEnvironment {
   noColor: boolean;
   /** FORCE_COLOR set to anything but 0/false: colour even off a TTY (0/false: never colour). */
   forceColor: boolean;
+  /** COLUMNS when a positive integer: the width prose is wrapped to, over the terminal's own. */
+  columns?: number;
 }
 
 export function readTerminalEnvironment(env: NodeJS.ProcessEnv = process.env): TerminalEnvironment {
   const force = env.FORCE_COLOR;
   // Node's convention: FORCE_COLOR=0 (or false) turns colour off even on a terminal.
   const forceOff = force === '0' || force === 'false';
+  const columns = /^\s*[1-9]\d*\s*$/.test(env.COLUMNS ?? '') ? Number(env.COLUMNS) : undefined;
   return {
     noColor: (env.NO_COLOR !== undefined && env.NO_COLOR !== '') || forceOff,
     forceColor: force !== undefined && force !== '' && !forceOff,
+    ...(columns !== undefined && { columns }),
   };
 }
 

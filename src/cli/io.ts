@@ -7,6 +7,7 @@ import type { ClusterConnection } from '../usecases/scan-cluster.ts';
 import { SYSTEM_CLOCK, type Clock } from '../ports/clock.ts';
 import type { LiveTarget } from './cluster-scan.ts';
 import { visibleLine } from '../domain/visible.ts';
+import { wrapLine } from './render/wrap.ts';
 
 export interface OutputStream {
   write(s: string): unknown;
@@ -73,7 +74,26 @@ export function processIO(): CliIO {
 
 /** What a loader or collector noticed, one `note:` line each on stderr, shown as visible text. */
 export function printNotices(notices: readonly string[], ctx: CliContext): void {
-  for (const notice of notices) writeLines(ctx.io.stderr, `note: ${visibleLine(notice)}`);
+  for (const notice of notices) writeNote(ctx, `note: ${visibleLine(notice)}`);
+}
+
+/** What prose is wrapped to when neither COLUMNS nor a terminal gives a width (a pipe, a file, a CI log). */
+export const DEFAULT_WIDTH = 100;
+
+/**
+ * The width a stream's prose is wrapped to: COLUMNS (when a positive integer), else the terminal's
+ * own width, else DEFAULT_WIDTH (a pipe or a file has no width).
+ */
+export function outputWidth(stream: OutputStream, terminal: TerminalEnvironment): number {
+  if (terminal.columns !== undefined) return terminal.columns;
+  const columns = stream.columns;
+  if (stream.isTTY === true && columns !== undefined && Number.isInteger(columns) && columns > 0) return columns;
+  return DEFAULT_WIDTH;
+}
+
+/** A `note:` or `warning:` line on stderr, wrapped to its width under a two-space indent. */
+export function writeNote(ctx: CliContext, text: string): void {
+  writeLines(ctx.io.stderr, wrapLine(text, outputWidth(ctx.io.stderr, ctx.io.terminal), '  ').join('\n'));
 }
 
 export function writeLines(stream: OutputStream, text: string): void {

@@ -20,6 +20,11 @@ describe('readTerminalEnvironment', () => {
     [{ FORCE_COLOR: '1' }, { noColor: false, forceColor: true }],
     [{ FORCE_COLOR: '0' }, { noColor: true, forceColor: false }],
     [{ FORCE_COLOR: 'false' }, { noColor: true, forceColor: false }],
+    [{ COLUMNS: '72' }, { noColor: false, forceColor: false, columns: 72 }],
+    [{ COLUMNS: '0' }, { noColor: false, forceColor: false }],
+    [{ COLUMNS: '-80' }, { noColor: false, forceColor: false }],
+    [{ COLUMNS: 'wide' }, { noColor: false, forceColor: false }],
+    [{ COLUMNS: '' }, { noColor: false, forceColor: false }],
   ])('%j → %j', (env, expected) => {
     expect(readTerminalEnvironment(env)).toEqual(expected);
   });

@@ -10,7 +10,7 @@ import { DEFAULT_NODECLAIM_WAIT_MS } from '../../usecases/cleanup.ts';
 import { byteSizeOf, choiceOf, durationOf, parseFlags, type ParsedFlags, stringOf, stringsOf } from '../args.ts';
 import { cleanupLiveCluster, cleanupSimulation, type CleanupRunOptions } from '../cleanup-run.ts';
 import type { LiveTarget } from '../cluster-scan.ts';
-import { writeLines } from '../io.ts';
+import { outputWidth, writeLines, writeNote } from '../io.ts';
 import { cleanupProgressDisplay } from '../render/cleanup-progress.ts';
 import { renderCleanupResult } from '../render/cleanup-result.ts';
 import { ANSI_STYLE, colourEnabled, PLAIN_STYLE } from '../render/style.ts';
@@ -99,6 +99,7 @@ export const cleanupCommand: Command = {
     const progress = cleanupProgressDisplay(ctx.io.stderr, {
       inPlace: ctx.io.stderr.isTTY === true,
       style: colour ? ANSI_STYLE : PLAIN_STYLE,
+      width: outputWidth(ctx.io.stderr, ctx.io.terminal),
     });
     const options: CleanupRunOptions = {
       request,
@@ -125,7 +126,7 @@ export const cleanupCommand: Command = {
       writeLines(ctx.io.stdout, visibleJson(result));
       // JSON is often piped on: say where a human looks what the result means.
       const problem = problemOf(result);
-      if (problem) writeLines(ctx.io.stderr, `warning: cleanup not complete: ${visibleLine(problem)}`);
+      if (problem) writeNote(ctx, `warning: cleanup not complete: ${visibleLine(problem)}`);
     } else {
       writeLines(
         ctx.io.stdout,
@@ -136,6 +137,7 @@ export const cleanupCommand: Command = {
           deleteNodePools: request.deleteNodePools,
           again: commandLine(args),
           apply: commandLine(withApply(args)),
+          width: outputWidth(ctx.io.stdout, ctx.io.terminal),
         }),
       );
     }

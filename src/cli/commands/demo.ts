@@ -5,7 +5,7 @@ import type { ParseArgsOptionsConfig } from 'node:util';
 import { InputError } from '../../domain/errors.ts';
 import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../domain/settings.ts';
 import { instantOf, parseFlags, stringOf } from '../args.ts';
-import { writeLines } from '../io.ts';
+import { outputWidth, writeLines } from '../io.ts';
 import { actionsFor, scanSimulation } from '../cluster-scan.ts';
 import { cleanupSimulation } from '../cleanup-run.ts';
 import { cleanupProgressDisplay } from '../render/cleanup-progress.ts';
@@ -20,12 +20,19 @@ import { oneLine } from '../errors.ts';
 import { DEFAULT_CLEANUP_TIMEOUT_MS } from './cleanup.ts';
 import type { Command } from './command.ts';
 import { visibleLine } from '../../domain/visible.ts';
+import { wrapLine } from '../render/wrap.ts';
 
 /**
  * The bundled captures are frozen in time: every timestamp in examples/ is set relative to this
  * instant, so the demo judges ages against it unless --now says otherwise.
  */
 export const EXAMPLES_NOW = '2026-01-01T01:00:00Z';
+
+/**
+ * The demo's first act, the failure karpenter-sentinel exists for: the Karpenter controller stuck
+ * Pending on Fargate (nothing can start nodes, so nothing can run it), found and fixed by a restart.
+ */
+export const HEADLINE_EXAMPLE = 'fargate-bootstrap-deadlock';
 
 /** The example the demo also cleans up after, as `cleanup --simulate ... --apply` would before a VPC's deletion. */
 export const CLEANUP_DEMO_EXAMPLE = 'cleanup-partial-destroy';
@@ -39,8 +46,10 @@ const USAGE = `Usage:
 
 Serves each bundled example under examples/ (captured kubectl / aws CLI output of a real failure)
 as a simulated cluster (a Kubernetes API on 127.0.0.1 and in-memory AWS), scans it with --apply
-and tells what was found, why, and what was fixed. No cloud account needed; only the simulation
-changes. Each example can be rerun on its own with:
+and tells what was found, why, and what was fixed, starting with ${HEADLINE_EXAMPLE} (the
+controller deadlocked on Fargate, fixed by a restart). No cloud account needed; only the
+simulation changes. Prose fits the terminal (COLUMNS, else its width, else 100 columns); commands
+are never wrapped. Each example can be rerun on its own with:
   karpenter-sentinel scan --simulate examples/NAME --apply     (or offline: scan --from examples/NAME)
 
   --now ISO-8601               the time to judge ages against (default: ${EXAMPLES_NOW}, when the examples were captured)
@@ -64,6 +73,7 @@ export const demoCommand: Command = {
     const root = ctx.services.examplesRoot;
     const examples = await listExamples(root);
     const style = colourEnabled(ctx.io.stdout, ctx.io.terminal) ? ANSI_STYLE : PLAIN_STYLE;
+    const width = outputWidth(ctx.io.stdout, ctx.io.terminal);
     let failed = 0;
     const tally = new DemoTally();
     for (const [i, name] of examples.entries()) {
@@ -71,7 +81,8 @@ export const demoCommand: Command = {
       const readme = await readText(new URL('README.md', folder));
       const description = firstLine(readme);
       const lines = [`${i > 0 ? '\n' : ''}${style.bold(`=== example ${i + 1}/${examples.length}: ${name} ===`)}`];
-      if (description) lines.push(description);
+      if (description) lines.push(...wrapLine(description, width, ''));
+      // The command is never wrapped: it is there to be pasted.
       lines.push(style.dim(`$ karpenter-sentinel scan --simulate examples/${name} --apply --now ${shownNow}`));
       writeLines(ctx.io.stdout, `${lines.join('\n')}\n\n`);
       try {
@@ -80,30 +91,30 @@ export const demoCommand: Command = {
           { detection: DEFAULT_DETECTION, actions: actionsFor(true, CLI_ACTIONS.maxTerminationsPerRun), now },
           ctx,
         );
-        writeLines(ctx.io.stdout, renderTable(report, { style }));
-        writeLines(ctx.io.stdout, narrate(report, style));
+        writeLines(ctx.io.stdout, renderTable(report, { style, width }));
+        writeLines(ctx.io.stdout, narrate(report, style, width));
         tally.add(report);
       } catch (err) {
         failed += 1;
         writeLines(ctx.io.stderr, `karpenter-sentinel: example ${name}: ${visibleLine(oneLine(err))}`);
       }
     }
-    const cleaned = examples.includes(CLEANUP_DEMO_EXAMPLE) ? await demoCleanup(root, style, ctx) : undefined;
-    const summary = tally.lines(examples.length - failed);
-    if (cleaned) summary.push(cleaned);
+    const cleaned = examples.includes(CLEANUP_DEMO_EXAMPLE) ? await demoCleanup(root, style, width, ctx) : undefined;
+    const summary = tally.lines(examples.length - failed, width);
+    if (cleaned) summary.push(...wrapLine(cleaned, width, '  '));
     writeLines(ctx.io.stdout, `\n${style.bold('=== summary ===')}\n${summary.join('\n')}`);
     return failed > 0 || cleaned === false ? 2 : 0;
   },
 };
 
 /** The cleanup act of the demo: its summary line, or false when it could not run (said on stderr). */
-async function demoCleanup(root: URL, style: Style, ctx: CliContext): Promise<string | false> {
+async function demoCleanup(root: URL, style: Style, width: number, ctx: CliContext): Promise<string | false> {
   const command = `karpenter-sentinel cleanup --simulate examples/${CLEANUP_DEMO_EXAMPLE} --apply`;
   writeLines(
     ctx.io.stdout,
     `\n${style.bold(`=== destroy-time cleanup: ${CLEANUP_DEMO_EXAMPLE} ===`)}\n${style.dim(`$ ${command}`)}\n`,
   );
-  const progress = cleanupProgressDisplay(ctx.io.stdout, { inPlace: false, style });
+  const progress = cleanupProgressDisplay(ctx.io.stdout, { inPlace: false, style, width });
   try {
     const folder = asTyped(fileURLToPath(new URL(`${CLEANUP_DEMO_EXAMPLE}/`, root)));
     const { result, region } = await cleanupSimulation(
@@ -119,7 +130,7 @@ async function demoCleanup(root: URL, style: Style, ctx: CliContext): Promise<st
     );
     writeLines(
       ctx.io.stdout,
-      `\n${renderCleanupResult(result, { style, region, deleteNodePools: true, again: command, apply: command })}`,
+      `\n${renderCleanupResult(result, { style, region, deleteNodePools: true, again: command, apply: command, width })}`,
     );
     const removed = [
       `${result.nodePoolsDeleted.length} NodePool(s)`,
@@ -138,11 +149,17 @@ async function listExamples(root: URL): Promise<string[]> {
   try {
     const entries = await readdir(root, { withFileTypes: true });
     const names = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
-    if (names.length > 0) return names.sort();
+    // The headline case first, so the first screen shows a failure found and fixed; then by name.
+    if (names.length > 0)
+      return names.sort((a, b) => Number(b === HEADLINE_EXAMPLE) - Number(a === HEADLINE_EXAMPLE) || compare(a, b));
   } catch {
     // reported below: a missing folder and an empty one mean the same to the user
   }
   throw new InputError(fileURLToPath(root), 'no bundled examples found (is this a complete install?)');
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 async function readText(file: URL): Promise<string> {

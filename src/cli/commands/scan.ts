@@ -15,7 +15,7 @@ import {
   stringOf,
   stringsOf,
 } from '../args.ts';
-import { writeLines } from '../io.ts';
+import { outputWidth, writeLines, writeNote } from '../io.ts';
 import { exitCodeFor, scanCapture } from '../offline-scan.ts';
 import { actionsFor, scanLiveCluster, scanSimulation, type LiveTarget } from '../cluster-scan.ts';
 import { renderReport } from '../render/index.ts';
@@ -68,7 +68,8 @@ Thresholds (90s, 5m, 1h30m, or seconds):
   --max-terminations N         at most N instance terminations per run (default ${CLI_ACTIONS.maxTerminationsPerRun})
 
 Output:
-  -o, --output FORMAT          table (default), json or markdown
+  -o, --output FORMAT          table (default), json or markdown; the table's prose wraps to COLUMNS, else the
+                               terminal's width, else 100 (its commands never wrap)
   --fail-on SEVERITY           exit 1 when a finding is at or above: critical, warning (default), info, never
 
 Nothing is changed without --apply. With it: the Karpenter controller is restarted (ROLLOUT_RESTART, 15m
@@ -108,10 +109,14 @@ export const scanCommand: Command = {
           ? await scanSimulation(simulate, { ...settings, ...capture }, ctx)
           : await scanLiveCluster(liveTarget(clusterName!, values), settings, ctx);
     const outcome = { code: exitCodeFor(report, failOn), failOn };
-    writeLines(ctx.io.stdout, renderReport(report, output, { colour: colourEnabled(ctx.io.stdout, ctx.io.terminal), outcome }));
+    const colour = colourEnabled(ctx.io.stdout, ctx.io.terminal);
+    writeLines(
+      ctx.io.stdout,
+      renderReport(report, output, { colour, outcome, width: outputWidth(ctx.io.stdout, ctx.io.terminal) }),
+    );
     // The table and Markdown say it in the report; JSON is often piped on, so say it where a human looks.
     if (output === 'json' && !report.complete) {
-      writeLines(ctx.io.stderr, incompleteWarning(report));
+      writeNote(ctx, incompleteWarning(report));
     }
     return outcome.code;
   },

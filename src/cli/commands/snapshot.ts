@@ -5,7 +5,7 @@ import { ClusterUnreadableError, InputError, UsageError } from '../../domain/err
 import { collectSnapshot } from '../../collect/collect.ts';
 import { captureFiles } from '../../snapshot/write/capture-files.ts';
 import { parseFlags, stringOf } from '../args.ts';
-import { printNotices, writeLines } from '../io.ts';
+import { printNotices, writeLines, writeNote } from '../io.ts';
 import type { Command } from './command.ts';
 import { visibleLine } from '../../domain/visible.ts';
 import { isSetAsideGap, type Gap } from '../../domain/snapshot.ts';
@@ -64,8 +64,8 @@ export const snapshotCommand: Command = {
     const listed = (gaps: readonly Gap[]) => visibleLine(gaps.map((g) => `${g.source} (${g.error})`).join('; '));
     const unread = snapshot.gaps.filter((g) => !isSetAsideGap(g));
     const malformed = snapshot.gaps.filter(isSetAsideGap);
-    if (unread.length > 0) writeLines(ctx.io.stderr, `warning: could not read ${listed(unread)}`);
-    if (malformed.length > 0) writeLines(ctx.io.stderr, `warning: left out, set aside as malformed: ${listed(malformed)}`);
+    if (unread.length > 0) writeNote(ctx, `warning: could not read ${listed(unread)}`);
+    if (malformed.length > 0) writeNote(ctx, `warning: left out, set aside as malformed: ${listed(malformed)}`);
     return 0;
   },
 };

@@ -4,6 +4,7 @@ import type { OutputStream } from '../io.ts';
 import { counted } from '../../cleanup/text.ts';
 import { stepLabel, visible } from './cleanup-text.ts';
 import { PLAIN_STYLE, type Style } from './style.ts';
+import { NO_WRAP, wrapBeforeCommand, wrapLine } from './wrap.ts';
 
 /** Back to the start of the line and erase it. */
 const ERASE_LINE = '\r\u001b[2K';
@@ -18,6 +19,8 @@ export interface ProgressOptions {
   /** One status line rewritten in place (a terminal); otherwise plain lines for logs. */
   inPlace: boolean;
   style?: Style;
+  /** Lasting lines wrap to it (a command in them stays whole); default: no wrapping. */
+  width?: number;
 }
 
 /**
@@ -29,13 +32,18 @@ export interface ProgressOptions {
  */
 export function cleanupProgressDisplay(stream: OutputStream, options: ProgressOptions): CleanupProgressDisplay {
   const style = options.style ?? PLAIN_STYLE;
+  const lasting = (label: string, text: string) => {
+    const [first = '', ...rest] = lastingLines(`${label} ${text}`, options.width ?? NO_WRAP);
+    // Bold labels on a terminal only: a log gets no escape codes.
+    return `${[options.inPlace ? first.replace(label, style.bold(label)) : first, ...rest].join('\n')}\n`;
+  };
   let shown = false;
   let lastWaiting: string | undefined;
   return {
     show(progress) {
       const [label, text] = describeProgress(progress);
       if (options.inPlace && progress.kind === 'step') {
-        stream.write(`${shown ? ERASE_LINE : ''}${style.bold(label)} ${text}\n`);
+        stream.write(`${shown ? ERASE_LINE : ''}${lasting(label, text)}`);
         shown = false;
         return;
       }
@@ -51,7 +59,7 @@ export function cleanupProgressDisplay(stream: OutputStream, options: ProgressOp
       } else {
         lastWaiting = undefined;
       }
-      stream.write(`${label} ${text}\n`);
+      stream.write(lasting(label, text));
     },
     clear() {
       if (shown) stream.write(ERASE_LINE);
@@ -70,6 +78,19 @@ export function describeProgress(progress: CleanupProgress): [label: string, tex
   }
   const instances = counted(progress.shuttingDown, 'instance');
   return [label, `waiting for ${instances} still shutting down (${formatDuration(progress.waitedMs)})`];
+}
+
+/** What a note tells to run: `...; once their instances are terminated, run: kubectl patch ...`. */
+const COMMAND_AFTER = /^(.*?:) ((?:kubectl|aws|helm|eksctl|karpenter-sentinel) .*)$/;
+
+/**
+ * A step's note wrapped to the width under a four-space indent. A command at its end goes whole
+ * onto a line of its own when the note does not fit, so it can still be pasted.
+ */
+function lastingLines(line: string, width: number): string[] {
+  const command = COMMAND_AFTER.exec(line);
+  if (command) return wrapBeforeCommand(command[1]!, command[2]!, width, '    ');
+  return wrapLine(line, width, '    ');
 }
 
 /** A line that wraps cannot be rewritten in place: cut it to the terminal's width. */

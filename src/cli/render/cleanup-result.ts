@@ -2,6 +2,7 @@ import { CLEANUP_STEPS, type CleanupResult, type CleanupStep } from '../../domai
 import { counted } from '../../cleanup/text.ts';
 import { visible } from './cleanup-text.ts';
 import { PLAIN_STYLE, type Style } from './style.ts';
+import { displayWidth, NO_WRAP, wrapBeforeCommand, wrapLine } from './wrap.ts';
 
 export interface CleanupResultOptions {
   style?: Style;
@@ -14,6 +15,8 @@ export interface CleanupResultOptions {
   again: string;
   /** The same with `--apply`, for a dry run. */
   apply: string;
+  /** The terminal's width: prose wraps to it; a command to run again stays whole. Default: no wrapping. */
+  width?: number;
 }
 
 interface Section {
@@ -29,10 +32,11 @@ interface Section {
 /**
  * The human result: what was (or would be) done, one section per step in the order they run (a
  * step the ordering rule held back says why), the errors one per line, and a last line saying what
- * to do next.
+ * to do next. Each item wraps to the width under a hanging indent; commands are never broken.
  */
 export function renderCleanupResult(result: CleanupResult, options: CleanupResultOptions): string {
   const style = options.style ?? PLAIN_STYLE;
+  const width = options.width ?? NO_WRAP;
   const lines = [header(result, options, style), ''];
   for (const section of sections(result)) {
     lines.push(...sectionLines(section, result, options, style));
@@ -45,8 +49,9 @@ export function renderCleanupResult(result: CleanupResult, options: CleanupResul
       lines.push(`  ${where}: ${visible(error.message)}`);
     }
   }
-  lines.push('', nextStep(result, options, style));
-  return `${lines.join('\n')}\n`;
+  // Items (two-space indent) hang under four spaces, headings under two.
+  const wrapped = lines.flatMap((line) => wrapLine(line, width, line.startsWith('  ') ? '    ' : '  '));
+  return `${[...wrapped, '', ...nextStep(result, options, style, width)].join('\n')}\n`;
 }
 
 function header(result: CleanupResult, options: CleanupResultOptions, style: Style): string {
@@ -112,23 +117,36 @@ function leftAlone(step: CleanupStep, options: CleanupResultOptions): string | u
   return undefined;
 }
 
-function nextStep(result: CleanupResult, options: CleanupResultOptions, style: Style): string {
-  const again = result.dryRun ? `run again: ${options.again}` : `run again, nothing is done twice: ${options.again}`;
+/** What to do next: prose, wrapped, and the command to run, never broken. */
+function nextStep(result: CleanupResult, options: CleanupResultOptions, style: Style, width: number): string[] {
+  // The command on a line of its own when the whole does not fit; what follows it moves before it.
+  const runAgain = (prose: string, command: string, tail = '') => {
+    const whole = tail ? `${prose} ${command} ${tail}` : `${prose} ${command}`;
+    const lines =
+      displayWidth(whole) <= width
+        ? [whole]
+        : wrapBeforeCommand(tail ? prose.replace(/:$/, ` ${tail}:`) : prose, command, width, '  ');
+    return lines.map((line) => style.warn(line));
+  };
+  const again = result.dryRun ? 'run again:' : 'run again, nothing is done twice:';
+  const carriesOn = `(it carries on from ${result.stoppedAt})`;
   const errors = `${counted(result.errors.length, 'error')} above: fix ${result.errors.length === 1 ? 'it' : 'them'}`;
   if (result.stoppedAt && result.errors.length > 0) {
-    return style.warn(
-      `Time ran out at ${result.stoppedAt}, and ${errors}, then ${again} (it carries on from ${result.stoppedAt})`,
-    );
+    return runAgain(`Time ran out at ${result.stoppedAt}, and ${errors}, then ${again}`, options.again, carriesOn);
   }
-  if (result.stoppedAt) return style.warn(`Time ran out: ${again} (it carries on from ${result.stoppedAt})`);
-  if (result.errors.length > 0) return style.warn(`${errors}, then ${again}`);
-  if (!result.complete) return style.warn(`Not complete: ${again}`);
+  if (result.stoppedAt) return runAgain(`Time ran out: ${again}`, options.again, carriesOn);
+  if (result.errors.length > 0) return runAgain(`${errors}, then ${again}`, options.again);
+  if (!result.complete) return runAgain(`Not complete: ${again}`, options.again);
   const nothing = [
     result.nodePoolsDeleted,
     result.instancesTerminated,
     result.launchTemplatesDeleted,
     result.instanceProfilesDeleted,
   ].every((list) => list.length === 0);
-  if (result.dryRun) return nothing ? 'Nothing to clean up.' : `Dry run: nothing was changed. To do it: ${options.apply}`;
-  return nothing ? 'Complete: nothing was left to clean up.' : 'Complete: every step ran to its end without errors.';
+  if (result.dryRun) {
+    return nothing
+      ? ['Nothing to clean up.']
+      : wrapBeforeCommand('Dry run: nothing was changed. To do it:', options.apply, width, '  ');
+  }
+  return [nothing ? 'Complete: nothing was left to clean up.' : 'Complete: every step ran to its end without errors.'];
 }

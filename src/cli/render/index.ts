@@ -6,9 +6,17 @@ import { renderMarkdown } from './markdown.ts';
 import { ANSI_STYLE, PLAIN_STYLE } from './style.ts';
 import { renderTable } from './table.ts';
 
-/** Colour applies to the table only: JSON and Markdown are for machines and pasting. */
-export function renderReport(report: Report, format: OutputFormat, options: { colour: boolean; outcome: ExitOutcome }): string {
+/** Colour and wrapping apply to the table only: JSON and Markdown are for machines and pasting. */
+export function renderReport(
+  report: Report,
+  format: OutputFormat,
+  options: { colour: boolean; outcome: ExitOutcome; width?: number },
+): string {
   if (format === 'json') return renderJson(report);
   if (format === 'markdown') return renderMarkdown(report);
-  return renderTable(report, { style: options.colour ? ANSI_STYLE : PLAIN_STYLE, outcome: options.outcome });
+  return renderTable(report, {
+    style: options.colour ? ANSI_STYLE : PLAIN_STYLE,
+    outcome: options.outcome,
+    width: options.width,
+  });
 }

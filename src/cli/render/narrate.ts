@@ -2,16 +2,17 @@ import type { Finding } from '../../domain/finding.ts';
 import type { Report } from '../../domain/report.ts';
 import { describeResource, visibleReport } from './format.ts';
 import type { Style } from './style.ts';
+import { NO_WRAP, wrapLine, wrapLines } from './wrap.ts';
 
 /** What was done about each automated remediation, in a sentence a human reads after the table. */
-export function narrate(unsafe: Report, style: Style): string {
+export function narrate(unsafe: Report, style: Style, width: number = NO_WRAP): string {
   const report = visibleReport(unsafe);
   const automated = report.findings.filter((f) => f.remediation && f.remediation.action !== 'MANUAL');
   const manual = report.findings.filter((f) => f.remediation?.status === 'manual').length;
   const lines = automated.map((f) => `  ${outcome(f, style)}`);
   if (manual > 0) lines.push(`  ${style.dim(`${manual} finding(s) need a human: the steps above say how.`)}`);
   if (lines.length === 0) lines.push(`  ${style.dim('nothing to fix.')}`);
-  return `${style.bold('What karpenter-sentinel did:')}\n${lines.join('\n')}`;
+  return [style.bold('What karpenter-sentinel did:'), ...lines.flatMap((line) => wrapLine(line, width, '    '))].join('\n');
 }
 
 function outcome(f: Finding, style: Style): string {
@@ -47,11 +48,16 @@ export class DemoTally {
     }
   }
 
-  lines(examples: number): string[] {
-    return [
-      `${examples} simulated clusters scanned, ${this.#findings} findings.`,
-      `Fixed automatically: ${this.#applied.get('ROLLOUT_RESTART') ?? 0} controller restart(s), ${this.#applied.get('TERMINATE_INSTANCE') ?? 0} orphaned instance(s) terminated.`,
-      `Explained for a human: ${this.#manual} finding(s), each with its cause and the exact commands.`,
-    ];
+  /** The demo's closing lines, wrapped to `width`. */
+  lines(examples: number, width: number = NO_WRAP): string[] {
+    return wrapLines(
+      [
+        `${examples} simulated clusters scanned, ${this.#findings} findings.`,
+        `Fixed automatically: ${this.#applied.get('ROLLOUT_RESTART') ?? 0} controller restart(s), ${this.#applied.get('TERMINATE_INSTANCE') ?? 0} orphaned instance(s) terminated.`,
+        `Explained for a human: ${this.#manual} finding(s), each with its cause and the exact commands.`,
+      ],
+      width,
+      '  ',
+    );
   }
 }

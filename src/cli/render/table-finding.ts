@@ -1,24 +1,34 @@
 import type { Finding, Remediation } from '../../domain/finding.ts';
 import { describeResource, isManual, NOT_RUN_NOTE } from './format.ts';
 import type { Style } from './style.ts';
+import { NO_WRAP, wrapLine } from './wrap.ts';
 
 /** Past this many facts a finding shows the first ones and how many more the JSON report holds. */
 export const MAX_EVIDENCE_SHOWN = 8;
 
-/** One finding in full: heading, title, since, cause, evidence, then the remediation and its steps. */
-export function findingBlock(finding: Finding, style: Style): string[] {
+/**
+ * One finding in full: heading, title, since, cause, evidence, then the remediation and its steps.
+ * Prose wraps to `width`, each item hanging under its own indent; the steps never wrap.
+ */
+export function findingBlock(finding: Finding, style: Style, width: number = NO_WRAP): string[] {
+  const prose = (line: string, hang: string) => wrapLine(line, width, hang);
   const lines = [
-    `${style.severity(finding.severity, finding.severity.toUpperCase())} ${finding.code} ${describeResource(finding.resource)}`,
-    `  ${finding.title}`,
+    ...prose(
+      `${style.severity(finding.severity, finding.severity.toUpperCase())} ${finding.code} ${describeResource(finding.resource)}`,
+      ' '.repeat(finding.severity.length + 1), // under the code
+    ),
+    ...prose(`  ${finding.title}`, '    '),
   ];
   if (finding.since) lines.push(`  since: ${finding.since}`);
-  lines.push(`  cause: ${finding.cause ? `${finding.cause.code} — ${finding.cause.detail}` : 'not determined'}`);
+  lines.push(
+    ...prose(`  cause: ${finding.cause ? `${finding.cause.code} — ${finding.cause.detail}` : 'not determined'}`, '    '),
+  );
   if (finding.evidence.length > 0) {
     lines.push('  evidence:');
-    for (const fact of shownEvidence(finding.evidence))
-      lines.push(...indentBlock(fact, '    - ', '      ').map((l) => style.dim(l)));
+    // Evidence is one line a fact (visibleReport): wrapped, then dimmed line by line.
+    for (const fact of shownEvidence(finding.evidence)) lines.push(...prose(`    - ${fact}`, '      ').map((l) => style.dim(l)));
   }
-  lines.push(...remediationLines(finding.remediation, style));
+  lines.push(...remediationLines(finding.remediation, style, width));
   return lines;
 }
 
@@ -39,8 +49,9 @@ function shownEvidence(evidence: readonly string[]): string[] {
  * Says first whether anything ran. A skipped or failed action leads with its reason, because
  * its steps are what a guardrail held back (say, a managed node group's instance).
  */
-function remediationLines(remediation: Remediation | null, style: Style): string[] {
+function remediationLines(remediation: Remediation | null, style: Style, width: number): string[] {
   if (!remediation) return ['  remediation: none proposed'];
+  const prose = (line: string) => wrapLine(line, width, '    ');
   const steps = remediation.steps.flatMap((step, i) => {
     const number = `    ${i + 1}. `;
     return indentBlock(step, number, ' '.repeat(number.length));
@@ -50,12 +61,15 @@ function remediationLines(remediation: Remediation | null, style: Style): string
   const head = `  remediation: ${remediation.action} ${statusWord(remediation, style)}`;
   switch (remediation.status) {
     case 'planned':
-      return [`${head} (dry run: nothing was changed)${stepsFollow ? '; it would run:' : ''}`, ...steps];
+      return [...prose(`${head} (dry run: nothing was changed)${stepsFollow ? '; it would run:' : ''}`), ...steps];
     case 'applied':
-      return [`${head}${stepsFollow ? '; it ran:' : ''}`, ...steps];
+      return [...prose(`${head}${stepsFollow ? '; it ran:' : ''}`), ...steps];
     default: {
       const reason = remediation.reason || 'no reason given';
-      return [`${head}: ${style.bold(reason)}`, ...(stepsFollow ? [`    ${NOT_RUN_NOTE}:`, ...steps] : [])];
+      return [
+        ...prose(`${head}: ${style.bold(reason)}`),
+        ...(stepsFollow ? [...wrapLine(`    ${NOT_RUN_NOTE}:`, width, '      '), ...steps] : []),
+      ];
     }
   }
 }

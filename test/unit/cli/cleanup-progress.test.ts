@@ -112,3 +112,34 @@ describe('cleanup progress on a terminal', () => {
     expect(out.writes).toEqual([]);
   });
 });
+
+describe('cleanup progress lines on a narrow terminal', () => {
+  it('wraps a step’s note under its label and puts the command it tells to run whole on a line of its own', () => {
+    const out = stream();
+    const display = cleanupProgressDisplay(out, { inPlace: false, width: 60 });
+    const command = 'kubectl patch nodeclaim default-x2k4p --type merge -p \'{"metadata":{"finalizers":null}}\'';
+
+    display.show({
+      kind: 'step',
+      step: 'nodepools',
+      message: `the NodeClaim stays held by the karpenter.sh/termination finalizer; once its instance is terminated, run: ${command}`,
+    });
+    display.show({
+      kind: 'step',
+      step: 'instances',
+      message: 'terminating 3 instances: i-04c1e8a2f6b9d3705, i-07e3b9d1c5a2f8406',
+    });
+
+    expect(out.writes.join('')).toBe(
+      [
+        '[1/4] nodepools: the NodeClaim stays held by the',
+        '    karpenter.sh/termination finalizer; once its instance is',
+        '    terminated, run:',
+        `    ${command}`,
+        '[2/4] instances: terminating 3 instances:',
+        '    i-04c1e8a2f6b9d3705, i-07e3b9d1c5a2f8406',
+        '',
+      ].join('\n'),
+    );
+  });
+});

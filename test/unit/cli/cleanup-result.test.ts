@@ -189,3 +189,50 @@ describe('renderCleanupResult', () => {
     expect(renderCleanupResult(result, { ...options, style: ANSI_STYLE })).toMatch(ANSI);
   });
 });
+
+describe('renderCleanupResult on a narrow terminal', () => {
+  const long = {
+    ...options,
+    again: 'karpenter-sentinel cleanup --cluster platform-eks-dev --region eu-central-1 --timeout 20m',
+    apply: 'karpenter-sentinel cleanup --cluster platform-eks-dev --region eu-central-1 --timeout 20m --apply',
+    width: 60,
+  };
+
+  it('wraps an error under its item and keeps the command to run on a line of its own', () => {
+    const result = resultOf({
+      dryRun: false,
+      complete: false,
+      stoppedAt: 'launch-templates',
+      errors: [
+        {
+          step: 'instances',
+          resource: 'i-0b7e2d4f6a8c9e102',
+          message: 'TerminateInstances failed: Throttling: Rate exceeded, retry after a while',
+        },
+      ],
+    });
+
+    const text = renderCleanupResult(result, long);
+
+    expect(text).toContain(
+      [
+        '1 ERROR:',
+        '  instances i-0b7e2d4f6a8c9e102: TerminateInstances failed:',
+        '    Throttling: Rate exceeded, retry after a while',
+      ].join('\n'),
+    );
+    expect(text.trimEnd().split('\n').slice(-4)).toEqual([
+      'Time ran out at launch-templates, and 1 error above: fix it,',
+      '  then run again, nothing is done twice (it carries on from',
+      '  launch-templates):',
+      `  ${long.again}`,
+    ]);
+  });
+
+  it('after a dry run, puts the command that applies it whole on its own line', () => {
+    const text = renderCleanupResult(resultOf({}), long);
+
+    expect(text.trimEnd().split('\n').slice(-2)).toEqual(['Dry run: nothing was changed. To do it:', `  ${long.apply}`]);
+    for (const line of text.split('\n')) if (line !== `  ${long.apply}`) expect(line.length).toBeLessThanOrEqual(60);
+  });
+});

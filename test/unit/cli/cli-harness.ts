@@ -17,6 +17,10 @@ export interface CliRun {
 
 export interface RunOptions {
   isTTY?: boolean;
+  /**
+   * Tests of what is said run on a terminal wide enough that nothing wraps (COLUMNS=1000); tests
+   * of how it fits pass their own width, or `terminal: { columns: undefined }` for a pipe's.
+   */
   terminal?: Partial<TerminalEnvironment>;
   services?: Partial<CliServices>;
 }
@@ -29,7 +33,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<Cli
     {
       stdout: { write: (s: string) => out.push(s), isTTY: options.isTTY ?? false },
       stderr: { write: (s: string) => err.push(s), isTTY: options.isTTY ?? false },
-      terminal: { noColor: false, forceColor: false, ...options.terminal },
+      terminal: { noColor: false, forceColor: false, columns: 1000, ...options.terminal },
     },
     options.services,
   );

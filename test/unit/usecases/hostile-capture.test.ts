@@ -379,6 +379,8 @@ function pipeline(files: CaptureFile[]): Outputs {
     renderReport(report, 'json', { colour: false, outcome }),
   ];
   renderReport(report, 'table', { colour: true, outcome });
+  // Wrapped to a narrow terminal: the escaping holds on every line.
+  rendered.push(renderReport(report, 'table', { colour: false, outcome, width: 60 }));
   // `scan -o json` on incomplete data: the one human line, on stderr.
   if (!report.complete) rendered.push(incompleteWarning(report));
   const plan = planScanAlerts({ cluster: report.cluster, report, open: [], now: NOW, settings: ALERTS });
@@ -387,7 +389,9 @@ function pipeline(files: CaptureFile[]): Outputs {
     const message = JSON.stringify(notification);
     return [chatTitle(alert), notification, slackPayloadOf({ message, attributes: alertMessageAttributes(alert) })];
   });
-  const printedNotices = printed((stderr) => printNotices(loaded.notices, { io: { stderr } } as CliContext));
+  const printedNotices = printed((stderr) =>
+    printNotices(loaded.notices, { io: { stderr, terminal: { noColor: false, forceColor: false } } } as CliContext),
+  );
   return { notices: loaded.notices, printedNotices, report, rendered, alerts };
 }
 
@@ -461,8 +465,10 @@ describe('hostile captures: loader → analysis → reports → alerts', () => {
     fc.assert(
       fc.property(capture, (input) => {
         const out = pipeline(filesOf(input));
-        // Every note reaches the user: one printed line each.
-        expect(out.printedNotices.split('\n').filter(Boolean)).toHaveLength(out.notices.length);
+        // Every note reaches the user: one `note:` each, wrapped lines hanging under it.
+        const printedLines = out.printedNotices.split('\n').filter(Boolean);
+        expect(printedLines.filter((l) => l.startsWith('note: '))).toHaveLength(out.notices.length);
+        for (const line of printedLines) expect(line).toMatch(/^(note: | {2}[^ ])/);
         const texts = [
           // Notes are visible as the loader builds them (service logs show them too) and as printed.
           ...out.notices,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EXAMPLES_NOW } from '../../../../src/cli/commands/demo.ts';
+import { EXAMPLES_NOW, HEADLINE_EXAMPLE } from '../../../../src/cli/commands/demo.ts';
 import type { LoadResult } from '../../../../src/snapshot/load.ts';
 import { InputError } from '../../../../src/domain/errors.ts';
 import { snapshotOf } from '../../../factories/aws.ts';
@@ -68,6 +68,33 @@ describe('demo', () => {
     expect(result.stdout).not.toMatch(ANSI);
     // No cleanup-partial-destroy among these examples: no cleanup act.
     expect(result.stdout).not.toContain('destroy-time cleanup');
+  });
+
+  it('opens with the headline case, fargate-bootstrap-deadlock, then the others in name order', async () => {
+    for (const name of ['zeta', HEADLINE_EXAMPLE, 'alpha']) await example(name);
+    const { loaded, services } = demoServices();
+
+    const result = await run(['demo'], { services });
+
+    expect(HEADLINE_EXAMPLE).toBe('fargate-bootstrap-deadlock');
+    expect(loaded).toEqual([HEADLINE_EXAMPLE, 'alpha', 'zeta'].map((name) => `${join(root, name)}/`));
+    expect(result.stdout).toMatch(/^=== example 1\/3: fargate-bootstrap-deadlock ===\n/);
+  });
+
+  it('wraps its narration to the terminal, leaving the command to run whole', async () => {
+    await example('fargate-race', '# Karpenter’s pods were created before their Fargate profile was active, and sit Pending\n');
+    const { services } = demoServices();
+
+    const result = await run(['demo'], { services, terminal: { columns: 60 } });
+
+    expect(result.stdout).toContain(
+      [
+        '=== example 1/1: fargate-race ===',
+        'Karpenter’s pods were created before their Fargate profile',
+        'was active, and sit Pending',
+        '$ karpenter-sentinel scan --simulate examples/fargate-race --apply --now 2026-01-01T01:00:00Z',
+      ].join('\n'),
+    );
   });
 
   it('judges every example at the instant its captures were frozen, not the wall clock', async () => {
@@ -160,6 +187,31 @@ describe('demo on the bundled examples', () => {
     ]) {
       expect(result.stdout).toContain(expected);
     }
+  });
+
+  it('opens with the headline: the controller deadlocked on Fargate, found and restarted, on the first screen', async () => {
+    const result = await run(['demo'], { terminal: { columns: 80 } });
+
+    const firstScreen = result.stdout.split('\n').slice(0, 40);
+    expect(firstScreen[0]).toBe('=== example 1/13: fargate-bootstrap-deadlock ===');
+    const text = firstScreen.join('\n');
+    expect(text).toContain('CRITICAL KARPENTER_CONTROLLER_PENDING Deployment karpenter/karpenter');
+    expect(text).toContain('cause: FARGATE_SCHEDULER_RACE');
+    expect(text).toContain(
+      'remediation: ROLLOUT_RESTART applied; it ran:\n    1. kubectl rollout restart deployment -n karpenter karpenter',
+    );
+    expect(text).toContain('What karpenter-sentinel did:\n  restarted Deployment karpenter/karpenter');
+  });
+
+  it('fits an 80-column terminal: a line runs longer only for a command or one word too long to break', async () => {
+    const result = await run(['demo'], { terminal: { columns: 80 } });
+
+    const lines = result.stdout.split('\n');
+    const command = /^(\$ karpenter-sentinel | {4}\d+\. | {7}| {4}(kubectl|aws|helm|eksctl) )/;
+    const tooWide = lines.filter((l) => l.length > 80 && !command.test(l));
+    for (const line of tooWide) expect(line.trim().replace(/^- /, '')).not.toContain(' ');
+    // Before wrapping, 45% of the demo's non-empty lines were wider than 80.
+    expect(lines.filter((l) => l.length > 80).length / lines.filter(Boolean).length).toBeLessThan(0.15);
   });
 
   it('then cleans up after the partial destroy: exactly the leftovers of cleanup-partial-destroy', async () => {

@@ -277,6 +277,25 @@ describe('scan --from: output formats', () => {
     );
   });
 
+  it('wraps that warning to a narrow terminal under a hanging indent; the JSON itself is never wrapped', async () => {
+    const needsNodeClaims: Detector = {
+      code: 'ORPHANED_INSTANCE',
+      requires: ['instances', 'nodeclaims'],
+      refinedBy: [],
+      detect: () => [],
+    };
+    const { services } = scanServices(snapshotOf({ instances: [instance({ id: 'i-0aaa' })] }), [needsNodeClaims]);
+
+    const result = await run([...argv, '--output', 'json'], { services, terminal: { columns: 60 } });
+
+    expect(result.stderr).toBe(
+      ['warning: data incomplete, findings may be missing:', '  nodeclaims: not captured; ORPHANED_INSTANCE needs it', ''].join(
+        '\n',
+      ),
+    );
+    expect(result.stdout).toBe(`${JSON.stringify(JSON.parse(result.stdout), null, 2)}\n`);
+  });
+
   it('colours the table on a terminal', async () => {
     const { services } = scanServices();
 
