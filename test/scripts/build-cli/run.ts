@@ -29,9 +29,13 @@ export function runProcess(
   });
 }
 
-/** The example every artifact scans offline, and what it must find there. */
-export const EXAMPLE = 'ami-selector-no-match';
-export const EXAMPLE_CODES = ['NODECLASS_NOT_READY', 'NODEPOOL_NOT_READY'];
+/**
+ * The example every artifact scans offline, and what it must find there. Its cause needs the aws-auth
+ * `mapRoles` parsed, i.e. the `yaml` package that the sources load lazily: a bundle that left it to be
+ * found in node_modules at run time would say "mapRoles is not valid YAML (Cannot find module 'yaml')".
+ */
+export const EXAMPLE = 'nodes-not-registering-aws-auth';
+export const EXAMPLE_FINDINGS = ['NODECLAIM_NOT_REGISTERED because NODE_ROLE_NOT_MAPPED'];
 
 /** A copy of the example in `dir`, so the scan reads nothing of the checkout. */
 export async function copyExample(dir: string): Promise<string> {
@@ -40,8 +44,9 @@ export async function copyExample(dir: string): Promise<string> {
   return target;
 }
 
-export function codesOf(stdout: string): string[] {
-  return (JSON.parse(stdout) as Report).findings.map((f) => f.code);
+/** Each finding of a JSON report as `CODE because CAUSE`. */
+export function findingsOf(stdout: string): string[] {
+  return (JSON.parse(stdout) as Report).findings.map((f) => `${f.code} because ${f.cause?.code ?? 'no known cause'}`);
 }
 
 /** How many examples the demo must get through (one simulated cluster each). */

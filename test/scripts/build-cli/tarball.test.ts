@@ -12,7 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../scripts/functions.ts';
-import { codesOf, copyExample, EXAMPLE_CODES, exampleCount, packageVersion, runProcess } from './run.ts';
+import { findingsOf, copyExample, EXAMPLE_FINDINGS, exampleCount, packageVersion, runProcess } from './run.ts';
 
 let work = '';
 let tarball = '';
@@ -68,7 +68,7 @@ describe('the packed tarball', () => {
     expect(files).toContain('package/bin/karpenter-sentinel.js');
     expect(files).toContain('package/dist/cli/karpenter-sentinel.mjs');
     expect(files).toContain('package/dist/cli/tls/server.crt');
-    expect(files).toContain('package/examples/ami-selector-no-match/cluster.json');
+    expect(files).toContain('package/examples/nodes-not-registering-aws-auth/aws-auth.yaml');
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([]);
     expect((await stat(tarball)).size).toBeLessThan(5 * 1024 * 1024);
   });
@@ -97,7 +97,7 @@ describe('the installed karpenter-sentinel, run outside the checkout', () => {
 
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(codesOf(result.stdout)).toEqual(expect.arrayContaining(EXAMPLE_CODES));
+    expect(findingsOf(result.stdout)).toEqual(EXAMPLE_FINDINGS);
   });
 
   it('runs the demo on the examples it ships: a simulated cluster each, then the cleanup', async () => {
