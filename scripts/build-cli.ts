@@ -22,7 +22,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
-import { build, type Plugin } from 'esbuild';
+import { build } from 'esbuild';
+import { LAZY_YAML } from './lazy-yaml.ts';
 import { REPO_ROOT } from './functions.ts';
 
 const run = promisify(execFile);
@@ -42,23 +43,6 @@ export const CLI_BUNDLE = path.join('dist', 'cli', 'karpenter-sentinel.mjs');
 export const BINARY = path.join('dist', 'kubectl-sentinel');
 
 class BuildError extends Error {}
-
-/**
- * src/detectors/support/aws-auth.ts loads `yaml` on first use through `createRequire(import.meta.url)`,
- * which esbuild cannot follow: left alone, the bundle would look for a node_modules/yaml that an
- * installed tarball or the binary does not have. A plain `require('yaml')` is bundled (lazily still).
- */
-const LAZY_YAML: Plugin = {
-  name: 'lazy-yaml',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/]detectors[\\/]support[\\/]aws-auth\.ts$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      const lazy = "createRequire(import.meta.url)('yaml')";
-      if (!source.includes(lazy)) throw new BuildError(`${args.path}: expected ${lazy} (update scripts/build-cli.ts)`);
-      return { contents: source.replace(lazy, "require('yaml')"), loader: 'ts' };
-    });
-  },
-};
 
 export interface BuiltFile {
   file: string;
