@@ -15,5 +15,11 @@ if (major < 22 || (major === 22 && minor < needMinor)) {
   process.stderr.write(`karpenter-sentinel: needs Node.js >= 22.${needMinor}, this is ${process.version}; ${hint}\n`);
   process.exit(2);
 }
+if (!fromSources) {
+  // The bundle is one large file: V8's code cache (Node >= 22.1, kept in the temp folder) spares
+  // compiling it again on every start.
+  const { enableCompileCache } = await import('node:module');
+  enableCompileCache?.();
+}
 const { runCli } = await import(fromSources ? '../src/cli/main.ts' : '../dist/cli/karpenter-sentinel.mjs');
 process.exitCode = await runCli(process.argv.slice(2));
