@@ -1,6 +1,7 @@
 /** Turns benchmark results into the console table and BENCHMARKS.md, from the same rows. */
 import { formatByteSize } from '../src/domain/byte-size.ts';
 import type { BoundedReadBench } from './bounded-read.ts';
+import type { DistributionBench } from './distribution.ts';
 import type { BundleMeasurement, BundleMeasurements } from './bundles.ts';
 import type { CleanupRunMeasurement, CleanupScaleMeasurement, OperationCounts } from './cleanup.ts';
 import type { InterruptionsBench } from './interruptions.ts';
@@ -21,7 +22,15 @@ export interface Machine {
 }
 
 /** What `--only` selects; `lambda` stands for both Lambda sections. */
-export const BENCH_SECTIONS = ['analysis', 'live', 'bundles', 'interruptions', 'cleanup', 'bounded-read'] as const;
+export const BENCH_SECTIONS = [
+  'analysis',
+  'live',
+  'bundles',
+  'interruptions',
+  'cleanup',
+  'bounded-read',
+  'distribution',
+] as const;
 export type BenchSection = (typeof BENCH_SECTIONS)[number];
 const SECTION_ALIASES: Readonly<Record<string, readonly BenchSection[]>> = { lambda: ['bundles', 'interruptions'] };
 
@@ -67,6 +76,8 @@ export interface BenchResults {
   interruptions: Outcome<InterruptionsBench> | undefined;
   cleanup: CleanupResults | undefined;
   boundedRead: Outcome<BoundedReadBench> | undefined;
+  /** The tarball and the single executable: sizes and start-up. */
+  distribution: Outcome<DistributionBench> | undefined;
   /** The flag that left a section out, e.g. `--skip-live` or `--only lambda`. */
   notMeasured: Partial<Record<BenchSection, string>>;
   totalMs: number;
@@ -77,7 +88,7 @@ export function outcomesOf(r: BenchResults): Outcome<unknown>[] {
   const a = r.analysis;
   return [
     ...(a ? [a.timing, a.memory, a.write, a.load, ...a.linearity.map((l) => l.timing)] : []),
-    ...[r.live, r.bundles, r.interruptions, r.boundedRead].filter((o) => o !== undefined),
+    ...[r.live, r.bundles, r.interruptions, r.boundedRead, r.distribution].filter((o) => o !== undefined),
     ...(r.cleanup ?? []).map((c) => c.outcome),
   ];
 }
@@ -336,6 +347,36 @@ function boundedReadSection(o: Outcome<BoundedReadBench>): Section {
   };
 }
 
+const ARTIFACTS: Record<DistributionBench['starts'][number]['artifact'], string> = {
+  checkout: 'checkout: bin/karpenter-sentinel.js (TypeScript sources)',
+  tarball: 'installed tarball: karpenter-sentinel (ESM bundle)',
+  binary: 'binary: kubectl-sentinel (Node SEA, no Node.js on PATH)',
+};
+
+export function distributionSection(o: Outcome<DistributionBench>): Section {
+  const title = 'Distribution: tarball and single executable';
+  if (!o.ok) return { title, header: ['', ''], rows: [['failed', o.error]] };
+  const d = o.value;
+  const spread = (samples: number[]) => `${ms(median(samples))} (${ms(Math.min(...samples))}–${ms(Math.max(...samples))})`;
+  return {
+    title,
+    header: ['artifact', 'size', '`--version`: median (min–max)', `\`scan --from\` ${d.example}: median (min–max)`],
+    rows: d.starts.map((s) => [
+      ARTIFACTS[s.artifact],
+      s.artifact === 'tarball'
+        ? `${mb(d.tarballBytes)} packed (bundle ${mb(d.bundleBytes)})`
+        : s.artifact === 'binary'
+          ? mb(d.binaryBytes)
+          : '',
+      spread(s.versionMs),
+      spread(s.scanMs),
+    ]),
+    notes: [
+      `Built into a temporary folder: \`npm pack\` (its prepack builds dist/cli/ with esbuild) installed with \`npm install -g --prefix\` (it installs nothing else), and \`npm run build:binary\` (the project's Node 22 binary with the CommonJS bundle and the examples injected by postject). Building took ${ms(d.buildMs.bundle)} (bundle) and ${ms(d.buildMs.binary)} (binary). Start-up: wall time from spawning the command to its exit, ${d.starts[0]?.versionMs.length ?? 0} runs each after one warm-up (which also unpacks the binary's files, once per version), \`scan --from\` with \`-o json\` on a copy of examples/${d.example}.`,
+    ],
+  };
+}
+
 function failure(o: Outcome<unknown>): string {
   return o.ok ? '' : `failed: ${o.error}`;
 }
@@ -399,6 +440,7 @@ function sections(r: BenchResults): Section[] {
   if (r.interruptions) out.push(interruptionsSection(r.interruptions));
   if (r.cleanup) out.push(cleanupSection(r.cleanup));
   if (r.boundedRead) out.push(boundedReadSection(r.boundedRead));
+  if (r.distribution) out.push(distributionSection(r.distribution));
   return out;
 }
 
@@ -895,7 +937,8 @@ const METHOD = [
   '- Interruptions: the deployed handler over in-memory ports, fed SQS batches built from events/interruptions.*.json; the simulated AWS counts the calls.',
   '- Cleanup: `runCleanup` against the simulator (real Kubernetes adapter over HTTPS, in-memory AWS) for accounts of 100, 1,000 and 3,000 Karpenter instances of the cluster, a fresh child process each; dry runs and apply runs each on a fresh simulation, then a second run after each apply run; the simulated AWS counts the calls.',
   '- Hostile capture files: gzip bombs and a 2 GiB file built in a temp folder, each given to the real command line (`scan --from`) in a fresh process; wall time to its exit and its peak RSS.',
-  '- `--only analysis,live,bundles,interruptions,cleanup,bounded-read` (or `lambda` for bundles and interruptions) runs just those sections, e.g. `npm run bench -- --only lambda` in about a minute; `--write` needs them all.',
+  '- Distribution: the packed tarball installed globally and the single executable, built in a temp folder; start-up of `--version` and a small `scan --from` in fresh processes, for the checkout, the installed tarball and the binary.',
+  '- `--only analysis,live,bundles,interruptions,cleanup,bounded-read,distribution` (or `lambda` for bundles and interruptions) runs just those sections, e.g. `npm run bench -- --only lambda` in about a minute; `--write` needs them all.',
   '',
 ];
 

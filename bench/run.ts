@@ -1,15 +1,16 @@
 /**
  * `npm run bench [-- --scale N] [--runs N] [--warmup N] [--live-runs N] [--skip-live] [--kubectl PATH]
- *   [--import-runs N] [--reuse-package] [--only analysis,live,bundles,interruptions,cleanup,bounded-read|lambda] [--write] [--keep-capture]`
+ *   [--import-runs N] [--reuse-package] [--only analysis,live,bundles,interruptions,cleanup,bounded-read,distribution|lambda] [--write] [--keep-capture]`
  *
  * Measures, each in a fresh child process: analysis wall time (warm-up, then median / p95),
  * analysis memory, writing and loading the cluster as capture files, analysis time at 2x and
  * 4x the scale (linearity), and the live path: a full scan of the cluster served by the simulator
  * against kubectl fetching the same objects from the same server. Then the Lambda functions: each
  * packaged artifact's size and its bundle's import time, and the interruptions handler's EC2 calls
- * per batch. Last, destroy-time cleanup against the simulator for three account sizes: AWS calls per
+ * per batch. Then destroy-time cleanup against the simulator for three account sizes: AWS calls per
  * operation and wall time of a dry run and an apply run. Then hostile capture files (gzip bombs, a huge
- * file): how fast and in how much memory the CLI refuses them. `--only` runs some sections (`--only lambda`:
+ * file): how fast and in how much memory the CLI refuses them. Last, what a user installs: the tarball's
+ * and the single executable's size and start-up time. `--only` runs some sections (`--only lambda`:
  * the Lambda ones, a minute instead of five). Prints a table; `--write` rewrites BENCHMARKS.md
  * (every section, so not with `--only`).
  */
@@ -24,6 +25,7 @@ import { ALL_PODS_STEP, KUBECTL, kubectlFetchPlan, kubectlVersion, runKubectl, r
 import type { KubectlEnvironment } from './kubectl.ts';
 import { measureBoundedRead, type BoundedReadBench } from './bounded-read.ts';
 import { measureBundles, type BundleMeasurements } from './bundles.ts';
+import { measureDistribution, type DistributionBench } from './distribution.ts';
 import { CLEANUP_SCALES, measureCleanup, type CleanupScaleMeasurement } from './cleanup.ts';
 import { measureInterruptions, type InterruptionsBench } from './interruptions.ts';
 import { KUBECONFIG_FILE, measureLiveScan, startLiveServer } from './live.ts';
@@ -59,6 +61,8 @@ const INTERRUPTION_WARMUP = 20;
 /** Each cleanup run seeds a fresh simulation (tens of milliseconds to seconds): a few runs. */
 const CLEANUP_RUNS = 5;
 const CLEANUP_WARMUP = 1;
+/** Ten fresh processes per command and artifact: start-up is what is measured. */
+const DISTRIBUTION_RUNS = 10;
 
 const { values } = parseArgs({
   options: {
@@ -380,6 +384,15 @@ async function measureHostileFiles(): Promise<Outcome<BoundedReadBench>> {
   }
 }
 
+async function measureArtifacts(): Promise<Outcome<DistributionBench>> {
+  process.stderr.write(`bench: the tarball and the binary (build, then ${DISTRIBUTION_RUNS} starts of each command)…\n`);
+  try {
+    return { ok: true, value: await measureDistribution(DISTRIBUTION_RUNS) };
+  } catch (error) {
+    return { ok: false, error: errorText(error) };
+  }
+}
+
 async function main(): Promise<void> {
   const { selected, notMeasured } = selectedSections();
   const started = performance.now();
@@ -395,6 +408,7 @@ async function main(): Promise<void> {
     : undefined;
   const cleanup = selected.has('cleanup') ? await measureCleanupScales() : undefined;
   const boundedRead = selected.has('bounded-read') ? await measureHostileFiles() : undefined;
+  const distribution = selected.has('distribution') ? await measureArtifacts() : undefined;
 
   const results: BenchResults = {
     machine: {
@@ -417,6 +431,7 @@ async function main(): Promise<void> {
     interruptions,
     cleanup,
     boundedRead,
+    distribution,
     notMeasured,
     totalMs: performance.now() - started,
   };

@@ -6,9 +6,17 @@ import { demoCommand } from './commands/demo.ts';
 import { scanCommand } from './commands/scan.ts';
 import { snapshotCommand } from './commands/snapshot.ts';
 import { reportError } from './errors.ts';
-import { DEFAULT_SERVICES, processIO, writeLines, type CliContext, type CliIO, type CliServices } from './io.ts';
+import { DEFAULT_SERVICES, processIO, writeLines } from './io.ts';
+import type { CliContext, CliIO, CliServices, OutputStream } from './io.ts';
 
 export type { CliIO } from './io.ts';
+
+const PROGRAM = 'karpenter-sentinel';
+
+export interface CliOptions {
+  /** What the user types to run it, for usage and hints: `kubectl sentinel` when it runs as a kubectl plugin. */
+  program?: string;
+}
 
 const COMMANDS: readonly Command[] = [scanCommand, snapshotCommand, cleanupCommand, demoCommand];
 
@@ -41,22 +49,38 @@ export async function runCli(
   argv: readonly string[],
   io: CliIO = processIO(),
   services: Partial<CliServices> = {},
+  options: CliOptions = {},
 ): Promise<number> {
   const { args, debug } = takeDebugFlag(argv);
+  const program = options.program ?? PROGRAM;
   try {
-    return await dispatch(args, { io, services: { ...DEFAULT_SERVICES, ...services } });
+    return await dispatch(args, { io, services: { ...DEFAULT_SERVICES, ...services } }, program);
   } catch (err) {
-    return reportError(err, io.stderr, debug);
+    return reportError(err, invokedAs(io.stderr, program), debug);
   }
 }
 
-async function dispatch(args: string[], ctx: CliContext): Promise<number> {
+/**
+ * Usage and hints name the program as the user typed it. The texts say `karpenter-sentinel CMD`;
+ * the product's name elsewhere (`karpenter-sentinel: ...`, `--version`) stays.
+ */
+function asInvoked(text: string, program: string): string {
+  return program === PROGRAM ? text : text.replace(/\bkarpenter-sentinel(?= )/g, program);
+}
+
+function invokedAs(stream: OutputStream, program: string): OutputStream {
+  return program === PROGRAM
+    ? stream
+    : { write: (s: string) => stream.write(asInvoked(s, program)), isTTY: stream.isTTY, columns: stream.columns };
+}
+
+async function dispatch(args: string[], ctx: CliContext, program: string): Promise<number> {
   const [name, ...rest] = args;
   if (name === undefined) {
-    writeLines(ctx.io.stderr, usage());
+    writeLines(ctx.io.stderr, asInvoked(usage(), program));
     return 2;
   }
-  if (name === 'help' || name === '--help' || name === '-h') return help(rest, ctx.io);
+  if (name === 'help' || name === '--help' || name === '-h') return help(rest, ctx.io, program);
   if (name === '--version') {
     writeLines(ctx.io.stdout, await version());
     return 0;
@@ -68,17 +92,17 @@ async function dispatch(args: string[], ctx: CliContext): Promise<number> {
   }
   const command = findCommand(name);
   if (wantsHelp(rest)) {
-    writeLines(ctx.io.stdout, command.usage);
+    writeLines(ctx.io.stdout, asInvoked(command.usage, program));
     return 0;
   }
   return command.run(rest, ctx);
 }
 
-function help(rest: string[], io: CliIO): number {
+function help(rest: string[], io: CliIO, program: string): number {
   const [topic, extra] = rest;
   if (extra !== undefined) throw new UsageError(`help takes at most one command (got '${rest.join(' ')}')`);
   const general = topic === undefined || topic === 'help' || topic === '--help' || topic === '-h';
-  writeLines(io.stdout, general ? usage() : findCommand(topic).usage);
+  writeLines(io.stdout, asInvoked(general ? usage() : findCommand(topic).usage, program));
   return 0;
 }
 

@@ -16,6 +16,7 @@ export function benchResults(overrides: Partial<BenchResults> = {}): BenchResult
     interruptions: undefined,
     cleanup: undefined,
     boundedRead: undefined,
+    distribution: undefined,
     notMeasured: {},
     totalMs: 1,
     ...overrides,

@@ -76,7 +76,7 @@ describe('parseSections', () => {
     // Assess
     expect(parsed).toEqual({ error: expect.stringContaining('unknown section "bundle"') });
     expect((parsed as { error: string }).error).toContain(
-      'analysis, live, bundles, interruptions, cleanup, bounded-read, lambda',
+      'analysis, live, bundles, interruptions, cleanup, bounded-read, distribution, lambda',
     );
   });
 });
