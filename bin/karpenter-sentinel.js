@@ -10,7 +10,7 @@ const fromSources = existsSync(new URL('../src/cli/main.ts', import.meta.url));
 const [needMinor, [major, minor]] = [fromSources ? 18 : 0, process.versions.node.split('.').map(Number)];
 if (major < 22 || (major === 22 && minor < needMinor)) {
   const hint = fromSources
-    ? "run it through npm (npx karpenter-sentinel, npm run demo) to use the project's Node 22"
+    ? "run it with the checkout's own Node 22 (node_modules/.bin/node bin/karpenter-sentinel.js …, or npm run demo)"
     : 'install a newer Node.js, or use the kubectl-sentinel binary, which needs none';
   process.stderr.write(`karpenter-sentinel: needs Node.js >= 22.${needMinor}, this is ${process.version}; ${hint}\n`);
   process.exit(2);

@@ -19,7 +19,7 @@ export const ALERT_EVENTS = [
 export type AlertEvent = (typeof ALERT_EVENTS)[number];
 
 /**
- * The service's own alert codes, beside the finding codes (README "Alerts"): they travel in the
+ * The service's own alert codes, beside the finding codes (docs/service.md, "Alerts"): they travel in the
  * `code` message attribute so subscription filter policies can select them.
  */
 export const SERVICE_ALERT_CODES = [

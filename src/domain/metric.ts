@@ -10,7 +10,7 @@ export interface MetricDatum {
   dimensions: Record<string, string>;
 }
 
-/** Metric names: the dashboard and alarms in infra/ name them too (README "Metrics"). */
+/** Metric names: the dashboard and alarms in infra/ name them too (docs/service.md, "Metrics"). */
 export const METRIC = {
   pendingPods: 'PendingPods',
   oldestPendingPodAge: 'OldestPendingPodAgeSeconds',

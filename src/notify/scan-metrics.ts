@@ -1,5 +1,5 @@
 /**
- * The CloudWatch datums of one cluster scan (README "Metrics"). Pure: the scan puts them in one
+ * The CloudWatch datums of one cluster scan (docs/service.md, "Metrics"). Pure: the scan puts them in one
  * call. Every per-cluster datum carries `Cluster`; a count the scan could not know (its source was
  * not read) is left out rather than sent as 0, so a blind scan never draws a healthy graph —
  * `ScanGaps` says what was missing.

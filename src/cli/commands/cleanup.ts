@@ -66,7 +66,7 @@ Options:
   --nodeclaim-wait DUR         how long to wait for the NodeClaims of deleted NodePools (default ${formatDuration(DEFAULT_NODECLAIM_WAIT_MS)})
   --timeout DUR                the whole run's deadline (default ${formatDuration(DEFAULT_CLEANUP_TIMEOUT_MS)}); when it passes, no new step
                                starts and running the command again carries on where it stopped
-  -o, --output FORMAT          table (default) or json (the result object of README "Destroy-time cleanup")
+  -o, --output FORMAT          table (default) or json (the result object of docs/cleanup.md)
 
 Progress goes to stderr: a line per step and note, and on a terminal the wait on one line rewritten in place.
 --apply on a simulation changes only the simulation.
