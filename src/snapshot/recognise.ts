@@ -5,7 +5,7 @@ import type { CaptureContent } from './capture-content.ts';
 import { readCliErrorText, stderrPreambleLength, type CliErrorFact } from './cli-error-text.ts';
 import { classifyKubeObject, EXAMPLE_RESOURCE_FILE_NAMES, sourceNamedByFile, sourceOfKind } from './kube-objects.ts';
 import { isGapsDocument, readGapsDocument } from './gaps-file.ts';
-import { diagnoseNotAnOutput, LOOKS_LIKE_LOGS } from './not-an-output.ts';
+import { diagnoseNotAnOutput, LOOKS_LIKE_LOGS, SavedCliError, savedCliError } from './not-an-output.ts';
 import { parseDocuments } from './parse-documents.ts';
 import { isRecord, oneLine, ShapeError, type JsonRecord } from './shape.ts';
 
@@ -28,6 +28,7 @@ export type Contribution =
 /** Error messages and pasted tables are short; a large file that is no output is just that. */
 const MAX_TEXT_BYTES = 1024 * 1024;
 const NOT_UNDERSTOOD = 'not a kubectl or aws CLI output this tool understands';
+const EMPTY_FILE = 'empty file: the command that wrote it printed nothing; run it again (`> file 2>&1` keeps its error)';
 
 /** An empty `List` names no kind; the caller resolves it against the file name. */
 type Recognised = Contribution | { type: 'empty-list' };
@@ -44,7 +45,7 @@ export function recogniseCapture(content: CaptureContent, baseName: string): Con
     // are gaps all the same.
     const preamble = stderrPreambleLength(content.head);
     const documents = parseDocuments(preamble > 0 ? content.blankedUpTo(preamble) : content);
-    if (documents.length === 0) throw new ShapeError(`empty file: ${NOT_UNDERSTOOD}`);
+    if (documents.length === 0) throw new ShapeError(EMPTY_FILE);
     const several = documents.length > 1;
     const gaps = preamble > 0 ? readCliErrorText(content.head.toString('utf8', 0, preamble)).filter((f) => f.type === 'gap') : [];
     return [
@@ -63,6 +64,8 @@ export function recogniseCapture(content: CaptureContent, baseName: string): Con
   const facts = readCliErrorText(text);
   if (facts.length === 0) {
     const problem = diagnoseNotAnOutput(text);
+    const saved = problem === undefined ? undefined : savedCliError(text);
+    if (problem?.startsWith('holds an error') && saved) throw new SavedCliError(problem, saved, { cause: failure });
     throw problem ? new ShapeError(problem, { cause: failure }) : failure;
   }
   return facts.map((fact) => (fact.type === 'no-resources' ? capturedByFileName(baseName) : fact));
