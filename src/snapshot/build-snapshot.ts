@@ -8,6 +8,7 @@ import { sourceMeantByFile } from './file-source.ts';
 import { SavedCliError } from './not-an-output.ts';
 import { recogniseCapture } from './recognise.ts';
 import { oneLine, ShapeError } from './shape.ts';
+import { visibleLine } from '../domain/visible.ts';
 
 /**
  * One capture file: `path` names it in messages and log origins. Its content as text, as bytes,
@@ -35,6 +36,8 @@ export class SnapshotAssembler {
   #files = 0;
   /** Files that could not be read, each as the one line that names it and says why. */
   readonly #leftOut: InputError[] = [];
+  /** Those among them that were meant as captures but say not of what (see ClusterSnapshot.unreadFiles). */
+  readonly #unread: string[] = [];
 
   /** `maxFileBytes`: `--max-file-size` (see captureContent). */
   constructor(options: Pick<LoadOptions, 'maxFileBytes'> = {}) {
@@ -79,6 +82,8 @@ export class SnapshotAssembler {
       ? failure.message.slice(failure.file.length + 2)
       : failure.message;
     const source = sourceMeantByFile(basename(rawPath));
+    // A stray note or script is no capture; a `.json`/`.yaml` file or a saved error was meant as one.
+    if (!source && (saved !== undefined || /\.(?:json|ya?ml)(?:\.gz)?$/i.test(rawPath))) this.#unread.push(failure.message);
     this.#merger.add(failure.file, [
       ...(source ? [{ type: 'gap' as const, source, error: saved ?? `${failure.file}: ${problem}` }] : []),
       { type: 'note', text: `${problem}; left out${source ? ` (${source} is a gap)` : ''}, the scan goes on without it` },
@@ -90,6 +95,7 @@ export class SnapshotAssembler {
     if (this.#files === 0 && this.#leftOut.length === 1) throw this.#leftOut[0] as InputError;
     if (this.#files === 0 && this.#leftOut.length > 1) throw new NothingReadableError(this.#leftOut.map((e) => e.message));
     const { snapshot, notices } = this.#merger.finish(options.clusterName || undefined);
+    if (this.#unread.length > 0) snapshot.unreadFiles = this.#unread.map(visibleLine);
     return { snapshot, notices, files: this.#files };
   }
 }

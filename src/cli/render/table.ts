@@ -1,7 +1,16 @@
 import type { Finding } from '../../domain/finding.ts';
 import type { Report } from '../../domain/report.ts';
 import { findingBlock, remediationBrief } from './table-finding.ts';
-import { describeResource, exitLine, GAPS_MEAN, gapsLine, summaryLine, visibleReport, type ExitOutcome } from './format.ts';
+import {
+  describeResource,
+  exitLine,
+  GAPS_MEAN,
+  gapsLine,
+  notCapturedLine,
+  summaryLine,
+  visibleReport,
+  type ExitOutcome,
+} from './format.ts';
 import { PLAIN_STYLE, type Style } from './style.ts';
 
 export interface TableOptions {
@@ -33,11 +42,16 @@ export function renderTable(unsafe: Report, options: TableOptions = {}): string 
 
 function header(report: Report, style: Style): string[] {
   const head = `cluster ${style.bold(report.cluster)} at ${report.generatedAt}`;
-  if (report.complete) return [`${head} · data complete`];
-  const count = report.gaps.length === 1 ? '1 gap' : `${report.gaps.length} gaps`;
+  const notCaptured = notCapturedLine(report);
+  const lacking = notCaptured ? [notCaptured] : [];
+  if (report.complete) return [`${head} · data complete`, ...lacking];
+  const files = report.unreadFiles ?? [];
+  const count = report.gaps.length + files.length === 1 ? '1 gap' : `${report.gaps.length + files.length} gaps`;
   return [
     `${head} · ${style.warn(`DATA INCOMPLETE (${count})`)} · ${GAPS_MEAN}:`,
     ...report.gaps.map((gap) => `  ${style.warn('gap')} ${gap.source}: ${gap.error}`),
+    ...files.map((file) => `  ${style.warn('left out')} ${file}`),
+    ...lacking,
   ];
 }
 

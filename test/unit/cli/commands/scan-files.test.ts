@@ -100,13 +100,20 @@ describe('scan --from: a gzip bomb among good files', () => {
     await rm(bombed, { recursive: true, force: true });
   });
 
-  it('is refused in one line naming the file and the limit, exit 2 as for any unreadable file', async () => {
-    const result = await run(['scan', '--from', bombed, '--now', NOW, '--max-file-size', '4MiB'], { services });
+  it('is left out in one line naming the file and the limit, a gap; the good files are still scanned', async () => {
+    const result = await run(['scan', '--from', bombed, '--now', NOW, '--max-file-size', '4MiB', '--output', 'json'], {
+      services,
+    });
 
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(
-      `karpenter-sentinel: ${bomb()}: unpacks to more than 4 MiB (the limit; raise it with --max-file-size)\n`,
+    const report = JSON.parse(result.stdout) as Report;
+    expect(result.code).toBe(1);
+    expect(report.findings.map((f) => f.code)).toEqual(['KARPENTER_CONTROLLER_PENDING']);
+    expect(report.complete).toBe(false);
+    expect(report.gaps).toEqual([
+      { source: 'nodeclaims', error: `${bomb()}: unpacks to more than 4 MiB (the limit; raise it with --max-file-size)` },
+    ]);
+    expect(result.stderr).toContain(
+      `note: ${bomb()}: unpacks to more than 4 MiB (the limit; raise it with --max-file-size); left out (nodeclaims is a gap)`,
     );
   });
 
