@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../domain/errors.ts';
+import { captureScriptCommand } from './commands/capture-script.ts';
 import { cleanupCommand } from './commands/cleanup.ts';
 import type { Command } from './commands/command.ts';
 import { demoCommand } from './commands/demo.ts';
@@ -10,7 +11,7 @@ import { DEFAULT_SERVICES, processIO, writeLines, type CliContext, type CliIO, t
 
 export type { CliIO } from './io.ts';
 
-const COMMANDS: readonly Command[] = [scanCommand, snapshotCommand, cleanupCommand, demoCommand];
+const COMMANDS: readonly Command[] = [scanCommand, snapshotCommand, captureScriptCommand, cleanupCommand, demoCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -20,6 +20,7 @@ const MEANT_BY_NAME: Readonly<Record<string, SourceName>> = {
   'launch-templates': 'launchtemplates',
   launchtemplates: 'launchtemplates',
   'instance-profiles': 'instanceprofiles',
+  'karpenter-logs': 'logs',
   instanceprofiles: 'instanceprofiles',
 };
 

@@ -4,6 +4,7 @@ import { isAwsCliOutput, readAwsCliOutput, type AwsCliOutput } from './aws-cli.t
 import type { CaptureContent } from './capture-content.ts';
 import { readCliErrorText, stderrPreambleLength, type CliErrorFact } from './cli-error-text.ts';
 import { classifyKubeObject, EXAMPLE_RESOURCE_FILE_NAMES, sourceNamedByFile, sourceOfKind } from './kube-objects.ts';
+import { sourceMeantByFile } from './file-source.ts';
 import { isGapsDocument, readGapsDocument } from './gaps-file.ts';
 import { diagnoseNotAnOutput, LOOKS_LIKE_LOGS, SavedCliError, savedCliError } from './not-an-output.ts';
 import { parseDocuments } from './parse-documents.ts';
@@ -51,7 +52,7 @@ export function recogniseCapture(content: CaptureContent, baseName: string): Con
     return [
       ...documents
         .flatMap((document, i) => recogniseDocument(document, several ? `document ${i + 1}: ` : ''))
-        .map((r) => (r.type === 'empty-list' ? capturedByFileName(baseName) : r)),
+        .flatMap((r) => (r.type === 'empty-list' ? capturedByFileName(baseName) : [r])),
       ...gaps,
     ];
   } catch (error) {
@@ -68,17 +69,30 @@ export function recogniseCapture(content: CaptureContent, baseName: string): Con
     if (problem?.startsWith('holds an error') && saved) throw new SavedCliError(problem, saved, { cause: failure });
     throw problem ? new ShapeError(problem, { cause: failure }) : failure;
   }
-  return facts.map((fact) => (fact.type === 'no-resources' ? capturedByFileName(baseName) : fact));
+  // `kubectl logs -l ...` denied says it cannot list pods: what is missing is the log.
+  const forLogs = sourceMeantByFile(baseName) === 'logs';
+  return facts.flatMap((fact) =>
+    fact.type === 'no-resources'
+      ? capturedByFileName(baseName)
+      : [forLogs && fact.type === 'gap' ? { ...fact, source: 'logs' as const } : fact],
+  );
 }
 
-function capturedByFileName(baseName: string): Contribution {
+/**
+ * What capture-script also saves though no check reads it yet (PodDisruptionBudgets,
+ * VolumeAttachments, `aws ec2 describe-subnets`): read, and left aside without a word.
+ */
+const NOT_USED_YET = new Set(['pdb', 'pdbs', 'poddisruptionbudgets', 'volumeattachments', 'subnets']);
+
+function capturedByFileName(baseName: string): Contribution[] {
+  if (NOT_USED_YET.has(baseName.toLowerCase())) return [];
   const source = sourceNamedByFile(baseName);
   if (!source) {
     throw new ShapeError(
       `an empty list names no kind of resource: name the file after the resource it lists (${EXAMPLE_RESOURCE_FILE_NAMES})`,
     );
   }
-  return { type: 'captured', source };
+  return [{ type: 'captured', source }];
 }
 
 function recogniseDocument(document: unknown, prefix: string): Recognised[] {
@@ -103,6 +117,7 @@ function recogniseDocument(document: unknown, prefix: string): Recognised[] {
   }
   const outputs = readAwsCliOutput(document);
   if (outputs) return awsContributions(outputs, awsPaginationToken(document));
+  if (Array.isArray(document.Subnets)) return [{ type: 'unused', kind: 'Subnet (aws ec2 describe-subnets)' }];
   if (looksLikeLogRecord(document)) throw new ShapeError(`${prefix}${LOOKS_LIKE_LOGS}`);
   const keys = Object.keys(document)
     .slice(0, 5)
