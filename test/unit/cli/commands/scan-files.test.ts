@@ -158,3 +158,29 @@ describe('scan --from a capture holding an instance with forged Karpenter tags (
     expect(result.stdout).toContain('no aws:ec2launchtemplate:id tag: not launched from a launch template');
   });
 });
+
+describe('scan --from: bad files, several at once', () => {
+  let folder: string;
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'sentinel-bad-'));
+  });
+  afterAll(async () => {
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('names every file when none could be read, one line each, exit 2', async () => {
+    await writeFile(join(folder, 'nodeclaims.json'), '');
+    await writeFile(join(folder, 'notes.txt'), 'call Bob\n');
+    await writeFile(join(folder, 'pods.json'), 'Unable to connect to the server: dial tcp 10.0.0.1:443: i/o timeout\n');
+
+    const result = await run(['scan', '--from', folder, '--now', NOW], { services });
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines[0]).toBe('karpenter-sentinel: none of the 3 capture files could be read; fix or capture them again:');
+    expect(lines.slice(1).map((l) => l.slice(0, l.indexOf(': ')))).toEqual(
+      ['nodeclaims.json', 'notes.txt', 'pods.json'].map((n) => `  ${join(folder, n)}`),
+    );
+  });
+});
