@@ -56,6 +56,33 @@ describe('loadSnapshot: a capture of a broken cluster, with broken files among g
     expect(notices.find((n) => n.startsWith(join(dir, 'capture.sh')))).toContain('a script, not a kubectl or aws CLI output');
   });
 
+  it.each([
+    [
+      'kubectl get nodepools,nodeclaims (the error before the output)',
+      `Error from server: ${CONVERSION_FAILED}\n${EMPTY_LIST_JSON}`,
+    ],
+    [
+      'the form wrapped before Post (seed 004)',
+      'Error: conversion webhook for karpenter.sh/v1beta1, Kind=NodeClaim failed:\nPost "https://karpenter.kube-system.svc:8443/?timeout=30s": service "karpenter" not found\n',
+    ],
+  ])('reads a conversion webhook failure as a nodeclaims gap: %s', async (_name, text) => {
+    // Prepare
+    const dir = await captureDir({ 'karpenter.json': text, 'pods.json': kubeList([pod]) });
+
+    // Act
+    const { snapshot } = await loadSnapshot([dir]);
+
+    // Assess
+    expect(snapshot.gaps).toEqual([
+      {
+        source: 'nodeclaims',
+        error: expect.stringMatching(
+          /^conversion webhook for karpenter\.sh\/v1beta1, Kind=NodeClaim failed:\s*Post "https:\/\/karpenter\./,
+        ),
+      },
+    ]);
+  });
+
   it('reads a missing aws-auth as "none exists": authentication mode API has none', async () => {
     // Prepare
     const dir = await captureDir({ 'aws-auth.yaml': 'Error from server (NotFound): configmaps "aws-auth" not found\n' });
