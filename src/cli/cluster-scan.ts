@@ -50,6 +50,7 @@ export async function scanSimulation(paths: readonly string[], settings: Cluster
       clusterName: simulation.seed.clusterName,
       sources: simulatedSources(simulation.seed),
       knownGaps: loaded.snapshot.gaps.filter(isSetAsideGap),
+      ...(loaded.snapshot.unreadFiles ? { unreadFiles: loaded.snapshot.unreadFiles } : {}),
       ...detectorsOf(ctx),
     });
     return reportOf(result, simulation.seed.clusterName, ctx);

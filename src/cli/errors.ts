@@ -1,4 +1,4 @@
-import { InputError, SentinelError } from '../domain/errors.ts';
+import { InputError, NothingReadableError, SentinelError } from '../domain/errors.ts';
 import type { OutputStream } from './io.ts';
 import { writeLines } from './io.ts';
 import { visibleLine, visibleText } from '../domain/visible.ts';
@@ -36,6 +36,7 @@ export function reportError(err: unknown, stderr: OutputStream, debug: boolean):
     : `internal error: ${oneLine(err)}${debug ? '' : ' (run with --debug for the stack)'}`;
   // Messages name files and quote their content: shown as visible text, on one line.
   writeLines(stderr, `${PROGRAM}: ${visibleLine(line)}`);
+  if (expected instanceof NothingReadableError) writeLines(stderr, expected.files.map((f) => `  ${visibleLine(f)}`).join('\n'));
   if (debug) writeLines(stderr, visibleText(stackOf(err)));
   return expected ? expected.exitCode : 2;
 }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../domain/errors.ts';
+import { captureScriptCommand } from './commands/capture-script.ts';
 import { cleanupCommand } from './commands/cleanup.ts';
 import type { Command } from './commands/command.ts';
 import { demoCommand } from './commands/demo.ts';
@@ -18,7 +19,7 @@ export interface CliOptions {
   program?: string;
 }
 
-const COMMANDS: readonly Command[] = [scanCommand, snapshotCommand, cleanupCommand, demoCommand];
+const COMMANDS: readonly Command[] = [scanCommand, snapshotCommand, captureScriptCommand, cleanupCommand, demoCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -24,5 +24,11 @@ export interface Detector<C extends FindingCode = FindingCode> {
   requires: readonly SourceName[];
   anyOf?: readonly SourceName[];
   refinedBy: readonly SourceName[];
+  /**
+   * Whether the snapshot holds this detector's evidence outside its sources (a saved or live
+   * error in a gap's text): it then runs though its sources were not all captured, and what it
+   * lacked is reported as not captured.
+   */
+  evidenceIn?(snapshot: ClusterSnapshot): boolean;
   detect(ctx: DetectContext): Finding<C>[];
 }

@@ -29,3 +29,15 @@ export class ClusterUnreadableError extends SentinelError {
     super(`cannot scan cluster ${cluster}: ${why}`);
   }
 }
+
+/**
+ * `--from` files none of which could be read: exit 2. `files` has one line per file, naming it and
+ * what is wrong with it (the CLI prints them all: one run names every mistake).
+ */
+export class NothingReadableError extends SentinelError {
+  readonly files: readonly string[];
+  constructor(files: readonly string[]) {
+    super(`none of the ${files.length} capture files could be read; fix or capture them again:`);
+    this.files = files;
+  }
+}

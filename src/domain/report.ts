@@ -1,7 +1,7 @@
 import { SEVERITY_RANK, type Severity } from './codes.ts';
 import type { Finding } from './finding.ts';
 import { toIsoSeconds } from './kube-helpers.ts';
-import type { Gap } from './snapshot.ts';
+import type { Gap, SourceName } from './snapshot.ts';
 
 export const REPORT_SCHEMA_VERSION = 1;
 
@@ -12,6 +12,17 @@ export interface Report {
   generatedAt: string;
   complete: boolean;
   gaps: Gap[];
+  /**
+   * Sources the checks that ran would have used to refine a cause, and that were not captured
+   * (nor failed: those are gaps). Causes that need them may be less precise; nothing is wrong
+   * with the data that was given. Additive: absent from reports that predate it.
+   */
+  notCaptured?: SourceName[];
+  /**
+   * Capture files left out whose name does not say what they held (`file: problem`): data may be
+   * missing, so `complete` is false. Present only when there are some. Additive.
+   */
+  unreadFiles?: string[];
   findings: Finding[];
   summary: Record<Severity, number>;
 }
@@ -32,15 +43,25 @@ function resourceKey(f: Finding): string {
   return `${r.kind}/${r.namespace ?? ''}/${r.name ?? ''}/${r.id ?? ''}`;
 }
 
-export function buildReport(input: { cluster: string; now: Date; gaps: Gap[]; findings: readonly Finding[] }): Report {
+export function buildReport(input: {
+  cluster: string;
+  now: Date;
+  gaps: Gap[];
+  notCaptured?: SourceName[];
+  unreadFiles?: readonly string[];
+  findings: readonly Finding[];
+}): Report {
+  const unread = input.unreadFiles ?? [];
   const summary: Record<Severity, number> = { critical: 0, warning: 0, info: 0 };
   for (const f of input.findings) summary[f.severity] += 1;
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     cluster: input.cluster,
     generatedAt: toIsoSeconds(input.now),
-    complete: input.gaps.length === 0,
+    complete: input.gaps.length === 0 && unread.length === 0,
     gaps: input.gaps,
+    notCaptured: input.notCaptured ?? [],
+    ...(unread.length > 0 ? { unreadFiles: [...unread] } : {}),
     findings: sortFindings(input.findings),
     summary,
   };

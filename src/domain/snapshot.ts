@@ -86,6 +86,11 @@ export interface ClusterSnapshot {
   launchTemplates: LaunchTemplate[];
   instanceProfiles: InstanceProfile[];
   logs: LogLine[];
+  /**
+   * Capture files left out whose name does not say which source they held (`out3.json` too
+   * large, `dump.yaml` holding an error): `file: problem`, one line each. Data may be missing.
+   */
+  unreadFiles?: string[];
 }
 
 export function emptySnapshot(clusterName: string): ClusterSnapshot {

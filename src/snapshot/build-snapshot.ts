@@ -1,11 +1,14 @@
 import { basename, extname } from 'node:path';
-import { InputError, SentinelError, UsageError } from '../domain/errors.ts';
+import { InputError, NothingReadableError, SentinelError, UsageError } from '../domain/errors.ts';
 import { captureContent, type ByteSource } from './capture-content.ts';
 import { CaptureMerger } from './capture-merger.ts';
 import { readControllerLogFrom } from './controller-logs.ts';
 import type { LoadOptions, LoadResult } from './load.ts';
+import { sourceMeantByFile } from './file-source.ts';
+import { SavedCliError } from './not-an-output.ts';
 import { recogniseCapture } from './recognise.ts';
 import { oneLine, ShapeError } from './shape.ts';
+import { visibleLine } from '../domain/visible.ts';
 
 /**
  * One capture file: `path` names it in messages and log origins. Its content as text, as bytes,
@@ -31,6 +34,10 @@ export class SnapshotAssembler {
   readonly #merger = new CaptureMerger();
   readonly #maxFileBytes: number | undefined;
   #files = 0;
+  /** Files that could not be read, each as the one line that names it and says why. */
+  readonly #leftOut: InputError[] = [];
+  /** Those among them that were meant as captures but say not of what (see ClusterSnapshot.unreadFiles). */
+  readonly #unread: string[] = [];
 
   /** `maxFileBytes`: `--max-file-size` (see captureContent). */
   constructor(options: Pick<LoadOptions, 'maxFileBytes'> = {}) {
@@ -55,13 +62,40 @@ export class SnapshotAssembler {
         );
       } else this.#merger.add(path, recogniseCapture(content, basename(content.name, extname(content.name))));
     } catch (error) {
-      throw asInputError(path, error);
+      const failure = asInputError(path, error);
+      if (!(failure instanceof InputError)) throw failure; // the files disagree about the cluster: a usage error
+      this.#leaveOut(file.path, failure, error instanceof SavedCliError ? error.saved : undefined);
+      return;
     }
     this.#files++;
   }
 
+  /**
+   * A file that cannot be read (empty, a saved error, too large, not an output) costs that file,
+   * never the run: a gap on the source its name says it was meant to hold (a saved error is
+   * itself the gap's text: a conversion webhook's failure is evidence), else a note. Every file
+   * left out is named in the notes.
+   */
+  #leaveOut(rawPath: string, failure: InputError, saved: string | undefined): void {
+    this.#leftOut.push(failure);
+    const problem = failure.message.startsWith(`${failure.file}: `)
+      ? failure.message.slice(failure.file.length + 2)
+      : failure.message;
+    const source = sourceMeantByFile(basename(rawPath));
+    // A stray note or script is no capture; a `.json`/`.yaml` file or a saved error was meant as one.
+    if (!source && (saved !== undefined || /\.(?:json|ya?ml)(?:\.gz)?$/i.test(rawPath))) this.#unread.push(failure.message);
+    this.#merger.add(failure.file, [
+      ...(source ? [{ type: 'gap' as const, source, error: saved ?? `${failure.file}: ${problem}` }] : []),
+      { type: 'note', text: `${problem}; left out${source ? ` (${source} is a gap)` : ''}, the scan goes on without it` },
+    ]);
+  }
+
   finish(options: LoadOptions = {}): LoadResult {
+    // Nothing at all could be read: there is nothing to scan, and every file is named.
+    if (this.#files === 0 && this.#leftOut.length === 1) throw this.#leftOut[0] as InputError;
+    if (this.#files === 0 && this.#leftOut.length > 1) throw new NothingReadableError(this.#leftOut.map((e) => e.message));
     const { snapshot, notices } = this.#merger.finish(options.clusterName || undefined);
+    if (this.#unread.length > 0) snapshot.unreadFiles = this.#unread.map(visibleLine);
     return { snapshot, notices, files: this.#files };
   }
 }

@@ -1,11 +1,15 @@
 import type { Buffer } from 'node:buffer';
 import type { SourceName } from '../domain/snapshot.ts';
-import { sourceNamedByFile } from './kube-objects.ts';
+import { sourceNamedByFile, sourceOfKind } from './kube-objects.ts';
 import { oneLine } from './shape.ts';
 
 /** What a captured error message says about the cluster. */
 export type CliErrorFact =
-  { type: 'cluster-gone'; name: string } | { type: 'gap'; source: SourceName; error: string } | { type: 'no-resources' };
+  | { type: 'cluster-gone'; name: string }
+  | { type: 'gap'; source: SourceName; error: string }
+  /** `kubectl get cm aws-auth` answered NotFound: read, and the object does not exist. */
+  | { type: 'captured'; source: SourceName }
+  | { type: 'no-resources' };
 
 /** AWS operations whose failure leaves a source unread; a source's first operation is the one that lists it. */
 export const SOURCE_OF_OPERATION: Readonly<Record<string, SourceName>> = {
@@ -25,6 +29,19 @@ const AWS_CLI_ERROR = /An error occurred \(([^)\s]+)\) when calling the (\w+) op
 const NO_SUCH_CLUSTER = /No cluster found for name: ([0-9A-Za-z][0-9A-Za-z_-]*)/;
 const KUBECTL_ERROR = /Error from server \((\w+)\): ([^\r\n]*)/g;
 const KUBECTL_NO_RESOURCE_TYPE = /error: the server doesn't have a resource type "([^"]+)"/g;
+/**
+ * The API server could not convert a Karpenter object (apiextensions-apiserver's words, the same
+ * from v1.16 on): kubectl prints it after `Error from server:` or `... Internal error occurred:`;
+ * some tools wrap it before `Post`. The error is the diagnosis (CRD_CONVERSION_WEBHOOK_BROKEN).
+ */
+export const CONVERSION_WEBHOOK_FAILED =
+  /conversion webhook for ([a-z0-9.-]+)\/(\w+), Kind=(\w+) failed:[ \t]*(?:\r?\n[ \t]*)?[^\r\n]*/g;
+/**
+ * `kubectl get cm aws-auth -n kube-system`: NotFound is an answer (a cluster in authentication
+ * mode API has none). Only aws-auth: the configmaps source holds nothing else detectors read,
+ * whereas a NodeClaim not found says nothing about the others.
+ */
+const AWS_AUTH_NOT_FOUND = /^configmaps "aws-auth" not found\s*$/;
 const NO_RESOURCES = /^\s*No resources found(?: in \S+ namespace)?\.?\s*$/;
 
 /**
@@ -44,7 +61,15 @@ export function readCliErrorText(text: string): CliErrorFact[] {
     const source = Object.hasOwn(SOURCE_OF_OPERATION, operation) ? SOURCE_OF_OPERATION[operation] : undefined;
     if (source) facts.push({ type: 'gap', source, error: oneLine(`${operation} failed: ${code}: ${message}`, 300) });
   }
+  for (const [whole, group = '', version = '', kind = ''] of text.matchAll(CONVERSION_WEBHOOK_FAILED)) {
+    const source = sourceOfKind(`${group}/${version}`, kind);
+    if (source) facts.push({ type: 'gap', source, error: oneLine(whole, 400) });
+  }
   for (const [, reason = '', message = ''] of text.matchAll(KUBECTL_ERROR)) {
+    if (reason === 'NotFound' && AWS_AUTH_NOT_FOUND.test(message)) {
+      facts.push({ type: 'captured', source: 'configmaps' });
+      continue;
+    }
     const source = sourceOfKubectlMessage(message);
     if (source) facts.push({ type: 'gap', source, error: oneLine(`${reason}: ${message}`, 300) });
   }
@@ -82,4 +107,4 @@ export function stderrPreambleLength(head: Buffer): number {
   return end;
 }
 
-const STDERR_LINE = /^(?:Warning: |[IWEF]\d{4} \d\d:\d\d:\d\d|Error from server \(\w+\): |error: )/;
+const STDERR_LINE = /^(?:Warning: |[IWEF]\d{4} \d\d:\d\d:\d\d|Error from server(?: \(\w+\))?: |error: )/;

@@ -1,5 +1,22 @@
 import { parseLogLine } from './controller-logs.ts';
-import { oneLine } from './shape.ts';
+import { oneLine, ShapeError } from './shape.ts';
+
+/** A file that holds what kubectl or the AWS CLI printed instead of an output: `saved` is that error, one line. */
+export class SavedCliError extends ShapeError {
+  readonly saved: string;
+  constructor(message: string, saved: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.saved = saved;
+  }
+}
+
+/** The first line of `text` that is kubectl's or the AWS CLI's own failure, one line; undefined when none is. */
+export function savedCliError(text: string): string | undefined {
+  const error = firstLines(text, 8)
+    .map(cliError)
+    .find((e) => e !== undefined);
+  return error === undefined ? undefined : oneLine(error, 300);
+}
 
 /**
  * What users paste or redirect instead of a JSON/YAML output, and what to capture instead.
@@ -29,6 +46,7 @@ const DIAGNOSES: readonly Diagnosis[] = [
       ? 'an HTML page, not a kubectl or aws CLI output (saved from a browser? save the raw file instead)'
       : undefined,
   (first) => (/^<\?xml\s/i.test(first) ? 'an XML file, not a kubectl or aws CLI output' : undefined),
+  (first) => (/^#!/.test(first) ? 'a script, not a kubectl or aws CLI output' : undefined),
   (_first, _second, lines) => {
     const error = lines.map(cliError).find((e) => e !== undefined);
     return error

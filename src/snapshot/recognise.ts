@@ -4,8 +4,9 @@ import { isAwsCliOutput, readAwsCliOutput, type AwsCliOutput } from './aws-cli.t
 import type { CaptureContent } from './capture-content.ts';
 import { readCliErrorText, stderrPreambleLength, type CliErrorFact } from './cli-error-text.ts';
 import { classifyKubeObject, EXAMPLE_RESOURCE_FILE_NAMES, sourceNamedByFile, sourceOfKind } from './kube-objects.ts';
+import { sourceMeantByFile } from './file-source.ts';
 import { isGapsDocument, readGapsDocument } from './gaps-file.ts';
-import { diagnoseNotAnOutput, LOOKS_LIKE_LOGS } from './not-an-output.ts';
+import { diagnoseNotAnOutput, LOOKS_LIKE_LOGS, SavedCliError, savedCliError } from './not-an-output.ts';
 import { parseDocuments } from './parse-documents.ts';
 import { isRecord, oneLine, ShapeError, type JsonRecord } from './shape.ts';
 
@@ -28,6 +29,7 @@ export type Contribution =
 /** Error messages and pasted tables are short; a large file that is no output is just that. */
 const MAX_TEXT_BYTES = 1024 * 1024;
 const NOT_UNDERSTOOD = 'not a kubectl or aws CLI output this tool understands';
+const EMPTY_FILE = 'empty file: the command that wrote it printed nothing; run it again (`> file 2>&1` keeps its error)';
 
 /** An empty `List` names no kind; the caller resolves it against the file name. */
 type Recognised = Contribution | { type: 'empty-list' };
@@ -44,13 +46,13 @@ export function recogniseCapture(content: CaptureContent, baseName: string): Con
     // are gaps all the same.
     const preamble = stderrPreambleLength(content.head);
     const documents = parseDocuments(preamble > 0 ? content.blankedUpTo(preamble) : content);
-    if (documents.length === 0) throw new ShapeError(`empty file: ${NOT_UNDERSTOOD}`);
+    if (documents.length === 0) throw new ShapeError(EMPTY_FILE);
     const several = documents.length > 1;
     const gaps = preamble > 0 ? readCliErrorText(content.head.toString('utf8', 0, preamble)).filter((f) => f.type === 'gap') : [];
     return [
       ...documents
         .flatMap((document, i) => recogniseDocument(document, several ? `document ${i + 1}: ` : ''))
-        .map((r) => (r.type === 'empty-list' ? capturedByFileName(baseName) : r)),
+        .flatMap((r) => (r.type === 'empty-list' ? capturedByFileName(baseName) : [r])),
       ...gaps,
     ];
   } catch (error) {
@@ -63,19 +65,34 @@ export function recogniseCapture(content: CaptureContent, baseName: string): Con
   const facts = readCliErrorText(text);
   if (facts.length === 0) {
     const problem = diagnoseNotAnOutput(text);
+    const saved = problem === undefined ? undefined : savedCliError(text);
+    if (problem?.startsWith('holds an error') && saved) throw new SavedCliError(problem, saved, { cause: failure });
     throw problem ? new ShapeError(problem, { cause: failure }) : failure;
   }
-  return facts.map((fact) => (fact.type === 'no-resources' ? capturedByFileName(baseName) : fact));
+  // `kubectl logs -l ...` denied says it cannot list pods: what is missing is the log.
+  const forLogs = sourceMeantByFile(baseName) === 'logs';
+  return facts.flatMap((fact) =>
+    fact.type === 'no-resources'
+      ? capturedByFileName(baseName)
+      : [forLogs && fact.type === 'gap' ? { ...fact, source: 'logs' as const } : fact],
+  );
 }
 
-function capturedByFileName(baseName: string): Contribution {
+/**
+ * What capture-script also saves though no check reads it yet (PodDisruptionBudgets,
+ * VolumeAttachments, `aws ec2 describe-subnets`): read, and left aside without a word.
+ */
+const NOT_USED_YET = new Set(['pdb', 'pdbs', 'poddisruptionbudgets', 'volumeattachments', 'subnets']);
+
+function capturedByFileName(baseName: string): Contribution[] {
+  if (NOT_USED_YET.has(baseName.toLowerCase())) return [];
   const source = sourceNamedByFile(baseName);
   if (!source) {
     throw new ShapeError(
       `an empty list names no kind of resource: name the file after the resource it lists (${EXAMPLE_RESOURCE_FILE_NAMES})`,
     );
   }
-  return { type: 'captured', source };
+  return [{ type: 'captured', source }];
 }
 
 function recogniseDocument(document: unknown, prefix: string): Recognised[] {
@@ -100,6 +117,7 @@ function recogniseDocument(document: unknown, prefix: string): Recognised[] {
   }
   const outputs = readAwsCliOutput(document);
   if (outputs) return awsContributions(outputs, awsPaginationToken(document));
+  if (Array.isArray(document.Subnets)) return [{ type: 'unused', kind: 'Subnet (aws ec2 describe-subnets)' }];
   if (looksLikeLogRecord(document)) throw new ShapeError(`${prefix}${LOOKS_LIKE_LOGS}`);
   const keys = Object.keys(document)
     .slice(0, 5)

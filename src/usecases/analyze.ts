@@ -1,7 +1,7 @@
 import type { Finding } from '../domain/finding.ts';
 import { buildReport, type Report } from '../domain/report.ts';
 import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
-import type { ClusterSnapshot, Gap, SourceName } from '../domain/snapshot.ts';
+import { SOURCE_NAMES, type ClusterSnapshot, type Gap, type SourceName } from '../domain/snapshot.ts';
 import type { Detector } from '../detectors/detector.ts';
 import { DETECTORS } from '../detectors/registry.ts';
 import { planRemediations } from '../remediations/plan.ts';
@@ -37,9 +37,14 @@ export function analyze(snapshot: ClusterSnapshot, options: AnalyzeOptions): Rep
   const withGap = new Set(snapshot.gaps.map((g) => g.source));
   const findings: Finding[] = [];
   const failed: Gap[] = [];
+  // Sources a detector that ran would have used to sharpen a cause, and that were not captured.
+  const lacked = new Set<SourceName>();
   for (const detector of options.detectors ?? DETECTORS) {
     const verdict = detectorVerdict(detector, snapshot.captured);
-    if (verdict.run) {
+    const evidence = !verdict.run && detector.evidenceIn?.(snapshot) === true;
+    if (verdict.run || evidence) {
+      const wanted = [...detector.refinedBy, ...(evidence ? [...detector.requires, ...(detector.anyOf ?? [])] : [])];
+      for (const source of wanted) if (!snapshot.captured.has(source)) lacked.add(source);
       // One check tripping over data nobody foresaw costs that check, never the whole report.
       try {
         findings.push(...detector.detect(ctx));
@@ -55,9 +60,19 @@ export function analyze(snapshot: ClusterSnapshot, options: AnalyzeOptions): Rep
     }
   }
   const allGaps = [...gaps.values(), ...failed];
-  const complete = allGaps.length === 0;
+  const unreadFiles = snapshot.unreadFiles ?? [];
+  const complete = allGaps.length === 0 && unreadFiles.length === 0;
   // The report owns the order; planning walks it, so the per-run caps pick the same findings every run.
-  const report = buildReport({ cluster: snapshot.clusterName, now: options.now, gaps: allGaps, findings });
+  // A source with a gap is reported there: listing it again as "not captured" would say less.
+  const notCaptured = SOURCE_NAMES.filter((s) => lacked.has(s) && !withGap.has(s));
+  const report = buildReport({
+    cluster: snapshot.clusterName,
+    now: options.now,
+    gaps: allGaps,
+    notCaptured,
+    unreadFiles,
+    findings,
+  });
   const planned = planRemediations(report.findings, { snapshot, index, actions: options.actions, complete, now: options.now });
   return { ...report, findings: planned };
 }

@@ -30,6 +30,8 @@ export interface ScanClusterOptions {
    * simulated cluster does not serve. They count as the collected ones do.
    */
   knownGaps?: readonly Gap[];
+  /** Capture files a simulation's seed left out without knowing their source (ClusterSnapshot.unreadFiles). */
+  unreadFiles?: readonly string[];
   /**
    * Changes the plan before anything is applied (the service holds back remediations still cooling
    * down after an earlier attempt). Pure; must only turn `planned` remediations into `skipped`.
@@ -59,6 +61,7 @@ export async function scanCluster(connection: ClusterConnection, options: ScanCl
     ...(options.sources ? { sources: options.sources } : {}),
   });
   if (options.knownGaps?.length) snapshot.gaps.push(...options.knownGaps);
+  if (options.unreadFiles?.length) snapshot.unreadFiles = [...options.unreadFiles];
   const analysed = analyze(snapshot, {
     detection: options.detection,
     actions: options.actions,

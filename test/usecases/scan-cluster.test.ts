@@ -102,6 +102,25 @@ describe('scanCluster against the simulator', () => {
     expect(simulation.aws.callsTo('TerminateInstances')).toEqual([]);
   });
 
+  it('a list the API server cannot convert (broken CRD conversion webhook) is a gap whose text is the diagnosis', async () => {
+    const simulation = await simulate('orphans-after-destroy');
+    simulation.kubeApi.faults.add({
+      path: '/apis/karpenter.sh/v1/nodeclaims',
+      status: 500,
+      reason: 'InternalError',
+      message:
+        'conversion webhook for karpenter.sh/v1beta1, Kind=NodeClaim failed: Post "https://karpenter.kube-system.svc:8443/?timeout=30s": service "karpenter" not found',
+    });
+
+    const report = await scan(simulation);
+
+    expect(report.gaps.map((g) => g.source)).toEqual(['nodeclaims']);
+    const broken = report.findings.find((f) => f.code === 'CRD_CONVERSION_WEBHOOK_BROKEN');
+    expect(broken?.resource).toEqual({ kind: 'CustomResourceDefinition', name: 'nodeclaims.karpenter.sh' });
+    expect(broken?.cause?.code).toBe('SERVICE_MISSING');
+    expect(simulation.aws.callsTo('TerminateInstances')).toEqual([]);
+  });
+
   it('a restart patch that meets a 409 is not retried: the Deployment is restarted by nobody twice', async () => {
     const simulation = await simulate('fargate-bootstrap-deadlock');
     const { store } = simulation.kubeApi;

@@ -75,7 +75,9 @@ Output:
 Nothing is changed without --apply. With it: the Karpenter controller is restarted (ROLLOUT_RESTART, 15m
 cooldown, at most ${CLI_ACTIONS.maxRestartsPerHour} per hour) and orphaned instances tagged for the cluster and a NodePool are terminated
 (TERMINATE_INSTANCE, only on complete data, re-checked just before). --apply on a simulation changes only the simulation.
-Exit codes: 0 nothing at or above --fail-on, 1 something is, 2 usage or input error.`;
+Files that cannot be read (empty, a saved kubectl or aws error, over --max-file-size, not an output) are
+left out with a note naming each and a gap; the scan goes on and says the data is incomplete.
+Exit codes: 0 nothing at or above --fail-on, 1 something is, 2 usage error or no capture file could be read.`;
 
 export const scanCommand: Command = {
   name: 'scan',

@@ -62,12 +62,24 @@ export const GAPS_MEAN = 'findings may be missing';
 export function gapsLine(report: Report): string {
   const n = report.gaps.length;
   const sources = [...new Set(report.gaps.map((g) => g.source))].join(', ');
-  return visibleLine(`${n === 1 ? '1 gap' : `${n} gaps`} (${sources}): ${GAPS_MEAN}`);
+  const files = report.unreadFiles?.length ?? 0;
+  const unread = files === 0 ? '' : `${n > 0 ? ', ' : ''}${files === 1 ? '1 file' : `${files} files`} left out`;
+  const gaps = n === 0 ? '' : `${n === 1 ? '1 gap' : `${n} gaps`} (${sources})`;
+  return visibleLine(`${gaps}${unread}: ${GAPS_MEAN}`);
+}
+
+/** `not captured: fargateprofiles, accessentries — ...`; undefined when every refining source was captured. */
+export function notCapturedLine(report: Report): string | undefined {
+  const sources = report.notCaptured ?? [];
+  if (sources.length === 0) return undefined;
+  return `not captured: ${sources.join(', ')} — causes that need them may be less precise`;
 }
 
 /** `nodeclaims: 403 Forbidden; pods: 2 objects set aside as malformed (see notes)`: what happened, per gap, on one line. */
 export function gapsDetail(report: Report): string {
-  return visibleLine(report.gaps.map((g) => `${g.source}: ${g.error}`).join('; '));
+  return visibleLine(
+    [...report.gaps.map((g) => `${g.source}: ${g.error}`), ...(report.unreadFiles ?? []).map((f) => `left out ${f}`)].join('; '),
+  );
 }
 
 /** The stderr line of a report whose output does not show its gaps to a human (JSON). */

@@ -1,6 +1,14 @@
 import type { Finding } from '../../domain/finding.ts';
 import type { Report } from '../../domain/report.ts';
-import { describeRemediation, describeResource, GAPS_MEAN, NOT_RUN_NOTE, summaryLine, visibleReport } from './format.ts';
+import {
+  describeRemediation,
+  describeResource,
+  GAPS_MEAN,
+  NOT_RUN_NOTE,
+  notCapturedLine,
+  summaryLine,
+  visibleReport,
+} from './format.ts';
 import { markdownCode, markdownFence, markdownParagraph, markdownText } from '../../domain/markdown.ts';
 
 /** For tickets and incident docs (CommonMark / GitHub): a summary table, then one section per finding. */
@@ -17,8 +25,11 @@ export function renderMarkdown(unsafe: Report): string {
   } else {
     out.push(`> **Data incomplete:** ${GAPS_MEAN} because of these gaps:`);
     for (const gap of report.gaps) out.push(`> - ${markdownCode(gap.source)}: ${text(gap.error)}`);
+    for (const file of report.unreadFiles ?? []) out.push(`> - left out: ${text(file)}`);
     out.push('');
   }
+  const notCaptured = notCapturedLine(report);
+  if (notCaptured) out.push(`**Not captured:** ${text(notCaptured.slice('not captured: '.length))}`, '');
   out.push(`**Summary:** ${summaryLine(report.summary)}`, '');
   if (report.findings.length === 0) {
     out.push(report.complete ? 'No findings.' : 'No findings in the data that was captured.');

@@ -1,7 +1,16 @@
 import type { Finding } from '../../domain/finding.ts';
 import type { Report } from '../../domain/report.ts';
 import { findingBlock, remediationBrief } from './table-finding.ts';
-import { describeResource, exitLine, GAPS_MEAN, gapsLine, summaryLine, visibleReport, type ExitOutcome } from './format.ts';
+import {
+  describeResource,
+  exitLine,
+  GAPS_MEAN,
+  gapsLine,
+  notCapturedLine,
+  summaryLine,
+  visibleReport,
+  type ExitOutcome,
+} from './format.ts';
 import { PLAIN_STYLE, type Style } from './style.ts';
 import { displayWidth, NO_WRAP, shorten, wrapLine } from './wrap.ts';
 
@@ -36,11 +45,16 @@ export function renderTable(unsafe: Report, options: TableOptions = {}): string 
 
 function header(report: Report, style: Style, width: number): string[] {
   const head = `cluster ${style.bold(report.cluster)} at ${report.generatedAt}`;
-  if (report.complete) return wrapLine(`${head} · data complete`, width, '  ');
-  const count = report.gaps.length === 1 ? '1 gap' : `${report.gaps.length} gaps`;
+  const notCaptured = notCapturedLine(report);
+  const lacking = notCaptured ? wrapLine(notCaptured, width, '  ') : [];
+  if (report.complete) return [...wrapLine(`${head} · data complete`, width, '  '), ...lacking];
+  const files = report.unreadFiles ?? [];
+  const count = report.gaps.length + files.length === 1 ? '1 gap' : `${report.gaps.length + files.length} gaps`;
   return [
     ...wrapLine(`${head} · ${style.warn(`DATA INCOMPLETE (${count})`)} · ${GAPS_MEAN}:`, width, '  '),
     ...report.gaps.flatMap((gap) => wrapLine(`  ${style.warn('gap')} ${gap.source}: ${gap.error}`, width, '      ')),
+    ...files.flatMap((file) => wrapLine(`  ${style.warn('left out')} ${file}`, width, '      ')),
+    ...lacking,
   ];
 }
 

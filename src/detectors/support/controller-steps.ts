@@ -232,6 +232,24 @@ function unknownSteps(d: ControllerDiagnosis, env: ControllerEnv, clusterName: s
     case 'no-nodes': {
       const found = env.snapshot.fargateProfiles.find((p) => p.subnets?.length)?.subnets;
       const subnets = found ? shellWords(found) : '<private-subnet-ids>';
+      // Profiles not captured are not profiles missing: look before creating one that may exist.
+      if (!env.snapshot.captured.has('fargateprofiles')) {
+        return [
+          commandStep(
+            `Fargate profiles were not captured: list them first; if one selects namespace ${env.namespace}, this is a Fargate problem (describe that profile), not a missing place to run`,
+            `aws eks list-fargate-profiles --cluster-name ${shellQuote(clusterName)}`,
+          ),
+          commandStep(
+            'if none does, give Karpenter somewhere to run: a small managed node group it does not manage',
+            `aws eks create-nodegroup --cluster-name ${shellQuote(clusterName)} --nodegroup-name system --node-role <node-role-arn> --subnets ${subnets} --scaling-config minSize=2,maxSize=3,desiredSize=2`,
+          ),
+          commandStep(
+            `or, if none does, a Fargate profile for namespace ${env.namespace}`,
+            createProfileCommand(clusterName, 'karpenter', undefined, `namespace=${env.namespace}`),
+          ),
+          describePod,
+        ];
+      }
       return [
         commandStep(
           'give Karpenter somewhere to run: a small managed node group it does not manage',

@@ -5,6 +5,7 @@ import { parseRoleArn, regionFlag } from './iam-arn.ts';
 import { accessEntryType, type NodeRole } from './node-role.ts';
 import { captureSteps, fixSteps } from './node-role-fixes.ts';
 import { shellQuote } from '../../domain/shell.ts';
+import { commandStep } from '../../domain/finding.ts';
 
 export type MappingCause = 'NODE_ROLE_NOT_MAPPED' | 'NODE_ROLE_MAPPING_INVALID' | 'UNKNOWN';
 
@@ -80,8 +81,28 @@ export function judgeNodeRoleMapping(ctx: DetectContext, role: NodeRole, region:
     ];
     return { cause: 'UNKNOWN', mapped: false, problems: [], modeText, evidence, steps };
   }
-  if (states.has('absent'))
-    return { cause: 'NODE_ROLE_NOT_MAPPED', mapped: false, problems: [], modeText, evidence, steps: fix() };
+  if (states.has('absent')) {
+    // Absent where it was looked for; where it was not captured it may well be: look there before mapping it.
+    const look = [
+      ...(awsAuthCounts && awsAuth.check.state === 'not-captured'
+        ? [
+            commandStep(
+              `aws-auth was not captured: look for role ${role.name} there first, and map it only if it is in neither`,
+              'kubectl get configmap aws-auth -n kube-system -o yaml',
+            ),
+          ]
+        : []),
+      ...(accessCounts && access.check.state === 'not-captured'
+        ? [
+            commandStep(
+              `access entries were not captured: look for role ${role.name} there first, and map it only if it is in neither`,
+              `aws eks list-access-entries --cluster-name ${shellQuote(s.clusterName)}${regionFlag(region)}`,
+            ),
+          ]
+        : []),
+    ];
+    return { cause: 'NODE_ROLE_NOT_MAPPED', mapped: false, problems: [], modeText, evidence, steps: [...look, ...fix()] };
+  }
   return { cause: 'UNKNOWN', mapped: false, problems: [], modeText, evidence, steps: captureSteps(s.clusterName, mode, region) };
 }
 

@@ -53,7 +53,9 @@ describe('runCli: commands and help', () => {
     const result = await run(['scna', '--from', 'x']);
 
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe("karpenter-sentinel: unknown command 'scna' (commands: scan, snapshot, cleanup, demo, help)\n");
+    expect(result.stderr).toBe(
+      "karpenter-sentinel: unknown command 'scna' (commands: scan, snapshot, capture-script, cleanup, demo, help)\n",
+    );
   });
 
   it('rejects an option before the command', async () => {

@@ -333,6 +333,20 @@ export const SCENARIOS: Scenario[] = [
     produces: ['CRD_CONVERSION_WEBHOOK_BROKEN/PORT_MISMATCH'],
   },
   {
+    name: 'kubectl get nodeclaims saved the conversion webhook error: no pod serves the webhook Service',
+    snapshot: {
+      ...snapshotOf({}),
+      gaps: [
+        {
+          source: 'nodeclaims',
+          error:
+            'conversion webhook for karpenter.sh/v1beta1, Kind=NodeClaim failed: Post "https://karpenter.karpenter.svc:8443/?timeout=30s": no endpoints available for service "karpenter"',
+        },
+      ],
+    },
+    produces: ['CRD_CONVERSION_WEBHOOK_BROKEN/UNKNOWN'],
+  },
+  {
     name: 'AMIs selected by name without an owner',
     snapshot: snapshotOf({
       nodeClasses: [ec2NodeClass({ name: 'default', amiSelectorTerms: [{ name: 'amazon-eks-node-al2023-*' }] })],

@@ -344,6 +344,26 @@ describe('KARPENTER_CONTROLLER_PENDING', () => {
       );
     });
 
+    it('no nodes, Fargate profiles not captured: the first step lists the profiles, creating one comes only if none selects it', () => {
+      const snapshot = snapshotOf({ pods: [pendingController('karpenter-5697769d6c-7lglp')], nodes: [] });
+
+      const steps = detect(snapshot)[0]?.remediation?.steps ?? [];
+
+      expect(steps[0]).toBe(
+        '# Fargate profiles were not captured: list them first; if one selects namespace karpenter, this is a Fargate problem (describe that profile), not a missing place to run\naws eks list-fargate-profiles --cluster-name demo',
+      );
+      expect(steps.find((s) => s.includes('create-fargate-profile'))).toMatch(/^# or, if none does, a Fargate profile/);
+    });
+
+    it('no nodes and no Fargate profile captured as none: creating one is offered outright', () => {
+      const snapshot = snapshotOf({ pods: [pendingController('karpenter-5697769d6c-7lglp')], nodes: [], fargateProfiles: [] });
+
+      const steps = detect(snapshot)[0]?.remediation?.steps ?? [];
+
+      expect(steps.join('\n')).not.toContain('list-fargate-profiles');
+      expect(steps.join('\n')).toContain('aws eks create-fargate-profile');
+    });
+
     it('UNKNOWN: nodes accept the controller but lack free cpu (all pods captured)', () => {
       const small = node({ name: SYSTEM_NODE, allocatable: { cpu: '1930m', memory: '3388304Ki', pods: '17' } });
       const hog = pod({

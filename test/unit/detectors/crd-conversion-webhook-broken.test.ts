@@ -5,6 +5,8 @@ import { DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
 import { snapshotOf } from '../../factories/aws.ts';
+import { CLI_ACTIONS } from '../../../src/domain/settings.ts';
+import { analyze } from '../../../src/usecases/analyze.ts';
 import { T0, crd, service } from '../../factories/kube.ts';
 
 function detect(snapshot: ClusterSnapshot) {
@@ -173,9 +175,71 @@ describe('CRD_CONVERSION_WEBHOOK_BROKEN: healthy webhooks and partial captures',
     ).toEqual([]);
   });
 
-  it('Services of other namespaces only (kubectl get svc -n karpenter) cannot show that kube-system/karpenter is missing', () => {
+  it('Services of namespace karpenter only (kubectl get svc -n karpenter): kube-system/karpenter was not seen, and the finding says so', () => {
     const crds = [upgradedCrd('nodeclaims', 'karpenter.sh', 'NodeClaim', seedTarget)];
-    expect(detect(snapshotOf({ crds, services: [metricsOnly] }))).toEqual([]);
-    expect(detect(snapshotOf({ crds, services: [apiServer, metricsOnly] }))[0]?.cause?.code).toBe('SERVICE_MISSING');
+
+    const [unseen] = detect(snapshotOf({ crds, services: [metricsOnly] }));
+
+    expect(unseen?.title).toBe(
+      'CRD nodeclaims.karpenter.sh converts through a webhook that cannot be reached (Service kube-system/karpenter not seen, Karpenter runs in karpenter)',
+    );
+    expect(unseen?.cause?.detail).toContain('the capture holds no Service of namespace kube-system, so its absence was not seen');
+    expect(unseen?.evidence).toContain(
+      'Service kube-system/karpenter: not seen (no Service of namespace kube-system was captured)',
+    );
+    expect(unseen?.remediation?.steps[0]).toBe(
+      '# Confirm that Service kube-system/karpenter is missing\nkubectl get service -n kube-system karpenter',
+    );
+    expect(detect(snapshotOf({ crds, services: [apiServer, metricsOnly] }))[0]?.cause?.detail).not.toContain('not seen');
+  });
+
+  it('says nothing when the Service namespace was not captured and nothing shows Karpenter running elsewhere', () => {
+    const crds = [upgradedCrd('nodeclaims', 'karpenter.sh', 'NodeClaim', seedTarget)];
+    const other = service({ name: 'web', namespace: 'shop', ports: [80] });
+
+    expect(detect(snapshotOf({ crds, services: [other] }))).toEqual([]);
+  });
+});
+
+describe("CRD_CONVERSION_WEBHOOK_BROKEN from the API server's own error (a saved `kubectl get` or a failed live list)", () => {
+  const failed = (tail: string) =>
+    `conversion webhook for karpenter.sh/v1beta1, Kind=NodeClaim failed: Post "https://karpenter.karpenter.svc:8443/conversion/karpenter.sh?timeout=30s": ${tail}`;
+  const onlyTheError = (error: string): ClusterSnapshot => ({ ...snapshotOf({}), gaps: [{ source: 'nodeclaims', error }] });
+
+  it.each([
+    ['service "karpenter" not found', 'SERVICE_MISSING', 'Service karpenter not found'],
+    ['no service port 8443 found for service "karpenter"', 'PORT_MISMATCH', 'Service karpenter has no port 8443'],
+    ['no endpoints available for service "karpenter"', 'UNKNOWN', 'no pod serves Service karpenter'],
+    ['dial tcp 10.100.12.7:8443: connect: connection refused', 'UNKNOWN', 'connection refused'],
+  ])('%s → %s, with no CRD or Service captured', (tail, cause, why) => {
+    // Act
+    const report = analyze(onlyTheError(`500 InternalError: ${failed(tail)}`), {
+      detection: DEFAULT_DETECTION,
+      actions: CLI_ACTIONS,
+      now: new Date(T0),
+    });
+
+    // Assess
+    const [finding] = report.findings;
+    expect(finding?.code).toBe('CRD_CONVERSION_WEBHOOK_BROKEN');
+    expect(finding?.resource).toEqual({ kind: 'CustomResourceDefinition', name: 'nodeclaims.karpenter.sh' });
+    expect(finding?.cause?.code).toBe(cause);
+    expect(finding?.title).toContain(why);
+    expect(finding?.evidence[0]).toBe(`the API server answered: ${failed(tail)}`);
+    expect(finding?.remediation?.steps).toContain(patchFor('nodeclaims.karpenter.sh'));
+    expect(report.notCaptured).toEqual(expect.arrayContaining(['services', 'crds']));
+  });
+
+  it('adds the error to the finding of the captured CRD rather than a second finding', () => {
+    const snapshot = snapshotOf({
+      crds: [upgradedCrd('nodeclaims', 'karpenter.sh', 'NodeClaim', seedTarget)],
+      services: [apiServer, metricsOnly],
+    });
+    snapshot.gaps.push({ source: 'nodeclaims', error: failed('service "karpenter" not found') });
+
+    const findings = detect(snapshot);
+
+    expect(findings).toHaveLength(1);
+    expect(findings[0]?.evidence.at(-1)).toBe(`the API server answered: ${failed('service "karpenter" not found')}`);
   });
 });

@@ -108,6 +108,12 @@ describe('NODECLAIM_NOT_REGISTERED: seed 004 #9', () => {
     );
     expect(findings[0]?.remediation?.status).toBe('manual');
   });
+
+  it('access entries were not captured: the first step looks there before anything is created', () => {
+    expect(findings[0]?.remediation?.steps[0]).toBe(
+      '# access entries were not captured: look for role aws-2026-eks-karpenter-node there first, and map it only if it is in neither\naws eks list-access-entries --cluster-name aws-2026-eks --region us-east-1',
+    );
+  });
 });
 
 function f0Steps(findings: ReturnType<typeof detect>): string {

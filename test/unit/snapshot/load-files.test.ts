@@ -136,7 +136,7 @@ describe('loadSnapshot: files it cannot use', () => {
       /^x\.json: not a kubectl or aws CLI output this tool understands \(top-level keys: clusters\)$/,
     ],
     ['x.json', '42', /^x\.json: not a kubectl or aws CLI output this tool understands$/],
-    ['x.json', '', /^x\.json: empty file: not a kubectl or aws CLI output this tool understands$/],
+    ['x.json', '', /^x\.json: empty file: the command that wrote it printed nothing; run it again/],
     [
       'two.yaml',
       'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\nhello: world\n',
@@ -371,14 +371,12 @@ describe('loadSnapshot: what shells, editors and archivers do to files', () => {
     const blank = await loadSnapshot([join(dir, 'b.yaml')]).catch((e: unknown) => e);
 
     // Assess
-    expect((empty as InputError).message).toBe(
-      `${join(dir, 'a.json')}: empty file: not a kubectl or aws CLI output this tool understands`,
-    );
-    expect((blank as InputError).message).toBe(
-      `${join(dir, 'b.yaml')}: empty file: not a kubectl or aws CLI output this tool understands`,
-    );
+    expect((empty as InputError).message).toBe(`${join(dir, 'a.json')}: ${EMPTY}`);
+    expect((blank as InputError).message).toBe(`${join(dir, 'b.yaml')}: ${EMPTY}`);
   });
 });
+
+const EMPTY = 'empty file: the command that wrote it printed nothing; run it again (`> file 2>&1` keeps its error)';
 
 /** A one-file ustar archive, as `tar cf` writes it. */
 function tarOf(name: string, content: string): Buffer {

@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { InputError, UsageError } from '../../../src/domain/errors.ts';
+import { InputError, NothingReadableError, UsageError } from '../../../src/domain/errors.ts';
 import { SOURCE_NAMES } from '../../../src/domain/snapshot.ts';
 import { loadSnapshot, snapshotFromFiles, type LoadResult } from '../../../src/snapshot/load.ts';
 import { captureDir, removeCaptureDirs } from './capture-dir.ts';
@@ -133,6 +133,10 @@ const clusterOption = fc.option(fc.constantFrom('acme-prod', 'demo', ''), { nil:
 
 /** The contract: a result, or one of the two errors the CLI turns into exit code 2 with one line. */
 function assertOutcome(outcome: LoadResult | unknown): void {
+  if (outcome instanceof NothingReadableError) {
+    for (const file of outcome.files) expect(file).not.toMatch(/[\n\r]/);
+    return;
+  }
   if (outcome instanceof InputError || outcome instanceof UsageError) {
     expect(outcome.message).not.toMatch(/[\n\r]/);
     // The loader's last-resort wrapper for unexpected exceptions: reaching it means a reader bug.

@@ -100,13 +100,20 @@ describe('scan --from: a gzip bomb among good files', () => {
     await rm(bombed, { recursive: true, force: true });
   });
 
-  it('is refused in one line naming the file and the limit, exit 2 as for any unreadable file', async () => {
-    const result = await run(['scan', '--from', bombed, '--now', NOW, '--max-file-size', '4MiB'], { services });
+  it('is left out in one line naming the file and the limit, a gap; the good files are still scanned', async () => {
+    const result = await run(['scan', '--from', bombed, '--now', NOW, '--max-file-size', '4MiB', '--output', 'json'], {
+      services,
+    });
 
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(
-      `karpenter-sentinel: ${bomb()}: unpacks to more than 4 MiB (the limit; raise it with --max-file-size)\n`,
+    const report = JSON.parse(result.stdout) as Report;
+    expect(result.code).toBe(1);
+    expect(report.findings.map((f) => f.code)).toEqual(['KARPENTER_CONTROLLER_PENDING']);
+    expect(report.complete).toBe(false);
+    expect(report.gaps).toEqual([
+      { source: 'nodeclaims', error: `${bomb()}: unpacks to more than 4 MiB (the limit; raise it with --max-file-size)` },
+    ]);
+    expect(result.stderr).toContain(
+      `note: ${bomb()}: unpacks to more than 4 MiB (the limit; raise it with --max-file-size); left out (nodeclaims is a gap)`,
     );
   });
 
@@ -149,5 +156,31 @@ describe('scan --from a capture holding an instance with forged Karpenter tags (
 
     expect(result.stdout).toContain(`Instance ${FORGED} is tagged as a Karpenter node of platform-eks-dev without a NodeClaim`);
     expect(result.stdout).toContain('no aws:ec2launchtemplate:id tag: not launched from a launch template');
+  });
+});
+
+describe('scan --from: bad files, several at once', () => {
+  let folder: string;
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'sentinel-bad-'));
+  });
+  afterAll(async () => {
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('names every file when none could be read, one line each, exit 2', async () => {
+    await writeFile(join(folder, 'nodeclaims.json'), '');
+    await writeFile(join(folder, 'notes.txt'), 'call Bob\n');
+    await writeFile(join(folder, 'pods.json'), 'Unable to connect to the server: dial tcp 10.0.0.1:443: i/o timeout\n');
+
+    const result = await run(['scan', '--from', folder, '--now', NOW], { services });
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines[0]).toBe('karpenter-sentinel: none of the 3 capture files could be read; fix or capture them again:');
+    expect(lines.slice(1).map((l) => l.slice(0, l.indexOf(': ')))).toEqual(
+      ['nodeclaims.json', 'notes.txt', 'pods.json'].map((n) => `  ${join(folder, n)}`),
+    );
   });
 });

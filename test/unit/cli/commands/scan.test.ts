@@ -209,7 +209,16 @@ describe('scan --from: output formats', () => {
     const result = await run(['scan', '--from', 'cap', '--output', 'json', '--now', '2026-01-01T00:07:00Z'], { services });
 
     const report = JSON.parse(result.stdout) as Report;
-    expect(Object.keys(report)).toEqual(['schemaVersion', 'cluster', 'generatedAt', 'complete', 'gaps', 'findings', 'summary']);
+    expect(Object.keys(report)).toEqual([
+      'schemaVersion',
+      'cluster',
+      'generatedAt',
+      'complete',
+      'gaps',
+      'notCaptured',
+      'findings',
+      'summary',
+    ]);
     expect(report).toMatchObject({
       schemaVersion: 1,
       cluster: 'demo',

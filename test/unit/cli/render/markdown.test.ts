@@ -123,3 +123,19 @@ describe('renderMarkdown', () => {
     expect(renderMarkdown(reportOf([notRegistered]))).not.toContain('Not run;');
   });
 });
+
+describe('renderMarkdown: what was not captured, and files left out', () => {
+  it('lists the sources not captured and the files left out', () => {
+    const report = {
+      ...reportOf([orphan]),
+      complete: false,
+      notCaptured: ['fargateprofiles' as const],
+      unreadFiles: ['capture/dump.yaml: holds an error instead of an output'],
+    };
+
+    const text = renderMarkdown(report);
+
+    expect(text).toContain('> - left out: capture/dump.yaml: holds an error instead of an output');
+    expect(text).toContain('**Not captured:** fargateprofiles — causes that need them may be less precise');
+  });
+});

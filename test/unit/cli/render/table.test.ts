@@ -231,3 +231,24 @@ describe('renderTable with hostile text in the data', () => {
     expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
   });
 });
+
+describe('renderTable: what was not captured, and files left out', () => {
+  it('says which refining sources were not captured, under a complete header too', () => {
+    const report = { ...reportOf([orphan]), notCaptured: ['fargateprofiles' as const, 'accessentries' as const] };
+
+    const lines = renderTable(report).split('\n');
+
+    expect(lines[0]).toMatch(/· data complete$/);
+    expect(lines[1]).toBe('not captured: fargateprofiles, accessentries — causes that need them may be less precise');
+  });
+
+  it('counts a file left out as incomplete data and names it', () => {
+    const report = { ...reportOf([]), complete: false, unreadFiles: ['capture/out3.json: is more than 1 GiB (the limit)'] };
+
+    const text = renderTable(report);
+
+    expect(text).toContain('DATA INCOMPLETE (1 gap)');
+    expect(text).toContain('  left out capture/out3.json: is more than 1 GiB (the limit)');
+    expect(text).toContain('DATA INCOMPLETE: 1 file left out: findings may be missing');
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * `karpenter-sentinel capture-script`: a POSIX sh script that saves everything `scan --from` reads,
+ * one command per file, errors included (`> file 2>&1`). No `set -e`: on a broken cluster some
+ * commands fail, and their error text is what the scan reads (a gap, or the diagnosis itself, as
+ * for a CRD conversion webhook). Pure: the command prints it.
+ */
+import { UsageError } from '../domain/errors.ts';
+import { shellQuote } from '../domain/shell.ts';
+
+/** EKS cluster names: a letter or digit, then letters, digits, `-` and `_`, at most 100. */
+const CLUSTER_NAME = /^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/;
+/** `us-east-1`, `eu-central-1`, `us-gov-west-1`, `cn-north-1`, `ap-southeast-5`. */
+const REGION = /^[a-z]{2}(?:-[a-z]+)+-\d{1,2}$/;
+
+export interface CaptureScriptOptions {
+  cluster?: string;
+  region?: string;
+}
+
+export function checkCaptureScriptOptions(options: CaptureScriptOptions): void {
+  if (options.cluster !== undefined && !CLUSTER_NAME.test(options.cluster)) {
+    throw new UsageError('--cluster must be an EKS cluster name (letters, digits, - and _, starting with a letter or digit)');
+  }
+  if (options.region !== undefined && !REGION.test(options.region)) {
+    throw new UsageError('--region must be an AWS region such as us-east-1');
+  }
+}
+
+/** One kubectl command per file: the kinds DESIGN.md's snapshot input lists, and the second wave's. */
+const KUBECTL: readonly [file: string, command: string][] = [
+  ['pods.json', 'kubectl get pods -A -o json'],
+  ['deployments.json', 'kubectl get deployments -A -o json'],
+  ['replicasets.json', 'kubectl get replicasets -A -o json'],
+  ['nodes.json', 'kubectl get nodes -o json'],
+  ['events.json', 'kubectl get events -A -o json'],
+  ['aws-auth.json', 'kubectl get configmap aws-auth -n kube-system -o json'],
+  ['services.json', 'kubectl get services -A -o json'],
+  ['crds.json', 'kubectl get crd nodeclaims.karpenter.sh nodepools.karpenter.sh ec2nodeclasses.karpenter.k8s.aws -o json'],
+  ['nodeclaims.json', 'kubectl get nodeclaims.karpenter.sh -o json'],
+  ['nodepools.json', 'kubectl get nodepools.karpenter.sh -o json'],
+  ['ec2nodeclasses.json', 'kubectl get ec2nodeclasses.karpenter.k8s.aws -o json'],
+  ['pdb.json', 'kubectl get pdb -A -o json'],
+  ['volumeattachments.json', 'kubectl get volumeattachments -o json'],
+];
+
+const AWS: readonly [file: string, command: string][] = [
+  ['cluster.json', 'aws_ eks describe-cluster --name "$cluster"'],
+  ['fargate-profiles.json', 'aws_ eks list-fargate-profiles --cluster-name "$cluster"'],
+  ['access-entries.json', 'aws_ eks list-access-entries --cluster-name "$cluster"'],
+  ['instances.json', 'aws_ ec2 describe-instances --filters "Name=tag:eks:eks-cluster-name,Values=$cluster"'],
+  ['launch-templates.json', 'aws_ ec2 describe-launch-templates --filters "Name=tag:eks:eks-cluster-name,Values=$cluster"'],
+  ['instance-profiles.json', 'aws_ iam list-instance-profiles'],
+];
+
+export function captureScript(options: CaptureScriptOptions = {}): string {
+  checkCaptureScriptOptions(options);
+  const cluster = shellQuote(options.cluster ?? '');
+  const region = shellQuote(options.region ?? '');
+  return `#!/bin/sh
+# karpenter-sentinel capture script: saves what 'karpenter-sentinel scan --from' reads, one file
+# per command, with the command's errors (> file 2>&1). Commands that fail are expected on a
+# broken cluster: their error text is read as a gap, or as the diagnosis. Nothing is changed.
+#   sh capture.sh [CLUSTER [REGION]]   (default: the values given to capture-script, else the
+#                                       current kubectl context's EKS cluster; AWS_REGION)
+cluster=\${1:-${cluster}}
+region=\${2:-${region}}
+if [ -z "$cluster" ]; then
+  context=$(kubectl config current-context 2>/dev/null)
+  case $context in
+    arn:aws*:eks:*:*:cluster/*)
+      cluster=\${context##*/}
+      rest=\${context#arn:*:eks:}
+      [ -n "$region" ] || region=\${rest%%:*}
+      ;;
+  esac
+fi
+case $cluster in
+  '' | [!0-9A-Za-z]* | *[!0-9A-Za-z_-]*)
+    echo "capture.sh: give the EKS cluster name: sh capture.sh CLUSTER [REGION]" >&2
+    exit 2
+    ;;
+esac
+case $region in
+  *[!a-z0-9-]*) region_ok= ;;
+  '' | [a-z][a-z]-*-[0-9] | [a-z][a-z]-*-[0-9][0-9]) region_ok=1 ;;
+  *) region_ok= ;;
+esac
+if [ -z "$region_ok" ]; then
+  echo "capture.sh: not an AWS region: $region" >&2
+  exit 2
+fi
+
+out=karpenter-capture-$cluster-$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p "$out" || exit 2
+failed=0
+
+aws_() {
+  if [ -n "$region" ]; then aws --region "$region" --output json "$@"; else aws --output json "$@"; fi
+}
+
+# run FILE COMMAND...: the command's output and errors go to FILE; the script goes on either way.
+run() {
+  file=$1
+  shift
+  if "$@" >"$out/$file" 2>&1; then
+    echo "saved $out/$file"
+  else
+    failed=$((failed + 1))
+    echo "saved $out/$file (the command failed; its error is in the file)" >&2
+  fi
+}
+
+${KUBECTL.map(([file, command]) => `run ${file} ${command}`).join('\n')}
+
+# The controller's log: only when kubectl could read it (an error saved as a .log would read as log lines).
+namespace=$(kubectl get pods -A -l app.kubernetes.io/name=karpenter -o jsonpath='{.items[0].metadata.namespace}' 2>/dev/null)
+case $namespace in '' | *[!a-z0-9-]*) namespace=karpenter ;; esac
+if kubectl logs -n "$namespace" -l app.kubernetes.io/name=karpenter --all-containers --prefix --tail=5000 >"$out/karpenter.log" 2>"$out/karpenter-logs.txt"; then
+  rm -f "$out/karpenter-logs.txt"
+  echo "saved $out/karpenter.log"
+else
+  rm -f "$out/karpenter.log"
+  failed=$((failed + 1))
+  echo "saved $out/karpenter-logs.txt (kubectl logs failed; its error is in the file)" >&2
+fi
+
+${AWS.map(([file, command]) => `run ${file} ${command}`).join('\n')}
+for profile in $(aws_ eks list-fargate-profiles --cluster-name "$cluster" --query 'fargateProfileNames[]' --output text 2>/dev/null); do
+  case $profile in
+    [0-9A-Za-z]*) case $profile in *[!0-9A-Za-z_-]*) continue ;; esac ;;
+    *) continue ;;
+  esac
+  run "fargate-profile-$profile.json" aws_ eks describe-fargate-profile --cluster-name "$cluster" --fargate-profile-name "$profile"
+done
+vpc=$(aws_ eks describe-cluster --name "$cluster" --query cluster.resourcesVpcConfig.vpcId --output text 2>/dev/null)
+case $vpc in
+  vpc-*) run subnets.json aws_ ec2 describe-subnets --filters "Name=vpc-id,Values=$vpc" ;;
+  *) run subnets.json aws_ ec2 describe-subnets ;;
+esac
+
+tar czf "$out.tgz" "$out" && echo "packed $out.tgz (to share; scan --from reads the folder)"
+echo "$failed command(s) failed; their errors were saved and are read as gaps."
+echo "next: karpenter-sentinel scan --from $out"
+`;
+}
