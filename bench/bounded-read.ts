@@ -141,7 +141,7 @@ export async function measureBoundedRead(limitBytes: number): Promise<BoundedRea
       const unpackedBytes = await bomb.write(path);
       const buildMs = performance.now() - built;
       process.stderr.write(`bench: bounded read: scan --from a folder holding it…\n`);
-      const run = await runCli(['scan', '--from', dir, '--cluster', 'bench']);
+      const run = await runCli(['scan', '--from', dir]);
       cases.push({
         name: bomb.name,
         file: bomb.file,
