@@ -16,6 +16,7 @@ const SHORT_NAMES: Partial<Record<SimResourceName, string[]>> = {
   services: ['svc'],
   customresourcedefinitions: ['crd', 'crds'],
   namespaces: ['ns'],
+  poddisruptionbudgets: ['pdb'],
 };
 
 const CATEGORIES: Partial<Record<SimResourceName, string[]>> = {

@@ -6,12 +6,17 @@ import { createHash } from 'node:crypto';
 import { KUBE_RESOURCES, apiVersionOf, type KubeResourceInfo, type KubeResourceName } from '../ports/kubernetes.ts';
 import { isRecord, type JsonRecord } from '../snapshot/shape.ts';
 
-/** The resources the simulator serves: those the product reads, plus the namespaces kubectl may ask for. */
-export type SimResourceName = KubeResourceName | 'namespaces';
+/**
+ * The resources the simulator serves: those the product reads, plus what every API server has
+ * that kubectl or the capture script asks for (namespaces, PodDisruptionBudgets, VolumeAttachments).
+ */
+export type SimResourceName = KubeResourceName | 'namespaces' | 'poddisruptionbudgets' | 'volumeattachments';
 
 export const SIM_RESOURCES: Readonly<Record<SimResourceName, KubeResourceInfo>> = {
   ...KUBE_RESOURCES,
   namespaces: { group: '', version: 'v1', kind: 'Namespace', namespaced: false },
+  poddisruptionbudgets: { group: 'policy', version: 'v1', kind: 'PodDisruptionBudget', namespaced: true },
+  volumeattachments: { group: 'storage.k8s.io', version: 'v1', kind: 'VolumeAttachment', namespaced: false },
 };
 
 /** Resources whose `metadata.generation` counts spec changes (workloads, CRDs, custom resources). */

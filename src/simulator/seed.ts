@@ -7,7 +7,9 @@ import type { Deployment, KubeObject, Pod } from '../domain/kube.ts';
 import { isSetAsideGap, type ClusterSnapshot, type Gap, type SourceName } from '../domain/snapshot.ts';
 import { CONTROLLER_LABEL, CONTROLLER_LABEL_VALUE, SnapshotIndex, type ControllerInfo } from '../snapshot/snapshot-index.ts';
 import type { JsonRecord } from '../snapshot/shape.ts';
+import { CONVERSION_WEBHOOK_FAILED } from '../snapshot/cli-error-text.ts';
 import { eventObject, logLineAsPrinted } from '../snapshot/write/wire.ts';
+import { UNKNOWN_REASON } from './conversion-webhook.ts';
 import { KubeStore, namespaceObject, type AccessDenial, type SimResourceName } from './kube-store.ts';
 
 /** Snapshot list → the resource it is served as. */
@@ -125,11 +127,14 @@ function logContainer(pod: Pod): string | undefined {
 
 /**
  * `403 Forbidden: nodeclaims.karpenter.sh is forbidden: ...` (the adapter's summary),
- * `Forbidden: ...` (kubectl's `Error from server (Forbidden): ...`) or any text (403).
+ * `Forbidden: ...` (kubectl's `Error from server (Forbidden): ...`), a failed conversion webhook
+ * (500 without a reason, as kube-apiserver answers it) or any text (403).
  */
 export function denialOf(gap: Gap): AccessDenial | undefined {
   const resource = GAP_RESOURCES[gap.source];
   if (!resource) return undefined;
+  const conversion = CONVERSION_FAILED.exec(gap.error);
+  if (conversion) return { resource, status: 500, reason: UNKNOWN_REASON, message: conversion[0] };
   const coded = /^(\d{3})\s+([A-Za-z]+)?:?\s*(.*)$/s.exec(gap.error);
   if (coded) {
     const status = Number(coded[1]);
@@ -140,6 +145,8 @@ export function denialOf(gap: Gap): AccessDenial | undefined {
   if (reasoned?.[1] && reasoned[2] && status) return { resource, status, reason: reasoned[1], message: reasoned[2] };
   return { resource, status: 403, reason: 'Forbidden', message: gap.error };
 }
+
+const CONVERSION_FAILED = new RegExp(CONVERSION_WEBHOOK_FAILED.source);
 
 const STATUS_OF_REASON: Readonly<Record<string, number>> = {
   Unauthorized: 401,

@@ -47,6 +47,7 @@ export function reasonOfStatus(code: number): string {
   return REASON_OF_STATUS[code] ?? (code >= 500 ? 'InternalError' : 'BadRequest');
 }
 
+/** A failure Status; an empty reason (`StatusReasonUnknown`) is left out, as the API server omits it. */
 export function statusBody(code: number, reason: string, message: string, details?: StatusDetails): string {
   return JSON.stringify({
     kind: 'Status',
@@ -54,7 +55,7 @@ export function statusBody(code: number, reason: string, message: string, detail
     metadata: {},
     status: 'Failure',
     message,
-    reason,
+    ...(reason ? { reason } : {}),
     ...(details ? { details } : {}),
     code,
   });

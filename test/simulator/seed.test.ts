@@ -225,6 +225,14 @@ describe('gaps', () => {
     ['Forbidden: pods is forbidden: User "x" cannot list resource "pods"', { status: 403, reason: 'Forbidden' }],
     ['500 InternalError: etcd timeout', { status: 500, reason: 'InternalError', message: 'etcd timeout' }],
     ['only part was captured', { status: 403, reason: 'Forbidden', message: 'only part was captured' }],
+    [
+      'conversion webhook for karpenter.sh/v1beta1, Kind=NodeClaim failed: Post "https://karpenter.karpenter.svc:8443/conversion/karpenter.sh?timeout=30s": service "karpenter" not found',
+      { status: 500, reason: '', message: expect.stringMatching(/^conversion webhook for .* not found$/) },
+    ],
+    [
+      '500 conversion webhook for karpenter.sh/v1beta1, Kind=NodeClaim failed: Post "https://k.k.svc:8443/": no endpoints available for service "k"',
+      { status: 500, reason: '', message: expect.stringMatching(/^conversion webhook for .*"k"$/) },
+    ],
   ])('reads %j as a denial', (error, expected) => {
     expect(denialOf({ source: 'pods', error })).toMatchObject({ resource: 'pods', ...expected });
   });

@@ -33,11 +33,14 @@ const CLUSTER = JSON.stringify({
   },
 });
 
-/** kubectl: most lists succeed; NodeClaims fail with the conversion webhook's error; NodePools print nothing. */
+/**
+ * kubectl: most lists succeed; NodeClaims fail with the conversion webhook's error (after the
+ * empty List kubectl 1.32 prints with -o json when the list fails); NodePools print nothing.
+ */
 const FAKE_KUBECTL = `#!/bin/sh
 case "$*" in
   "get pods -A -o json") printf '%s\\n' '${PODS}' ;;
-  "get nodeclaims.karpenter.sh -o json") echo 'Error from server: ${CONVERSION_FAILED}' >&2; exit 1 ;;
+  "get nodeclaims.karpenter.sh -o json") printf '%s\\n' '${EMPTY_LIST}'; echo 'Error from server: ${CONVERSION_FAILED}' >&2; exit 1 ;;
   "get nodepools.karpenter.sh -o json") exit 0 ;;
   "get configmap aws-auth -n kube-system -o json") echo 'Error from server (NotFound): configmaps "aws-auth" not found' >&2; exit 1 ;;
   "get pods -A -l"*) exit 0 ;;
