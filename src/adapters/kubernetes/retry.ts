@@ -1,9 +1,10 @@
 /**
- * Bounded retries for transient Kubernetes API failures: capped exponential backoff with jitter,
- * the server's Retry-After when it gives one, and a cap on the total time spent waiting.
+ * Bounded retries for transient Kubernetes API failures, through the shared retry helper: capped
+ * exponential backoff with full jitter, the server's Retry-After when it gives one, and a cap on the
+ * total time spent waiting.
  */
 import { SourceError } from '../../ports/errors.ts';
-import { attemptsText, backoffDelayMs, type Backoff } from '../../support/backoff.ts';
+import { attemptsText, retry, RetriesExhaustedError, type Backoff, type RetryClock } from '../../support/retry.ts';
 import { TransientKubeError } from './kube-errors.ts';
 
 export interface RetryPolicy extends Backoff {
@@ -22,30 +23,31 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
 
 export interface RetryEnvironment {
   policy: RetryPolicy;
-  sleep: (ms: number) => Promise<void>;
+  sleep: RetryClock['sleep'];
   /** In [0, 1); injectable so tests know the delays. */
   random: () => number;
 }
 
 /** `attempt` gets the attempt number (1-based); only TransientKubeError is retried. */
 export async function withRetries<T>(attempt: (attemptNumber: number) => Promise<T>, env: RetryEnvironment): Promise<T> {
-  let waitedMs = 0;
-  for (let attemptNumber = 1; ; attemptNumber += 1) {
-    try {
-      return await attempt(attemptNumber);
-    } catch (err) {
-      if (!(err instanceof TransientKubeError)) throw err;
-      if (attemptNumber >= env.policy.maxAttempts) throw gaveUp(err, `after ${attemptsText(attemptNumber)}`);
-      const delayMs = err.retryAfterMs ?? backoffDelayMs(env.policy, attemptNumber, env.random);
-      if (waitedMs + delayMs > env.policy.maxTotalWaitMs) {
-        throw gaveUp(
-          err,
-          `after ${attemptsText(attemptNumber)}; next retry in ${Math.ceil(delayMs / 1000)}s exceeds the wait budget`,
-        );
-      }
-      await env.sleep(delayMs);
-      waitedMs += delayMs;
-    }
+  try {
+    return await retry(attempt, {
+      ...env.policy,
+      clock: { sleep: env.sleep },
+      random: env.random,
+      retryable: (err) => err instanceof TransientKubeError,
+      retryAfterMs: (err) => (err as TransientKubeError).retryAfterMs,
+    });
+  } catch (err) {
+    if (!(err instanceof RetriesExhaustedError)) throw err;
+    const last = err.cause as TransientKubeError;
+    const tried = `after ${attemptsText(err.attempts)}`;
+    throw gaveUp(
+      last,
+      err.reason === 'attempts'
+        ? tried
+        : `${tried}; next retry in ${Math.ceil((err.nextDelayMs ?? 0) / 1000)}s exceeds the wait budget`,
+    );
   }
 }
 

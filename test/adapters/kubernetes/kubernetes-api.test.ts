@@ -331,7 +331,8 @@ describe('KubernetesApi against the simulated API server', () => {
       const items = await api.list({ resource: 'nodes' });
 
       expect(items).toHaveLength(7);
-      expect(clock.sleep.mock.calls.map(([ms]) => ms as number)).toEqual([188, 375, 750]);
+      // Full jitter, random() = 0.5: half of each ceiling (250, 500, 1000).
+      expect(clock.sleep.mock.calls.map(([ms]) => ms as number)).toEqual([125, 250, 500]);
     });
 
     it('retries dropped connections', async () => {

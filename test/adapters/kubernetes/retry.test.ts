@@ -27,12 +27,13 @@ function env(random = () => 0.5) {
 
 describe('withRetries', () => {
   it('retries transient failures with growing delays and returns the answer', async () => {
-    const { sleeps, env: retryEnv } = env(() => 0);
+    const { sleeps, env: retryEnv } = env(() => 0.5);
     const op = failingThen([transient(), transient(), transient()]);
 
     await expect(withRetries(op, retryEnv)).resolves.toBe('ok');
 
     expect(op).toHaveBeenCalledTimes(4);
+    // Full jitter: random() = 0.5 is half of each ceiling (250, 500, 1000).
     expect(sleeps).toEqual([125, 250, 500]);
   });
 
