@@ -35,7 +35,7 @@ export interface RetryOptions extends RetryPolicy {
   retryable: (error: unknown) => boolean;
   /** The wait the error asks for (a Retry-After, in ms), which replaces the backoff; undefined when none. */
   retryAfterMs?: (error: unknown) => number | undefined;
-  /** Time left before the caller's deadline: a wait longer than this ends the retries. */
+  /** Time left before the caller's deadline: a wait longer than this ends the retries (one of 0 never does). */
   timeLeftMs?: () => number;
   /** In [0, 1): the jitter's source. */
   random?: () => number;
@@ -89,7 +89,8 @@ export async function retry<T>(attempt: (attemptNumber: number) => Promise<T>, o
           ? Math.min(asked, options.maxRetryAfterMs ?? Infinity)
           : backoffDelayMs(options, attemptNumber, random);
       const overBudget = options.maxTotalWaitMs !== undefined && waitedMs + delayMs > options.maxTotalWaitMs;
-      if (overBudget || (options.timeLeftMs !== undefined && delayMs > options.timeLeftMs()))
+      const pastDeadline = options.timeLeftMs !== undefined && delayMs > 0 && delayMs > options.timeLeftMs();
+      if (overBudget || pastDeadline)
         throw new RetriesExhaustedError(error, attemptNumber, 'time', delayMs);
       options.onRetry?.({ attempt: attemptNumber, error, delayMs });
       if (delayMs > 0) await options.clock.sleep(delayMs);

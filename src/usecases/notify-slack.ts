@@ -3,7 +3,7 @@
  * invocation: Lambda retries the asynchronous event, then sends it to the function's on-failure
  * DLQ, so nothing is silently dropped.
  *
- * Retried here, with exponential backoff and jitter, up to `maxAttempts` posts: 429 (after
+ * Retried here (support/retry.ts: exponential backoff with full jitter), up to `maxAttempts` posts: 429 (after
  * Retry-After, capped), 5xx, network errors and timeouts. Any other status is permanent (Slack
  * answers 400 invalid_payload, 403 invalid_token / action_prohibited, 404 no_service /
  * channel_not_found, 410 channel_is_archived): posting again would only fail again.
@@ -18,10 +18,10 @@ import type { Clock } from '../ports/clock.ts';
 import type { WebhookPoster, WebhookResponse, WebhookUrlSource } from '../ports/notify.ts';
 import type { Logger } from '../support/logger.ts';
 import { oneLine } from '../snapshot/shape.ts';
-import { attemptsText, backoffDelayMs } from '../support/backoff.ts';
+import { attemptsText, retry, RetriesExhaustedError } from '../support/retry.ts';
 
 export interface RetryTiming {
-  /** The first backoff; each further one doubles, up to `maxDelayMs`. Half of each is random (jitter). */
+  /** The first backoff's ceiling; each further one doubles, up to `maxDelayMs`. Each wait is random below its ceiling (full jitter). */
   baseDelayMs: number;
   maxDelayMs: number;
   /** A 429's Retry-After is honoured up to this. */
@@ -80,42 +80,63 @@ export function slackNotifier(deps: NotifySlackDependencies): SlackNotifier {
   const timing = deps.retryTiming ?? DEFAULT_RETRY_TIMING;
   const random = deps.random ?? Math.random;
 
-  const backoffMs = (attempt: number) => backoffDelayMs(timing, attempt, random);
-
   /** Posts one message; resolves with the posts made, or rejects with the reason it was not taken. */
   async function deliver(message: SlackDelivery, options: NotifySlackOptions): Promise<number> {
     const body = JSON.stringify(slackPayloadOf(message));
     const log = deps.logger.with({ messageId: message.messageId });
+    const { remainingTimeMs } = options;
     let rereadUrl = false;
-    for (let attempt = 1; ; attempt++) {
-      const target = await url.get();
-      const outcome = await postOnce(deps.poster, target, body);
-      if (outcome.kind === 'posted') return attempt;
-
-      if (outcome.kind === 'stale-url') {
-        // Read the URL again now, and once more on the next invocation (Lambda's retry of this event).
-        url.forget();
-        const fresh = !rereadUrl && attempt < deps.maxAttempts ? await url.get() : target;
-        rereadUrl = true;
-        if (fresh !== target) {
-          log.warn('Slack webhook refused the post; the webhook URL has changed, posting with the new one', {
-            attempt,
-            problem: outcome.problem,
-          });
-          continue;
-        }
-        url.forget();
+    let posts = 0;
+    try {
+      await retry(
+        async (attempt) => {
+          posts = attempt;
+          const target = await url.get();
+          const outcome = await postOnce(deps.poster, target, body);
+          if (outcome.kind === 'posted') return;
+          if (outcome.kind === 'stale-url') {
+            // Read the URL again now, and once more on the next invocation (Lambda's retry of this event).
+            url.forget();
+            const fresh = !rereadUrl && attempt < deps.maxAttempts ? await url.get() : target;
+            rereadUrl = true;
+            if (fresh !== target) {
+              log.warn('Slack webhook refused the post; the webhook URL has changed, posting with the new one', {
+                attempt,
+                problem: outcome.problem,
+              });
+              throw new PostProblem({ kind: 'new-url', problem: outcome.problem });
+            }
+            url.forget();
+          }
+          throw new PostProblem(outcome);
+        },
+        {
+          maxAttempts: deps.maxAttempts,
+          ...timing,
+          clock: deps.clock,
+          random,
+          retryable: (error) => error instanceof PostProblem && (error.kind === 'retry' || error.kind === 'new-url'),
+          // With a new URL, the post is tried again at once.
+          retryAfterMs: (error) => (error instanceof PostProblem && error.kind === 'new-url' ? 0 : (error as PostProblem).retryAfterMs),
+          ...(remainingTimeMs ? { timeLeftMs: () => remainingTimeMs() - POST_TIME_RESERVE_MS } : {}),
+          onRetry: ({ attempt, error, delayMs }) => {
+            if (error instanceof PostProblem && error.kind === 'retry')
+              log.warn('Slack post failed; retrying', { attempt, problem: error.problem, waitMs: delayMs });
+          },
+        },
+      );
+      return posts;
+    } catch (error) {
+      if (error instanceof RetriesExhaustedError) {
+        const { problem } = error.cause as PostProblem;
+        const tried = `${problem} after ${attemptsText(error.attempts)}`;
+        throw new PostFailure(
+          error.reason === 'attempts' ? tried : `${tried} (no time left to wait ${error.nextDelayMs} ms)`,
+          error.attempts,
+        );
       }
-      if (outcome.kind !== 'retry') throw new PostFailure(`${outcome.problem} (not retried)`, attempt);
-      if (attempt >= deps.maxAttempts) throw new PostFailure(`${outcome.problem} after ${attemptsText(attempt)}`, attempt);
-
-      const waitMs =
-        outcome.retryAfterMs !== undefined ? Math.min(outcome.retryAfterMs, timing.maxRetryAfterMs) : backoffMs(attempt);
-      const remaining = options.remainingTimeMs?.();
-      if (remaining !== undefined && remaining - waitMs < POST_TIME_RESERVE_MS)
-        throw new PostFailure(`${outcome.problem} after ${attemptsText(attempt)} (no time left to wait ${waitMs} ms)`, attempt);
-      log.warn('Slack post failed; retrying', { attempt, problem: outcome.problem, waitMs });
-      await deps.clock.sleep(waitMs);
+      if (error instanceof PostProblem) throw new PostFailure(`${error.problem} (not retried)`, posts);
+      throw error;
     }
   }
 
@@ -190,6 +211,19 @@ function redact(text: string, url: string): string {
   let safe = text.replaceAll(url, '[webhook URL]');
   if (path.length > 1) safe = safe.replaceAll(path, '[webhook path]');
   return oneLine(safe, 300);
+}
+
+/** One post not taken: thrown for the retry helper to judge. */
+class PostProblem extends Error {
+  readonly kind: 'retry' | 'new-url' | 'stale-url' | 'permanent';
+  readonly problem: string;
+  readonly retryAfterMs: number | undefined;
+  constructor(outcome: Exclude<PostOutcome, { kind: 'posted' }> | { kind: 'new-url'; problem: string }) {
+    super(outcome.problem);
+    this.kind = outcome.kind;
+    this.problem = outcome.problem;
+    this.retryAfterMs = 'retryAfterMs' in outcome ? outcome.retryAfterMs : undefined;
+  }
 }
 
 class PostFailure extends Error {

@@ -220,8 +220,8 @@ describe('slack-notify handler', () => {
       `1 of 1 message(s) not posted to Slack: 6f1c0e52-1b7a-5d3e-9a44-2f0b8c7d6e15: 500 rollup_error after ${MAX_ATTEMPTS} attempts`,
     );
     expect(slack.posts).toHaveLength(MAX_ATTEMPTS);
-    // Exponential backoff with jitter (random() = 0.5: three quarters of 500 ms, then of 1000 ms).
-    expect(waits).toEqual([375, 750]);
+    // Exponential backoff with full jitter (random() = 0.5: half of 500 ms, then of 1000 ms).
+    expect(waits).toEqual([250, 500]);
     expect(logLines.at(-1)).toContain('"message":"invocation failed"');
     expectNoTraceOfTheUrl(error.message);
   });

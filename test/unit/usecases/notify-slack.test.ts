@@ -66,16 +66,16 @@ describe('slackNotifier retries', () => {
     expect(waits).toEqual([500, 1000, 2000, 4000, 8000, 8000, 8000]);
   });
 
-  it('puts half of each backoff to chance (jitter)', async () => {
+  it('puts each backoff to chance below its ceiling (full jitter)', async () => {
     // Prepare
     const poster = new ScriptedPoster({ status: 502 }, { status: 502 });
-    const { notify, waits } = setup(poster, { random: () => 0 });
+    const { notify, waits } = setup(poster, { random: () => 0.25 });
 
     // Act
     await notify([message('m-1')]);
 
     // Assess
-    expect(waits).toEqual([250, 500]);
+    expect(waits).toEqual([125, 250]);
   });
 
   it('caps a long Retry-After, and backs off when a 429 gives none', async () => {
