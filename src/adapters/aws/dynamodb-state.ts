@@ -42,7 +42,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { SEVERITIES, type Severity } from '../../domain/codes.ts';
-import { SYSTEM_CLOCK } from '../../ports/clock.ts';
+import { SYSTEM_CLOCK, type Clock } from '../../ports/clock.ts';
 import { SourceError } from '../../ports/errors.ts';
 import type { Finding, Remediation } from '../../domain/finding.ts';
 import type {
@@ -55,6 +55,7 @@ import type {
   StateStore,
 } from '../../ports/state.ts';
 import { chunks } from '../../support/concurrency.ts';
+import { attemptsText, retry, RetriesExhaustedError, type RetryPolicy } from '../../support/retry.ts';
 import { awsCall } from './errors.ts';
 import { allPages } from './sdk-output.ts';
 import { STATE_TABLE_KEYS } from './state-table.ts';
@@ -67,9 +68,10 @@ export const OPEN_ALERT_TTL_MS = 30 * 24 * 3_600_000;
 export const OUTBOX_TTL_MS = 14 * 24 * 3_600_000;
 /** BatchGetItem's limit of keys per call. */
 export const BATCH_GET_SIZE = 100;
-/** Calls per chunk, the first included, while DynamoDB returns keys unprocessed (throttling); backoff doubles from 50 ms. */
+/** Calls per chunk, the first included, while DynamoDB returns keys unprocessed (throttling). */
 export const BATCH_GET_ATTEMPTS = 5;
-const BATCH_GET_BACKOFF_MS = 50;
+/** Full jitter below a ceiling doubling from 50 ms to 400 ms (the waits were 50, 100, 200, 400 ms, unjittered). */
+const BATCH_GET_RETRY: RetryPolicy = { maxAttempts: BATCH_GET_ATTEMPTS, baseDelayMs: 50, maxDelayMs: 400 };
 
 const NO_SORT_KEY = '-';
 const { partitionKey: PK, sortKey: SK, ttlAttribute: TTL } = STATE_TABLE_KEYS;
@@ -78,10 +80,19 @@ const CONTROLLER_STATES: readonly ClusterStatus['controller'][] = ['available', 
 export class DynamoStateStore implements StateStore {
   readonly #client: DynamoDBClient;
   readonly #table: string;
+  readonly #clock: Pick<Clock, 'sleep'>;
+  readonly #random: () => number;
 
-  constructor(client: DynamoDBClient, tableName: string) {
+  /** `clock` waits between BatchGetItem retries, `random` is their jitter (tests pass their own). */
+  constructor(
+    client: DynamoDBClient,
+    tableName: string,
+    options: { clock?: Pick<Clock, 'sleep'>; random?: () => number } = {},
+  ) {
     this.#client = client;
     this.#table = tableName;
+    this.#clock = options.clock ?? SYSTEM_CLOCK;
+    this.#random = options.random ?? Math.random;
   }
 
   async claimDelivery(key: string, now: Date, holdMs: number): Promise<DeliveryClaim> {
@@ -350,24 +361,35 @@ export class DynamoStateStore implements StateStore {
 
   /** Up to BATCH_GET_SIZE keys; unprocessed keys are asked again with backoff, and still unprocessed ones reject. */
   async #batchGet(keys: Item[]): Promise<Item[]> {
+    if (keys.length === 0) return [];
     const items: Item[] = [];
     let pending = keys;
-    for (let attempt = 1; pending.length > 0; attempt++) {
-      if (attempt > BATCH_GET_ATTEMPTS) {
-        throw new SourceError(
-          `BatchGetItem failed: ${pending.length} of ${keys.length} keys still unprocessed after ${BATCH_GET_ATTEMPTS} attempts`,
-          { code: 'UnprocessedKeys' },
-        );
-      }
-      if (attempt > 1) await SYSTEM_CLOCK.sleep(BATCH_GET_BACKOFF_MS * 2 ** (attempt - 2));
-      const output = await awsCall('BatchGetItem', () =>
-        this.#client.send(new BatchGetItemCommand({ RequestItems: { [this.#table]: { Keys: pending } } })),
+    try {
+      await retry(
+        async () => {
+          const output = await awsCall('BatchGetItem', () =>
+            this.#client.send(new BatchGetItemCommand({ RequestItems: { [this.#table]: { Keys: pending } } })),
+          );
+          items.push(...(output.Responses?.[this.#table] ?? []));
+          pending = output.UnprocessedKeys?.[this.#table]?.Keys ?? [];
+          if (pending.length > 0) throw new UnprocessedKeys();
+        },
+        { ...BATCH_GET_RETRY, clock: this.#clock, random: this.#random, retryable: (e) => e instanceof UnprocessedKeys },
       );
-      items.push(...(output.Responses?.[this.#table] ?? []));
-      pending = output.UnprocessedKeys?.[this.#table]?.Keys ?? [];
+    } catch (error) {
+      if (!(error instanceof RetriesExhaustedError)) throw error;
+      throw new SourceError(
+        `BatchGetItem failed: ${pending.length} of ${keys.length} keys still unprocessed after ${attemptsText(error.attempts)}`,
+        { code: 'UnprocessedKeys', cause: error },
+      );
     }
     return items;
   }
+}
+
+/** Some keys came back unprocessed (throttling): asked again after a wait. */
+class UnprocessedKeys extends Error {
+  override name = 'UnprocessedKeys';
 }
 
 function keyOf(pk: string, sk: string = NO_SORT_KEY): Item {

@@ -25,6 +25,7 @@ import { InMemoryStateStore } from '../../../src/adapters/memory/state.ts';
 import { SourceError } from '../../../src/ports/errors.ts';
 import { newFinding, proposedAction, type Finding } from '../../../src/domain/finding.ts';
 import type { ClusterStatus, OpenAlert, OutboxEntry, RemediationCooldown, StateStore } from '../../../src/ports/state.ts';
+import { steppingClock } from '../../support/clock.ts';
 import { startLocalDynamo, type LocalDynamo } from '../../support/dynalite.ts';
 
 let dynamo: LocalDynamo;
@@ -508,11 +509,14 @@ describe('DynamoStateStore (DynamoDB only)', () => {
         .resolvesOnce({ Responses: { state: [stored('a')] }, UnprocessedKeys: { state: { Keys: [key('b')] } } })
         .resolvesOnce({ Responses: { state: [stored('b')] } });
 
+      const clock = steppingClock(NOW);
+
       // Act
-      const statuses = await new DynamoStateStore(client, 'state').clusterStatuses(['a', 'b']);
+      const statuses = await new DynamoStateStore(client, 'state', { clock, random: () => 0.5 }).clusterStatuses(['a', 'b']);
 
       // Assess
       expect([...statuses.keys()].sort()).toEqual(['a', 'b']);
+      expect(clock.sleeps).toEqual([25]);
       expect(mock.commandCalls(BatchGetItemCommand)[1]?.args[0].input.RequestItems).toEqual({ state: { Keys: [key('b')] } });
     });
 
@@ -523,12 +527,15 @@ describe('DynamoStateStore (DynamoDB only)', () => {
         .on(BatchGetItemCommand)
         .resolves({ UnprocessedKeys: { state: { Keys: [{ pk: { S: 'STATUS#a' }, sk: { S: '-' } }] } } });
 
-      // Act
-      const reading = new DynamoStateStore(client, 'state').clusterStatuses(['a']);
+      const clock = steppingClock(NOW);
 
-      // Assess
-      await expect(reading).rejects.toThrow('BatchGetItem failed: 1 of 1 keys still unprocessed');
+      // Act
+      const reading = new DynamoStateStore(client, 'state', { clock, random: () => 0.999999 }).clusterStatuses(['a']);
+
+      // Assess: full jitter below a ceiling doubling from 50 ms to 400 ms, on the injected clock
+      await expect(reading).rejects.toThrow('BatchGetItem failed: 1 of 1 keys still unprocessed after 5 attempts');
       expect(mock.commandCalls(BatchGetItemCommand)).toHaveLength(BATCH_GET_ATTEMPTS);
+      expect(clock.sleeps).toEqual([50, 100, 200, 400]);
     });
   });
 });
