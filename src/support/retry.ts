@@ -90,8 +90,7 @@ export async function retry<T>(attempt: (attemptNumber: number) => Promise<T>, o
           : backoffDelayMs(options, attemptNumber, random);
       const overBudget = options.maxTotalWaitMs !== undefined && waitedMs + delayMs > options.maxTotalWaitMs;
       const pastDeadline = options.timeLeftMs !== undefined && delayMs > 0 && delayMs > options.timeLeftMs();
-      if (overBudget || pastDeadline)
-        throw new RetriesExhaustedError(error, attemptNumber, 'time', delayMs);
+      if (overBudget || pastDeadline) throw new RetriesExhaustedError(error, attemptNumber, 'time', delayMs);
       options.onRetry?.({ attempt: attemptNumber, error, delayMs });
       if (delayMs > 0) await options.clock.sleep(delayMs);
       waitedMs += delayMs;

@@ -117,7 +117,8 @@ export function slackNotifier(deps: NotifySlackDependencies): SlackNotifier {
           random,
           retryable: (error) => error instanceof PostProblem && (error.kind === 'retry' || error.kind === 'new-url'),
           // With a new URL, the post is tried again at once.
-          retryAfterMs: (error) => (error instanceof PostProblem && error.kind === 'new-url' ? 0 : (error as PostProblem).retryAfterMs),
+          retryAfterMs: (error) =>
+            error instanceof PostProblem && error.kind === 'new-url' ? 0 : (error as PostProblem).retryAfterMs,
           ...(remainingTimeMs ? { timeLeftMs: () => remainingTimeMs() - POST_TIME_RESERVE_MS } : {}),
           onRetry: ({ attempt, error, delayMs }) => {
             if (error instanceof PostProblem && error.kind === 'retry')

@@ -84,11 +84,7 @@ export class DynamoStateStore implements StateStore {
   readonly #random: () => number;
 
   /** `clock` waits between BatchGetItem retries, `random` is their jitter (tests pass their own). */
-  constructor(
-    client: DynamoDBClient,
-    tableName: string,
-    options: { clock?: Pick<Clock, 'sleep'>; random?: () => number } = {},
-  ) {
+  constructor(client: DynamoDBClient, tableName: string, options: { clock?: Pick<Clock, 'sleep'>; random?: () => number } = {}) {
     this.#client = client;
     this.#table = tableName;
     this.#clock = options.clock ?? SYSTEM_CLOCK;

@@ -1,26 +1,19 @@
 import { describe, expect, it, vi } from 'vitest';
-import {
-  attemptsText,
-  backoffDelayMs,
-  retry,
-  RetriesExhaustedError,
-  type RetryOptions,
-} from '../../../src/support/retry.ts';
+import { attemptsText, backoffDelayMs, retry, RetriesExhaustedError, type RetryOptions } from '../../../src/support/retry.ts';
 import { steppingClock } from '../../support/clock.ts';
 
 class Transient extends Error {
-  constructor(
-    message: string,
-    readonly retryAfterMs?: number,
-  ) {
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, retryAfterMs?: number) {
     super(message);
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
 /** An operation failing with `failures` in turn, then answering 'ok'. */
 function failingThen(failures: Error[]) {
   const queue = [...failures];
-  return vi.fn(async () => {
+  return vi.fn(async (_attempt: number) => {
     const next = queue.shift();
     if (next) throw next;
     return 'ok';
@@ -125,6 +118,20 @@ describe('retry', () => {
     expect(op).toHaveBeenCalledTimes(1);
     expect(clock.sleeps).toEqual([]);
     expect(error).toMatchObject({ attempts: 1, reason: 'time', nextDelayMs: 20_000 });
+  });
+
+  it('retries at once when the error asks for no wait, whatever the time left', async () => {
+    // Prepare
+    const { clock, options } = setup({ timeLeftMs: () => -1 });
+    const op = failingThen([new Transient('new URL', 0)]);
+
+    // Act
+    const answer = await retry(op, options);
+
+    // Assess
+    expect(answer).toBe('ok');
+    expect(op).toHaveBeenCalledTimes(2);
+    expect(clock.sleeps).toEqual([]);
   });
 
   it('rethrows an error that is not retryable as it is, without waiting', async () => {
