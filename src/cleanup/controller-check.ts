@@ -10,6 +10,7 @@ import type { Pod } from '../domain/kube.ts';
 import { isPodReady } from '../domain/kube-helpers.ts';
 import type { KubernetesReader } from '../ports/kubernetes.ts';
 import { hasControllerLabel } from '../snapshot/snapshot-index.ts';
+import { listPods } from './kube-objects.ts';
 
 /**
  * Why nothing will drain the NodeClaims, or undefined when something may (or that cannot be told).
@@ -20,7 +21,8 @@ export async function whyNothingDrains(kube: KubernetesReader, cluster: ClusterI
   if (cluster.autoMode) return undefined;
   let pods: Pod[];
   try {
-    pods = (await kube.list(CONTROLLER_PODS)) as Pod[];
+    // A pod set aside as unreadable is not counted Ready: only the pods that read tell.
+    pods = (await listPods(kube, CONTROLLER_PODS)).objects;
   } catch {
     return undefined;
   }

@@ -9,6 +9,7 @@ import type { NodeClaim } from '../domain/kube.ts';
 import { formatDuration } from '../domain/settings.ts';
 import type { KubernetesReader } from '../ports/kubernetes.ts';
 import { whyNothingDrains } from './controller-check.ts';
+import { listNodeClaims } from './kube-objects.ts';
 import type { CleanupContext, StepEnd } from './run.ts';
 import { counted, failedCall } from './text.ts';
 import { shellQuote } from '../domain/shell.ts';
@@ -22,11 +23,16 @@ export async function waitForNodeClaims(
   const { run, nodeClaimWaitMs: limitMs } = ctx;
   let since: number | undefined;
   let drainerChecked = false;
+  let oddReported = false;
   for (;;) {
     if (run.outOfTime('nodepools')) return 'stopped';
     let claims: NodeClaim[];
     try {
-      claims = ((await kube.list({ resource: 'nodeclaims' })) as NodeClaim[]).filter(isWaitedFor);
+      const listed = await listNodeClaims(kube);
+      // Reported once: the wait lists them again and again.
+      if (!oddReported) for (const line of listed.setAside) run.fail('nodepools', `${line}: not waited for`);
+      oddReported = true;
+      claims = listed.objects.filter(isWaitedFor);
     } catch (error) {
       run.fail('nodepools', `NodeClaims not waited for: ${failedCall('list NodeClaims', undefined, error)}`);
       return 'done';

@@ -10,6 +10,7 @@ import type { NodePool } from '../domain/kube.ts';
 import { KubeUnreachableError } from '../ports/errors.ts';
 import type { KubernetesPort } from '../ports/kubernetes.ts';
 import { oneLine } from '../snapshot/shape.ts';
+import { listNodePools, type CheckedList } from './kube-objects.ts';
 import { waitForNodeClaims } from './nodeclaim-wait.ts';
 import type { CleanupContext, StepEnd } from './run.ts';
 import { isNodeClaimOfGoingPool, selectNodePools } from './select.ts';
@@ -46,17 +47,19 @@ export async function deleteNodePoolsStep(ctx: CleanupContext): Promise<StepEnd>
   if (!reached) return 'done';
   const { kube, cluster } = reached;
 
-  let pools: NodePool[];
+  let listed: CheckedList<NodePool>;
   try {
-    pools = (await kube.list({ resource: 'nodepools' })) as NodePool[];
+    listed = await listNodePools(kube);
   } catch (error) {
     const why = whyUnreadable('list NodePools', error);
     run.fail('nodepools', notDeleted(why));
     holdAll(ctx, why);
     return 'done';
   }
+  const pools = listed.objects;
+  holdSetAside(ctx, listed);
   const selection = selectNodePools(pools, request.nodePools);
-  const absent = absentNamed(pools, request.nodePools);
+  const absent = absentNamed(pools, request.nodePools, listed.setAsideNames);
   if (absent) run.note('nodepools', absent);
   const autoMode = selection.autoMode.length ? ` (EKS Auto Mode's left alone: ${namesOf(selection.autoMode)})` : '';
   run.note('nodepools', plannedLine(request.dryRun, 'delete', 'NodePool', selection.toDelete) + autoMode);
@@ -76,12 +79,32 @@ export async function deleteNodePoolsStep(ctx: CleanupContext): Promise<StepEnd>
     }
   }
   if (notDeletedPools.length > 0) {
-    run.instanceHold = {
-      reason: `${notDeletedPools.length === 1 ? 'NodePool' : 'NodePools'} ${namesOf(notDeletedPools)} could not be deleted (see errors): ${HOLD_HINT}`,
-      nodePools: notDeletedPools,
-    };
+    holdNodePools(ctx, notDeletedPools);
   }
   return waitForNodeClaims(ctx, kube, cluster, (claim) => isNodeClaimOfGoingPool(claim, selection, request.nodePools));
+}
+
+/**
+ * NodePools set aside as unreadable are neither deleted nor trusted: each is an error, and their
+ * instances are held as a NodePool that could not be deleted would hold them (every instance, when
+ * one of them has no name to tell its instances by).
+ */
+function holdSetAside(ctx: CleanupContext, listed: CheckedList<NodePool>): void {
+  for (const line of listed.setAside) ctx.run.fail('nodepools', `${oneLine(line, 300)}: not deleted`);
+  if (listed.setAside.length === 0) return;
+  if (listed.setAsideNames.length < listed.setAside.length) holdAll(ctx, 'a NodePool could not be read (see errors)');
+  else holdNodePools(ctx, listed.setAsideNames);
+}
+
+/** Holds these NodePools' instances too; a hold of every instance stays one. */
+function holdNodePools(ctx: CleanupContext, names: readonly string[]): void {
+  const held = ctx.run.instanceHold;
+  if (held && held.nodePools === undefined) return;
+  const nodePools = [...new Set([...(held?.nodePools ?? []), ...names])];
+  ctx.run.instanceHold = {
+    reason: `${nodePools.length === 1 ? 'NodePool' : 'NodePools'} ${namesOf(nodePools)} could not be deleted (see errors): ${HOLD_HINT}`,
+    nodePools,
+  };
 }
 
 /** The cluster and its API, or undefined (noted or recorded as an error) when there is none to reach. */
@@ -127,9 +150,13 @@ function notDeleted(why: string): string {
 }
 
 /** `no NodePool named nope (present: ondemand-pool, spot-pool)`: a typo deletes nothing, and says so. */
-function absentNamed(pools: readonly NodePool[], named: readonly string[] | undefined): string | undefined {
+function absentNamed(
+  pools: readonly NodePool[],
+  named: readonly string[] | undefined,
+  setAside: readonly string[],
+): string | undefined {
   const present = pools.flatMap((p) => (p.metadata?.name ? [p.metadata.name] : [])).sort();
-  const absent = (named ?? []).filter((name) => !present.includes(name));
+  const absent = (named ?? []).filter((name) => !present.includes(name) && !setAside.includes(name));
   if (absent.length === 0) return undefined;
   const which = absent.length === 1 ? `no NodePool named ${absent[0]}` : `no NodePools named ${absent.join(', ')}`;
   return `${which} (${present.length ? `present: ${namesOf(present, 10)}` : 'no NodePools present'})`;

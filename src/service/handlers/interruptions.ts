@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { handleInterruptions, type InterruptionsDependencies } from '../../usecases/handle-interruptions.ts';
+import { sqsRecordsOf } from '../event-shape.ts';
 import { invocationLog } from '../middleware.ts';
 
 export type { InterruptionsDependencies } from '../../usecases/handle-interruptions.ts';
@@ -19,7 +20,7 @@ export function createInterruptionsHandler(deps: InterruptionsDependencies) {
       }),
     )
     .handler(async (event, context) => {
-      const records = event.Records.map((r) => ({ messageId: r.messageId, body: r.body }));
+      const records = sqsRecordsOf(event).map(({ messageId, body }) => ({ messageId, body }));
       const claimHoldMs = context.getRemainingTimeInMillis() + CLAIM_MARGIN_MS;
       const { failed } = await handleInterruptions(deps, records, { claimHoldMs });
       return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };

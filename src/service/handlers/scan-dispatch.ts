@@ -7,6 +7,7 @@ import {
   type DispatchScansSettings,
   type DispatchSummary,
 } from '../../usecases/dispatch-scans.ts';
+import { eventTimeOf } from '../event-shape.ts';
 import { invocationLog } from '../middleware.ts';
 
 export interface ScanDispatchDependencies extends DispatchScansDependencies {
@@ -20,8 +21,7 @@ export function createScanDispatchHandler(deps: ScanDispatchDependencies) {
   return middy<ScheduledEvent, DispatchSummary>()
     .use(invocationLog({ logger: deps.logger, functionName: 'scan-dispatch', summarise }))
     .handler(async (event) => {
-      const tick = Date.parse(event.time);
-      return dispatchScans(deps, deps.settings, Number.isNaN(tick) ? deps.clock.now() : new Date(tick));
+      return dispatchScans(deps, deps.settings, eventTimeOf(event) ?? deps.clock.now());
     });
 }
 

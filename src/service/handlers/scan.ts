@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { sqsRecordsOf } from '../event-shape.ts';
 import { invocationLog } from '../middleware.ts';
 import { scanBatch, type ScanServiceDependencies } from '../../usecases/scan-service.ts';
 
@@ -13,11 +14,7 @@ export function createScanHandler(deps: ScanDependencies) {
   return middy<SQSEvent, SQSBatchResponse>()
     .use(invocationLog({ logger: deps.logger, functionName: 'scan', summarise }))
     .handler(async (event, context) => {
-      const deliveries = event.Records.map((record) => ({
-        messageId: record.messageId,
-        body: record.body,
-        receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
-      }));
+      const deliveries = sqsRecordsOf(event);
       const result = await scanBatch(deps, deliveries, {
         claimHoldMs: context.getRemainingTimeInMillis() + CLAIM_MARGIN_MS,
         invocationId: context.awsRequestId,

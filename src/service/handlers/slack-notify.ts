@@ -1,11 +1,12 @@
 import middy from '@middy/core';
-import type { SNSEvent, SNSEventRecord } from 'aws-lambda';
+import type { SNSEvent } from 'aws-lambda';
 import {
   slackNotifier,
   type NotifySlackDependencies,
   type NotifySlackResult,
   type SlackDelivery,
 } from '../../usecases/notify-slack.ts';
+import { snsRecordsOf, type SnsRecordEnvelope } from '../event-shape.ts';
 import { invocationLog } from '../middleware.ts';
 
 export type SlackNotifyDependencies = NotifySlackDependencies;
@@ -19,13 +20,13 @@ export function createSlackNotifyHandler(deps: SlackNotifyDependencies) {
   return middy<SNSEvent, NotifySlackResult>()
     .use(invocationLog({ logger: deps.logger, functionName: 'slack-notify', summarise }))
     .handler(async (event, context) =>
-      notify((event.Records ?? []).map(deliveryOf), { remainingTimeMs: () => context.getRemainingTimeInMillis() }),
+      notify(snsRecordsOf(event).map(deliveryOf), { remainingTimeMs: () => context.getRemainingTimeInMillis() }),
     );
 }
 
-function deliveryOf({ Sns: sns }: SNSEventRecord): SlackDelivery {
-  const attributes = Object.fromEntries(Object.entries(sns.MessageAttributes ?? {}).map(([name, a]) => [name, a.Value]));
-  return { messageId: sns.MessageId, message: sns.Message ?? '', subject: sns.Subject ?? undefined, attributes };
+function deliveryOf(record: SnsRecordEnvelope): SlackDelivery {
+  const { subject, ...rest } = record;
+  return subject === undefined ? rest : { ...rest, subject };
 }
 
 function summarise(response: unknown): Record<string, unknown> {

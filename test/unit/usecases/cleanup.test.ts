@@ -359,6 +359,54 @@ describe('runCleanup order: nothing goes while what depends on it may still run'
     expect(result.stepsNotStarted?.[1]?.reason).toBe('instances not all known terminated: the instances step did not start');
   });
 
+  it('a NodePool the API answers in an odd shape is set aside: an error naming what is wrong, not deleted, its instances kept', async () => {
+    // Prepare
+    const w = world({ ...partialDestroy(), pods: RUNNING_CONTROLLER });
+    Object.assign(w.kube.nodePools.get('spot-pool')!, { spec: { limits: 'lots' } });
+
+    // Act
+    const result = await w.cleanup();
+
+    // Assess
+    expect(result).toMatchObject({
+      complete: false,
+      nodePoolsDeleted: ['ondemand-pool'],
+      instancesTerminated: ['i-running'],
+      errors: [
+        {
+          step: 'nodepools',
+          message: expect.stringMatching(
+            /^NodePool spot-pool \(items\[\d\]\) set aside: spec\.limits is a string, expected an object.*: not deleted$/,
+          ),
+        },
+      ],
+    });
+    expect(w.kube.deletedNodePools).toEqual(['ondemand-pool']);
+    expect(['i-stopped', 'i-pending'].map(w.state)).toEqual(['stopped', 'pending']);
+    expect(result.stepsNotStarted?.[0]).toMatchObject({ step: 'instances', nodePools: ['spot-pool'] });
+  });
+
+  it('a NodePool without a name to tell its instances by holds every instance', async () => {
+    // Prepare
+    const w = world({ ...partialDestroy(), pods: RUNNING_CONTROLLER });
+    Object.assign(w.kube.nodePools.get('spot-pool')!, { metadata: { labels: {} } });
+
+    // Act
+    const result = await w.cleanup();
+
+    // Assess
+    expect(result.errors).toEqual([
+      expect.objectContaining({
+        step: 'nodepools',
+        message: expect.stringMatching(/^NodePool items\[\d\] set aside: metadata\.name is missing, expected a name/),
+      }),
+    ]);
+    expect(result.instancesTerminated).toEqual([]);
+    expect(w.aws.callsTo('TerminateInstances')).toEqual([]);
+    expect(result.stepsNotStarted?.[0]).toMatchObject({ step: 'instances' });
+    expect(result.stepsNotStarted?.[0]).not.toHaveProperty('nodePools');
+  });
+
   it('the same faults in a dry run: the plan lists every step in order as today, and says what would hold the instances', async () => {
     const w = world();
     w.kube.listError = new SourceError('403 Forbidden', { code: '403' });
@@ -421,6 +469,34 @@ describe('runCleanup waiting', () => {
     expect(w.clock.sleeps.reduce((a, b) => a + b, 0)).toBe(60_000);
     expect(w.progress[1]).toEqual({ kind: 'waiting', step: 'nodepools', nodeClaims: 1, waitedMs: 240_000, limitMs: 300_000 });
     expect(stepMessages(w.progress)).toContain('stopped waiting for 1 NodeClaim after 5m: their instances are terminated next');
+  });
+
+  it('a NodeClaim the API answers in an odd shape is not waited for, and said once however often the wait lists them', async () => {
+    // Prepare
+    const claim = nodeClaim({ name: 'spot-pool-x7k2p', nodePool: 'spot-pool', instanceId: 'i-1' });
+    claim.metadata = { ...claim.metadata, deletionTimestamp: minutesAfter(START, -4) };
+    const odd = nodeClaim({ name: 'spot-pool-odd', nodePool: 'spot-pool' });
+    Object.assign(odd, { status: { conditions: 'Ready' } });
+    const w = world({
+      instances: [instance({ id: 'i-1', nodePool: 'spot-pool' })],
+      nodePools: [],
+      nodeClaims: [claim, odd],
+      pods: RUNNING_CONTROLLER,
+    });
+
+    // Act
+    const result = await w.cleanup({}, { nodeClaimWaitMs: 5 * 60_000 });
+
+    // Assess
+    expect(w.kube.nodeClaimLists.length).toBeGreaterThan(1);
+    expect(result.errors).toEqual([
+      expect.objectContaining({
+        step: 'nodepools',
+        message: 'NodeClaim spot-pool-odd (items[1]) set aside: status.conditions is a string, expected a list: not waited for',
+      }),
+    ]);
+    expect(w.progress[1]).toMatchObject({ kind: 'waiting', nodeClaims: 1 });
+    expect(result.instancesTerminated).toEqual(['i-1']);
   });
 
   it('counts the wait from now when the deletionTimestamp lies in the future', async () => {
