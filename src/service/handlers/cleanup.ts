@@ -8,7 +8,7 @@ import { formatDuration } from '../../domain/settings.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Logger } from '../../support/logger.ts';
 import { runCleanup } from '../../usecases/cleanup.ts';
-import type { ClusterConnection } from '../../usecases/scan-cluster.ts';
+import type { ClusterConnection } from '../../ports/cluster.ts';
 import { invocationLog } from '../middleware.ts';
 
 export interface CleanupFunctionDependencies {
