@@ -18,7 +18,7 @@ import { parseRecord } from '../interruptions/parse.ts';
 import { surgeAlertKey, surgeCounterKey, windowExpiry, windowStartOf } from '../interruptions/surge-window.ts';
 import { alertWanted, SURGE_KINDS, UNATTENDED_KINDS } from '../notify/interruption-alerts.ts';
 import { interruptionMetrics } from '../notify/interruption-metrics.ts';
-import type { InterruptionsConfig } from '../config.ts';
+import type { AlertSettings } from '../domain/settings.ts';
 import type { Ec2Port } from '../ports/aws.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { AlertPublisher, MetricsSink } from '../ports/notify.ts';
@@ -34,7 +34,9 @@ export interface InterruptionSettings {
 }
 
 /** The use case's settings out of the function's validated configuration. */
-export function interruptionSettings(config: InterruptionsConfig): InterruptionSettings {
+export function interruptionSettings(
+  config: Omit<InterruptionSettings, 'minSeverity'> & { alerts: Pick<AlertSettings, 'minSeverity'> },
+): InterruptionSettings {
   return {
     surgeThreshold: config.surgeThreshold,
     surgeWindowMs: config.surgeWindowMs,

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { AlertSettings } from '../config.ts';
+import type { AlertSettings } from '../domain/settings.ts';
 import { METRIC, type MetricDatum } from '../domain/metric.ts';
 import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
 import type { SourceName } from '../domain/snapshot.ts';

@@ -1,7 +1,6 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { parseCleanupRequest } from '../../cleanup/request.ts';
-import type { CleanupConfig } from '../../config.ts';
 import type { CleanupProgress, CleanupResult } from '../../domain/cleanup.ts';
 import { SentinelError } from '../../domain/errors.ts';
 import { formatDuration } from '../../domain/settings.ts';
@@ -16,7 +15,7 @@ export interface CleanupFunctionDependencies {
   connection: ClusterConnection;
   clock: Clock;
   logger: Logger;
-  settings: Pick<CleanupConfig, 'timeMarginMs' | 'nodeClaimWaitMs'>;
+  settings: { timeMarginMs: number; nodeClaimWaitMs: number };
 }
 
 /** Manual invoke `{clusterName, dryRun, ...}` → one cleanup run that stops, resumable, before Lambda's timeout. */
