@@ -10,7 +10,7 @@
  */
 import type { Severity } from '../domain/codes.ts';
 import type { Instance } from '../domain/aws.ts';
-import { planAlerts, type SurgeGroup } from '../interruptions/alert-plan.ts';
+import { planAlerts, type SurgeGroup } from '../notify/interruption-alert-plan.ts';
 import { Batch, type Delivery } from '../interruptions/batch.ts';
 import { isParseError } from '../interruptions/event.ts';
 import { resolveEvent } from '../interruptions/owner.ts';
