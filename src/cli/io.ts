@@ -5,7 +5,7 @@ import type { Simulation, SimulationOptions } from '../simulator/simulation.ts';
 import type { ClusterSnapshot } from '../domain/snapshot.ts';
 import type { ClusterConnection } from '../ports/cluster.ts';
 import { SYSTEM_CLOCK, type Clock } from '../ports/clock.ts';
-import type { LiveTarget } from './cluster-scan.ts';
+import type { LiveTarget } from './live-target.ts';
 import { visibleLine } from '../domain/visible.ts';
 import { wrapLine } from './render/wrap.ts';
 
