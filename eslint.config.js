@@ -1,6 +1,59 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/*
+ * The dependency rule (docs/architecture.md): functions, cli → service → usecases → detectors,
+ * remediations, notify, cleanup, interruptions, collect → domain + ports ← adapters. Only the
+ * composition roots (src/service/compose, src/cli) pick adapters; src/snapshot is a lower layer
+ * (the capture format and JSON toolkit); src/simulator is test/demo infrastructure only cli uses;
+ * src/config.ts is read by the composition roots, cli and scripts; src/support is the lowest
+ * cross-cutting layer. Each block below names what one folder must NOT import (type-only imports
+ * included); import cycles are caught by test/architecture/cycles.test.ts.
+ */
+const SDKS = [
+  { regex: '^@aws-sdk/', message: 'No AWS SDK here: an adapter behind a port does the call.' },
+  { regex: '^@smithy/', message: 'No AWS SDK here: an adapter behind a port does the call.' },
+  { regex: '^@kubernetes/client-node', message: 'No Kubernetes client here: an adapter behind a port does the call.' },
+  { regex: '^@middy/', message: 'Middleware belongs in src/service.' },
+  { regex: '^@aws-lambda-powertools/', message: 'Lambda tooling belongs in src/service.' },
+  { regex: '^(node:)?(https?|fs)(/|$)', message: 'No network or file access here: pass data in, or use a port.' },
+];
+
+/** A restriction on relative imports reaching any of these src folders (or src/<name>.ts). */
+function layersNot(names, message) {
+  return { regex: `^(\\.\\./)+(${names.join('|')})(/|\\.ts$)`, message };
+}
+
+/** `files` must not import the src folders in `forbidden`; `extra` more patterns (SDKs). */
+function layer(files, forbidden, why, extra = []) {
+  return {
+    files,
+    rules: { 'no-restricted-imports': ['error', { patterns: [layersNot(forbidden, why), ...extra] }] },
+  };
+}
+
+const ALL = [
+  'adapters',
+  'cleanup',
+  'cli',
+  'collect',
+  'config',
+  'detectors',
+  'domain',
+  'interruptions',
+  'notify',
+  'ports',
+  'remediations',
+  'service',
+  'simulator',
+  'snapshot',
+  'support',
+  'usecases',
+];
+const except = (...allowed) => ALL.filter((name) => !allowed.includes(name));
+/** Above the middle layer: what none of detectors … collect may import. */
+const UPWARD = ['adapters', 'cli', 'config', 'service', 'simulator', 'usecases'];
+
 export default tseslint.config(
   { ignores: ['node_modules', 'dist', '.serverless', 'coverage', 'examples'] },
   js.configs.recommended,
@@ -15,6 +68,83 @@ export default tseslint.config(
         {
           selector: "MemberExpression[object.name='process'][property.name='env']",
           message: 'Only src/config.ts reads the environment.',
+        },
+      ],
+    },
+  },
+  // The dependency rule, one block per folder (a later block for the same file would replace it).
+  layer(['src/domain/**'], except(), 'src/domain imports only src/domain.', SDKS),
+  layer(['src/support/**'], except('domain'), 'src/support is the lowest layer: it imports only src/domain.'),
+  layer(['src/ports/**'], except('domain'), 'src/ports declares interfaces over src/domain types only.'),
+  layer(['src/config.ts'], except('domain'), 'src/config.ts reads the environment into src/domain types.'),
+  layer(
+    ['src/snapshot/**'],
+    except('domain', 'support', 'snapshot'),
+    'src/snapshot (capture format, JSON toolkit) imports only src/domain and src/support.',
+  ),
+  layer(
+    ['src/detectors/**'],
+    [...UPWARD, 'cleanup', 'collect', 'interruptions', 'notify', 'remediations'],
+    'Detectors are pure: src/domain, src/ports, src/snapshot and src/support only.',
+    SDKS,
+  ),
+  layer(
+    ['src/remediations/**', 'src/collect/**'],
+    UPWARD,
+    'Imports go down: not usecases, service, cli, adapters, config or simulator.',
+  ),
+  layer(
+    ['src/interruptions/**'],
+    [...UPWARD, 'notify'],
+    'Imports go down: not notify (it imports interruptions), usecases, service, cli, adapters, config or simulator.',
+  ),
+  layer(
+    ['src/notify/**', 'src/cleanup/**'],
+    UPWARD,
+    'Imports go down: not usecases, service, cli, adapters, config or simulator.',
+  ),
+  layer(
+    ['src/usecases/**'],
+    ['adapters', 'cli', 'config', 'service', 'simulator'],
+    'A use case gets adapters and settings passed in (src/service/compose, src/cli pick them).',
+  ),
+  layer(
+    ['src/service/handlers/**', 'src/service/*.ts'],
+    ['adapters', 'cli', 'config', 'simulator'],
+    'Handlers get adapters and config from src/service/compose.',
+  ),
+  layer(['src/service/compose/**'], ['cli', 'simulator'], 'The service composes real adapters, never the simulator or cli.'),
+  layer(
+    ['src/adapters/**'],
+    [
+      ...UPWARD.filter((name) => name !== 'adapters'),
+      'cleanup',
+      'collect',
+      'detectors',
+      'interruptions',
+      'notify',
+      'remediations',
+    ],
+    'Adapters implement src/ports over src/domain (and src/snapshot, src/support); values come in from the composition root.',
+  ),
+  layer(
+    ['src/simulator/**'],
+    except('adapters', 'domain', 'ports', 'simulator', 'snapshot', 'support'),
+    'The simulator imports only adapters, ports, domain, snapshot and support.',
+  ),
+  layer(['src/cli/**'], ['service'], 'The CLI does not import the Lambda service.'),
+  {
+    files: ['functions/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./src/(?!service/|config\\.ts$)',
+              message: 'A Lambda function imports only src/service and src/config.ts.',
+            },
+          ],
         },
       ],
     },

@@ -16,7 +16,7 @@
  */
 import path from 'node:path';
 import { SentinelError } from '../src/domain/errors.ts';
-import { chatNotificationOf } from '../src/notify/chat-notification.ts';
+import { chatNotificationOf } from '../src/domain/chat-notification.ts';
 import { jsonLogger } from '../src/support/logger.ts';
 import { REPO_ROOT, type LambdaFunctionName } from './functions.ts';
 import { steppingClock } from '../test/support/clock.ts';

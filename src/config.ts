@@ -2,7 +2,7 @@
  * The one place that reads the environment. Everything else receives plain, validated values.
  */
 import { isEksClusterName } from './domain/aws.ts';
-import { SEVERITIES, type Severity } from './domain/codes.ts';
+import { SEVERITIES } from './domain/codes.ts';
 import { SentinelError } from './domain/errors.ts';
 import {
   ACTION_MODES,
@@ -11,7 +11,9 @@ import {
   parseDuration,
   type ActionMode,
   type ActionSettings,
+  type AlertSettings,
   type DetectionSettings,
+  type OptInTag,
 } from './domain/settings.ts';
 
 export interface TerminalEnvironment {
@@ -66,12 +68,9 @@ export class ConfigError extends SentinelError {
 }
 
 /** The metric namespace is fixed: the dashboard, the alarms and the IAM condition on PutMetricData name it. */
-export const METRICS_NAMESPACE = 'KarpenterSentinel';
+export type { AlertSettings, OptInTag } from './domain/settings.ts';
 
-export interface OptInTag {
-  key: string;
-  value: string;
-}
+export const METRICS_NAMESPACE = 'KarpenterSentinel';
 
 export interface DispatchConfig {
   region: string;
@@ -79,14 +78,6 @@ export interface DispatchConfig {
   /** CLUSTERS: scan exactly these; when unset, every cluster carrying the opt-in tag. */
   clusters: string[] | undefined;
   optInTag: OptInTag;
-}
-
-export interface AlertSettings {
-  topicArn: string;
-  /** Findings below this severity are counted in metrics but never alerted. */
-  minSeverity: Severity;
-  /** A finding that persists is alerted again at most this often. */
-  reminderIntervalMs: number;
 }
 
 export interface ScanConfig {

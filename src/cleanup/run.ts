@@ -5,7 +5,7 @@
 import type { CleanupProgress, CleanupRequest, CleanupResult, CleanupStep, CleanupStepNotStarted } from '../domain/cleanup.ts';
 import { emptyCleanupResult } from '../domain/cleanup.ts';
 import type { Clock } from '../ports/clock.ts';
-import type { ClusterConnection } from '../usecases/scan-cluster.ts';
+import type { ClusterConnection } from '../ports/cluster.ts';
 
 /** How a step ended: it ran to its end (maybe with errors), or time ran out and the next run carries on. */
 export type StepEnd = 'done' | 'stopped';

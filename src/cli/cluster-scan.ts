@@ -5,15 +5,11 @@ import { simulatedSources } from '../simulator/simulated-sources.ts';
 import { scanCluster, type ScanClusterResult } from '../usecases/scan-cluster.ts';
 import { ClusterUnreadableError } from '../domain/errors.ts';
 import type { CliContext } from './io.ts';
+import type { LiveTarget } from './live-target.ts';
+
+export type { LiveTarget } from './live-target.ts';
 import { printNotices } from './io.ts';
 import { loadOptionsOf } from './offline-scan.ts';
-
-export interface LiveTarget {
-  clusterName: string;
-  region?: string;
-  /** kubeconfig context; without it, an EKS token for the ambient AWS credentials. */
-  context?: string;
-}
 
 export interface ClusterScanSettings {
   detection: DetectionSettings;

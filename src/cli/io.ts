@@ -3,9 +3,9 @@ import type { Detector } from '../detectors/detector.ts';
 import type { LoadOptions, LoadResult } from '../snapshot/load.ts';
 import type { Simulation, SimulationOptions } from '../simulator/simulation.ts';
 import type { ClusterSnapshot } from '../domain/snapshot.ts';
-import type { ClusterConnection } from '../usecases/scan-cluster.ts';
+import type { ClusterConnection } from '../ports/cluster.ts';
 import { SYSTEM_CLOCK, type Clock } from '../ports/clock.ts';
-import type { LiveTarget } from './cluster-scan.ts';
+import type { LiveTarget } from './live-target.ts';
 import { visibleLine } from '../domain/visible.ts';
 import { wrapLine } from './render/wrap.ts';
 

@@ -11,8 +11,8 @@ import { awsPorts, createAwsClients } from '../adapters/aws/index.ts';
 import { connectToEks } from '../adapters/kubernetes/connect-eks.ts';
 import type { KubernetesApi } from '../adapters/kubernetes/kubernetes-api.ts';
 import { KubeUnreachableError } from '../ports/errors.ts';
-import type { ClusterConnection } from '../usecases/scan-cluster.ts';
-import type { LiveTarget } from './cluster-scan.ts';
+import type { ClusterConnection } from '../ports/cluster.ts';
+import type { LiveTarget } from './live-target.ts';
 
 export async function connectLive(target: LiveTarget, environment = readCliCloudEnvironment()): Promise<ClusterConnection> {
   const region = target.region ?? environment.region;

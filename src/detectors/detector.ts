@@ -32,3 +32,15 @@ export interface Detector<C extends FindingCode = FindingCode> {
   evidenceIn?(snapshot: ClusterSnapshot): boolean;
   detect(ctx: DetectContext): Finding<C>[];
 }
+
+export type DetectorVerdict = { run: true } | { run: false; missing: SourceName[] };
+
+/** Completeness rule for one detector (see Detector). `missing` empty means "not asked for". */
+export function detectorVerdict(detector: Detector, captured: ReadonlySet<SourceName>): DetectorVerdict {
+  const relevant = [...detector.requires, ...(detector.anyOf ?? [])];
+  if (!relevant.some((s) => captured.has(s))) return { run: false, missing: [] };
+  const missing = detector.requires.filter((s) => !captured.has(s));
+  if (missing.length > 0) return { run: false, missing };
+  if (detector.anyOf && !detector.anyOf.some((s) => captured.has(s))) return { run: false, missing: [] };
+  return { run: true };
+}

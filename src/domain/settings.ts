@@ -1,4 +1,4 @@
-import type { ActionKind } from './codes.ts';
+import type { ActionKind, Severity } from './codes.ts';
 
 /** Thresholds the detectors use (DESIGN.md defaults). All durations in milliseconds. */
 export interface DetectionSettings {
@@ -59,4 +59,18 @@ export function formatDuration(ms: number): string {
   const sec = totalSeconds % 60;
   const parts = [d && `${d}d`, h && `${h}h`, m && `${m}m`, sec && `${sec}s`].filter(Boolean);
   return parts.length ? parts.slice(0, 2).join('') : '0s';
+}
+
+/** The tag that opts a cluster in to scheduled scans. */
+export interface OptInTag {
+  key: string;
+  value: string;
+}
+
+export interface AlertSettings {
+  topicArn: string;
+  /** Findings below this severity are counted in metrics but never alerted. */
+  minSeverity: Severity;
+  /** A finding that persists is alerted again at most this often. */
+  reminderIntervalMs: number;
 }

@@ -5,7 +5,7 @@
  * saves `save` and clears `clear`. Remediation alerts are not planned here: they go through the
  * state table's outbox (remediation-alerts.ts), recorded before the action.
  */
-import type { AlertSettings } from '../config.ts';
+import type { AlertSettings } from '../domain/settings.ts';
 import type { Alert, AlertEvent, ServiceAlertCode } from '../domain/alert.ts';
 import { SEVERITY_RANK, type Severity } from '../domain/codes.ts';
 import type { Finding } from '../domain/finding.ts';

@@ -13,7 +13,7 @@ import type { Report } from '../domain/report.ts';
 import type { DetectionSettings } from '../domain/settings.ts';
 import type { ClusterSnapshot } from '../domain/snapshot.ts';
 import { NODEPOOL_TAG } from '../domain/tags.ts';
-import type { DetectContext, Detector } from '../detectors/detector.ts';
+import { detectorVerdict, type DetectContext, type Detector } from '../detectors/detector.ts';
 import {
   collect as launchFailureReports,
   nodeClaimLaunchFailed,
@@ -23,7 +23,6 @@ import { groupByPool as unregisteredByPool, nodeClaimNotRegistered } from '../de
 import { orphanedInstance } from '../detectors/orphaned-instance.ts';
 import { isUnboundPending } from '../detectors/support/pending.ts';
 import { SnapshotIndex } from '../snapshot/snapshot-index.ts';
-import { detectorVerdict } from '../usecases/analyze.ts';
 
 export interface ScanMetricsInput {
   cluster: string;

@@ -5,7 +5,7 @@
  * the last-applied annotation, a Node's image list: see dropUnusedFields); the collector checks them
  * with the same code that reads capture files.
  */
-import type { JsonRecord } from '../snapshot/shape.ts';
+import type { JsonRecord } from '../domain/json.ts';
 
 /** The resources read, by plural name; each maps to one API path (see KUBE_RESOURCES). */
 export const KUBE_RESOURCE_NAMES = [

@@ -9,7 +9,7 @@ import { kubeConfigForEks } from '../adapters/kubernetes/kubeconfig.ts';
 import { SYSTEM_CLOCK, type Clock } from '../ports/clock.ts';
 import type { KubernetesPort } from '../ports/kubernetes.ts';
 import { loadSnapshot, type LoadOptions } from '../snapshot/load.ts';
-import type { ClusterConnection } from '../usecases/scan-cluster.ts';
+import type { ClusterConnection } from '../ports/cluster.ts';
 import { inMemoryAws, type InMemoryAws, type InMemoryAwsOptions } from './in-memory-aws.ts';
 import { simulatedKarpenter, type SimulatedKarpenterOptions } from './karpenter-controller.ts';
 import { startKubeApiServer, type SimulatedKubeApi } from './kube-api-server.ts';

@@ -3,7 +3,7 @@ import { InputError, NothingReadableError, SentinelError, UsageError } from '../
 import { captureContent, type ByteSource } from './capture-content.ts';
 import { CaptureMerger } from './capture-merger.ts';
 import { readControllerLogFrom } from './controller-logs.ts';
-import type { LoadOptions, LoadResult } from './load.ts';
+import type { LoadOptions, LoadResult } from './load-result.ts';
 import { sourceMeantByFile } from './file-source.ts';
 import { SavedCliError } from './not-an-output.ts';
 import { recogniseCapture } from './recognise.ts';

@@ -3,20 +3,9 @@ import { formatByteSize } from '../domain/byte-size.ts';
 import { gunzipSource } from './gunzip-source.ts';
 import { ShapeError } from './shape.ts';
 import { DEFAULT_MAX_FILE_BYTES, holdsAtMost, limitedSource, overLimit } from './size-limit.ts';
+import type { ByteReader, ByteSource } from './byte-source.ts';
 
-/** Reads one file front to back, a piece at a time; `close` may come before the end. */
-export interface ByteReader {
-  /** The next piece, or undefined at the end. */
-  next(): Buffer | undefined;
-  close(): void;
-}
-
-/** Something that can be read front to back, as often as needed. */
-export interface ByteSource {
-  open(): ByteReader;
-  /** How many bytes there are, when that is known without reading them (a file on disk). */
-  size?(): number;
-}
+export type { ByteReader, ByteSource } from './byte-source.ts';
 
 /**
  * One capture file, made UTF-8 whatever the shell or editor did to it: gzip is unpacked

@@ -13,7 +13,7 @@ import { emptySnapshot, setAsideGap, type ClusterSnapshot, type Gap, type Source
 import type { AwsCliOutput } from './aws-cli.ts';
 import { controllerClusterMismatch, controllerClusterNames, resolveClusterName } from './cluster-name.ts';
 import { treatDeletedClusterAsHavingNoKubernetesObjects } from './deleted-cluster.ts';
-import type { LoadResult } from './load.ts';
+import type { LoadResult } from './load-result.ts';
 import type { Contribution } from './recognise.ts';
 import { describeProblem } from './json-checks.ts';
 import { AWS_SHAPES } from './object-shapes.ts';

@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { constants, createGunzip, gunzipSync } from 'node:zlib';
-import type { ByteReader, ByteSource } from './capture-content.ts';
+import type { ByteReader, ByteSource } from './byte-source.ts';
 import { ShapeError } from './shape.ts';
 import { overLimit } from './size-limit.ts';
 

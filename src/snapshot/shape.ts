@@ -4,7 +4,9 @@
  * an InputError naming the file).
  */
 
-export type JsonRecord = Record<string, unknown>;
+import type { JsonRecord } from '../domain/json.ts';
+
+export type { JsonRecord };
 
 /** A capture whose structure is wrong; `message` is one line, without the file name. */
 export class ShapeError extends Error {

@@ -1,5 +1,5 @@
 import { formatByteSize } from '../domain/byte-size.ts';
-import type { ByteReader, ByteSource } from './capture-content.ts';
+import type { ByteReader, ByteSource } from './byte-source.ts';
 import { ShapeError } from './shape.ts';
 
 /**

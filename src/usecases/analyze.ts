@@ -2,7 +2,7 @@ import type { Finding } from '../domain/finding.ts';
 import { buildReport, type Report } from '../domain/report.ts';
 import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
 import { SOURCE_NAMES, type ClusterSnapshot, type Gap, type SourceName } from '../domain/snapshot.ts';
-import type { Detector } from '../detectors/detector.ts';
+import { detectorVerdict, type Detector } from '../detectors/detector.ts';
 import { DETECTORS } from '../detectors/registry.ts';
 import { planRemediations } from '../remediations/plan.ts';
 import { oneLine } from '../snapshot/shape.ts';
@@ -15,17 +15,7 @@ export interface AnalyzeOptions {
   detectors?: readonly Detector[];
 }
 
-export type DetectorVerdict = { run: true } | { run: false; missing: SourceName[] };
-
-/** Completeness rule for one detector (see Detector). `missing` empty means "not asked for". */
-export function detectorVerdict(detector: Detector, captured: ReadonlySet<SourceName>): DetectorVerdict {
-  const relevant = [...detector.requires, ...(detector.anyOf ?? [])];
-  if (!relevant.some((s) => captured.has(s))) return { run: false, missing: [] };
-  const missing = detector.requires.filter((s) => !captured.has(s));
-  if (missing.length > 0) return { run: false, missing };
-  if (detector.anyOf && !detector.anyOf.some((s) => captured.has(s))) return { run: false, missing: [] };
-  return { run: true };
-}
+export { detectorVerdict, type DetectorVerdict } from '../detectors/detector.ts';
 
 /** detect → plan: the whole diagnosis of one snapshot, pure. */
 export function analyze(snapshot: ClusterSnapshot, options: AnalyzeOptions): Report {

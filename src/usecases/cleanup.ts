@@ -12,7 +12,7 @@ import { deleteNodePoolsStep } from '../cleanup/nodepools-step.ts';
 import { CleanupRun, type CleanupContext, type StepEnd } from '../cleanup/run.ts';
 import type { CleanupProgress, CleanupRequest, CleanupResult } from '../domain/cleanup.ts';
 import type { Clock } from '../ports/clock.ts';
-import type { ClusterConnection } from './scan-cluster.ts';
+import type { ClusterConnection } from '../ports/cluster.ts';
 
 export interface CleanupDependencies {
   connection: ClusterConnection;

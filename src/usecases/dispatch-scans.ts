@@ -1,6 +1,6 @@
 import type { ClusterInfo } from '../domain/aws.ts';
 import { toIsoSeconds } from '../domain/kube-helpers.ts';
-import type { OptInTag } from '../config.ts';
+import type { OptInTag } from '../domain/settings.ts';
 import type { EksPort } from '../ports/aws.ts';
 import type { ScanQueue, ScanRequest } from '../ports/notify.ts';
 import type { Logger } from '../support/logger.ts';

@@ -10,7 +10,7 @@
  */
 import type { Severity } from '../domain/codes.ts';
 import type { Instance } from '../domain/aws.ts';
-import { planAlerts, type SurgeGroup } from '../interruptions/alert-plan.ts';
+import { planAlerts, type SurgeGroup } from '../notify/interruption-alert-plan.ts';
 import { Batch, type Delivery } from '../interruptions/batch.ts';
 import { isParseError } from '../interruptions/event.ts';
 import { resolveEvent } from '../interruptions/owner.ts';
@@ -18,7 +18,7 @@ import { parseRecord } from '../interruptions/parse.ts';
 import { surgeAlertKey, surgeCounterKey, windowExpiry, windowStartOf } from '../interruptions/surge-window.ts';
 import { alertWanted, SURGE_KINDS, UNATTENDED_KINDS } from '../notify/interruption-alerts.ts';
 import { interruptionMetrics } from '../notify/interruption-metrics.ts';
-import type { InterruptionsConfig } from '../config.ts';
+import type { AlertSettings } from '../domain/settings.ts';
 import type { Ec2Port } from '../ports/aws.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { AlertPublisher, MetricsSink } from '../ports/notify.ts';
@@ -34,7 +34,9 @@ export interface InterruptionSettings {
 }
 
 /** The use case's settings out of the function's validated configuration. */
-export function interruptionSettings(config: InterruptionsConfig): InterruptionSettings {
+export function interruptionSettings(
+  config: Omit<InterruptionSettings, 'minSeverity'> & { alerts: Pick<AlertSettings, 'minSeverity'> },
+): InterruptionSettings {
   return {
     surgeThreshold: config.surgeThreshold,
     surgeWindowMs: config.surgeWindowMs,

@@ -1,21 +1,13 @@
-import type { ClusterInfo } from '../domain/aws.ts';
 import type { Report } from '../domain/report.ts';
 import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
 import type { ClusterSnapshot, Gap, SourceName } from '../domain/snapshot.ts';
 import type { Detector } from '../detectors/detector.ts';
 import { collectSnapshot } from '../collect/collect.ts';
-import type { AwsPorts } from '../ports/aws.ts';
+import type { ClusterConnection } from '../ports/cluster.ts';
 import type { KubernetesPort } from '../ports/kubernetes.ts';
 import type { Finding } from '../domain/finding.ts';
 import { attemptsOf, executeRemediations } from '../remediations/execute.ts';
 import { analyze } from './analyze.ts';
-
-/** A cluster as the live use cases reach it: real adapters, or the simulator's. */
-export interface ClusterConnection {
-  aws: AwsPorts;
-  /** Connects once; later calls return the same client. */
-  connectKube(cluster: ClusterInfo | undefined): Promise<KubernetesPort>;
-}
 
 export interface ScanClusterOptions {
   clusterName: string;

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { AlertSettings } from '../config.ts';
+import type { AlertSettings } from '../domain/settings.ts';
 import { METRIC, type MetricDatum } from '../domain/metric.ts';
 import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
 import type { SourceName } from '../domain/snapshot.ts';
@@ -16,7 +16,8 @@ import type { Logger } from '../support/logger.ts';
 import { errorFields } from '../support/logger.ts';
 import { mapBounded } from '../support/concurrency.ts';
 import { controllerStatusOf } from './controller-status.ts';
-import { scanCluster, type ClusterConnection } from './scan-cluster.ts';
+import type { ClusterConnection } from '../ports/cluster.ts';
+import { scanCluster } from './scan-cluster.ts';
 import { parseScanRequest, scanDeliveryKey } from './scan-request.ts';
 
 /** Clusters scanned at once by one invocation: each scan already runs 8 calls in parallel. */

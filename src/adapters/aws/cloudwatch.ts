@@ -5,7 +5,6 @@
  * sent: a missing point on a graph, instead of every point of the invocation lost.
  */
 import { PutMetricDataCommand, type CloudWatchClient, type MetricDatum as CloudWatchDatum } from '@aws-sdk/client-cloudwatch';
-import { METRICS_NAMESPACE } from '../../config.ts';
 import type { MetricDatum } from '../../domain/metric.ts';
 import type { MetricsSink } from '../../ports/notify.ts';
 import { chunks } from '../../support/concurrency.ts';
@@ -18,7 +17,8 @@ export class CloudWatchMetricsSink implements MetricsSink {
   readonly #client: CloudWatchClient;
   readonly #namespace: string;
 
-  constructor(client: CloudWatchClient, namespace: string = METRICS_NAMESPACE) {
+  /** `namespace`: the composition root passes config's METRICS_NAMESPACE (adapters read no config). */
+  constructor(client: CloudWatchClient, namespace: string) {
     this.#client = client;
     this.#namespace = namespace;
   }

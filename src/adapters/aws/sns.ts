@@ -12,7 +12,7 @@ import {
   type SNSClient,
 } from '@aws-sdk/client-sns';
 import type { Alert } from '../../domain/alert.ts';
-import { alertMessageAttributes, chatNotificationOf, chatTitle } from '../../notify/chat-notification.ts';
+import { alertMessageAttributes, chatNotificationOf, chatTitle } from '../../domain/chat-notification.ts';
 import { SourceError } from '../../ports/errors.ts';
 import type { AlertPublisher } from '../../ports/notify.ts';
 import { oneLine } from '../../snapshot/shape.ts';

@@ -9,7 +9,7 @@ import { DEFAULT_MAX_FILE_BYTES } from '../../snapshot/size-limit.ts';
 import { DEFAULT_NODECLAIM_WAIT_MS } from '../../usecases/cleanup.ts';
 import { byteSizeOf, choiceOf, durationOf, parseFlags, type ParsedFlags, stringOf, stringsOf } from '../args.ts';
 import { cleanupLiveCluster, cleanupSimulation, type CleanupRunOptions } from '../cleanup-run.ts';
-import type { LiveTarget } from '../cluster-scan.ts';
+import type { LiveTarget } from '../live-target.ts';
 import { outputWidth, writeLines, writeNote } from '../io.ts';
 import { cleanupProgressDisplay } from '../render/cleanup-progress.ts';
 import { renderCleanupResult } from '../render/cleanup-result.ts';

@@ -1,5 +1,4 @@
 import type { FargateProfile } from '../../domain/aws.ts';
-import type { CauseCodeOf } from '../../domain/codes.ts';
 import type { Deployment, Pod } from '../../domain/kube.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 import type { SnapshotIndex } from '../../snapshot/snapshot-index.ts';
@@ -8,14 +7,15 @@ import { podRef, schedulerMessageOf } from './pending.ts';
 import { latestFailedScheduling, parseSchedulerMessage, type SchedulerMessage } from './scheduler-messages.ts';
 import { evaluateNode, type NodeFit } from './scheduling.ts';
 import { fromNodes, fromSchedulerMessage, isUsable } from './controller-nodes.ts';
+import type { ControllerCause, ControllerDiagnosis } from './controller-diagnosis-types.ts';
+
+export type { ControllerCause, ControllerDiagnosis, UnknownKind } from './controller-diagnosis-types.ts';
 
 /**
  * Why one Karpenter controller pod is still Pending. Fargate first (a profile decides before any
  * node does), then the nodes as they are now, with kube-scheduler's last message as evidence and
  * as the only witness when nodes were not captured.
  */
-
-export type ControllerCause = CauseCodeOf<'KARPENTER_CONTROLLER_PENDING'>;
 
 /** Most specific and most fixable first: when replicas disagree, the finding reports the first. */
 export const CAUSE_PRECEDENCE: readonly ControllerCause[] = [
@@ -29,9 +29,6 @@ export const CAUSE_PRECEDENCE: readonly ControllerCause[] = [
   'UNKNOWN',
 ];
 
-/** What an UNKNOWN diagnosis is about, so the steps can still be specific. */
-export type UnknownKind = 'no-nodes' | 'fargate-stuck' | 'insufficient-resources' | 'unexplained';
-
 export interface ControllerEnv {
   snapshot: ClusterSnapshot;
   index: SnapshotIndex;
@@ -41,19 +38,6 @@ export interface ControllerEnv {
   /** Every captured controller pod: the replicas required anti-affinity is checked against. */
   controllerPods: readonly Pod[];
   checkResources: boolean;
-}
-
-export interface ControllerDiagnosis {
-  pod: Pod;
-  cause: ControllerCause;
-  detail: string;
-  evidence: string[];
-  unknownKind?: UnknownKind;
-  /** Fargate profiles that select the pod (any status). */
-  selectingProfiles: FargateProfile[];
-  /** Per-node verdicts, when nodes were captured. */
-  fits: NodeFit[];
-  scheduler: SchedulerMessage;
 }
 
 export function diagnoseControllerPod(pod: Pod, env: ControllerEnv): ControllerDiagnosis {

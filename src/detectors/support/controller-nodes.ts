@@ -1,5 +1,5 @@
 import type { Pod } from '../../domain/kube.ts';
-import type { ControllerCause, ControllerDiagnosis } from './controller-diagnosis.ts';
+import type { ControllerCause, ControllerDiagnosis } from './controller-diagnosis-types.ts';
 import { listCapped, podRef } from './pending.ts';
 import { nodesRejectedFor, type SchedulerMessage } from './scheduler-messages.ts';
 import { isCandidate, type FitFailure, type NodeFit } from './scheduling.ts';

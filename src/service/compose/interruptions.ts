@@ -12,7 +12,7 @@ import { CloudWatchMetricsSink } from '../../adapters/aws/cloudwatch.ts';
 import { DynamoStateStore } from '../../adapters/aws/dynamodb-state.ts';
 import { Ec2Adapter } from '../../adapters/aws/ec2.ts';
 import { SnsAlertPublisher } from '../../adapters/aws/sns.ts';
-import type { InterruptionsConfig } from '../../config.ts';
+import { METRICS_NAMESPACE, type InterruptionsConfig } from '../../config.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import type { InterruptionsDependencies } from '../handlers/interruptions.ts';
 import { jsonLogger } from '../../support/logger.ts';
@@ -27,7 +27,7 @@ export function composeInterruptions(config: InterruptionsConfig): Interruptions
     ec2: new Ec2Adapter(new EC2Client(sdk)),
     state: new DynamoStateStore(new DynamoDBClient(sdk), config.stateTable),
     alerts: new SnsAlertPublisher(new SNSClient(sdk), config.alerts.topicArn),
-    metrics: new CloudWatchMetricsSink(new CloudWatchClient(sdk)),
+    metrics: new CloudWatchMetricsSink(new CloudWatchClient(sdk), METRICS_NAMESPACE),
     clock: SYSTEM_CLOCK,
     logger: jsonLogger(),
     settings: interruptionSettings(config),

@@ -12,7 +12,7 @@ import { DynamoStateStore } from '../../adapters/aws/dynamodb-state.ts';
 import { awsPorts, createAwsClients } from '../../adapters/aws/index.ts';
 import { SnsAlertPublisher } from '../../adapters/aws/sns.ts';
 import { connectToEks } from '../../adapters/kubernetes/connect-eks.ts';
-import type { ScanConfig } from '../../config.ts';
+import { METRICS_NAMESPACE, type ScanConfig } from '../../config.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import type { ScanDependencies } from '../handlers/scan.ts';
 import { jsonLogger } from '../../support/logger.ts';
@@ -29,7 +29,7 @@ export function composeScan(config: ScanConfig): ScanDependencies {
     connect: async (clusterName) => ({ aws, connectKube: (cluster) => kube.connect(clusterName, cluster) }),
     state: new DynamoStateStore(new DynamoDBClient(sdk), config.stateTable),
     alerts: new SnsAlertPublisher(new SNSClient(sdk), config.alerts.topicArn),
-    metrics: new CloudWatchMetricsSink(new CloudWatchClient(sdk)),
+    metrics: new CloudWatchMetricsSink(new CloudWatchClient(sdk), METRICS_NAMESPACE),
     clock: SYSTEM_CLOCK,
     logger: jsonLogger(),
   };

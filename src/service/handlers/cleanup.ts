@@ -1,14 +1,13 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { parseCleanupRequest } from '../../cleanup/request.ts';
-import type { CleanupConfig } from '../../config.ts';
 import type { CleanupProgress, CleanupResult } from '../../domain/cleanup.ts';
 import { SentinelError } from '../../domain/errors.ts';
 import { formatDuration } from '../../domain/settings.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Logger } from '../../support/logger.ts';
 import { runCleanup } from '../../usecases/cleanup.ts';
-import type { ClusterConnection } from '../../usecases/scan-cluster.ts';
+import type { ClusterConnection } from '../../ports/cluster.ts';
 import { invocationLog } from '../middleware.ts';
 
 export interface CleanupFunctionDependencies {
@@ -16,7 +15,7 @@ export interface CleanupFunctionDependencies {
   connection: ClusterConnection;
   clock: Clock;
   logger: Logger;
-  settings: Pick<CleanupConfig, 'timeMarginMs' | 'nodeClaimWaitMs'>;
+  settings: { timeMarginMs: number; nodeClaimWaitMs: number };
 }
 
 /** Manual invoke `{clusterName, dryRun, ...}` → one cleanup run that stops, resumable, before Lambda's timeout. */

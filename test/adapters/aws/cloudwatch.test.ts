@@ -36,7 +36,7 @@ describe('CloudWatchMetricsSink', () => {
     ];
 
     // Act
-    await new CloudWatchMetricsSink(client).put(datums, NOW);
+    await new CloudWatchMetricsSink(client, METRICS_NAMESPACE).put(datums, NOW);
 
     // Assess
     expect(sent()).toEqual([
@@ -103,7 +103,7 @@ describe('CloudWatchMetricsSink', () => {
     const many = Array.from({ length: datums }, (_, i) => pending(`cluster-${i}`, i));
 
     // Act
-    await new CloudWatchMetricsSink(client).put(many, NOW);
+    await new CloudWatchMetricsSink(client, METRICS_NAMESPACE).put(many, NOW);
 
     // Assess
     expect(sent().map((input) => input.MetricData?.length)).toEqual(calls);
@@ -119,11 +119,11 @@ describe('CloudWatchMetricsSink', () => {
     cloudwatch.on(PutMetricDataCommand).resolves({});
 
     // Act
-    await new CloudWatchMetricsSink(client).put(
+    await new CloudWatchMetricsSink(client, METRICS_NAMESPACE).put(
       [pending('a', Number.NaN), pending('b', 3), pending('c', Number.POSITIVE_INFINITY), pending('d', 0)],
       NOW,
     );
-    await new CloudWatchMetricsSink(client).put([pending('a', Number.NaN)], NOW);
+    await new CloudWatchMetricsSink(client, METRICS_NAMESPACE).put([pending('a', Number.NaN)], NOW);
 
     // Assess
     expect(sent()).toHaveLength(1);
@@ -140,7 +140,7 @@ describe('CloudWatchMetricsSink', () => {
       .rejects(Object.assign(new Error('User is not authorized to perform: cloudwatch:PutMetricData'), { name: 'AccessDenied' }));
 
     // Act
-    const putting = new CloudWatchMetricsSink(client).put([pending('prod', 1)], NOW);
+    const putting = new CloudWatchMetricsSink(client, METRICS_NAMESPACE).put([pending('prod', 1)], NOW);
 
     // Assess
     await expect(putting).rejects.toThrow(SourceError);

@@ -8,7 +8,7 @@ import {
   chatTitle,
   stepMarkdown,
   truncateLines,
-} from '../../../src/notify/chat-notification.ts';
+} from '../../../src/domain/chat-notification.ts';
 
 function alert(overrides: Partial<Alert> = {}): Alert {
   return {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 
 import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import { isVisible } from '../../../src/domain/visible.ts';
-import { alertMessageAttributes, chatNotificationOf } from '../../../src/notify/chat-notification.ts';
+import { alertMessageAttributes, chatNotificationOf } from '../../../src/domain/chat-notification.ts';
 import { planScanAlerts } from '../../../src/notify/finding-alerts.ts';
 import { slackPayloadOf } from '../../../src/notify/slack-message.ts';
 import { analyze } from '../../../src/usecases/analyze.ts';

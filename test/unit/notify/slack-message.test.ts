@@ -2,7 +2,7 @@ import type { SNSEvent } from 'aws-lambda';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Alert, ChatNotification } from '../../../src/domain/alert.ts';
-import { alertMessageAttributes, chatNotificationOf } from '../../../src/notify/chat-notification.ts';
+import { alertMessageAttributes, chatNotificationOf } from '../../../src/domain/chat-notification.ts';
 import {
   SLACK_LIMITS,
   sectionTexts,

@@ -5,7 +5,7 @@ import type { NodeClaim, NodePool, Pod } from '../../../src/domain/kube.ts';
 import { KubeUnreachableError, SourceError } from '../../../src/ports/errors.ts';
 import { AWS_WRITE_OPERATIONS, inMemoryAws } from '../../../src/simulator/in-memory-aws.ts';
 import { runCleanup, type CleanupSettings } from '../../../src/usecases/cleanup.ts';
-import type { ClusterConnection } from '../../../src/usecases/scan-cluster.ts';
+import type { ClusterConnection } from '../../../src/ports/cluster.ts';
 import {
   cluster,
   forgedInstance,

@@ -22,7 +22,7 @@ import type { Finding } from '../../../src/domain/finding.ts';
 import { SOURCE_NAMES } from '../../../src/domain/snapshot.ts';
 import { buildReport, type Report } from '../../../src/domain/report.ts';
 import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
-import { alertMessageAttributes, chatNotificationOf, chatTitle } from '../../../src/notify/chat-notification.ts';
+import { alertMessageAttributes, chatNotificationOf, chatTitle } from '../../../src/domain/chat-notification.ts';
 import { planScanAlerts } from '../../../src/notify/finding-alerts.ts';
 import { slackPayloadOf } from '../../../src/notify/slack-message.ts';
 import { snapshotFromFiles, type CaptureFile } from '../../../src/snapshot/build-snapshot.ts';

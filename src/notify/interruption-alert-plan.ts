@@ -11,10 +11,10 @@ import {
   surgeAlert,
   UNATTENDED_KINDS,
   unattendedAlert,
-} from '../notify/interruption-alerts.ts';
+} from './interruption-alerts.ts';
 import type { ClusterStatus } from '../ports/state.ts';
-import type { Delivery } from './batch.ts';
-import type { ResolvedEvent } from './owner.ts';
+import type { Delivery } from '../interruptions/batch.ts';
+import type { ResolvedEvent } from '../interruptions/owner.ts';
 
 /** The surge events of one cluster, NodePool and window in this batch. */
 export interface SurgeGroup {

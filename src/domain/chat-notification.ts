@@ -4,10 +4,10 @@
  * with title, description and next steps; `metadata.threadId` threads every alert of one problem).
  * https://docs.aws.amazon.com/chatbot/latest/adminguide/custom-notifs.html
  */
-import type { Alert, ChatNotification } from '../domain/alert.ts';
-import { shellQuote } from '../domain/shell.ts';
-import { markdownCode, markdownFence, markdownParagraph, markdownText } from '../domain/markdown.ts';
-import { visibleLine, visibleText } from '../domain/visible.ts';
+import type { Alert, ChatNotification } from './alert.ts';
+import { shellQuote } from './shell.ts';
+import { markdownCode, markdownFence, markdownParagraph, markdownText } from './markdown.ts';
+import { visibleLine, visibleText } from './visible.ts';
 
 /**
  * Sizes kept well inside what chat clients show (a Slack section holds 3000 characters, a message

@@ -1,0 +1,2 @@
+/** A parsed JSON/YAML object whose fields are not yet checked. */
+export type JsonRecord = Record<string, unknown>;
