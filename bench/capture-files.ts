@@ -1,10 +1,11 @@
 /**
  * Writes a snapshot as the capture files users produce (DESIGN.md "Snapshot input"): one
- * `kubectl get <plural> -A -o json` List per resource, the AWS CLI's JSON output, and the
+ * `kubectl get <plural> -A -o json` (or `-o yaml`) List per resource, the AWS CLI's JSON output, and the
  * controller log as JSON lines. Indented as kubectl and the AWS CLI print them (4 spaces).
  */
 import { closeSync, mkdirSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { dump } from 'js-yaml';
 import type { Instance } from '../src/domain/aws.ts';
 import type { KubeEvent, KubeObject } from '../src/domain/kube.ts';
 import type { ClusterSnapshot } from '../src/domain/snapshot.ts';
@@ -14,7 +15,10 @@ export interface CaptureFile {
   bytes: number;
 }
 
-export function writeCaptureFiles(snapshot: ClusterSnapshot, dir: string): CaptureFile[] {
+/** `json`: `kubectl get -o json` Lists, as DESIGN.md shows them; `yaml`: the `-o yaml` twin (kubectl's Lists only; the AWS CLI's output and the log stay as they are). */
+export type KubectlFormat = 'json' | 'yaml';
+
+export function writeCaptureFiles(snapshot: ClusterSnapshot, dir: string, format: KubectlFormat = 'json'): CaptureFile[] {
   mkdirSync(dir, { recursive: true });
   const account = accountOf(snapshot);
   const written: CaptureFile[] = [];
@@ -25,17 +29,19 @@ export function writeCaptureFiles(snapshot: ClusterSnapshot, dir: string): Captu
   };
   const json = (name: string, value: unknown) => writeFileSync(file(name), `${JSON.stringify(value, null, 4)}\n`);
 
-  writeKubectlList(file('pods.json'), snapshot.pods);
-  writeKubectlList(file('deployments.json'), snapshot.deployments);
-  writeKubectlList(file('replicasets.json'), snapshot.replicaSets);
-  writeKubectlList(file('nodes.json'), snapshot.nodes);
-  writeKubectlList(file('events.json'), snapshot.events.map(coreEvent));
-  writeKubectlList(file('configmaps.json'), snapshot.configMaps);
-  writeKubectlList(file('services.json'), snapshot.services);
-  writeKubectlList(file('customresourcedefinitions.json'), snapshot.crds);
-  writeKubectlList(file('nodeclaims.json'), snapshot.nodeClaims);
-  writeKubectlList(file('nodepools.json'), snapshot.nodePools);
-  writeKubectlList(file('ec2nodeclasses.json'), snapshot.nodeClasses);
+  const list = (plural: string, items: readonly object[]) =>
+    format === 'json' ? writeKubectlList(file(`${plural}.json`), items) : writeKubectlYamlList(file(`${plural}.yaml`), items);
+  list('pods', snapshot.pods);
+  list('deployments', snapshot.deployments);
+  list('replicasets', snapshot.replicaSets);
+  list('nodes', snapshot.nodes);
+  list('events', snapshot.events.map(coreEvent));
+  list('configmaps', snapshot.configMaps);
+  list('services', snapshot.services);
+  list('customresourcedefinitions', snapshot.crds);
+  list('nodeclaims', snapshot.nodeClaims);
+  list('nodepools', snapshot.nodePools);
+  list('ec2nodeclasses', snapshot.nodeClasses);
 
   if (snapshot.cluster && !snapshot.cluster.gone) json('describe-cluster.json', describeCluster(snapshot));
   json('describe-instances.json', { Reservations: snapshot.instances.map((i, n) => reservation(i, n, account)) });
@@ -114,6 +120,29 @@ function writeKubectlList(path: string, items: readonly object[]): void {
       fd,
       `${chunk}${items.length > 0 ? '\n    ' : ''}],\n    "kind": "List",\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n`,
     );
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * `kubectl get ... -o yaml` prints the same List as YAML: 2-space indent, the `items:` entries at
+ * column 0. Each item is written on its own (no single huge string), no aliases (kubectl writes none).
+ */
+function writeKubectlYamlList(path: string, items: readonly object[]): void {
+  const fd = openSync(path, 'w');
+  try {
+    writeSync(fd, items.length === 0 ? 'apiVersion: v1\nitems: []\n' : 'apiVersion: v1\nitems:\n');
+    let chunk = '';
+    for (const item of items) {
+      const yaml = dump(item, { noRefs: true, skipInvalid: true, seqNoIndent: true, lineWidth: -1 });
+      chunk += `- ${yaml.trimEnd().replaceAll('\n', '\n  ')}\n`;
+      if (chunk.length > 1 << 20) {
+        writeSync(fd, chunk);
+        chunk = '';
+      }
+    }
+    writeSync(fd, `${chunk}kind: List\nmetadata:\n  resourceVersion: ""\n`);
   } finally {
     closeSync(fd);
   }

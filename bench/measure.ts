@@ -5,7 +5,7 @@ import { CLI_ACTIONS, DEFAULT_DETECTION } from '../src/domain/settings.ts';
 import { loadSnapshot } from '../src/snapshot/load.ts';
 import { analyze } from '../src/usecases/analyze.ts';
 import type { Report } from '../src/domain/report.ts';
-import { writeCaptureFiles } from './capture-files.ts';
+import { writeCaptureFiles, type KubectlFormat } from './capture-files.ts';
 import { startRssSampler } from './rss-sampler.ts';
 import { resolveOptions, syntheticCluster } from './synthetic-cluster.ts';
 
@@ -175,10 +175,10 @@ export async function measureAnalysisMemory(scale: number): Promise<AnalysisMemo
   };
 }
 
-export function writeCapture(scale: number, dir: string): CaptureWrite {
+export function writeCapture(scale: number, dir: string, format: KubectlFormat = 'json'): CaptureWrite {
   const snapshot = syntheticCluster({ scale });
   const started = performance.now();
-  const files = writeCaptureFiles(snapshot, dir);
+  const files = writeCaptureFiles(snapshot, dir, format);
   return {
     files: files.length,
     bytes: files.reduce((sum, f) => sum + f.bytes, 0),

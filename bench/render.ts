@@ -55,6 +55,8 @@ export interface AnalysisResults {
   memory: Outcome<AnalysisMemory>;
   write: Outcome<CaptureWrite>;
   load: Outcome<CaptureLoad>;
+  /** The same cluster with kubectl's Lists written as `-o yaml`, loaded the same way. */
+  yaml: { write: Outcome<CaptureWrite>; load: Outcome<CaptureLoad> };
   linearity: { factor: number; timing: Outcome<AnalysisTiming> }[];
 }
 
@@ -87,7 +89,7 @@ export interface BenchResults {
 export function outcomesOf(r: BenchResults): Outcome<unknown>[] {
   const a = r.analysis;
   return [
-    ...(a ? [a.timing, a.memory, a.write, a.load, ...a.linearity.map((l) => l.timing)] : []),
+    ...(a ? [a.timing, a.memory, a.write, a.load, a.yaml.write, a.yaml.load, ...a.linearity.map((l) => l.timing)] : []),
     ...[r.live, r.bundles, r.interruptions, r.boundedRead, r.distribution].filter((o) => o !== undefined),
     ...(r.cleanup ?? []).map((c) => c.outcome),
   ];
@@ -103,6 +105,8 @@ export const TARGET_TERMINATE_BATCH = 50;
 /** A hostile capture file is refused this fast, in this much memory (issue 11). */
 export const TARGET_REFUSAL_MS = 10_000;
 export const TARGET_REFUSAL_RSS_BYTES = 1.5 * 1_000_000_000;
+/** An `-o yaml` capture takes at most this many times its `-o json` twin, loading and analysing (issue 13). */
+export const TARGET_YAML_RATIO = 3;
 
 interface Section {
   title: string;
@@ -168,7 +172,11 @@ function analysisTargets(r: BenchResults): TargetRow[] {
   const memoryTarget = `analysis under ${TARGET_BYTES / 1_000_000} MB (peak RSS while analysing, over the RSS holding the snapshot)`;
   const a = r.analysis;
   if (a === undefined) {
-    return [timingTarget, memoryTarget].map((target) => ({ target, measured: notMeasured(r, 'analysis'), pass: undefined }));
+    return [timingTarget, memoryTarget, YAML_TARGET].map((target) => ({
+      target,
+      measured: notMeasured(r, 'analysis'),
+      pass: undefined,
+    }));
   }
   const timing = a.timing.ok ? percentile(a.timing.value.samplesMs, 95) : undefined;
   const memory = a.memory.ok ? analysisMemoryBytes(a.memory.value) : undefined;
@@ -183,7 +191,25 @@ function analysisTargets(r: BenchResults): TargetRow[] {
       measured: memory === undefined ? failure(a.memory) : mb(memory),
       pass: memory === undefined ? undefined : memory < TARGET_BYTES,
     },
+    yamlTarget(a),
   ];
+}
+
+const YAML_TARGET = `an -o yaml capture within ${TARGET_YAML_RATIO}x its -o json twin end to end (loadSnapshot + analysis of what was loaded)`;
+
+/** Loading the capture, then analysing what was loaded: the offline `scan --from` path. */
+const endToEndMs = (l: CaptureLoad) => l.loadMs + l.analysisMs;
+
+function yamlTarget(a: AnalysisResults): TargetRow {
+  if (!a.load.ok) return { target: YAML_TARGET, measured: failure(a.load), pass: undefined };
+  if (!a.yaml.load.ok) return { target: YAML_TARGET, measured: failure(a.yaml.load), pass: undefined };
+  const json = endToEndMs(a.load.value);
+  const yaml = endToEndMs(a.yaml.load.value);
+  return {
+    target: YAML_TARGET,
+    measured: `${ms(yaml)} vs ${ms(json)} (${(yaml / json).toFixed(1)}x)`,
+    pass: yaml <= TARGET_YAML_RATIO * json,
+  };
 }
 
 function liveTarget(r: BenchResults): TargetRow {
@@ -539,11 +565,33 @@ function loadSection(r: AnalysisResults): Section {
       ['round trip (loaded counts = written counts)', mismatches.length === 0 ? 'yes' : `NO: ${mismatches.join('; ')}`],
       ['findings from the loaded snapshot', findingsText(l.report)],
       ['loader notices', l.notices.length === 0 ? 'none' : l.notices.slice(0, 3).join(' | ')],
+      ...yamlRows(r, w),
     ],
     notes: [
       'Written by `writeCaptureFiles` (bench/capture-files.ts) in the DESIGN.md input format, 4-space indented as kubectl and the AWS CLI print it; loaded in a fresh child process.',
+      'The `-o yaml` twin: the same cluster with each kubectl List written as `kubectl get -o yaml` prints it (2-space indent, entries at column 0; the AWS CLI files and the log unchanged), loaded and analysed the same way in its own child process.',
     ],
   };
+}
+
+function yamlRows(r: AnalysisResults, json: CaptureWrite): string[][] {
+  const { write, load } = r.yaml;
+  if (!write.ok) return [['-o yaml twin: writing failed', write.error]];
+  if (!load.ok) return [['-o yaml twin: loading failed', load.error]];
+  const l = load.value;
+  const mismatches = (Object.keys(json.counts) as (keyof ClusterCounts)[]).filter((k) => json.counts[k] !== l.counts[k]);
+  return [
+    ['-o yaml twin: files (kubectl Lists as YAML)', `${l.files} (${mb(write.value.bytes)})`],
+    ['-o yaml twin: loadSnapshot([dir])', ms(l.loadMs)],
+    ['-o yaml twin: process maxRSS after loading', mb(l.maxRssAfterLoad)],
+    ['-o yaml twin: then analysing what was loaded', ms(l.analysisMs)],
+    [
+      '-o yaml twin: same counts and findings as the -o json files',
+      mismatches.length === 0 && findingsText(l.report) === findingsText(r.load.ok ? r.load.value.report : l.report)
+        ? 'yes'
+        : `NO: ${mismatches.join(', ') || 'findings differ'}`,
+    ],
+  ];
 }
 
 /** Above this ratio per doubling the analysis is growing faster than linearly. */

@@ -136,8 +136,8 @@ async function runChild(mode: string): Promise<void> {
           ? measureAnalysisTime(scale, runs, warmup)
           : mode === 'memory'
             ? await measureAnalysisMemory(scale)
-            : mode === 'write'
-              ? writeCapture(scale, dir)
+            : mode === 'write' || mode === 'write-yaml'
+              ? writeCapture(scale, dir, mode === 'write' ? 'json' : 'yaml')
               : mode === 'load'
                 ? await measureLoad(scale, dir)
                 : mode === 'interruptions'
@@ -319,13 +319,26 @@ async function measureAnalysis(): Promise<AnalysisResults> {
   const memory = await inChild<AnalysisMemory>('analysis memory', ['--child', 'memory', ...common]);
 
   const dir = mkdtempSync(join(os.tmpdir(), 'karpenter-sentinel-bench-'));
+  const yamlDir = join(dir, 'yaml');
   let write: Outcome<CaptureWrite>;
   let load: Outcome<CaptureLoad>;
+  let yaml: AnalysisResults['yaml'];
   try {
     write = await inChild<CaptureWrite>(`writing capture files to ${dir}`, ['--child', 'write', ...common, '--dir', dir]);
     load = write.ok
       ? await inChild<CaptureLoad>('loading the capture files', ['--child', 'load', ...common, '--dir', dir])
       : { ok: false, error: 'nothing was written' };
+    const yamlWrite = await inChild<CaptureWrite>(`writing the -o yaml twin to ${yamlDir}`, [
+      '--child',
+      'write-yaml',
+      ...common,
+      '--dir',
+      yamlDir,
+    ]);
+    const yamlLoad: Outcome<CaptureLoad> = yamlWrite.ok
+      ? await inChild<CaptureLoad>('loading the -o yaml twin', ['--child', 'load', ...common, '--dir', yamlDir])
+      : { ok: false, error: 'nothing was written' };
+    yaml = { write: yamlWrite, load: yamlLoad };
   } finally {
     if (!values['keep-capture']) rmSync(dir, { recursive: true, force: true });
   }
@@ -346,7 +359,7 @@ async function measureAnalysis(): Promise<AnalysisResults> {
     ]);
     linearity.push({ factor, timing: t });
   }
-  return { timing, memory, write, load, linearity };
+  return { timing, memory, write, load, yaml, linearity };
 }
 
 /** Packages the service first (unless `--reuse-package`) so the sizes are the current source's. */

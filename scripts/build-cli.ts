@@ -23,7 +23,6 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
-import { LAZY_YAML } from './lazy-yaml.ts';
 import { REPO_ROOT } from './functions.ts';
 
 const run = promisify(execFile);
@@ -77,7 +76,6 @@ export async function buildCli(options: { root?: string } = {}): Promise<BuiltFi
     keepNames: true,
     legalComments: 'eof',
     banner: { js: CJS_REQUIRE_BANNER },
-    plugins: [LAZY_YAML],
     logLevel: 'silent',
   }).catch(rethrow('bundling the CLI'));
   // kube-api-server.ts reads `./tls/` beside itself: beside the bundle now.
@@ -145,7 +143,6 @@ export async function buildBinary(options: { root?: string; out?: string } = {})
         'import.meta.url': BUNDLE_URL_GLOBAL,
         __SENTINEL_FILES_ID__: JSON.stringify(`${await version(root)}-${filesHash}`),
       },
-      plugins: [LAZY_YAML],
       logLevel: 'silent',
     }).catch(rethrow('bundling the binary'));
     const asset = path.join(work, FILES_ASSET);

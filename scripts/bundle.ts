@@ -11,7 +11,6 @@ import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { isLambdaFunction, LAMBDA_FUNCTIONS, REPO_ROOT } from './functions.ts';
-import { LAZY_YAML } from './lazy-yaml.ts';
 
 /** For the infra tests, which read these from here. */
 export { LAMBDA_FUNCTIONS, REPO_ROOT, type LambdaFunctionName } from './functions.ts';
@@ -87,8 +86,6 @@ async function bundleOne(name: string, root: string, entriesDir: string): Promis
     // License notices stay in the bundle (the SDK's and others' terms ask for it); they are small.
     legalComments: 'eof',
     banner: { js: CJS_REQUIRE_BANNER },
-    // Without it the scan function would misjudge every aws-auth mapRoles as invalid YAML.
-    plugins: [LAZY_YAML],
     metafile: true,
     logLevel: 'silent',
   }).catch((error: unknown) => {

@@ -1,14 +1,14 @@
-import { parseAllDocuments } from 'yaml';
+import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
 import { oneLine, ShapeError } from './shape.ts';
 import { dropUnusedFieldsThroughout } from './unused-fields.ts';
 
 /**
  * YAML capture text → its non-empty documents, objects trimmed by `dropUnusedFields`.
  *
- * The YAML library holds a whole document's syntax tree, at some 50 times the text: a
- * `kubectl get pods -A -o yaml` of a few thousand pods takes a GB, of a large cluster more memory
- * than there is. So the `items:` list of a document (how kubectl prints every List) is cut into
- * its entries, each parsed on its own; the rest of the text, with a marker where the list was, is
+ * Parsing a document whole holds its whole parse (js-yaml's event stream; the `yaml` package used
+ * before held a syntax tree at some 50 times the text), and a `kubectl get pods -A -o yaml` of a
+ * large cluster is one document. So the `items:` list of a document (how kubectl prints every
+ * List) is cut into its entries, each parsed on its own; the rest of the text, with a marker where the list was, is
  * parsed as before and the entries are put back in its place.
  *
  * Cutting is sound for valid YAML: an entry's content is indented deeper than its `- `, and a
@@ -39,7 +39,7 @@ export function parseYamlDocuments(text: string, options: { wholeParseLimit?: nu
   return parseYamlText(text, (line) => line);
 }
 
-/** Up to this size a file whose lists could not be cut is parsed whole (some 400 MB of memory at most). */
+/** Up to this size a file whose lists could not be cut is parsed whole (its parse held whole in memory). */
 const WHOLE_PARSE_LIMIT = 8 * 1024 * 1024;
 const MARKER_PREFIX = '\u0000karpenter-sentinel-items-';
 
@@ -49,36 +49,27 @@ function markerIndex(value: unknown): number | undefined {
 
 /** Parses YAML text whole; `originalLine` maps a line of `text` to the line of the file. */
 function parseYamlText(text: string, originalLine: (line: number) => number): unknown[] {
-  const documents: unknown[] = [];
-  let parsed: ReturnType<typeof parseAllDocuments>;
+  let parsed: unknown[];
   try {
-    parsed = parseAllDocuments(text, { logLevel: 'silent' });
+    // kubectl and the AWS CLI never write aliases; refusing them also rules out alias bombs
+    // (billion laughs: js-yaml shares an aliased value, but every walk over it would not).
+    parsed = loadAll(text, { schema: CORE_SCHEMA, maxAliases: 0, maxDepth: MAX_DEPTH });
   } catch (error) {
-    throw new ShapeError(`not JSON or YAML (${oneLine(errorMessage(error))})`, { cause: error });
+    throw new ShapeError(`not JSON or YAML (${yamlProblem(error, originalLine)})`, { cause: error });
   }
-  for (const doc of parsed) {
-    const problem = doc.errors[0];
-    if (problem) {
-      const line = problem.linePos?.[0].line;
-      const message = oneLine(problem.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? problem.code);
-      const where = line === undefined ? '' : `line ${originalLine(line)}: `;
-      throw new ShapeError(`not JSON or YAML (${where}${message})`, { cause: problem });
-    }
-    const value = toJs(doc);
-    if (value !== null && value !== undefined) documents.push(dropUnusedFieldsThroughout(value));
-  }
+  const documents: unknown[] = [];
+  for (const value of parsed) if (value !== null && value !== undefined) documents.push(dropUnusedFieldsThroughout(value));
   return documents;
 }
 
-function toJs(doc: ReturnType<typeof parseAllDocuments>[number]): unknown {
-  try {
-    // kubectl and the AWS CLI never write aliases; refusing them also rules out alias bombs and
-    // self-referencing (circular) values.
-    return doc.toJS({ maxAliasCount: 0 });
-  } catch (error) {
-    const why = error instanceof ReferenceError ? 'YAML aliases (*name) are not supported' : oneLine(errorMessage(error));
-    throw new ShapeError(`not JSON or YAML (${why})`, { cause: error });
-  }
+/** Deeper than any Kubernetes object or CRD schema; js-yaml's default (100) is not. */
+const MAX_DEPTH = 1000;
+
+function yamlProblem(error: unknown, originalLine: (line: number) => number): string {
+  if (!(error instanceof YAMLException)) return oneLine(errorMessage(error));
+  if (error.reason.startsWith('aliases exceeded maxAliases')) return 'YAML aliases (*name) are not supported';
+  const where = error.mark ? `line ${originalLine(error.mark.line + 1)}: ` : '';
+  return `${where}${oneLine(error.reason)}`;
 }
 
 interface Line {

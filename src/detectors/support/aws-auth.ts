@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import type { parse as ParseYaml } from 'yaml';
+import { loadAll } from 'js-yaml';
 import type { ConfigMap } from '../../domain/kube.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 import { instanceProfileNameOf, parseRoleArn } from './iam-arn.ts';
@@ -14,14 +13,12 @@ export interface MapRole {
 export type AwsAuth =
   { state: 'not-captured' } | { state: 'absent' } | { state: 'unreadable'; error: string } | { state: 'read'; roles: MapRole[] };
 
-/**
- * `yaml` is loaded on first use, not at import: every scan imports the detectors, and only a
- * cluster with an aws-auth `mapRoles` to judge needs the parser (~40 ms of cold start otherwise).
- */
-let parseYaml: typeof ParseYaml | undefined;
+/** The one document of `mapRoles` (null when it holds none); throws on invalid YAML or several documents. */
 function parse(text: string): unknown {
-  parseYaml ??= (createRequire(import.meta.url)('yaml') as { parse: typeof ParseYaml }).parse;
-  return parseYaml(text);
+  // js-yaml shares an aliased value rather than copying it; 100 aliases are plenty for a hand-written file.
+  const documents = loadAll(text, { maxAliases: 100 });
+  if (documents.length > 1) throw new Error('expected a single document in the stream, but found more');
+  return documents[0] ?? null;
 }
 
 export const NODE_USERNAME = 'system:node:{{EC2PrivateDNSName}}';

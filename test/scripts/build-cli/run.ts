@@ -31,8 +31,8 @@ export function runProcess(
 
 /**
  * The example every artifact scans offline, and what it must find there. Its cause needs the aws-auth
- * `mapRoles` parsed, i.e. the `yaml` package that the sources load lazily: a bundle that left it to be
- * found in node_modules at run time would say "mapRoles is not valid YAML (Cannot find module 'yaml')".
+ * `mapRoles` parsed by js-yaml: a bundle that left it to be found in node_modules at run time would
+ * say "mapRoles is not valid YAML (Cannot find module 'js-yaml')".
  */
 export const EXAMPLE = 'nodes-not-registering-aws-auth';
 export const EXAMPLE_FINDINGS = ['NODECLAIM_NOT_REGISTERED because NODE_ROLE_NOT_MAPPED'];

@@ -94,4 +94,31 @@ describe('writeCaptureFiles', () => {
     );
     expect(s.logs.map((l) => l.fields)).toEqual(snapshot.logs.map((l) => l.fields));
   });
+
+  it('writes the -o yaml twin: the same Lists as kubectl prints them in YAML, loaded into the same snapshot', async () => {
+    // Prepare
+    const snapshot = syntheticCluster(SMALL);
+    const jsonDir = tempDir();
+    const yamlDir = tempDir();
+    writeCaptureFiles(snapshot, jsonDir);
+
+    // Act
+    const files = writeCaptureFiles(snapshot, yamlDir, 'yaml');
+    const fromJson = await loadSnapshot([jsonDir]);
+    const fromYaml = await loadSnapshot([yamlDir]);
+
+    // Assess
+    const names = files.map((f) => basename(f.path));
+    expect(names).toEqual(expect.arrayContaining(['pods.yaml', 'nodeclaims.yaml', 'describe-instances.json', 'karpenter.log']));
+    expect(names.filter((n) => n.endsWith('.json') && !n.startsWith('describe-') && !n.startsWith('list-'))).toEqual([]);
+    const pods = readFileSync(join(yamlDir, 'pods.yaml'), 'utf8');
+    expect(pods.startsWith('apiVersion: v1\nitems:\n- ')).toBe(true);
+    expect(pods.endsWith('kind: List\nmetadata:\n  resourceVersion: ""\n')).toBe(true);
+    expect(fromYaml.notices).toEqual([]);
+    // Log lines name the file they came from: the two directories differ there only.
+    const { logs: yamlLogs, ...yamlRest } = fromYaml.snapshot;
+    const { logs: jsonLogs, ...jsonRest } = fromJson.snapshot;
+    expect(yamlRest).toEqual(jsonRest);
+    expect(yamlLogs.map((l) => l.fields)).toEqual(jsonLogs.map((l) => l.fields));
+  });
 });

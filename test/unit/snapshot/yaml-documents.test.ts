@@ -129,7 +129,7 @@ kind: List
         '   bad: indentation',
         'kind: List',
       ],
-      8,
+      9,
     ],
     ['after a list', ['items:', '- name: a', '- name: b', 'kind: List', 'metadata: {a: 1'], 6],
   ])('names the line of the file for an error %s, as reading it whole does', (_where, lines, line) => {
