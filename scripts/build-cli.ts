@@ -23,12 +23,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import { NODE_ESM_BUNDLE } from './esbuild-node.ts';
 import { REPO_ROOT } from './functions.ts';
 
 const run = promisify(execFile);
 
-/** Some bundled CommonJS packages call `require` for Node built-ins; ESM has none, so give them one. */
-const CJS_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 /** What the SEA's CommonJS bundle reads instead of `import.meta.url` (set by src/cli/binary.ts). */
 const BUNDLE_URL_GLOBAL = '__karpenterSentinelBundleUrl';
 /** The SEA blob's resource name and the fuse postject flips: both fixed by Node. */
@@ -65,18 +64,7 @@ export async function buildCli(options: { root?: string } = {}): Promise<BuiltFi
   await build({
     entryPoints: [path.join(REPO_ROOT, 'src', 'cli', 'main.ts')],
     outfile: file,
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
-    // Prefer packages' ESM builds, as scripts/bundle.ts does for the Lambda functions.
-    mainFields: ['module', 'main'],
-    minify: true,
-    // Error classes name themselves from `new.target.name` (src/domain/errors.ts).
-    keepNames: true,
-    legalComments: 'eof',
-    banner: { js: CJS_REQUIRE_BANNER },
-    logLevel: 'silent',
+    ...NODE_ESM_BUNDLE,
   }).catch(rethrow('bundling the CLI'));
   // kube-api-server.ts reads `./tls/` beside itself: beside the bundle now.
   const tls = path.join(REPO_ROOT, 'src', 'simulator', 'tls');

@@ -10,13 +10,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
+import { NODE_ESM_BUNDLE } from './esbuild-node.ts';
 import { isLambdaFunction, LAMBDA_FUNCTIONS, REPO_ROOT } from './functions.ts';
 
 /** For the infra tests, which read these from here. */
 export { LAMBDA_FUNCTIONS, REPO_ROOT, type LambdaFunctionName } from './functions.ts';
-
-/** Some bundled CommonJS packages call `require` for Node built-ins; ESM has none, so give them one. */
-const CJS_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 export interface BundleOptions {
   /** Directory holding `functions/` and receiving `dist/`; default the repository. */
@@ -71,23 +69,10 @@ async function bundleOne(name: string, root: string, entriesDir: string): Promis
   const result = await build({
     entryPoints: [entryOf(name, entriesDir)],
     outfile: file,
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
-    // Prefer packages' ESM builds: smaller after tree shaking, and faster to import than CJS.
-    mainFields: ['module', 'main'],
-    minify: true,
-    // Error classes name themselves from `new.target.name` (src/domain/errors.ts): without this the
-    // logs and Lambda's errorType would say `Uh` instead of `CleanupRequestError`.
-    keepNames: true,
+    ...NODE_ESM_BUNDLE,
     // External: the map is written for debugging but not linked from, or packaged with, the bundle.
     sourcemap: 'external',
-    // License notices stay in the bundle (the SDK's and others' terms ask for it); they are small.
-    legalComments: 'eof',
-    banner: { js: CJS_REQUIRE_BANNER },
     metafile: true,
-    logLevel: 'silent',
   }).catch((error: unknown) => {
     throw new BundleError(`bundling ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
   });

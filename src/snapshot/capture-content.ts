@@ -171,17 +171,7 @@ class SourceContent implements CaptureContent {
       // Each U+FFFD that replaced invalid bytes is 3 bytes again: never fewer than were read.
       if (Buffer.byteLength(this.#text) <= limit) return true;
     }
-    const reader = this.open();
-    try {
-      let length = 0;
-      for (let piece = reader.next(); piece !== undefined; piece = reader.next()) {
-        length += piece.length;
-        if (length > limit) return false;
-      }
-      return true;
-    } finally {
-      reader.close();
-    }
+    return holdsAtMost(this, limit);
   }
 
   blankedUpTo(end: number): CaptureContent {
