@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
  * The dependency rule (docs/architecture.md): functions, cli → service → usecases → detectors,
  * remediations, notify, cleanup, interruptions, collect → domain + ports ← adapters. Only the
  * composition roots (src/service/compose, src/cli) pick adapters; src/snapshot is a lower layer
- * (the capture format and JSON toolkit); src/simulator is test/demo infrastructure only cli uses;
+ * (the capture-file format; the JSON toolkit is in src/domain); src/simulator is test/demo infrastructure only cli uses;
  * src/config.ts is read by the composition roots, cli and scripts; src/support is the lowest
  * cross-cutting layer. Each block below names what one folder must NOT import (type-only imports
  * included); import cycles are caught by test/architecture/cycles.test.ts.
@@ -80,7 +80,7 @@ export default tseslint.config(
   layer(
     ['src/snapshot/**'],
     except('domain', 'support', 'snapshot'),
-    'src/snapshot (capture format, JSON toolkit) imports only src/domain and src/support.',
+    'src/snapshot (the capture-file format) imports only src/domain and src/support.',
   ),
   layer(
     ['src/detectors/**'],

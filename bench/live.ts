@@ -14,7 +14,7 @@ import { emptySnapshot, SOURCE_NAMES, type ClusterSnapshot } from '../src/domain
 import type { KubernetesPort } from '../src/ports/kubernetes.ts';
 import { inMemoryAws } from '../src/simulator/in-memory-aws.ts';
 import { simulateSnapshot } from '../src/simulator/simulation.ts';
-import { hasControllerLabel } from '../src/snapshot/snapshot-index.ts';
+import { hasControllerLabel } from '../src/domain/snapshot-index.ts';
 import type { ClusterConnection } from '../src/ports/cluster.ts';
 import { scanCluster } from '../src/usecases/scan-cluster.ts';
 import { CRDS_LABEL, LOG_LABEL, queryLabel, type KubectlTiming } from './kubectl.ts';

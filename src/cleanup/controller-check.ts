@@ -9,7 +9,7 @@ import type { ClusterInfo } from '../domain/aws.ts';
 import type { Pod } from '../domain/kube.ts';
 import { isPodReady } from '../domain/kube-helpers.ts';
 import type { KubernetesReader } from '../ports/kubernetes.ts';
-import { hasControllerLabel } from '../snapshot/snapshot-index.ts';
+import { hasControllerLabel } from '../domain/snapshot-index.ts';
 import { listPods } from './kube-objects.ts';
 
 /**

@@ -7,7 +7,7 @@ import type { Instance, InstanceProfile, LaunchTemplate } from '../domain/aws.ts
 import { needsInstanceProfileProof, type LaunchEvidence } from '../domain/provenance.ts';
 import { CLUSTER_TAG, legacyClusterTag, NODEPOOL_TAG } from '../domain/tags.ts';
 import type { TerminationResult } from '../ports/aws.ts';
-import { oneLine } from '../snapshot/shape.ts';
+import { oneLine } from '../domain/shape.ts';
 import { chunks } from '../support/concurrency.ts';
 import type { CleanupContext, StepEnd } from './run.ts';
 import { cleanupVerdict, hasEnded, isClusterKarpenterInstance } from './select.ts';

@@ -1,14 +1,14 @@
 /**
  * The Kubernetes objects the cleanup reads, typed by checking them rather than by a cast: each is
- * held to its kind's shape (src/snapshot/object-shapes.ts, the check every captured and collected
+ * held to its kind's shape (src/domain/object-shapes.ts, the check every captured and collected
  * object passes), and NodePools and NodeClaims must be named. An object that fails is set aside
  * with a line saying what is wrong with it, never read as if it were right; on this path a
  * misread object could mean deleting the wrong thing.
  */
 import type { NodeClaim, NodePool, Pod } from '../domain/kube.ts';
 import type { KubeListQuery, KubernetesReader } from '../ports/kubernetes.ts';
-import { describeProblem, typeOf, type ShapeProblem } from '../snapshot/json-checks.ts';
-import { KUBE_SHAPES } from '../snapshot/object-shapes.ts';
+import { describeProblem, typeOf, type ShapeProblem } from '../domain/json-checks.ts';
+import { KUBE_SHAPES } from '../domain/object-shapes.ts';
 
 export interface CheckedList<T> {
   /** The objects that passed their check, in list order. */

@@ -9,7 +9,7 @@ import type { ClusterInfo } from '../domain/aws.ts';
 import type { NodePool } from '../domain/kube.ts';
 import { KubeUnreachableError } from '../ports/errors.ts';
 import type { KubernetesPort } from '../ports/kubernetes.ts';
-import { oneLine } from '../snapshot/shape.ts';
+import { oneLine } from '../domain/shape.ts';
 import { listNodePools, type CheckedList } from './kube-objects.ts';
 import { waitForNodeClaims } from './nodeclaim-wait.ts';
 import type { CleanupContext, StepEnd } from './run.ts';

@@ -1,6 +1,6 @@
 /** The cleanup's one-line messages: errors naming the call and the resource, progress counting things. */
 import { failureText } from '../collect/failure-text.ts';
-import { oneLine } from '../snapshot/shape.ts';
+import { oneLine } from '../domain/shape.ts';
 
 /**
  * `DeleteLaunchTemplate lt-0abc (karpenter.k8s.aws/123) failed: UnauthorizedOperation: ...`. The

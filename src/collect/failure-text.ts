@@ -1,5 +1,5 @@
 import { SourceError } from '../ports/errors.ts';
-import { oneLine } from '../snapshot/shape.ts';
+import { oneLine } from '../domain/shape.ts';
 
 /** A failed call as the report's gap shows it: one line, the API's own words. */
 export function failureText(error: unknown): string {

@@ -6,7 +6,7 @@ import type { CaptureMerger } from '../snapshot/capture-merger.ts';
 import { readControllerLog } from '../snapshot/controller-logs.ts';
 import { classifyKubeObject } from '../snapshot/kube-objects.ts';
 import type { Contribution } from '../snapshot/recognise.ts';
-import type { JsonRecord } from '../snapshot/shape.ts';
+import type { JsonRecord } from '../domain/shape.ts';
 import { ALL_PODS, CONTROLLER_PODS, KARPENTER_CRD_NAMES, KUBE_LISTS, LOG_TAIL_LINES, PENDING_PODS } from './kube-sources.ts';
 
 export const KUBE_SOURCES: readonly SourceName[] = [...KUBE_LISTS.map((l) => l.source), 'pods', 'crds', 'logs'];

@@ -1,6 +1,6 @@
 import type { SourceName } from '../domain/snapshot.ts';
 import type { KubeListQuery } from '../ports/kubernetes.ts';
-import { CONTROLLER_LABEL, CONTROLLER_LABEL_VALUE } from '../snapshot/snapshot-index.ts';
+import { CONTROLLER_LABEL, CONTROLLER_LABEL_VALUE } from '../domain/snapshot-index.ts';
 
 export const CONTROLLER_SELECTOR = `${CONTROLLER_LABEL}=${CONTROLLER_LABEL_VALUE}`;
 

@@ -1,7 +1,7 @@
 import { newFinding, type Finding } from '../domain/finding.ts';
 import type { Pod } from '../domain/kube.ts';
 import { formatDuration } from '../domain/settings.ts';
-import type { ControllerInfo } from '../snapshot/snapshot-index.ts';
+import type { ControllerInfo } from '../domain/snapshot-index.ts';
 import type { DetectContext, Detector } from './detector.ts';
 import { CAUSE_PRECEDENCE, diagnoseControllerPod, type ControllerEnv } from './support/controller-diagnosis.ts';
 import { controllerRemediation } from './support/controller-steps.ts';

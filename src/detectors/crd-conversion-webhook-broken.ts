@@ -2,10 +2,10 @@ import type { Finding } from '../domain/finding.ts';
 import { commandStep, manualRemediation, newFinding } from '../domain/finding.ts';
 import type { CustomResourceDefinition, Service } from '../domain/kube.ts';
 import type { ClusterSnapshot } from '../domain/snapshot.ts';
-import type { SnapshotIndex } from '../snapshot/snapshot-index.ts';
+import type { SnapshotIndex } from '../domain/snapshot-index.ts';
 import { conversionFailures, type ConversionFailure } from './support/conversion-failures.ts';
 import { KARPENTER_API_GROUPS } from '../domain/tags.ts';
-import { hasControllerLabel } from '../snapshot/snapshot-index.ts';
+import { hasControllerLabel } from '../domain/snapshot-index.ts';
 import type { Detector } from './detector.ts';
 import { shellJson, shellQuote } from '../domain/shell.ts';
 

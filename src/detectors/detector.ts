@@ -2,7 +2,7 @@ import type { FindingCode } from '../domain/codes.ts';
 import type { Finding } from '../domain/finding.ts';
 import type { DetectionSettings } from '../domain/settings.ts';
 import type { ClusterSnapshot, SourceName } from '../domain/snapshot.ts';
-import type { SnapshotIndex } from '../snapshot/snapshot-index.ts';
+import type { SnapshotIndex } from '../domain/snapshot-index.ts';
 
 export interface DetectContext {
   snapshot: ClusterSnapshot;

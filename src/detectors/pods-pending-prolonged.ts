@@ -1,7 +1,7 @@
 import { commandStep, manualRemediation, newFinding, type Finding } from '../domain/finding.ts';
 import type { Pod } from '../domain/kube.ts';
 import { formatDuration } from '../domain/settings.ts';
-import type { ControllerInfo } from '../snapshot/snapshot-index.ts';
+import type { ControllerInfo } from '../domain/snapshot-index.ts';
 import type { DetectContext, Detector } from './detector.ts';
 import { awsRunsKarpenter } from './support/auto-mode.ts';
 import { controllerAbsenceKnown } from './support/controller-presence.ts';

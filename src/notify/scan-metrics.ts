@@ -22,7 +22,7 @@ import {
 import { groupByPool as unregisteredByPool, nodeClaimNotRegistered } from '../detectors/nodeclaim-not-registered.ts';
 import { orphanedInstance } from '../detectors/orphaned-instance.ts';
 import { isUnboundPending } from '../detectors/support/pending.ts';
-import { SnapshotIndex } from '../snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../domain/snapshot-index.ts';
 
 export interface ScanMetricsInput {
   cluster: string;

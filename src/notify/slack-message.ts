@@ -9,7 +9,7 @@
  * block at most 10 elements.
  */
 import type { ChatNotification } from '../domain/alert.ts';
-import { isRecord, oneLine } from '../snapshot/shape.ts';
+import { isRecord, oneLine } from '../domain/shape.ts';
 import { visibleLine, visibleStrings, visibleText } from '../domain/visible.ts';
 
 export const SLACK_LIMITS = {

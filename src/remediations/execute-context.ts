@@ -4,7 +4,7 @@ import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
 import type { Ec2Port, IamPort } from '../ports/aws.ts';
 import { SourceError } from '../ports/errors.ts';
 import type { KubernetesPort } from '../ports/kubernetes.ts';
-import { oneLine } from '../snapshot/shape.ts';
+import { oneLine } from '../domain/shape.ts';
 
 export interface ExecuteContext {
   kube: KubernetesPort;

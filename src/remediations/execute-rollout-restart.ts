@@ -1,6 +1,6 @@
 import type { Finding, Remediation } from '../domain/finding.ts';
 import { KubeConflictError, SourceError } from '../ports/errors.ts';
-import { isRecord, optNumber, optString, stringRecord, type JsonRecord } from '../snapshot/shape.ts';
+import { isRecord, optNumber, optString, stringRecord, type JsonRecord } from '../domain/shape.ts';
 import type { ActionExecutor, ExecutorContext } from './execute-context.ts';
 import { applied, errorSummary, failed } from './execute-context.ts';
 import { skipped } from './plan-context.ts';

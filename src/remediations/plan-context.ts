@@ -2,7 +2,7 @@ import type { ActionKind } from '../domain/codes.ts';
 import type { Finding, Remediation } from '../domain/finding.ts';
 import type { ActionSettings } from '../domain/settings.ts';
 import type { ClusterSnapshot } from '../domain/snapshot.ts';
-import type { SnapshotIndex } from '../snapshot/snapshot-index.ts';
+import type { SnapshotIndex } from '../domain/snapshot-index.ts';
 
 export interface PlanContext {
   snapshot: ClusterSnapshot;

@@ -1,6 +1,6 @@
 import type { ActionKind } from '../domain/codes.ts';
 import type { Finding } from '../domain/finding.ts';
-import { oneLine } from '../snapshot/shape.ts';
+import { oneLine } from '../domain/shape.ts';
 import { skipped, type ActionPlanner, type PlanContext } from './plan-context.ts';
 import { rolloutRestartPlanner } from './rollout-restart.ts';
 import { terminateInstancePlanner } from './terminate-instance.ts';

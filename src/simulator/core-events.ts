@@ -2,7 +2,7 @@
  * core/v1 Events, served as the API server does: a second view of the events.k8s.io/v1 objects
  * (read-only here), so that `kubectl get events` and `kubectl describe` find them.
  */
-import type { JsonRecord } from '../snapshot/shape.ts';
+import type { JsonRecord } from '../domain/shape.ts';
 import type { ListView } from './kube-list.ts';
 
 export const CORE_EVENTS_VIEW: ListView = { name: 'core-events', kind: 'Event', apiVersion: 'v1', render: coreEvent };

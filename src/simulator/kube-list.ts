@@ -4,7 +4,7 @@
  */
 import { KARPENTER_API_GROUPS } from '../domain/tags.ts';
 import { apiVersionOf } from '../ports/kubernetes.ts';
-import { isRecord, type JsonRecord } from '../snapshot/shape.ts';
+import { isRecord, type JsonRecord } from '../domain/shape.ts';
 import { SIM_RESOURCES, lowerBound, type KubeStore, type SimResourceName, type StoredObject } from './kube-store.ts';
 import { parseFieldSelector, parseLabelSelector, SelectorError, type ObjectPredicate } from './selectors.ts';
 import { ApiStatusError, badRequest } from './status.ts';

@@ -5,7 +5,7 @@
  * ["All"]`, which is what `kubectl delete --dry-run=server` sends): the answer is what would
  * happen, and nothing is stored or removed.
  */
-import { isRecord, type JsonRecord } from '../snapshot/shape.ts';
+import { isRecord, type JsonRecord } from '../domain/shape.ts';
 import { resourceAt } from './discovery.ts';
 import { CORE_EVENTS_VIEW } from './core-events.ts';
 import { fullBody, listBody, type ListView } from './kube-list.ts';

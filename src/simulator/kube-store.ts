@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { KUBE_RESOURCES, apiVersionOf, type KubeResourceInfo, type KubeResourceName } from '../ports/kubernetes.ts';
-import { isRecord, type JsonRecord } from '../snapshot/shape.ts';
+import { isRecord, type JsonRecord } from '../domain/shape.ts';
 
 /**
  * The resources the simulator serves: those the product reads, plus what every API server has

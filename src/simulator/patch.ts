@@ -5,7 +5,7 @@
  * `$patch: replace|delete` honoured and other `$` directive keys dropped: lists are replaced
  * whole, not merged by key. Enough for annotations, labels and rollout restarts.
  */
-import { isRecord, type JsonRecord } from '../snapshot/shape.ts';
+import { isRecord, type JsonRecord } from '../domain/shape.ts';
 import { ApiStatusError, badRequest } from './status.ts';
 
 const MERGE_PATCH = 'application/merge-patch+json';

@@ -4,7 +4,7 @@
  */
 import type { LabelSelectorRequirement } from '../domain/kube.ts';
 import { selectorMatches } from '../domain/kube-helpers.ts';
-import { isRecord, type JsonRecord } from '../snapshot/shape.ts';
+import { isRecord, type JsonRecord } from '../domain/shape.ts';
 import type { SimResourceName } from './kube-store.ts';
 
 /** A selector the API server would refuse with 400 BadRequest. */

@@ -12,7 +12,7 @@ import {
   stringAt,
   stringRecord,
   type JsonRecord,
-} from './shape.ts';
+} from '../domain/shape.ts';
 
 /** What one AWS CLI output contributes; `[]` still means "captured, none exist". */
 export type AwsCliOutput =

@@ -7,7 +7,7 @@ import type { LoadOptions, LoadResult } from './load-result.ts';
 import { sourceMeantByFile } from './file-source.ts';
 import { SavedCliError } from './not-an-output.ts';
 import { recogniseCapture } from './recognise.ts';
-import { oneLine, ShapeError } from './shape.ts';
+import { oneLine, ShapeError } from '../domain/shape.ts';
 import { visibleLine } from '../domain/visible.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { Buffer, constants } from 'node:buffer';
 import { formatByteSize } from '../domain/byte-size.ts';
 import { gunzipSource } from './gunzip-source.ts';
-import { ShapeError } from './shape.ts';
+import { ShapeError } from '../domain/shape.ts';
 import { DEFAULT_MAX_FILE_BYTES, holdsAtMost, limitedSource, overLimit } from './size-limit.ts';
 import type { ByteReader, ByteSource } from './byte-source.ts';
 

@@ -15,10 +15,10 @@ import { controllerClusterMismatch, controllerClusterNames, resolveClusterName }
 import { treatDeletedClusterAsHavingNoKubernetesObjects } from './deleted-cluster.ts';
 import type { LoadResult } from './load-result.ts';
 import type { Contribution } from './recognise.ts';
-import { describeProblem } from './json-checks.ts';
-import { AWS_SHAPES } from './object-shapes.ts';
-import { oneLine } from './shape.ts';
-import { SnapshotIndex } from './snapshot-index.ts';
+import { describeProblem } from '../domain/json-checks.ts';
+import { AWS_SHAPES } from '../domain/object-shapes.ts';
+import { oneLine } from '../domain/shape.ts';
+import { SnapshotIndex } from '../domain/snapshot-index.ts';
 import { visibleLine } from '../domain/visible.ts';
 
 export interface MergeResult extends Omit<LoadResult, 'files'> {

@@ -1,7 +1,7 @@
 import type { Buffer } from 'node:buffer';
 import type { SourceName } from '../domain/snapshot.ts';
 import { sourceNamedByFile, sourceOfKind } from './kube-objects.ts';
-import { oneLine } from './shape.ts';
+import { oneLine } from '../domain/shape.ts';
 
 /** What a captured error message says about the cluster. */
 export type CliErrorFact =

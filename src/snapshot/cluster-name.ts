@@ -2,7 +2,7 @@ import type { ClusterInfo, Instance } from '../domain/aws.ts';
 import { UsageError } from '../domain/errors.ts';
 import type { Container } from '../domain/kube.ts';
 import { CLUSTER_TAG } from '../domain/tags.ts';
-import type { ControllerInfo } from './snapshot-index.ts';
+import type { ControllerInfo } from '../domain/snapshot-index.ts';
 
 const UNKNOWN_CLUSTER = 'unknown';
 

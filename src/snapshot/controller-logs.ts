@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import type { LogLine } from '../domain/aws.ts';
 import type { ByteReader } from './capture-content.ts';
-import { isRecord, type JsonRecord } from './shape.ts';
+import { isRecord, type JsonRecord } from '../domain/shape.ts';
 
 /**
  * `kubectl logs` of the Karpenter controller → one LogLine per non-blank line. Karpenter logs

@@ -7,7 +7,7 @@
  * notes. Recognised by content (`apiVersion` and `kind`), like every capture file.
  */
 import { SOURCE_NAMES, type Gap, type SourceName } from '../domain/snapshot.ts';
-import { isRecord, oneLine, ShapeError, type JsonRecord } from './shape.ts';
+import { isRecord, oneLine, ShapeError, type JsonRecord } from '../domain/shape.ts';
 
 export const GAPS_FILE = 'gaps.json';
 const API_VERSION = 'karpenter-sentinel/v1';

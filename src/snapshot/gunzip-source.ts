@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { constants, createGunzip, gunzipSync } from 'node:zlib';
 import type { ByteReader, ByteSource } from './byte-source.ts';
-import { ShapeError } from './shape.ts';
+import { ShapeError } from '../domain/shape.ts';
 import { overLimit } from './size-limit.ts';
 
 /** Bytes unpacked per piece: at most this much of a gzip file's content is in memory at once. */

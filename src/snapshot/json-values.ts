@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { formatByteSize } from '../domain/byte-size.ts';
 import type { ByteReader } from './capture-content.ts';
-import { ShapeError } from './shape.ts';
+import { ShapeError } from '../domain/shape.ts';
 
 /**
  * JSON capture bytes → their top-level values, read and parsed a list element at a time.

@@ -1,8 +1,8 @@
 import type { KubeEvent, KubeObject } from '../domain/kube.ts';
 import type { SourceName } from '../domain/snapshot.ts';
-import { describeProblem, obj, str, typeOf, under } from './json-checks.ts';
-import { KUBE_SHAPES } from './object-shapes.ts';
-import { isRecord, oneLine, optNumber, optString, optText, optTime, withoutUndefined, type JsonRecord } from './shape.ts';
+import { describeProblem, obj, str, typeOf, under } from '../domain/json-checks.ts';
+import { KUBE_SHAPES } from '../domain/object-shapes.ts';
+import { isRecord, oneLine, optNumber, optString, optText, optTime, withoutUndefined, type JsonRecord } from '../domain/shape.ts';
 import { KARPENTER_API_GROUPS } from '../domain/tags.ts';
 
 /** The Kubernetes kinds karpenter-sentinel reads, by kind and API group ('' is the core group). */
@@ -82,7 +82,7 @@ function apiGroupOf(apiVersion: string): string {
 
 /**
  * One Kubernetes object → what the snapshot does with it. An object without a name, or whose
- * fields detectors read are of the wrong type (see object-shapes.ts), is `malformed`: set aside,
+ * fields detectors read are of the wrong type (see src/domain/object-shapes.ts), is `malformed`: set aside,
  * and the rest of its file still counts.
  */
 export function classifyKubeObject(object: JsonRecord, apiVersion: string, kind: string, where: string): KubeObjectVerdict {

@@ -1,5 +1,5 @@
 import { parseLogLine } from './controller-logs.ts';
-import { oneLine, ShapeError } from './shape.ts';
+import { oneLine, ShapeError } from '../domain/shape.ts';
 
 /** A file that holds what kubectl or the AWS CLI printed instead of an output: `saved` is that error, one line. */
 export class SavedCliError extends ShapeError {

@@ -1,7 +1,7 @@
 import type { CaptureContent } from './capture-content.ts';
 import { parseJsonValues } from './json-values.ts';
-import { oneLine, ShapeError } from './shape.ts';
-import { dropUnusedFields } from './unused-fields.ts';
+import { oneLine, ShapeError } from '../domain/shape.ts';
+import { dropUnusedFields } from '../domain/unused-fields.ts';
 import { parseYamlDocuments } from './yaml-documents.ts';
 
 /**

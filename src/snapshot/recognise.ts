@@ -8,7 +8,7 @@ import { sourceMeantByFile } from './file-source.ts';
 import { isGapsDocument, readGapsDocument } from './gaps-file.ts';
 import { diagnoseNotAnOutput, LOOKS_LIKE_LOGS, SavedCliError, savedCliError } from './not-an-output.ts';
 import { parseDocuments } from './parse-documents.ts';
-import { isRecord, oneLine, ShapeError, type JsonRecord } from './shape.ts';
+import { isRecord, oneLine, ShapeError, type JsonRecord } from '../domain/shape.ts';
 
 /** What one capture file adds to the snapshot. Pure data: the builder merges contributions. */
 export type Contribution =

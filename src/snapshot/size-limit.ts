@@ -1,6 +1,6 @@
 import { formatByteSize } from '../domain/byte-size.ts';
 import type { ByteReader, ByteSource } from './byte-source.ts';
-import { ShapeError } from './shape.ts';
+import { ShapeError } from '../domain/shape.ts';
 
 /**
  * How much content one capture file may hold, unpacked, unless `--max-file-size` says otherwise.

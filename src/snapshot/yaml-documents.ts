@@ -1,6 +1,6 @@
 import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
-import { oneLine, ShapeError } from './shape.ts';
-import { dropUnusedFieldsThroughout } from './unused-fields.ts';
+import { oneLine, ShapeError } from '../domain/shape.ts';
+import { dropUnusedFieldsThroughout } from '../domain/unused-fields.ts';
 
 /**
  * YAML capture text → its non-empty documents, objects trimmed by `dropUnusedFields`.

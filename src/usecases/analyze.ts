@@ -5,8 +5,8 @@ import { SOURCE_NAMES, type ClusterSnapshot, type Gap, type SourceName } from '.
 import { detectorVerdict, type Detector } from '../detectors/detector.ts';
 import { DETECTORS } from '../detectors/registry.ts';
 import { planRemediations } from '../remediations/plan.ts';
-import { oneLine } from '../snapshot/shape.ts';
-import { SnapshotIndex } from '../snapshot/snapshot-index.ts';
+import { oneLine } from '../domain/shape.ts';
+import { SnapshotIndex } from '../domain/snapshot-index.ts';
 
 export interface AnalyzeOptions {
   detection: DetectionSettings;

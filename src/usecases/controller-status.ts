@@ -1,7 +1,7 @@
 import { toIsoSeconds } from '../domain/kube-helpers.ts';
 import type { ClusterSnapshot } from '../domain/snapshot.ts';
 import type { ClusterStatus } from '../ports/state.ts';
-import { SnapshotIndex } from '../snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../domain/snapshot-index.ts';
 
 /**
  * What a scan saw of the Karpenter controller, saved for the interruptions function (which never

@@ -17,7 +17,7 @@ import { slackPayloadOf, type TopicMessage } from '../notify/slack-message.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { WebhookPoster, WebhookResponse, WebhookUrlSource } from '../ports/notify.ts';
 import type { Logger } from '../support/logger.ts';
-import { oneLine } from '../snapshot/shape.ts';
+import { oneLine } from '../domain/shape.ts';
 import { attemptsText, retry, RetriesExhaustedError } from '../support/retry.ts';
 
 export interface RetryTiming {

@@ -13,13 +13,13 @@ async function restricted(filePath: string, code: string): Promise<string[]> {
 describe('the dependency rule', () => {
   it.each([
     ['src/domain/x.ts', "import { x } from '../adapters/aws/ec2.ts';"],
-    ['src/domain/x.ts', "import type { x } from '../snapshot/shape.ts';"],
+    ['src/domain/x.ts', "import type { x } from '../snapshot/load.ts';"],
     ['src/domain/x.ts', "import { x } from 'node:fs';"],
     ['src/detectors/foo.ts', "import { x } from '@aws-sdk/client-ec2';"],
     ['src/detectors/foo.ts', "import { x } from '@kubernetes/client-node';"],
     ['src/detectors/support/foo.ts', "import type { x } from '../../usecases/analyze.ts';"],
-    ['src/ports/x.ts', "import type { x } from '../snapshot/shape.ts';"],
-    ['src/support/x.ts', "import { x } from '../snapshot/shape.ts';"],
+    ['src/ports/x.ts', "import type { x } from '../snapshot/load.ts';"],
+    ['src/support/x.ts', "import { x } from '../snapshot/load.ts';"],
     ['src/adapters/aws/x.ts', "import { x } from '../../config.ts';"],
     ['src/adapters/aws/x.ts', "import { x } from '../../notify/finding-alerts.ts';"],
     ['src/notify/x.ts', "import { x } from '../usecases/analyze.ts';"],
@@ -36,7 +36,9 @@ describe('the dependency rule', () => {
   });
 
   it.each([
-    ['src/detectors/foo.ts', "import { x } from '../snapshot/snapshot-index.ts';"],
+    ['src/detectors/foo.ts', "import { x } from '../domain/snapshot-index.ts';"],
+    ['src/ports/x.ts', "import type { x } from '../domain/shape.ts';"],
+    ['src/support/x.ts', "import { x } from '../domain/shape.ts';"],
     ['src/adapters/aws/x.ts', "import { x } from '@aws-sdk/client-ec2';"],
     ['src/adapters/aws/x.ts', "import type { x } from '../../ports/aws.ts';"],
     ['src/usecases/x.ts', "import { x } from '../detectors/registry.ts';"],

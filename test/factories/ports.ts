@@ -16,7 +16,7 @@ import type {
   KubernetesPort,
   PodLogQuery,
 } from '../../src/ports/kubernetes.ts';
-import { isRecord, type JsonRecord } from '../../src/snapshot/shape.ts';
+import { isRecord, type JsonRecord } from '../../src/domain/shape.ts';
 import { karpenterLaunchTemplate } from './aws.ts';
 
 function clone<T>(value: T): T {

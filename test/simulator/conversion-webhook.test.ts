@@ -3,7 +3,7 @@ import type { CustomResourceDefinition } from '../../src/domain/kube.ts';
 import { brokenConversionFaults, conversionFailureMessage } from '../../src/simulator/conversion-webhook.ts';
 import { startKubeApiServer, type SimulatedKubeApi } from '../../src/simulator/kube-api-server.ts';
 import { KubeStore } from '../../src/simulator/kube-store.ts';
-import type { JsonRecord } from '../../src/snapshot/shape.ts';
+import type { JsonRecord } from '../../src/domain/shape.ts';
 import { crd, service } from '../factories/kube.ts';
 import { call } from './support/https-client.ts';
 

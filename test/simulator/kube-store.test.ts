@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KubeStore } from '../../src/simulator/kube-store.ts';
-import type { JsonRecord } from '../../src/snapshot/shape.ts';
+import type { JsonRecord } from '../../src/domain/shape.ts';
 import { deployment, node, pod } from '../factories/kube.ts';
 
 function names(store: KubeStore, namespace?: string): string[] {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeStore } from '../../src/simulator/kube-store.ts';
 import { startKubeApiServer, type SimulatedKubeApi } from '../../src/simulator/kube-api-server.ts';
-import type { JsonRecord } from '../../src/snapshot/shape.ts';
+import type { JsonRecord } from '../../src/domain/shape.ts';
 import { pod } from '../factories/kube.ts';
 import { call } from './support/https-client.ts';
 

@@ -10,7 +10,7 @@ import { eventObject } from '../../src/snapshot/write/wire.ts';
 import { readControllerLog } from '../../src/snapshot/controller-logs.ts';
 import { classifyKubeObject } from '../../src/snapshot/kube-objects.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
-import type { JsonRecord } from '../../src/snapshot/shape.ts';
+import type { JsonRecord } from '../../src/domain/shape.ts';
 import { logLine, snapshotOf } from '../factories/aws.ts';
 import { nodeClaim } from '../factories/karpenter.ts';
 import { event, karpenterDeployment, karpenterPod, pod } from '../factories/kube.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseFieldSelector, parseLabelSelector, SelectorError } from '../../src/simulator/selectors.ts';
 import { pod } from '../factories/kube.ts';
-import type { JsonRecord } from '../../src/snapshot/shape.ts';
+import type { JsonRecord } from '../../src/domain/shape.ts';
 
 const web = pod({
   name: 'web',

@@ -1,5 +1,5 @@
 import { SourceError } from '../../ports/errors.ts';
-import { isRecord, oneLine } from '../../snapshot/shape.ts';
+import { isRecord, oneLine } from '../../domain/shape.ts';
 
 /**
  * The AWS error code of a failed call. SDK exceptions carry it as `name` (EC2 `UnauthorizedOperation`,

@@ -1,5 +1,5 @@
 import { readAwsCliOutput, type AwsCliOutput } from '../../snapshot/aws-cli.ts';
-import { isRecord, ShapeError } from '../../snapshot/shape.ts';
+import { isRecord, ShapeError } from '../../domain/shape.ts';
 import { SourceError } from '../../ports/errors.ts';
 
 type OutputOf<S extends AwsCliOutput['source']> = Extract<AwsCliOutput, { source: S }>;

@@ -15,7 +15,7 @@ import type { Alert } from '../../domain/alert.ts';
 import { alertMessageAttributes, chatNotificationOf, chatTitle } from '../../domain/chat-notification.ts';
 import { SourceError } from '../../ports/errors.ts';
 import type { AlertPublisher } from '../../ports/notify.ts';
-import { oneLine } from '../../snapshot/shape.ts';
+import { oneLine } from '../../domain/shape.ts';
 import { sourceError } from './errors.ts';
 
 /** PublishBatch's limit of messages per call. */

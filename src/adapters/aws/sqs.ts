@@ -6,7 +6,7 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { SourceError } from '../../ports/errors.ts';
 import type { ScanQueue, ScanRequest } from '../../ports/notify.ts';
-import { oneLine } from '../../snapshot/shape.ts';
+import { oneLine } from '../../domain/shape.ts';
 import { chunks, mapBounded } from '../../support/concurrency.ts';
 import { awsErrorName, awsErrorText } from './errors.ts';
 

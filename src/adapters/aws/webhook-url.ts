@@ -9,7 +9,7 @@ import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/clien
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import { SentinelError } from '../../domain/errors.ts';
 import type { WebhookUrlSource } from '../../ports/notify.ts';
-import { isRecord } from '../../snapshot/shape.ts';
+import { isRecord } from '../../domain/shape.ts';
 import { awsCall } from './errors.ts';
 
 /** The stored value is missing or not an https URL; the message names where it was read from. */

@@ -4,7 +4,7 @@
  * never holds the URL (for a Slack webhook, the URL is the credential).
  */
 import type { WebhookPoster, WebhookResponse } from '../../ports/notify.ts';
-import { oneLine } from '../../snapshot/shape.ts';
+import { oneLine } from '../../domain/shape.ts';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 

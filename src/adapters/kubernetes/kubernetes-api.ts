@@ -4,7 +4,7 @@
  */
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import type { Clock } from '../../ports/clock.ts';
-import { dropUnusedFields } from '../../snapshot/unused-fields.ts';
+import { dropUnusedFields } from '../../domain/unused-fields.ts';
 import { KubeConflictError, KubeUnreachableError, SourceError } from '../../ports/errors.ts';
 import { apiVersionOf, KUBE_RESOURCES } from '../../ports/kubernetes.ts';
 import type {
@@ -15,8 +15,8 @@ import type {
   KubeResourceName,
   PodLogQuery,
 } from '../../ports/kubernetes.ts';
-import { isRecord } from '../../snapshot/shape.ts';
-import type { JsonRecord } from '../../snapshot/shape.ts';
+import { isRecord } from '../../domain/shape.ts';
+import type { JsonRecord } from '../../domain/shape.ts';
 import { errorForNetwork, errorForStatus } from './kube-errors.ts';
 import { KubeTransport } from './kube-transport.ts';
 import type { KubeAccess, KubeHttpRequest, KubeTransportOptions } from './kube-transport.ts';

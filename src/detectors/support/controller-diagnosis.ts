@@ -1,7 +1,7 @@
 import type { FargateProfile } from '../../domain/aws.ts';
 import type { Deployment, Pod } from '../../domain/kube.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
-import type { SnapshotIndex } from '../../snapshot/snapshot-index.ts';
+import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import { describeSelector, isActive, profilesSelecting, usesFargateScheduler, whyNotSelected } from './fargate.ts';
 import { podRef, schedulerMessageOf } from './pending.ts';
 import { latestFailedScheduling, parseSchedulerMessage, type SchedulerMessage } from './scheduler-messages.ts';

@@ -1,6 +1,6 @@
 import type { KubeObject } from '../../domain/kube.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
-import type { SnapshotIndex } from '../../snapshot/snapshot-index.ts';
+import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 
 /**
  * Can the capture say that no Karpenter controller runs? Only if it covers the cluster: every

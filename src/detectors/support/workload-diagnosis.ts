@@ -1,6 +1,6 @@
 import type { EC2NodeClass, Pod } from '../../domain/kube.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
-import type { SnapshotIndex } from '../../snapshot/snapshot-index.ts';
+import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import {
   karpenterLogFacts,
   limitsReached,

@@ -6,7 +6,7 @@
 import type { AccessEntry, ClusterInfo, FargateProfile, Instance, InstanceProfile, LaunchTemplate } from '../../domain/aws.ts';
 import type { ClusterSnapshot, Gap, SourceName } from '../../domain/snapshot.ts';
 import { SOURCE_OF_OPERATION } from '../cli-error-text.ts';
-import { withoutUndefined, type JsonRecord } from '../shape.ts';
+import { withoutUndefined, type JsonRecord } from '../../domain/shape.ts';
 
 export interface AwsCliDocument {
   /** File name inside the capture folder. */

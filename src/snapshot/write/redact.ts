@@ -4,7 +4,7 @@
  * capture still analyses the same.
  */
 import type { KubeObject } from '../../domain/kube.ts';
-import { isRecord, type JsonRecord } from '../shape.ts';
+import { isRecord, type JsonRecord } from '../../domain/shape.ts';
 
 /** Environment variables whose value the analysis reads, and which hold no secret. */
 export const KEPT_ENV_VALUES: readonly string[] = [

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { LogLine } from '../../domain/aws.ts';
 import type { KubeEvent } from '../../domain/kube.ts';
-import type { JsonRecord } from '../shape.ts';
+import type { JsonRecord } from '../../domain/shape.ts';
 
 const DEFAULT_EVENT_NAMESPACE = 'default';
 

@@ -7,7 +7,7 @@ import { parse, stringify } from 'yaml';
 import { connectWithKubeconfig } from '../../../src/adapters/kubernetes/connect.ts';
 import type { KubernetesApi, KubernetesApiOptions } from '../../../src/adapters/kubernetes/kubernetes-api.ts';
 import type { Clock } from '../../../src/ports/clock.ts';
-import type { JsonRecord } from '../../../src/snapshot/shape.ts';
+import type { JsonRecord } from '../../../src/domain/shape.ts';
 import { KubeConflictError, KubeUnreachableError, SourceError } from '../../../src/ports/errors.ts';
 import { KUBE_RESOURCE_NAMES, KUBE_RESOURCES, apiVersionOf } from '../../../src/ports/kubernetes.ts';
 import { startKubeApiServer } from '../../../src/simulator/kube-api-server.ts';

@@ -4,7 +4,7 @@ import { conditionOf, instanceIdFromProviderID } from '../../../src/domain/kube-
 import { instanceProvenance } from '../../../src/domain/provenance.ts';
 import { SOURCE_NAMES, type ClusterSnapshot } from '../../../src/domain/snapshot.ts';
 import { DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
-import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
 
 const SMALL: Partial<SyntheticClusterOptions> = {
   pods: 300,

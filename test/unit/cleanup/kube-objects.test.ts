@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { listNodeClaims, listNodePools, listPods } from '../../../src/cleanup/kube-objects.ts';
-import type { JsonRecord } from '../../../src/snapshot/shape.ts';
+import type { JsonRecord } from '../../../src/domain/shape.ts';
 import type { KubeListQuery, KubernetesReader } from '../../../src/ports/kubernetes.ts';
 import { nodeClaim, nodePool } from '../../factories/karpenter.ts';
 import { karpenterPod } from '../../factories/kube.ts';

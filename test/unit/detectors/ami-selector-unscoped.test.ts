@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { amiSelectorUnscoped } from '../../../src/detectors/ami-selector-unscoped.ts';
 import { DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
-import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
 import { snapshotOf } from '../../factories/aws.ts';
 import { ec2NodeClass } from '../../factories/karpenter.ts';
 import { T0 } from '../../factories/kube.ts';

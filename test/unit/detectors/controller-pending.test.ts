@@ -3,7 +3,7 @@ import { controllerPending } from '../../../src/detectors/controller-pending.ts'
 import type { Pod, PodSpec } from '../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
-import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
 import { fargateProfile, snapshotOf } from '../../factories/aws.ts';
 import { T0, event, karpenterDeployment, karpenterPod, minutesAfter, node, pod } from '../../factories/kube.ts';
 

@@ -3,7 +3,7 @@ import { crdConversionWebhookBroken } from '../../../src/detectors/crd-conversio
 import type { CustomResourceDefinition, Service } from '../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
-import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
 import { snapshotOf } from '../../factories/aws.ts';
 import { CLI_ACTIONS } from '../../../src/domain/settings.ts';
 import { analyze } from '../../../src/usecases/analyze.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { instanceProvenanceUnproven } from '../../../src/detectors/instance-provenance-unproven.ts';
 import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
-import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
 import { analyze } from '../../../src/usecases/analyze.ts';
 import { cluster, forgedInstance, instance, instanceProfile, karpenterSnapshotOf, launchTemplate } from '../../factories/aws.ts';
 import { nodeClaim } from '../../factories/karpenter.ts';

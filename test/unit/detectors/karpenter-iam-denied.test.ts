@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { karpenterIamDenied } from '../../../src/detectors/karpenter-iam-denied.ts';
 import { DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
-import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
 import { parseLogLine } from '../../../src/snapshot/controller-logs.ts';
 import { cluster, logLine, snapshotOf } from '../../factories/aws.ts';
 import { T0, karpenterDeployment, karpenterPod, minutesAfter } from '../../factories/kube.ts';

@@ -4,7 +4,7 @@ import { nodeClaimLaunchFailed } from '../../../src/detectors/nodeclaim-launch-f
 import type { NodePool } from '../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
-import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
 import { parseLogLine } from '../../../src/snapshot/controller-logs.ts';
 import { cluster, logLine, snapshotOf } from '../../factories/aws.ts';
 import { nodeClaim, nodePool } from '../../factories/karpenter.ts';

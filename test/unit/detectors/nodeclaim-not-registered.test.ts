@@ -4,7 +4,7 @@ import type { AccessEntry } from '../../../src/domain/aws.ts';
 import type { EC2NodeClass } from '../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
-import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
 import { ACCOUNT, accessEntry, cluster, instance, instanceProfile, snapshotOf } from '../../factories/aws.ts';
 import {
   autoModeNodeClaim,

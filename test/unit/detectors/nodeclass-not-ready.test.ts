@@ -3,7 +3,7 @@ import { nodeClassNotReady } from '../../../src/detectors/nodeclass-not-ready.ts
 import type { Condition, EC2NodeClass } from '../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
-import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
 import { cluster, fargateProfile, snapshotOf } from '../../factories/aws.ts';
 import { ec2NodeClass } from '../../factories/karpenter.ts';
 import { T0, condition, minutesAfter } from '../../factories/kube.ts';

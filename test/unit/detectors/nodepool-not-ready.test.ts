@@ -3,7 +3,7 @@ import { nodePoolNotReady } from '../../../src/detectors/nodepool-not-ready.ts';
 import type { Condition, NodePool } from '../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
-import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
 import { snapshotOf } from '../../factories/aws.ts';
 import { autoModeNodePool, ec2NodeClass, nodePool } from '../../factories/karpenter.ts';
 import { T0, condition, minutesAfter } from '../../factories/kube.ts';

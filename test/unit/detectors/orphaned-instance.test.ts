@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { orphanedInstance } from '../../../src/detectors/orphaned-instance.ts';
 import { CLI_ACTIONS, DEFAULT_DETECTION, type DetectionSettings } from '../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
-import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
 import { analyze } from '../../../src/usecases/analyze.ts';
 import { cluster, forgedInstance, instance, karpenterSnapshotOf } from '../../factories/aws.ts';
 import { autoModeNodePool, nodeClaim, nodePool } from '../../factories/karpenter.ts';

@@ -3,7 +3,7 @@ import { podsPendingProlonged } from '../../../src/detectors/pods-pending-prolon
 import type { Pod } from '../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
-import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
 import { cluster, logLine, snapshotOf } from '../../factories/aws.ts';
 import { autoModeNodePool, ec2NodeClass, nodePool } from '../../factories/karpenter.ts';
 import {

@@ -5,7 +5,7 @@ import { CLI_ACTIONS, DEFAULT_DETECTION, type ActionSettings } from '../../../sr
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
 import type { ExecuteContext } from '../../../src/remediations/execute.ts';
 import { planRemediations } from '../../../src/remediations/plan.ts';
-import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
 import type { FakeEc2, FakeKube } from '../../factories/ports.ts';
 
 export const APPLY: ActionSettings = { ...CLI_ACTIONS, modes: { ROLLOUT_RESTART: 'apply', TERMINATE_INSTANCE: 'apply' } };

@@ -3,7 +3,7 @@ import type { Deployment } from '../../../src/domain/kube.ts';
 import { newFinding, proposedAction } from '../../../src/domain/finding.ts';
 import { CLI_ACTIONS } from '../../../src/domain/settings.ts';
 import { planRemediations } from '../../../src/remediations/plan.ts';
-import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
 import { snapshotOf } from '../../factories/aws.ts';
 import { karpenterDeployment, withAnnotations } from '../../factories/kube.ts';
 

@@ -4,7 +4,7 @@ import { newFinding, proposedAction, type Finding } from '../../../src/domain/fi
 import { CLI_ACTIONS, type ActionSettings } from '../../../src/domain/settings.ts';
 import { planRemediations } from '../../../src/remediations/plan.ts';
 import { terminationBlocker } from '../../../src/remediations/terminate-instance.ts';
-import { SnapshotIndex } from '../../../src/snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
 import { forgedInstance, instance, karpenterLaunchTemplate, launchTemplate, snapshotOf } from '../../factories/aws.ts';
 
 const NOW = new Date('2026-01-01T01:00:00Z');

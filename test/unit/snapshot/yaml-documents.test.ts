@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
-import { ShapeError } from '../../../src/snapshot/shape.ts';
-import { dropUnusedFieldsThroughout } from '../../../src/snapshot/unused-fields.ts';
+import { ShapeError } from '../../../src/domain/shape.ts';
+import { dropUnusedFieldsThroughout } from '../../../src/domain/unused-fields.ts';
 import { parseYamlDocuments } from '../../../src/snapshot/yaml-documents.ts';
 
 /** The YAML library's reading of the whole text: what cutting the lists must give too. */

@@ -106,7 +106,7 @@ const anyValue: fc.Arbitrary<unknown> = fc.oneof(
 
 type Path = (string | number)[];
 
-/** Fields read somewhere (src/snapshot/object-shapes.ts), for adding where an example has none. */
+/** Fields read somewhere (src/domain/object-shapes.ts), for adding where an example has none. */
 const READ_FIELDS = [
   'metadata',
   'spec',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { controllerIdentity, grantSteps, policyResource } from '../../../../src/detectors/support/controller-iam.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
-import { SnapshotIndex } from '../../../../src/snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { snapshotOf } from '../../../factories/aws.ts';
 import { T0, karpenterDeployment, karpenterPod } from '../../../factories/kube.ts';
 

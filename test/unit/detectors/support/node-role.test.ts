@@ -3,7 +3,7 @@ import { resolveNodeRole } from '../../../../src/detectors/support/node-role.ts'
 import type { InstanceProfile } from '../../../../src/domain/aws.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
-import { SnapshotIndex } from '../../../../src/snapshot/snapshot-index.ts';
+import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { ACCOUNT, cluster, instance, instanceProfile, snapshotOf } from '../../../factories/aws.ts';
 import { ec2NodeClass } from '../../../factories/karpenter.ts';
 import { T0 } from '../../../factories/kube.ts';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterSnapshot, SourceName } from '../../../../src/domain/snapshot.ts';
 import { readAwsCliOutput } from '../../../../src/snapshot/aws-cli.ts';
 import { loadSnapshot, snapshotFromFiles } from '../../../../src/snapshot/load.ts';
-import { isRecord } from '../../../../src/snapshot/shape.ts';
+import { isRecord } from '../../../../src/domain/shape.ts';
 import { awsCliDocuments, describeCluster } from '../../../../src/snapshot/write/aws-cli-shape.ts';
 import { cluster, instance, snapshotOf } from '../../../factories/aws.ts';
 

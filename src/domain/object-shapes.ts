@@ -4,7 +4,7 @@
  * snapshot is built: an object failing its check is set aside, so code past the snapshot can
  * trust every field it reads to be of its declared type when present.
  */
-import type { SourceName } from '../domain/snapshot.ts';
+import type { SourceName } from './snapshot.ts';
 import { anything, arr, bool, type Check, num, obj, record, str, strOrNum, time } from './json-checks.ts';
 
 const strings = record(str);

@@ -4,7 +4,7 @@
  * an InputError naming the file).
  */
 
-import type { JsonRecord } from '../domain/json.ts';
+import type { JsonRecord } from './json.ts';
 
 export type { JsonRecord };
 

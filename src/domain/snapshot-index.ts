@@ -1,7 +1,7 @@
-import type { Instance } from '../domain/aws.ts';
-import type { Deployment, KubeEvent, Node, NodeClaim, Pod } from '../domain/kube.ts';
-import { instanceIdFromProviderID, isPodReady, selectorMatches } from '../domain/kube-helpers.ts';
-import type { ClusterSnapshot } from '../domain/snapshot.ts';
+import type { Instance } from './aws.ts';
+import type { Deployment, KubeEvent, Node, NodeClaim, Pod } from './kube.ts';
+import { instanceIdFromProviderID, isPodReady, selectorMatches } from './kube-helpers.ts';
+import type { ClusterSnapshot } from './snapshot.ts';
 
 export const CONTROLLER_LABEL = 'app.kubernetes.io/name';
 export const CONTROLLER_LABEL_VALUE = 'karpenter';
