@@ -98,11 +98,14 @@ export default tseslint.config(
     [...UPWARD, 'notify'],
     'Imports go down: not notify (it imports interruptions), usecases, service, cli, adapters, config or simulator.',
   ),
-  layer(
-    ['src/notify/**', 'src/cleanup/**'],
-    UPWARD,
-    'Imports go down: not usecases, service, cli, adapters, config or simulator.',
-  ),
+  layer(['src/notify/**'], UPWARD, 'Imports go down: not usecases, service, cli, adapters, config or simulator.', [
+    {
+      // Metrics and alerts read findings (Finding.counts) and the snapshot index, never how a detector groups.
+      regex: '^(\\.\\./)+detectors/(?!registry\\.ts$)',
+      message: 'notify reads findings: from src/detectors only the public src/detectors/registry.ts.',
+    },
+  ]),
+  layer(['src/cleanup/**'], UPWARD, 'Imports go down: not usecases, service, cli, adapters, config or simulator.'),
   layer(
     ['src/usecases/**'],
     ['adapters', 'cli', 'config', 'service', 'simulator'],

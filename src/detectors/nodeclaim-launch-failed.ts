@@ -68,7 +68,7 @@ export const nodeClaimLaunchFailed: Detector<Code> = {
 
 type ClaimsByName = ReadonlyMap<string, NodeClaim>;
 
-export function collect(ctx: DetectContext, claims: ClaimsByName): Occurrence[] {
+function collect(ctx: DetectContext, claims: ClaimsByName): Occurrence[] {
   const s = ctx.snapshot;
   const poolOfClaim = (name: string | undefined): string | undefined => {
     if (!name) return undefined;
@@ -146,7 +146,7 @@ function classified(text: string): { cause: LaunchCause; code: string | undefine
  * Since v1.1 a NodeClaim's `Launched` message is generic ("Instance launch failed") while the log
  * line for the same NodeClaim has the AWS error: a specific report replaces the vague one.
  */
-export function refine(all: Occurrence[]): Occurrence[] {
+function refine(all: Occurrence[]): Occurrence[] {
   const specificClaims = new Set(all.filter((o) => o.cause !== 'UNKNOWN' && o.nodeClaim).map((o) => o.nodeClaim));
   const specificPools = new Set(all.filter((o) => o.cause !== 'UNKNOWN').map((o) => o.pool));
   return all.filter(
@@ -200,5 +200,8 @@ function findingFor(ctx: DetectContext, occ: Occurrence[], claims: ClaimsByName)
     evidence,
     remediation: manualRemediation(explained.steps),
     discriminator: cause,
+    // The NodeClaims named by the reports (the evidence lists only 10); a failure known only from a
+    // NodePool condition or a log line without a NodeClaim counts as one.
+    counts: { objects: Math.max(1, nodeClaims.length), ...(poolName ? { nodePool: poolName } : {}) },
   });
 }

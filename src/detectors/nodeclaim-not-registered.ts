@@ -48,7 +48,7 @@ export const nodeClaimNotRegistered: Detector<Code> = {
   },
 };
 
-export function groupByPool(ctx: DetectContext): Map<string, PoolGroup> {
+function groupByPool(ctx: DetectContext): Map<string, PoolGroup> {
   const groups = new Map<string, PoolGroup>();
   const groupOf = (pool: string | undefined): PoolGroup => {
     const key = pool ?? '';
@@ -119,6 +119,9 @@ function findingFor(ctx: DetectContext, g: PoolGroup): Finding<Code> {
     cause: { code: explained.cause, detail: explained.detail },
     evidence,
     remediation: manualRemediation(explained.cause === 'UNKNOWN' ? [...explained.steps, ...diagnose] : explained.steps),
+    // From NodeRegistrationHealthy=False alone (the claims already deleted, relaunching) it counts as
+    // one, so the metric does not drop to 0 in the middle of the relaunch loop.
+    counts: { objects: Math.max(1, g.stuck.length), ...(g.pool ? { nodePool: g.pool } : {}) },
   });
 }
 

@@ -52,6 +52,7 @@ export const orphanedInstance: Detector<'ORPHANED_INSTANCE'> = {
             cause.evidence,
           ],
           remediation: proposedAction('TERMINATE_INSTANCE', [terminateCommand(instance, ctx)]),
+          counts: { objects: 1, ...(t[NODEPOOL_TAG] ? { nodePool: t[NODEPOOL_TAG] } : {}) },
         }),
       );
     }

@@ -1,4 +1,6 @@
-import type { Detector } from './detector.ts';
+import type { FindingCode } from '../domain/codes.ts';
+import type { SourceName } from '../domain/snapshot.ts';
+import { detectorVerdict, type Detector } from './detector.ts';
 import { amiSelectorUnscoped } from './ami-selector-unscoped.ts';
 import { controllerPending } from './controller-pending.ts';
 import { crdConversionWebhookBroken } from './crd-conversion-webhook-broken.ts';
@@ -25,3 +27,15 @@ export const DETECTORS: readonly Detector[] = [
   amiSelectorUnscoped,
   instanceProvenanceUnproven,
 ];
+
+/**
+ * Whether the detector of `code` runs on a snapshot that captured these sources (the completeness
+ * rule, detectorVerdict): the public question metrics ask before counting its findings.
+ */
+export function detectorRuns(code: FindingCode, captured: ReadonlySet<SourceName>): boolean {
+  const detector = DETECTORS.find((d) => d.code === code);
+  return detector !== undefined && detectorVerdict(detector, captured).run;
+}
+
+/** Pending and not on a node, as the pending detectors count pods. */
+export { isUnboundPending } from './support/pending.ts';

@@ -23,6 +23,18 @@ export interface Remediation {
   steps: string[];
 }
 
+/**
+ * What a finding stands for, for metrics (docs/service.md "Metrics"): how many objects (NodeClaims,
+ * instances) and the NodePool they belong to. Set by the detectors whose metrics count objects,
+ * so the dashboards follow the detector's own grouping. Additive: absent on the other findings.
+ */
+export interface FindingCounts {
+  /** Objects behind this finding, at least 1. */
+  objects: number;
+  /** The NodePool they belong to, when known. */
+  nodePool?: string;
+}
+
 export interface Finding<C extends FindingCode = FindingCode> {
   id: string;
   code: C;
@@ -34,6 +46,7 @@ export interface Finding<C extends FindingCode = FindingCode> {
   cause: Cause<C> | null;
   evidence: string[];
   remediation: Remediation | null;
+  counts?: FindingCounts;
 }
 
 /**
@@ -83,5 +96,7 @@ export function newFinding<C extends FindingCode>(f: NewFinding<C>): Finding<C> 
     cause: f.cause,
     evidence: f.evidence,
     remediation: f.remediation,
+    // Omitted rather than undefined, so a report's JSON and deep equality stay as before.
+    ...(f.counts ? { counts: f.counts } : {}),
   };
 }

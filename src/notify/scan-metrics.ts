@@ -4,7 +4,7 @@
  * not read) is left out rather than sent as 0, so a blind scan never draws a healthy graph —
  * `ScanGaps` says what was missing.
  */
-import { SEVERITIES } from '../domain/codes.ts';
+import { SEVERITIES, type FindingCode } from '../domain/codes.ts';
 import type { Finding } from '../domain/finding.ts';
 import { ageMs, conditionOf } from '../domain/kube-helpers.ts';
 import type { Pod } from '../domain/kube.ts';
@@ -12,16 +12,7 @@ import { METRIC, type MetricDatum, type MetricUnit } from '../domain/metric.ts';
 import type { Report } from '../domain/report.ts';
 import type { DetectionSettings } from '../domain/settings.ts';
 import type { ClusterSnapshot } from '../domain/snapshot.ts';
-import { NODEPOOL_TAG } from '../domain/tags.ts';
-import { detectorVerdict, type DetectContext, type Detector } from '../detectors/detector.ts';
-import {
-  collect as launchFailureReports,
-  nodeClaimLaunchFailed,
-  refine as refineLaunchFailureReports,
-} from '../detectors/nodeclaim-launch-failed.ts';
-import { groupByPool as unregisteredByPool, nodeClaimNotRegistered } from '../detectors/nodeclaim-not-registered.ts';
-import { orphanedInstance } from '../detectors/orphaned-instance.ts';
-import { isUnboundPending } from '../detectors/support/pending.ts';
+import { detectorRuns, isUnboundPending } from '../detectors/registry.ts';
 import { SnapshotIndex } from '../domain/snapshot-index.ts';
 
 export interface ScanMetricsInput {
@@ -30,8 +21,11 @@ export interface ScanMetricsInput {
   report: Report;
   durationMs: number;
   now: Date;
-  /** What the report was detected with: the NodeClaim counts list what the detectors grouped. */
-  detection: DetectionSettings;
+  /**
+   * No longer read: the counts travel on the findings (Finding.counts). Kept so existing callers
+   * compile unchanged; drop it with them.
+   */
+  detection?: DetectionSettings;
 }
 
 export function scanMetrics(input: ScanMetricsInput): MetricDatum[] {
@@ -57,24 +51,18 @@ export function scanMetrics(input: ScanMetricsInput): MetricDatum[] {
     );
   }
 
-  const ctx: DetectContext = { snapshot, index, settings: input.detection, now: input.now };
-  const counted: [Detector, string, (ctx: DetectContext) => ObjectsOf, (f: Finding) => string | undefined][] = [
-    [nodeClaimNotRegistered, METRIC.unregisteredNodeClaims, unregisteredClaims, poolOfResource],
-    [nodeClaimLaunchFailed, METRIC.launchFailedNodeClaims, launchFailedClaims, poolOfResource],
-    [
-      orphanedInstance,
-      METRIC.orphanedInstances,
-      () => () => 1,
-      (f) => index.instancesById.get(f.resource.id ?? '')?.tags[NODEPOOL_TAG],
-    ],
+  // Each finding says how many objects it stands for and their NodePool (Finding.counts, set by
+  // the detector): the series follow the detector's own grouping without re-reading the snapshot.
+  const counted: [FindingCode, string][] = [
+    ['NODECLAIM_NOT_REGISTERED', METRIC.unregisteredNodeClaims],
+    ['NODECLAIM_LAUNCH_FAILED', METRIC.launchFailedNodeClaims],
+    ['ORPHANED_INSTANCE', METRIC.orphanedInstances],
   ];
-  for (const [detector, name, countOf, poolOf] of counted) {
-    if (!detectorVerdict(detector, snapshot.captured).run) continue;
-    const findings = report.findings.filter((f) => f.code === detector.code);
-    // Listing what is behind the findings re-reads the snapshot: only when there are findings.
-    const objects = findings.length > 0 ? countOf(ctx) : () => 0;
-    add(name, 'Count', sum(findings, objects));
-    for (const [pool, n] of byPool(findings, objects, poolOf)) add(name, 'Count', n, { NodePool: pool });
+  for (const [code, name] of counted) {
+    if (!detectorRuns(code, snapshot.captured)) continue;
+    const findings = report.findings.filter((f) => f.code === code);
+    add(name, 'Count', sum(findings));
+    for (const [pool, n] of byPool(findings)) add(name, 'Count', n, { NodePool: pool });
   }
 
   for (const severity of SEVERITIES) add(METRIC.findings, 'Count', report.summary[severity], { Severity: severity });
@@ -105,53 +93,20 @@ function oldestAgeSeconds(pods: readonly Pod[], now: Date): number {
   return Math.floor(oldest / 1000);
 }
 
-/** How many objects (NodeClaims, instances) one finding stands for. */
-type ObjectsOf = (f: Finding) => number;
-
-/**
- * NODECLAIM_NOT_REGISTERED makes one finding per NodePool; it stands for the NodeClaims the detector
- * grouped there. A finding from the NodePool's `NodeRegistrationHealthy=False` alone (Karpenter
- * already deleted the claims and is launching again) counts as one, so the series does not drop to 0
- * in the middle of the relaunch loop.
- */
-function unregisteredClaims(ctx: DetectContext): ObjectsOf {
-  const groups = unregisteredByPool(ctx);
-  return (f) => Math.max(1, groups.get(poolOfResource(f) ?? '')?.stuck.length ?? 0);
+/** How many objects (NodeClaims, instances) one finding stands for: one when the detector did not say. */
+function objects(f: Finding): number {
+  return f.counts?.objects ?? 1;
 }
 
-/**
- * NODECLAIM_LAUNCH_FAILED makes one finding per NodePool and cause; it stands for the NodeClaims
- * named by the detector's failure reports of that pool and cause (its evidence lists only 10). A
- * failure known only from a NodePool condition or a log line without a NodeClaim counts as one.
- */
-function launchFailedClaims(ctx: DetectContext): ObjectsOf {
-  const claims = new Map(ctx.snapshot.nodeClaims.map((nc) => [nc.metadata?.name ?? '', nc]));
-  const key = (pool: string | undefined, cause: string | undefined) => `${pool ?? ''}\u0000${cause ?? ''}`;
-  const names = new Map<string, Set<string>>();
-  for (const r of refineLaunchFailureReports(launchFailureReports(ctx, claims))) {
-    const k = key(r.pool, r.cause);
-    if (r.nodeClaim) names.set(k, (names.get(k) ?? new Set<string>()).add(r.nodeClaim));
-  }
-  return (f) => names.get(key(poolOfResource(f), f.cause?.code))?.size ?? 1;
-}
-
-function poolOfResource(f: Finding): string | undefined {
-  return f.resource.kind === 'NodePool' ? f.resource.name : undefined;
-}
-
-function sum(findings: readonly Finding[], objects: ObjectsOf): number {
+function sum(findings: readonly Finding[]): number {
   return findings.reduce((n, f) => n + objects(f), 0);
 }
 
 /** Per-NodePool counts, only for pools with something to count (the Cluster total is always sent). */
-function byPool(
-  findings: readonly Finding[],
-  objects: ObjectsOf,
-  poolOf: (f: Finding) => string | undefined,
-): Map<string, number> {
+function byPool(findings: readonly Finding[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const f of findings) {
-    const pool = poolOf(f);
+    const pool = f.counts?.nodePool;
     if (pool) counts.set(pool, (counts.get(pool) ?? 0) + objects(f));
   }
   return new Map([...counts].sort(([a], [b]) => a.localeCompare(b)));

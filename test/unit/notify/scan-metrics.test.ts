@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MetricDatum } from '../../../src/domain/metric.ts';
+import { newFinding } from '../../../src/domain/finding.ts';
 import { buildReport, type Report } from '../../../src/domain/report.ts';
 import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import type { ClusterSnapshot, Gap } from '../../../src/domain/snapshot.ts';
@@ -280,5 +281,44 @@ describe('scanMetrics on what it could not read', () => {
     const datums = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 10, now: NOW, detection: DEFAULT_DETECTION });
 
     expect(datum(datums, 'UnregisteredNodeClaims')?.value).toBe(1);
+  });
+});
+
+describe('scanMetrics reads the counts on the findings', () => {
+  it('sums Finding.counts per cluster and NodePool, whatever the snapshot holds', () => {
+    const snapshot = snapshotOf({ nodeClaims: [], nodePools: [] }, CLUSTER);
+    const finding = (pool: string, objects: number) =>
+      newFinding({
+        code: 'NODECLAIM_NOT_REGISTERED',
+        severity: 'critical',
+        title: `NodePool ${pool}`,
+        resource: { kind: 'NodePool', name: pool },
+        since: null,
+        cause: null,
+        evidence: [],
+        remediation: null,
+        counts: { objects, nodePool: pool },
+      });
+    const report = buildReport({ cluster: CLUSTER, now: NOW, gaps: [], findings: [finding('b', 3), finding('a', 4)] });
+
+    const datums = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 10, now: NOW });
+
+    expect(datum(datums, 'UnregisteredNodeClaims')?.value).toBe(7);
+    expect(datum(datums, 'UnregisteredNodeClaims', { Cluster: CLUSTER, NodePool: 'a' })?.value).toBe(4);
+    expect(datum(datums, 'UnregisteredNodeClaims', { Cluster: CLUSTER, NodePool: 'b' })?.value).toBe(3);
+  });
+
+  it('leaves counts out of a finding that does not count objects, so its JSON is unchanged', () => {
+    const f = newFinding({
+      code: 'KARPENTER_CONTROLLER_PENDING',
+      severity: 'critical',
+      title: 't',
+      resource: { kind: 'Deployment', namespace: 'karpenter', name: 'karpenter' },
+      since: null,
+      cause: null,
+      evidence: [],
+      remediation: null,
+    });
+    expect(Object.keys(f)).not.toContain('counts');
   });
 });
