@@ -36,6 +36,3 @@ export function detectorRuns(code: FindingCode, captured: ReadonlySet<SourceName
   const detector = DETECTORS.find((d) => d.code === code);
   return detector !== undefined && detectorVerdict(detector, captured).run;
 }
-
-/** Pending and not on a node, as the pending detectors count pods. */
-export { isUnboundPending } from './support/pending.ts';

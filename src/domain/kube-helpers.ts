@@ -79,3 +79,18 @@ export function parseIsoTime(text: string): Date | undefined {
 export function isKubeObjectName(name: string): boolean {
   return name.length <= 253 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(name);
 }
+
+/** Pending and not bound (pending detectors and scan metrics alike) to a node; terminating pods and scheduling-gated pods are not waiting for capacity. */
+export function isUnboundPending(pod: Pod): boolean {
+  if (pod.spec?.nodeName || pod.metadata?.deletionTimestamp) return false;
+  const phase = pod.status?.phase;
+  if (phase !== undefined && phase !== 'Pending') return false;
+  if (hasSchedulingGates(pod)) return false;
+  return conditionOf(pod, 'PodScheduled')?.reason !== 'SchedulingGated';
+}
+
+/** `spec.schedulingGates` (Kubernetes 1.30+): Pending by design until whoever owns the gate removes it. */
+function hasSchedulingGates(pod: Pod): boolean {
+  const gates = pod.spec?.schedulingGates;
+  return Array.isArray(gates) && gates.length > 0;
+}

@@ -6,13 +6,13 @@
  */
 import { SEVERITIES, type FindingCode } from '../domain/codes.ts';
 import type { Finding } from '../domain/finding.ts';
-import { ageMs, conditionOf } from '../domain/kube-helpers.ts';
+import { ageMs, conditionOf, isUnboundPending } from '../domain/kube-helpers.ts';
 import type { Pod } from '../domain/kube.ts';
 import { METRIC, type MetricDatum, type MetricUnit } from '../domain/metric.ts';
 import type { Report } from '../domain/report.ts';
 import type { DetectionSettings } from '../domain/settings.ts';
 import type { ClusterSnapshot } from '../domain/snapshot.ts';
-import { detectorRuns, isUnboundPending } from '../detectors/registry.ts';
+import { detectorRuns } from '../detectors/registry.ts';
 import { SnapshotIndex } from '../domain/snapshot-index.ts';
 
 export interface ScanMetricsInput {

@@ -1,23 +1,10 @@
 import type { KubeEvent, Pod } from '../../domain/kube.ts';
-import { ageMs, conditionOf, isoSeconds } from '../../domain/kube-helpers.ts';
+import { ageMs, conditionOf, isoSeconds, isUnboundPending } from '../../domain/kube-helpers.ts';
+
+export { isUnboundPending };
 import { latestFailedScheduling } from './scheduler-messages.ts';
 
 /** Pending pods as both pending detectors see them. */
-
-/** Pending and not bound to a node; terminating pods and scheduling-gated pods are not waiting for capacity. */
-export function isUnboundPending(pod: Pod): boolean {
-  if (pod.spec?.nodeName || pod.metadata?.deletionTimestamp) return false;
-  const phase = pod.status?.phase;
-  if (phase !== undefined && phase !== 'Pending') return false;
-  if (hasSchedulingGates(pod)) return false;
-  return conditionOf(pod, 'PodScheduled')?.reason !== 'SchedulingGated';
-}
-
-/** `spec.schedulingGates` (Kubernetes 1.30+): Pending by design until whoever owns the gate removes it. */
-function hasSchedulingGates(pod: Pod): boolean {
-  const gates = pod.spec?.schedulingGates;
-  return Array.isArray(gates) && gates.length > 0;
-}
 
 /** When the pod started waiting: its creation, else when it was first found unschedulable. */
 function pendingSinceRaw(pod: Pod): string | undefined {
