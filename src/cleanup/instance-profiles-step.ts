@@ -5,7 +5,7 @@
  */
 import type { InstanceProfile } from '../domain/aws.ts';
 import type { CleanupContext, StepEnd } from './run.ts';
-import { isKarpenterInstanceProfile } from './select.ts';
+import { isKarpenterInstanceProfile } from '../domain/instance-profiles.ts';
 import { failedCall, plannedLine } from './text.ts';
 
 export async function deleteInstanceProfilesStep(ctx: CleanupContext): Promise<StepEnd> {

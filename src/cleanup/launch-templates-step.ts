@@ -8,7 +8,8 @@ import type { LaunchTemplate } from '../domain/aws.ts';
 import { LAUNCH_TEMPLATE_ID_TAG } from '../domain/provenance.ts';
 import { NODEPOOL_TAG } from '../domain/tags.ts';
 import type { CleanupContext, StepEnd } from './run.ts';
-import { hasEnded, isKarpenterLaunchTemplate } from './select.ts';
+import { isKarpenterLaunchTemplate } from '../domain/provenance.ts';
+import { hasEnded } from './select.ts';
 import { counted, failedCall, namesOf, plannedLine } from './text.ts';
 
 export async function deleteLaunchTemplatesStep(ctx: CleanupContext): Promise<StepEnd> {

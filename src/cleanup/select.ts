@@ -8,10 +8,6 @@ import type { NodeClaim, NodePool } from '../domain/kube.ts';
 import { instanceProvenance, type LaunchEvidence } from '../domain/provenance.ts';
 import { foreignOwnerTag, isTaggedForCluster, NODEPOOL_TAG, nodePoolOfClaim } from '../domain/tags.ts';
 
-/** The one launch-template and instance-profile rules live with the provenance rule that depends on them. */
-export { isKarpenterLaunchTemplate } from '../domain/provenance.ts';
-export { isKarpenterInstanceProfile } from '../domain/instance-profiles.ts';
-
 /** States after TerminateInstances: nothing more to do but wait (shutting-down) or nothing at all. */
 const ENDED_STATES: readonly string[] = ['shutting-down', 'terminated'];
 

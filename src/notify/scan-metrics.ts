@@ -10,7 +10,6 @@ import { ageMs, conditionOf, isUnboundPending } from '../domain/kube-helpers.ts'
 import type { Pod } from '../domain/kube.ts';
 import { METRIC, type MetricDatum, type MetricUnit } from '../domain/metric.ts';
 import type { Report } from '../domain/report.ts';
-import type { DetectionSettings } from '../domain/settings.ts';
 import type { ClusterSnapshot } from '../domain/snapshot.ts';
 import { detectorRuns } from '../detectors/registry.ts';
 import { SnapshotIndex } from '../domain/snapshot-index.ts';
@@ -21,11 +20,6 @@ export interface ScanMetricsInput {
   report: Report;
   durationMs: number;
   now: Date;
-  /**
-   * No longer read: the counts travel on the findings (Finding.counts). Kept so existing callers
-   * compile unchanged; drop it with them.
-   */
-  detection?: DetectionSettings;
 }
 
 export function scanMetrics(input: ScanMetricsInput): MetricDatum[] {

@@ -15,8 +15,6 @@ export interface AnalyzeOptions {
   detectors?: readonly Detector[];
 }
 
-export { detectorVerdict, type DetectorVerdict } from '../detectors/detector.ts';
-
 /** detect → plan: the whole diagnosis of one snapshot, pure. */
 export function analyze(snapshot: ClusterSnapshot, options: AnalyzeOptions): Report {
   const index = new SnapshotIndex(snapshot);

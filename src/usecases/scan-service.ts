@@ -275,7 +275,7 @@ async function scanOne(deps: ScanServiceDependencies, request: ScanRequest, now:
   if (unreadable !== undefined) return { outcome: 'unreadable', datums: scanFailure(cluster) };
   return {
     outcome: 'scanned',
-    datums: scanMetrics({ cluster, snapshot, report, durationMs, now, detection: settings.detection }),
+    datums: scanMetrics({ cluster, snapshot, report, durationMs, now }),
   };
 }
 

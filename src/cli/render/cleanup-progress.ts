@@ -2,7 +2,8 @@ import type { CleanupProgress } from '../../domain/cleanup.ts';
 import { formatDuration } from '../../domain/settings.ts';
 import type { OutputStream } from '../io.ts';
 import { counted } from '../../cleanup/text.ts';
-import { stepLabel, visible } from './cleanup-text.ts';
+import { visibleLine as visible } from '../../domain/visible.ts';
+import { stepLabel } from './cleanup-text.ts';
 import { PLAIN_STYLE, type Style } from './style.ts';
 import { NO_WRAP, wrapBeforeCommand, wrapLine } from './wrap.ts';
 

@@ -9,7 +9,9 @@ import {
   type CleanupScaleMeasurement,
 } from '../../../bench/cleanup.ts';
 import { cleanupTargets, otherCalls, terminateCallsFor, type BenchResults } from '../../../bench/render.ts';
-import { isCleanupCandidate, isKarpenterInstanceProfile, isKarpenterLaunchTemplate } from '../../../src/cleanup/select.ts';
+import { isCleanupCandidate } from '../../../src/cleanup/select.ts';
+import { isKarpenterInstanceProfile } from '../../../src/domain/instance-profiles.ts';
+import { isKarpenterLaunchTemplate } from '../../../src/domain/provenance.ts';
 import type { CleanupResult } from '../../../src/domain/cleanup.ts';
 import { benchResults } from '../../factories/bench.ts';
 import { cleanupResult } from '../../factories/cleanup.ts';

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  cleanupVerdict,
-  isCleanupCandidate,
-  isKarpenterInstanceProfile,
-  isKarpenterLaunchTemplate,
-  isNodeClaimOfGoingPool,
-  selectNodePools,
-} from '../../../src/cleanup/select.ts';
+import { cleanupVerdict, isCleanupCandidate, isNodeClaimOfGoingPool, selectNodePools } from '../../../src/cleanup/select.ts';
+import { isKarpenterInstanceProfile } from '../../../src/domain/instance-profiles.ts';
+import { isKarpenterLaunchTemplate } from '../../../src/domain/provenance.ts';
 import { forgedInstance, instance, instanceProfile, karpenterLaunchTemplate, launchTemplate } from '../../factories/aws.ts';
 
 /** The cluster's launch templates as cleanup lists them: the one the factory's Karpenter instances name. */

@@ -15,7 +15,8 @@ import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../../src/domain/settings.ts'
 import { emptySnapshot, SOURCE_NAMES, type ClusterSnapshot, type SourceName } from '../../../src/domain/snapshot.ts';
 import { loadSnapshot } from '../../../src/snapshot/load.ts';
 import { SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
-import { analyze, detectorVerdict } from '../../../src/usecases/analyze.ts';
+import { detectorVerdict } from '../../../src/detectors/detector.ts';
+import { analyze } from '../../../src/usecases/analyze.ts';
 import { cluster, PART_SOURCE } from '../../factories/aws.ts';
 import { T0, minutesAfter } from '../../factories/kube.ts';
 import { NOW, SCENARIOS, type Pair } from './cause-scenarios.ts';

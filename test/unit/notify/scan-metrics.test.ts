@@ -109,7 +109,7 @@ function sorted(r: Record<string, string>): [string, string][] {
 describe('scanMetrics on a troubled cluster', () => {
   const snapshot = troubledCluster();
   const report = analysed(snapshot);
-  const datums = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 1834, now: NOW, detection: DEFAULT_DETECTION });
+  const datums = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 1834, now: NOW });
 
   it("counts the Pending pods waiting for capacity and the oldest one's age in seconds", () => {
     expect(datum(datums, 'PendingPods')).toEqual({
@@ -183,7 +183,7 @@ describe('scanMetrics on many failed launches', () => {
     const snapshot = snapshotOf({ nodeClaims: names.map(launchFailed), nodePools: [nodePool({ name: 'spot' })] }, CLUSTER);
     const report = analysed(snapshot);
 
-    const datums = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 10, now: NOW, detection: DEFAULT_DETECTION });
+    const datums = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 10, now: NOW });
 
     expect(report.findings.filter((f) => f.code === 'NODECLAIM_LAUNCH_FAILED')).toHaveLength(1);
     expect(datum(datums, 'LaunchFailedNodeClaims')?.value).toBe(12);
@@ -210,7 +210,6 @@ describe('scanMetrics on a healthy cluster', () => {
       report: analysed(snapshot),
       durationMs: 900,
       now: NOW,
-      detection: DEFAULT_DETECTION,
     });
 
     expect(datum(datums, 'PendingPods')?.value).toBe(0);
@@ -234,7 +233,6 @@ describe('scanMetrics on what it could not read', () => {
       report: analysed(snapshot),
       durationMs: 10,
       now: NOW,
-      detection: DEFAULT_DETECTION,
     });
 
     expect(datum(datums, 'ControllerReadyReplicas')).toBeUndefined();
@@ -252,7 +250,7 @@ describe('scanMetrics on what it could not read', () => {
     const report = buildReport({ cluster: CLUSTER, now: NOW, gaps, findings: [] });
 
     // Act
-    const datums = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 10, now: NOW, detection: DEFAULT_DETECTION });
+    const datums = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 10, now: NOW });
 
     // Assess
     for (const name of [
@@ -278,7 +276,7 @@ describe('scanMetrics on what it could not read', () => {
     const report = analysed(snapshot);
     expect(report.findings.filter((f) => f.code === 'NODECLAIM_NOT_REGISTERED')).toHaveLength(1);
 
-    const datums = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 10, now: NOW, detection: DEFAULT_DETECTION });
+    const datums = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 10, now: NOW });
 
     expect(datum(datums, 'UnregisteredNodeClaims')?.value).toBe(1);
   });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Detector } from '../../../src/detectors/detector.ts';
 import { manualRemediation, newFinding } from '../../../src/domain/finding.ts';
 import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
-import { analyze, detectorVerdict } from '../../../src/usecases/analyze.ts';
+import { detectorVerdict } from '../../../src/detectors/detector.ts';
+import { analyze } from '../../../src/usecases/analyze.ts';
 import { instance, snapshotOf } from '../../factories/aws.ts';
 import { pod } from '../../factories/kube.ts';
 
