@@ -7,8 +7,10 @@ import tseslint from 'typescript-eslint';
  * composition roots (src/service/compose, src/cli) pick adapters; src/snapshot is a lower layer
  * (the capture-file format; the JSON toolkit is in src/domain); src/simulator is test/demo infrastructure only cli uses;
  * src/config.ts is read by the composition roots, cli and scripts; src/support is the lowest
- * cross-cutting layer. Each block below names what one folder must NOT import (type-only imports
- * included); import cycles are caught by test/architecture/cycles.test.ts.
+ * cross-cutting layer. Inside src/detectors, a finding's folder imports the shared modules
+ * (DETECTOR_SHARED) and detector.ts, never another finding's folder. Each block below names what
+ * one folder must NOT import (type-only imports included); import cycles are caught by
+ * test/architecture/cycles.test.ts.
  */
 const SDKS = [
   { regex: '^@aws-sdk/', message: 'No AWS SDK here: an adapter behind a port does the call.' },
@@ -53,6 +55,18 @@ const ALL = [
 const except = (...allowed) => ALL.filter((name) => !allowed.includes(name));
 /** Above the middle layer: what none of detectors … collect may import. */
 const UPWARD = ['adapters', 'cli', 'config', 'service', 'simulator', 'usecases'];
+/** Beside detectors in the middle layer: what a detector must not import. */
+const DETECTORS_NOT = [...UPWARD, 'cleanup', 'collect', 'interruptions', 'notify', 'remediations'];
+const DETECTORS_WHY = 'Detectors are pure: src/domain, src/ports, src/snapshot and src/support only.';
+/**
+ * The shared modules of src/detectors (docs/architecture.md). Every other folder there is one
+ * finding code's: it may import these and ../detector.ts, never another finding's folder.
+ */
+const DETECTOR_SHARED = ['aws-iam', 'cloud-errors', 'karpenter', 'scheduling'];
+const OTHER_DETECTOR_FOLDER = {
+  regex: `^\\.\\./(?!(${DETECTOR_SHARED.join('|')})/)[^./][^/]*/`,
+  message: `A detector folder imports the shared modules (src/detectors/{${DETECTOR_SHARED.join(',')}}) and ../detector.ts, not another finding's folder: move a helper two detectors use into a shared module.`,
+};
 
 export default tseslint.config(
   { ignores: ['node_modules', 'dist', '.serverless', 'coverage', 'examples'] },
@@ -82,21 +96,17 @@ export default tseslint.config(
     except('domain', 'support', 'snapshot'),
     'src/snapshot (the capture-file format) imports only src/domain and src/support.',
   ),
-  layer(
-    ['src/detectors/**'],
-    [...UPWARD, 'cleanup', 'collect', 'interruptions', 'notify', 'remediations'],
-    'Detectors are pure: src/domain, src/ports, src/snapshot and src/support only.',
-    SDKS,
-  ),
+  layer(['src/detectors/**'], DETECTORS_NOT, DETECTORS_WHY, SDKS),
+  layer(['src/detectors/*/**/*.ts'], DETECTORS_NOT, DETECTORS_WHY, [...SDKS, OTHER_DETECTOR_FOLDER]),
   layer(
     ['src/remediations/**', 'src/collect/**'],
-    UPWARD,
-    'Imports go down: not usecases, service, cli, adapters, config or simulator.',
+    [...UPWARD, 'detectors'],
+    'Imports go down and not sideways: not detectors (shared knowledge lives in src/domain), usecases, service, cli, adapters, config or simulator.',
   ),
   layer(
     ['src/interruptions/**'],
-    [...UPWARD, 'notify'],
-    'Imports go down: not notify (it imports interruptions), usecases, service, cli, adapters, config or simulator.',
+    [...UPWARD, 'detectors', 'notify'],
+    'Imports go down: not notify (it imports interruptions), detectors, usecases, service, cli, adapters, config or simulator.',
   ),
   layer(['src/notify/**'], UPWARD, 'Imports go down: not usecases, service, cli, adapters, config or simulator.', [
     {
@@ -105,7 +115,11 @@ export default tseslint.config(
       message: 'notify reads findings: from src/detectors only the public src/detectors/registry.ts.',
     },
   ]),
-  layer(['src/cleanup/**'], UPWARD, 'Imports go down: not usecases, service, cli, adapters, config or simulator.'),
+  layer(
+    ['src/cleanup/**'],
+    [...UPWARD, 'detectors'],
+    'Imports go down and not sideways: not detectors (shared knowledge such as Auto Mode lives in src/domain), usecases, service, cli, adapters, config or simulator.',
+  ),
   layer(
     ['src/usecases/**'],
     ['adapters', 'cli', 'config', 'service', 'simulator'],

@@ -2,7 +2,7 @@
  * What the destroy-time cleanup may touch, as pure predicates. Each errs on the side of leaving a
  * resource alone: a wrong "yes" deletes someone else's instance, profile or template.
  */
-import { isAutoModeRef } from '../detectors/support/auto-mode.ts';
+import { isAutoModeRef } from '../domain/auto-mode.ts';
 import type { Instance } from '../domain/aws.ts';
 import type { NodeClaim, NodePool } from '../domain/kube.ts';
 import { instanceProvenance, type LaunchEvidence } from '../domain/provenance.ts';

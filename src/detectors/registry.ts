@@ -1,17 +1,17 @@
 import type { FindingCode } from '../domain/codes.ts';
 import type { SourceName } from '../domain/snapshot.ts';
 import { detectorVerdict, type Detector } from './detector.ts';
-import { amiSelectorUnscoped } from './ami-selector-unscoped.ts';
-import { controllerPending } from './controller-pending.ts';
-import { crdConversionWebhookBroken } from './crd-conversion-webhook-broken.ts';
-import { instanceProvenanceUnproven } from './instance-provenance-unproven.ts';
-import { karpenterIamDenied } from './karpenter-iam-denied.ts';
-import { nodeClaimLaunchFailed } from './nodeclaim-launch-failed.ts';
-import { nodeClaimNotRegistered } from './nodeclaim-not-registered.ts';
-import { nodeClassNotReady } from './nodeclass-not-ready.ts';
-import { nodePoolNotReady } from './nodepool-not-ready.ts';
-import { orphanedInstance } from './orphaned-instance.ts';
-import { podsPendingProlonged } from './pods-pending-prolonged.ts';
+import { amiSelectorUnscoped } from './ami-selector-unscoped/index.ts';
+import { controllerPending } from './controller-pending/index.ts';
+import { crdConversionWebhookBroken } from './crd-conversion-webhook-broken/index.ts';
+import { instanceProvenanceUnproven } from './instance-provenance-unproven/index.ts';
+import { karpenterIamDenied } from './karpenter-iam-denied/index.ts';
+import { nodeClaimLaunchFailed } from './nodeclaim-launch-failed/index.ts';
+import { nodeClaimNotRegistered } from './nodeclaim-not-registered/index.ts';
+import { nodeClassNotReady } from './nodeclass-not-ready/index.ts';
+import { nodePoolNotReady } from './nodepool-not-ready/index.ts';
+import { orphanedInstance } from './orphaned-instance/index.ts';
+import { podsPendingProlonged } from './pods-pending-prolonged/index.ts';
 
 /** Every detector, one line each. Order does not matter: the report sorts findings. */
 export const DETECTORS: readonly Detector[] = [

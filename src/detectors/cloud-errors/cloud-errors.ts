@@ -1,0 +1,214 @@
+/**
+ * Reading AWS errors out of Karpenter's words: NodeClaim `Launched` conditions, events and
+ * controller log lines. Karpenter (aws/karpenter-provider-aws) wraps the EC2 error text, e.g.
+ * `launching nodeclaim, creating instance, with fleet error(s), AuthFailure.ServiceLinkedRoleCreationNotPermitted: ...`,
+ * and since v1.1 also sets well-known `Launched` reasons (`SpotSLRCreationFailed`, `Unauthorized`,
+ * `VCPULimitExceeded`, ...: pkg/errors ToReasonMessage) whose messages no longer carry the code.
+ */
+import type { LogLine } from '../../domain/aws.ts';
+import type { CauseCodeOf } from '../../domain/codes.ts';
+import { conditionText } from '../karpenter/readiness.ts';
+
+export type LaunchErrorCause = Exclude<CauseCodeOf<'NODECLAIM_LAUNCH_FAILED'>, 'UNKNOWN'>;
+
+export interface CloudError {
+  cause: LaunchErrorCause;
+  /** The AWS error code or Karpenter reason that decided it, e.g. `VcpuLimitExceeded`. */
+  code: string;
+}
+
+// Order matters. The Spot service-linked-role failure is an AuthFailure and Karpenter counts it
+// as insufficient capacity, so it goes first; quota errors are wrapped as insufficient capacity
+// too, and are the more actionable reading. Within a rule an AWS code wins over a phrase.
+const RULES: { cause: LaunchErrorCause; codes: RegExp; phrases?: RegExp }[] = [
+  {
+    cause: 'SPOT_SERVICE_LINKED_ROLE_MISSING',
+    codes: /(AuthFailure\.ServiceLinkedRoleCreationNotPermitted|SpotSLRCreationFailed)/,
+    phrases: /service-linked role for EC2 Spot/i,
+  },
+  {
+    cause: 'QUOTA_EXCEEDED',
+    codes:
+      /\b(VcpuLimitExceeded|VCPULimitExceeded|MaxSpotInstanceCountExceeded|SpotQuotaExceeded|InstanceLimitExceeded|MaxFleetCountExceeded|FleetQuotaExceeded)\b/,
+  },
+  { cause: 'AMI_NOT_FOUND', codes: /\b(InvalidAMIID(?:\.(?:NotFound|Malformed|Unavailable))?)\b/ },
+  {
+    cause: 'SECURITY_GROUP_SUBNET_VPC_MISMATCH',
+    codes: /\b(InvalidGroup\.NotFound)\b/,
+    phrases: /belong to different networks/i,
+  },
+  {
+    cause: 'UNAUTHORIZED',
+    codes: /\b(UnauthorizedOperation|AccessDenied(?:Exception)?|Unauthorized|AuthFailure)\b/,
+    phrases: /not authorized to perform/,
+  },
+  {
+    cause: 'INSUFFICIENT_CAPACITY',
+    codes:
+      /\b(InsufficientInstanceCapacity|InsufficientCapacityError|UnfulfillableCapacity|InsufficientFreeAddressesInSubnet|ReservationCapacityExceeded)\b/,
+    phrases: /insufficient capacity|all requested instance types were unavailable|no capacity offerings are currently available/i,
+  },
+];
+
+/** The cloud error a piece of Karpenter text reports, or undefined when it names none we know. */
+export function classifyCloudError(text: string | undefined): CloudError | undefined {
+  if (!text) return undefined;
+  for (const rule of RULES) {
+    const m = rule.codes.exec(text) ?? rule.phrases?.exec(text);
+    if (m) return { cause: rule.cause, code: m[1] ?? m[0] };
+  }
+  return undefined;
+}
+
+/**
+ * `Launched` reasons Karpenter sets when a launch failed (core's `LaunchFailed`, and the AWS
+ * provider's well-known reasons). Anything else on a not-launched NodeClaim (no reason yet,
+ * `NodeClassReadinessUnknown`) is not a cloud failure.
+ */
+const LAUNCH_FAILURE_REASONS: ReadonlySet<string> = new Set([
+  'LaunchFailed',
+  'LinkFailed',
+  'SpotSLRCreationFailed',
+  'Unauthorized',
+  'InstanceProfileNameInvalid',
+  'LaunchTemplateNotFound',
+  'InvalidAMIID',
+  'RequestLimitExceeded',
+  'InternalError',
+  'FleetQuotaExceeded',
+  'AccountPendingVerification',
+  'SpotQuotaExceeded',
+  'VCPULimitExceeded',
+  'InsufficientFreeAddressesInSubnet',
+  'InstanceTypeFilteringFailed',
+  'SubnetResolutionFailed',
+]);
+
+/** A not-True `Launched` (or NodePool `NodeRegistrationHealthy`) condition that reports a failed launch. */
+export function isLaunchFailureCondition(c: { reason?: string; message?: string }): boolean {
+  if (c.reason === 'RegistrationFailed') return false;
+  return (c.reason !== undefined && LAUNCH_FAILURE_REASONS.has(c.reason)) || classifyCloudError(conditionText(c)) !== undefined;
+}
+
+/** Event reasons Karpenter publishes on a NodeClaim whose launch failed. */
+export const LAUNCH_FAILURE_EVENT_REASONS: ReadonlySet<string> = new Set(['InsufficientCapacityError', 'LaunchFailed']);
+
+/** The error text of a log line: the JSON `error` field, else the message. */
+export function logText(line: LogLine): string {
+  return line.error ? `${line.message} ${line.error}` : line.message;
+}
+
+const LAUNCH_CONTEXT =
+  /launching (?:nodeclaim|node|machine)\b|could not launch node|creating (?:cloud provider )?instance\b(?! ?profile)/i;
+const CLOUD_CALL = /creating (?:cloud provider )?instance\b(?! ?profile)|fleet error|creating fleet/i;
+
+/**
+ * A log line about launching capacity (Karpenter's `launching nodeclaim, creating instance, ...`).
+ * Denied calls inside a launch belong to NODECLAIM_LAUNCH_FAILED; every other denied call is
+ * KARPENTER_IAM_DENIED, so the two findings never report the same line.
+ */
+export function isLaunchLogLine(line: LogLine): boolean {
+  return LAUNCH_CONTEXT.test(logText(line));
+}
+
+/** A launch line that reached the cloud (not `resolving ec2nodeclass, ...`, which NODECLASS_NOT_READY covers). */
+export function isCloudLaunchFailure(line: LogLine): boolean {
+  const text = logText(line);
+  return LAUNCH_CONTEXT.test(text) && (CLOUD_CALL.test(text) || classifyCloudError(text) !== undefined);
+}
+
+const DENIED_CODES = new Set([
+  'AccessDenied',
+  'AccessDeniedException',
+  'UnauthorizedOperation',
+  'Client.UnauthorizedOperation',
+  'UnauthorizedAccess',
+]);
+const DENIED_TEXT = /is not authorized to perform|\bUnauthorizedOperation\b|\bAccessDenied(?:Exception)?\b|unauthorized to call /;
+const SPOT_SLR = /ServiceLinkedRoleCreationNotPermitted/;
+
+/** A log line saying AWS refused a call Karpenter made (AccessDenied / UnauthorizedOperation). */
+export function isDeniedLogLine(line: LogLine): boolean {
+  const text = logText(line);
+  if (SPOT_SLR.test(text)) return false;
+  const code = line.fields['aws-error-code'];
+  return (typeof code === 'string' && DENIED_CODES.has(code)) || DENIED_TEXT.test(text);
+}
+
+export interface DeniedCall {
+  /** `iam:ListInstanceProfiles`; undefined when neither the text nor the fields name it. */
+  action: string | undefined;
+  resource: string | undefined;
+  /** Role the controller ran as, from `assumed-role/<name>/` in the message. */
+  principalRole: string | undefined;
+  principalArn: string | undefined;
+  /** `a service control policy`, `a permissions boundary`, `an identity-based policy`... */
+  explicitDenyIn: string | undefined;
+  encodedMessage: string | undefined;
+}
+
+// The resource is an ARN: only its characters are taken, so a planted message cannot put shell or
+// JSON syntax into the policy statement a step prints.
+const NOT_AUTHORIZED = /not authorized to perform:?\s+([a-z0-9-]+:[A-Za-z0-9*]+)(?:\s+on resource:?\s+([A-Za-z0-9:/_+=,.@*-]+))?/;
+const UNAUTHORIZED_TO_CALL = /unauthorized to call ([a-z0-9-]+:[A-Za-z0-9]+)/i;
+const ASSUMED_ROLE = /(arn:[a-z-]+:sts::(\d{12}):assumed-role\/([^/\s]+))\/\S+/;
+const EXPLICIT_DENY = /with an explicit deny in (an? [a-z -]*?(?:policy|boundary))/i;
+const ENCODED = /Encoded authorization failure message:\s*([A-Za-z0-9_-]+)/;
+const SERVICE_PREFIX: Record<string, string> = {
+  EC2: 'ec2',
+  IAM: 'iam',
+  SQS: 'sqs',
+  SSM: 'ssm',
+  EKS: 'eks',
+  Pricing: 'pricing',
+  STS: 'sts',
+};
+
+export function deniedCall(line: LogLine): DeniedCall {
+  const text = logText(line);
+  const m = NOT_AUTHORIZED.exec(text);
+  const service = stringField(line, 'aws-service-name');
+  const operation = stringField(line, 'aws-operation-name');
+  const fromFields =
+    service && operation && /^[A-Za-z0-9]+$/.test(service) && /^[A-Za-z0-9]+$/.test(operation)
+      ? `${SERVICE_PREFIX[service] ?? service.toLowerCase()}:${operation}`
+      : undefined;
+  const principal = ASSUMED_ROLE.exec(text);
+  return {
+    action: m?.[1] ?? UNAUTHORIZED_TO_CALL.exec(text)?.[1] ?? fromFields,
+    resource: m?.[2]?.replace(/[.,;"']+$/, ''),
+    principalRole: principal?.[3],
+    principalArn: principal ? `arn:aws:iam::${principal[2]}:role/${principal[3]}` : undefined,
+    explicitDenyIn: EXPLICIT_DENY.exec(text)?.[1],
+    encodedMessage: ENCODED.exec(text)?.[1],
+  };
+}
+
+/** Same as deniedCall, for text that is not a log line (a NodeClaim condition or event). */
+export function deniedCallInText(text: string): DeniedCall {
+  return deniedCall({ message: text, fields: {}, origin: '' });
+}
+
+export function stringField(line: LogLine, key: string): string | undefined {
+  const v = line.fields[key];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/** `{"name":"x"}` or `"x"` under any of the keys (Karpenter v1 uses `NodeClaim: {name}`; older versions `nodeclaim: x`). */
+export function objectNameField(line: LogLine, ...keys: string[]): string | undefined {
+  for (const key of keys) {
+    const v = line.fields[key];
+    if (typeof v === 'string' && v !== '') return v;
+    if (v && typeof v === 'object' && typeof (v as { name?: unknown }).name === 'string') return (v as { name: string }).name;
+  }
+  return undefined;
+}
+
+/** One line of evidence: whitespace collapsed, encoded blobs dropped, at most `max` characters. */
+export function trimError(text: string, max = 220): string {
+  const flat = text
+    .replace(/(Encoded authorization failure message:)\s*[A-Za-z0-9_-]{20,}/g, '$1 …')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,182 @@
+import type { CauseCodeOf } from '../../domain/codes.ts';
+import { commandStep } from '../../domain/finding.ts';
+import type { NodePool } from '../../domain/kube.ts';
+import type { DetectContext } from '../detector.ts';
+import { deniedCallInText } from '../cloud-errors/cloud-errors.ts';
+import { controllerIdentity, findRoleSteps, grantSteps } from '../aws-iam/controller-iam.ts';
+import { regionFlag, regionOf } from '../aws-iam/iam-arn.ts';
+import { shellQuote, shellWords } from '../../domain/shell.ts';
+
+export type LaunchCause = CauseCodeOf<'NODECLAIM_LAUNCH_FAILED'>;
+
+export const CAUSE_TITLE: Record<LaunchCause, string> = {
+  SPOT_SERVICE_LINKED_ROLE_MISSING: 'the EC2 Spot service-linked role is missing',
+  INSUFFICIENT_CAPACITY: 'insufficient EC2 capacity',
+  UNAUTHORIZED: "the controller's IAM role is not allowed to launch",
+  AMI_NOT_FOUND: 'the AMI does not exist',
+  SECURITY_GROUP_SUBNET_VPC_MISMATCH: 'security groups and subnets are in different VPCs',
+  QUOTA_EXCEEDED: 'an EC2 service quota is exhausted',
+  UNKNOWN: 'the launch failed',
+};
+
+/** What a group of failures shares, for the explanation. */
+export interface LaunchGroup {
+  cause: LaunchCause;
+  pool: NodePool | undefined;
+  poolName: string | undefined;
+  nodeClass: string | undefined;
+  nodeClaims: string[];
+  /** Raw error texts, oldest first. */
+  texts: string[];
+  /** AWS codes / Karpenter reasons seen. */
+  codes: string[];
+}
+
+export interface Explanation {
+  detail: string;
+  steps: string[];
+}
+
+export function explainLaunchFailure(ctx: DetectContext, g: LaunchGroup): Explanation {
+  const region = regionOf({ clusterArn: ctx.snapshot.cluster?.arn });
+  const r = regionFlag(region);
+  const pool = g.poolName ? `NodePool ${g.poolName}` : 'the NodePools';
+  const codes = g.codes.length > 0 ? ` (${g.codes.join(', ')})` : '';
+  const editPool = `kubectl edit nodepool ${g.poolName ? shellQuote(g.poolName) : '<name>'}`;
+  switch (g.cause) {
+    case 'SPOT_SERVICE_LINKED_ROLE_MISSING': {
+      const types = capacityTypes(g.pool);
+      const impact =
+        types && !types.includes('on-demand')
+          ? `${pool} allows only Spot capacity, so it launches nothing until the role exists.`
+          : `Karpenter marks Spot unavailable and launches on-demand instead where ${pool} allows it, at on-demand prices.`;
+      return {
+        detail: `EC2 refused Spot launches: the account has no AWSServiceRoleForEC2Spot service-linked role and Karpenter's role may not create it${codes}. ${impact}`,
+        steps: [
+          'aws iam create-service-linked-role --aws-service-name spot.amazonaws.com   # once per account, by a principal allowed iam:CreateServiceLinkedRole',
+          'aws iam get-role --role-name AWSServiceRoleForEC2Spot   # verify',
+          commandStep(
+            `or restrict ${pool} to on-demand`,
+            `${editPool}   # requirement karpenter.sh/capacity-type operator In values ["on-demand"]`,
+          ),
+        ],
+      };
+    }
+    case 'INSUFFICIENT_CAPACITY': {
+      const ips = g.codes.includes('InsufficientFreeAddressesInSubnet');
+      return {
+        detail: ips
+          ? `The subnets ${pool} launches into have no free IP addresses${codes}.`
+          : `EC2 had no capacity for the instance types and zones ${pool} allows${codes}. Karpenter marks those offerings unavailable for a few minutes and tries others; repeated failures mean the NodePool is too narrow.`,
+        steps: ips
+          ? [
+              `aws ec2 describe-subnets --filters ${shellQuote(`Name=tag:karpenter.sh/discovery,Values=${ctx.snapshot.clusterName}`)}${r} --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]'`,
+              `add subnets with free addresses to the EC2NodeClass${g.nodeClass ? ` ${g.nodeClass}` : ''} subnetSelectorTerms, or enable prefix delegation / a secondary CIDR`,
+            ]
+          : [
+              g.poolName
+                ? `kubectl get nodepool ${shellQuote(g.poolName)} -o jsonpath='{.spec.template.spec.requirements}'`
+                : 'kubectl get nodepools -o yaml',
+              `${editPool}   # allow more instance families and sizes, every zone the subnets cover, and both spot and on-demand`,
+            ],
+      };
+    }
+    case 'UNAUTHORIZED':
+      return explainUnauthorized(ctx, g);
+    case 'AMI_NOT_FOUND': {
+      const amis = unique(g.texts.flatMap((t) => t.match(/ami-[0-9a-f]{8,17}/g) ?? []));
+      const nc = g.nodeClass ? shellQuote(g.nodeClass) : '<ec2nodeclass>';
+      return {
+        detail: `EC2 rejected the AMI${amis.length ? ` ${amis.join(', ')}` : ''}${codes}: it does not exist in this region or is not shared with the account.`,
+        steps: [
+          `kubectl get ec2nodeclass ${nc} -o jsonpath='{.spec.amiSelectorTerms}{"\\n"}{.status.amis}'`,
+          ...(amis.length ? [`aws ec2 describe-images --image-ids ${shellWords(amis)}${r}`] : []),
+          `kubectl edit ec2nodeclass ${nc}   # select an AMI that exists here, e.g. amiSelectorTerms: [{alias: al2023@latest}]`,
+        ],
+      };
+    }
+    case 'SECURITY_GROUP_SUBNET_VPC_MISMATCH': {
+      const sgs = unique(g.texts.flatMap((t) => t.match(/sg-[0-9a-f]{8,17}/g) ?? []));
+      const subnets = unique(g.texts.flatMap((t) => t.match(/subnet-[0-9a-f]{8,17}/g) ?? []));
+      const nc = g.nodeClass ? shellQuote(g.nodeClass) : '<ec2nodeclass>';
+      return {
+        detail: `EC2 rejected the launch because the security groups${sgs.length ? ` ${sgs.join(', ')}` : ''} do not belong to the VPC of the subnets${subnets.length ? ` ${subnets.join(', ')}` : ''}${codes}.`,
+        steps: [
+          `aws eks describe-cluster --name ${shellQuote(ctx.snapshot.clusterName)}${r} --query cluster.resourcesVpcConfig.vpcId`,
+          ...(sgs.length
+            ? [`aws ec2 describe-security-groups --group-ids ${shellWords(sgs)}${r} --query 'SecurityGroups[].[GroupId,VpcId]'`]
+            : []),
+          ...(subnets.length
+            ? [`aws ec2 describe-subnets --subnet-ids ${shellWords(subnets)}${r} --query 'Subnets[].[SubnetId,VpcId]'`]
+            : []),
+          `kubectl edit ec2nodeclass ${nc}   # securityGroupSelectorTerms and subnetSelectorTerms must both select the cluster's VPC`,
+        ],
+      };
+    }
+    case 'QUOTA_EXCEEDED': {
+      const spot = g.codes.some((c) => /Spot/i.test(c));
+      const quota = spot ? 'L-34B43A08' : 'L-1216C47A';
+      const quotaName = spot ? 'All Standard Spot Instance Requests' : 'Running On-Demand Standard instances';
+      return {
+        detail: `EC2 refused the launch because an account quota is used up${codes}. Karpenter keeps retrying and cannot add capacity beyond it.`,
+        steps: [
+          `aws service-quotas get-service-quota --service-code ec2 --quota-code ${quota}${r}   # ${quotaName} (vCPUs); other instance families have their own quota`,
+          `aws service-quotas request-service-quota-increase --service-code ec2 --quota-code ${quota} --desired-value <vCPUs>${r}`,
+          `${editPool}   # or cap spec.limits.cpu below the quota so Karpenter stops asking`,
+        ],
+      };
+    }
+    case 'UNKNOWN': {
+      const ns = controllerIdentity(ctx).namespace;
+      return {
+        detail: `Karpenter could not launch capacity for ${pool}${codes}; the error does not match a known cause.`,
+        steps: [
+          ...g.nodeClaims.slice(0, 1).map((n) => `kubectl describe nodeclaim ${shellQuote(n)}`),
+          `kubectl logs -n ${shellQuote(ns)} -l app.kubernetes.io/name=karpenter --tail=500 | grep -i 'launching nodeclaim'`,
+        ],
+      };
+    }
+  }
+}
+
+const LAUNCH_ACTIONS = ['ec2:CreateFleet', 'ec2:RunInstances', 'ec2:CreateLaunchTemplate', 'ec2:CreateTags', 'iam:PassRole'];
+
+function explainUnauthorized(ctx: DetectContext, g: LaunchGroup): Explanation {
+  const calls = g.texts.map(deniedCallInText);
+  const actions = unique(calls.flatMap((c) => (c.action ? [c.action] : [])));
+  const withAction = calls.find((c) => c.action);
+  const principal = calls.find((c) => c.principalArn)?.principalArn;
+  const explicit = calls.find((c) => c.explicitDenyIn)?.explicitDenyIn;
+  const encoded = calls.find((c) => c.encodedMessage)?.encodedMessage;
+  const pool = g.poolName ? `NodePool ${g.poolName}` : 'the NodePools';
+  if (actions.length === 0) {
+    return {
+      detail: `AWS denied a call Karpenter's controller role makes to launch instances for ${pool}, and the error does not name the action${explicit ? ` (explicit deny in ${explicit})` : ''}.`,
+      steps: [
+        ...(encoded
+          ? [
+              `aws sts decode-authorization-message --encoded-message ${shellQuote(encoded)} --query DecodedMessage --output text   # names the action and resource`,
+            ]
+          : []),
+        ...findRoleSteps(ctx, principal).steps,
+        `allow the denied action on that role; launches need ${LAUNCH_ACTIONS.join(', ')} (iam:PassRole on the node role)`,
+      ],
+    };
+  }
+  return {
+    detail: `AWS denied ${actions.join(', ')}${withAction?.resource ? ` on ${withAction.resource}` : ''} to Karpenter's controller role${principal ? ` ${principal}` : ''} while launching instances for ${pool}${explicit ? `; the deny is explicit, in ${explicit}` : ''}.`,
+    steps: grantSteps(ctx, { actions, resource: withAction?.resource, principalRoleArn: principal, explicitDenyIn: explicit }),
+  };
+}
+
+/** `karpenter.sh/capacity-type` values a NodePool allows, when it constrains them with In. */
+function capacityTypes(pool: NodePool | undefined): string[] | undefined {
+  const req = pool?.spec?.template?.spec?.requirements?.find(
+    (q) => q.key === 'karpenter.sh/capacity-type' && q.operator === 'In',
+  );
+  return req?.values;
+}
+
+function unique(items: string[]): string[] {
+  return [...new Set(items)];
+}

@@ -1,0 +1,74 @@
+import type { Finding } from '../../domain/finding.ts';
+import { manualRemediation, newFinding } from '../../domain/finding.ts';
+import type { DetectContext, Detector } from '../detector.ts';
+import { explainNodeClassFailure } from './nodeclass-fixes.ts';
+import type { FixContext } from './nodeclass-fix-context.ts';
+import { accountOf } from '../aws-iam/iam-arn.ts';
+import { nodeClassFailures, unhealthyConditions } from '../karpenter/nodeclass-status.ts';
+import { describeCondition, notReady } from '../karpenter/readiness.ts';
+
+const CAUSE_TITLE = {
+  AMI_NOT_FOUND: 'no AMI matches its amiSelectorTerms',
+  SUBNETS_NOT_FOUND: 'no subnet matches its subnetSelectorTerms',
+  SECURITY_GROUPS_NOT_FOUND: 'no security group matches its securityGroupSelectorTerms',
+  INSTANCE_PROFILE_NOT_READY: 'its instance profile / node role is not usable',
+  VALIDATION_FAILED: 'validation failed',
+  UNKNOWN: 'Karpenter has not resolved it',
+} as const;
+
+/**
+ * NODECLASS_NOT_READY: an EC2NodeClass whose `Ready` is not True. The cause is the first False
+ * sub-condition (AMIs, subnets, security groups, instance profile, validation); the steps cover
+ * every False one, since fixing the first alone leaves the node class unready. `Ready=Unknown` or
+ * no status at all counts only after READINESS_SETTLE_MS (see karpenter/readiness.ts).
+ */
+export const nodeClassNotReady: Detector<'NODECLASS_NOT_READY'> = {
+  code: 'NODECLASS_NOT_READY',
+  requires: ['ec2nodeclasses'],
+  // Cluster version and ARN, Fargate subnets and the controller's namespace only fill in the steps.
+  refinedBy: ['cluster', 'fargateprofiles', 'pods', 'deployments'],
+  detect(ctx) {
+    const fx = fixContext(ctx);
+    const findings: Finding<'NODECLASS_NOT_READY'>[] = [];
+    for (const nc of ctx.snapshot.nodeClasses) {
+      const verdict = notReady(nc, ctx.now);
+      if (!verdict) continue;
+      const name = nc.metadata?.name ?? '?';
+      const failures = nodeClassFailures(nc);
+      const explained = failures.map((f) => explainNodeClassFailure(f.code, f.condition, nc, fx));
+      const primary = failures[0]?.code ?? 'UNKNOWN';
+      if (explained.length === 0)
+        explained.push(explainNodeClassFailure('UNKNOWN', { type: 'Ready', status: 'Unknown' }, nc, fx));
+      const evidence = [
+        verdict.ready
+          ? `EC2NodeClass ${name}: ${describeCondition(verdict.ready)}`
+          : `EC2NodeClass ${name} has no Ready condition`,
+        ...unhealthyConditions(nc).map(describeCondition),
+      ];
+      findings.push(
+        newFinding({
+          code: 'NODECLASS_NOT_READY',
+          severity: 'critical',
+          title: `EC2NodeClass ${name} is not ready: ${CAUSE_TITLE[primary]}`,
+          resource: { kind: 'EC2NodeClass', name },
+          since: verdict.since,
+          cause: { code: primary, detail: explained.map((e) => e.detail).join(' ') },
+          evidence,
+          remediation: manualRemediation(explained.flatMap((e) => e.steps)),
+        }),
+      );
+    }
+    return findings;
+  },
+};
+
+function fixContext(ctx: DetectContext): FixContext {
+  const s = ctx.snapshot;
+  return {
+    clusterName: s.clusterName,
+    clusterVersion: s.cluster?.version,
+    accountId: accountOf(s.cluster?.arn)?.account,
+    controllerNamespace: ctx.index.controllers[0]?.namespace ?? 'karpenter',
+    knownSubnets: [...new Set(s.fargateProfiles.flatMap((p) => p.subnets ?? []))],
+  };
+}
