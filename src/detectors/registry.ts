@@ -2,7 +2,7 @@ import type { FindingCode } from '../domain/codes.ts';
 import type { SourceName } from '../domain/snapshot.ts';
 import { detectorVerdict, type Detector } from './detector.ts';
 import { amiSelectorUnscoped } from './ami-selector-unscoped/index.ts';
-import { controllerPending } from './controller-pending/index.ts';
+import { controllerPending } from './karpenter-controller-pending/index.ts';
 import { crdConversionWebhookBroken } from './crd-conversion-webhook-broken/index.ts';
 import { instanceProvenanceUnproven } from './instance-provenance-unproven/index.ts';
 import { karpenterIamDenied } from './karpenter-iam-denied/index.ts';
