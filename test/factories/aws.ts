@@ -148,7 +148,13 @@ export function launchTemplate(input: {
 }
 
 /** A subnet as DescribeSubnets reports it (plenty of free addresses unless told). */
-export function subnet(input: { id: string; zone?: string; free?: number; vpcId?: string; tags?: Record<string, string> }): Subnet {
+export function subnet(input: {
+  id: string;
+  zone?: string;
+  free?: number;
+  vpcId?: string;
+  tags?: Record<string, string>;
+}): Subnet {
   const zone = input.zone ?? 'us-east-1a';
   return {
     id: input.id,

@@ -253,7 +253,9 @@ export function pdb(input: {
     kind: 'PodDisruptionBudget',
     metadata: { name: input.name, namespace: input.namespace ?? 'default', uid: `uid-pdb-${input.name}`, creationTimestamp: T0 },
     spec: {
-      ...(input.maxUnavailable === undefined ? { minAvailable: input.minAvailable ?? 1 } : { maxUnavailable: input.maxUnavailable }),
+      ...(input.maxUnavailable === undefined
+        ? { minAvailable: input.minAvailable ?? 1 }
+        : { maxUnavailable: input.maxUnavailable }),
       selector: { matchLabels: input.matchLabels },
     },
     status: {
@@ -280,7 +282,9 @@ export function volumeAttachment(input: {
       name: input.name,
       uid: `uid-va-${input.name}`,
       creationTimestamp: T0,
-      ...(input.deletionTimestamp ? { deletionTimestamp: input.deletionTimestamp, finalizers: ['external-attacher/ebs-csi-aws-com'] } : {}),
+      ...(input.deletionTimestamp
+        ? { deletionTimestamp: input.deletionTimestamp, finalizers: ['external-attacher/ebs-csi-aws-com'] }
+        : {}),
     },
     spec: { attacher: 'ebs.csi.aws.com', nodeName: input.nodeName, source: { persistentVolumeName: input.persistentVolumeName } },
     status: { attached: input.attached ?? true },
