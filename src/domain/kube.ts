@@ -279,6 +279,8 @@ export interface NodePool extends KubeObject {
         requirements?: NodeSelectorRequirementWithMinValues[];
         taints?: Taint[];
         startupTaints?: Taint[];
+        /** How long a node lives before Karpenter replaces it: a Go duration (`720h`), or `Never`. */
+        expireAfter?: string;
       };
     };
     limits?: Record<string, string>;

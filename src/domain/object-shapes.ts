@@ -110,7 +110,7 @@ const nodePool = kubeObject(
   obj({
     template: obj({
       metadata: obj({ labels: strings, annotations: strings }),
-      spec: obj({ nodeClassRef, requirements: arr(requirement), taints: arr(taint) }),
+      spec: obj({ nodeClassRef, requirements: arr(requirement), taints: arr(taint), expireAfter: str }),
     }),
     limits: quantities,
     disruption: obj({ consolidationPolicy: str }),
