@@ -42,6 +42,8 @@ export function writeCaptureFiles(snapshot: ClusterSnapshot, dir: string, format
   list('nodeclaims', snapshot.nodeClaims);
   list('nodepools', snapshot.nodePools);
   list('ec2nodeclasses', snapshot.nodeClasses);
+  list('pdb', snapshot.pdbs);
+  list('volumeattachments', snapshot.volumeAttachments);
 
   if (snapshot.cluster && !snapshot.cluster.gone) json('describe-cluster.json', describeCluster(snapshot));
   json('describe-instances.json', { Reservations: snapshot.instances.map((i, n) => reservation(i, n, account)) });
@@ -95,6 +97,17 @@ export function writeCaptureFiles(snapshot: ClusterSnapshot, dir: string, format
       ...(p.createDate ? { CreateDate: awsTime(p.createDate) } : {}),
       Roles: p.roles.map((r) => ({ Path: '/', RoleName: r.name, Arn: r.arn })),
       ...(Object.keys(p.tags).length > 0 ? { Tags: awsTags(p.tags) } : {}),
+    })),
+  });
+  json('describe-subnets.json', {
+    Subnets: snapshot.subnets.map((s) => ({
+      AvailabilityZone: s.availabilityZone,
+      AvailableIpAddressCount: s.availableIpAddressCount,
+      CidrBlock: s.cidrBlock,
+      SubnetId: s.id,
+      VpcId: s.vpcId,
+      OwnerId: account,
+      ...(Object.keys(s.tags).length > 0 ? { Tags: awsTags(s.tags) } : {}),
     })),
   });
   writeFileSync(file('karpenter.log'), snapshot.logs.map((l) => `${JSON.stringify(l.fields)}\n`).join(''));

@@ -97,12 +97,15 @@ export function syntheticCluster(overrides: Partial<SyntheticClusterOptions> = {
     nodeClaims: fleet.nodeClaims,
     nodePools: fleet.nodePools,
     nodeClasses: fleet.nodeClasses,
+    pdbs: [],
+    volumeAttachments: [],
     cluster: clusterInfo(gen),
     instances: fleet.instances,
     fargateProfiles: fargateProfiles(gen),
     accessEntries: accessEntries(gen, fleet),
     launchTemplates: fleet.launchTemplates,
     instanceProfiles: fleet.instanceProfiles,
+    subnets: [],
     logs: buildLogs(gen, fleet),
   };
 }

@@ -1,3 +1,4 @@
+import type { EC2NodeClass } from '../domain/kube.ts';
 import type { SourceName } from '../domain/snapshot.ts';
 import type { AwsPorts } from '../ports/aws.ts';
 import type { AwsCliOutput } from '../snapshot/aws-cli.ts';
@@ -27,4 +28,31 @@ export function collectAws(
       gap(source, error);
     }
   });
+}
+
+/** Why `subnets` is a gap when the EC2NodeClasses (which name the subnets) could not be listed. */
+export const SUBNETS_UNKNOWN = 'not read: the subnets described are those of the EC2NodeClasses, which could not be read';
+
+/**
+ * The subnets the EC2NodeClasses resolved (`status.subnets[].id`): one DescribeSubnets for them
+ * all, never an account-wide listing; none asked for when no EC2NodeClass names any.
+ */
+export async function collectSubnets(
+  aws: AwsPorts,
+  nodeClasses: Promise<readonly EC2NodeClass[] | undefined>,
+  merger: CaptureMerger,
+  gap: (source: SourceName, error: unknown) => void,
+): Promise<void> {
+  const classes = await nodeClasses;
+  if (!classes) {
+    gap('subnets', SUBNETS_UNKNOWN);
+    return;
+  }
+  const ids = [...new Set(classes.flatMap((c) => (c.status?.subnets ?? []).flatMap((s) => (s.id ? [s.id] : []))))].sort();
+  try {
+    const subnets = ids.length > 0 ? await aws.ec2.describeSubnets(ids) : [];
+    merger.add('AWS API', [{ type: 'aws', output: { source: 'subnets', subnets } }]);
+  } catch (error) {
+    gap('subnets', error);
+  }
 }

@@ -3,7 +3,7 @@ import { SOURCE_NAMES, type ClusterSnapshot, type SourceName } from '../domain/s
 import type { AwsPorts } from '../ports/aws.ts';
 import type { KubernetesReader } from '../ports/kubernetes.ts';
 import { CaptureMerger } from '../snapshot/capture-merger.ts';
-import { collectAws } from './aws-sources.ts';
+import { collectAws, collectSubnets, SUBNETS_UNKNOWN } from './aws-sources.ts';
 import { mapBounded } from '../support/concurrency.ts';
 import { failureText } from './failure-text.ts';
 import { collectKube, KUBE_SOURCES } from './kube-collector.ts';
@@ -26,6 +26,8 @@ export interface CollectOptions {
   clusterName: string;
   /** Collect only these sources: a simulation knows only what its capture held. Default: all. */
   sources?: ReadonlySet<SourceName>;
+  /** When NodeClaims are judged expired (which nodes' pods are read). Default: the time of the call. */
+  now?: Date;
 }
 
 export interface CollectResult {
@@ -55,18 +57,26 @@ export async function collectSnapshot(ports: CollectPorts, options: CollectOptio
   const awsWanted = cluster?.gone ? new Set([...wanted].filter((s) => !CLUSTER_SCOPED.includes(s))) : wanted;
   const tasks: (() => Promise<void>)[] = collectAws(ports.aws, options.clusterName, awsWanted, merger, gap);
   const kubeWanted = KUBE_SOURCES.filter((s) => wanted.has(s));
+  const subnetsWanted = wanted.has('subnets');
   if (cluster?.gone) {
-    // The API server went with the cluster: the merger records its Kubernetes objects as none.
-  } else if (kubeWanted.length > 0) {
+    // The API server went with the cluster: the merger records its Kubernetes objects as none,
+    // and no EC2NodeClass is left to name a subnet.
+    if (subnetsWanted) merger.add('AWS API', [{ type: 'aws', output: { source: 'subnets', subnets: [] } }]);
+  } else if (kubeWanted.length > 0 || subnetsWanted) {
     tasks.push(async () => {
       let kube: KubernetesReader;
       try {
         kube = await ports.connectKube(cluster);
       } catch (error) {
         for (const source of kubeWanted) gap(source, error);
+        if (subnetsWanted) gap('subnets', SUBNETS_UNKNOWN);
         return;
       }
-      await mapBounded(collectKube(kube, wanted, merger, gap), CONCURRENCY, (task) => task());
+      const now = options.now ?? new Date();
+      const { tasks: kubeTasks, nodeClasses } = collectKube(kube, wanted, merger, gap, { now, needNodeClasses: subnetsWanted });
+      // The subnets come from the EC2NodeClasses: after their list, which has started by then.
+      const all = subnetsWanted ? [...kubeTasks, () => collectSubnets(ports.aws, nodeClasses, merger, gap)] : kubeTasks;
+      await mapBounded(all, CONCURRENCY, (task) => task());
     });
   }
   await mapBounded(tasks, CONCURRENCY, (task) => task());

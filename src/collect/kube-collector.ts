@@ -1,39 +1,109 @@
 import type { SourceName } from '../domain/snapshot.ts';
 import { isPodReady } from '../domain/kube-helpers.ts';
-import type { KubeObject, Pod } from '../domain/kube.ts';
+import type { EC2NodeClass, KubeObject, Node, NodeClaim, NodePool, Pod } from '../domain/kube.ts';
 import type { KubernetesReader } from '../ports/kubernetes.ts';
 import type { CaptureMerger } from '../snapshot/capture-merger.ts';
 import { readControllerLog } from '../snapshot/controller-logs.ts';
 import { classifyKubeObject } from '../snapshot/kube-objects.ts';
 import type { Contribution } from '../snapshot/recognise.ts';
 import type { JsonRecord } from '../domain/shape.ts';
-import { ALL_PODS, CONTROLLER_PODS, KARPENTER_CRD_NAMES, KUBE_LISTS, LOG_TAIL_LINES, PENDING_PODS } from './kube-sources.ts';
+import { mapBounded } from '../support/concurrency.ts';
+import {
+  ALL_PODS,
+  CONTROLLER_PODS,
+  KARPENTER_CRD_NAMES,
+  KUBE_LISTS,
+  LOG_TAIL_LINES,
+  PENDING_PODS,
+  podsOnNode,
+} from './kube-sources.ts';
+import { nodesOfInterest } from './nodes-of-interest.ts';
 
 export const KUBE_SOURCES: readonly SourceName[] = [...KUBE_LISTS.map((l) => l.source), 'pods', 'crds', 'logs'];
 
 type Gap = (source: SourceName, error: unknown) => void;
+type ListedSource = (typeof KUBE_LISTS)[number]['source'];
 
 /** Where live objects come from, in notes about those set aside. */
 const KUBE_ORIGIN = 'Kubernetes API';
 
-/** One task per Kubernetes source wanted; pods and logs share one (logs need the controller's pods). */
+/** Lists of the pods of nodes of interest in flight at once. */
+const NODE_POD_LISTS_IN_FLIGHT = 4;
+
+export interface KubeCollectOptions {
+  /** When NodeClaims are judged expired. */
+  now: Date;
+  /** List the EC2NodeClasses even when they are not wanted themselves (the subnets to describe are theirs). */
+  needNodeClasses?: boolean;
+}
+
+export interface KubeCollection {
+  /** One task per Kubernetes source wanted; pods and logs share one (logs need the controller's pods). */
+  tasks: (() => Promise<void>)[];
+  /**
+   * The EC2NodeClasses as listed (the ones kept), once their task has run; undefined when they
+   * could not be listed or were not asked for. Tasks that need them must come after `tasks`.
+   */
+  nodeClasses: Promise<EC2NodeClass[] | undefined>;
+}
+
+/**
+ * The Kubernetes side of a live scan. Tasks run in the order given (at most so many at once): the
+ * pods task, last, waits for the Nodes, NodeClaims and NodePools lists to pick the nodes whose pods
+ * it reads too (see nodesOfInterest), which have started by then.
+ */
 export function collectKube(
   kube: KubernetesReader,
   wanted: ReadonlySet<SourceName>,
   merger: CaptureMerger,
   gap: Gap,
-): (() => Promise<void>)[] {
-  const tasks = KUBE_LISTS.filter((l) => wanted.has(l.source)).map((l) => async () => {
-    try {
-      const items = (await Promise.all(l.queries.map((q) => kube.list(q)))).flat();
-      merger.add(KUBE_ORIGIN, contributions(l.source, items));
-    } catch (error) {
-      gap(l.source, error);
-    }
+  options: KubeCollectOptions,
+): KubeCollection {
+  const needed = (source: ListedSource) =>
+    wanted.has(source) || (source === 'ec2nodeclasses' && options.needNodeClasses === true);
+  const listed = new Map<ListedSource, Settled<KubeObject[] | undefined>>();
+  const tasks = KUBE_LISTS.filter((l) => needed(l.source)).map((l) => {
+    const result = settled<KubeObject[] | undefined>();
+    listed.set(l.source, result);
+    return async () => {
+      try {
+        const items = (await Promise.all(l.queries.map((q) => kube.list(q)))).flat();
+        const contributed = contributions(l.source, items);
+        if (wanted.has(l.source)) merger.add(KUBE_ORIGIN, contributed);
+        result.resolve(keptObjects(contributed));
+      } catch (error) {
+        if (wanted.has(l.source)) gap(l.source, error);
+      } finally {
+        result.resolve(undefined);
+      }
+    };
   });
+  const objectsOf = async <T>(source: ListedSource) => ((await listed.get(source)?.promise) ?? undefined) as T[] | undefined;
+  const disrupted = async () => {
+    const [nodes, claims, pools] = await Promise.all([
+      objectsOf<Node>('nodes'),
+      objectsOf<NodeClaim>('nodeclaims'),
+      objectsOf<NodePool>('nodepools'),
+    ]);
+    return nodesOfInterest(nodes ?? [], claims ?? [], pools ?? [], options.now);
+  };
   if (wanted.has('crds')) tasks.push(() => collectCrds(kube, merger, gap));
-  if (wanted.has('pods') || wanted.has('logs')) tasks.push(() => collectPodsAndLogs(kube, wanted, merger, gap));
-  return tasks;
+  if (wanted.has('pods') || wanted.has('logs')) tasks.push(() => collectPodsAndLogs(kube, wanted, merger, gap, disrupted));
+  return { tasks, nodeClasses: objectsOf<EC2NodeClass>('ec2nodeclasses') };
+}
+
+interface Settled<T> {
+  promise: Promise<T>;
+  /** The first call counts; later ones do nothing. */
+  resolve(value: T): void;
+}
+
+function settled<T>(): Settled<T> {
+  let resolve: (value: T) => void = () => {};
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve: (value) => resolve(value) };
 }
 
 async function collectCrds(kube: KubernetesReader, merger: CaptureMerger, gap: Gap): Promise<void> {
@@ -52,11 +122,18 @@ async function collectCrds(kube: KubernetesReader, merger: CaptureMerger, gap: G
 }
 
 /**
- * Pending pods and the controller's own pods, in one round. Only when the controller is not
- * healthy are all pods read: judging where it could run needs every pod on every node, and
- * telling "no controller" from "not captured" needs kube-system's pods.
+ * Pending pods and the controller's own pods, in one round, then the pods of each node Karpenter
+ * is terminating or wants to disrupt (none on a healthy cluster). Only when the controller is not
+ * healthy are all pods read instead: judging where it could run needs every pod on every node,
+ * and telling "no controller" from "not captured" needs kube-system's pods.
  */
-async function collectPodsAndLogs(kube: KubernetesReader, wanted: ReadonlySet<SourceName>, merger: CaptureMerger, gap: Gap) {
+async function collectPodsAndLogs(
+  kube: KubernetesReader,
+  wanted: ReadonlySet<SourceName>,
+  merger: CaptureMerger,
+  gap: Gap,
+  disrupted: () => Promise<string[]>,
+) {
   let controllerPods: Pod[];
   try {
     const [pending, controllers] = await Promise.all([
@@ -66,7 +143,10 @@ async function collectPodsAndLogs(kube: KubernetesReader, wanted: ReadonlySet<So
     controllerPods = keptObjects(contributions('pods', controllers)) as Pod[];
     if (wanted.has('pods')) {
       const healthy = controllerPods.length > 0 && controllerPods.every(isPodReady);
-      merger.add(KUBE_ORIGIN, contributions('pods', healthy ? [...pending, ...controllers] : await kube.list(ALL_PODS)));
+      const pods = healthy
+        ? [...pending, ...controllers, ...(await podsOnNodes(kube, await disrupted()))]
+        : await kube.list(ALL_PODS);
+      merger.add(KUBE_ORIGIN, contributions('pods', uniqueByUid(pods)));
     }
   } catch (error) {
     if (wanted.has('pods')) gap('pods', error);
@@ -74,6 +154,25 @@ async function collectPodsAndLogs(kube: KubernetesReader, wanted: ReadonlySet<So
     return;
   }
   if (wanted.has('logs')) await collectLogs(kube, controllerPods, merger, gap);
+}
+
+/** One paged list per node (`spec.nodeName=NODE`). */
+async function podsOnNodes(kube: KubernetesReader, nodeNames: readonly string[]): Promise<JsonRecord[]> {
+  return (await mapBounded(nodeNames, NODE_POD_LISTS_IN_FLIGHT, (name) => kube.list(podsOnNode(name)))).flat();
+}
+
+/** A pod read by several lists (Pending and on a node being drained) once: by uid, else by namespace and name. */
+function uniqueByUid(pods: readonly JsonRecord[]): JsonRecord[] {
+  const byKey = new Map<string, JsonRecord>();
+  for (const pod of pods) {
+    const metadata = (pod.metadata ?? {}) as { uid?: unknown; namespace?: unknown; name?: unknown };
+    const key =
+      typeof metadata.uid === 'string' && metadata.uid !== ''
+        ? metadata.uid
+        : `${String(metadata.namespace)}/${String(metadata.name)}`;
+    byKey.set(key, pod);
+  }
+  return [...byKey.values()];
 }
 
 /** Logs of the running controller pods (the leader is one of them); of all of them if none runs. */

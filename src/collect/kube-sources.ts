@@ -9,7 +9,8 @@ export const KARPENTER_CRD_NAMES = ['nodeclaims.karpenter.sh', 'nodepools.karpen
 
 /**
  * What the detectors need of each Kubernetes source, and no more: a healthy 50,000-pod cluster
- * costs a list of its Pending pods, not of every pod. Pods are collected separately (two phases).
+ * costs a list of its Pending pods, not of every pod. Pods are collected separately (two phases,
+ * plus the pods of the nodes Karpenter is disrupting).
  */
 export const KUBE_LISTS: readonly { source: Exclude<SourceName, 'pods' | 'crds' | 'logs'>; queries: KubeListQuery[] }[] = [
   { source: 'deployments', queries: [{ resource: 'deployments' }] },
@@ -24,11 +25,18 @@ export const KUBE_LISTS: readonly { source: Exclude<SourceName, 'pods' | 'crds' 
   { source: 'nodeclaims', queries: [{ resource: 'nodeclaims' }] },
   { source: 'nodepools', queries: [{ resource: 'nodepools' }] },
   { source: 'ec2nodeclasses', queries: [{ resource: 'ec2nodeclasses' }] },
+  { source: 'pdbs', queries: [{ resource: 'poddisruptionbudgets' }] },
+  { source: 'volumeattachments', queries: [{ resource: 'volumeattachments' }] },
 ];
 
 export const PENDING_PODS: KubeListQuery = { resource: 'pods', fieldSelector: 'status.phase=Pending' };
 export const CONTROLLER_PODS: KubeListQuery = { resource: 'pods', labelSelector: CONTROLLER_SELECTOR };
 export const ALL_PODS: KubeListQuery = { resource: 'pods' };
+
+/** The pods of one node (see nodesOfInterest): one paged list per node Karpenter is disrupting. */
+export function podsOnNode(nodeName: string): KubeListQuery {
+  return { resource: 'pods', fieldSelector: `spec.nodeName=${nodeName}` };
+}
 
 /** Lines of the controller's log to read per pod: enough for the last denials, bounded for Lambda. */
 export const LOG_TAIL_LINES = 500;

@@ -78,6 +78,25 @@ export interface AccessEntry {
   described: boolean;
 }
 
+/** One subnet of `aws ec2 describe-subnets` (DescribeSubnets). */
+export interface Subnet {
+  id: string;
+  vpcId?: string;
+  availabilityZone?: string;
+  availabilityZoneId?: string;
+  cidrBlock?: string;
+  /** Free IPv4 addresses left in the subnet. */
+  availableIpAddressCount?: number;
+  /** The subnet's IPv6 CIDR blocks (associated ones). */
+  ipv6CidrBlocks?: string[];
+  /** An IPv6-only subnet (no IPv4 addresses at all). */
+  ipv6Native?: boolean;
+  mapPublicIpOnLaunch?: boolean;
+  /** `available` or `pending`. */
+  state?: string;
+  tags: Record<string, string>;
+}
+
 export interface LaunchTemplate {
   id: string;
   name: string;

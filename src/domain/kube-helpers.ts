@@ -54,6 +54,36 @@ export function ageMs(iso: string | undefined, now: Date): number | undefined {
   return Number.isNaN(t) ? undefined : now.getTime() - t;
 }
 
+const GO_DURATION_UNITS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/**
+ * A Go duration as Kubernetes objects write them (`720h`, `1h30m0s`, `90m`, `0`) → milliseconds;
+ * `Never` → Infinity; undefined for anything else. Karpenter's `expireAfter` and the like.
+ */
+export function parseGoDuration(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const s = text.trim();
+  if (s === 'Never') return Number.POSITIVE_INFINITY;
+  if (s === '0') return 0;
+  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
+  let total = 0;
+  let consumed = 0;
+  for (let m = re.exec(s); m; m = re.exec(s)) {
+    total += Number(m[1]) * (GO_DURATION_UNITS[m[2] ?? ''] ?? Number.NaN);
+    consumed = re.lastIndex;
+  }
+  return consumed === s.length && s.length > 0 && Number.isFinite(total) ? total : undefined;
+}
+
 /** Normalises any parseable timestamp to second-precision ISO-8601 (`2026-01-01T00:00:00Z`). */
 export function isoSeconds(iso: string | undefined): string | null {
   if (!iso) return null;

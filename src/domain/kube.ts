@@ -203,6 +203,42 @@ export interface CustomResourceDefinition extends KubeObject {
   };
 }
 
+/** policy/v1 PodDisruptionBudget (`kubectl get pdb -A -o json`). */
+export interface PodDisruptionBudget extends KubeObject {
+  spec?: {
+    /** An absolute number, or a percentage such as `50%`. */
+    minAvailable?: number | string;
+    /** An absolute number, or a percentage such as `10%`. */
+    maxUnavailable?: number | string;
+    selector?: LabelSelector;
+    /** `IfHealthyBudget` (default) or `AlwaysAllow`. */
+    unhealthyPodEvictionPolicy?: 'IfHealthyBudget' | 'AlwaysAllow' | string;
+  };
+  status?: {
+    disruptionsAllowed?: number;
+    currentHealthy?: number;
+    desiredHealthy?: number;
+    expectedPods?: number;
+    observedGeneration?: number;
+    conditions?: Condition[];
+  };
+}
+
+/** storage.k8s.io/v1 VolumeAttachment (`kubectl get volumeattachments -o json`): cluster-scoped. */
+export interface VolumeAttachment extends KubeObject {
+  spec?: {
+    /** The CSI driver, e.g. `ebs.csi.aws.com`. */
+    attacher?: string;
+    nodeName?: string;
+    source?: { persistentVolumeName?: string };
+  };
+  status?: {
+    attached?: boolean;
+    attachError?: { time?: string; message?: string };
+    detachError?: { time?: string; message?: string };
+  };
+}
+
 // --- Karpenter custom resources (karpenter.sh/v1, karpenter.k8s.aws/v1) -------------------
 
 export interface NodeClassRef {
@@ -243,6 +279,8 @@ export interface NodePool extends KubeObject {
         requirements?: NodeSelectorRequirementWithMinValues[];
         taints?: Taint[];
         startupTaints?: Taint[];
+        /** How long a node lives before Karpenter replaces it: a Go duration (`720h`), or `Never`. */
+        expireAfter?: string;
       };
     };
     limits?: Record<string, string>;

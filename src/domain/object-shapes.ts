@@ -110,7 +110,7 @@ const nodePool = kubeObject(
   obj({
     template: obj({
       metadata: obj({ labels: strings, annotations: strings }),
-      spec: obj({ nodeClassRef, requirements: arr(requirement), taints: arr(taint) }),
+      spec: obj({ nodeClassRef, requirements: arr(requirement), taints: arr(taint), expireAfter: str }),
     }),
     limits: quantities,
     disruption: obj({ consolidationPolicy: str }),
@@ -138,6 +138,18 @@ const ec2NodeClass = kubeObject(
   }),
 );
 
+const pdb = kubeObject(
+  obj({ minAvailable: strOrNum, maxUnavailable: strOrNum, selector: labelSelector, unhealthyPodEvictionPolicy: str }),
+  obj({ disruptionsAllowed: num, currentHealthy: num, desiredHealthy: num, expectedPods: num, conditions }),
+);
+
+const volumeError = obj({ time: time, message: str });
+
+const volumeAttachment = kubeObject(
+  obj({ attacher: str, nodeName: str, source: obj({ persistentVolumeName: str }) }),
+  obj({ attached: bool, attachError: volumeError, detachError: volumeError }),
+);
+
 /** Kubernetes objects by the source they belong to (Events are normalised field by field instead). */
 export const KUBE_SHAPES: Readonly<Partial<Record<SourceName, Check>>> = {
   pods: pod,
@@ -150,6 +162,8 @@ export const KUBE_SHAPES: Readonly<Partial<Record<SourceName, Check>>> = {
   nodeclaims: nodeClaim,
   nodepools: nodePool,
   ec2nodeclasses: ec2NodeClass,
+  pdbs: pdb,
+  volumeattachments: volumeAttachment,
 };
 
 // --- AWS records, as the loader and the AWS adapters build them -----------------------------
@@ -211,5 +225,21 @@ export const AWS_SHAPES = {
       tags,
     },
     ['name', 'roles', 'tags'],
+  ),
+  subnets: obj(
+    {
+      id: str,
+      vpcId: str,
+      availabilityZone: str,
+      availabilityZoneId: str,
+      cidrBlock: str,
+      availableIpAddressCount: num,
+      ipv6CidrBlocks: arr(str),
+      ipv6Native: bool,
+      mapPublicIpOnLaunch: bool,
+      state: str,
+      tags,
+    },
+    ['id', 'tags'],
   ),
 } as const satisfies Record<string, Check>;

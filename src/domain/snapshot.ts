@@ -1,5 +1,14 @@
 import type { FindingCode } from './codes.ts';
-import type { AccessEntry, ClusterInfo, FargateProfile, Instance, InstanceProfile, LaunchTemplate, LogLine } from './aws.ts';
+import type {
+  AccessEntry,
+  ClusterInfo,
+  FargateProfile,
+  Instance,
+  InstanceProfile,
+  LaunchTemplate,
+  LogLine,
+  Subnet,
+} from './aws.ts';
 import type {
   ConfigMap,
   CustomResourceDefinition,
@@ -10,8 +19,10 @@ import type {
   NodeClaim,
   NodePool,
   Pod,
+  PodDisruptionBudget,
   ReplicaSet,
   Service,
+  VolumeAttachment,
 } from './kube.ts';
 
 /**
@@ -30,12 +41,15 @@ export const SOURCE_NAMES = [
   'nodeclaims',
   'nodepools',
   'ec2nodeclasses',
+  'pdbs',
+  'volumeattachments',
   'cluster',
   'instances',
   'fargateprofiles',
   'accessentries',
   'launchtemplates',
   'instanceprofiles',
+  'subnets',
   'logs',
 ] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
@@ -79,12 +93,17 @@ export interface ClusterSnapshot {
   nodeClaims: NodeClaim[];
   nodePools: NodePool[];
   nodeClasses: EC2NodeClass[];
+  /** PodDisruptionBudgets, all namespaces. */
+  pdbs: PodDisruptionBudget[];
+  volumeAttachments: VolumeAttachment[];
   cluster?: ClusterInfo;
   instances: Instance[];
   fargateProfiles: FargateProfile[];
   accessEntries: AccessEntry[];
   launchTemplates: LaunchTemplate[];
   instanceProfiles: InstanceProfile[];
+  /** The subnets of the EC2NodeClasses (live), or whatever `aws ec2 describe-subnets` listed (capture). */
+  subnets: Subnet[];
   logs: LogLine[];
   /**
    * Capture files left out whose name does not say which source they held (`out3.json` too
@@ -109,11 +128,14 @@ export function emptySnapshot(clusterName: string): ClusterSnapshot {
     nodeClaims: [],
     nodePools: [],
     nodeClasses: [],
+    pdbs: [],
+    volumeAttachments: [],
     instances: [],
     fargateProfiles: [],
     accessEntries: [],
     launchTemplates: [],
     instanceProfiles: [],
+    subnets: [],
     logs: [],
   };
 }

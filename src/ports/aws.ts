@@ -2,7 +2,15 @@
  * The AWS APIs as karpenter-sentinel uses them, in domain types. Real adapters wrap the SDK v3
  * clients; the simulator's in-memory AWS implements the same interfaces.
  */
-import type { AccessEntry, ClusterInfo, FargateProfile, Instance, InstanceProfile, LaunchTemplate } from '../domain/aws.ts';
+import type {
+  AccessEntry,
+  ClusterInfo,
+  FargateProfile,
+  Instance,
+  InstanceProfile,
+  LaunchTemplate,
+  Subnet,
+} from '../domain/aws.ts';
 
 export interface InstanceQuery {
   /** Instances tagged for this cluster (`eks:eks-cluster-name=NAME` or `kubernetes.io/cluster/NAME`). */
@@ -29,6 +37,8 @@ export interface Ec2Port {
   describeLaunchTemplates(clusterName: string): Promise<LaunchTemplate[]>;
   /** false when it was already gone. */
   deleteLaunchTemplate(launchTemplateId: string): Promise<boolean>;
+  /** Exactly these subnets, every page; ids that do not exist are simply absent. `[]` asks nothing. */
+  describeSubnets(subnetIds: readonly string[]): Promise<Subnet[]>;
 }
 
 export interface EksPort {

@@ -20,6 +20,8 @@ export const KUBE_RESOURCE_NAMES = [
   'nodeclaims',
   'nodepools',
   'ec2nodeclasses',
+  'poddisruptionbudgets',
+  'volumeattachments',
 ] as const;
 export type KubeResourceName = (typeof KUBE_RESOURCE_NAMES)[number];
 
@@ -48,6 +50,8 @@ export const KUBE_RESOURCES: Readonly<Record<KubeResourceName, KubeResourceInfo>
   nodeclaims: { group: 'karpenter.sh', version: 'v1', kind: 'NodeClaim', namespaced: false },
   nodepools: { group: 'karpenter.sh', version: 'v1', kind: 'NodePool', namespaced: false },
   ec2nodeclasses: { group: 'karpenter.k8s.aws', version: 'v1', kind: 'EC2NodeClass', namespaced: false },
+  poddisruptionbudgets: { group: 'policy', version: 'v1', kind: 'PodDisruptionBudget', namespaced: true },
+  volumeattachments: { group: 'storage.k8s.io', version: 'v1', kind: 'VolumeAttachment', namespaced: false },
 };
 
 export function apiVersionOf(info: KubeResourceInfo): string {

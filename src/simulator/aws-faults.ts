@@ -6,6 +6,7 @@ export type AwsOperation =
   | 'TerminateInstances'
   | 'DescribeLaunchTemplates'
   | 'DeleteLaunchTemplate'
+  | 'DescribeSubnets'
   | 'DescribeCluster'
   | 'ListClusters'
   | 'ListFargateProfiles'

@@ -6,7 +6,15 @@
  */
 import { awsErrorText, sourceError } from '../adapters/aws/errors.ts';
 import { instanceInClusterScope, launchTemplateOfCluster } from '../adapters/aws/scope.ts';
-import type { AccessEntry, ClusterInfo, FargateProfile, Instance, InstanceProfile, LaunchTemplate } from '../domain/aws.ts';
+import type {
+  AccessEntry,
+  ClusterInfo,
+  FargateProfile,
+  Instance,
+  InstanceProfile,
+  LaunchTemplate,
+  Subnet,
+} from '../domain/aws.ts';
 import { isSetAsideGap, type ClusterSnapshot, type SourceName } from '../domain/snapshot.ts';
 import type { AwsPorts, InstanceQuery, TerminationResult } from '../ports/aws.ts';
 import { SourceError } from '../ports/errors.ts';
@@ -38,6 +46,7 @@ export interface InMemoryAwsState {
   accessEntries: AccessEntry[];
   launchTemplates: Map<string, LaunchTemplate>;
   instanceProfiles: Map<string, InstanceProfile>;
+  subnets: Map<string, Subnet>;
 }
 
 export interface InMemoryAws extends AwsPorts {
@@ -67,6 +76,7 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
     accessEntries: structuredClone(snapshot.accessEntries),
     launchTemplates: new Map(snapshot.launchTemplates.map((t) => [t.id, structuredClone(t)])),
     instanceProfiles: new Map(snapshot.instanceProfiles.map((p) => [p.name, structuredClone(p)])),
+    subnets: new Map(snapshot.subnets.map((s) => [s.id, structuredClone(s)])),
   };
   const calls: AwsCall[] = [];
   const faults = new AwsFaults();
@@ -151,6 +161,14 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
       async deleteLaunchTemplate(launchTemplateId) {
         begin('DeleteLaunchTemplate', { launchTemplateId });
         return state.launchTemplates.delete(launchTemplateId);
+      },
+      async describeSubnets(subnetIds) {
+        // Like the adapter's `subnet-id` filter: unknown ids are absent, not an error.
+        begin('DescribeSubnets', { subnetIds: [...subnetIds] }, 'subnets');
+        return [...new Set(subnetIds)].flatMap((id) => {
+          const subnet = state.subnets.get(id);
+          return subnet ? [structuredClone(subnet)] : [];
+        });
       },
     },
     eks: {

@@ -8,15 +8,13 @@ import { isRecord, type JsonRecord } from '../domain/shape.ts';
 
 /**
  * The resources the simulator serves: those the product reads, plus what every API server has
- * that kubectl or the capture script asks for (namespaces, PodDisruptionBudgets, VolumeAttachments).
+ * that kubectl or the capture script asks for (namespaces).
  */
-export type SimResourceName = KubeResourceName | 'namespaces' | 'poddisruptionbudgets' | 'volumeattachments';
+export type SimResourceName = KubeResourceName | 'namespaces';
 
 export const SIM_RESOURCES: Readonly<Record<SimResourceName, KubeResourceInfo>> = {
   ...KUBE_RESOURCES,
   namespaces: { group: '', version: 'v1', kind: 'Namespace', namespaced: false },
-  poddisruptionbudgets: { group: 'policy', version: 'v1', kind: 'PodDisruptionBudget', namespaced: true },
-  volumeattachments: { group: 'storage.k8s.io', version: 'v1', kind: 'VolumeAttachment', namespaced: false },
 };
 
 /** Resources whose `metadata.generation` counts spec changes (workloads, CRDs, custom resources). */

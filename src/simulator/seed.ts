@@ -24,6 +24,8 @@ const OBJECT_LISTS: readonly [SimResourceName, (s: ClusterSnapshot) => readonly 
   ['nodepools', (s) => s.nodePools],
   ['ec2nodeclasses', (s) => s.nodeClasses],
   ['nodeclaims', (s) => s.nodeClaims],
+  ['poddisruptionbudgets', (s) => s.pdbs],
+  ['volumeattachments', (s) => s.volumeAttachments],
 ];
 
 /** Kubernetes sources of a snapshot → the resource whose list a gap denies. */
@@ -39,6 +41,8 @@ const GAP_RESOURCES: Partial<Record<SourceName, SimResourceName | 'pods/log'>> =
   nodeclaims: 'nodeclaims',
   nodepools: 'nodepools',
   ec2nodeclasses: 'ec2nodeclasses',
+  pdbs: 'poddisruptionbudgets',
+  volumeattachments: 'volumeattachments',
   logs: 'pods/log',
 };
 

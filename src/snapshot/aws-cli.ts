@@ -1,8 +1,17 @@
-import type { AccessEntry, ClusterInfo, FargateProfile, Instance, InstanceProfile, LaunchTemplate } from '../domain/aws.ts';
+import type {
+  AccessEntry,
+  ClusterInfo,
+  FargateProfile,
+  Instance,
+  InstanceProfile,
+  LaunchTemplate,
+  Subnet,
+} from '../domain/aws.ts';
 import {
   arrayAt,
   awsTags,
   isRecord,
+  optNumber,
   optString,
   optStringArray,
   optText,
@@ -21,7 +30,8 @@ export type AwsCliOutput =
   | { source: 'fargateprofiles'; profiles: FargateProfile[] }
   | { source: 'accessentries'; entries: AccessEntry[] }
   | { source: 'launchtemplates'; templates: LaunchTemplate[] }
-  | { source: 'instanceprofiles'; profiles: InstanceProfile[] };
+  | { source: 'instanceprofiles'; profiles: InstanceProfile[] }
+  | { source: 'subnets'; subnets: Subnet[] };
 
 /** The top-level key each supported command prints, and how to read it. */
 const READERS: readonly [key: string, read: (document: JsonRecord) => AwsCliOutput][] = [
@@ -37,6 +47,7 @@ const READERS: readonly [key: string, read: (document: JsonRecord) => AwsCliOutp
     (d) => ({ source: 'instanceprofiles', profiles: arrayAt(d, 'InstanceProfiles', '').map(readInstanceProfile) }),
   ],
   ['InstanceProfile', (d) => ({ source: 'instanceprofiles', profiles: [readInstanceProfile(d.InstanceProfile, 0)] })], // get-instance-profile
+  ['Subnets', (d) => ({ source: 'subnets', subnets: arrayAt(d, 'Subnets', '').map(readSubnet) })], // aws ec2 describe-subnets
 ];
 
 /** Whether the document has the top-level key of an AWS CLI output this tool reads. */
@@ -172,4 +183,38 @@ function readInstanceProfile(raw: unknown, index: number): InstanceProfile {
   ];
   for (const [key, value] of optional) if (value !== undefined) Object.assign(profile, { [key]: value });
   return profile;
+}
+
+function readSubnet(raw: unknown, index: number): Subnet {
+  const where = `Subnets[${index}]`;
+  const record = recordAt(raw, where);
+  const subnet: Subnet = { id: stringAt(record, 'SubnetId', where), tags: awsTags(record.Tags) };
+  const optional: [keyof Subnet, string | number | boolean | string[] | undefined][] = [
+    ['vpcId', optText(record.VpcId)],
+    ['availabilityZone', optText(record.AvailabilityZone)],
+    ['availabilityZoneId', optText(record.AvailabilityZoneId)],
+    ['cidrBlock', optText(record.CidrBlock)],
+    ['availableIpAddressCount', optNumber(record.AvailableIpAddressCount)],
+    ['ipv6CidrBlocks', ipv6CidrBlocks(record.Ipv6CidrBlockAssociationSet)],
+    ['ipv6Native', optBoolean(record.Ipv6Native)],
+    ['mapPublicIpOnLaunch', optBoolean(record.MapPublicIpOnLaunch)],
+    ['state', optText(record.State)],
+  ];
+  for (const [key, value] of optional) if (value !== undefined) Object.assign(subnet, { [key]: value });
+  return subnet;
+}
+
+/** The associated IPv6 blocks (`Ipv6CidrBlockState.State` `associated`, or no state given). */
+function ipv6CidrBlocks(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const blocks = value.filter(isRecord).flatMap((association) => {
+    const block = optText(association.Ipv6CidrBlock);
+    const state = isRecord(association.Ipv6CidrBlockState) ? optText(association.Ipv6CidrBlockState.State) : undefined;
+    return block && (state === undefined || state === 'associated') ? [block] : [];
+  });
+  return blocks.length > 0 ? blocks : undefined;
+}
+
+function optBoolean(value: unknown): boolean | undefined {
+  return typeof value === 'boolean' ? value : undefined;
 }

@@ -6,6 +6,7 @@ import type {
   InstanceProfile,
   LaunchTemplate,
   LogLine,
+  Subnet,
 } from '../domain/aws.ts';
 import { UsageError } from '../domain/errors.ts';
 import type { KubeEvent, KubeObject } from '../domain/kube.ts';
@@ -42,6 +43,7 @@ export class CaptureMerger {
   readonly #accessEntries = new Map<string, AccessEntry>();
   readonly #launchTemplates = new Map<string, LaunchTemplate>();
   readonly #instanceProfiles = new Map<string, InstanceProfile>();
+  readonly #subnets = new Map<string, Subnet>();
   readonly #logs: LogLine[] = [];
   readonly #notices: string[] = [];
   /** Per source: a pagination token seen, and whether some page had none (the last one). */
@@ -149,6 +151,9 @@ export class CaptureMerger {
         for (const p of output.profiles)
           this.#instanceProfiles.set(p.name, mergeInstanceProfile(this.#instanceProfiles.get(p.name), p));
         break;
+      case 'subnets':
+        for (const s of output.subnets) this.#subnets.set(s.id, s);
+        break;
     }
   }
 
@@ -183,6 +188,8 @@ export class CaptureMerger {
         return { ...output, templates: keep(output.templates, 'LaunchTemplate', (r) => r.id) };
       case 'instanceprofiles':
         return { ...output, profiles: keep(output.profiles, 'InstanceProfile', (r) => r.name) };
+      case 'subnets':
+        return { ...output, subnets: keep(output.subnets, 'Subnet', (r) => r.id) };
     }
   }
 
@@ -205,12 +212,15 @@ export class CaptureMerger {
       nodeClaims: objects('nodeclaims'),
       nodePools: objects('nodepools'),
       nodeClasses: objects('ec2nodeclasses'),
+      pdbs: objects('pdbs'),
+      volumeAttachments: objects('volumeattachments'),
       ...(cluster ? { cluster } : {}),
       instances: [...this.#instances.values()],
       fargateProfiles: [...this.#fargateProfiles.values()],
       accessEntries: [...this.#accessEntries.values()],
       launchTemplates: [...this.#launchTemplates.values()],
       instanceProfiles: [...this.#instanceProfiles.values()],
+      subnets: [...this.#subnets.values()],
       logs: this.#logs,
     };
     const evidence = {

@@ -22,6 +22,7 @@ export const SOURCE_OF_OPERATION: Readonly<Record<string, SourceName>> = {
   DescribeLaunchTemplates: 'launchtemplates',
   ListInstanceProfiles: 'instanceprofiles',
   GetInstanceProfile: 'instanceprofiles',
+  DescribeSubnets: 'subnets',
 };
 
 const AWS_CLI_ERROR = /An error occurred \(([^)\s]+)\) when calling the (\w+) operation(?: \([^)\n]*\))?: ?([^\r\n]*)/g;

@@ -22,6 +22,8 @@ const MEANT_BY_NAME: Readonly<Record<string, SourceName>> = {
   'instance-profiles': 'instanceprofiles',
   'karpenter-logs': 'logs',
   instanceprofiles: 'instanceprofiles',
+  subnets: 'subnets',
+  'describe-subnets': 'subnets',
 };
 
 const PREFIXES: readonly [prefix: string, source: SourceName][] = [

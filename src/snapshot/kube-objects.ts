@@ -18,6 +18,8 @@ const KINDS_IN_USE: readonly { kind: string; groups: readonly string[]; source: 
   { kind: 'NodeClaim', groups: ['karpenter.sh'], source: 'nodeclaims' },
   { kind: 'NodePool', groups: ['karpenter.sh'], source: 'nodepools' },
   { kind: 'EC2NodeClass', groups: ['karpenter.k8s.aws'], source: 'ec2nodeclasses' },
+  { kind: 'PodDisruptionBudget', groups: ['policy'], source: 'pdbs' },
+  { kind: 'VolumeAttachment', groups: ['storage.k8s.io'], source: 'volumeattachments' },
 ];
 
 /**
@@ -44,6 +46,12 @@ const RESOURCE_FILE_NAMES: Readonly<Record<string, SourceName>> = {
   'nodepools.karpenter.sh': 'nodepools',
   ec2nodeclasses: 'ec2nodeclasses',
   'ec2nodeclasses.karpenter.k8s.aws': 'ec2nodeclasses',
+  pdb: 'pdbs',
+  pdbs: 'pdbs',
+  poddisruptionbudgets: 'pdbs',
+  'poddisruptionbudgets.policy': 'pdbs',
+  volumeattachments: 'volumeattachments',
+  'volumeattachments.storage.k8s.io': 'volumeattachments',
 };
 
 /** `capture/nodeclaims.json` → 'nodeclaims'; undefined when the name is no resource's plural. */

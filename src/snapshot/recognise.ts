@@ -78,15 +78,12 @@ export function recogniseCapture(content: CaptureContent, baseName: string): Con
   );
 }
 
-/**
- * What capture-script also saves though no check reads it yet (PodDisruptionBudgets,
- * VolumeAttachments, `aws ec2 describe-subnets`): read, and left aside without a word.
- */
-const NOT_USED_YET = new Set(['pdb', 'pdbs', 'poddisruptionbudgets', 'volumeattachments', 'subnets']);
+/** AWS CLI outputs an empty `--query` result (`[]`) may stand for, by file name. */
+const AWS_LIST_FILE_NAMES: Readonly<Record<string, SourceName>> = { subnets: 'subnets', 'describe-subnets': 'subnets' };
 
 function capturedByFileName(baseName: string): Contribution[] {
-  if (NOT_USED_YET.has(baseName.toLowerCase())) return [];
-  const source = sourceNamedByFile(baseName);
+  const key = baseName.toLowerCase();
+  const source = sourceNamedByFile(baseName) ?? (Object.hasOwn(AWS_LIST_FILE_NAMES, key) ? AWS_LIST_FILE_NAMES[key] : undefined);
   if (!source) {
     throw new ShapeError(
       `an empty list names no kind of resource: name the file after the resource it lists (${EXAMPLE_RESOURCE_FILE_NAMES})`,
@@ -117,7 +114,6 @@ function recogniseDocument(document: unknown, prefix: string): Recognised[] {
   }
   const outputs = readAwsCliOutput(document);
   if (outputs) return awsContributions(outputs, awsPaginationToken(document));
-  if (Array.isArray(document.Subnets)) return [{ type: 'unused', kind: 'Subnet (aws ec2 describe-subnets)' }];
   if (looksLikeLogRecord(document)) throw new ShapeError(`${prefix}${LOOKS_LIKE_LOGS}`);
   const keys = Object.keys(document)
     .slice(0, 5)
@@ -130,7 +126,7 @@ const WHOLE_OUTPUT = 'capture the whole output (`kubectl get ... -o json`, or th
 /**
  * A bare JSON array: `jq .items` (objects, like list items), or the AWS CLI's `--query`. Instances
  * flattened by `--query 'Reservations[].Instances[]'` (or reservations by `Reservations[]`) are
- * still whole instances; a projection down to IDs or columns is not enough to judge anything.
+ * still whole instances, and `--query Subnets` whole subnets; a projection down to IDs or columns is not enough to judge anything.
  */
 function recogniseArray(document: unknown[], prefix: string): Recognised[] {
   if (document.length === 0) return [{ type: 'empty-list' }];
@@ -151,7 +147,9 @@ function recogniseArray(document: unknown[], prefix: string): Recognised[] {
         ? { Reservations: [{ Instances: document }] }
         : Array.isArray(first.Instances)
           ? { Reservations: document }
-          : undefined;
+          : typeof first.SubnetId === 'string'
+            ? { Subnets: document }
+            : undefined;
     const outputs = wrapped ? readAwsCliOutput(wrapped) : undefined;
     if (outputs) return awsContributions(outputs, undefined);
   }

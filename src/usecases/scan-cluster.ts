@@ -50,6 +50,7 @@ export interface ScanClusterResult {
 export async function scanCluster(connection: ClusterConnection, options: ScanClusterOptions): Promise<ScanClusterResult> {
   const { snapshot, notices, unreadable } = await collectSnapshot(connection, {
     clusterName: options.clusterName,
+    now: options.now,
     ...(options.sources ? { sources: options.sources } : {}),
   });
   if (options.knownGaps?.length) snapshot.gaps.push(...options.knownGaps);

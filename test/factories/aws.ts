@@ -7,6 +7,7 @@ import type {
   InstanceProfile,
   LaunchTemplate,
   LogLine,
+  Subnet,
 } from '../../src/domain/aws.ts';
 import { emptySnapshot, type ClusterSnapshot, type SourceName } from '../../src/domain/snapshot.ts';
 import { T0 } from './kube.ts';
@@ -146,6 +147,28 @@ export function launchTemplate(input: {
   };
 }
 
+/** A subnet as DescribeSubnets reports it (plenty of free addresses unless told). */
+export function subnet(input: {
+  id: string;
+  zone?: string;
+  free?: number;
+  vpcId?: string;
+  tags?: Record<string, string>;
+}): Subnet {
+  const zone = input.zone ?? 'us-east-1a';
+  return {
+    id: input.id,
+    vpcId: input.vpcId ?? 'vpc-0a1b2c3d4e5f60001',
+    availabilityZone: zone,
+    availabilityZoneId: `use1-az${zone.charCodeAt(zone.length - 1) - 96}`,
+    cidrBlock: '10.0.0.0/19',
+    availableIpAddressCount: input.free ?? 8000,
+    mapPublicIpOnLaunch: false,
+    state: 'available',
+    tags: { 'karpenter.sh/discovery': 'demo', ...input.tags },
+  };
+}
+
 /** The launch template the factory's Karpenter instances name (KARPENTER_LT_ID), Karpenter's for `cluster`. */
 export function karpenterLaunchTemplate(cluster = 'demo'): LaunchTemplate {
   return launchTemplate({ id: KARPENTER_LT_ID, cluster });
@@ -182,6 +205,9 @@ export const PART_SOURCE: Record<keyof SnapshotParts, SourceName> = {
   accessEntries: 'accessentries',
   launchTemplates: 'launchtemplates',
   instanceProfiles: 'instanceprofiles',
+  pdbs: 'pdbs',
+  volumeAttachments: 'volumeattachments',
+  subnets: 'subnets',
   logs: 'logs',
 };
 

@@ -11,9 +11,11 @@ import type {
   KubeEvent,
   Node,
   Pod,
+  PodDisruptionBudget,
   PodSpec,
   Service,
   Taint,
+  VolumeAttachment,
 } from '../../src/domain/kube.ts';
 
 export const T0 = '2026-01-01T00:00:00Z';
@@ -230,6 +232,62 @@ export function service(input: { name: string; namespace: string; ports: number[
     kind: 'Service',
     metadata: { name: input.name, namespace: input.namespace },
     spec: { type: 'ClusterIP', ports: input.ports.map((p) => ({ name: `p${p}`, port: p, protocol: 'TCP', targetPort: p })) },
+  };
+}
+
+/** A policy/v1 PodDisruptionBudget selecting `matchLabels`, its status as the disruption controller writes it. */
+export function pdb(input: {
+  name: string;
+  namespace?: string;
+  matchLabels: Record<string, string>;
+  minAvailable?: number | string;
+  maxUnavailable?: number | string;
+  disruptionsAllowed?: number;
+  currentHealthy?: number;
+  desiredHealthy?: number;
+  expectedPods?: number;
+}): PodDisruptionBudget {
+  const expectedPods = input.expectedPods ?? 2;
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: input.name, namespace: input.namespace ?? 'default', uid: `uid-pdb-${input.name}`, creationTimestamp: T0 },
+    spec: {
+      ...(input.maxUnavailable === undefined
+        ? { minAvailable: input.minAvailable ?? 1 }
+        : { maxUnavailable: input.maxUnavailable }),
+      selector: { matchLabels: input.matchLabels },
+    },
+    status: {
+      disruptionsAllowed: input.disruptionsAllowed ?? 1,
+      currentHealthy: input.currentHealthy ?? expectedPods,
+      desiredHealthy: input.desiredHealthy ?? expectedPods - 1,
+      expectedPods,
+    },
+  };
+}
+
+/** A storage.k8s.io/v1 VolumeAttachment of an EBS volume to a node. */
+export function volumeAttachment(input: {
+  name: string;
+  nodeName: string;
+  persistentVolumeName: string;
+  attached?: boolean;
+  deletionTimestamp?: string;
+}): VolumeAttachment {
+  return {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'VolumeAttachment',
+    metadata: {
+      name: input.name,
+      uid: `uid-va-${input.name}`,
+      creationTimestamp: T0,
+      ...(input.deletionTimestamp
+        ? { deletionTimestamp: input.deletionTimestamp, finalizers: ['external-attacher/ebs-csi-aws-com'] }
+        : {}),
+    },
+    spec: { attacher: 'ebs.csi.aws.com', nodeName: input.nodeName, source: { persistentVolumeName: input.persistentVolumeName } },
+    status: { attached: input.attached ?? true },
   };
 }
 

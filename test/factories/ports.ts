@@ -3,7 +3,7 @@
  * callers rely on (resourceVersion and 409 on a stale write; per-instance termination results)
  * and record every write so tests can assert what was done. Add to them with small, additive edits.
  */
-import type { Instance, LaunchTemplate } from '../../src/domain/aws.ts';
+import type { Instance, LaunchTemplate, Subnet } from '../../src/domain/aws.ts';
 import type { Deployment, NodeClaim, NodePool, Pod } from '../../src/domain/kube.ts';
 import { toIsoSeconds } from '../../src/domain/kube-helpers.ts';
 import { nodePoolOfClaim } from '../../src/domain/tags.ts';
@@ -189,6 +189,15 @@ export class FakeEc2 implements Ec2Port {
 
   deleteLaunchTemplate(_launchTemplateId: string): Promise<boolean> {
     return Promise.resolve(false);
+  }
+
+  /** What DescribeSubnets answers (filtered by the ids asked for). */
+  subnets: Subnet[] = [];
+  readonly subnetCalls: string[][] = [];
+
+  describeSubnets(subnetIds: readonly string[]): Promise<Subnet[]> {
+    this.subnetCalls.push([...subnetIds]);
+    return Promise.resolve(this.subnets.filter((s) => subnetIds.includes(s.id)).map(clone));
   }
 }
 

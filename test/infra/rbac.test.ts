@@ -90,6 +90,23 @@ describe('infra/kubernetes/rbac.yaml', () => {
     ).toHaveLength(1);
   });
 
+  it('reads PodDisruptionBudgets and VolumeAttachments by list only, cluster-wide, in the reader role', () => {
+    const reads = grants.filter((g) => g.rule.resources?.some((r) => r === 'poddisruptionbudgets' || r === 'volumeattachments'));
+
+    expect(reads.map(({ role, namespace, rule }) => ({ role, namespace, rule }))).toEqual([
+      {
+        role: 'karpenter-sentinel-reader',
+        namespace: '',
+        rule: { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: ['list'] },
+      },
+      {
+        role: 'karpenter-sentinel-reader',
+        namespace: '',
+        rule: { apiGroups: ['storage.k8s.io'], resources: ['volumeattachments'], verbs: ['list'] },
+      },
+    ]);
+  });
+
   it('reads only the aws-auth ConfigMap, in kube-system', () => {
     const reads = grants.filter((g) => g.rule.resources?.includes('configmaps'));
 

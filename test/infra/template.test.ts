@@ -570,6 +570,7 @@ describe('IAM', () => {
     'eks:ListClusters',
     'ec2:DescribeInstances',
     'ec2:DescribeLaunchTemplates',
+    'ec2:DescribeSubnets',
     'cloudwatch:PutMetricData',
   ]);
 
@@ -694,6 +695,7 @@ describe('IAM', () => {
         'dynamodb:Query',
         'ec2:DescribeInstances',
         'ec2:DescribeLaunchTemplates',
+        'ec2:DescribeSubnets',
         'ec2:TerminateInstances',
         'eks:DescribeAccessEntry',
         'eks:DescribeCluster',

@@ -3,7 +3,7 @@ import type { ClusterSnapshot } from '../../src/domain/snapshot.ts';
 import { SourceError } from '../../src/ports/errors.ts';
 import { awsError, inMemoryAws } from '../../src/simulator/in-memory-aws.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
-import { cluster, instance, instanceProfile, snapshotOf } from '../factories/aws.ts';
+import { cluster, instance, instanceProfile, snapshotOf, subnet } from '../factories/aws.ts';
 
 const examples = new URL('../../examples/', import.meta.url).pathname;
 
@@ -78,6 +78,39 @@ describe('inMemoryAws: queries as the real adapter answers them', () => {
     expect(templates.map((t) => t.id)).toEqual(['lt-new', 'lt-old']);
     expect(deleted).toEqual([true, false]);
     expect((await aws.ec2.describeLaunchTemplates('demo')).map((t) => t.id)).toEqual(['lt-old']);
+  });
+
+  it("describes exactly the subnets asked for (unknown ids absent, as the adapter's filter does); uncaptured, it is denied", async () => {
+    // Prepare
+    const aws = inMemoryAws(
+      snapshotOf({ subnets: [subnet({ id: 'subnet-a' }), subnet({ id: 'subnet-b', zone: 'us-east-1b' })] }),
+    );
+    const uncaptured = inMemoryAws(snapshotOf({ instances: [] }));
+
+    // Act
+    const found = await aws.ec2.describeSubnets(['subnet-b', 'subnet-gone']);
+    const denied = await uncaptured.ec2.describeSubnets(['subnet-a']).catch((e: unknown) => e);
+
+    // Assess
+    expect(found.map((s) => s.id)).toEqual(['subnet-b']);
+    expect(aws.callsTo('DescribeSubnets')).toEqual([
+      { operation: 'DescribeSubnets', input: { subnetIds: ['subnet-b', 'subnet-gone'] } },
+    ]);
+    expect(denied).toMatchObject({
+      code: 'NotInCapture',
+      summary: 'DescribeSubnets failed: AccessDenied (simulated): subnets not in the capture',
+    });
+  });
+
+  it('the healthy example has two subnets with thousands of free addresses', async () => {
+    const aws = inMemoryAws(await example('healthy'));
+
+    const subnets = await aws.ec2.describeSubnets(['subnet-0e4b7a2c9d1f38a65', 'subnet-07d2f9c4a1e6b3058']);
+
+    expect(subnets.map((s) => [s.availabilityZone, (s.availableIpAddressCount ?? 0) > 1000])).toEqual([
+      ['us-east-1a', true],
+      ['us-east-1b', true],
+    ]);
   });
 
   it('lists instance profiles under a path prefix; a profile with a role cannot be deleted until the role is removed', async () => {

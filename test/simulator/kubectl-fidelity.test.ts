@@ -11,10 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKubeApiServer, type SimulatedKubeApi } from '../../src/simulator/kube-api-server.ts';
 import { storeFromSnapshot } from '../../src/simulator/seed.ts';
 import { cluster, snapshotOf } from '../factories/aws.ts';
+import { snapshotFromFiles } from '../../src/snapshot/load.ts';
 import { nodeClaim } from '../factories/karpenter.ts';
-import { event, karpenterDeployment, karpenterPod, node, pod } from '../factories/kube.ts';
+import { event, karpenterDeployment, karpenterPod, node, pdb, pod, volumeAttachment } from '../factories/kube.ts';
 
 const run = promisify(execFile);
+const PDB = pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' }, maxUnavailable: '25%' });
+const ATTACHMENT = volumeAttachment({ name: 'csi-0a1b2c', nodeName: 'n1', persistentVolumeName: 'pvc-0a1b' });
 let api: SimulatedKubeApi;
 let dir: string;
 
@@ -28,6 +31,8 @@ beforeAll(async () => {
     ],
     deployments: [karpenterDeployment()],
     nodes: [node({ name: 'n1' })],
+    pdbs: [PDB],
+    volumeAttachments: [ATTACHMENT],
     nodeClaims: [nodeClaim({ name: 'default-abc', instanceId: 'i-0abc' }), nodeClaim({ name: 'default-def' })],
     events: [
       {
@@ -72,6 +77,21 @@ describe('kubectl v1.32 against the simulator', () => {
       'shop/web-1',
       'shop/web-2',
     ]);
+  });
+
+  it('get pdb -A and get volumeattachments print what the loader reads back as the seeded objects', async () => {
+    const pdbs = await kubectl('get', 'pdb', '-A', '-o', 'json');
+    const attachments = await kubectl('get', 'volumeattachments', '-o', 'json');
+    const one = await kubectl('get', 'poddisruptionbudget', 'web', '-n', 'shop', '-o', 'json');
+
+    const { snapshot } = snapshotFromFiles([
+      { path: 'pdb.json', text: pdbs },
+      { path: 'volumeattachments.json', text: attachments },
+    ]);
+    const strip = <T extends { metadata?: object }>(o: T) => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
+    expect(snapshot.pdbs.map(strip)).toEqual([strip(PDB)]);
+    expect(snapshot.volumeAttachments.map(strip)).toEqual([strip(ATTACHMENT)]);
+    expect(JSON.parse(one)).toMatchObject({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', status: PDB.status });
   });
 
   it('get nodeclaims finds the custom resource through discovery', async () => {

@@ -255,6 +255,8 @@ describe('examples served as they were captured', () => {
     nodeclaims: 'nodeClaims',
     nodepools: 'nodePools',
     ec2nodeclasses: 'nodeClasses',
+    poddisruptionbudgets: 'pdbs',
+    volumeattachments: 'volumeAttachments',
   };
 
   /** The fields the server owns: resourceVersion and generation always, uid when the capture had none. */

@@ -2,11 +2,12 @@ import {
   DeleteLaunchTemplateCommand,
   paginateDescribeInstances,
   paginateDescribeLaunchTemplates,
+  paginateDescribeSubnets,
   TerminateInstancesCommand,
   type EC2Client,
   type Filter,
 } from '@aws-sdk/client-ec2';
-import type { Instance, LaunchTemplate } from '../../domain/aws.ts';
+import type { Instance, LaunchTemplate, Subnet } from '../../domain/aws.ts';
 import { CLUSTER_TAG, LAUNCH_TEMPLATE_CLUSTER_TAGS, legacyClusterTag } from '../../domain/tags.ts';
 import type { Ec2Port, InstanceQuery, TerminationResult } from '../../ports/aws.ts';
 import { chunks } from '../../support/concurrency.ts';
@@ -22,6 +23,10 @@ export const INSTANCE_ID_FILTER_SIZE = 200;
 export const TERMINATE_BATCH_SIZE = 50;
 /** DescribeLaunchTemplates' largest page. */
 export const LAUNCH_TEMPLATE_PAGE_SIZE = 200;
+/** DescribeSubnets' largest page. */
+export const SUBNET_PAGE_SIZE = 1000;
+/** Subnet ids go in a `subnet-id` filter, 200 values each (see describeSubnets). */
+export const SUBNET_ID_FILTER_SIZE = 200;
 
 /**
  * Errors one instance can cause for its whole batch: a missing id, termination protection, or
@@ -115,6 +120,26 @@ export class Ec2Adapter implements Ec2Port {
         );
       });
       for (const template of templates) byId.set(template.id, template);
+    }
+    return [...byId.values()];
+  }
+
+  /**
+   * By a `subnet-id` filter rather than `SubnetIds`: an unknown id in `SubnetIds` fails the whole
+   * call (InvalidSubnetID.NotFound), whereas a subnet deleted under an EC2NodeClass is something
+   * to see, absent from the result. One call for up to 200 ids (more pages if EC2 splits them).
+   */
+  async describeSubnets(subnetIds: readonly string[]): Promise<Subnet[]> {
+    const byId = new Map<string, Subnet>();
+    for (const chunk of chunks([...new Set(subnetIds)], SUBNET_ID_FILTER_SIZE)) {
+      const subnets = await awsCall('DescribeSubnets', () => {
+        const pages = paginateDescribeSubnets(
+          { client: this.#client, pageSize: SUBNET_PAGE_SIZE },
+          { Filters: [{ Name: 'subnet-id', Values: chunk }] },
+        );
+        return allPages(pages, (page) => fromSdkOutput('DescribeSubnets', 'subnets', { Subnets: page.Subnets ?? [] }).subnets);
+      });
+      for (const subnet of subnets) byId.set(subnet.id, subnet);
     }
     return [...byId.values()];
   }

@@ -54,7 +54,10 @@ export const snapshotCommand: Command = {
       ...(region ? { region } : {}),
       ...(context ? { context } : {}),
     });
-    const { snapshot, notices, setAside, unreadable } = await collectSnapshot(connection, { clusterName });
+    const { snapshot, notices, setAside, unreadable } = await collectSnapshot(connection, {
+      clusterName,
+      now: ctx.services.clock(),
+    });
     printNotices(notices, ctx);
     // What AWS says is still worth a bug report when the API is out of reach; nothing at all is not.
     if (snapshot.captured.size === 0 && unreadable) throw new ClusterUnreadableError(clusterName, unreadable);

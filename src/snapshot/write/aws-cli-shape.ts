@@ -3,7 +3,15 @@
  * Reading them back (readAwsCliOutput, snapshotFromFiles) gives the same records; a gap on an AWS
  * source is written as the CLI's error text, which the loader reads back as the same gap.
  */
-import type { AccessEntry, ClusterInfo, FargateProfile, Instance, InstanceProfile, LaunchTemplate } from '../../domain/aws.ts';
+import type {
+  AccessEntry,
+  ClusterInfo,
+  FargateProfile,
+  Instance,
+  InstanceProfile,
+  LaunchTemplate,
+  Subnet,
+} from '../../domain/aws.ts';
 import type { ClusterSnapshot, Gap, SourceName } from '../../domain/snapshot.ts';
 import { SOURCE_OF_OPERATION } from '../cli-error-text.ts';
 import { withoutUndefined, type JsonRecord } from '../../domain/shape.ts';
@@ -22,7 +30,7 @@ export interface AwsCliDocument {
 
 type AwsSource = Extract<
   SourceName,
-  'instances' | 'cluster' | 'fargateprofiles' | 'accessentries' | 'launchtemplates' | 'instanceprofiles'
+  'instances' | 'cluster' | 'fargateprofiles' | 'accessentries' | 'launchtemplates' | 'instanceprofiles' | 'subnets'
 >;
 
 /** Per source, its file (without extension). */
@@ -33,6 +41,8 @@ const FILES: Readonly<Record<AwsSource, string>> = {
   accessentries: 'access-entries',
   launchtemplates: 'describe-launch-templates',
   instanceprofiles: 'list-instance-profiles',
+  // As capture-script names it.
+  subnets: 'subnets',
 };
 
 /** The captured AWS sources of a snapshot as AWS CLI outputs, and its AWS gaps as CLI errors. */
@@ -52,6 +62,7 @@ export function awsCliDocuments(snapshot: ClusterSnapshot): AwsCliDocument[] {
   if (captured.has('instanceprofiles')) {
     documents.push(output(FILES.instanceprofiles, listInstanceProfiles(snapshot.instanceProfiles)));
   }
+  if (captured.has('subnets')) documents.push(output(FILES.subnets, describeSubnets(snapshot.subnets)));
   documents.push(...gapDocuments(snapshot.gaps));
   return documents;
 }
@@ -170,6 +181,30 @@ function listInstanceProfiles(profiles: readonly InstanceProfile[]): JsonRecord 
         CreateDate: p.createDate,
         Roles: p.roles.map((r) => withoutUndefined({ RoleName: r.name, Arn: r.arn })),
         Tags: Object.keys(p.tags).length > 0 ? tagList(p.tags) : undefined,
+      }),
+    ),
+  };
+}
+
+/** `aws ec2 describe-subnets`. */
+function describeSubnets(subnets: readonly Subnet[]): JsonRecord {
+  return {
+    Subnets: subnets.map((s) =>
+      withoutUndefined({
+        AvailabilityZone: s.availabilityZone,
+        AvailabilityZoneId: s.availabilityZoneId,
+        AvailableIpAddressCount: s.availableIpAddressCount,
+        CidrBlock: s.cidrBlock,
+        MapPublicIpOnLaunch: s.mapPublicIpOnLaunch,
+        State: s.state,
+        SubnetId: s.id,
+        VpcId: s.vpcId,
+        Ipv6CidrBlockAssociationSet: s.ipv6CidrBlocks?.map((block) => ({
+          Ipv6CidrBlock: block,
+          Ipv6CidrBlockState: { State: 'associated' },
+        })),
+        Ipv6Native: s.ipv6Native,
+        Tags: Object.keys(s.tags).length > 0 ? tagList(s.tags) : undefined,
       }),
     ),
   };

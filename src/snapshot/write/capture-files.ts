@@ -33,6 +33,9 @@ const KUBE_FILES: readonly { source: SourceName; file: string; objects: (s: Clus
   { source: 'nodeclaims', file: 'nodeclaims.json', objects: (s) => s.nodeClaims },
   { source: 'nodepools', file: 'nodepools.json', objects: (s) => s.nodePools },
   { source: 'ec2nodeclasses', file: 'ec2nodeclasses.json', objects: (s) => s.nodeClasses },
+  // Named as capture-script names them.
+  { source: 'pdbs', file: 'pdb.json', objects: (s) => s.pdbs },
+  { source: 'volumeattachments', file: 'volumeattachments.json', objects: (s) => s.volumeAttachments },
 ];
 
 /**

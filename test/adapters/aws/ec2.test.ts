@@ -2,11 +2,14 @@ import {
   DeleteLaunchTemplateCommand,
   DescribeInstancesCommand,
   DescribeLaunchTemplatesCommand,
+  DescribeSubnetsCommand,
   TerminateInstancesCommand,
   type DescribeInstancesCommandInput,
   type DescribeInstancesCommandOutput,
   type DescribeLaunchTemplatesCommandInput,
   type DescribeLaunchTemplatesCommandOutput,
+  type DescribeSubnetsCommandInput,
+  type DescribeSubnetsCommandOutput,
   type Instance as SdkInstance,
 } from '@aws-sdk/client-ec2';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -301,5 +304,76 @@ describe('Ec2Adapter launch templates', () => {
       { LaunchTemplateId: 'lt-gone' },
       { LaunchTemplateId: 'lt-denied' },
     ]);
+  });
+});
+
+describe('Ec2Adapter.describeSubnets', () => {
+  const sdkSubnet = (id: string, free: number) => ({
+    SubnetId: id,
+    VpcId: 'vpc-0c2e8a4f7b1d93e56',
+    AvailabilityZone: 'us-east-1a',
+    AvailabilityZoneId: 'use1-az4',
+    CidrBlock: '10.59.32.0/19',
+    AvailableIpAddressCount: free,
+    MapPublicIpOnLaunch: false,
+    State: 'available' as const,
+    Ipv6Native: false,
+    Ipv6CidrBlockAssociationSet: [],
+    Tags: [{ Key: 'karpenter.sh/discovery', Value: 'demo' }],
+  });
+
+  it('asks for exactly the ids, by a subnet-id filter, every page, and maps them through the AWS CLI reader', async () => {
+    // Prepare
+    const pages = pagesOf<DescribeSubnetsCommandInput, DescribeSubnetsCommandOutput>(
+      { Subnets: [sdkSubnet('subnet-1', 8000)], NextToken: 'next', $metadata: {} },
+      { Subnets: [sdkSubnet('subnet-2', 3)], $metadata: {} },
+    );
+    ec2.on(DescribeSubnetsCommand).callsFake(pages.answer);
+
+    // Act
+    const subnets = await new Ec2Adapter(client).describeSubnets(['subnet-1', 'subnet-2', 'subnet-1', 'subnet-gone']);
+
+    // Assess
+    expect(subnets).toEqual([
+      {
+        id: 'subnet-1',
+        vpcId: 'vpc-0c2e8a4f7b1d93e56',
+        availabilityZone: 'us-east-1a',
+        availabilityZoneId: 'use1-az4',
+        cidrBlock: '10.59.32.0/19',
+        availableIpAddressCount: 8000,
+        ipv6Native: false,
+        mapPublicIpOnLaunch: false,
+        state: 'available',
+        tags: { 'karpenter.sh/discovery': 'demo' },
+      },
+      expect.objectContaining({ id: 'subnet-2', availableIpAddressCount: 3 }),
+    ]);
+    expect(pages.inputs).toEqual([
+      { Filters: [{ Name: 'subnet-id', Values: ['subnet-1', 'subnet-2', 'subnet-gone'] }], MaxResults: 1000 },
+      { Filters: [{ Name: 'subnet-id', Values: ['subnet-1', 'subnet-2', 'subnet-gone'] }], MaxResults: 1000, NextToken: 'next' },
+    ]);
+  });
+
+  it('asks nothing for no ids, and 200 ids per filter beyond that', async () => {
+    ec2.on(DescribeSubnetsCommand).resolves({ Subnets: [] });
+    const adapter = new Ec2Adapter(client);
+
+    expect(await adapter.describeSubnets([])).toEqual([]);
+    expect(ec2.commandCalls(DescribeSubnetsCommand)).toHaveLength(0);
+
+    await adapter.describeSubnets(Array.from({ length: 201 }, (_, i) => `subnet-${i}`));
+    expect(ec2.commandCalls(DescribeSubnetsCommand).map((c) => c.args[0].input.Filters?.[0]?.Values?.length)).toEqual([200, 1]);
+  });
+
+  it('a denied call is a SourceError naming DescribeSubnets', async () => {
+    ec2
+      .on(DescribeSubnetsCommand)
+      .rejects(ec2Error('UnauthorizedOperation', 'You are not authorized to perform this operation.'));
+
+    await expect(new Ec2Adapter(client).describeSubnets(['subnet-1'])).rejects.toMatchObject({
+      code: 'UnauthorizedOperation',
+      summary: 'DescribeSubnets failed: UnauthorizedOperation: You are not authorized to perform this operation.',
+    });
   });
 });

@@ -15,7 +15,18 @@ import type { SimulatedKubeApi } from '../../../src/simulator/kube-api-server.ts
 import { storeFromSnapshot } from '../../../src/simulator/seed.ts';
 import { snapshotOf } from '../../factories/aws.ts';
 import { ec2NodeClass, nodeClaim, nodePool } from '../../factories/karpenter.ts';
-import { crd, event, karpenterDeployment, karpenterPod, node, pod, service, T0 } from '../../factories/kube.ts';
+import {
+  crd,
+  event,
+  karpenterDeployment,
+  karpenterPod,
+  node,
+  pdb,
+  pod,
+  service,
+  T0,
+  volumeAttachment,
+} from '../../factories/kube.ts';
 
 const NODECLAIMS = 23;
 const PODS_PER_NAMESPACE = 12;
@@ -40,6 +51,10 @@ function seededStore() {
       configMaps: [],
       crds: [crd({ plural: 'nodepools', group: 'karpenter.sh', kind: 'NodePool' })],
       events: [event({ kind: 'NodeClaim', name: 'default-000', reason: 'Launched', message: 'launched' })],
+      pdbs: [pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' } })],
+      volumeAttachments: [
+        volumeAttachment({ name: 'csi-0a1b', nodeName: 'ip-10-0-0-0.ec2.internal', persistentVolumeName: 'pvc-1' }),
+      ],
     }),
   );
 }

@@ -13,7 +13,7 @@ describe('kubectlFetchPlan', () => {
     const collectorQueries = [PENDING_PODS, ...KUBE_LISTS.flatMap((l) => l.queries)].map(queryLabel);
     expect(plan.map((s) => s.label)).toEqual(expect.arrayContaining([...collectorQueries, CRDS_LABEL, LOG_LABEL]));
     expect(new Set(plan.map((s) => s.label)).size).toBe(plan.length);
-    expect(plan).toHaveLength(13);
+    expect(plan).toHaveLength(15);
   });
 
   it('keeps the collector selectors and scope: Pending pods by field, the controller by label, aws-auth in kube-system', () => {

@@ -2,9 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { collectSnapshot } from '../../../src/collect/collect.ts';
 import { SOURCE_NAMES, type ClusterSnapshot } from '../../../src/domain/snapshot.ts';
 import { KubeUnreachableError } from '../../../src/ports/errors.ts';
+import type { ClusterConnection } from '../../../src/ports/cluster.ts';
+import type { KubeListQuery } from '../../../src/ports/kubernetes.ts';
+import { awsError } from '../../../src/simulator/in-memory-aws.ts';
 import { simulateSnapshot, type Simulation } from '../../../src/simulator/simulation.ts';
-import { snapshotOf } from '../../factories/aws.ts';
-import { karpenterDeployment, karpenterPod, node, pod, T0 } from '../../factories/kube.ts';
+import { snapshotOf, subnet } from '../../factories/aws.ts';
+import { ec2NodeClass, nodeClaim, nodePool } from '../../factories/karpenter.ts';
+import { condition, karpenterDeployment, karpenterPod, node, pdb, pod, T0, volumeAttachment } from '../../factories/kube.ts';
 import { closedAfterEachTest } from '../../support/simulation.ts';
 
 const simulations = closedAfterEachTest();
@@ -113,11 +117,217 @@ describe('collectSnapshot', () => {
       'nodeclaims',
       'nodepools',
       'nodes',
+      'pdbs',
       'pods',
       'replicasets',
       'services',
+      'subnets',
+      'volumeattachments',
     ]);
     expect(snapshot.gaps[0]?.error).toBe('TLS verification failed for https://10.0.0.1: self-signed certificate');
     expect(snapshot.captured.has('instances')).toBe(true);
+  });
+});
+
+/** The simulation's connection, recording every Kubernetes list the collector asks for. */
+function recording(simulation: Simulation): { connection: ClusterConnection; lists: KubeListQuery[] } {
+  const lists: KubeListQuery[] = [];
+  const connection: ClusterConnection = {
+    aws: simulation.connection.aws,
+    connectKube: async (info) => {
+      const kube = await simulation.connection.connectKube(info);
+      return {
+        list: (query) => {
+          lists.push(query);
+          return kube.list(query);
+        },
+        get: (resource, name, namespace) => kube.get(resource, name, namespace),
+        podLog: (query) => kube.podLog(query),
+        patchDeploymentAnnotations: (patch) => kube.patchDeploymentAnnotations(patch),
+        deleteNodePool: (name) => kube.deleteNodePool(name),
+      };
+    },
+  };
+  return { connection, lists };
+}
+
+const podLists = (lists: readonly KubeListQuery[]) =>
+  lists.filter((q) => q.resource === 'pods').map((q) => q.fieldSelector ?? q.labelSelector ?? 'all');
+
+const SUBNET_A = 'subnet-0a1b2c3d4e5f60001';
+const SUBNET_B = 'subnet-0a1b2c3d4e5f60002';
+
+/** A NodeClass that resolved two subnets, as Karpenter writes its status. */
+function nodeClassWithSubnets(ids: readonly string[] = [SUBNET_A, SUBNET_B]) {
+  const nodeClass = ec2NodeClass({ name: 'default' });
+  nodeClass.status = { ...nodeClass.status, subnets: ids.map((id, i) => ({ id, zone: `us-east-1${'ab'[i] ?? 'c'}` })) };
+  return nodeClass;
+}
+
+/** A healthy cluster: a ready controller, two nodes running workloads, a PDB, an attached volume, two roomy subnets. */
+function healthyParts() {
+  return {
+    pods: [...workload, karpenterPod({ name: 'karpenter-1', nodeName: 'node-a' })],
+    deployments: [karpenterDeployment()],
+    nodes: [node({ name: 'node-a' }), node({ name: 'node-b' })],
+    nodeClaims: [nodeClaim({ name: 'default-a', nodeName: 'node-a' }), nodeClaim({ name: 'default-b', nodeName: 'node-b' })],
+    nodePools: [nodePool({ name: 'default' })],
+    nodeClasses: [nodeClassWithSubnets()],
+    pdbs: [pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' } })],
+    volumeAttachments: [volumeAttachment({ name: 'csi-0a1b', nodeName: 'node-a', persistentVolumeName: 'pvc-1' })],
+    subnets: [subnet({ id: SUBNET_A }), subnet({ id: SUBNET_B, zone: 'us-east-1b' }), subnet({ id: 'subnet-of-another-vpc' })],
+  };
+}
+
+describe('collectSnapshot: PodDisruptionBudgets, VolumeAttachments, subnets', () => {
+  it('a healthy cluster costs one list each for PDBs and VolumeAttachments, one DescribeSubnets, and no extra pod list', async () => {
+    // Prepare
+    const simulation = await cluster(healthyParts());
+    const { connection, lists } = recording(simulation);
+
+    // Act
+    const { snapshot } = await collectSnapshot(connection, { clusterName: 'demo', now: new Date('2026-01-02T00:00:00Z') });
+
+    // Assess
+    expect(snapshot.gaps).toEqual([]);
+    expect(snapshot.pdbs.map((p) => p.metadata?.name)).toEqual(['web']);
+    expect(snapshot.pdbs[0]?.status).toEqual({ disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2 });
+    expect(snapshot.volumeAttachments.map((v) => [v.metadata?.name, v.spec?.nodeName, v.status?.attached])).toEqual([
+      ['csi-0a1b', 'node-a', true],
+    ]);
+    expect(snapshot.subnets.map((s) => s.id)).toEqual([SUBNET_A, SUBNET_B]);
+    expect(lists.filter((q) => q.resource === 'poddisruptionbudgets' || q.resource === 'volumeattachments')).toEqual([
+      { resource: 'poddisruptionbudgets' },
+      { resource: 'volumeattachments' },
+    ]);
+    expect(podLists(lists).sort()).toEqual(['app.kubernetes.io/name=karpenter', 'status.phase=Pending']);
+    expect(simulation.aws.callsTo('DescribeSubnets')).toEqual([
+      { operation: 'DescribeSubnets', input: { subnetIds: [SUBNET_A, SUBNET_B] } },
+    ]);
+    expect(names(snapshot)).toEqual(['karpenter-1']);
+  });
+
+  it('reads the pods of each node Karpenter is disrupting: one list per node, merged with the others once', async () => {
+    // Prepare: node-b is tainted for disruption, node-c's NodeClaim is being deleted, node-d's drifted, node-e's expired.
+    const parts = healthyParts();
+    const deleted = nodeClaim({ name: 'default-c', nodeName: 'node-c' });
+    deleted.metadata = {
+      ...deleted.metadata,
+      deletionTimestamp: '2026-01-01T23:00:00Z',
+      finalizers: ['karpenter.sh/termination'],
+    };
+    const pool = nodePool({ name: 'default' });
+    if (pool.spec?.template?.spec) pool.spec.template.spec.expireAfter = '720h';
+    const simulation = await cluster({
+      ...parts,
+      nodes: [
+        node({ name: 'node-a' }),
+        node({ name: 'node-b', taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }] }),
+        node({ name: 'node-c' }),
+        node({ name: 'node-d' }),
+        node({ name: 'node-e' }),
+      ],
+      nodeClaims: [
+        nodeClaim({ name: 'default-a', nodeName: 'node-a', createdAt: '2026-01-01T12:00:00Z' }),
+        nodeClaim({ name: 'default-b', nodeName: 'node-b', createdAt: '2026-01-01T12:00:00Z' }),
+        deleted,
+        nodeClaim({
+          name: 'default-d',
+          nodeName: 'node-d',
+          createdAt: '2026-01-01T12:00:00Z',
+          conditions: [condition('Drifted', 'True')],
+        }),
+        nodeClaim({ name: 'default-e', nodeName: 'node-e', createdAt: '2025-11-01T00:00:00Z' }),
+      ],
+      nodePools: [pool],
+      pods: [
+        ...workload,
+        karpenterPod({ name: 'karpenter-1', nodeName: 'node-a' }),
+        pod({ name: 'db-0', namespace: 'shop', nodeName: 'node-b' }),
+        pod({ name: 'cache-0', namespace: 'shop', nodeName: 'node-c' }),
+        pod({ name: 'queue-0', namespace: 'shop', nodeName: 'node-d' }),
+        pod({ name: 'old-0', namespace: 'shop', nodeName: 'node-e' }),
+        // Pending and nominated to a node being drained: read by two lists, kept once.
+        pod({ name: 'stuck', namespace: 'shop', nodeName: 'node-b', phase: 'Pending' }),
+      ],
+    });
+    const { connection, lists } = recording(simulation);
+
+    // Act
+    const { snapshot } = await collectSnapshot(connection, { clusterName: 'demo', now: new Date('2026-01-02T00:00:00Z') });
+
+    // Assess
+    expect(podLists(lists).sort()).toEqual([
+      'app.kubernetes.io/name=karpenter',
+      'spec.nodeName=node-b',
+      'spec.nodeName=node-c',
+      'spec.nodeName=node-d',
+      'spec.nodeName=node-e',
+      'status.phase=Pending',
+    ]);
+    expect(names(snapshot)).toEqual(['cache-0', 'db-0', 'karpenter-1', 'old-0', 'queue-0', 'stuck']);
+    expect(snapshot.gaps).toEqual([]);
+  });
+
+  it('asks DescribeSubnets nothing when no EC2NodeClass names a subnet; the source is captured, empty', async () => {
+    const simulation = await cluster({ ...healthyParts(), nodeClasses: [ec2NodeClass({ name: 'default' })] });
+
+    const { snapshot } = await collectSnapshot(simulation.connection, { clusterName: 'demo' });
+
+    expect(simulation.aws.callsTo('DescribeSubnets')).toEqual([]);
+    expect(snapshot.captured.has('subnets')).toBe(true);
+    expect(snapshot.subnets).toEqual([]);
+  });
+
+  it('a denied DescribeSubnets, a PDB list or a VolumeAttachment list denied: a gap each, the rest is read', async () => {
+    // Prepare
+    const seed = snapshotOf(healthyParts(), 'demo');
+    seed.cluster = { name: 'demo', status: 'ACTIVE' };
+    for (const source of SOURCE_NAMES) seed.captured.add(source);
+    const forbidden = (resource: string, group: string) =>
+      `403 Forbidden: ${resource}.${group} is forbidden: User "sentinel" cannot list resource "${resource}" in API group "${group}" at the cluster scope`;
+    seed.gaps.push(
+      { source: 'pdbs', error: forbidden('poddisruptionbudgets', 'policy') },
+      { source: 'volumeattachments', error: forbidden('volumeattachments', 'storage.k8s.io') },
+    );
+    const simulation = await simulateSnapshot(seed);
+    simulations.push(simulation);
+    simulation.aws.faults.fail('DescribeSubnets', {
+      error: awsError('UnauthorizedOperation', 'You are not authorized to perform this operation.'),
+    });
+
+    // Act
+    const { snapshot } = await collectSnapshot(simulation.connection, { clusterName: 'demo' });
+
+    // Assess
+    expect(snapshot.gaps.map((g) => [g.source, g.error])).toEqual(
+      expect.arrayContaining([
+        ['pdbs', forbidden('poddisruptionbudgets', 'policy')],
+        ['volumeattachments', forbidden('volumeattachments', 'storage.k8s.io')],
+        ['subnets', 'DescribeSubnets failed: UnauthorizedOperation: You are not authorized to perform this operation.'],
+      ]),
+    );
+    expect(snapshot.gaps).toHaveLength(3);
+    expect(['pdbs', 'volumeattachments', 'subnets'].some((s) => snapshot.captured.has(s as never))).toBe(false);
+    expect(snapshot.nodeClasses).toHaveLength(1);
+  });
+
+  it('describes the subnets of the EC2NodeClasses even when the EC2NodeClasses themselves are not wanted', async () => {
+    const simulation = await cluster(healthyParts());
+
+    const { snapshot } = await collectSnapshot(simulation.connection, { clusterName: 'demo', sources: new Set(['subnets']) });
+
+    expect(snapshot.subnets.map((s) => s.id)).toEqual([SUBNET_A, SUBNET_B]);
+    expect([...snapshot.captured]).toEqual(['subnets']);
+  });
+
+  it('when the EC2NodeClasses cannot be read, subnets is a gap too (which to describe is unknown)', async () => {
+    const simulation = await cluster(healthyParts());
+    simulation.kubeApi.faults.add({ path: '/apis/karpenter.k8s.aws/', status: 403, message: 'ec2nodeclasses is forbidden' });
+
+    const { snapshot } = await collectSnapshot(simulation.connection, { clusterName: 'demo' });
+
+    expect(snapshot.gaps.map((g) => g.source).sort()).toEqual(['ec2nodeclasses', 'subnets']);
+    expect(simulation.aws.callsTo('DescribeSubnets')).toEqual([]);
   });
 });

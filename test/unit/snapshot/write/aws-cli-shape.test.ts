@@ -19,6 +19,7 @@ const AWS_SOURCES: readonly SourceName[] = [
   'accessentries',
   'launchtemplates',
   'instanceprofiles',
+  'subnets',
 ];
 
 /** What a snapshot knows about AWS. */
@@ -32,6 +33,7 @@ function awsPart(snapshot: ClusterSnapshot) {
     accessEntries: snapshot.accessEntries,
     launchTemplates: snapshot.launchTemplates,
     instanceProfiles: snapshot.instanceProfiles,
+    subnets: snapshot.subnets,
   };
 }
 
@@ -78,6 +80,7 @@ describe('awsCliDocuments: records the examples do not hold', () => {
       accessEntries: [],
       launchTemplates: [],
       instanceProfiles: [],
+      subnets: [],
     });
 
     // Act

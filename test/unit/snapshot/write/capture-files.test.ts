@@ -3,8 +3,8 @@ import type { ReplicaSet } from '../../../../src/domain/kube.ts';
 import { setAsideGap } from '../../../../src/domain/snapshot.ts';
 import { snapshotFromFiles } from '../../../../src/snapshot/load.ts';
 import { captureFiles } from '../../../../src/snapshot/write/capture-files.ts';
-import { snapshotOf } from '../../../factories/aws.ts';
-import { awsAuth, deployment, karpenterPod, pod } from '../../../factories/kube.ts';
+import { snapshotOf, subnet } from '../../../factories/aws.ts';
+import { awsAuth, deployment, karpenterPod, pdb, pod, volumeAttachment } from '../../../factories/kube.ts';
 
 const SECRET = 'hunter2';
 const TAKEN_AT = new Date('2026-01-01T00:00:00Z');
@@ -148,5 +148,58 @@ describe('captureFiles records what the files cannot show', () => {
     expect(summary).toMatch(/\nSet aside as malformed: .*\n\n- pods: 1 object set aside as malformed \(see notes\)\n/);
     expect(summary).toContain(`Which objects, and why:\n\n- \`${notes[0]}\`\n`);
     expect(summary).not.toContain('\u202e');
+  });
+});
+
+describe('captureFiles: PodDisruptionBudgets, VolumeAttachments and subnets', () => {
+  it('writes pdb.json, volumeattachments.json and subnets.json as capture-script names them, and they read back the same', () => {
+    // Prepare
+    const snapshot = snapshotOf({
+      pdbs: [
+        pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' } }),
+        pdb({ name: 'db', maxUnavailable: '10%', matchLabels: { app: 'db' } }),
+      ],
+      volumeAttachments: [
+        volumeAttachment({ name: 'csi-0a1b', nodeName: 'ip-10-0-1-20.ec2.internal', persistentVolumeName: 'pvc-1' }),
+        volumeAttachment({
+          name: 'csi-0a1c',
+          nodeName: 'ip-10-0-1-21.ec2.internal',
+          persistentVolumeName: 'pvc-2',
+          deletionTimestamp: '2026-01-01T00:10:00Z',
+          attached: false,
+        }),
+      ],
+      subnets: [
+        subnet({ id: 'subnet-0a1b2c3d4e5f60001', zone: 'us-east-1a', free: 8100 }),
+        {
+          ...subnet({ id: 'subnet-0a1b2c3d4e5f60002', zone: 'us-east-1b', free: 0 }),
+          ipv6CidrBlocks: ['2600:1f18::/64'],
+          ipv6Native: true,
+        },
+      ],
+    });
+
+    // Act
+    const files = captureFiles(snapshot, TAKEN_AT);
+    const back = snapshotFromFiles(
+      files.filter((f) => f.name !== 'SNAPSHOT.md').map((f) => ({ path: `capture/${f.name}`, text: f.text })),
+    );
+
+    // Assess
+    expect(files.map((f) => f.name).sort()).toEqual(['SNAPSHOT.md', 'pdb.json', 'subnets.json', 'volumeattachments.json']);
+    expect(back.snapshot.captured).toEqual(new Set(['pdbs', 'volumeattachments', 'subnets']));
+    expect(back.snapshot.pdbs).toEqual(snapshot.pdbs);
+    expect(back.snapshot.volumeAttachments).toEqual(snapshot.volumeAttachments);
+    expect(back.snapshot.subnets).toEqual(snapshot.subnets);
+    expect(back.notices).toEqual([]);
+  });
+
+  it('writes none of them for a snapshot that did not capture them, and empty lists for "captured, none"', () => {
+    expect(captureFiles(snapshotOf({ pods: [] }), TAKEN_AT).map((f) => f.name)).toEqual(['pods.json', 'SNAPSHOT.md']);
+
+    const files = captureFiles(snapshotOf({ pdbs: [], volumeAttachments: [], subnets: [] }), TAKEN_AT);
+    const back = snapshotFromFiles(files.filter((f) => f.name !== 'SNAPSHOT.md').map((f) => ({ path: f.name, text: f.text })));
+
+    expect(back.snapshot.captured).toEqual(new Set(['pdbs', 'volumeattachments', 'subnets']));
   });
 });

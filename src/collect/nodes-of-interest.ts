@@ -1,0 +1,57 @@
+import { ageMs, isConditionTrue, parseGoDuration } from '../domain/kube-helpers.ts';
+import type { Node, NodeClaim, NodePool } from '../domain/kube.ts';
+import { nodePoolOfClaim } from '../domain/tags.ts';
+
+/** The taint Karpenter puts on a node it has chosen to disrupt (v1; v1beta1 called it `karpenter.sh/disruption`). */
+export const DISRUPTED_TAINT_KEY = 'karpenter.sh/disrupted';
+const LEGACY_DISRUPTION_TAINT_KEY = 'karpenter.sh/disruption';
+
+/**
+ * The nodes Karpenter is terminating or wants to disrupt, by name, sorted: the ones whose pods a
+ * live scan reads (what holds their drain: PodDisruptionBudgets, volumes, do-not-disrupt pods).
+ * - a Node being deleted (`metadata.deletionTimestamp`), or tainted `karpenter.sh/disrupted:NoSchedule`;
+ * - the node of a NodeClaim being deleted, `Drifted`, or older than its NodePool's
+ *   `spec.template.spec.expireAfter` (a Go duration; `Never` never expires).
+ * A healthy cluster has none, so its scan reads no pods beyond the Pending and controller ones.
+ */
+export function nodesOfInterest(
+  nodes: readonly Node[],
+  nodeClaims: readonly NodeClaim[],
+  nodePools: readonly NodePool[],
+  now: Date,
+): string[] {
+  const names = new Set<string>();
+  for (const node of nodes) {
+    const name = node.metadata?.name;
+    if (name && (node.metadata?.deletionTimestamp !== undefined || isTaintedDisrupted(node))) names.add(name);
+  }
+  const expiry = new Map(nodePools.map((p) => [p.metadata?.name, expireAfterMs(p)]));
+  const nodeByProvider = new Map(
+    nodes.flatMap((n) => (n.spec?.providerID && n.metadata?.name ? [[n.spec.providerID, n.metadata.name]] : [])),
+  );
+  for (const claim of nodeClaims) {
+    if (!isBeingDisrupted(claim, expiry.get(nodePoolOfClaim(claim)), now)) continue;
+    const name = claim.status?.nodeName ?? (claim.status?.providerID ? nodeByProvider.get(claim.status.providerID) : undefined);
+    if (name) names.add(name);
+  }
+  return [...names].sort();
+}
+
+function isTaintedDisrupted(node: Node): boolean {
+  return (node.spec?.taints ?? []).some(
+    (t) => (t.key === DISRUPTED_TAINT_KEY || t.key === LEGACY_DISRUPTION_TAINT_KEY) && t.effect === 'NoSchedule',
+  );
+}
+
+function isBeingDisrupted(claim: NodeClaim, expireAfter: number | undefined, now: Date): boolean {
+  if (claim.metadata?.deletionTimestamp !== undefined || isConditionTrue(claim, 'Drifted')) return true;
+  if (expireAfter === undefined || !Number.isFinite(expireAfter)) return false;
+  const age = ageMs(claim.metadata?.creationTimestamp, now);
+  return age !== undefined && age >= expireAfter;
+}
+
+/** v1 `spec.template.spec.expireAfter`, or v1beta1 `spec.disruption.expireAfter`. */
+function expireAfterMs(pool: NodePool): number | undefined {
+  const legacy = pool.spec?.disruption?.expireAfter;
+  return parseGoDuration(pool.spec?.template?.spec?.expireAfter ?? (typeof legacy === 'string' ? legacy : undefined));
+}
