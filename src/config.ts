@@ -67,7 +67,7 @@ export class ConfigError extends SentinelError {
   }
 }
 
-/** The metric namespace is fixed: the dashboard, the alarms and the IAM condition on PutMetricData name it. */
+/** The metric namespace is fixed: the dashboard and the alarms name it (the EMF lines carry it). */
 export type { AlertSettings, OptInTag } from './domain/settings.ts';
 
 export const METRICS_NAMESPACE = 'KarpenterSentinel';

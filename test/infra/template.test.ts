@@ -570,7 +570,6 @@ describe('IAM', () => {
     'eks:ListClusters',
     'ec2:DescribeInstances',
     'ec2:DescribeLaunchTemplates',
-    'cloudwatch:PutMetricData',
   ]);
 
   it('grants no wildcard action, in roles or in the Allow statements of resource policies', () => {
@@ -669,14 +668,10 @@ describe('IAM', () => {
     expect(wildcards).toEqual([]);
   });
 
-  it('puts metrics only into the KarpenterSentinel namespace', () => {
-    const grants = allRoleStatements(slackTemplate).filter(([, s]) => s.Action.includes('cloudwatch:PutMetricData'));
+  it('grants no CloudWatch metrics API: the functions write their metrics as EMF log lines', () => {
+    const grants = allRoleStatements(slackTemplate).filter(([, s]) => s.Action.some((a) => a.startsWith('cloudwatch:')));
 
-    expect(grants.map(([role]) => role).sort()).toEqual(['InterruptionsRole', 'ScanRole']);
-    for (const [, s] of grants) {
-      expect(s.Action).toEqual(['cloudwatch:PutMetricData']);
-      expect(s.Condition).toEqual({ StringEquals: { 'cloudwatch:namespace': METRICS_NAMESPACE } });
-    }
+    expect(grants).toEqual([]);
   });
 
   it.each([
@@ -687,7 +682,6 @@ describe('IAM', () => {
     [
       'scan',
       [
-        'cloudwatch:PutMetricData',
         'dynamodb:DeleteItem',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
@@ -715,7 +709,6 @@ describe('IAM', () => {
     [
       'interruptions',
       [
-        'cloudwatch:PutMetricData',
         'dynamodb:BatchGetItem',
         'dynamodb:DeleteItem',
         'dynamodb:GetItem',
