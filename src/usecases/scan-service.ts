@@ -263,7 +263,8 @@ async function scanOne(
   });
   const durationMs = Math.round(performance.now() - started);
   // What the abort cut short reads as gaps: no alert, status or cooldown is drawn from it.
-  if (signal?.aborted) throw new InvocationTimeoutError('scan stopped before the invocation’s deadline', { cause: signal.reason });
+  if (signal?.aborted)
+    throw new InvocationTimeoutError('scan stopped before the invocation’s deadline', { cause: signal.reason });
   const { report, snapshot, unreadable } = scan;
   // What the CLI prints as `note:` lines (objects set aside as malformed, ...): the report's gaps point here.
   for (const notice of scan.notices) log.warn(`note: ${notice}`);

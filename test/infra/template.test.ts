@@ -566,11 +566,7 @@ describe('dashboard', () => {
 
 describe('IAM', () => {
   /** The APIs with no resource-level permissions: the only ones allowed on Resource '*'. */
-  const NO_RESOURCE_LEVEL = new Set([
-    'eks:ListClusters',
-    'ec2:DescribeInstances',
-    'ec2:DescribeLaunchTemplates',
-  ]);
+  const NO_RESOURCE_LEVEL = new Set(['eks:ListClusters', 'ec2:DescribeInstances', 'ec2:DescribeLaunchTemplates']);
 
   it('grants no wildcard action, in roles or in the Allow statements of resource policies', () => {
     const resourcePolicies = [

@@ -231,7 +231,9 @@ export class KubeTransport {
 }
 
 function stopped(request: KubeHttpRequest, server: string, cause: unknown): InvocationTimeoutError {
-  return new InvocationTimeoutError(`${request.method} ${request.path} (${server}) stopped: the invocation’s deadline`, { cause });
+  return new InvocationTimeoutError(`${request.method} ${request.path} (${server}) stopped: the invocation’s deadline`, {
+    cause,
+  });
 }
 
 // client-node only ever sets a header object; the type also allows a raw list.

@@ -19,9 +19,7 @@ export function composeCleanup(config: CleanupConfig, logging: LoggingConfig): C
   const invocationSignal = new InvocationSignal();
   const signal = invocationSignal.current;
   const aws = awsPorts(createAwsClients({ region: config.region, credentials, signal }));
-  const kube = kubeConnections((cluster) =>
-    connectToEks({ cluster, region: config.region, token: { credentials } }, { signal }),
-  );
+  const kube = kubeConnections((cluster) => connectToEks({ cluster, region: config.region, token: { credentials } }, { signal }));
   const { logger, context } = powertoolsLogging(logging);
   return {
     connection: { aws, connectKube: (cluster) => kube.connect(cluster?.name ?? '', cluster) },

@@ -5,14 +5,7 @@
  * (it is read from SSM or Secrets Manager at run time), and where it is stored is logged as its
  * kind only.
  */
-import type {
-  CleanupConfig,
-  DispatchConfig,
-  InterruptionsConfig,
-  LoggingConfig,
-  ScanConfig,
-  SlackConfig,
-} from '../../config.ts';
+import type { CleanupConfig, DispatchConfig, InterruptionsConfig, LoggingConfig, ScanConfig, SlackConfig } from '../../config.ts';
 import { formatDuration, type AlertSettings } from '../../domain/settings.ts';
 
 export type EffectiveConfiguration = Record<string, unknown>;

@@ -1,6 +1,9 @@
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { handleInterruptions, type InterruptionsDependencies as UseCaseDependencies } from '../../usecases/handle-interruptions.ts';
+import {
+  handleInterruptions,
+  type InterruptionsDependencies as UseCaseDependencies,
+} from '../../usecases/handle-interruptions.ts';
 import { sqsRecordsOf } from '../event-shape.ts';
 import { beginInvocation, serviceMiddlewares, TIMEOUT_EARLY_MS, type ServiceHooks } from '../middleware.ts';
 

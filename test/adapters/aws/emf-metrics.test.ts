@@ -82,7 +82,9 @@ describe('EmfMetricsSink', () => {
       {
         _aws: {
           Timestamp: NOW.getTime(),
-          CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [[]], Metrics: [{ Name: 'ClustersScanned', Unit: 'Count' }] }],
+          CloudWatchMetrics: [
+            { Namespace: METRICS_NAMESPACE, Dimensions: [[]], Metrics: [{ Name: 'ClustersScanned', Unit: 'Count' }] },
+          ],
         },
         ClustersScanned: 1,
       },
@@ -142,7 +144,13 @@ describe('EmfMetricsSink', () => {
     expect(documents().map((d) => [d.Cluster, d.PendingPods])).toEqual([['c', 3]]);
     expect(logs).toEqual([
       { level: 'warn', message: 'metric datum left out', metric: 'PendingPods', value: 'NaN', reason: 'not a finite number' },
-      { level: 'warn', message: 'metric datum left out', metric: 'PendingPods', value: 'Infinity', reason: 'not a finite number' },
+      {
+        level: 'warn',
+        message: 'metric datum left out',
+        metric: 'PendingPods',
+        value: 'Infinity',
+        reason: 'not a finite number',
+      },
       { level: 'warn', message: 'metric datum left out', metric: 'PendingPods', value: '1', reason: 'more than 30 dimensions' },
     ]);
   });
