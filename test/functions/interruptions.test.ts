@@ -30,7 +30,7 @@ function record(sample: string, index = 0): SQSEvent['Records'][number] {
 }
 
 describe('interruptions handler: every sample event', () => {
-  it.each(SAMPLES)('events/interruptions.%s.json: one DescribeInstances and one PutMetricData for the batch', async (sample) => {
+  it.each(SAMPLES)('events/interruptions.%s.json: one DescribeInstances and one metrics write for the batch', async (sample) => {
     const h = harness();
 
     await h.invokeSample(sample);
