@@ -8,9 +8,9 @@ import type { Clock } from '../../ports/clock.ts';
 import type { Logger } from '../../support/logger.ts';
 import { runCleanup } from '../../usecases/cleanup.ts';
 import type { ClusterConnection } from '../../ports/cluster.ts';
-import { invocationLog } from '../middleware.ts';
+import { beginInvocation, serviceMiddlewares, TIMEOUT_EARLY_MS, type ServiceHooks } from '../middleware.ts';
 
-export interface CleanupFunctionDependencies {
+export interface CleanupFunctionDependencies extends ServiceHooks {
   /** Any cluster of the account and region: Kubernetes is reached through the ClusterInfo the run describes. */
   connection: ClusterConnection;
   clock: Clock;
@@ -18,11 +18,15 @@ export interface CleanupFunctionDependencies {
   settings: { timeMarginMs: number; nodeClaimWaitMs: number };
 }
 
+const CLEANUP_STOP_MARGIN_MS = 5_000;
+
 /** Manual invoke `{clusterName, dryRun, ...}` → one cleanup run that stops, resumable, before Lambda's timeout. */
 export function createCleanupHandler(deps: CleanupFunctionDependencies) {
-  return middy<unknown, CleanupResult>()
-    .use(invocationLog({ logger: deps.logger, functionName: 'cleanup', summarise }))
-    .handler(async (event, context) => {
+  return middy<unknown, CleanupResult>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
+    .use(serviceMiddlewares(deps, { logger: deps.logger, functionName: 'cleanup', summarise }))
+    .handler(async (event, context, options) => {
+      // CLEANUP_TIME_MARGIN stops new steps; a call still hanging this close to the deadline is aborted.
+      beginInvocation(deps, context, options, CLEANUP_STOP_MARGIN_MS);
       const request = parseCleanupRequest(event);
       const log = deps.logger.with({ cluster: request.clusterName, dryRun: request.dryRun });
       const result = await runCleanup(
