@@ -41,7 +41,7 @@ export interface InterruptionBatchMeasurement {
   describeInstancesCalls: number;
   /** EC2, EKS or IAM calls other than DescribeInstances. */
   otherAwsCalls: number;
-  putMetricDataCalls: number;
+  metricsWrites: number;
   alertsPublished: number;
   batchItemFailures: number;
   /** The first invocation of this batch in the process (JIT still cold for it). */
@@ -138,7 +138,7 @@ interface Invocation {
   ms: number;
   describeInstancesCalls: number;
   otherAwsCalls: number;
-  putMetricDataCalls: number;
+  metricsWrites: number;
   alertsPublished: number;
   batchItemFailures: number;
 }
@@ -184,13 +184,13 @@ async function invokeOnce(scenario: Scenario): Promise<Invocation> {
     ms,
     describeInstancesCalls,
     otherAwsCalls: calls.length - describeInstancesCalls,
-    putMetricDataCalls: metrics.calls.length - before.metrics,
+    metricsWrites: metrics.calls.length - before.metrics,
     alertsPublished: alerts.published.length - before.alerts,
     batchItemFailures: response.batchItemFailures.length,
   };
 }
 
-const COUNTS = ['describeInstancesCalls', 'otherAwsCalls', 'putMetricDataCalls', 'alertsPublished', 'batchItemFailures'] as const;
+const COUNTS = ['describeInstancesCalls', 'otherAwsCalls', 'metricsWrites', 'alertsPublished', 'batchItemFailures'] as const;
 
 function kindCounts(events: readonly InterruptionEvent[]): Partial<Record<InterruptionKind, number>> {
   const counts: Partial<Record<InterruptionKind, number>> = {};
@@ -219,7 +219,7 @@ export async function measureInterruptions(runs: number, warmup: number): Promis
       instances: new Set(events.map((e) => e.instanceId)).size,
       describeInstancesCalls: first.describeInstancesCalls,
       otherAwsCalls: first.otherAwsCalls,
-      putMetricDataCalls: first.putMetricDataCalls,
+      metricsWrites: first.metricsWrites,
       alertsPublished: first.alertsPublished,
       batchItemFailures: first.batchItemFailures,
       firstRunMs: first.ms,

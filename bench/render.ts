@@ -841,7 +841,7 @@ function interruptionsSection(outcome: Outcome<InterruptionsBench>): Section {
       'DescribeInstances per batch',
       'per message',
       'other EC2 / EKS / IAM calls',
-      'PutMetricData calls',
+      'metrics writes (EMF)',
       'alerts published',
       'failed records',
       'handler time, median (p95)',
@@ -853,7 +853,7 @@ function interruptionsSection(outcome: Outcome<InterruptionsBench>): Section {
       String(b.describeInstancesCalls),
       (b.describeInstancesCalls / b.records).toFixed(2),
       String(b.otherAwsCalls),
-      String(b.putMetricDataCalls),
+      String(b.metricsWrites),
       String(b.alertsPublished),
       String(b.batchItemFailures),
       `${ms(median(b.samplesMs))} (${ms(percentile(b.samplesMs, 95))})`,
@@ -861,7 +861,7 @@ function interruptionsSection(outcome: Outcome<InterruptionsBench>): Section {
     notes: [
       `\`createInterruptionsHandler\` (src/service/handlers/interruptions.ts), the deployed handler, over in-memory ports: the simulator's AWS (src/simulator/in-memory-aws.ts, which records every call), the in-memory state table, a recording alert topic and metrics sink; settings are \`readInterruptionsConfig\`'s defaults. Records from events/interruptions.*.json; every instance belongs to one Karpenter cluster whose controller a scan saw available a minute earlier. Kinds in the mixed batch: ${kindsText(batches.find((b) => b.name.endsWith('mixed'))?.kinds ?? {})}.`,
       `Each run is a fresh function (empty state table) so no run sees another's deliveries; the last row delivers the batch once untimed, then measures the second delivery: its events are already handled, so nothing is resolved, counted or alerted again. ${runs} runs per batch after ${warmup} warm-up runs, in a fresh child process${first ? `; the very first invocation in that process took ${ms(first.firstRunMs)} (cold JIT, not in the medians)` : ''}.`,
-      "Handler time is the function's own work (parse, claim, resolve owners, count, plan alerts) with every port answering from memory. Deployed, each invocation adds its AWS round trips: the one DescribeInstances, the state table's claims and counters, one PutMetricData and an SNS publish per alert.",
+      "Handler time is the function's own work (parse, claim, resolve owners, count, plan alerts) with every port answering from memory. Deployed, each invocation adds its AWS round trips: the one DescribeInstances, the state table's claims and counters and an SNS publish per alert (the metrics are EMF lines in the log: no call).",
     ],
   };
 }

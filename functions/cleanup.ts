@@ -1,5 +1,5 @@
-import { readCleanupConfig } from '../src/config.ts';
+import { readLoggingConfig, readCleanupConfig } from '../src/config.ts';
 import { composeCleanup } from '../src/service/compose/cleanup.ts';
 import { createCleanupHandler } from '../src/service/handlers/cleanup.ts';
 
-export const handler = createCleanupHandler(composeCleanup(readCleanupConfig()));
+export const handler = createCleanupHandler(composeCleanup(readCleanupConfig(), readLoggingConfig()));

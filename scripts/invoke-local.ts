@@ -10,7 +10,8 @@
  *        `npm run invoke -- cleanup events/cleanup.dry-run.json`
  *
  * Prints one JSON document on stdout: { function, now, response, alerts (as chat notifications),
- * metrics, queued, slack, notes }; the handler's log lines go to stderr. Exit 0 when the handler
+ * metrics (the datums), emf (the same metrics as the EMF documents the deployed function writes to
+ * its log), queued, slack, notes }; the handler's log lines, EMF lines included, go to stderr. Exit 0 when the handler
  * returned, 1 when it threw (the document then carries `error`), 2 with one line on stderr when
  * the command line, the event file, the capture or a setting is wrong.
  */
@@ -50,6 +51,7 @@ async function main(argv: readonly string[]): Promise<number> {
     // Fixed at --now; a wait (a retry's backoff) moves it on at once instead of waiting.
     clock: steppingClock(request.now),
     logger: jsonLogger({}, (line) => process.stderr.write(`${line}\n`)),
+    logLine: (line) => process.stderr.write(`${line}\n`),
   });
   let response: unknown;
   let error: string | undefined;
@@ -72,6 +74,7 @@ function documentOf(request: InvokeRequest, fn: LocalFunction, response: unknown
     ...(error === undefined ? { response } : { error }),
     alerts: (outputs.alerts ?? []).map(chatNotificationOf),
     metrics: outputs.metrics ?? [],
+    emf: outputs.emf ?? [],
     queued: outputs.queued ?? [],
     slack: outputs.slack ?? [],
     notes: outputs.notes,

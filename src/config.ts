@@ -67,10 +67,32 @@ export class ConfigError extends SentinelError {
   }
 }
 
-/** The metric namespace is fixed: the dashboard, the alarms and the IAM condition on PutMetricData name it. */
+/** The metric namespace is fixed: the dashboard and the alarms name it (the EMF lines carry it). */
 export type { AlertSettings, OptInTag } from './domain/settings.ts';
 
 export const METRICS_NAMESPACE = 'KarpenterSentinel';
+
+/** How every function logs (Powertools Logger): the service name on each line, and the lowest level written. */
+export interface LoggingConfig {
+  /** POWERTOOLS_SERVICE_NAME, default `karpenter-sentinel`. */
+  serviceName: string;
+  /** POWERTOOLS_LOG_LEVEL, default INFO (Lambda's own AWS_LAMBDA_LOG_LEVEL, when set, wins: Powertools reads it). */
+  logLevel: LogLevelName;
+}
+
+export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+export const DEFAULT_SERVICE_NAME = 'karpenter-sentinel';
+
+export function readLoggingConfig(env: NodeJS.ProcessEnv = process.env): LoggingConfig {
+  const read = new EnvReader(env);
+  const level = read.optional('POWERTOOLS_LOG_LEVEL')?.toUpperCase();
+  const config: LoggingConfig = {
+    serviceName: read.optional('POWERTOOLS_SERVICE_NAME') ?? DEFAULT_SERVICE_NAME,
+    logLevel: read.oneOf('POWERTOOLS_LOG_LEVEL', LOG_LEVELS, 'INFO', level),
+  };
+  return read.done(config);
+}
 
 export interface DispatchConfig {
   region: string;
@@ -310,8 +332,8 @@ class EnvReader {
     return Number.isNaN(n) ? fallback : n;
   }
 
-  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
-    const value = this.optional(name);
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T, given = this.optional(name)): T {
+    const value = given;
     if (value === undefined) return fallback;
     if ((allowed as readonly string[]).includes(value)) return value as T;
     this.problem(name, `must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);

@@ -3,7 +3,7 @@
  * status a scan of the capture would have saved, as the deployed scan does every minute.
  */
 import type { SQSEvent } from 'aws-lambda';
-import { RecordingAlertPublisher, RecordingMetricsSink } from '../../src/adapters/memory/outputs.ts';
+import { RecordingAlertPublisher } from '../../src/adapters/memory/outputs.ts';
 import { InMemoryStateStore } from '../../src/adapters/memory/state.ts';
 import { readInterruptionsConfig } from '../../src/config.ts';
 import type { StateStore } from '../../src/ports/state.ts';
@@ -11,7 +11,7 @@ import { createInterruptionsHandler } from '../../src/service/handlers/interrupt
 import { inMemoryAws } from '../../src/simulator/in-memory-aws.ts';
 import { controllerStatusOf } from '../../src/usecases/controller-status.ts';
 import { CLUSTER_STATUS_TTL_MS } from '../../src/usecases/scan-service.ts';
-import { loadCapture, PLACEHOLDER_ENV, type LocalFunction, type LocalSetup } from './local.ts';
+import { loadCapture, PLACEHOLDER_ENV, localMetrics, type LocalFunction, type LocalSetup } from './local.ts';
 import { interruptionSettings } from '../../src/usecases/handle-interruptions.ts';
 
 export async function localInterruptions(setup: LocalSetup): Promise<LocalFunction> {
@@ -22,12 +22,12 @@ export async function localInterruptions(setup: LocalSetup): Promise<LocalFuncti
   const status = controllerStatusOf(capture.snapshot, setup.clock.now());
   await state.saveClusterStatus(status, CLUSTER_STATUS_TTL_MS);
   const alerts = new RecordingAlertPublisher();
-  const metrics = new RecordingMetricsSink();
+  const metrics = localMetrics(setup.logger, setup.logLine);
   const handler = createInterruptionsHandler({
     ec2: aws.ec2,
     state,
     alerts,
-    metrics,
+    metrics: metrics.sink,
     clock: setup.clock,
     logger: setup.logger,
     settings: interruptionSettings(config),
@@ -47,7 +47,7 @@ export async function localInterruptions(setup: LocalSetup): Promise<LocalFuncti
   };
   return {
     invoke: (event, context) => handler(event as SQSEvent, context),
-    outputs: () => ({ alerts: alerts.published, metrics: metrics.datums, notes: notes() }),
+    outputs: () => ({ alerts: alerts.published, metrics: metrics.datums(), emf: metrics.emf(), notes: notes() }),
     close: async () => undefined,
   };
 }

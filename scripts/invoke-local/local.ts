@@ -4,11 +4,14 @@
  * that stands in for the AWS account and the cluster.
  */
 import type { Context } from 'aws-lambda';
+import { EmfMetricsSink, type EmfDocument } from '../../src/adapters/aws/emf-metrics.ts';
+import { RecordingMetricsSink } from '../../src/adapters/memory/outputs.ts';
+import { METRICS_NAMESPACE } from '../../src/config.ts';
 import type { Alert } from '../../src/domain/alert.ts';
 import type { MetricDatum } from '../../src/domain/metric.ts';
 import type { ClusterSnapshot } from '../../src/domain/snapshot.ts';
 import type { Clock } from '../../src/ports/clock.ts';
-import type { ScanRequest } from '../../src/ports/notify.ts';
+import type { MetricsSink, ScanRequest } from '../../src/ports/notify.ts';
 import type { Logger } from '../../src/support/logger.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
 import { lambdaContext } from '../../test/support/lambda.ts';
@@ -32,12 +35,16 @@ export interface LocalSetup {
   clusters: string | undefined;
   clock: Clock;
   logger: Logger;
+  /** Where the function's raw log lines go (EMF metrics): stderr, with the log lines. */
+  logLine: (line: string) => void;
 }
 
 /** What the invocation sent, and what the user should know to read it. */
 export interface LocalOutputs {
   alerts?: readonly Alert[];
   metrics?: readonly MetricDatum[];
+  /** The same metrics as the deployed function writes them: EMF documents (one log line each). */
+  emf?: readonly EmfDocument[];
   queued?: readonly ScanRequest[];
   slack?: readonly unknown[];
   notes: readonly string[];
@@ -94,4 +101,27 @@ export function captureAs(snapshot: ClusterSnapshot, name: string): ClusterSnaps
   const whole = new RegExp(`(?<![A-Za-z0-9-])${own.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9-])`, 'g');
   const renamed = JSON.parse(JSON.stringify(records).replace(whole, () => name)) as Omit<ClusterSnapshot, 'captured'>;
   return { ...renamed, captured: new Set(captured), clusterName: name };
+}
+
+/**
+ * The metrics of a local invoke: recorded as datums, and written as the deployed function writes
+ * them, EMF lines, into the log stream (`logLine`, stderr) and the document's `emf`.
+ */
+export function localMetrics(logger: Logger, logLine: (line: string) => void) {
+  const recording = new RecordingMetricsSink();
+  const documents: EmfDocument[] = [];
+  const emf = new EmfMetricsSink(METRICS_NAMESPACE, {
+    logger,
+    write: (line) => {
+      documents.push(JSON.parse(line) as EmfDocument);
+      logLine(line);
+    },
+  });
+  const sink: MetricsSink = {
+    async put(datums, timestamp) {
+      await recording.put(datums, timestamp);
+      await emf.put(datums, timestamp);
+    },
+  };
+  return { sink, datums: () => recording.datums, emf: () => documents };
 }

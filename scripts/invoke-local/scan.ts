@@ -3,20 +3,20 @@
  * real HTTPS Kubernetes API on 127.0.0.1 and in-memory AWS), renamed to it when the names differ.
  */
 import type { SQSEvent } from 'aws-lambda';
-import { RecordingAlertPublisher, RecordingMetricsSink } from '../../src/adapters/memory/outputs.ts';
+import { RecordingAlertPublisher } from '../../src/adapters/memory/outputs.ts';
 import { InMemoryStateStore } from '../../src/adapters/memory/state.ts';
 import { readScanConfig } from '../../src/config.ts';
 import { createScanHandler } from '../../src/service/handlers/scan.ts';
 import { simulatedSources, simulateSnapshot, type Simulation } from '../../src/simulator/simulation.ts';
 import { NO_WAIT_CLOCK } from '../../test/support/clock.ts';
-import { captureAs, loadCapture, PLACEHOLDER_ENV, type LocalFunction, type LocalSetup } from './local.ts';
+import { captureAs, loadCapture, PLACEHOLDER_ENV, localMetrics, type LocalFunction, type LocalSetup } from './local.ts';
 
 export async function localScan(setup: LocalSetup): Promise<LocalFunction> {
   const settings = readScanConfig(PLACEHOLDER_ENV);
   const capture = await loadCapture(setup.capture);
   const notes = [...capture.notices];
   const alerts = new RecordingAlertPublisher();
-  const metrics = new RecordingMetricsSink();
+  const metrics = localMetrics(setup.logger, setup.logLine);
   const simulations = new Map<string, Promise<Simulation>>();
 
   const simulationOf = (cluster: string): Promise<Simulation> => {
@@ -38,13 +38,13 @@ export async function localScan(setup: LocalSetup): Promise<LocalFunction> {
     },
     state: new InMemoryStateStore(),
     alerts,
-    metrics,
+    metrics: metrics.sink,
     clock: setup.clock,
     logger: setup.logger,
   });
   return {
     invoke: (event, context) => handler(event as SQSEvent, context),
-    outputs: () => ({ alerts: alerts.published, metrics: metrics.datums, notes }),
+    outputs: () => ({ alerts: alerts.published, metrics: metrics.datums(), emf: metrics.emf(), notes }),
     close: async () => {
       const started = await Promise.allSettled(simulations.values());
       await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.close() : undefined)));

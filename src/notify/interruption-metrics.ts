@@ -1,6 +1,6 @@
 /**
  * The InterruptionEvents metric of one invocation: one datum per Cluster, NodePool and Kind, so
- * the whole batch goes out in one PutMetricData.
+ * the whole batch is written at once (EMF lines).
  */
 import { METRIC, type MetricDatum } from '../domain/metric.ts';
 import type { ResolvedEvent } from '../interruptions/owner.ts';

@@ -8,6 +8,7 @@
  * message, a header's plain_text at most 150 characters, a section's text at most 3000, a context
  * block at most 10 elements.
  */
+import type { ContextBlock, HeaderBlock, KnownBlock, MrkdwnElement, PlainTextElement, SectionBlock } from '@slack/types';
 import type { ChatNotification } from '../domain/alert.ts';
 import { isRecord, oneLine } from '../domain/shape.ts';
 import { visibleLine, visibleStrings, visibleText } from '../domain/visible.ts';
@@ -32,21 +33,27 @@ export interface TopicMessage {
   attributes: Readonly<Record<string, string>>;
 }
 
-export interface MrkdwnText {
-  type: 'mrkdwn';
-  text: string;
-}
+/** Text the builder writes: Slack's `mrkdwn` text object. */
+export type MrkdwnText = MrkdwnElement;
 
+/**
+ * The three Block Kit blocks the messages are made of, as @slack/types defines them, narrowed to
+ * what is built here (a section always has mrkdwn text, a context only mrkdwn elements).
+ */
 export type SlackBlock =
-  | { type: 'header'; text: { type: 'plain_text'; text: string; emoji: true } }
-  | { type: 'section'; text: MrkdwnText }
-  | { type: 'context'; elements: MrkdwnText[] };
+  | (Omit<HeaderBlock, 'text'> & { text: PlainTextElement & { emoji: true } })
+  | (Omit<SectionBlock, 'text'> & { text: MrkdwnElement })
+  | (Omit<ContextBlock, 'elements'> & { elements: MrkdwnElement[] });
 
 /** The incoming-webhook body: `text` is the notification and screen-reader fallback. */
 export interface SlackPayload {
   text: string;
   blocks?: SlackBlock[];
 }
+
+/** Every block built here is a Block Kit block Slack knows: the compiler checks it, nothing runs. */
+export type SlackBlocksAreKnown = IsTrue<[SlackBlock] extends [KnownBlock] ? true : false>;
+type IsTrue<T extends true> = T;
 
 const SEVERITY_EMOJI: Readonly<Record<string, string>> = {
   critical: ':red_circle:',

@@ -3,6 +3,7 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
+import type { InvocationSignal } from '../support/abort.ts';
 import { errorFields, type Logger } from '../support/logger.ts';
 
 export interface InvocationLogOptions {
@@ -40,4 +41,66 @@ export function invocationLog(options: InvocationLogOptions): MiddlewareObj<unkn
       });
     },
   };
+}
+
+/**
+ * What a deployed function adds around its handler (the composition root sets it; tests may leave
+ * it out): the Lambda context on every log line, its configuration logged once, and the holder
+ * through which the adapters see the invocation's AbortSignal.
+ */
+export interface ServiceHooks {
+  /** Powertools' injectLambdaContext (src/service/powertools-logger.ts). */
+  logContext?: MiddlewareObj;
+  /** Logged once per cold start, on the environment's first invocation, as `effective configuration`. */
+  effectiveConfiguration?: Record<string, unknown>;
+  /** Set to the invocation's work signal when it starts (the adapters built at cold start read it). */
+  invocationSignal?: InvocationSignal;
+}
+
+/** The configuration line, on the first invocation only (it then carries `cold_start: true` and the request id). */
+export function effectiveConfigurationLog(logger: Logger, configuration: Record<string, unknown>): MiddlewareObj {
+  let logged = false;
+  return {
+    name: 'effectiveConfigurationLog',
+    before: () => {
+      if (logged) return;
+      logged = true;
+      logger.info('effective configuration', configuration);
+    },
+  };
+}
+
+/** The middlewares of every function, in order: Lambda context first (its `after` then runs last), the closing line, the configuration line. */
+export function serviceMiddlewares(hooks: ServiceHooks, options: InvocationLogOptions): MiddlewareObj[] {
+  return [
+    ...(hooks.logContext ? [hooks.logContext] : []),
+    invocationLog(options) as MiddlewareObj,
+    ...(hooks.effectiveConfiguration ? [effectiveConfigurationLog(options.logger, hooks.effectiveConfiguration)] : []),
+  ];
+}
+
+/**
+ * middy aborts `signal` (and answers with a TimeoutError) `timeoutEarlyInMillis` before Lambda's
+ * deadline. The work signal aborts `stopMarginMs` before the deadline (so, earlier), leaving the
+ * use case time to report what it did not finish (batch item failures) before middy's backstop.
+ */
+export const TIMEOUT_EARLY_MS = 1_000;
+
+export function workSignal(context: Context, signal: AbortSignal | undefined, stopMarginMs: number): AbortSignal {
+  const remainingMs = context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY;
+  const signals: AbortSignal[] = signal ? [signal] : [];
+  if (Number.isFinite(remainingMs)) signals.push(AbortSignal.timeout(Math.max(0, remainingMs - stopMarginMs)));
+  return AbortSignal.any(signals);
+}
+
+/** The invocation's work signal, also handed to the adapters through the hooks' holder. */
+export function beginInvocation(
+  hooks: ServiceHooks,
+  context: Context,
+  middy: { signal?: AbortSignal } | undefined,
+  stopMarginMs: number,
+): AbortSignal {
+  const work = workSignal(context, middy?.signal, stopMarginMs);
+  hooks.invocationSignal?.set(work);
+  return work;
 }

@@ -1,11 +1,13 @@
 /**
  * One batch of the sentinel's interruption queue: parse each record, skip the deliveries already
  * processed, resolve every instance of the batch with ONE DescribeInstances call, count by cluster,
- * NodePool and kind (one PutMetricData), and alert on what needs a human.
+ * NodePool and kind (the metrics of the batch in one go), and alert on what needs a human.
  *
  * Failure semantics (SQS partial batch response): a malformed record fails alone; a failing AWS or
  * state-store call fails the records it affects and releases their claims, so the retry processes
- * them again; nothing is dropped silently. The surge counters are the one thing a retry may add to
+ * them again; nothing is dropped silently. Metrics failing fail nothing (a warning: the counts are
+ * not worth a second alert). When the invocation's signal aborts (its deadline is near), the
+ * records not done fail and are retried; their claims lapse after `claimHoldMs`. The surge counters are the one thing a retry may add to
  * twice (an increment cannot be taken back); the surge alert itself is claimed, so it goes out once.
  */
 import type { Severity } from '../domain/codes.ts';
@@ -24,6 +26,7 @@ import type { Clock } from '../ports/clock.ts';
 import type { AlertPublisher, MetricsSink } from '../ports/notify.ts';
 import type { ClusterStatus, StateStore } from '../ports/state.ts';
 import { errorFields, type Logger } from '../support/logger.ts';
+import { InvocationTimeoutError } from '../support/abort.ts';
 
 export interface InterruptionSettings {
   surgeThreshold: number;
@@ -67,11 +70,17 @@ export interface InterruptionsResult {
   summary: { records: number; counted: number; ignored: number; duplicates: number; alerts: number; failed: number };
 }
 
-/** `claimHoldMs`: how long a claim holds if this invocation dies mid-way (the handler passes its remaining time). */
+export interface HandleInterruptionsOptions {
+  /** How long a claim holds if this invocation dies mid-way (the handler passes its remaining time). */
+  claimHoldMs: number;
+  /** Aborted when the invocation must stop: the records not done yet fail (batch item failures). */
+  signal?: AbortSignal;
+}
+
 export async function handleInterruptions(
   deps: InterruptionsDependencies,
   records: readonly QueueRecord[],
-  options: { claimHoldMs: number },
+  options: HandleInterruptionsOptions,
 ): Promise<InterruptionsResult> {
   const { state, logger } = deps;
   const now = deps.clock.now();
@@ -110,18 +119,39 @@ export async function handleInterruptions(
     }),
   );
 
-  await resolveInstances(deps.ec2, batch);
-  const statuses = await loadStatuses(state, batch);
-  const groups = await countSurges(deps, batch, now, options.claimHoldMs);
+  // After each step, an aborted invocation fails what is left (the step's own calls were aborted too).
+  const stopIfAborted = () => {
+    if (!options.signal?.aborted) return false;
+    const error = new InvocationTimeoutError('stopped before the invocation’s deadline', { cause: options.signal.reason });
+    batch.fail(batch.active, `${error.name}: ${error.message}; retried`);
+    return true;
+  };
+  let groups: SurgeGroup[] = [];
+  let published = false;
+  if (!stopIfAborted()) {
+    await resolveInstances(deps.ec2, batch);
+    const statuses = stopIfAborted() ? new Map<string, ClusterStatus>() : await loadStatuses(state, batch);
+    if (!stopIfAborted()) groups = await countSurges(deps, batch, now, options.claimHoldMs);
+    if (!stopIfAborted()) {
+      const reported = await report(deps, batch, groups, statuses, now);
+      summary.counted = reported.counted;
+      summary.alerts = reported.alerts;
+      published = reported.published;
+    }
+  }
 
-  const reported = await report(deps, batch, groups, statuses, now);
-  summary.counted = reported.counted;
-  summary.alerts = reported.alerts;
-
-  await finish(deps, batch, groups, reported.published, now);
+  if (options.signal?.aborted) {
+    // No state call can be made now: the claims lapse on their own after claimHoldMs, then the retries go ahead.
+    logger.warn('invocation deadline: records left unfinished are retried once their claims lapse', {
+      claimHoldMs: options.claimHoldMs,
+      records: batch.toRelease.length + batch.active.length,
+    });
+  } else {
+    await finish(deps, batch, groups, published, now);
+  }
   const failed = batch.failedOf(records.map((r) => r.messageId));
   summary.failed = failed.length;
-  logger.info('interruptions handled', summary);
+  logger.info('interruptions handled', { ...summary, ...(options.signal?.aborted ? { timedOut: true } : {}) });
   return { failed, summary };
 }
 
@@ -188,7 +218,7 @@ async function countSurges(deps: InterruptionsDependencies, batch: Batch, now: D
   return [...groups.values()];
 }
 
-/** One PutMetricData for the batch, then its alerts in one publish; each failure fails the records it concerns. */
+/** The batch's metrics at once (a failure there is only a warning), then its alerts in one publish; a publish failure fails the records it concerns. */
 async function report(
   deps: InterruptionsDependencies,
   batch: Batch,
@@ -202,8 +232,8 @@ async function report(
     try {
       await deps.metrics.put(datums, now);
     } catch (error) {
-      batch.fail(batch.active, `PutMetricData failed: ${errorFields(error).error}`);
-      return { counted: 0, alerts: 0, published: false };
+      // A metrics problem never fails a record: the events are still alerted on, and counted once.
+      deps.logger.warn('metrics not written', { datums: datums.length, ...errorFields(error) });
     }
   }
   const counted = events.length;

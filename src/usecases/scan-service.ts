@@ -14,6 +14,7 @@ import type { Report } from '../domain/report.ts';
 import { cooldownsAfter, holdBackCoolingDown } from '../remediations/cooldowns.ts';
 import type { Logger } from '../support/logger.ts';
 import { errorFields } from '../support/logger.ts';
+import { InvocationTimeoutError, isInvocationTimeout } from '../support/abort.ts';
 import { mapBounded } from '../support/concurrency.ts';
 import { controllerStatusOf } from './controller-status.ts';
 import type { ClusterConnection } from '../ports/cluster.ts';
@@ -66,6 +67,11 @@ export interface ScanBatchOptions {
   claimHoldMs: number;
   /** Names this invocation in the cluster leases it takes (the Lambda request id). */
   invocationId: string;
+  /**
+   * Aborted when the invocation must stop (its deadline is near): a scan not started is not started,
+   * a running one stops as an InvocationTimeoutError; both fail (retried) and count as ScanFailures.
+   */
+  signal?: AbortSignal;
 }
 
 /** `stepped-aside`: another scan of the cluster held its lease; this request was redundant. */
@@ -88,7 +94,7 @@ const RETRY: ReadonlySet<ScanOutcome> = new Set(['malformed', 'failed', 'in-prog
 
 /**
  * One invocation of the scan function: every record on its own (one cluster failing never blocks
- * another), then one PutMetricData for the whole batch.
+ * another), then the whole batch's metrics at once.
  */
 export async function scanBatch(
   deps: ScanServiceDependencies,
@@ -110,10 +116,12 @@ export async function scanBatch(
   for (const r of results) counts[r.outcome] += 1;
   const datums = results.flatMap((r) => r.datums);
   if (datums.length > 0) {
-    // Metrics are not worth a retry of the batch (its scans are done): a failed put is logged only.
-    await deps.metrics.put(datums, startedAt).catch((error: unknown) => {
-      deps.logger.error('metrics not sent', { datums: datums.length, ...errorFields(error) });
-    });
+    // Metrics are not worth a retry of the batch (its scans are done): a failure is a warning only.
+    try {
+      await deps.metrics.put(datums, startedAt);
+    } catch (error) {
+      deps.logger.warn('metrics not written', { datums: datums.length, ...errorFields(error) });
+    }
   }
   return {
     failedMessageIds: deliveries.filter((_, i) => RETRY.has(results[i]!.outcome)).map((d) => d.messageId),
@@ -136,6 +144,10 @@ async function processDelivery(
   }
   const request = parsed.request;
   const log = deps.logger.with({ cluster: request.cluster, requestedAt: request.requestedAt, messageId: delivery.messageId });
+  if (options.signal?.aborted) {
+    log.error('scan not started: the invocation’s deadline is near; retried', { receiveCount: delivery.receiveCount });
+    return { outcome: 'failed', datums: scanFailure(request.cluster) };
+  }
   const now = deps.clock.now();
   const ageMs = now.getTime() - Date.parse(request.requestedAt);
   if (ageMs > deps.settings.scanMaxAgeMs) {
@@ -160,8 +172,17 @@ async function processDelivery(
   }
   try {
     // One lease per delivery, not per invocation: one batch may hold two requests for one cluster.
-    return await scanUnderLease(deps, request, `${options.invocationId}/${delivery.messageId}`, now, log);
+    return await scanUnderLease(deps, request, `${options.invocationId}/${delivery.messageId}`, now, log, options.signal);
   } catch (error) {
+    if (isInvocationTimeout(error, options.signal)) {
+      const timeout =
+        error instanceof InvocationTimeoutError
+          ? error
+          : new InvocationTimeoutError('stopped before the invocation’s deadline', { cause: error });
+      // No state call can be made now: the claim and the lease lapse on their own, then the retry scans.
+      log.error('scan stopped: the invocation’s deadline', { receiveCount: delivery.receiveCount, ...errorFields(timeout) });
+      return { outcome: 'failed', datums: scanFailure(request.cluster) };
+    }
     log.error('scan failed', { receiveCount: delivery.receiveCount, ...errorFields(error) });
     // If this fails too, the claim lapses after claimHoldMs and a retry proceeds then.
     await deps.state.releaseDelivery(key).catch((e: unknown) => log.warn('scan claim not released', errorFields(e)));
@@ -180,6 +201,7 @@ async function scanUnderLease(
   holder: string,
   now: Date,
   log: Logger,
+  signal: AbortSignal | undefined,
 ): Promise<RecordResult> {
   const { state, settings, clock } = deps;
   const key = scanDeliveryKey(request);
@@ -190,7 +212,7 @@ async function scanUnderLease(
     return { outcome: 'stepped-aside', datums: [] };
   }
   try {
-    const result = await scanOne(deps, request, now, log);
+    const result = await scanOne(deps, request, now, log, signal);
     await state.completeDelivery(key, clock.now(), settings.idempotencyTtlMs);
     return result;
   } finally {
@@ -208,7 +230,13 @@ async function scanUnderLease(
  * before the action and removed once SNS took it: a failure or crash anywhere after the action
  * leaves it for the retry, or the next scan, to deliver, once.
  */
-async function scanOne(deps: ScanServiceDependencies, request: ScanRequest, now: Date, log: Logger): Promise<RecordResult> {
+async function scanOne(
+  deps: ScanServiceDependencies,
+  request: ScanRequest,
+  now: Date,
+  log: Logger,
+  signal: AbortSignal | undefined,
+): Promise<RecordResult> {
   const { settings, state } = deps;
   const cluster = request.cluster;
   // Nothing new is done while an earlier action is unannounced: if SNS refuses, the scan fails here.
@@ -234,6 +262,9 @@ async function scanOne(deps: ScanServiceDependencies, request: ScanRequest, now:
     ...(connection.sources ? { sources: connection.sources } : {}),
   });
   const durationMs = Math.round(performance.now() - started);
+  // What the abort cut short reads as gaps: no alert, status or cooldown is drawn from it.
+  if (signal?.aborted)
+    throw new InvocationTimeoutError('scan stopped before the invocation’s deadline', { cause: signal.reason });
   const { report, snapshot, unreadable } = scan;
   // What the CLI prints as `note:` lines (objects set aside as malformed, ...): the report's gaps point here.
   for (const notice of scan.notices) log.warn(`note: ${notice}`);

@@ -9,6 +9,7 @@ import type { Instance } from '../../src/domain/aws.ts';
 import { toIsoSeconds } from '../../src/domain/kube-helpers.ts';
 import type { Ec2Port } from '../../src/ports/aws.ts';
 import type { ClusterStatus, StateStore } from '../../src/ports/state.ts';
+import type { MetricsSink } from '../../src/ports/notify.ts';
 import { jsonLogger } from '../../src/support/logger.ts';
 import { createInterruptionsHandler } from '../../src/service/handlers/interruptions.ts';
 import { inMemoryAws, type InMemoryAws } from '../../src/simulator/in-memory-aws.ts';
@@ -109,6 +110,7 @@ export interface Harness {
   aws: InMemoryAws;
   state: StateStore;
   alerts: RecordingAlertPublisher;
+  /** The recording sink (a test passing its own `metrics` gets an empty one here). */
   metrics: RecordingMetricsSink;
   logs: Record<string, unknown>[];
   clock: ReturnType<typeof steppingClock>;
@@ -118,7 +120,9 @@ export interface Harness {
   saveStatus(cluster: string, controller: ClusterStatus['controller'], ageMs?: number): Promise<void>;
 }
 
-export function harness(options: { settings?: Partial<InterruptionSettings>; state?: StateStore; ec2?: Ec2Port } = {}): Harness {
+export function harness(
+  options: { settings?: Partial<InterruptionSettings>; state?: StateStore; ec2?: Ec2Port; metrics?: MetricsSink } = {},
+): Harness {
   const aws = inMemoryAws(snapshotOf({ instances: FLEET }, 'prod-eu'), { region: 'eu-west-1' });
   const state = options.state ?? new InMemoryStateStore();
   const alerts = new RecordingAlertPublisher();
@@ -129,7 +133,7 @@ export function harness(options: { settings?: Partial<InterruptionSettings>; sta
     ec2: options.ec2 ?? aws.ec2,
     state,
     alerts,
-    metrics,
+    metrics: options.metrics ?? metrics,
     clock,
     logger: jsonLogger({}, (line) => logs.push(JSON.parse(line) as Record<string, unknown>)),
     settings: { ...SETTINGS, ...options.settings },

@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { Ec2Adapter } from '../../src/adapters/aws/ec2.ts';
 import { InMemoryStateStore } from '../../src/adapters/memory/state.ts';
 import type { MetricDatum } from '../../src/domain/metric.ts';
+import { EmfMetricsSink } from '../../src/adapters/aws/emf-metrics.ts';
+import { METRICS_NAMESPACE } from '../../src/config.ts';
 import type { ClusterStatus } from '../../src/ports/state.ts';
 import { ec2Client } from '../adapters/aws/sdk-fixtures.ts';
 import { sampleEvent } from '../support/lambda.ts';
@@ -28,7 +30,7 @@ function record(sample: string, index = 0): SQSEvent['Records'][number] {
 }
 
 describe('interruptions handler: every sample event', () => {
-  it.each(SAMPLES)('events/interruptions.%s.json: one DescribeInstances and one PutMetricData for the batch', async (sample) => {
+  it.each(SAMPLES)('events/interruptions.%s.json: one DescribeInstances and one metrics write for the batch', async (sample) => {
     const h = harness();
 
     await h.invokeSample(sample);
@@ -405,16 +407,75 @@ describe('interruptions handler: failing calls fail the records they affect, and
     expect(h.metrics.datums).toEqual([count('prod-eu', 'on-demand', 'StateChange')]);
   });
 
-  it('a PutMetricData failure fails the batch; the retry counts it', async () => {
+  it('a metrics failure fails no record: a warning, the alerts still go out, the events are done', async () => {
+    // Prepare
     const h = harness();
-    h.metrics.failNext = new Error('Throttling: Rate exceeded');
+    await h.saveStatus('prod-eu', 'unavailable');
+    h.metrics.failNext = new Error('EPIPE: broken pipe, write');
 
-    const failed = await h.invokeSample('spot-interruption');
-    const retried = await h.invokeSample('spot-interruption');
+    // Act
+    const response = await h.invoke(batchOf(record('spot-interruption'), record('state-change')));
+    const again = await h.invokeSample('spot-interruption');
 
-    expect(failed.batchItemFailures).toEqual([{ itemIdentifier: record('spot-interruption').messageId }]);
-    expect(retried.batchItemFailures).toEqual([]);
-    expect(h.metrics.datums).toEqual([count('prod-eu', 'spot-general', 'SpotInterruption')]);
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(h.logs.filter((l) => l.level === 'warn')).toEqual([
+      expect.objectContaining({ message: 'metrics not written', datums: 2, error: 'Error: EPIPE: broken pipe, write' }),
+    ]);
+    expect(h.logs.filter((l) => l.level === 'error' && l.message !== 'invocation failed')).toEqual([]);
+    expect(h.alerts.published.map((a) => a.code)).toContain('INTERRUPTION_UNATTENDED');
+    expect(again.batchItemFailures).toEqual([]);
+    expect(h.metrics.datums).toEqual([]); // the redelivery is a duplicate: counted once (here: the lost once)
+  });
+
+  it('a metrics sink that throws synchronously fails no record either', async () => {
+    // Prepare
+    const h = harness({
+      metrics: {
+        put: () => {
+          throw new RangeError('Invalid string length');
+        },
+      },
+    });
+
+    // Act
+    const response = await h.invoke(batchOf(record('spot-interruption'), record('state-change')));
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(h.logs).toContainEqual(expect.objectContaining({ level: 'warn', message: 'metrics not written' }));
+  });
+
+  it('writes the batch counts as EMF lines: InterruptionEvents, Count, by Cluster, Kind and NodePool', async () => {
+    // Prepare
+    const lines: string[] = [];
+    const h = harness({ metrics: new EmfMetricsSink(METRICS_NAMESPACE, { write: (line) => lines.push(line) }) });
+
+    // Act
+    const response = await h.invoke(batchOf(record('spot-interruption'), record('state-change')));
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    const documents = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(documents).toEqual([
+      {
+        _aws: {
+          Timestamp: NOW.getTime(),
+          CloudWatchMetrics: [
+            {
+              Namespace: 'KarpenterSentinel',
+              Dimensions: [['Cluster', 'Kind', 'NodePool']],
+              Metrics: [{ Name: 'InterruptionEvents', Unit: 'Count' }],
+            },
+          ],
+        },
+        Cluster: 'prod-eu',
+        Kind: 'StateChange',
+        NodePool: 'on-demand',
+        InterruptionEvents: 1,
+      },
+      expect.objectContaining({ Cluster: 'prod-eu', Kind: 'SpotInterruption', NodePool: 'spot-general', InterruptionEvents: 1 }),
+    ]);
   });
 
   it('a publish failure fails the records behind the alerts only; the retry alerts', async () => {

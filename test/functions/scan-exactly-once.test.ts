@@ -261,7 +261,7 @@ describe('scan: one scan per cluster at a time', () => {
     expect(service.logs.filter((l) => l.message === STEPPED_ASIDE)).toEqual([
       expect.objectContaining({ cluster: FARGATE, requestedAt: minutesAfterTick(1) }),
     ]);
-    // The scan that stepped aside measured nothing: no second PutMetricData, no double count.
+    // The scan that stepped aside measured nothing: no second metrics write, no double count.
     expect(service.metrics.calls).toHaveLength(1);
   });
 

@@ -326,7 +326,7 @@ describe('scan: a batch', () => {
     expect(service.logs.filter((l) => l.message === 'scan failed' && l.cluster === ORPHANS)).toHaveLength(2);
   });
 
-  it('sends one PutMetricData per invocation, with each cluster its dimension', async () => {
+  it('writes the metrics once per invocation, with each cluster its dimension', async () => {
     const service = await start({ clusters: [FARGATE, ORPHANS, HEALTHY] });
 
     await service.invoke(sampleEvent<SQSEvent>('scan.batch'));

@@ -64,6 +64,8 @@ function invokeBundle(name: string, event: string, env: Record<string, string>):
     AWS_ACCESS_KEY_ID: 'AKIABUNDLESMOKETEST0',
     AWS_SECRET_ACCESS_KEY: 'bundle-smoke-test-secret-key-not-real',
     AWS_EC2_METADATA_DISABLED: 'true',
+    // Set by Lambda; Powertools reports cold_start only for on-demand environments.
+    AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     ...env,
   };
   return new Promise((resolve) => {
@@ -78,15 +80,22 @@ function invokeBundle(name: string, event: string, env: Record<string, string>):
   });
 }
 
-/** Every stdout line is one JSON object (CloudWatch Logs reads them so); the last is the handler's result. */
+/**
+ * Every stdout line is one JSON object (CloudWatch Logs reads them so); the last is the handler's
+ * result. Powertools writes WARN and ERROR lines to stderr (Lambda sends both streams to the log):
+ * they are taken from there, before the stdout ones.
+ */
 function outputOf(run: ChildRun): ChildOutput {
-  const lines = run.stdout
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const lines = [...jsonLinesOf(run.stderr), ...run.stdout.split('\n').filter((line) => line !== '')].map(
+    (line) => JSON.parse(line) as Record<string, unknown>,
+  );
   const last = lines.at(-1);
   return { logs: lines.filter((line) => !('result' in line)), result: last && 'result' in last ? last.result : undefined };
 }
+
+const jsonLinesOf = (text: string) => text.split('\n').filter((line) => line.startsWith('{'));
+/** What the child printed on stderr besides log lines: the handler's rejection. */
+const errorLinesOf = (text: string) => text.split('\n').filter((line) => line !== '' && !line.startsWith('{'));
 
 /** SigV4 ran in the bundle, with the configured credentials and region, for the right service. */
 function signedFor(service: string): unknown {
@@ -139,7 +148,22 @@ describe('built bundles run an invocation against fakes on 127.0.0.1', () => {
       dispatched: [TAGGED],
       skipped: { optedOut: 1, notActive: 0, describeFailed: 0 },
     });
-    expect(logs.filter((line) => line.level === 'error')).toEqual([]);
+    expect(logs.filter((line) => line.level === 'ERROR')).toEqual([]);
+    // Powertools' lines: the invocation's Lambda context on each; the configuration once, on the cold start.
+    for (const line of logs) {
+      expect(line).toMatchObject({
+        service: 'karpenter-sentinel',
+        cold_start: true,
+        function_name: 'karpenter-sentinel-test',
+        function_request_id: 'c0ffee00-0000-4000-8000-000000000001',
+        timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        level: expect.stringMatching(/^(INFO|WARN)$/),
+      });
+    }
+    expect(logs.filter((line) => line.message === 'effective configuration')).toEqual([
+      expect.objectContaining({ clusters: 'opt-in tag', optInTag: 'karpenter-sentinel/enabled=true', logLevel: 'INFO' }),
+    ]);
+    expect(logs.at(-1)).toMatchObject({ level: 'INFO', message: 'invocation done', function: 'scan-dispatch' });
     expect(eks.requests.map((r) => `${r.method} ${r.path.split('?')[0]}`).sort()).toEqual([
       'GET /clusters',
       `GET /clusters/${TAGGED}`,
@@ -205,7 +229,7 @@ describe('built bundles run an invocation against fakes on 127.0.0.1', () => {
 
       expect(run.stderr).not.toContain(NETWORK_GUARD);
       expect(run.code).toBe(1);
-      const errorLines = run.stderr.split('\n').filter((line) => line !== '');
+      const errorLines = errorLinesOf(run.stderr);
       expect(errorLines).toHaveLength(1);
       expect(errorLines[0]).toMatch(
         /^SlackDeliveryError: 1 of 1 message\(s\) not posted to Slack: .*500 internal_error after 2 attempts/,
@@ -305,7 +329,10 @@ describe('built bundles run an invocation against fakes on 127.0.0.1', () => {
       });
 
       expect(run.code).toBe(1);
-      expect(run.stderr.trimEnd().split('\n')).toEqual([
+      expect(outputOf(run).logs.filter((line) => line.level === 'ERROR')).toEqual([
+        expect.objectContaining({ message: 'invocation failed', function: 'cleanup' }),
+      ]);
+      expect(errorLinesOf(run.stderr)).toEqual([
         'CleanupRequestError: invalid cleanup request: unknown field "dryrun" (did you mean "dryRun"?)',
       ]);
       expect(eks.requests).toEqual([]);

@@ -571,7 +571,6 @@ describe('IAM', () => {
     'ec2:DescribeInstances',
     'ec2:DescribeLaunchTemplates',
     'ec2:DescribeSubnets',
-    'cloudwatch:PutMetricData',
   ]);
 
   it('grants no wildcard action, in roles or in the Allow statements of resource policies', () => {
@@ -670,14 +669,10 @@ describe('IAM', () => {
     expect(wildcards).toEqual([]);
   });
 
-  it('puts metrics only into the KarpenterSentinel namespace', () => {
-    const grants = allRoleStatements(slackTemplate).filter(([, s]) => s.Action.includes('cloudwatch:PutMetricData'));
+  it('grants no CloudWatch metrics API: the functions write their metrics as EMF log lines', () => {
+    const grants = allRoleStatements(slackTemplate).filter(([, s]) => s.Action.some((a) => a.startsWith('cloudwatch:')));
 
-    expect(grants.map(([role]) => role).sort()).toEqual(['InterruptionsRole', 'ScanRole']);
-    for (const [, s] of grants) {
-      expect(s.Action).toEqual(['cloudwatch:PutMetricData']);
-      expect(s.Condition).toEqual({ StringEquals: { 'cloudwatch:namespace': METRICS_NAMESPACE } });
-    }
+    expect(grants).toEqual([]);
   });
 
   it.each([
@@ -688,7 +683,6 @@ describe('IAM', () => {
     [
       'scan',
       [
-        'cloudwatch:PutMetricData',
         'dynamodb:DeleteItem',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
@@ -717,7 +711,6 @@ describe('IAM', () => {
     [
       'interruptions',
       [
-        'cloudwatch:PutMetricData',
         'dynamodb:BatchGetItem',
         'dynamodb:DeleteItem',
         'dynamodb:GetItem',

@@ -25,6 +25,7 @@ interface InvokeDocument {
   error?: string;
   alerts: ChatNotification[];
   metrics: MetricDatum[];
+  emf: Record<string, unknown>[];
   queued: { cluster: string; requestedAt: string }[];
   slack: { text?: string; blocks?: { type: string; text?: { text: string } }[] }[];
   notes: string[];
@@ -68,6 +69,25 @@ describe.concurrent('npm run invoke (offline local invoke)', () => {
         dimensions: { Cluster: 'pattern-infra-eks-dev', Action: 'ROLLOUT_RESTART', Outcome: 'applied' },
       }),
     );
+    // The same metrics as the deployed function writes them: EMF documents, in the document and in the log (stderr).
+    expect(doc.emf).toContainEqual(
+      expect.objectContaining({
+        _aws: expect.objectContaining({
+          CloudWatchMetrics: [
+            {
+              Namespace: 'KarpenterSentinel',
+              Dimensions: [['Action', 'Cluster', 'Outcome']],
+              Metrics: [{ Name: 'Remediations', Unit: 'Count' }],
+            },
+          ],
+        }),
+        Action: 'ROLLOUT_RESTART',
+        Cluster: 'pattern-infra-eks-dev',
+        Outcome: 'applied',
+        Remediations: 1,
+      }),
+    );
+    expect(run.stderr.split('\n').filter((line) => line.startsWith('{"_aws":'))).toHaveLength(doc.emf.length);
     expect(doc.notes).toEqual([]);
     // The handler's log lines go to stderr, never into the document.
     expect(run.stderr).toContain('"message":"invocation done"');

@@ -2,10 +2,14 @@ import { EC2Client } from '@aws-sdk/client-ec2';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { sdkClientConfig, type SdkClientOptions } from './sdk-config.ts';
+import type { SignalSource } from '../../support/abort.ts';
+import { abortable, sdkClientConfig, type SdkClientOptions } from './sdk-config.ts';
 
 /** One credential provider for the three clients: SSO / assume-role credentials are fetched once, not three times. */
-export type AwsClientOptions = SdkClientOptions;
+export interface AwsClientOptions extends SdkClientOptions {
+  /** The invocation's AbortSignal (a Lambda function), passed to every call. */
+  signal?: SignalSource;
+}
 
 export interface AwsClients {
   ec2: EC2Client;
@@ -16,8 +20,14 @@ export interface AwsClients {
 
 /** Built once per region and reused: each client keeps its connections and its retry rate limiter. */
 export function createAwsClients(options: AwsClientOptions): AwsClients {
-  const config = sdkClientConfig({ ...options, credentials: options.credentials ?? defaultProvider() });
-  return { ec2: new EC2Client(config), eks: new EKSClient(config), iam: new IAMClient(config), region: options.region };
+  const { signal, ...sdk } = options;
+  const config = sdkClientConfig({ ...sdk, credentials: sdk.credentials ?? defaultProvider() });
+  return {
+    ec2: abortable(new EC2Client(config), signal),
+    eks: abortable(new EKSClient(config), signal),
+    iam: abortable(new IAMClient(config), signal),
+    region: options.region,
+  };
 }
 
 /** Closes the clients' sockets (the CLI exits sooner; Lambda keeps them). */

@@ -1,4 +1,5 @@
 import { SourceError } from '../../ports/errors.ts';
+import { InvocationTimeoutError } from '../../support/abort.ts';
 import { isRecord, oneLine } from '../../domain/shape.ts';
 
 /**
@@ -43,13 +44,22 @@ export function sourceError(operation: string, error: unknown): SourceError {
   });
 }
 
-/** Runs one AWS call (or a paginated series of them); every failure leaves as a SourceError. */
+/**
+ * Runs one AWS call (or a paginated series of them); every failure leaves as a SourceError, but a
+ * call the invocation's signal aborted (abortable() below) as an InvocationTimeoutError.
+ */
 export async function awsCall<T>(operation: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
+    if (isAbort(error)) throw new InvocationTimeoutError(`${operation} stopped: the invocation’s deadline`, { cause: error });
     throw sourceError(operation, error);
   }
+}
+
+/** The SDK's abort (the request handler rejects with an AbortError when the abortSignal fires). */
+export function isAbort(error: unknown): boolean {
+  return error instanceof InvocationTimeoutError || awsErrorName(error) === 'AbortError';
 }
 
 /** The ways EC2, EKS and IAM say a named thing does not exist. */

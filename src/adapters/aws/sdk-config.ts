@@ -3,6 +3,7 @@
  * function's composition root takes only the clients it uses into its bundle.
  */
 import type { defaultProvider } from '@aws-sdk/credential-provider-node';
+import type { SignalSource } from '../../support/abort.ts';
 
 const DEFAULT_MAX_ATTEMPTS = 5;
 
@@ -25,4 +26,25 @@ export function sdkClientConfig(options: SdkClientOptions) {
     ...(options.credentials ? { credentials: options.credentials } : {}),
     requestHandler: { connectionTimeout: 5_000, requestTimeout: options.requestTimeoutMs ?? 30_000 },
   };
+}
+
+type SendOptions = { abortSignal?: AbortSignal } & Record<string, unknown>;
+type Send = (command: unknown, options?: SendOptions | ((...args: unknown[]) => void), callback?: unknown) => Promise<unknown>;
+
+/**
+ * Every call `client` makes (paginators included: they call `send`) gets the invocation's signal as
+ * its `abortSignal`, so an invocation near its deadline stops its AWS calls instead of being killed
+ * mid-way. The client is built once per cold start; the signal is read per call.
+ */
+export function abortable<C extends object>(client: C, signal: SignalSource | undefined): C {
+  if (!signal) return client;
+  const target = client as unknown as { send: Send };
+  const send = target.send.bind(client);
+  target.send = (command, options, callback) => {
+    const current = signal();
+    if (!current || typeof options === 'function') return send(command, options, callback);
+    const abortSignal = options?.abortSignal ? AbortSignal.any([options.abortSignal, current]) : current;
+    return send(command, { ...options, abortSignal });
+  };
+  return client;
 }

@@ -5,20 +5,25 @@
  */
 import type { WebhookPoster, WebhookResponse } from '../../ports/notify.ts';
 import { oneLine } from '../../domain/shape.ts';
+import { InvocationTimeoutError, withCurrent, type SignalSource } from '../../support/abort.ts';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
 export class FetchWebhookPoster implements WebhookPoster {
   readonly #timeoutMs: number;
   readonly #now: () => number;
+  readonly #signal: SignalSource | undefined;
 
-  constructor(options: { timeoutMs?: number; now?: () => number } = {}) {
+  /** `signal`: the invocation's AbortSignal (a Lambda function), read per POST. */
+  constructor(options: { timeoutMs?: number; now?: () => number; signal?: SignalSource } = {}) {
     this.#timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
     this.#now = options.now ?? Date.now;
+    this.#signal = options.signal;
   }
 
   async post(url: string, body: string): Promise<WebhookResponse> {
     let response: Response;
+    const invocation = this.#signal?.();
     try {
       response = await fetch(url, {
         method: 'POST',
@@ -26,9 +31,14 @@ export class FetchWebhookPoster implements WebhookPoster {
         body,
         // A redirect is returned as its status (and not retried), never followed with the body.
         redirect: 'manual',
-        signal: AbortSignal.timeout(this.#timeoutMs),
+        signal: withCurrent(() => invocation, AbortSignal.timeout(this.#timeoutMs)),
       });
     } catch (error) {
+      if (invocation?.aborted) {
+        throw new InvocationTimeoutError('webhook POST stopped: the invocation’s deadline', {
+          cause: new WebhookNetworkError('aborted'),
+        });
+      }
       throw new WebhookNetworkError(networkProblem(error, this.#timeoutMs).replaceAll(url, '[webhook URL]'));
     }
     // Slack answers with a word or two; a proxy's error page is cut short.

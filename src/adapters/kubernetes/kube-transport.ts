@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { Cluster, User } from '@kubernetes/client-node';
 import { KubeUnreachableError } from '../../ports/errors.ts';
+import { InvocationTimeoutError, type SignalSource } from '../../support/abort.ts';
 import { thrownMessage } from './kube-errors.ts';
 
 const gunzipAsync = promisify(gunzip);
@@ -39,6 +40,8 @@ export interface KubeTransportOptions {
   connectTimeoutMs?: number;
   /** Ask for gzip (the API server compresses large lists); default true. */
   compression?: boolean;
+  /** The invocation's AbortSignal, read per request (a Lambda function's connection outlives invocations). */
+  signal?: SignalSource;
 }
 
 /**
@@ -70,6 +73,7 @@ export class KubeTransport {
   readonly #timeoutMs: number;
   readonly #connectTimeoutMs: number;
   readonly #compression: boolean;
+  readonly #signal: SignalSource | undefined;
   #endpoint: Endpoint | undefined;
   #ownAgent: https.Agent | undefined;
 
@@ -81,10 +85,25 @@ export class KubeTransport {
     this.#timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.#compression = options.compression ?? true;
+    this.#signal = options.signal;
   }
 
-  /** Rejects with the network error as Node gives it (`code` set), or a KUBE_REQUEST_TIMEOUT one. */
+  /**
+   * Rejects with the network error as Node gives it (`code` set), or a KUBE_REQUEST_TIMEOUT one; an
+   * InvocationTimeoutError when the invocation's signal aborted it (or had before it started).
+   */
   async send(request: KubeHttpRequest): Promise<KubeHttpResponse> {
+    const signal = this.#signal?.();
+    try {
+      return await this.#send(request, signal);
+    } catch (error) {
+      if (signal?.aborted) throw stopped(request, this.server, error);
+      throw error;
+    }
+  }
+
+  async #send(request: KubeHttpRequest, signal: AbortSignal | undefined): Promise<KubeHttpResponse> {
+    signal?.throwIfAborted();
     const options = await this.#requestOptions();
     const endpoint = this.#endpoint ?? (this.#endpoint = this.#makeEndpoint(options));
     const headers: OutgoingHttpHeaders = {
@@ -106,6 +125,7 @@ export class KubeTransport {
         headers,
         auth: options.auth,
         agent: endpoint.agent,
+        ...(signal ? { signal } : {}),
       },
       request.body,
     );
@@ -208,6 +228,12 @@ export class KubeTransport {
       request.end(body);
     });
   }
+}
+
+function stopped(request: KubeHttpRequest, server: string, cause: unknown): InvocationTimeoutError {
+  return new InvocationTimeoutError(`${request.method} ${request.path} (${server}) stopped: the invocation’s deadline`, {
+    cause,
+  });
 }
 
 // client-node only ever sets a header object; the type also allows a raw list.

@@ -6,6 +6,7 @@ import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import type { Clock } from '../../ports/clock.ts';
 import { dropUnusedFields } from '../../domain/unused-fields.ts';
 import { KubeConflictError, KubeUnreachableError, SourceError } from '../../ports/errors.ts';
+import { InvocationTimeoutError } from '../../support/abort.ts';
 import { apiVersionOf, KUBE_RESOURCES } from '../../ports/kubernetes.ts';
 import type {
   DeploymentAnnotationPatch,
@@ -183,7 +184,7 @@ export class KubernetesApi implements KubernetesPort {
       try {
         response = await this.#transport.send(request);
       } catch (err) {
-        if (err instanceof SourceError) throw err;
+        if (err instanceof SourceError || err instanceof InvocationTimeoutError) throw err;
         throw errorForNetwork(err, this.#transport.server);
       }
       const text = response.body.toString('utf8');

@@ -6,19 +6,26 @@ import { EKSClient } from '@aws-sdk/client-eks';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { EksAdapter } from '../../adapters/aws/eks.ts';
 import { SqsScanQueue } from '../../adapters/aws/sqs.ts';
-import type { DispatchConfig } from '../../config.ts';
+import type { DispatchConfig, LoggingConfig } from '../../config.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
+import { InvocationSignal } from '../../support/abort.ts';
 import type { ScanDispatchDependencies } from '../handlers/scan-dispatch.ts';
-import { jsonLogger } from '../../support/logger.ts';
-import { sdkClientConfig } from '../../adapters/aws/sdk-config.ts';
+import { powertoolsLogging } from '../powertools-logger.ts';
+import { abortable, sdkClientConfig } from '../../adapters/aws/sdk-config.ts';
+import { dispatchEffectiveConfiguration } from './effective-config.ts';
 
-export function composeScanDispatch(config: DispatchConfig): ScanDispatchDependencies {
+export function composeScanDispatch(config: DispatchConfig, logging: LoggingConfig): ScanDispatchDependencies {
   const sdk = sdkClientConfig({ region: config.region });
+  const invocationSignal = new InvocationSignal();
+  const { logger, context } = powertoolsLogging(logging);
   return {
-    eks: new EksAdapter(new EKSClient(sdk)),
-    queue: new SqsScanQueue(new SQSClient(sdk), config.scanQueueUrl),
+    eks: new EksAdapter(abortable(new EKSClient(sdk), invocationSignal.current)),
+    queue: new SqsScanQueue(abortable(new SQSClient(sdk), invocationSignal.current), config.scanQueueUrl),
     clock: SYSTEM_CLOCK,
-    logger: jsonLogger(),
+    logger,
     settings: { clusters: config.clusters, optInTag: config.optInTag },
+    logContext: context,
+    effectiveConfiguration: dispatchEffectiveConfiguration(config, logging),
+    invocationSignal,
   };
 }

@@ -1,36 +1,44 @@
 /**
  * Composition root of `scan`: AWS clients built once per cold start, sharing one credential chain
  * with the EKS tokens (as the CLI's live connection does), and one Kubernetes connection per
- * cluster kept across invocations (kube-connections.ts).
+ * cluster kept across invocations (kube-connections.ts). Metrics are EMF lines on stdout. Every
+ * AWS and Kubernetes request gets the invocation's AbortSignal.
  */
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { CloudWatchMetricsSink } from '../../adapters/aws/cloudwatch.ts';
 import { DynamoStateStore } from '../../adapters/aws/dynamodb-state.ts';
+import { EmfMetricsSink } from '../../adapters/aws/emf-metrics.ts';
 import { awsPorts, createAwsClients } from '../../adapters/aws/index.ts';
 import { SnsAlertPublisher } from '../../adapters/aws/sns.ts';
 import { connectToEks } from '../../adapters/kubernetes/connect-eks.ts';
-import { METRICS_NAMESPACE, type ScanConfig } from '../../config.ts';
+import { METRICS_NAMESPACE, type LoggingConfig, type ScanConfig } from '../../config.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
+import { InvocationSignal } from '../../support/abort.ts';
 import type { ScanDependencies } from '../handlers/scan.ts';
-import { jsonLogger } from '../../support/logger.ts';
-import { sdkClientConfig } from '../../adapters/aws/sdk-config.ts';
+import { powertoolsLogging } from '../powertools-logger.ts';
+import { abortable, sdkClientConfig } from '../../adapters/aws/sdk-config.ts';
+import { scanEffectiveConfiguration } from './effective-config.ts';
 import { kubeConnections } from './kube-connections.ts';
 
-export function composeScan(config: ScanConfig): ScanDependencies {
+export function composeScan(config: ScanConfig, logging: LoggingConfig): ScanDependencies {
   const credentials = defaultProvider();
-  const aws = awsPorts(createAwsClients({ region: config.region, credentials }));
+  const invocationSignal = new InvocationSignal();
+  const signal = invocationSignal.current;
+  const aws = awsPorts(createAwsClients({ region: config.region, credentials, signal }));
   const sdk = sdkClientConfig({ region: config.region, credentials });
-  const kube = kubeConnections((cluster) => connectToEks({ cluster, region: config.region, token: { credentials } }));
+  const kube = kubeConnections((cluster) => connectToEks({ cluster, region: config.region, token: { credentials } }, { signal }));
+  const { logger, context } = powertoolsLogging(logging);
   return {
     settings: config,
     connect: async (clusterName) => ({ aws, connectKube: (cluster) => kube.connect(clusterName, cluster) }),
-    state: new DynamoStateStore(new DynamoDBClient(sdk), config.stateTable),
-    alerts: new SnsAlertPublisher(new SNSClient(sdk), config.alerts.topicArn),
-    metrics: new CloudWatchMetricsSink(new CloudWatchClient(sdk), METRICS_NAMESPACE),
+    state: new DynamoStateStore(abortable(new DynamoDBClient(sdk), signal), config.stateTable),
+    alerts: new SnsAlertPublisher(abortable(new SNSClient(sdk), signal), config.alerts.topicArn),
+    metrics: new EmfMetricsSink(METRICS_NAMESPACE, { logger }),
     clock: SYSTEM_CLOCK,
-    logger: jsonLogger(),
+    logger,
+    logContext: context,
+    effectiveConfiguration: scanEffectiveConfiguration(config, logging),
+    invocationSignal,
   };
 }

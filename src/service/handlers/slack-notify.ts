@@ -7,9 +7,12 @@ import {
   type SlackDelivery,
 } from '../../usecases/notify-slack.ts';
 import { snsRecordsOf, type SnsRecordEnvelope } from '../event-shape.ts';
-import { invocationLog } from '../middleware.ts';
+import { beginInvocation, serviceMiddlewares, TIMEOUT_EARLY_MS, type ServiceHooks } from '../middleware.ts';
 
-export type SlackNotifyDependencies = NotifySlackDependencies;
+export type SlackNotifyDependencies = NotifySlackDependencies & ServiceHooks;
+
+/** The webhook POST and the URL read are aborted this long before Lambda's deadline (the event is then retried). */
+const SLACK_STOP_MARGIN_MS = 2_000;
 
 /**
  * SNS alert topic → Slack. Invoked asynchronously: a rejection makes Lambda retry the event and
@@ -17,11 +20,12 @@ export type SlackNotifyDependencies = NotifySlackDependencies;
  */
 export function createSlackNotifyHandler(deps: SlackNotifyDependencies) {
   const notify = slackNotifier(deps);
-  return middy<SNSEvent, NotifySlackResult>()
-    .use(invocationLog({ logger: deps.logger, functionName: 'slack-notify', summarise }))
-    .handler(async (event, context) =>
-      notify(snsRecordsOf(event).map(deliveryOf), { remainingTimeMs: () => context.getRemainingTimeInMillis() }),
-    );
+  return middy<SNSEvent, NotifySlackResult>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
+    .use(serviceMiddlewares(deps, { logger: deps.logger, functionName: 'slack-notify', summarise }))
+    .handler(async (event, context, options) => {
+      beginInvocation(deps, context, options, SLACK_STOP_MARGIN_MS);
+      return notify(snsRecordsOf(event).map(deliveryOf), { remainingTimeMs: () => context.getRemainingTimeInMillis() });
+    });
 }
 
 function deliveryOf(record: SnsRecordEnvelope): SlackDelivery {

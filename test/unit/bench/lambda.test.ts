@@ -46,7 +46,7 @@ function batch(name: string, describeInstancesCalls: number): InterruptionBatchM
     instances: 10,
     describeInstancesCalls,
     otherAwsCalls: 0,
-    putMetricDataCalls: 1,
+    metricsWrites: 1,
     alertsPublished: 0,
     batchItemFailures: 0,
     firstRunMs: 5,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readDispatchConfig, readScanConfig } from '../../../../src/config.ts';
+import { readDispatchConfig, readLoggingConfig, readScanConfig } from '../../../../src/config.ts';
 import type { ClusterInfo } from '../../../../src/domain/aws.ts';
 import { KubeUnreachableError } from '../../../../src/ports/errors.ts';
 import { composeScanDispatch } from '../../../../src/service/compose/scan-dispatch.ts';
@@ -65,9 +65,11 @@ describe('composition roots', () => {
         STATE_TABLE: 'karpenter-sentinel-state',
         ALERT_TOPIC_ARN: 'arn:aws:sns:eu-west-1:111122223333:karpenter-sentinel-alerts',
       }),
+      readLoggingConfig({}),
     );
     const dispatch = composeScanDispatch(
       readDispatchConfig({ AWS_REGION: 'eu-west-1', SCAN_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/scan' }),
+      readLoggingConfig({}),
     );
 
     expect(scan.settings.actions.modes).toEqual({ ROLLOUT_RESTART: 'apply', TERMINATE_INSTANCE: 'dry-run' });

@@ -1,0 +1,84 @@
+/**
+ * What a function runs with, as one log line per cold start (`effective configuration`): the modes,
+ * toggles, thresholds, durations, clusters and resource names. Picked field by field, so a secret
+ * can only appear here by someone adding it: the Slack webhook URL is never in the configuration
+ * (it is read from SSM or Secrets Manager at run time), and where it is stored is logged as its
+ * kind only.
+ */
+import type { CleanupConfig, DispatchConfig, InterruptionsConfig, LoggingConfig, ScanConfig, SlackConfig } from '../../config.ts';
+import { formatDuration, type AlertSettings } from '../../domain/settings.ts';
+
+export type EffectiveConfiguration = Record<string, unknown>;
+
+/** The service name is on every line already (`service`). */
+const logging = (config: LoggingConfig) => ({ logLevel: config.logLevel });
+
+const alerting = (alerts: AlertSettings) => ({
+  alertChannel: 'sns',
+  alertMinSeverity: alerts.minSeverity,
+  alertReminderInterval: formatDuration(alerts.reminderIntervalMs),
+});
+
+export function dispatchEffectiveConfiguration(config: DispatchConfig, log: LoggingConfig): EffectiveConfiguration {
+  return {
+    ...logging(log),
+    region: config.region,
+    clusters: config.clusters ?? 'opt-in tag',
+    ...(config.clusters ? {} : { optInTag: `${config.optInTag.key}=${config.optInTag.value}` }),
+  };
+}
+
+export function scanEffectiveConfiguration(config: ScanConfig, log: LoggingConfig): EffectiveConfiguration {
+  const { detection, actions } = config;
+  return {
+    ...logging(log),
+    region: config.region,
+    stateTable: config.stateTable,
+    ...alerting(config.alerts),
+    rolloutRestartMode: actions.modes.ROLLOUT_RESTART,
+    terminateInstanceMode: actions.modes.TERMINATE_INSTANCE,
+    maxTerminationsPerRun: actions.maxTerminationsPerRun,
+    maxRestartsPerHour: actions.maxRestartsPerHour,
+    restartCooldown: formatDuration(actions.restartCooldownMs),
+    controllerPendingAfter: formatDuration(detection.controllerPendingMs),
+    workloadPendingAfter: formatDuration(detection.workloadPendingMs),
+    registrationTimeout: formatDuration(detection.registrationMs),
+    orphanGrace: formatDuration(detection.orphanGraceMs),
+    scanMaxAge: formatDuration(config.scanMaxAgeMs),
+    idempotencyTtl: formatDuration(config.idempotencyTtlMs),
+    scanLeaseDuration: formatDuration(config.scanLeaseMs),
+  };
+}
+
+export function interruptionsEffectiveConfiguration(config: InterruptionsConfig, log: LoggingConfig): EffectiveConfiguration {
+  return {
+    ...logging(log),
+    region: config.region,
+    stateTable: config.stateTable,
+    ...alerting(config.alerts),
+    surgeThreshold: config.surgeThreshold,
+    surgeWindow: formatDuration(config.surgeWindowMs),
+    controllerStatusMaxAge: formatDuration(config.controllerStatusMaxAgeMs),
+    idempotencyTtl: formatDuration(config.idempotencyTtlMs),
+  };
+}
+
+export function slackEffectiveConfiguration(config: SlackConfig, log: LoggingConfig): EffectiveConfiguration {
+  return {
+    ...logging(log),
+    region: config.region,
+    alertChannel: 'webhook',
+    // Where the URL is kept, by kind: not the parameter or secret, and never the URL.
+    webhookStore: config.webhook.kind,
+    slackMaxAttempts: config.maxAttempts,
+  };
+}
+
+export function cleanupEffectiveConfiguration(config: CleanupConfig, log: LoggingConfig): EffectiveConfiguration {
+  return {
+    ...logging(log),
+    region: config.region,
+    cleanupTimeMargin: formatDuration(config.timeMarginMs),
+    cleanupNodeClaimWait: formatDuration(config.nodeClaimWaitMs),
+  };
+}
