@@ -118,8 +118,24 @@ export interface Pod extends KubeObject {
     conditions?: Condition[];
     startTime?: string;
     nominatedNodeName?: string;
-    containerStatuses?: { name?: string; ready?: boolean; restartCount?: number }[];
+    containerStatuses?: ContainerStatus[];
   };
+}
+
+/** A container's state: exactly one of the three is set. */
+export interface ContainerState {
+  waiting?: { reason?: string; message?: string };
+  running?: { startedAt?: string };
+  terminated?: { reason?: string; message?: string; exitCode?: number; startedAt?: string; finishedAt?: string };
+}
+
+export interface ContainerStatus {
+  name?: string;
+  ready?: boolean;
+  restartCount?: number;
+  state?: ContainerState;
+  /** The previous run, when the container restarted: `OOMKilled`, `Error` and when it ended. */
+  lastState?: ContainerState;
 }
 
 export interface PodTemplate {
