@@ -23,7 +23,7 @@ export interface CloudError {
 // actionable reading. A fleet error lists one error per override: quota, AMI, network and
 // permission errors fail every subnet alike and win over a full subnet; a full subnet wins over
 // plain insufficient capacity. Within a rule an AWS code wins over a phrase.
-const RULES: { cause: LaunchErrorCause; codes: RegExp; phrases?: RegExp }[] = [
+const RULES: { cause: LaunchErrorCause; codes: RegExp; phrases?: RegExp; phraseCode?: string }[] = [
   {
     cause: 'SPOT_SERVICE_LINKED_ROLE_MISSING',
     codes: /(AuthFailure\.ServiceLinkedRoleCreationNotPermitted|SpotSLRCreationFailed)/,
@@ -57,7 +57,9 @@ const RULES: { cause: LaunchErrorCause; codes: RegExp; phrases?: RegExp }[] = [
   {
     cause: 'SUBNET_IP_EXHAUSTED',
     codes: /\b(InsufficientFreeAddressesInSubnet)\b/,
+    // The v1.2+ reason message and EC2's fleet message, which name no code.
     phrases: /not enough free (?:IP )?addresses/i,
+    phraseCode: 'InsufficientFreeAddressesInSubnet',
   },
   {
     cause: 'INSUFFICIENT_CAPACITY',
@@ -70,8 +72,10 @@ const RULES: { cause: LaunchErrorCause; codes: RegExp; phrases?: RegExp }[] = [
 export function classifyCloudError(text: string | undefined): CloudError | undefined {
   if (!text) return undefined;
   for (const rule of RULES) {
-    const m = rule.codes.exec(text) ?? rule.phrases?.exec(text);
+    const m = rule.codes.exec(text);
     if (m) return { cause: rule.cause, code: m[1] ?? m[0] };
+    const p = rule.phrases?.exec(text);
+    if (p) return { cause: rule.cause, code: rule.phraseCode ?? p[1] ?? p[0] };
   }
   return undefined;
 }
