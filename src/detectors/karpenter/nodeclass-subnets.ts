@@ -92,7 +92,8 @@ export function roomElsewhere(nodeClassName: string, all: readonly NodeClassSubn
   const others = all.filter((s) => !fullIds.has(s.id) && !s.ipv6Native && s.free !== undefined && !s.low);
   const otherZones = others.filter((s) => !fullZones.has(s.zone));
   const sameZone = others.filter((s) => fullZones.has(s.zone));
-  const list = (xs: readonly NodeClassSubnet[]) => xs.map((s) => `${s.id} in ${s.zone ?? 'an unknown zone'} (${count(s.free ?? 0)} free)`).join(', ');
+  const list = (xs: readonly NodeClassSubnet[]) =>
+    xs.map((s) => `${s.id} in ${s.zone ?? 'an unknown zone'} (${count(s.free ?? 0)} free)`).join(', ');
   const parts: string[] = [];
   if (otherZones.length > 0) {
     parts.push(
@@ -133,10 +134,13 @@ function isAwsNodePod(p: Pod): boolean {
 /** One sentence on prefix delegation for a finding's detail. */
 export function prefixDelegationNote(pd: PrefixDelegation, low: readonly NodeClassSubnet[]): string {
   if (pd === 'not captured') return 'Prefix delegation: not captured (no aws-node pod in the capture).';
-  if (pd === 'off') return 'Prefix delegation is off (aws-node has no ENABLE_PREFIX_DELEGATION=true): every pod takes one address.';
+  if (pd === 'off')
+    return 'Prefix delegation is off (aws-node has no ENABLE_PREFIX_DELEGATION=true): every pod takes one address.';
   const tight = low.filter((s) => s.free !== undefined && s.free < MIN_FREE_ADDRESSES);
   return `Prefix delegation is on (aws-node ENABLE_PREFIX_DELEGATION=true): nodes take addresses in /28 prefixes of 16 contiguous addresses${
-    tight.length > 0 ? `, so ${tight.map((s) => s.id).join(', ')}, with fewer than 16 free, cannot give a node a prefix at all` : ''
+    tight.length > 0
+      ? `, so ${tight.map((s) => s.id).join(', ')}, with fewer than 16 free, cannot give a node a prefix at all`
+      : ''
   }.`;
 }
 

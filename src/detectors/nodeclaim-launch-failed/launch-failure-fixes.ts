@@ -245,7 +245,7 @@ function explainThrottled(ctx: DetectContext, g: LaunchGroup): Explanation {
   return {
     detail:
       `EC2 throttled Karpenter's ${operations.length > 0 ? operations.join(', ') : 'API'} calls while launching for ${pool}${codes}. ` +
-      `EC2 request rates are per account and region, shared by every caller there${sdkQuota ? "; \"failed to get rate limit token\" is the SDK's retry quota running out after repeated throttling" : ''}. ` +
+      `EC2 request rates are per account and region, shared by every caller there${sdkQuota ? '; "failed to get rate limit token" is the SDK\'s retry quota running out after repeated throttling' : ''}. ` +
       'Karpenter retries with backoff, so launches are slow or fail until the rate drops.',
     steps: [
       commandStep(

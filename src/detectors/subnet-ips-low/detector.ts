@@ -68,10 +68,7 @@ function findingFor(ctx: DetectContext, nc: EC2NodeClass, judged: NodeClassSubne
     since: null,
     cause: { code: 'FEW_FREE_ADDRESSES', detail },
     evidence: [
-      ...low.map(
-        (s) =>
-          `${describeRoom(s)} (low below ${formatThreshold(lowThreshold(s.size))}: max(16, 5% of the CIDR))`,
-      ),
+      ...low.map((s) => `${describeRoom(s)} (low below ${formatThreshold(lowThreshold(s.size))}: max(16, 5% of the CIDR))`),
       ...missing.map(
         (s) => `${s.id} is in status.subnets but describe-subnets did not list it (deleted, or outside the VPC captured?)`,
       ),

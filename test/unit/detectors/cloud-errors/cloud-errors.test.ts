@@ -118,7 +118,11 @@ describe('classifyCloudError', () => {
       'launching nodeclaim, creating instance, creating fleet operation error EC2: CreateFleet, https response error StatusCode: 503, RequestID: 5d2c8a71-0c9e-4f3b-9a7e-2b1f6c0d4e88, api error RequestLimitExceeded: Request limit exceeded.',
       'RequestLimitExceeded',
     ],
-    ['v1.2+ Launched reason and message', 'RequestLimitExceeded: Error creating fleet request: Request limit exceeded', 'RequestLimitExceeded'],
+    [
+      'v1.2+ Launched reason and message',
+      'RequestLimitExceeded: Error creating fleet request: Request limit exceeded',
+      'RequestLimitExceeded',
+    ],
     ['the v1.2+ message alone', 'Error getting launch template configs: Request limit exceeded', 'Request limit exceeded'],
     [
       'the SDK retry quota',

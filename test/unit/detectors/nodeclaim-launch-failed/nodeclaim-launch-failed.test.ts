@@ -378,7 +378,9 @@ describe('NODECLAIM_LAUNCH_FAILED: SUBNET_IP_EXHAUSTED, never INSUFFICIENT_CAPAC
     expect(f?.title).toBe('NodePool default cannot launch nodes: a subnet has no free IP addresses');
     expect(f?.cause?.detail).toContain(`EC2 has no free IP addresses left in subnet ${FULL} (InsufficientFreeAddressesInSubnet)`);
     expect(f?.cause?.detail).toContain(`describe-subnets: ${FULL} (us-east-1a, 10.59.1.0/24): 0 of 256 addresses free.`);
-    expect(f?.cause?.detail).toContain(`Other zones of EC2NodeClass default still have room: ${ROOMY} in us-east-1b (8,012 free)`);
+    expect(f?.cause?.detail).toContain(
+      `Other zones of EC2NodeClass default still have room: ${ROOMY} in us-east-1b (8,012 free)`,
+    );
     expect(f?.counts).toEqual({ objects: 2, nodePool: 'default' });
     const steps = f?.remediation?.steps ?? [];
     expect(steps[0]).toBe(
@@ -454,7 +456,10 @@ describe('NODECLAIM_LAUNCH_FAILED: SUBNET_IP_EXHAUSTED, never INSUFFICIENT_CAPAC
 
 describe('NODECLAIM_LAUNCH_FAILED: API_THROTTLED', () => {
   it.each([
-    ['v1.2+ Launched reason', failedClaim('default-abcde', 'RequestLimitExceeded', 'Error creating fleet request: Request limit exceeded')],
+    [
+      'v1.2+ Launched reason',
+      failedClaim('default-abcde', 'RequestLimitExceeded', 'Error creating fleet request: Request limit exceeded'),
+    ],
     [
       'v1.0 Launched message',
       failedClaim(
@@ -475,7 +480,9 @@ describe('NODECLAIM_LAUNCH_FAILED: API_THROTTLED', () => {
       `aws cloudtrail lookup-events --lookup-attributes AttributeKey=EventSource,AttributeValue=ec2.amazonaws.com --start-time ${minutesAfter(T0, -30)} --max-items 5000 --region us-east-1`,
     );
     expect(steps).toContain('not in Service Quotas: ask AWS Support for an EC2 API throttling increase');
-    expect(steps).toContain('kubectl set env deployment/karpenter -n karpenter AMI_REFRESH_INTERVAL=10m SUBNET_REFRESH_INTERVAL=10m');
+    expect(steps).toContain(
+      'kubectl set env deployment/karpenter -n karpenter AMI_REFRESH_INTERVAL=10m SUBNET_REFRESH_INTERVAL=10m',
+    );
   });
 
   it('the SDK retry quota in a launch log line, with the throttled API', () => {
@@ -488,7 +495,9 @@ describe('NODECLAIM_LAUNCH_FAILED: API_THROTTLED', () => {
         'launching nodeclaim, creating instance, getting launch template configs, operation error EC2: DescribeLaunchTemplates, failed to get rate limit token, retry quota exceeded, 0 available, 5 requested',
     });
 
-    const [f] = detect(snapshotOf({ logs: [line], nodeClasses: [ec2NodeClass({ name: 'default' }), ec2NodeClass({ name: 'gpu' })] }));
+    const [f] = detect(
+      snapshotOf({ logs: [line], nodeClasses: [ec2NodeClass({ name: 'default' }), ec2NodeClass({ name: 'gpu' })] }),
+    );
 
     expect(f?.cause?.code).toBe('API_THROTTLED');
     expect(f?.cause?.detail).toContain("EC2 throttled Karpenter's DescribeLaunchTemplates calls");

@@ -129,14 +129,19 @@ describe('SUBNET_IPS_LOW: one finding per EC2NodeClass', () => {
     ]);
     expect(findings[0]?.cause?.detail).toContain('No other zone of EC2NodeClass default has a subnet with room.');
     expect(findings[0]?.counts).toEqual({ objects: 2 });
-    expect(findings[0]?.evidence[0]).toBe(`${A} (us-east-1a, 10.0.1.0/24): 9 of 256 addresses free (low below 16: max(16, 5% of the CIDR))`);
+    expect(findings[0]?.evidence[0]).toBe(
+      `${A} (us-east-1a, 10.0.1.0/24): 9 of 256 addresses free (low below 16: max(16, 5% of the CIDR))`,
+    );
   });
 
   it('each EC2NodeClass gets its own finding, about its own subnets only', () => {
     // Prepare
     const s = snapshotOf({
       nodeClasses: [nodeClassOver('gpu', [B, 'us-east-1b']), nodeClassOver('default', [A, 'us-east-1a'])],
-      subnets: [subnet({ id: A, cidr: '10.0.1.0/24', free: 0 }), subnet({ id: B, zone: 'us-east-1b', cidr: '10.0.2.0/24', free: 2 })],
+      subnets: [
+        subnet({ id: A, cidr: '10.0.1.0/24', free: 0 }),
+        subnet({ id: B, zone: 'us-east-1b', cidr: '10.0.2.0/24', free: 2 }),
+      ],
     });
 
     // Act
