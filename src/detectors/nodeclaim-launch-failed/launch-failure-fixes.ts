@@ -202,14 +202,21 @@ function explainSubnetExhausted(ctx: DetectContext, g: LaunchGroup): Explanation
       ? `subnet${named.length > 1 ? 's' : ''} ${named.join(', ')}`
       : `a subnet ${nodeClassName ? `of EC2NodeClass ${nodeClassName}` : pool} (the message does not say which)`;
   const parts = [
-    `EC2 has no free IP addresses left in ${which}${codes}. Karpenter files this under insufficient capacity: it marks the subnet unavailable for a while, deletes the NodeClaim and retries, so widening ${pool}'s instance types does not help while the subnet stays full.`,
+    `EC2 has no free IP addresses left in ${which}${codes}. Karpenter files this under insufficient capacity: it marks the subnet unavailable for a while, deletes the NodeClaim and retries, so widening the instance types of ${pool} does not help while the subnet stays full.`,
   ];
   if (captured) {
     const described = full.filter((j) => j.described);
     const missing = full.filter((j) => !j.described);
     if (described.length > 0) parts.push(`describe-subnets: ${described.map(describeRoom).join('; ')}.`);
     if (missing.length > 0) parts.push(`describe-subnets did not list ${missing.map((j) => j.id).join(', ')}.`);
-    if (nodeClassName && ofClass.length > 0) parts.push(roomElsewhere(nodeClassName, ofClass, full));
+    if (nodeClassName && ofClass.length > 0) {
+      parts.push(roomElsewhere(nodeClassName, ofClass, full));
+      const allowed = allowedZones(g.pool);
+      const roomy = ofClass.filter((j) => !j.low && j.free !== undefined && !full.some((f) => f.id === j.id));
+      if (allowed && roomy.length > 0 && roomy.every((j) => !j.zone || !allowed.includes(j.zone))) {
+        parts.push(`${pool} allows only ${allowed.join(', ')}, so it cannot use them.`);
+      }
+    }
   } else {
     parts.push('Free addresses per subnet were not captured (aws ec2 describe-subnets).');
   }
@@ -260,6 +267,12 @@ function explainThrottled(ctx: DetectContext, g: LaunchGroup): Explanation {
       `fewer EC2NodeClasses mean fewer DescribeImages, DescribeSubnets and DescribeSecurityGroups calls: merge the ones that differ only in tags or userData${classes !== undefined ? ` (${classes} here)` : ''}`,
     ],
   };
+}
+
+/** The zones a NodePool allows, when it constrains `topology.kubernetes.io/zone` with In. */
+function allowedZones(pool: NodePool | undefined): string[] | undefined {
+  return pool?.spec?.template?.spec?.requirements?.find((q) => q.key === 'topology.kubernetes.io/zone' && q.operator === 'In')
+    ?.values;
 }
 
 /** `karpenter.sh/capacity-type` values a NodePool allows, when it constrains them with In. */
