@@ -12,6 +12,7 @@ import { nodeClassNotReady } from './nodeclass-not-ready/index.ts';
 import { nodePoolNotReady } from './nodepool-not-ready/index.ts';
 import { orphanedInstance } from './orphaned-instance/index.ts';
 import { podsPendingProlonged } from './pods-pending-prolonged/index.ts';
+import { subnetIpsLow } from './subnet-ips-low/index.ts';
 
 /** Every detector, one line each. Order does not matter: the report sorts findings. */
 export const DETECTORS: readonly Detector[] = [
@@ -26,6 +27,7 @@ export const DETECTORS: readonly Detector[] = [
   crdConversionWebhookBroken,
   amiSelectorUnscoped,
   instanceProvenanceUnproven,
+  subnetIpsLow,
 ];
 
 /**

@@ -65,7 +65,11 @@ export function scanMetrics(input: ScanMetricsInput): MetricDatum[] {
 
   // Restarts of the controller's containers as kubelet counts them (the sum over its pods).
   if (controllers.some((c) => c.pods.length > 0)) {
-    add(METRIC.controllerRestarts, 'Count', controllers.flatMap((c) => c.pods).reduce((n, p) => n + restartsOf(p), 0));
+    add(
+      METRIC.controllerRestarts,
+      'Count',
+      controllers.flatMap((c) => c.pods).reduce((n, p) => n + restartsOf(p), 0),
+    );
   }
 
   // Free addresses of every subnet the EC2NodeClasses launch into: the series that shows a subnet draining.

@@ -270,6 +270,51 @@ const CASES: ExampleCase[] = [
       },
     ],
   },
+  {
+    name: 'subnet-ip-exhausted',
+    cluster: 'retail-prod-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'SUBNET_IPS_LOW',
+        cause: 'FEW_FREE_ADDRESSES',
+        severity: 'critical',
+        ...manual,
+        resource: { kind: 'EC2NodeClass', name: 'default' },
+        detail: 'subnet-0c4e1f7a9b2d38e51 (us-east-1a, 10.42.0.0/24): 0 of 256 addresses free',
+        step: 'aws ec2 create-tags --resources <new-subnet-id> --tags Key=karpenter.sh/discovery,Value=retail-prod-eks --region us-east-1',
+      },
+      {
+        code: 'NODECLAIM_LAUNCH_FAILED',
+        cause: 'SUBNET_IP_EXHAUSTED',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'orders' },
+        detail: 'Other zones of EC2NodeClass default still have room: subnet-07a3d9e2f5c1b8604 in us-east-1b (7,911 free)',
+        step: 'aws ec2 create-subnet --vpc-id vpc-0b8e3d6a1f4c92757 --availability-zone us-east-1a --cidr-block <unused-cidr> --region us-east-1',
+        mentions: ['subnet-0c4e1f7a9b2d38e51', 'NodePool orders allows only us-east-1a'],
+      },
+    ],
+  },
+  {
+    name: 'ec2-api-throttled',
+    cluster: 'media-prod-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'NODECLAIM_LAUNCH_FAILED',
+        cause: 'API_THROTTLED',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'batch' },
+        detail: "EC2 throttled Karpenter's CreateFleet, DescribeLaunchTemplates calls",
+        step: 'aws cloudtrail lookup-events --lookup-attributes AttributeKey=EventSource,AttributeValue=ec2.amazonaws.com',
+        mentions: ['batch-r7k2m', 'batch-v3n8q'],
+      },
+    ],
+  },
   { name: 'healthy', cluster: 'aws-2026-eks', complete: true, exact: true, findings: [] },
 ];
 
@@ -374,6 +419,14 @@ describe('bundled examples', () => {
       expect(unexpected.map(describeFinding)).toEqual([]);
       if (example.exact) expect(serious.map(describeFinding)).toHaveLength(example.findings.length);
     });
+  });
+
+  it('the exhausted subnet is never reported as insufficient capacity', async () => {
+    // Act
+    const { report } = await diagnose('subnet-ip-exhausted');
+
+    // Assess
+    expect(report.findings.filter((f) => f.cause?.code === 'INSUFFICIENT_CAPACITY').map(describeFinding)).toEqual([]);
   });
 
   it('the healthy cluster has no finding at warning or above', async () => {

@@ -104,6 +104,9 @@ export function ec2NodeClass(input: {
   amiSelectorTerms?: SelectorTerm[];
   conditions?: Condition[];
   amis?: { id: string; name: string }[];
+  /** `status.subnets`: the subnets Karpenter resolved (none unless told). */
+  subnets?: { id: string; zone: string }[];
+  subnetSelectorTerms?: SelectorTerm[];
 }): EC2NodeClass {
   return {
     apiVersion: 'karpenter.k8s.aws/v1',
@@ -112,12 +115,13 @@ export function ec2NodeClass(input: {
     spec: {
       amiFamily: 'AL2023',
       amiSelectorTerms: input.amiSelectorTerms ?? [{ alias: 'al2023@latest' }],
-      subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
+      subnetSelectorTerms: input.subnetSelectorTerms ?? [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
       securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
       ...(input.instanceProfile ? { instanceProfile: input.instanceProfile } : { role: input.role ?? 'KarpenterNodeRole-demo' }),
     },
     status: {
       amis: input.amis ?? [{ id: 'ami-071a9f2683c2da4bd', name: 'amazon-eks-node-al2023-x86_64-standard-1.32-v20251120' }],
+      ...(input.subnets ? { subnets: input.subnets } : {}),
       conditions: input.conditions ?? [
         condition('AMIsReady', 'True'),
         condition('SubnetsReady', 'True'),

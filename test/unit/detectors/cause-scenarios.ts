@@ -15,6 +15,7 @@ import {
   launchTemplate,
   logLine,
   snapshotOf,
+  subnet,
 } from '../../factories/aws.ts';
 import {
   autoModeNodeClaim,
@@ -58,6 +59,8 @@ const failingClass = (name: string, type: string, reason: string) =>
   ec2NodeClass({ name, conditions: [condition(type, 'False', { reason }), condition('Ready', 'False')] });
 const failedLaunch = (name: string, reason: string, message: string) =>
   nodeClaim({ name, conditions: [condition('Launched', 'False', { reason, message })] });
+const FULL_SUBNET = 'subnet-0c4e1f7a9b2d38e51';
+const ROOMY_SUBNET = 'subnet-07d2f9c4a1e6b3058';
 const NODE_ROLE = `arn:aws:iam::${ACCOUNT}:role/KarpenterNodeRole-demo`;
 const mapRoles = (groups: string[]) =>
   `- rolearn: ${NODE_ROLE}\n  username: system:node:{{EC2PrivateDNSName}}\n  groups:\n${groups.map((g) => `    - ${g}\n`).join('')}`;
@@ -230,6 +233,40 @@ export const SCENARIOS: Scenario[] = [
       'NODECLAIM_LAUNCH_FAILED/SECURITY_GROUP_SUBNET_VPC_MISMATCH',
       'NODECLAIM_LAUNCH_FAILED/QUOTA_EXCEEDED',
       'NODECLAIM_LAUNCH_FAILED/UNKNOWN',
+    ],
+  },
+  {
+    name: 'a subnet out of addresses and EC2 throttling the launches',
+    snapshot: snapshotOf({
+      nodeClaims: [failedLaunch('default-hhhhh', 'RequestLimitExceeded', 'Error creating fleet request: Request limit exceeded')],
+      events: [
+        event({
+          kind: 'NodeClaim',
+          name: 'default-iiiii',
+          reason: 'InsufficientCapacityError',
+          type: 'Warning',
+          message: `NodeClaim default-iiiii event: creating instance, insufficient capacity, with fleet error(s), InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet '${FULL_SUBNET}' to satisfy the requested number of instances.`,
+        }),
+      ],
+      nodePools: [nodePool({ name: 'default' })],
+      nodeClasses: [
+        ec2NodeClass({
+          name: 'default',
+          subnets: [
+            { id: FULL_SUBNET, zone: 'us-east-1a' },
+            { id: ROOMY_SUBNET, zone: 'us-east-1b' },
+          ],
+        }),
+      ],
+      subnets: [
+        subnet({ id: FULL_SUBNET, zone: 'us-east-1a', cidr: '10.0.1.0/24', free: 0 }),
+        subnet({ id: ROOMY_SUBNET, zone: 'us-east-1b', free: 8000 }),
+      ],
+    }),
+    produces: [
+      'NODECLAIM_LAUNCH_FAILED/SUBNET_IP_EXHAUSTED',
+      'NODECLAIM_LAUNCH_FAILED/API_THROTTLED',
+      'SUBNET_IPS_LOW/FEW_FREE_ADDRESSES',
     ],
   },
   {
