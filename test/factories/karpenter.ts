@@ -1,5 +1,12 @@
 /** Record factories for Karpenter custom resources (karpenter.sh/v1, karpenter.k8s.aws/v1). */
-import type { Condition, EC2NodeClass, NodeClaim, NodePool, SelectorTerm } from '../../src/domain/kube.ts';
+import type {
+  Condition,
+  EC2NodeClass,
+  NodeClaim,
+  NodePool,
+  NodeSelectorRequirementWithMinValues,
+  SelectorTerm,
+} from '../../src/domain/kube.ts';
 import { T0, condition } from './kube.ts';
 
 export function nodeClaim(input: {
@@ -68,6 +75,8 @@ export function nodePool(input: {
   limits?: Record<string, string>;
   resources?: Record<string, string>;
   conditions?: Condition[];
+  /** Added to the default capacity-type and arch requirements. */
+  requirements?: NodeSelectorRequirementWithMinValues[];
 }): NodePool {
   return {
     apiVersion: 'karpenter.sh/v1',
@@ -80,6 +89,7 @@ export function nodePool(input: {
           requirements: [
             { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
             { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+            ...(input.requirements ?? []),
           ],
         },
       },
@@ -104,6 +114,9 @@ export function ec2NodeClass(input: {
   amiSelectorTerms?: SelectorTerm[];
   conditions?: Condition[];
   amis?: { id: string; name: string }[];
+  /** status.subnets, as Karpenter resolved them. */
+  subnets?: { id: string; zone?: string; zoneID?: string }[];
+  subnetSelectorTerms?: SelectorTerm[];
 }): EC2NodeClass {
   return {
     apiVersion: 'karpenter.k8s.aws/v1',
@@ -112,12 +125,13 @@ export function ec2NodeClass(input: {
     spec: {
       amiFamily: 'AL2023',
       amiSelectorTerms: input.amiSelectorTerms ?? [{ alias: 'al2023@latest' }],
-      subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
+      subnetSelectorTerms: input.subnetSelectorTerms ?? [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
       securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
       ...(input.instanceProfile ? { instanceProfile: input.instanceProfile } : { role: input.role ?? 'KarpenterNodeRole-demo' }),
     },
     status: {
       amis: input.amis ?? [{ id: 'ami-071a9f2683c2da4bd', name: 'amazon-eks-node-al2023-x86_64-standard-1.32-v20251120' }],
+      ...(input.subnets ? { subnets: input.subnets } : {}),
       conditions: input.conditions ?? [
         condition('AMIsReady', 'True'),
         condition('SubnetsReady', 'True'),
