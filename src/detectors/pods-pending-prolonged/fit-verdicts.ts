@@ -68,14 +68,23 @@ export interface InstanceTypeInput {
 function requestsText(requests: ResourceAmounts): string {
   return (
     Object.entries(requests)
-      .filter(([, v]) => v > 0)
+      .filter(([k, v]) => v > 0 && k !== 'pods')
       .map(([k, v]) => `${k} ${formatQuantity(k, v)}`)
       .join(', ') || 'no resource requests'
   );
 }
 
 /** A requirement of the pool that keeps out every type big enough for the requests, and why. */
-function excluding(r: NodeSelectorRequirementWithMinValues, requests: ResourceAmounts): string | undefined {
+function excluding(
+  r: NodeSelectorRequirementWithMinValues,
+  requests: ResourceAmounts,
+  needed: ResourceAmounts,
+): string | undefined {
+  const why = excludingFor(r, requests, 'the pods request');
+  return why ?? excludingFor(r, needed, 'with DaemonSet overhead the pods need');
+}
+
+function excludingFor(r: NodeSelectorRequirementWithMinValues, requests: ResourceAmounts, the: string): string | undefined {
   const bound = (unit: number) => {
     const values = (r.values ?? []).map((v) => Number.parseInt(v, 10)).filter((n) => !Number.isNaN(n));
     if (r.operator === 'Lt' && values[0] !== undefined) return (values[0] - 1) * unit;
@@ -86,35 +95,35 @@ function excluding(r: NodeSelectorRequirementWithMinValues, requests: ResourceAm
     const most = bound(1);
     const cpu = requests.cpu ?? 0;
     if (most !== undefined && cpu > most)
-      return `${formatRequirement(r)} allows at most ${most} vCPUs; the pods request ${formatQuantity('cpu', cpu)}`;
+      return `${formatRequirement(r)} allows at most ${most} vCPUs; ${the} ${formatQuantity('cpu', cpu)}`;
   }
   if (r.key === 'karpenter.k8s.aws/instance-memory') {
     const most = bound(2 ** 20);
     const memory = requests.memory ?? 0;
     if (most !== undefined && memory > most)
-      return `${formatRequirement(r)} allows at most ${formatQuantity('memory', most)} of memory; the pods request ${formatQuantity('memory', memory)}`;
+      return `${formatRequirement(r)} allows at most ${formatQuantity('memory', most)} of memory; ${the} ${formatQuantity('memory', memory)}`;
   }
   for (const [resource, gpu] of Object.entries(GPU_RESOURCES)) {
     if (!(requests[resource] ?? 0)) continue;
     const values = r.values ?? [];
     if (r.key === 'karpenter.k8s.aws/instance-category' && r.operator === 'In' && !values.some((v) => gpu.categories.includes(v)))
-      return `${formatRequirement(r)} allows no ${gpu.what} instance (categories ${gpu.categories.join(', ')}); the pods request ${resource} ${formatQuantity(resource, requests[resource] ?? 0)}`;
+      return `${formatRequirement(r)} allows no ${gpu.what} instance (categories ${gpu.categories.join(', ')}); ${the} ${resource} ${formatQuantity(resource, requests[resource] ?? 0)}`;
     if (
       r.key === 'karpenter.k8s.aws/instance-category' &&
       r.operator === 'NotIn' &&
       gpu.categories.every((c) => values.includes(c))
     )
-      return `${formatRequirement(r)} excludes every ${gpu.what} instance; the pods request ${resource}`;
+      return `${formatRequirement(r)} excludes every ${gpu.what} instance; ${the} ${resource}`;
     if (
       r.key === 'karpenter.k8s.aws/instance-family' &&
       r.operator === 'In' &&
       !values.some((v) => gpu.categories.some((c) => v.startsWith(c) && /\d/.test(v.slice(c.length, c.length + 1))))
     )
-      return `${formatRequirement(r)} holds no ${gpu.what} family; the pods request ${resource}`;
+      return `${formatRequirement(r)} holds no ${gpu.what} family; ${the} ${resource}`;
     if (r.key === 'karpenter.k8s.aws/instance-gpu-count' && (r.operator === 'Lt' || r.operator === 'In')) {
       const most = bound(1);
       if (most !== undefined && (requests[resource] ?? 0) > most)
-        return `${formatRequirement(r)} allows at most ${most} GPU(s); the pods request ${formatQuantity(resource, requests[resource] ?? 0)}`;
+        return `${formatRequirement(r)} allows at most ${most} GPU(s); ${the} ${formatQuantity(resource, requests[resource] ?? 0)}`;
     }
   }
   return undefined;
@@ -155,7 +164,7 @@ export function instanceTypeVerdict(input: InstanceTypeInput): WorkloadVerdict {
     if (shaping.length) evidence.push(`NodePool ${p.name} requirements: ${shaping.map(requirementText).join(', ')}`);
     steps.push(`kubectl get nodepool ${shellQuote(p.name)} -o yaml`);
     const blockers = requirements.flatMap((r) => {
-      const why = excluding(r, needed);
+      const why = excluding(r, requests, needed);
       return why ? [{ r, why }] : [];
     });
     for (const { r, why } of blockers) {
