@@ -109,6 +109,18 @@ export interface PodSpec {
   serviceAccountName?: string;
   /** Kubernetes 1.30+: the pod stays Pending by design until every gate is removed. */
   schedulingGates?: { name: string }[];
+  topologySpreadConstraints?: TopologySpreadConstraint[];
+  /** Only what names a PersistentVolumeClaim is read. */
+  volumes?: { name?: string; persistentVolumeClaim?: { claimName?: string } }[];
+}
+
+export interface TopologySpreadConstraint {
+  maxSkew?: number;
+  topologyKey: string;
+  /** `DoNotSchedule` (default) or `ScheduleAnyway`. */
+  whenUnsatisfiable?: 'DoNotSchedule' | 'ScheduleAnyway' | string;
+  minDomains?: number;
+  labelSelector?: LabelSelector;
 }
 
 export interface Pod extends KubeObject {
@@ -331,7 +343,7 @@ export interface EC2NodeClass extends KubeObject {
   };
   status?: {
     amis?: { id?: string; name?: string; requirements?: unknown[] }[];
-    subnets?: { id?: string; zone?: string }[];
+    subnets?: { id?: string; zone?: string; zoneID?: string }[];
     securityGroups?: { id?: string; name?: string }[];
     instanceProfile?: string;
     conditions?: Condition[];

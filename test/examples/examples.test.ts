@@ -315,6 +315,41 @@ const CASES: ExampleCase[] = [
       },
     ],
   },
+  {
+    name: 'no-instance-type-fits',
+    cluster: 'aws-2026-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'PODS_PENDING_PROLONGED',
+        cause: 'NO_INSTANCE_TYPE_FITS',
+        severity: 'warning',
+        ...manual,
+        detail: 'karpenter.k8s.aws/instance-cpu Lt [33] allows at most 32 vCPUs; the pods request 96',
+        step: 'kubectl edit nodepool default',
+        mentions: ['ml/trainer-7d9f6c8b54-k4x7p', 'cpu 96, memory 180Gi'],
+      },
+    ],
+  },
+  {
+    name: 'zone-unsatisfiable',
+    cluster: 'aws-2026-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'PODS_PENDING_PROLONGED',
+        cause: 'TOPOLOGY_UNSATISFIABLE',
+        severity: 'warning',
+        ...manual,
+        detail:
+          'These pods need zone us-east-1c (their volume is there), and no NodePool can launch a node there: NodePool default → EC2NodeClass default → us-east-1a/use1-az4 (subnet-0e4b7a2c9d1f38a65), us-east-1b/use1-az6 (subnet-07d2f9c4a1e6b3058)',
+        step: 'aws ec2 create-tags --resources "$SUBNET_ID" --tags Key=karpenter.sh/discovery,Value=aws-2026-eks',
+        mentions: ['db/postgres-0'],
+      },
+    ],
+  },
   { name: 'healthy', cluster: 'aws-2026-eks', complete: true, exact: true, findings: [] },
 ];
 

@@ -1,5 +1,12 @@
 /** Record factories for Karpenter custom resources (karpenter.sh/v1, karpenter.k8s.aws/v1). */
-import type { Condition, EC2NodeClass, NodeClaim, NodePool, SelectorTerm } from '../../src/domain/kube.ts';
+import type {
+  Condition,
+  EC2NodeClass,
+  NodeClaim,
+  NodePool,
+  NodeSelectorRequirementWithMinValues,
+  SelectorTerm,
+} from '../../src/domain/kube.ts';
 import { T0, condition } from './kube.ts';
 
 export function nodeClaim(input: {
@@ -68,6 +75,8 @@ export function nodePool(input: {
   limits?: Record<string, string>;
   resources?: Record<string, string>;
   conditions?: Condition[];
+  /** Added to the default capacity-type and arch requirements. */
+  requirements?: NodeSelectorRequirementWithMinValues[];
 }): NodePool {
   return {
     apiVersion: 'karpenter.sh/v1',
@@ -80,6 +89,7 @@ export function nodePool(input: {
           requirements: [
             { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
             { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+            ...(input.requirements ?? []),
           ],
         },
       },
@@ -104,8 +114,8 @@ export function ec2NodeClass(input: {
   amiSelectorTerms?: SelectorTerm[];
   conditions?: Condition[];
   amis?: { id: string; name: string }[];
-  /** `status.subnets`: the subnets Karpenter resolved (none unless told). */
-  subnets?: { id: string; zone: string }[];
+  /** `status.subnets`, as Karpenter resolved them (none unless told). */
+  subnets?: { id: string; zone?: string; zoneID?: string }[];
   subnetSelectorTerms?: SelectorTerm[];
 }): EC2NodeClass {
   return {

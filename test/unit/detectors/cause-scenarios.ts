@@ -53,6 +53,12 @@ const pendingController = (message: string, spec: Parameters<typeof karpenterPod
   karpenterPod({ name: 'karpenter-5697769d6c-7lglp', unschedulableMessage: message, spec });
 const workload = (name: string) =>
   pod({ name, namespace: 'shop', unschedulableMessage: '0/1 nodes are available: 1 Insufficient cpu.' });
+const bigWorkload = pod({
+  name: 'train-1',
+  namespace: 'shop',
+  unschedulableMessage: '0/1 nodes are available: 1 Insufficient cpu.',
+  spec: { containers: [{ name: 'trainer', resources: { requests: { cpu: '96', memory: '64Gi' } } }] },
+});
 const failingPool = (name: string, ...conditions: ReturnType<typeof condition>[]) =>
   nodePool({ name, conditions: [...conditions, condition('Ready', 'False', { reason: 'UnhealthyDependents' })] });
 const failingClass = (name: string, type: string, reason: string) =>
@@ -178,6 +184,55 @@ export const SCENARIOS: Scenario[] = [
       'NODEPOOL_NOT_READY/NODECLASS_NOT_READY',
       'NODECLASS_NOT_READY/AMI_NOT_FOUND',
     ],
+  },
+  {
+    name: 'workload Pending, requests 96 CPUs of a NodePool limited to instance-cpu Lt 33',
+    snapshot: snapshotOf({
+      pods: [runningController, bigWorkload],
+      nodePools: [
+        nodePool({ name: 'default', requirements: [{ key: 'karpenter.k8s.aws/instance-cpu', operator: 'Lt', values: ['33'] }] }),
+      ],
+      events: [
+        event({
+          kind: 'Pod',
+          namespace: 'shop',
+          name: 'train-1',
+          reason: 'FailedScheduling',
+          source: 'karpenter',
+          message:
+            'Failed to schedule pod, no instance type has enough resources, requirements=karpenter.k8s.aws/instance-cpu Exists <=32, karpenter.sh/capacity-type In [on-demand], karpenter.sh/nodepool In [default], kubernetes.io/arch In [amd64], kubernetes.io/os In [linux], resources={"cpu":"96150m","pods":"4"}',
+        }),
+      ],
+    }),
+    produces: ['PODS_PENDING_PROLONGED/NO_INSTANCE_TYPE_FITS'],
+  },
+  {
+    name: 'workload Pending, its volume in a zone no EC2NodeClass subnet is in',
+    snapshot: snapshotOf({
+      pods: [runningController, workload('postgres-0')],
+      nodePools: [nodePool({ name: 'default' })],
+      nodeClasses: [
+        ec2NodeClass({
+          name: 'default',
+          subnets: [
+            { id: 'subnet-0a1b2c3d4e5f60001', zone: 'us-east-1a' },
+            { id: 'subnet-0a1b2c3d4e5f60002', zone: 'us-east-1b' },
+          ],
+        }),
+      ],
+      events: [
+        event({
+          kind: 'Pod',
+          namespace: 'shop',
+          name: 'postgres-0',
+          reason: 'FailedScheduling',
+          source: 'karpenter',
+          message:
+            'Failed to schedule pod, incompatible volume requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [us-east-1c] not in topology.kubernetes.io/zone In [us-east-1a us-east-1b]',
+        }),
+      ],
+    }),
+    produces: ['PODS_PENDING_PROLONGED/TOPOLOGY_UNSATISFIABLE'],
   },
   {
     name: 'workload Pending, a Ready NodePool could serve it',
