@@ -1,5 +1,5 @@
 /** Record factories for Karpenter custom resources (karpenter.sh/v1, karpenter.k8s.aws/v1). */
-import type { Condition, EC2NodeClass, NodeClaim, NodePool, SelectorTerm } from '../../src/domain/kube.ts';
+import type { Condition, EC2NodeClass, NodeClaim, NodePool, SelectorTerm, Taint } from '../../src/domain/kube.ts';
 import { T0, condition } from './kube.ts';
 
 export function nodeClaim(input: {
@@ -62,12 +62,27 @@ export function unregisteredConditions(launchedAt: string = T0): Condition[] {
   ];
 }
 
+/** Conditions of a NodeClaim whose Node registered at `registeredAt` but never initialised. */
+export function uninitializedConditions(reason: string, message: string, registeredAt: string = T0): Condition[] {
+  return [
+    condition('Launched', 'True', { lastTransitionTime: registeredAt }),
+    condition('Registered', 'True', { lastTransitionTime: registeredAt }),
+    condition('Initialized', 'Unknown', { reason, message, lastTransitionTime: registeredAt }),
+    condition('Ready', 'Unknown', {
+      reason: 'UnhealthyDependents',
+      message: 'Initialized=Unknown',
+      lastTransitionTime: registeredAt,
+    }),
+  ];
+}
+
 export function nodePool(input: {
   name: string;
   nodeClass?: string;
   limits?: Record<string, string>;
   resources?: Record<string, string>;
   conditions?: Condition[];
+  startupTaints?: Taint[];
 }): NodePool {
   return {
     apiVersion: 'karpenter.sh/v1',
@@ -81,6 +96,7 @@ export function nodePool(input: {
             { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
             { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
           ],
+          ...(input.startupTaints ? { startupTaints: input.startupTaints } : {}),
         },
       },
       ...(input.limits ? { limits: input.limits } : {}),
