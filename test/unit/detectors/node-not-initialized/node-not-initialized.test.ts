@@ -387,7 +387,7 @@ describe('NODE_NOT_INITIALIZED', () => {
     const [finding] = detect(snapshotOf({ nodeClaims: claims }));
 
     // Assess
-    expect(finding?.counts.objects).toBe(12);
+    expect(finding?.counts?.objects).toBe(12);
     expect(finding?.evidence).toContain('... and 2 more NodeClaims');
   });
 
