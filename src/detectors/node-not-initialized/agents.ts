@@ -197,6 +197,10 @@ export function agentPodsOn(agent: Agent, podsOnNode: readonly Pod[]): { pods: P
   const ds = agent.daemonSet;
   if (!ds) return { pods: [], ready: false };
   const [key = '', value = ''] = ds.podLabel.split('=');
-  const pods = podsOnNode.filter((p) => p.metadata?.labels?.[key] === value || p.metadata?.name?.startsWith(`${ds.name}-`));
+  const pods = podsOnNode.filter(
+    (p) =>
+      p.metadata?.labels?.[key] === value ||
+      (p.metadata?.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet' && o.name === ds.name),
+  );
   return { pods, ready: pods.some(isPodReady) };
 }

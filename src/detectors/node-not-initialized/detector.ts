@@ -92,7 +92,8 @@ function findingFor(ctx: DetectContext, pool: string | undefined, stuck: Stuck[]
     const s = list[0] as Stuck;
     return ` Also ${list.length} NodeClaim${list.length > 1 ? 's' : ''} ${s.diagnosis.cause}: ${explain(s.diagnosis, s.subject)}`;
   });
-  const count = main.length > 1 ? ` (and ${main.length - 1} more NodeClaim${main.length > 2 ? 's' : ''} alike)` : '';
+  const count =
+    main.length > 1 ? ` The same holds for ${main.length - 1} more NodeClaim${main.length > 2 ? 's' : ''} of this pool.` : '';
   const detail = `${explain(first.diagnosis, first.subject)}${count}${also.join('')} ${CONSEQUENCE}`;
   const steps = [...new Set([first, ...others.map((list) => list[0] as Stuck)].flatMap((s) => stepsFor(s.diagnosis, s.subject)))];
   const since = stuck.map((s) => s.registeredAt).sort((a, b) => Date.parse(a) - Date.parse(b))[0];
@@ -124,14 +125,17 @@ function claimEvidence(stuck: readonly Stuck[]): string[] {
   return lines;
 }
 
-/** The newest Warning event on each listed NodeClaim or Node, when events were captured. */
+/**
+ * The newest Warning event on each listed NodeClaim or Node, or Karpenter's (Normal)
+ * `DisruptionBlocked` `Node isn't initialized`, when events were captured.
+ */
 function eventEvidence(ctx: DetectContext, stuck: readonly Stuck[]): string[] {
   const lines: string[] = [];
   for (const s of stuck.slice(0, MAX_LISTED)) {
     const events = [
       ...ctx.index.eventsFor('NodeClaim', undefined, s.subject.claim),
       ...(s.subject.node ? ctx.index.eventsFor('Node', undefined, s.subject.node) : []),
-    ].filter((e) => e.type === 'Warning');
+    ].filter((e) => e.type === 'Warning' || /initiali[sz]ed/i.test(e.message ?? ''));
     const newest = events.sort((a, b) => Date.parse(b.lastTime ?? '') - Date.parse(a.lastTime ?? ''))[0];
     if (newest)
       lines.push(`event on ${newest.regarding.kind} ${newest.regarding.name}: ${newest.reason ?? ''}: ${newest.message ?? ''}`);

@@ -2,7 +2,7 @@ import type { CauseCodeOf } from '../../domain/codes.ts';
 import type { Condition, Node, NodeClaim, NodePool, Pod, Taint } from '../../domain/kube.ts';
 import { conditionOf } from '../../domain/kube-helpers.ts';
 import type { DetectContext } from '../detector.ts';
-import { formatTaint, podRequests, tolerates } from '../scheduling/scheduling.ts';
+import { formatTaint, podRequests } from '../scheduling/scheduling.ts';
 import { parseResources } from '../scheduling/quantity.ts';
 import {
   agentPodsOn,
@@ -128,9 +128,8 @@ function matchTaint(a: Taint, b: Taint): boolean {
 }
 
 /**
- * What the captured pods say about the agent that should act on this node: its pod on the node
- * not Ready, absent, or absent because its pods (running elsewhere) do not tolerate the taint.
- * Undefined when pods were not captured.
+ * What the captured pods say about the agent that should act on this node: its pod on the node is
+ * not Ready, or there is none. Undefined when pods were not captured.
  */
 function agentNote(ctx: DetectContext, node: Node, agent: Agent, taint?: Taint): string | undefined {
   const ds = agent.daemonSet;
@@ -142,16 +141,9 @@ function agentNote(ctx: DetectContext, node: Node, agent: Agent, taint?: Taint):
     const p = onNode.pods[0] as Pod;
     return `${ds.name} pod ${p.metadata?.namespace}/${p.metadata?.name} on node ${nodeName} is not Ready${waitingReason(p)}`;
   }
-  const elsewhere = agentPodsOn(agent, ctx.snapshot.pods).pods;
-  const untolerated = taint
-    ? (node.spec?.taints ?? []).filter(
-        (t) =>
-          t.effect !== 'PreferNoSchedule' && !elsewhere.some((p) => (p.spec?.tolerations ?? []).some((tol) => tolerates(tol, t))),
-      )
-    : [];
-  if (elsewhere.length > 0 && untolerated.length > 0)
-    return `no ${ds.name} pod runs on node ${nodeName}: the ${ds.name} pods (e.g. ${elsewhere[0]?.metadata?.namespace}/${elsewhere[0]?.metadata?.name}) do not tolerate ${untolerated.map(formatTaint).join(', ')}`;
-  return `no ${ds.name} pod runs on node ${nodeName}`;
+  // Only the node's own pods are read live (see nodesOfInterest), so its DaemonSet's tolerations are not known here.
+  const must = taint ? `tolerate ${formatTaint(taint)} and select the node` : 'select the node';
+  return `no ${ds.name} pod runs on node ${nodeName}: its DaemonSet must ${must}`;
 }
 
 function waitingReason(pod: Pod): string {

@@ -112,7 +112,9 @@ describe('NODE_NOT_INITIALIZED', () => {
     expect(finding?.cause?.detail).toContain('node.cilium.io/agent-not-ready=true:NoExecute');
     expect(finding?.cause?.detail).toContain("NodePool's startupTaints");
     expect(finding?.cause?.detail).toContain('cilium-operator');
-    expect(finding?.cause?.detail).toContain('do not tolerate node.cilium.io/agent-not-ready=true:NoExecute');
+    expect(finding?.cause?.detail).toContain(
+      `no cilium pod runs on node ${NODE}: its DaemonSet must tolerate node.cilium.io/agent-not-ready=true:NoExecute`,
+    );
     expect(finding?.remediation?.steps).toContain(
       `# is the pod that removes node.cilium.io/agent-not-ready=true:NoExecute scheduled on the node, and Ready?\nkubectl get pods -A -o wide --field-selector spec.nodeName=${NODE}`,
     );
