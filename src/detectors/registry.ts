@@ -8,6 +8,7 @@ import { instanceProvenanceUnproven } from './instance-provenance-unproven/index
 import { karpenterIamDenied } from './karpenter-iam-denied/index.ts';
 import { nodeClaimLaunchFailed } from './nodeclaim-launch-failed/index.ts';
 import { nodeClaimNotRegistered } from './nodeclaim-not-registered/index.ts';
+import { nodeNotInitialized } from './node-not-initialized/index.ts';
 import { nodeClassNotReady } from './nodeclass-not-ready/index.ts';
 import { nodePoolNotReady } from './nodepool-not-ready/index.ts';
 import { orphanedInstance } from './orphaned-instance/index.ts';
@@ -28,6 +29,7 @@ export const DETECTORS: readonly Detector[] = [
   amiSelectorUnscoped,
   instanceProvenanceUnproven,
   subnetIpsLow,
+  nodeNotInitialized,
 ];
 
 /**

@@ -286,6 +286,8 @@ export interface NodeClaim extends KubeObject {
     nodeClassRef?: NodeClassRef;
     requirements?: NodeSelectorRequirementWithMinValues[];
     taints?: Taint[];
+    /** Copied from the NodePool: taints Karpenter waits for someone to remove before it initialises the node. */
+    startupTaints?: Taint[];
     resources?: { requests?: Record<string, string> };
   };
   status?: {

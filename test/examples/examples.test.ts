@@ -98,6 +98,42 @@ const CASES: ExampleCase[] = [
     ],
   },
   {
+    name: 'node-not-initialized-cilium-taint',
+    cluster: 'shop-eks-prod',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'NODE_NOT_INITIALIZED',
+        cause: 'STARTUP_TAINT_REMAINS',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'default' },
+        step: `kubectl patch nodepool default --type json -p '[{"op":"remove","path":"/spec/template/spec/startupTaints/0"}]'`,
+        detail: 'no cilium pod runs on node ip-10-42-88-204.eu-west-1.compute.internal: its DaemonSet must tolerate',
+        mentions: ['default-8wz6m', 'default-qd4tn', 'cilium-operator', "Node isn't initialized"],
+      },
+    ],
+  },
+  {
+    name: 'node-not-initialized-gpu-plugin',
+    cluster: 'ml-eks-prod',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'NODE_NOT_INITIALIZED',
+        cause: 'RESOURCE_NOT_REGISTERED',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'gpu' },
+        step: 'kubectl get ds -A | grep -i nvidia',
+        detail: 'NVIDIA device plugin',
+        mentions: ['gpu-5rj2x', 'ip-10-7-34-118.us-west-2.compute.internal', 'nvidia.com/gpu'],
+      },
+    ],
+  },
+  {
     name: 'orphans-after-destroy',
     cluster: 'platform-eks-dev',
     complete: true,

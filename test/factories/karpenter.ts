@@ -6,6 +6,7 @@ import type {
   NodePool,
   NodeSelectorRequirementWithMinValues,
   SelectorTerm,
+  Taint,
 } from '../../src/domain/kube.ts';
 import { T0, condition } from './kube.ts';
 
@@ -69,6 +70,20 @@ export function unregisteredConditions(launchedAt: string = T0): Condition[] {
   ];
 }
 
+/** Conditions of a NodeClaim whose Node registered at `registeredAt` but never initialised. */
+export function uninitializedConditions(reason: string, message: string, registeredAt: string = T0): Condition[] {
+  return [
+    condition('Launched', 'True', { lastTransitionTime: registeredAt }),
+    condition('Registered', 'True', { lastTransitionTime: registeredAt }),
+    condition('Initialized', 'Unknown', { reason, message, lastTransitionTime: registeredAt }),
+    condition('Ready', 'Unknown', {
+      reason: 'UnhealthyDependents',
+      message: 'Initialized=Unknown',
+      lastTransitionTime: registeredAt,
+    }),
+  ];
+}
+
 export function nodePool(input: {
   name: string;
   nodeClass?: string;
@@ -77,6 +92,7 @@ export function nodePool(input: {
   conditions?: Condition[];
   /** Added to the default capacity-type and arch requirements. */
   requirements?: NodeSelectorRequirementWithMinValues[];
+  startupTaints?: Taint[];
 }): NodePool {
   return {
     apiVersion: 'karpenter.sh/v1',
@@ -91,6 +107,7 @@ export function nodePool(input: {
             { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
             ...(input.requirements ?? []),
           ],
+          ...(input.startupTaints ? { startupTaints: input.startupTaints } : {}),
         },
       },
       ...(input.limits ? { limits: input.limits } : {}),

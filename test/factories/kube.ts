@@ -169,6 +169,8 @@ export function node(input: {
   providerID?: string;
   createdAt?: string;
   allocatable?: Record<string, string>;
+  /** The kubelet's words when `ready` is false (`KubeletNotReady`, `container runtime network not ready: ...`). */
+  notReady?: { reason?: string; message?: string };
 }): Node {
   return {
     apiVersion: 'v1',
@@ -186,7 +188,9 @@ export function node(input: {
     },
     spec: { ...(input.providerID ? { providerID: input.providerID } : {}), ...(input.taints ? { taints: input.taints } : {}) },
     status: {
-      conditions: [condition('Ready', input.ready === false ? 'False' : 'True')],
+      conditions: [
+        condition('Ready', input.ready === false ? 'False' : 'True', input.ready === false ? (input.notReady ?? {}) : {}),
+      ],
       allocatable: input.allocatable ?? { cpu: '1930m', memory: '3388304Ki', pods: '17' },
     },
   };

@@ -23,6 +23,7 @@ import {
   ec2NodeClass,
   nodeClaim,
   nodePool,
+  uninitializedConditions,
   unregisteredConditions,
 } from '../../factories/karpenter.ts';
 import {
@@ -71,6 +72,16 @@ const NODE_ROLE = `arn:aws:iam::${ACCOUNT}:role/KarpenterNodeRole-demo`;
 const mapRoles = (groups: string[]) =>
   `- rolearn: ${NODE_ROLE}\n  username: system:node:{{EC2PrivateDNSName}}\n  groups:\n${groups.map((g) => `    - ${g}\n`).join('')}`;
 const stuck = () => nodeClaim({ name: 'default-kb85v', instanceId: 'i-01d1ff6c07a0e70f9', conditions: unregisteredConditions() });
+const NEW_NODE = 'ip-10-59-140-22.ec2.internal';
+const CILIUM_TAINT = { key: 'node.cilium.io/agent-not-ready', value: 'true', effect: 'NoExecute' };
+const uninitialized = (name: string, nodeName: string, reason: string, message: string) =>
+  nodeClaim({
+    name,
+    nodePool: name.split('-')[0],
+    instanceId: 'i-0e5b3c1d2a4f69870',
+    nodeName,
+    conditions: uninitializedConditions(reason, message),
+  });
 const registration = { nodePools: [nodePool({ name: 'default' })], nodeClasses: [ec2NodeClass({ name: 'default' })] };
 const denied = logLine({
   level: 'ERROR',
@@ -266,6 +277,72 @@ export const SCENARIOS: Scenario[] = [
       configMaps: [awsAuth(mapRoles(['system:bootstrappers', 'system:nodes']))],
     }),
     produces: ['NODECLAIM_NOT_REGISTERED/UNKNOWN'],
+  },
+  {
+    name: 'registered node whose VPC CNI never came up',
+    snapshot: snapshotOf({
+      nodeClaims: [uninitialized('default-cn1', NEW_NODE, 'NodeNotReady', 'Node status is NotReady')],
+      nodes: [
+        node({
+          name: NEW_NODE,
+          ready: false,
+          notReady: {
+            reason: 'KubeletNotReady',
+            message:
+              'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized',
+          },
+        }),
+      ],
+    }),
+    produces: ['NODE_NOT_INITIALIZED/CNI_NOT_READY'],
+  },
+  {
+    name: 'Cilium startup taint never removed',
+    snapshot: snapshotOf({
+      nodeClaims: [
+        uninitialized(
+          'default-ct1',
+          NEW_NODE,
+          'StartupTaintsExist',
+          'StartupTaint "node.cilium.io/agent-not-ready=true:NoExecute" still exists',
+        ),
+      ],
+      nodes: [node({ name: NEW_NODE, taints: [CILIUM_TAINT] })],
+      nodePools: [nodePool({ name: 'default', startupTaints: [CILIUM_TAINT] })],
+      pods: [coredns],
+    }),
+    produces: ['NODE_NOT_INITIALIZED/STARTUP_TAINT_REMAINS'],
+  },
+  {
+    name: 'GPU node without the NVIDIA device plugin',
+    snapshot: snapshotOf({
+      nodeClaims: [
+        uninitialized('gpu-rn1', NEW_NODE, 'ResourceNotRegistered', 'Resource "nvidia.com/gpu" was requested but not registered'),
+      ],
+    }),
+    produces: ['NODE_NOT_INITIALIZED/RESOURCE_NOT_REGISTERED'],
+  },
+  {
+    name: 'registered node NotReady for another reason',
+    snapshot: snapshotOf({
+      nodeClaims: [uninitialized('default-nr1', NEW_NODE, 'NodeNotReady', 'Node status is NotReady')],
+      nodes: [
+        node({
+          name: NEW_NODE,
+          ready: false,
+          notReady: { reason: 'KubeletNotReady', message: 'PLEG is not healthy: pleg was last seen active 3m0s ago' },
+        }),
+      ],
+    }),
+    produces: ['NODE_NOT_INITIALIZED/NODE_NOT_READY'],
+  },
+  {
+    name: 'registered node not initialised, no reason given',
+    snapshot: snapshotOf({
+      nodeClaims: [uninitialized('default-un1', NEW_NODE, '', '')],
+      nodes: [node({ name: NEW_NODE })],
+    }),
+    produces: ['NODE_NOT_INITIALIZED/UNKNOWN'],
   },
   {
     name: 'launch failures of every kind',
