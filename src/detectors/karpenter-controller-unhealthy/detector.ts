@@ -35,7 +35,8 @@ interface Diagnosis {
 }
 
 function unhealthyFinding(ctx: DetectContext, info: ControllerInfo): Finding<'KARPENTER_CONTROLLER_UNHEALTHY'> | undefined {
-  const failures = info.pods.flatMap((p) => podFailure(p, ctx.now) ?? []);
+  // The latest failure first (then by name): the same order however the pods were listed.
+  const failures = info.pods.flatMap((p) => podFailure(p, ctx.now) ?? []).sort(latestFirst);
   const first = failures[0];
   if (!first) return undefined;
   const deploymentName = info.deploymentName ?? deploymentNameFromPod(first.pod);
@@ -75,6 +76,11 @@ function unhealthyFinding(ctx: DetectContext, info: ControllerInfo): Finding<'KA
     remediation: unhealthyRemediation(diagnosis.cause, env),
     counts: { objects: failures.length },
   });
+}
+
+function latestFirst(a: PodFailure, b: PodFailure): number {
+  const time = (f: PodFailure) => Date.parse(f.termination?.finishedAt ?? '') || 0;
+  return time(b) - time(a) || podRef(a.pod).localeCompare(podRef(b.pod));
 }
 
 /** The first cause of DESIGN.md's order that applies. */
@@ -135,8 +141,17 @@ function diagnose(ctx: DetectContext, info: ControllerInfo, f: PodFailure): Diag
   };
 }
 
+/**
+ * A log line for the detail and evidence. Go wraps errors outermost first (`ec2 api connectivity
+ * check failed: … : Post "https://sts…": dial tcp …: i/o timeout`), so a long one keeps its start
+ * and its end, where the root cause is.
+ */
 function quoted(line: LogLine): string {
-  return trimError(logText(line), 300);
+  const text = trimError(logText(line), Number.MAX_SAFE_INTEGER);
+  if (text.length <= 300) return text;
+  const head = text.slice(0, 90).replace(/\s+\S*$/, '');
+  const tail = text.slice(-200).replace(/^\S*\s+/, '');
+  return `${head} … ${tail}`;
 }
 
 /** `karpenter-previous.log:12: panic: …`: the line's origin first, as every detector quotes logs. */
