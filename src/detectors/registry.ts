@@ -3,6 +3,7 @@ import type { SourceName } from '../domain/snapshot.ts';
 import { detectorVerdict, type Detector } from './detector.ts';
 import { amiSelectorUnscoped } from './ami-selector-unscoped/index.ts';
 import { controllerPending } from './karpenter-controller-pending/index.ts';
+import { controllerUnhealthy } from './karpenter-controller-unhealthy/index.ts';
 import { crdConversionWebhookBroken } from './crd-conversion-webhook-broken/index.ts';
 import { instanceProvenanceUnproven } from './instance-provenance-unproven/index.ts';
 import { karpenterIamDenied } from './karpenter-iam-denied/index.ts';
@@ -18,6 +19,7 @@ import { subnetIpsLow } from './subnet-ips-low/index.ts';
 /** Every detector, one line each. Order does not matter: the report sorts findings. */
 export const DETECTORS: readonly Detector[] = [
   controllerPending,
+  controllerUnhealthy,
   podsPendingProlonged,
   nodeClaimNotRegistered,
   nodeClaimLaunchFailed,

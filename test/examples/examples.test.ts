@@ -386,6 +386,42 @@ const CASES: ExampleCase[] = [
       },
     ],
   },
+  {
+    name: 'controller-oomkilled',
+    cluster: 'shop-prod-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'KARPENTER_CONTROLLER_UNHEALTHY',
+        cause: 'OOM_KILLED',
+        severity: 'critical',
+        ...manual,
+        resource: controller,
+        detail: 'no memory limit is set',
+        step: '--version 1.8.1 --reuse-values --set controller.resources.requests.memory=1Gi --set controller.resources.limits.memory=1Gi',
+        mentions: ['karpenter-6f8c9d7b54-x7kq2', 'OOMKilled (exit code 137)', '14 restarts'],
+      },
+    ],
+  },
+  {
+    name: 'controller-private-vpc-no-endpoints',
+    cluster: 'fin-core-private',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'KARPENTER_CONTROLLER_UNHEALTHY',
+        cause: 'AWS_API_UNREACHABLE',
+        severity: 'critical',
+        ...manual,
+        resource: controller,
+        detail: 'cannot reach the AWS API of sts',
+        step: '--vpc-endpoint-type Interface --service-name com.amazonaws.eu-west-1.sts',
+        mentions: ['karpenter-previous.log:3', 'https://sts.eu-west-1.amazonaws.com/'],
+      },
+    ],
+  },
   { name: 'healthy', cluster: 'aws-2026-eks', complete: true, exact: true, findings: [] },
 ];
 

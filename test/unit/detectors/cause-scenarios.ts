@@ -30,6 +30,7 @@ import {
   T0,
   awsAuth,
   condition,
+  containerStatus,
   crd,
   event,
   karpenterDeployment,
@@ -68,6 +69,30 @@ const failedLaunch = (name: string, reason: string, message: string) =>
   nodeClaim({ name, conditions: [condition('Launched', 'False', { reason, message })] });
 const FULL_SUBNET = 'subnet-0c4e1f7a9b2d38e51';
 const ROOMY_SUBNET = 'subnet-07d2f9c4a1e6b3058';
+const crashingController = (lastTerminated: { reason: string; exitCode: number; message?: string }) =>
+  karpenterPod({
+    name: 'karpenter-5697769d6c-7lglp',
+    nodeName: SYSTEM_NODE,
+    ready: false,
+    spec: { containers: [{ name: 'controller', image: 'public.ecr.aws/karpenter/controller:1.8.1' }] },
+    containerStatuses: [
+      containerStatus({
+        restarts: 14,
+        waiting: 'CrashLoopBackOff',
+        lastTerminated: { ...lastTerminated, finishedAt: minutesAfter(T0, 57) },
+      }),
+    ],
+  });
+const previousLine = (fields: Record<string, unknown>) => ({
+  ...logLine({ level: 'ERROR', time: minutesAfter(T0, 56), ...fields }, 'karpenter-previous.log:1'),
+  previous: true as const,
+});
+const crashing = (lastTerminated: { reason: string; exitCode: number; message?: string }, logs?: ReturnType<typeof logLine>[]) =>
+  snapshotOf({
+    pods: [coredns, crashingController(lastTerminated)],
+    deployments: [karpenterDeployment({ replicas: 1, readyReplicas: 0 })],
+    ...(logs ? { logs } : {}),
+  });
 const NODE_ROLE = `arn:aws:iam::${ACCOUNT}:role/KarpenterNodeRole-demo`;
 const mapRoles = (groups: string[]) =>
   `- rolearn: ${NODE_ROLE}\n  username: system:node:{{EC2PrivateDNSName}}\n  groups:\n${groups.map((g) => `    - ${g}\n`).join('')}`;
@@ -536,6 +561,61 @@ export const SCENARIOS: Scenario[] = [
       cluster: cluster({ autoMode: true, authenticationMode: 'API' }),
     }),
     produces: ['PODS_PENDING_PROLONGED/UNKNOWN', 'NODECLAIM_NOT_REGISTERED/UNKNOWN'],
+  },
+  {
+    name: 'controller OOMKilled in a crash loop, no memory limit',
+    snapshot: crashing({ reason: 'OOMKilled', exitCode: 137 }),
+    produces: ['KARPENTER_CONTROLLER_UNHEALTHY/OOM_KILLED'],
+  },
+  {
+    name: 'controller exits after losing its lease',
+    snapshot: crashing({ reason: 'Error', exitCode: 1 }, [
+      previousLine({ message: 'panic: Unable to start manager, leader election lost' }),
+    ]),
+    produces: ['KARPENTER_CONTROLLER_UNHEALTHY/LEADER_ELECTION_LOST'],
+  },
+  {
+    name: 'controller in a private subnet cannot reach STS',
+    snapshot: crashing({ reason: 'Error', exitCode: 1 }, [
+      previousLine({
+        message: 'failed to get caller identity',
+        error:
+          'WebIdentityErr: failed to retrieve credentials caused by: Post "https://sts.us-east-1.amazonaws.com/": dial tcp 52.94.7.128:443: i/o timeout',
+      }),
+    ]),
+    produces: ['KARPENTER_CONTROLLER_UNHEALTHY/AWS_API_UNREACHABLE'],
+  },
+  {
+    name: 'controller panics on a bad setting',
+    snapshot: crashing({ reason: 'Error', exitCode: 2 }, [
+      previousLine({ message: 'panic: validating settings, invalid batch max duration' }),
+    ]),
+    produces: ['KARPENTER_CONTROLLER_UNHEALTHY/CRASH_LOOP'],
+  },
+  {
+    name: 'controller crash-looping, no log captured',
+    snapshot: crashing({ reason: 'Error', exitCode: 1 }),
+    produces: ['KARPENTER_CONTROLLER_UNHEALTHY/UNKNOWN'],
+  },
+  {
+    name: 'controller restarted once a week ago, running since',
+    snapshot: snapshotOf({
+      pods: [
+        coredns,
+        karpenterPod({
+          name: 'karpenter-5697769d6c-cdwct',
+          nodeName: SYSTEM_NODE,
+          containerStatuses: [
+            containerStatus({
+              restarts: 1,
+              lastTerminated: { reason: 'OOMKilled', exitCode: 137, finishedAt: minutesAfter(T0, -7 * 24 * 60) },
+            }),
+          ],
+        }),
+      ],
+      deployments: [karpenterDeployment({ replicas: 1, readyReplicas: 1 })],
+    }),
+    produces: [],
   },
   {
     name: 'healthy cluster with routine noise',
