@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXAMPLES_NOW, HEADLINE_EXAMPLE } from '../../../../src/cli/commands/demo.ts';
 import type { LoadResult } from '../../../../src/snapshot/load.ts';
