@@ -9,7 +9,8 @@ import { commandStep } from '../../domain/finding.ts';
 import type { DisruptionBudget, NodePool } from '../../domain/kube.ts';
 import { formatDuration } from '../../domain/settings.ts';
 import { shellJson, shellQuote } from '../../domain/shell.ts';
-import { DEFAULT_BUDGET, describeBudget, parseGoDuration } from '../karpenter/disruption-budgets.ts';
+import { parseGoDuration } from '../../domain/kube-helpers.ts';
+import { DEFAULT_BUDGET, describeBudget } from '../karpenter/disruption-budgets.ts';
 import type { ConsolidationReason } from './disruptions.ts';
 
 export type ChurnCause = CauseCodeOf<'CONSOLIDATION_CHURN'>;

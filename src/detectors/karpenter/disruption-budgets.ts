@@ -39,6 +39,7 @@
  *   (`MustGetAllowedDisruptions` fails closed on any error).
  * - Expiry (`expireAfter`) is not budgeted: budgets' reasons are Underutilized, Empty, Drifted only.
  */
+import { parseGoDuration } from '../../domain/kube-helpers.ts';
 import type { DisruptionBudget, NodePool } from '../../domain/kube.ts';
 import { parseCron, nextFire, previousFire, type CronSchedule } from './cron.ts';
 
@@ -49,7 +50,6 @@ export const DISRUPTION_REASONS: readonly DisruptionReason[] = ['Underutilized',
 export const DEFAULT_BUDGET: Readonly<DisruptionBudget> = { nodes: '10%' };
 const DEFAULT_PERCENT = 10;
 
-const MINUTE_MS = 60_000;
 const YEAR_MS = 366 * 24 * 3_600_000;
 
 export interface BudgetRef {
@@ -81,20 +81,6 @@ export interface AllowedDisruptions {
   invalid: InvalidBudget[];
 }
 
-/** A duration as Go's time.ParseDuration reads it (`8h`, `30m`, `1h30m0s`), in ms; undefined if unreadable. */
-export function parseGoDuration(text: string): number | undefined {
-  const units: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1_000, m: MINUTE_MS, h: 3_600_000 };
-  if (text === '0') return 0;
-  const body = text.replace(/^[+-]/, '');
-  if (!/^(\d*\.?\d*(ns|us|µs|ms|s|m|h))+$/.test(body)) return undefined;
-  let total = 0;
-  for (const m of body.matchAll(/(\d*\.?\d*)(ns|us|µs|ms|s|m|h)/g)) {
-    if (m[1] === '' || m[1] === '.') return undefined;
-    total += Number(m[1]) * (units[m[2] ?? ''] ?? 0);
-  }
-  return text.startsWith('-') ? -total : total;
-}
-
 function quoted(value: string): string {
   return JSON.stringify(value);
 }
@@ -119,7 +105,9 @@ function timingOf(budget: DisruptionBudget): Timing {
   const parsed = parseCron(budget.schedule ?? '');
   if (!parsed.ok) return { kind: 'invalid', error: `invalid cron ${quoted(budget.schedule ?? '')}: ${parsed.error}` };
   const durationMs = budget.duration === undefined ? 0 : parseGoDuration(budget.duration);
-  if (durationMs === undefined) return { kind: 'invalid', error: `invalid duration ${quoted(budget.duration ?? '')}` };
+  // `Never` is no duration a budget can have.
+  if (durationMs === undefined || !Number.isFinite(durationMs))
+    return { kind: 'invalid', error: `invalid duration ${quoted(budget.duration ?? '')}` };
   if (durationMs <= 0) return { kind: 'never' };
   return { kind: 'scheduled', schedule: parsed.schedule, durationMs };
 }

@@ -6,7 +6,6 @@ import {
   budgetLimitsReason,
   describeBudget,
   nextOpening,
-  parseGoDuration,
 } from '../../../../src/detectors/karpenter/disruption-budgets.ts';
 import type { DisruptionBudget } from '../../../../src/domain/kube.ts';
 import { nodePool } from '../../../factories/karpenter.ts';
@@ -201,20 +200,6 @@ describe('helpers', () => {
     expect(describeBudget({ nodes: '1', reasons: ['Underutilized', 'Empty'] }, 0)).toBe(
       'budgets[0] nodes: "1" reasons [Underutilized, Empty]',
     );
-  });
-
-  it.each([
-    ['8h', 8 * 3_600_000],
-    ['30m', 30 * 60_000],
-    ['1h30m', 90 * 60_000],
-    ['1h30m0s', 90 * 60_000],
-    ['1.5h', 90 * 60_000],
-    ['0s', 0],
-    ['8 h', undefined],
-    ['h', undefined],
-    ['1d', undefined],
-  ])('parseGoDuration(%j) = %s', (text, ms) => {
-    expect(parseGoDuration(text)).toBe(ms);
   });
 });
 
