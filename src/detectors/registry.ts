@@ -3,6 +3,7 @@ import type { SourceName } from '../domain/snapshot.ts';
 import { detectorVerdict, type Detector } from './detector.ts';
 import { amiSelectorUnscoped } from './ami-selector-unscoped/index.ts';
 import { controllerPending } from './karpenter-controller-pending/index.ts';
+import { consolidationChurn } from './consolidation-churn/index.ts';
 import { crdConversionWebhookBroken } from './crd-conversion-webhook-broken/index.ts';
 import { instanceProvenanceUnproven } from './instance-provenance-unproven/index.ts';
 import { karpenterIamDenied } from './karpenter-iam-denied/index.ts';
@@ -26,6 +27,7 @@ export const DETECTORS: readonly Detector[] = [
   crdConversionWebhookBroken,
   amiSelectorUnscoped,
   instanceProvenanceUnproven,
+  consolidationChurn,
 ];
 
 /**

@@ -270,6 +270,26 @@ export interface NodeClaim extends KubeObject {
   };
 }
 
+/**
+ * One of a NodePool's `spec.disruption.budgets` (karpenter.sh/v1): at most `nodes` (an integer or
+ * a percentage of the NodePool's nodes) disrupted at once for `reasons` (all when absent), while
+ * `schedule` (cron, UTC) plus `duration` is active (always when both are absent).
+ */
+export interface DisruptionBudget {
+  nodes?: string;
+  reasons?: string[];
+  schedule?: string;
+  duration?: string;
+}
+
+/** A NodePool's `spec.disruption`. Absent fields take Karpenter's v1 defaults (see the detectors). */
+export interface NodePoolDisruption {
+  consolidationPolicy?: string;
+  /** A duration (`30s`, `5m`, `1h30m`) or `Never`; `0s` when absent in v1. */
+  consolidateAfter?: string;
+  budgets?: DisruptionBudget[];
+}
+
 export interface NodePool extends KubeObject {
   spec?: {
     template?: {
@@ -285,7 +305,7 @@ export interface NodePool extends KubeObject {
     };
     limits?: Record<string, string>;
     weight?: number;
-    disruption?: Record<string, unknown>;
+    disruption?: NodePoolDisruption;
   };
   status?: {
     resources?: Record<string, string>;

@@ -113,7 +113,11 @@ const nodePool = kubeObject(
       spec: obj({ nodeClassRef, requirements: arr(requirement), taints: arr(taint), expireAfter: str }),
     }),
     limits: quantities,
-    disruption: obj({ consolidationPolicy: str }),
+    disruption: obj({
+      consolidationPolicy: str,
+      consolidateAfter: str,
+      budgets: arr(obj({ nodes: str, reasons: arr(str), schedule: str, duration: str })),
+    }),
   }),
   obj({ resources: quantities, conditions }),
 );

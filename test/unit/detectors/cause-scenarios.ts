@@ -78,6 +78,18 @@ const webhookCrd = (port: number) =>
     webhook: { name: 'karpenter', namespace: 'karpenter', port },
   });
 
+/** Karpenter's two events for each of `n` nodes it consolidated, one every 4 minutes up to 2 minutes before NOW. */
+const consolidated = (pool: string, n: number, reason = 'Underutilized') =>
+  Array.from({ length: n }, (_, i) => {
+    const at = minutesAfter(T0, 58 - 4 * (n - 1 - i));
+    const suffix = `${String.fromCharCode(97 + i)}x7k${i % 10}`;
+    const common = { reason: 'DisruptionTerminating', type: 'Normal', source: 'karpenter', firstTime: at, lastTime: at };
+    return [
+      event({ ...common, kind: 'Node', name: `ip-10-59-80-${i + 10}.ec2.internal`, message: `Disrupting Node: ${reason}` }),
+      event({ ...common, kind: 'NodeClaim', name: `${pool}-${suffix}`, message: `Disrupting NodeClaim: ${reason}` }),
+    ];
+  }).flat();
+
 export type Pair = `${FindingCode}/${string}`;
 export interface Scenario {
   name: string;
@@ -367,6 +379,42 @@ export const SCENARIOS: Scenario[] = [
       cluster: cluster({ autoMode: true, authenticationMode: 'API' }),
     }),
     produces: ['PODS_PENDING_PROLONGED/UNKNOWN', 'NODECLAIM_NOT_REGISTERED/UNKNOWN'],
+  },
+  {
+    name: 'NodePool consolidated 12 times in the hour with consolidateAfter 0s',
+    snapshot: snapshotOf({
+      events: consolidated('default', 12),
+      nodePools: [
+        nodePool({ name: 'default', disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' } }),
+      ],
+    }),
+    produces: ['CONSOLIDATION_CHURN/CONSOLIDATE_AFTER_TOO_SHORT'],
+  },
+  {
+    name: 'NodePool consolidated 10 times in the hour, consolidateAfter 10m, budgets only for drift',
+    snapshot: snapshotOf({
+      events: consolidated('general-purpose', 10),
+      nodePools: [
+        nodePool({
+          name: 'general-purpose',
+          disruption: { consolidateAfter: '10m', budgets: [{ nodes: '10%' }, { nodes: '0', reasons: ['Drifted'] }] },
+        }),
+      ],
+    }),
+    produces: ['CONSOLIDATION_CHURN/NO_DISRUPTION_BUDGET'],
+  },
+  {
+    name: 'NodePool emptied 10 times in the hour despite consolidateAfter 15m and a one-at-a-time budget',
+    snapshot: snapshotOf({
+      events: consolidated('batch', 10, 'Empty'),
+      nodePools: [
+        nodePool({
+          name: 'batch',
+          disruption: { consolidationPolicy: 'WhenEmpty', consolidateAfter: '15m', budgets: [{ nodes: '1' }] },
+        }),
+      ],
+    }),
+    produces: ['CONSOLIDATION_CHURN/UNKNOWN'],
   },
   {
     name: 'healthy cluster with routine noise',
