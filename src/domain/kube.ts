@@ -288,6 +288,8 @@ export interface NodePoolDisruption {
   /** A duration (`30s`, `5m`, `1h30m`) or `Never`; `0s` when absent in v1. */
   consolidateAfter?: string;
   budgets?: DisruptionBudget[];
+  /** v1beta1 only (v1 moved it to `spec.template.spec.expireAfter`). */
+  expireAfter?: string;
 }
 
 export interface NodePool extends KubeObject {
