@@ -4,6 +4,7 @@ import { detectorVerdict, type Detector } from './detector.ts';
 import { amiSelectorUnscoped } from './ami-selector-unscoped/index.ts';
 import { controllerPending } from './karpenter-controller-pending/index.ts';
 import { consolidationChurn } from './consolidation-churn/index.ts';
+import { disruptionBlocked } from './disruption-blocked/index.ts';
 import { crdConversionWebhookBroken } from './crd-conversion-webhook-broken/index.ts';
 import { instanceProvenanceUnproven } from './instance-provenance-unproven/index.ts';
 import { karpenterIamDenied } from './karpenter-iam-denied/index.ts';
@@ -28,6 +29,7 @@ export const DETECTORS: readonly Detector[] = [
   amiSelectorUnscoped,
   instanceProvenanceUnproven,
   consolidationChurn,
+  disruptionBlocked,
 ];
 
 /**
