@@ -46,8 +46,10 @@ type Cause = CauseCodeOf<Code>;
  */
 export const disruptionBlocked: Detector<Code> = {
   code: 'DISRUPTION_BLOCKED',
-  requires: ['nodeclaims', 'nodepools'],
-  refinedBy: ['nodes', 'pods', 'pdbs', 'events'],
+  // NodePools only refine (expiry, budgets): a capture of NodeClaims alone still shows drift, and
+  // requiring them would make every such capture incomplete (and stop TERMINATE_INSTANCE).
+  requires: ['nodeclaims'],
+  refinedBy: ['nodepools', 'nodes', 'pods', 'pdbs', 'events'],
   detect(ctx) {
     const byPool = blockedClaimsByPool(ctx.index, ctx.now, ctx.settings.disruptionBlockedMs);
     return [...byPool].sort(([a], [b]) => a.localeCompare(b)).map(([pool, claims]) => findingFor(ctx, pool, claims));
@@ -128,7 +130,9 @@ function claimEvidence(ctx: DetectContext, pool: string, np: NodePool | undefine
     evidence.push(`NodeClaim ${c.name}${c.nodeName ? ` (Node ${c.nodeName})` : ''}: ${parts.join(', ')}`);
   }
   if (claims.length > MAX_LISTED) evidence.push(`... and ${claims.length - MAX_LISTED} more NodeClaims`);
-  if (!np) evidence.push(`NodePool ${pool} is not in the capture: its budgets and expireAfter are unknown`);
+  if (!ctx.snapshot.captured.has('nodepools'))
+    evidence.push('NodePools were not captured: expiry and disruption budgets were not checked');
+  else if (!np) evidence.push(`NodePool ${pool} is not in the capture: its budgets and expireAfter are unknown`);
   return evidence;
 }
 

@@ -24,6 +24,7 @@ import {
   nodePool,
   unregisteredConditions,
 } from '../../factories/karpenter.ts';
+import { claimNode, poolWith, runningClaim, webPod } from './disruption-blocked/fixtures.ts';
 import {
   T0,
   awsAuth,
@@ -34,8 +35,10 @@ import {
   karpenterPod,
   minutesAfter,
   node,
+  pdb,
   pod,
   service,
+  withAnnotations,
 } from '../../factories/kube.ts';
 
 function withoutTag<T extends { tags: Record<string, string> }>(resource: T, key: string): T {
@@ -89,6 +92,18 @@ const consolidated = (pool: string, n: number, reason = 'Underutilized') =>
       event({ ...common, kind: 'NodeClaim', name: `${pool}-${suffix}`, message: `Disrupting NodeClaim: ${reason}` }),
     ];
   }).flat();
+
+const DRIFTED = 'default-x7k2p';
+/** A NodeClaim drifted (AMIDrift) three hours before NOW, with its Node and a web pod, plus `parts`. */
+const blockedDrift = (parts: Parameters<typeof snapshotOf>[0]) =>
+  snapshotOf({
+    nodeClaims: [runningClaim({ name: DRIFTED, drift: { reason: 'AMIDrift', at: minutesAfter(T0, -180) } })],
+    nodePools: [poolWith({})],
+    nodes: [claimNode(DRIFTED)],
+    pods: [webPod(DRIFTED)],
+    pdbs: [],
+    ...parts,
+  });
 
 export type Pair = `${FindingCode}/${string}`;
 export interface Scenario {
@@ -415,6 +430,43 @@ export const SCENARIOS: Scenario[] = [
       ],
     }),
     produces: ['CONSOLIDATION_CHURN/UNKNOWN'],
+  },
+  {
+    name: 'AMI drift held by a budget of 0 for Drifted',
+    snapshot: blockedDrift({ nodePools: [poolWith({ disruption: { budgets: [{ nodes: '0', reasons: ['Drifted'] }] } })] }),
+    produces: ['DISRUPTION_BLOCKED/BUDGET_BLOCKS'],
+  },
+  {
+    name: 'AMI drift held by a PDB that allows no disruption',
+    snapshot: blockedDrift({
+      pdbs: [pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' }, disruptionsAllowed: 0 })],
+    }),
+    produces: ['DISRUPTION_BLOCKED/PDB_BLOCKS_EVICTION'],
+  },
+  {
+    name: 'AMI drift held by a pod under two PDBs',
+    snapshot: blockedDrift({
+      pdbs: [
+        pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' } }),
+        pdb({ name: 'web-all', namespace: 'shop', matchLabels: { app: 'web' } }),
+      ],
+    }),
+    produces: ['DISRUPTION_BLOCKED/MULTIPLE_PDBS'],
+  },
+  {
+    name: 'AMI drift held by a do-not-disrupt pod',
+    snapshot: blockedDrift({ pods: [webPod(DRIFTED, 'etl-5f6d7c8b9-q8w7e', { 'karpenter.sh/do-not-disrupt': 'true' })] }),
+    produces: ['DISRUPTION_BLOCKED/DO_NOT_DISRUPT_POD'],
+  },
+  {
+    name: 'AMI drift held by a do-not-disrupt Node',
+    snapshot: blockedDrift({ nodes: [withAnnotations(claimNode(DRIFTED), { 'karpenter.sh/do-not-disrupt': 'true' })] }),
+    produces: ['DISRUPTION_BLOCKED/DO_NOT_DISRUPT_NODE'],
+  },
+  {
+    name: 'AMI drift not replaced, nothing captured says why',
+    snapshot: blockedDrift({}),
+    produces: ['DISRUPTION_BLOCKED/UNKNOWN'],
   },
   {
     name: 'healthy cluster with routine noise',
