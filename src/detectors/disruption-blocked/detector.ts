@@ -30,7 +30,7 @@ import {
   terminationGracePeriodStep,
   unknownSteps,
 } from './fixes.ts';
-import { podBlockers, type PodBlockers } from './pod-blockers.ts';
+import { podBlockers, podRef, type PodBlockers } from './pod-blockers.ts';
 
 type Code = 'DISRUPTION_BLOCKED';
 type Cause = CauseCodeOf<Code>;
@@ -281,8 +281,6 @@ function podsOf(ctx: DetectContext, claims: BlockedClaim[]): Pod[] {
   return claims.flatMap((c) => (c.nodeName ? (ctx.index.podsByNode.get(c.nodeName) ?? []) : []));
 }
 
-const podKey = (p: Pod) => `${p.metadata?.namespace ?? 'default'}/${p.metadata?.name ?? '?'}`;
-
 function list(items: readonly string[], max = 5): string {
   return `${items.slice(0, max).join(', ')}${items.length > max ? ` and ${items.length - max} more` : ''}`;
 }
@@ -302,7 +300,7 @@ function podCause(
   const fromObjects: PodBlockers | undefined = s.captured.has('pods')
     ? podBlockers(podsOf(ctx, held), s.captured.has('pdbs') ? s.pdbs : [], ctx.now)
     : undefined;
-  const podsByKey = new Map(podsOf(ctx, held).map((p) => [podKey(p), p]));
+  const podsByKey = new Map(podsOf(ctx, held).map((p) => [podRef(p), p]));
   if (!s.captured.has('pods'))
     evidence.push(
       'the pods on these nodes were not captured: PDB and do-not-disrupt causes come from the DisruptionBlocked events',
