@@ -270,6 +270,42 @@ const CASES: ExampleCase[] = [
       },
     ],
   },
+  {
+    name: 'drift-blocked-by-budget',
+    cluster: 'shop-prod',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'DISRUPTION_BLOCKED',
+        cause: 'BUDGET_BLOCKS',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'default' },
+        detail: 'budgets[1] nodes: "0" reasons [Drifted] schedule "0 0 15 12 *" for 456h allows 0 nodes to be disrupted for Drifted now; its window next opens at 2026-01-03T00:00:00Z',
+        step: `kubectl patch nodepool default --type=merge -p '{"spec":{"disruption":{"budgets":[{"nodes":"10%"},{"nodes":"1","reasons":["Drifted"]}]}}}'`,
+        mentions: ['AMIDrift ×5', 'No allowed disruptions for disruption reason Drifted due to blocking budget'],
+      },
+    ],
+  },
+  {
+    name: 'drift-blocked-by-pdb',
+    cluster: 'shop-prod',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'DISRUPTION_BLOCKED',
+        cause: 'PDB_BLOCKS_EVICTION',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'default' },
+        detail: 'PodDisruptionBudget payments/ledger-api (holding payments/ledger-api-6c9f8d7b5-2kx8q, payments/ledger-api-6c9f8d7b5-9tz4w)',
+        step: 'kubectl describe pdb -n payments ledger-api',
+        mentions: ['AMIDrift ×2', 'Pdb prevents pod evictions', 'default-7xq2m', 'default-p4k9d'],
+      },
+    ],
+  },
   { name: 'healthy', cluster: 'aws-2026-eks', complete: true, exact: true, findings: [] },
 ];
 

@@ -73,9 +73,10 @@ function findingFor(ctx: DetectContext, pool: string, claims: BlockedClaim[]): F
   const evidence = claimEvidence(ctx, pool, np, claims);
   const poolEvents = ctx.snapshot.captured.has('events') ? poolBudgetMessages(ctx.index, pool) : [];
   const claimEvents = ctx.snapshot.captured.has('events') ? claimMessages(ctx.index, claims) : [];
-  evidence.push(...poolEvents.map((m) => `NodePool ${pool}: ${describeMessage(m)}`));
+  evidence.push(...poolEvents.map(describeMessage));
   evidence.push(...claimEvents.slice(0, MAX_LISTED).map(describeMessage));
   const explained = explain(ctx, pool, np, claims, poolEvents, claimEvents, evidence);
+  evidence.push(...perClaimEvidence(claims));
   const steps = [claimsStep(pool), ...explained.steps];
   if (ctx.snapshot.captured.has('events') && poolEvents.length + claimEvents.length > 0) steps.push(eventsStep(pool));
   if (explained.cause !== 'BUDGET_BLOCKS' && !hasTerminationGracePeriod(np)) steps.push(terminationGracePeriodStep(pool));
@@ -122,6 +123,15 @@ function claimEvidence(ctx: DetectContext, pool: string, np: NodePool | undefine
       `oldest: NodeClaim ${oldest.name} ${why} at ${iso(oldest.since)}, ${formatDuration(ctx.now.getTime() - oldest.since)} ago`,
     );
   }
+  if (!ctx.snapshot.captured.has('nodepools'))
+    evidence.push('NodePools were not captured: expiry and disruption budgets were not checked');
+  else if (!np) evidence.push(`NodePool ${pool} is not in the capture: its budgets and expireAfter are unknown`);
+  return evidence;
+}
+
+/** One line per blocked NodeClaim (the first ten): what Karpenter wants to replace it for. */
+function perClaimEvidence(claims: BlockedClaim[]): string[] {
+  const evidence: string[] = [];
   for (const c of claims.slice(0, MAX_LISTED)) {
     const parts = [
       c.drifted ? `Drifted=True ${c.drifted.reason} since ${iso(c.drifted.at)}` : '',
@@ -130,9 +140,6 @@ function claimEvidence(ctx: DetectContext, pool: string, np: NodePool | undefine
     evidence.push(`NodeClaim ${c.name}${c.nodeName ? ` (Node ${c.nodeName})` : ''}: ${parts.join(', ')}`);
   }
   if (claims.length > MAX_LISTED) evidence.push(`... and ${claims.length - MAX_LISTED} more NodeClaims`);
-  if (!ctx.snapshot.captured.has('nodepools'))
-    evidence.push('NodePools were not captured: expiry and disruption budgets were not checked');
-  else if (!np) evidence.push(`NodePool ${pool} is not in the capture: its budgets and expireAfter are unknown`);
   return evidence;
 }
 

@@ -53,7 +53,7 @@ export function budgetsViewStep(pool: string): string {
 /**
  * The NodePool's budgets with drift let through one node at a time: every budget that caps Drifted
  * at 0 no longer applies to Drifted (it keeps gating the other reasons), and a budget
- * `{nodes: "1", reasons: [Drifted]}` is added unless one for Drifted alone is kept.
+ * `{nodes: "1", reasons: [Drifted]}` is added unless an unscheduled one for Drifted alone is kept.
  */
 export function budgetsAllowingDrift(np: NodePool | undefined, nodeCount: number): DisruptionBudget[] {
   const own = np?.spec?.disruption?.budgets ?? [{ ...DEFAULT_BUDGET }];
@@ -67,7 +67,7 @@ export function budgetsAllowingDrift(np: NodePool | undefined, nodeCount: number
     const reasons = (b.reasons ?? REASONS_BUT_DRIFT).filter((r) => r !== 'Drifted');
     if (reasons.length > 0) kept.push({ ...b, reasons });
   }
-  const driftOnly = kept.some((b) => b.reasons?.length === 1 && b.reasons[0] === 'Drifted');
+  const driftOnly = kept.some((b) => b.reasons?.length === 1 && b.reasons[0] === 'Drifted' && b.schedule === undefined);
   return driftOnly ? kept : [...kept, { nodes: '1', reasons: ['Drifted'] }];
 }
 

@@ -190,7 +190,7 @@ describe('DISRUPTION_BLOCKED: causes', () => {
 
     expect(f?.cause?.code).toBe('BUDGET_BLOCKS');
     expect(f?.evidence).toContain(
-      'NodePool default: DisruptionBlocked ×14 on NodePool default: "No allowed disruptions for disruption reason Drifted due to blocking budget"',
+      'DisruptionBlocked ×14 on NodePool default: "No allowed disruptions for disruption reason Drifted due to blocking budget"',
     );
   });
 
