@@ -271,6 +271,46 @@ const CASES: ExampleCase[] = [
     ],
   },
   {
+    name: 'consolidation-churn-short-consolidate-after',
+    cluster: 'shop-prod',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'CONSOLIDATION_CHURN',
+        cause: 'CONSOLIDATE_AFTER_TOO_SHORT',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'default' },
+        step: `kubectl patch nodepool default --type=merge -p '{"spec":{"disruption":{"consolidateAfter":"10m"}}}'`,
+        detail: 'consolidateAfter 0s',
+        mentions: [
+          '12 consolidation disruptions in the last hour (Underutilized ×10, Empty ×2)',
+          'c6a.large replaced by c6a.large ×2',
+        ],
+      },
+    ],
+  },
+  {
+    name: 'consolidation-churn-no-budget',
+    cluster: 'analytics-dev',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'CONSOLIDATION_CHURN',
+        cause: 'NO_DISRUPTION_BUDGET',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'general-purpose' },
+        step:
+          `kubectl patch nodepool general-purpose --type=merge -p '{"spec":{"disruption":{"budgets":[{"nodes":"20%"},` +
+          `{"duration":"8h0m0s","nodes":"0","reasons":["Drifted"],"schedule":"0 9 * * mon-fri"},{"nodes":"1","reasons":["Underutilized","Empty"]}]}}}'`,
+        mentions: ['11 consolidation disruptions in the last hour', 'Disrupting NodeClaim: Underutilized/Replace'],
+      },
+    ],
+  },
+  {
     name: 'drift-blocked-by-budget',
     cluster: 'shop-prod',
     complete: true,

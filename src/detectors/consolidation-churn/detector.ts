@@ -38,8 +38,11 @@ const REASONS: readonly ConsolidationReason[] = ['Underutilized', 'Empty'];
  */
 export const consolidationChurn: Detector<'CONSOLIDATION_CHURN'> = {
   code: 'CONSOLIDATION_CHURN',
-  requires: ['events', 'nodepools'],
-  refinedBy: ['nodeclaims', 'nodes'],
+  // Events only: a capture of NodePools without events (or events without NodePools) is complete
+  // for everything else, so neither may open a gap. Without NodePools, disruptions are attributed
+  // by the Node/NodeClaim label only and the cause is UNKNOWN (the evidence says why).
+  requires: ['events'],
+  refinedBy: ['nodepools', 'nodeclaims', 'nodes'],
   detect(ctx) {
     const to = ctx.now.getTime();
     const from = to - HOUR_MS;
@@ -183,7 +186,7 @@ function findingFor(
     title: `NodePool ${pool}: Karpenter consolidated ${list.length} of its nodes in the last hour`,
     resource: { kind: 'NodePool', name: pool },
     since: toIsoSeconds(new Date(first)),
-    cause: { code: cause, detail: causeDetail(cause, pool, after, unlimited) },
+    cause: { code: cause, detail: causeDetail(cause, pool, after, unlimited, np !== undefined) },
     evidence: evidenceOf(ctx, pool, np, list, launches, nodeCount),
     remediation: manualRemediation(steps),
     counts: { objects: list.length, nodePool: pool },

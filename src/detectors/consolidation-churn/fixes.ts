@@ -56,6 +56,7 @@ export function causeDetail(
   pool: string,
   after: ConsolidateAfter,
   unlimited: readonly ConsolidationReason[],
+  captured: boolean,
 ): string {
   switch (cause) {
     case 'CONSOLIDATE_AFTER_TOO_SHORT':
@@ -74,6 +75,12 @@ export function causeDetail(
         `consolidation replace one node at a time. ${BUDGET_SEMANTICS} ${OPTIONS}`
       );
     case 'UNKNOWN':
+      if (!captured) {
+        return (
+          `NodePool ${pool} is not in the capture, so its consolidateAfter and budgets are unknown: ` +
+          `capture \`kubectl get nodepools -o yaml\` with the events. ${OPTIONS}`
+        );
+      }
       return (
         `NodePool ${pool} waits ${after.text} before consolidating and a budget limits it, yet its nodes keep being ` +
         `consolidated: look at what the replaced nodes ran (pods that come and go, pending pods that bring nodes ` +

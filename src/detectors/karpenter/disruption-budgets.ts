@@ -16,10 +16,11 @@
  *   `allowed` > 0 (`now` itself when it already is), or undefined when not within a year (an
  *   unscheduled `nodes: "0"`, an invalid budget).
  * - `budgetLimitsReason(nodePool, reason, nodeCount, now?)` → whether some budget that applies to
- *   `reason` caps it below the default 10% of `nodeCount`, or at one node at a time (the tightest
- *   cap that still lets disruption run). With `now`, a scheduled budget counts only when active
- *   then; without, any scheduled budget counts. With `nodeCount` undefined (nothing says how many
- *   nodes the NodePool has), a percentage counts when below 10% and an integer always does.
+ *   `reason` limits it below Karpenter's default: a percentage below 10%, or a number of nodes
+ *   below 10% of `nodeCount` (rounded up) or at most 1 (one at a time, the tightest cap that still
+ *   lets disruption run; with `nodeCount` undefined, any number). An explicit `10%` or more is the
+ *   default or looser, whatever the node count. With `now`, a scheduled budget counts only when
+ *   active then; without, any scheduled budget counts. An invalid budget counts (it blocks all).
  * - `describeBudget(budget, index)` → `budgets[1] nodes: "0" reasons [Drifted] schedule "0 9 * * mon-fri" for 8h`.
  *
  * Karpenter's rules, as implemented:
@@ -254,8 +255,8 @@ export function nextOpening(nodePool: NodePool, reason: DisruptionReason, nodeCo
 }
 
 /**
- * Whether some budget that applies to `reason` caps it below the default 10% of `nodeCount`, or
- * at one node at a time. See the file header for `now` and an unknown `nodeCount`.
+ * Whether some budget that applies to `reason` limits it below Karpenter's default 10%. See the
+ * file header for the rule, `now` and an unknown `nodeCount`.
  */
 export function budgetLimitsReason(
   nodePool: NodePool,
@@ -271,13 +272,11 @@ export function budgetLimitsReason(
     if (timing.kind === 'invalid') return true;
     if (timing.kind === 'never') return false;
     if (now !== undefined && !isActive(timing, now.getTime())) return false;
-    if (nodeCount === undefined) {
-      const text = budget.nodes ?? '';
-      const percent = /^([+-]?\d+)%$/.exec(text);
-      return percent ? Number(percent[1]) < DEFAULT_PERCENT : /^[+-]?\d+$/.test(text);
-    }
-    const cap = budgetCap(budget.nodes, nodeCount);
+    const text = budget.nodes ?? '';
+    const percent = /^([+-]?\d+)%$/.exec(text);
+    if (percent) return Number(percent[1]) < DEFAULT_PERCENT;
+    const cap = budgetCap(text, nodeCount ?? 0);
     if (cap === undefined) return true;
-    return cap <= 1 || cap < Math.ceil((DEFAULT_PERCENT * nodeCount) / 100);
+    return nodeCount === undefined || cap <= 1 || cap < Math.ceil((DEFAULT_PERCENT * nodeCount) / 100);
   });
 }

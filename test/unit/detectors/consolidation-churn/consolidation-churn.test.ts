@@ -353,6 +353,33 @@ describe('CONSOLIDATION_CHURN', () => {
     expect(steps[1]).toContain(`kubectl patch nodepool 'x'\\''; touch PWNED; echo '\\''' --type=merge`);
   });
 
+  it('NodePools not captured: attributed by label, cause UNKNOWN, and the evidence says why', () => {
+    // Prepare
+    const nodes = Array.from({ length: 10 }, (_, i) =>
+      node({ name: `ip-10-0-5-${i}.ec2.internal`, labels: { 'karpenter.sh/nodepool': 'web' } }),
+    );
+    const events = nodes.map((n, i) =>
+      karpenterEvent(
+        'Node',
+        n.metadata?.name ?? '',
+        'DisruptionTerminating',
+        'Disrupting Node: Underutilized',
+        minutesAfter(T0, 10 + i),
+      ),
+    );
+    const snapshot = snapshotOf({ events, nodes });
+
+    // Act
+    const [finding] = detect(snapshot);
+
+    // Assess
+    expect(consolidationChurn.requires).toEqual(['events']);
+    expect(finding?.cause?.code).toBe('UNKNOWN');
+    expect(finding?.evidence).toContain('NodePool web is not in the capture: its disruption settings are unknown');
+    expect(finding?.cause?.detail).toContain('kubectl get nodepools -o yaml');
+    expect(finding?.remediation?.steps).toHaveLength(1);
+  });
+
   it('not attributable to a NodePool: nothing', () => {
     // Prepare: NodeClaim names that fit no captured NodePool, objects gone.
     const snapshot = snapshotOf({ events: churn('ghost', 12), nodePools: [nodePool({ name: 'default' })] });
