@@ -56,8 +56,9 @@ export function nodeOfClaim(index: SnapshotIndex, claim: NodeClaim): Node | unde
 }
 
 /**
- * The blocked NodeClaims of the snapshot by NodePool (claims without a `karpenter.sh/nodepool`
- * label are left out: Karpenter never disrupts those).
+ * The blocked NodeClaims of the snapshot by NodePool. Left out: claims without a
+ * `karpenter.sh/nodepool` label (Karpenter never disrupts those), and claims that never registered
+ * a Node (NODECLAIM_NOT_REGISTERED's).
  */
 export function blockedClaimsByPool(index: SnapshotIndex, now: Date, thresholdMs: number): Map<string, BlockedClaim[]> {
   const nowMs = now.getTime();
@@ -73,6 +74,8 @@ export function blockedClaimsByPool(index: SnapshotIndex, now: Date, thresholdMs
     const since = Math.min(...times);
     if (nowMs - since < thresholdMs) continue;
     const node = nodeOfClaim(index, claim);
+    // Never registered: NODECLAIM_NOT_REGISTERED's (Karpenter deletes it 15 minutes after launch).
+    if (!node && conditionOf(claim, 'Registered')?.status !== 'True' && !claim.status?.nodeName) continue;
     const blocked: BlockedClaim = {
       name: claim.metadata?.name ?? '?',
       claim,

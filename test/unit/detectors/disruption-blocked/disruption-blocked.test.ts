@@ -6,6 +6,7 @@ import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { snapshotOf } from '../../../factories/aws.ts';
+import { nodeClaim, unregisteredConditions } from '../../../factories/karpenter.ts';
 import { T0, event, minutesAfter, pdb, withAnnotations } from '../../../factories/kube.ts';
 import { beingDeleted, claimNode, poolWith, runningClaim, webPod } from './fixtures.ts';
 
@@ -72,6 +73,14 @@ describe('DISRUPTION_BLOCKED: which NodeClaims count', () => {
 
   it('leaves out a drifted NodeClaim that is already being deleted (NODE_TERMINATION_STUCK)', () => {
     const snapshot = scenario({ nodeClaims: [beingDeleted(drifted('default-a1b2c'))] });
+
+    expect(detect(snapshot)).toEqual([]);
+  });
+
+  it('leaves out an expired NodeClaim that never registered a Node (NODECLAIM_NOT_REGISTERED)', () => {
+    const createdAt = minutesAfter(NOW, -31 * 24 * 60);
+    const claim = nodeClaim({ name: 'default-kb85v', createdAt, conditions: unregisteredConditions(createdAt) });
+    const snapshot = scenario({ nodeClaims: [claim], nodePools: [poolWith({ expireAfter: '720h' })] });
 
     expect(detect(snapshot)).toEqual([]);
   });
