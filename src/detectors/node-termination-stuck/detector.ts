@@ -241,7 +241,7 @@ function deadlineOf(ctx: DetectContext, t: Terminating): { at: string | undefine
     return { at: undefined, line: 'NodePool not captured: its terminationGracePeriod unknown' };
   return {
     at: undefined,
-    line: `no terminationGracePeriod on ${t.pool ? `NodePool ${t.pool}` : 'the NodePool'} or the NodeClaim: Karpenter waits for the blocked pods forever`,
+    line: `no terminationGracePeriod on ${t.pool ? `NodePool ${t.pool}` : 'the NodePool'} or the NodeClaim: nothing bounds the drain, Karpenter waits for as long as it is blocked`,
   };
 }
 

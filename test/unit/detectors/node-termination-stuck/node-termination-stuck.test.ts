@@ -108,7 +108,7 @@ describe('NODE_TERMINATION_STUCK', () => {
         `kubectl patch nodepool default --type merge -p '{"spec":{"template":{"spec":{"terminationGracePeriod":"24h"}}}}'`,
       );
       expect(f?.evidence).toContain(
-        'no terminationGracePeriod on NodePool default or the NodeClaim: Karpenter waits for the blocked pods forever',
+        'no terminationGracePeriod on NodePool default or the NodeClaim: nothing bounds the drain, Karpenter waits for as long as it is blocked',
       );
     });
 
