@@ -12,6 +12,7 @@ import { nodeClaimLaunchFailed } from './nodeclaim-launch-failed/index.ts';
 import { nodeClaimNotRegistered } from './nodeclaim-not-registered/index.ts';
 import { nodeClassNotReady } from './nodeclass-not-ready/index.ts';
 import { nodePoolNotReady } from './nodepool-not-ready/index.ts';
+import { nodeTerminationStuck } from './node-termination-stuck/index.ts';
 import { orphanedInstance } from './orphaned-instance/index.ts';
 import { podsPendingProlonged } from './pods-pending-prolonged/index.ts';
 
@@ -30,6 +31,7 @@ export const DETECTORS: readonly Detector[] = [
   instanceProvenanceUnproven,
   consolidationChurn,
   disruptionBlocked,
+  nodeTerminationStuck,
 ];
 
 /**
