@@ -100,13 +100,11 @@ function findingFor(ctx: DetectContext, pool: string, claims: BlockedClaim[]): F
 }
 
 function hasTerminationGracePeriod(np: NodePool | undefined): boolean {
-  const spec = np?.spec?.template?.spec as Record<string, unknown> | undefined;
-  return typeof spec?.['terminationGracePeriod'] === 'string';
+  return np?.spec?.template?.spec?.terminationGracePeriod !== undefined;
 }
 
 function claimHasTerminationGracePeriod(c: BlockedClaim): boolean {
-  const spec = c.claim.spec as Record<string, unknown> | undefined;
-  return typeof spec?.['terminationGracePeriod'] === 'string';
+  return c.claim.spec?.terminationGracePeriod !== undefined;
 }
 
 function claimEvidence(ctx: DetectContext, pool: string, np: NodePool | undefined, claims: BlockedClaim[]): string[] {

@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { disruptionBlocked } from '../../../../src/detectors/disruption-blocked/index.ts';
 import { budgetsAllowingDrift } from '../../../../src/detectors/disruption-blocked/fixes.ts';
@@ -233,7 +237,7 @@ describe('DISRUPTION_BLOCKED: causes', () => {
 
   it('a drifted NodeClaim with its own terminationGracePeriod is not held by its pods', () => {
     const claim = drifted('default-a1b2c');
-    (claim.spec as Record<string, unknown>)['terminationGracePeriod'] = '24h';
+    if (claim.spec) claim.spec.terminationGracePeriod = '24h';
     const snapshot = scenario({
       nodeClaims: [claim],
       pdbs: [pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' }, disruptionsAllowed: 0 })],
@@ -341,5 +345,68 @@ describe('DISRUPTION_BLOCKED: the budget patch', () => {
 
   it("keeps Karpenter's default when the NodePool has no budgets", () => {
     expect(budgetsAllowingDrift(poolWith({}), 10)).toEqual([{ nodes: '10%' }, { nodes: '1', reasons: ['Drifted'] }]);
+  });
+});
+
+describe('DISRUPTION_BLOCKED: hostile names', () => {
+  const PLANTED = "x-$(touch PWNED)`touch PWNED`';touch PWNED;'\"";
+
+  it('quotes every name in its steps: pasted, they run nothing planted and pass each name as one argument', () => {
+    // Prepare: the NodePool, NodeClaim, Node, pod, namespace and PDB all carry shell syntax.
+    const pool = `pool${PLANTED}`;
+    const claimName = `claim${PLANTED}`;
+    const claim = runningClaim({ name: claimName, pool, drift: { reason: 'AMIDrift' } });
+    const pod = {
+      ...webPod(claimName, `pod${PLANTED}`),
+      metadata: { ...webPod(claimName, `pod${PLANTED}`).metadata, namespace: `ns${PLANTED}` },
+    };
+    const zero = pdb({ name: `pdb${PLANTED}`, namespace: `ns${PLANTED}`, matchLabels: { app: 'web' }, disruptionsAllowed: 0 });
+    const cases = [
+      scenario({
+        nodeClaims: [claim],
+        nodePools: [poolWith({ name: pool, disruption: { budgets: [{ nodes: '0' }] } })],
+        nodes: [claimNode(claimName, pool)],
+      }),
+      scenario({
+        nodeClaims: [claim],
+        nodePools: [poolWith({ name: pool })],
+        nodes: [claimNode(claimName, pool)],
+        pods: [pod],
+        pdbs: [zero],
+      }),
+      scenario({
+        nodeClaims: [claim],
+        nodePools: [poolWith({ name: pool })],
+        nodes: [withAnnotations(claimNode(claimName, pool), { 'karpenter.sh/do-not-disrupt': 'true' })],
+      }),
+    ];
+    const steps = cases.flatMap((s) => detect(s).flatMap((f) => f.remediation?.steps ?? []));
+    const sandbox = mkdtempSync(join(tmpdir(), 'disruption-blocked-'));
+    try {
+      // Act: each step pasted into /bin/sh, kubectl recording its arguments one per line.
+      const args = new Set<string>();
+      for (const step of steps) {
+        const out = spawnSync('/bin/sh', ['-c', `kubectl() { printf '%s\\n' "$@"; }\n${step}\n`], {
+          cwd: sandbox,
+          encoding: 'utf8',
+        });
+        expect(existsSync(join(sandbox, 'PWNED')), step).toBe(false);
+        for (const arg of out.stdout.split('\n')) args.add(arg);
+      }
+
+      // Assess: nothing ran, and each name arrived whole, as one argument.
+      expect(steps.filter((s) => s.includes('PWNED')).length).toBeGreaterThan(5);
+      for (const name of [
+        pool,
+        `karpenter.sh/nodepool=${pool}`,
+        `ns${PLANTED}`,
+        `pdb${PLANTED}`,
+        `pod${PLANTED}`,
+        `node-of-${claimName}`,
+      ])
+        expect(args.has(name), name).toBe(true);
+    } finally {
+      rmSync(sandbox, { recursive: true, force: true });
+    }
   });
 });
