@@ -174,7 +174,7 @@ function explain(
     };
   }
   const checked = [
-    np ? 'the budgets allow Drifted now' : '',
+    np && claims.some((c) => c.drifted) ? 'the budgets allow Drifted now' : '',
     ctx.snapshot.captured.has('pods') ? 'no pod on these nodes is held by a PDB or annotated do-not-disrupt' : '',
     'no Node or NodeClaim is annotated do-not-disrupt',
   ].filter(Boolean);
