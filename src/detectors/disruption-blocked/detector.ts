@@ -156,7 +156,8 @@ function explain(
   const pods = podCause(ctx, claims, claimEvents, evidence, expiredNote);
   if (pods) return pods;
   const annotated = claims.flatMap(nodeDoNotDisrupt);
-  const nodeEvent = claimEvents.find((m) => m.cause === 'DO_NOT_DISRUPT_NODE');
+  // The Node's own annotation, when Nodes were captured, is the truth; an event only stands in for it.
+  const nodeEvent = ctx.snapshot.captured.has('nodes') ? undefined : claimEvents.find((m) => m.cause === 'DO_NOT_DISRUPT_NODE');
   if (annotated.length > 0 || nodeEvent) {
     const named = annotated.map((o) => `${o.kind} ${o.name}`);
     return {
@@ -173,15 +174,22 @@ function explain(
       ),
     };
   }
+  const other = claimEvents.find((m) => m.cause === undefined);
   const checked = [
     np && claims.some((c) => c.drifted) ? 'the budgets allow Drifted now' : '',
-    ctx.snapshot.captured.has('pods') ? 'no pod on these nodes is held by a PDB or annotated do-not-disrupt' : '',
+    ctx.snapshot.captured.has('pods')
+      ? ctx.snapshot.captured.has('pdbs')
+        ? 'no pod on these nodes is held by a PDB or annotated do-not-disrupt'
+        : 'no pod on these nodes is annotated do-not-disrupt'
+      : '',
     'no Node or NodeClaim is annotated do-not-disrupt',
   ].filter(Boolean);
   return {
     cause: 'UNKNOWN',
     detail:
-      `Nothing captured explains why Karpenter has not replaced them (${checked.join('; ')}). Karpenter replaces drifted ` +
+      `Nothing captured explains why Karpenter has not replaced them (${checked.join('; ')}).` +
+      (other ? ` Karpenter says "${other.message}" (×${other.count}).` : '') +
+      ` Karpenter replaces drifted ` +
       `nodes only when their pods can schedule elsewhere (DisruptionBlocked "Not all pods would schedule"), and not ` +
       `while a node is uninitialized, nominated for a pending pod, or the controller is down.${expiredNote}`,
     steps: unknownSteps(

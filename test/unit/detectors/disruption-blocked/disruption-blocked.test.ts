@@ -286,6 +286,21 @@ describe('DISRUPTION_BLOCKED: causes', () => {
     );
   });
 
+  it('UNKNOWN quotes what Karpenter says when no cause is known, e.g. pods that would not schedule', () => {
+    const message =
+      'Not all pods would schedule, default/web-7d4b9c8f6d-x2x9k => would schedule against uninitialized nodeclaim/default-q2w3e';
+    const snapshot = scenario({
+      events: [
+        event({ kind: 'NodeClaim', name: 'default-a1b2c', reason: 'DisruptionBlocked', type: 'Normal', message, count: 6 }),
+      ],
+    });
+
+    const [f] = detect(snapshot);
+
+    expect(f?.cause?.code).toBe('UNKNOWN');
+    expect(f?.cause?.detail).toContain(`Karpenter says "${message}" (×6)`);
+  });
+
   it('UNKNOWN when nothing captured explains it, with the steps to look further', () => {
     const [f] = detect(scenario());
 
@@ -295,11 +310,12 @@ describe('DISRUPTION_BLOCKED: causes', () => {
 });
 
 describe('DISRUPTION_BLOCKED: pods not captured, the events say', () => {
-  const withEvent = (message: string) =>
+  /** Nodes captured too, unless the event speaks of the Node's own annotation (the Node would say). */
+  const withEvent = (message: string, nodes = true) =>
     snapshotOf({
       nodeClaims: [drifted('default-a1b2c')],
       nodePools: [poolWith({})],
-      nodes: [claimNode('default-a1b2c')],
+      ...(nodes ? { nodes: [claimNode('default-a1b2c')] } : {}),
       events: [
         event({ kind: 'Node', name: 'node-of-default-a1b2c', reason: 'DisruptionBlocked', type: 'Normal', message, count: 3 }),
       ],
@@ -314,12 +330,21 @@ describe('DISRUPTION_BLOCKED: pods not captured, the events say', () => {
     ['Pod has "karpenter.sh/do-not-disrupt" annotation', 'DO_NOT_DISRUPT_POD', 'a pod on the node'],
     ['Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation', 'DO_NOT_DISRUPT_NODE', 'Karpenter reports'],
   ])('%s → %s', (message, cause, named) => {
-    const [f] = detect(withEvent(message));
+    const [f] = detect(withEvent(message, cause !== 'DO_NOT_DISRUPT_NODE'));
 
     expect(f?.cause?.code).toBe(cause);
     expect(f?.cause?.detail).toContain(named);
     expect(f?.evidence).toContain(`DisruptionBlocked ×3 on Node node-of-default-a1b2c: "${message}"`);
     expect(f?.evidence.join('\n')).toContain('the pods on these nodes were not captured');
+  });
+
+  it('an old node-annotation event is quoted, not taken as the cause, when the captured Node has no annotation', () => {
+    const message = 'Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation';
+
+    const [f] = detect(withEvent(message, true));
+
+    expect(f?.cause?.code).toBe('UNKNOWN');
+    expect(f?.evidence).toContain(`DisruptionBlocked ×3 on Node node-of-default-a1b2c: "${message}"`);
   });
 
   it('reads the NodePool budget messages of every version', () => {
