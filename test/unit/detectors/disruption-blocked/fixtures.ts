@@ -46,9 +46,9 @@ export function poolWith(input: {
   tgp?: string;
 }): NodePool {
   const np = nodePool({ name: input.name ?? 'default', ...(input.disruption ? { disruption: input.disruption } : {}) });
-  const spec = np.spec?.template?.spec as Record<string, unknown> | undefined;
-  if (spec && input.expireAfter !== undefined) spec['expireAfter'] = input.expireAfter;
-  if (spec && input.tgp !== undefined) spec['terminationGracePeriod'] = input.tgp;
+  const spec = np.spec?.template?.spec;
+  if (spec && input.expireAfter !== undefined) spec.expireAfter = input.expireAfter;
+  if (spec && input.tgp !== undefined) spec.terminationGracePeriod = input.tgp;
   return np;
 }
 
