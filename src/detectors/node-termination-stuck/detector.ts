@@ -308,8 +308,10 @@ function diagnose(ctx: DetectContext, t: Terminating, events: readonly KubeEvent
     }
   }
   const what = waiting.length
-    ? `${waiting.length} pod(s) still on the node, none blocked by a PDB or do-not-disrupt`
-    : 'no pod and no VolumeAttachment left on the node';
+    ? `${waiting.length} pod(s) still on the node, none blocked by ${pdbsKnown ? 'a PDB or ' : ''}do-not-disrupt${pdbsKnown ? '' : ' (PDBs not captured)'}`
+    : s.captured.has('volumeattachments')
+      ? 'no pod and no VolumeAttachment left on the node'
+      : 'no pod left on the node (VolumeAttachments not captured)';
   return {
     cause: 'UNKNOWN',
     what: 'cause unknown',

@@ -278,6 +278,30 @@ describe('NODE_TERMINATION_STUCK', () => {
       expect(untimed).toEqual([]);
     });
 
+    it('knows the v1beta1 taint karpenter.sh/disruption=disrupting', () => {
+      // Prepare
+      const tainted = node({
+        name: NODE,
+        taints: [{ key: 'karpenter.sh/disruption', value: 'disrupting', effect: 'NoSchedule' }],
+      });
+      const started = event({
+        kind: 'Node',
+        name: NODE,
+        reason: 'DisruptionTerminating',
+        type: 'Normal',
+        source: 'karpenter',
+        message: 'Disrupting Node: Drifted',
+        firstTime: minutesAfter(T0, 10),
+      });
+
+      // Act
+      const [f] = detect(base({ nodes: [tainted], nodeClaims: [nodeClaim({ name: CLAIM, nodeName: NODE })], events: [started] }));
+
+      // Assess
+      expect(f?.since).toBe(minutesAfter(T0, 10));
+      expect(f?.cause?.code).toBe('PDB_BLOCKS_EVICTION');
+    });
+
     it('is about the NodeClaim when its Node is gone', () => {
       // Act
       const [f] = detect(base({ nodes: [node({ name: SYSTEM_NODE })] }));
