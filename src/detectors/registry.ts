@@ -4,6 +4,7 @@ import { detectorVerdict, type Detector } from './detector.ts';
 import { amiSelectorUnscoped } from './ami-selector-unscoped/index.ts';
 import { controllerPending } from './karpenter-controller-pending/index.ts';
 import { consolidationChurn } from './consolidation-churn/index.ts';
+import { disruptionBlocked } from './disruption-blocked/index.ts';
 import { crdConversionWebhookBroken } from './crd-conversion-webhook-broken/index.ts';
 import { instanceProvenanceUnproven } from './instance-provenance-unproven/index.ts';
 import { karpenterIamDenied } from './karpenter-iam-denied/index.ts';
@@ -11,6 +12,7 @@ import { nodeClaimLaunchFailed } from './nodeclaim-launch-failed/index.ts';
 import { nodeClaimNotRegistered } from './nodeclaim-not-registered/index.ts';
 import { nodeClassNotReady } from './nodeclass-not-ready/index.ts';
 import { nodePoolNotReady } from './nodepool-not-ready/index.ts';
+import { nodeTerminationStuck } from './node-termination-stuck/index.ts';
 import { orphanedInstance } from './orphaned-instance/index.ts';
 import { podsPendingProlonged } from './pods-pending-prolonged/index.ts';
 
@@ -28,6 +30,8 @@ export const DETECTORS: readonly Detector[] = [
   amiSelectorUnscoped,
   instanceProvenanceUnproven,
   consolidationChurn,
+  disruptionBlocked,
+  nodeTerminationStuck,
 ];
 
 /**

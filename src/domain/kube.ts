@@ -259,6 +259,8 @@ export interface NodeClaim extends KubeObject {
     requirements?: NodeSelectorRequirementWithMinValues[];
     taints?: Taint[];
     resources?: { requests?: Record<string, string> };
+    /** Copied from the NodePool at launch: how long a drain may wait before Karpenter deletes the pods anyway. */
+    terminationGracePeriod?: string;
   };
   status?: {
     providerID?: string;
@@ -303,6 +305,8 @@ export interface NodePool extends KubeObject {
         startupTaints?: Taint[];
         /** How long a node lives before Karpenter replaces it: a Go duration (`720h`), or `Never`. */
         expireAfter?: string;
+        /** How long a drain may wait on PDBs and do-not-disrupt pods before Karpenter deletes them (a Go duration). */
+        terminationGracePeriod?: string;
       };
     };
     limits?: Record<string, string>;
