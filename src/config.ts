@@ -167,6 +167,9 @@ export function readScanConfig(env: NodeJS.ProcessEnv = process.env): ScanConfig
       workloadPendingMs: read.duration('WORKLOAD_PENDING_AFTER', DEFAULT_DETECTION.workloadPendingMs),
       registrationMs: read.duration('REGISTRATION_TIMEOUT', DEFAULT_DETECTION.registrationMs),
       orphanGraceMs: read.duration('ORPHAN_GRACE', DEFAULT_DETECTION.orphanGraceMs),
+      terminationStuckMs: read.duration('TERMINATION_STUCK_AFTER', DEFAULT_DETECTION.terminationStuckMs),
+      disruptionBlockedMs: read.duration('DISRUPTION_BLOCKED_AFTER', DEFAULT_DETECTION.disruptionBlockedMs),
+      churnPerHour: read.integer('CHURN_PER_HOUR', DEFAULT_DETECTION.churnPerHour, 1, 10_000),
     },
     actions: {
       modes: {

@@ -3,6 +3,8 @@ import type { SourceName } from '../domain/snapshot.ts';
 import { detectorVerdict, type Detector } from './detector.ts';
 import { amiSelectorUnscoped } from './ami-selector-unscoped/index.ts';
 import { controllerPending } from './karpenter-controller-pending/index.ts';
+import { consolidationChurn } from './consolidation-churn/index.ts';
+import { disruptionBlocked } from './disruption-blocked/index.ts';
 import { crdConversionWebhookBroken } from './crd-conversion-webhook-broken/index.ts';
 import { instanceProvenanceUnproven } from './instance-provenance-unproven/index.ts';
 import { karpenterIamDenied } from './karpenter-iam-denied/index.ts';
@@ -10,6 +12,7 @@ import { nodeClaimLaunchFailed } from './nodeclaim-launch-failed/index.ts';
 import { nodeClaimNotRegistered } from './nodeclaim-not-registered/index.ts';
 import { nodeClassNotReady } from './nodeclass-not-ready/index.ts';
 import { nodePoolNotReady } from './nodepool-not-ready/index.ts';
+import { nodeTerminationStuck } from './node-termination-stuck/index.ts';
 import { orphanedInstance } from './orphaned-instance/index.ts';
 import { podsPendingProlonged } from './pods-pending-prolonged/index.ts';
 
@@ -26,6 +29,9 @@ export const DETECTORS: readonly Detector[] = [
   crdConversionWebhookBroken,
   amiSelectorUnscoped,
   instanceProvenanceUnproven,
+  consolidationChurn,
+  disruptionBlocked,
+  nodeTerminationStuck,
 ];
 
 /**

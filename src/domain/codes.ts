@@ -15,6 +15,9 @@ export const FINDING_CODES = [
   'CRD_CONVERSION_WEBHOOK_BROKEN',
   'AMI_SELECTOR_UNSCOPED',
   'INSTANCE_PROVENANCE_UNPROVEN',
+  'NODE_TERMINATION_STUCK',
+  'DISRUPTION_BLOCKED',
+  'CONSOLIDATION_CHURN',
 ] as const;
 export type FindingCode = (typeof FINDING_CODES)[number];
 
@@ -68,6 +71,24 @@ export const CAUSES_BY_FINDING = {
     'LAUNCH_TEMPLATE_UNKNOWN',
     'LAUNCH_TEMPLATE_NOT_KARPENTERS',
   ],
+  // Second wave (DESIGN.md): what blocks a node Karpenter is terminating or wants to replace.
+  NODE_TERMINATION_STUCK: [
+    'CONTROLLER_UNAVAILABLE',
+    'PDB_BLOCKS_EVICTION',
+    'MULTIPLE_PDBS',
+    'DO_NOT_DISRUPT_POD',
+    'VOLUME_DETACH_PENDING',
+    'UNKNOWN',
+  ],
+  DISRUPTION_BLOCKED: [
+    'BUDGET_BLOCKS',
+    'PDB_BLOCKS_EVICTION',
+    'MULTIPLE_PDBS',
+    'DO_NOT_DISRUPT_POD',
+    'DO_NOT_DISRUPT_NODE',
+    'UNKNOWN',
+  ],
+  CONSOLIDATION_CHURN: ['CONSOLIDATE_AFTER_TOO_SHORT', 'NO_DISRUPTION_BUDGET', 'UNKNOWN'],
 } as const satisfies Record<FindingCode, readonly string[]>;
 
 export type CauseCodeOf<C extends FindingCode> = (typeof CAUSES_BY_FINDING)[C][number];

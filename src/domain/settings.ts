@@ -6,6 +6,12 @@ export interface DetectionSettings {
   workloadPendingMs: number;
   registrationMs: number;
   orphanGraceMs: number;
+  /** A Node or NodeClaim Karpenter is terminating at least this long (NODE_TERMINATION_STUCK). */
+  terminationStuckMs: number;
+  /** A drifted or expired NodeClaim still running this long after (DISRUPTION_BLOCKED). */
+  disruptionBlockedMs: number;
+  /** Consolidation disruptions of one NodePool's nodes in the last hour (CONSOLIDATION_CHURN). */
+  churnPerHour: number;
 }
 
 export const DEFAULT_DETECTION: DetectionSettings = {
@@ -13,6 +19,9 @@ export const DEFAULT_DETECTION: DetectionSettings = {
   workloadPendingMs: 10 * 60_000,
   registrationMs: 10 * 60_000,
   orphanGraceMs: 10 * 60_000,
+  terminationStuckMs: 15 * 60_000,
+  disruptionBlockedMs: 2 * 3_600_000,
+  churnPerHour: 10,
 };
 
 export const ACTION_MODES = ['off', 'dry-run', 'apply'] as const;

@@ -51,6 +51,9 @@ export function scanMetrics(input: ScanMetricsInput): MetricDatum[] {
     ['NODECLAIM_NOT_REGISTERED', METRIC.unregisteredNodeClaims],
     ['NODECLAIM_LAUNCH_FAILED', METRIC.launchFailedNodeClaims],
     ['ORPHANED_INSTANCE', METRIC.orphanedInstances],
+    ['NODE_TERMINATION_STUCK', METRIC.stuckTerminations],
+    ['DISRUPTION_BLOCKED', METRIC.disruptionBlockedNodeClaims],
+    ['CONSOLIDATION_CHURN', METRIC.consolidationDisruptions],
   ];
   for (const [code, name] of counted) {
     if (!detectorRuns(code, snapshot.captured)) continue;

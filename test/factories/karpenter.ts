@@ -1,5 +1,5 @@
 /** Record factories for Karpenter custom resources (karpenter.sh/v1, karpenter.k8s.aws/v1). */
-import type { Condition, EC2NodeClass, NodeClaim, NodePool, SelectorTerm } from '../../src/domain/kube.ts';
+import type { Condition, EC2NodeClass, NodeClaim, NodePool, NodePoolDisruption, SelectorTerm } from '../../src/domain/kube.ts';
 import { T0, condition } from './kube.ts';
 
 export function nodeClaim(input: {
@@ -68,6 +68,8 @@ export function nodePool(input: {
   limits?: Record<string, string>;
   resources?: Record<string, string>;
   conditions?: Condition[];
+  /** `spec.disruption` as written (absent: Karpenter's defaults apply). */
+  disruption?: NodePoolDisruption;
 }): NodePool {
   return {
     apiVersion: 'karpenter.sh/v1',
@@ -84,6 +86,7 @@ export function nodePool(input: {
         },
       },
       ...(input.limits ? { limits: input.limits } : {}),
+      ...(input.disruption ? { disruption: input.disruption } : {}),
     },
     status: {
       resources: input.resources ?? { cpu: '0', memory: '0', nodes: '0', pods: '0' },

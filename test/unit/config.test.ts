@@ -60,6 +60,9 @@ describe('service configuration', () => {
       MAX_TERMINATIONS_PER_RUN: '5',
       RESTART_COOLDOWN: '30m',
       CONTROLLER_PENDING_AFTER: '2m',
+      TERMINATION_STUCK_AFTER: '30m',
+      DISRUPTION_BLOCKED_AFTER: '6h',
+      CHURN_PER_HOUR: '4',
       ALERT_MIN_SEVERITY: 'critical',
       ALERT_REMINDER_INTERVAL: '1h30m',
       SCAN_LEASE_DURATION: '5m',
@@ -69,6 +72,11 @@ describe('service configuration', () => {
     expect(config.actions.maxTerminationsPerRun).toBe(5);
     expect(config.actions.restartCooldownMs).toBe(30 * 60_000);
     expect(config.detection.controllerPendingMs).toBe(2 * 60_000);
+    expect(config.detection).toMatchObject({
+      terminationStuckMs: 30 * 60_000,
+      disruptionBlockedMs: 6 * 3_600_000,
+      churnPerHour: 4,
+    });
     expect(config.alerts.minSeverity).toBe('critical');
     expect(config.alerts.reminderIntervalMs).toBe(90 * 60_000);
     expect(config.scanLeaseMs).toBe(5 * 60_000);

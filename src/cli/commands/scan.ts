@@ -38,6 +38,9 @@ const OPTIONS = {
   'workload-pending': { type: 'string' },
   registration: { type: 'string' },
   'orphan-grace': { type: 'string' },
+  'termination-stuck': { type: 'string' },
+  'disruption-blocked': { type: 'string' },
+  'churn-per-hour': { type: 'string' },
   'max-terminations': { type: 'string' },
   'max-file-size': { type: 'string' },
 } as const satisfies ParseArgsOptionsConfig;
@@ -65,6 +68,9 @@ Thresholds (90s, 5m, 1h30m, or seconds):
   --workload-pending DUR       workload pods Pending at least this long (default ${formatDuration(d.workloadPendingMs)})
   --registration DUR           NodeClaim launched but not registered at least this long (default ${formatDuration(d.registrationMs)})
   --orphan-grace DUR           an unmatched instance launched at least this long ago (default ${formatDuration(d.orphanGraceMs)})
+  --termination-stuck DUR      a Node or NodeClaim Karpenter is terminating at least this long (default ${formatDuration(d.terminationStuckMs)})
+  --disruption-blocked DUR     a drifted or expired NodeClaim still running this long after (default ${formatDuration(d.disruptionBlockedMs)})
+  --churn-per-hour N           consolidation disruptions of one NodePool's nodes in the last hour (default ${d.churnPerHour})
   --max-terminations N         at most N instance terminations per run (default ${CLI_ACTIONS.maxTerminationsPerRun})
 
 Output:
@@ -93,6 +99,9 @@ export const scanCommand: Command = {
       workloadPendingMs: durationOf('workload-pending', values['workload-pending'], d.workloadPendingMs),
       registrationMs: durationOf('registration', values.registration, d.registrationMs),
       orphanGraceMs: durationOf('orphan-grace', values['orphan-grace'], d.orphanGraceMs),
+      terminationStuckMs: durationOf('termination-stuck', values['termination-stuck'], d.terminationStuckMs),
+      disruptionBlockedMs: durationOf('disruption-blocked', values['disruption-blocked'], d.disruptionBlockedMs),
+      churnPerHour: countOf('churn-per-hour', values['churn-per-hour'], d.churnPerHour),
     };
     const maxTerminationsPerRun = countOf('max-terminations', values['max-terminations'], CLI_ACTIONS.maxTerminationsPerRun);
     const from = stringsOf(values.from);

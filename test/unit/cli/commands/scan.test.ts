@@ -153,12 +153,26 @@ describe('scan --from: thresholds reach the detectors', () => {
         '1h',
         '--orphan-grace',
         '30',
+        '--termination-stuck',
+        '20m',
+        '--disruption-blocked',
+        '3h',
+        '--churn-per-hour',
+        '25',
       ],
       { services: { loadSnapshot: fakeLoader(pendingController).loadSnapshot, detectors: [probe] } },
     );
 
     expect(seen).toEqual([
-      { controllerPendingMs: 90_000, workloadPendingMs: 120_000, registrationMs: 3_600_000, orphanGraceMs: 30_000 },
+      {
+        controllerPendingMs: 90_000,
+        workloadPendingMs: 120_000,
+        registrationMs: 3_600_000,
+        orphanGraceMs: 30_000,
+        terminationStuckMs: 1_200_000,
+        disruptionBlockedMs: 10_800_000,
+        churnPerHour: 25,
+      },
     ]);
   });
 
