@@ -4,6 +4,8 @@ import { detectorVerdict, type Detector } from './detector.ts';
 import { amiSelectorUnscoped } from './ami-selector-unscoped/index.ts';
 import { controllerPending } from './karpenter-controller-pending/index.ts';
 import { controllerUnhealthy } from './karpenter-controller-unhealthy/index.ts';
+import { consolidationChurn } from './consolidation-churn/index.ts';
+import { disruptionBlocked } from './disruption-blocked/index.ts';
 import { crdConversionWebhookBroken } from './crd-conversion-webhook-broken/index.ts';
 import { instanceProvenanceUnproven } from './instance-provenance-unproven/index.ts';
 import { karpenterIamDenied } from './karpenter-iam-denied/index.ts';
@@ -12,6 +14,7 @@ import { nodeClaimNotRegistered } from './nodeclaim-not-registered/index.ts';
 import { nodeNotInitialized } from './node-not-initialized/index.ts';
 import { nodeClassNotReady } from './nodeclass-not-ready/index.ts';
 import { nodePoolNotReady } from './nodepool-not-ready/index.ts';
+import { nodeTerminationStuck } from './node-termination-stuck/index.ts';
 import { orphanedInstance } from './orphaned-instance/index.ts';
 import { podsPendingProlonged } from './pods-pending-prolonged/index.ts';
 import { subnetIpsLow } from './subnet-ips-low/index.ts';
@@ -32,6 +35,9 @@ export const DETECTORS: readonly Detector[] = [
   instanceProvenanceUnproven,
   subnetIpsLow,
   nodeNotInitialized,
+  consolidationChurn,
+  disruptionBlocked,
+  nodeTerminationStuck,
 ];
 
 /**

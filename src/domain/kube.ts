@@ -289,6 +289,8 @@ export interface NodeClaim extends KubeObject {
     /** Copied from the NodePool: taints Karpenter waits for someone to remove before it initialises the node. */
     startupTaints?: Taint[];
     resources?: { requests?: Record<string, string> };
+    /** Copied from the NodePool at launch: how long a drain may wait before Karpenter deletes the pods anyway. */
+    terminationGracePeriod?: string;
   };
   status?: {
     providerID?: string;
@@ -298,6 +300,28 @@ export interface NodeClaim extends KubeObject {
     allocatable?: Record<string, string>;
     conditions?: Condition[];
   };
+}
+
+/**
+ * One of a NodePool's `spec.disruption.budgets` (karpenter.sh/v1): at most `nodes` (an integer or
+ * a percentage of the NodePool's nodes) disrupted at once for `reasons` (all when absent), while
+ * `schedule` (cron, UTC) plus `duration` is active (always when both are absent).
+ */
+export interface DisruptionBudget {
+  nodes?: string;
+  reasons?: string[];
+  schedule?: string;
+  duration?: string;
+}
+
+/** A NodePool's `spec.disruption`. Absent fields take Karpenter's v1 defaults (see the detectors). */
+export interface NodePoolDisruption {
+  consolidationPolicy?: string;
+  /** A duration (`30s`, `5m`, `1h30m`) or `Never`; `0s` when absent in v1. */
+  consolidateAfter?: string;
+  budgets?: DisruptionBudget[];
+  /** v1beta1 (before v1.0) kept `expireAfter` here; v1 moved it to `spec.template.spec`. */
+  expireAfter?: string;
 }
 
 export interface NodePool extends KubeObject {
@@ -311,11 +335,13 @@ export interface NodePool extends KubeObject {
         startupTaints?: Taint[];
         /** How long a node lives before Karpenter replaces it: a Go duration (`720h`), or `Never`. */
         expireAfter?: string;
+        /** How long a drain may wait on PDBs and do-not-disrupt pods before Karpenter deletes them (a Go duration). */
+        terminationGracePeriod?: string;
       };
     };
     limits?: Record<string, string>;
     weight?: number;
-    disruption?: Record<string, unknown>;
+    disruption?: NodePoolDisruption;
   };
   status?: {
     resources?: Record<string, string>;

@@ -112,7 +112,13 @@ const crd = kubeObject(
 const nodeClassRef = obj({ group: str, kind: str, name: str, apiVersion: str });
 
 const nodeClaim = kubeObject(
-  obj({ nodeClassRef, requirements: arr(requirement), taints: arr(taint), resources: obj({ requests: quantities }) }),
+  obj({
+    nodeClassRef,
+    requirements: arr(requirement),
+    taints: arr(taint),
+    resources: obj({ requests: quantities }),
+    terminationGracePeriod: str,
+  }),
   obj({ providerID: str, nodeName: str, capacity: quantities, allocatable: quantities, conditions }),
 );
 
@@ -120,10 +126,20 @@ const nodePool = kubeObject(
   obj({
     template: obj({
       metadata: obj({ labels: strings, annotations: strings }),
-      spec: obj({ nodeClassRef, requirements: arr(requirement), taints: arr(taint), expireAfter: str }),
+      spec: obj({
+        nodeClassRef,
+        requirements: arr(requirement),
+        taints: arr(taint),
+        expireAfter: str,
+        terminationGracePeriod: str,
+      }),
     }),
     limits: quantities,
-    disruption: obj({ consolidationPolicy: str }),
+    disruption: obj({
+      consolidationPolicy: str,
+      consolidateAfter: str,
+      budgets: arr(obj({ nodes: str, reasons: arr(str), schedule: str, duration: str })),
+    }),
   }),
   obj({ resources: quantities, conditions }),
 );

@@ -52,6 +52,7 @@ interface ExampleCase {
 
 const manual = { action: 'MANUAL', status: 'manual' } as const;
 const controller: ResourceRef = { kind: 'Deployment', namespace: 'karpenter', name: 'karpenter' };
+const terminatingNode: ResourceRef = { kind: 'Node', name: 'ip-10-59-51-73.ec2.internal' };
 
 
 /** The production database someone tagged like a Karpenter node (issue 11): reported, never terminated. */
@@ -419,6 +420,154 @@ const CASES: ExampleCase[] = [
         detail: 'cannot reach the AWS API of sts',
         step: '--vpc-endpoint-type Interface --service-name com.amazonaws.eu-west-1.sts',
         mentions: ['karpenter-previous.log:3', 'https://sts.eu-west-1.amazonaws.com/'],
+      },
+    ],
+  },
+  {
+    name: 'consolidation-churn-short-consolidate-after',
+    cluster: 'shop-prod',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'CONSOLIDATION_CHURN',
+        cause: 'CONSOLIDATE_AFTER_TOO_SHORT',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'default' },
+        step: `kubectl patch nodepool default --type=merge -p '{"spec":{"disruption":{"consolidateAfter":"10m"}}}'`,
+        detail: 'consolidateAfter 0s',
+        mentions: [
+          '12 consolidation disruptions in the last hour (Underutilized ×10, Empty ×2)',
+          'c6a.large replaced by c6a.large ×2',
+        ],
+      },
+    ],
+  },
+  {
+    name: 'consolidation-churn-no-budget',
+    cluster: 'analytics-dev',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'CONSOLIDATION_CHURN',
+        cause: 'NO_DISRUPTION_BUDGET',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'general-purpose' },
+        step:
+          `kubectl patch nodepool general-purpose --type=merge -p '{"spec":{"disruption":{"budgets":[{"nodes":"20%"},` +
+          `{"duration":"8h0m0s","nodes":"0","reasons":["Drifted"],"schedule":"0 9 * * mon-fri"},{"nodes":"1","reasons":["Underutilized","Empty"]}]}}}'`,
+        mentions: ['11 consolidation disruptions in the last hour', 'Disrupting NodeClaim: Underutilized/Replace'],
+      },
+    ],
+  },
+  {
+    name: 'drift-blocked-by-budget',
+    cluster: 'shop-prod',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'DISRUPTION_BLOCKED',
+        cause: 'BUDGET_BLOCKS',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'default' },
+        detail: 'budgets[1] nodes: "0" reasons [Drifted] schedule "0 0 15 12 *" for 456h allows 0 nodes to be disrupted for Drifted now; its window next opens at 2026-01-03T00:00:00Z',
+        step: `kubectl patch nodepool default --type=merge -p '{"spec":{"disruption":{"budgets":[{"nodes":"10%"},{"nodes":"1","reasons":["Drifted"]}]}}}'`,
+        mentions: ['AMIDrift ×5', 'No allowed disruptions for disruption reason Drifted due to blocking budget'],
+      },
+    ],
+  },
+  {
+    name: 'drift-blocked-by-pdb',
+    cluster: 'shop-prod',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'DISRUPTION_BLOCKED',
+        cause: 'PDB_BLOCKS_EVICTION',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'default' },
+        detail: 'PodDisruptionBudget payments/ledger-api (holding payments/ledger-api-6c9f8d7b5-2kx8q, payments/ledger-api-6c9f8d7b5-9tz4w)',
+        step: 'kubectl describe pdb -n payments ledger-api',
+        mentions: ['AMIDrift ×2', 'Pdb prevents pod evictions', 'default-7xq2m', 'default-p4k9d'],
+      },
+    ],
+  },
+  {
+    name: 'termination-stuck-pdb',
+    cluster: 'aws-2026-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'NODE_TERMINATION_STUCK',
+        cause: 'PDB_BLOCKS_EVICTION',
+        severity: 'critical',
+        ...manual,
+        resource: terminatingNode,
+        detail: 'PDB shop/checkout (minAvailable 1; disruptionsAllowed 0, currentHealthy 1, desiredHealthy 1, expectedPods 1) selects shop/checkout-6f8d9c7b5d-q4m2x',
+        step: 'kubectl scale deployment -n shop checkout --replicas=2',
+        mentions: ['FailedDraining ×533', 'no terminationGracePeriod on NodePool default'],
+      },
+    ],
+  },
+  {
+    name: 'termination-stuck-do-not-disrupt',
+    cluster: 'aws-2026-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'NODE_TERMINATION_STUCK',
+        cause: 'DO_NOT_DISRUPT_POD',
+        severity: 'warning',
+        ...manual,
+        resource: terminatingNode,
+        detail: 'Pod batch/nightly-report-29455200-7xk2p is annotated karpenter.sh/do-not-disrupt: "true"',
+        step: 'kubectl annotate pod -n batch nightly-report-29455200-7xk2p karpenter.sh/do-not-disrupt-',
+        mentions: ['FailedDraining ×71', 'DisruptionBlocked ×4'],
+      },
+    ],
+  },
+  {
+    name: 'termination-stuck-volume-detach',
+    cluster: 'aws-2026-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'NODE_TERMINATION_STUCK',
+        cause: 'VOLUME_DETACH_PENDING',
+        severity: 'warning',
+        ...manual,
+        resource: terminatingNode,
+        detail: 'PV pvc-3c1b7e52-9d4a-4f0e-8b6a-2e7d9c1f5a08, ebs.csi.aws.com, attached true, detachError',
+        step: 'kubectl get pv pvc-3c1b7e52-9d4a-4f0e-8b6a-2e7d9c1f5a08 -o wide',
+        mentions: ['AwaitingVolumeDetachment ×37'],
+      },
+    ],
+  },
+  {
+    name: 'termination-stuck-controller-gone',
+    cluster: 'aws-2026-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'NODE_TERMINATION_STUCK',
+        cause: 'CONTROLLER_UNAVAILABLE',
+        severity: 'warning',
+        ...manual,
+        resource: terminatingNode,
+        detail: 'Deployment karpenter/karpenter is scaled to 0 replicas',
+        step: "aws ec2 describe-instances --instance-ids i-01d1ff6c07a0e70f9 --query 'Reservations[].Instances[].State.Name' --output text --region us-east-1",
+        mentions: ['default-kb85v'],
       },
     ],
   },

@@ -4,6 +4,7 @@ import type {
   EC2NodeClass,
   NodeClaim,
   NodePool,
+  NodePoolDisruption,
   NodeSelectorRequirementWithMinValues,
   SelectorTerm,
   Taint,
@@ -93,6 +94,8 @@ export function nodePool(input: {
   /** Added to the default capacity-type and arch requirements. */
   requirements?: NodeSelectorRequirementWithMinValues[];
   startupTaints?: Taint[];
+  /** `spec.disruption` as written (absent: Karpenter's defaults apply). */
+  disruption?: NodePoolDisruption;
 }): NodePool {
   return {
     apiVersion: 'karpenter.sh/v1',
@@ -111,6 +114,7 @@ export function nodePool(input: {
         },
       },
       ...(input.limits ? { limits: input.limits } : {}),
+      ...(input.disruption ? { disruption: input.disruption } : {}),
     },
     status: {
       resources: input.resources ?? { cpu: '0', memory: '0', nodes: '0', pods: '0' },

@@ -86,6 +86,19 @@ describe('nodesOfInterest', () => {
 
 describe('parseGoDuration', () => {
   it.each([
+    ['8h', 8 * 3_600_000],
+    ['30m', 30 * 60_000],
+    ['1h30m', 90 * 60_000],
+    ['1h30m0s', 90 * 60_000],
+    ['1.5h', 90 * 60_000],
+    ['0s', 0],
+    ['8 h', undefined],
+    ['h', undefined],
+    ['1d', undefined],
+  ])('budget durations: parseGoDuration(%j) = %s', (text, ms) => {
+    expect(parseGoDuration(text)).toBe(ms);
+  });
+  it.each([
     ['720h', 720 * 3_600_000],
     ['1h30m', 90 * 60_000],
     ['2160h0m0s', 2160 * 3_600_000],

@@ -26,6 +26,7 @@ import {
   uninitializedConditions,
   unregisteredConditions,
 } from '../../factories/karpenter.ts';
+import { claimNode, poolWith, runningClaim, webPod } from './disruption-blocked/fixtures.ts';
 import {
   T0,
   awsAuth,
@@ -37,8 +38,11 @@ import {
   karpenterPod,
   minutesAfter,
   node,
+  pdb,
   pod,
   service,
+  volumeAttachment,
+  withAnnotations,
 } from '../../factories/kube.ts';
 
 function withoutTag<T extends { tags: Record<string, string> }>(resource: T, key: string): T {
@@ -115,12 +119,68 @@ const denied = logLine({
   'aws-error-code': 'AccessDenied',
   error: `listing instance profiles, User is not authorized to perform: iam:ListInstanceProfiles on resource: arn:aws:iam::${ACCOUNT}:instance-profile/`,
 });
+const DRAINING_NODE = 'ip-10-59-88-14.ec2.internal';
+/** A Node and its NodeClaim Karpenter started deleting at T0 (an hour before NOW), with `pods` on the node. */
+const draining = (parts: Parameters<typeof snapshotOf>[0]): ClusterSnapshot => {
+  const n = node({
+    name: DRAINING_NODE,
+    providerID: 'aws:///us-east-1a/i-0d4e5f6a7b8c9d0e1',
+    taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }],
+  });
+  const c = nodeClaim({ name: 'default-q8w2z', instanceId: 'i-0d4e5f6a7b8c9d0e1', nodeName: DRAINING_NODE });
+  const gone = { deletionTimestamp: T0, finalizers: ['karpenter.sh/termination'] };
+  return snapshotOf({
+    nodes: [{ ...n, metadata: { ...n.metadata, ...gone } }, node({ name: SYSTEM_NODE })],
+    nodeClaims: [{ ...c, metadata: { ...c.metadata, ...gone } }],
+    nodePools: [nodePool({ name: 'default' })],
+    pdbs: [],
+    volumeAttachments: [],
+    ...parts,
+  });
+};
+const onDrainingNode = (name: string, namespace = 'shop', labels: Record<string, string> = { app: 'web' }) =>
+  pod({ name, namespace, nodeName: DRAINING_NODE, labels, ownerReplicaSet: `${name.replace(/-[a-z0-9]+$/, '')}` });
+const zeroBudget = (name: string, matchLabels: Record<string, string> = { app: 'web' }, disruptionsAllowed = 0) =>
+  pdb({
+    name,
+    namespace: 'shop',
+    matchLabels,
+    minAvailable: 1,
+    disruptionsAllowed,
+    currentHealthy: 1,
+    desiredHealthy: 1,
+    expectedPods: 1,
+  });
 const webhookCrd = (port: number) =>
   crd({
     plural: 'nodeclaims',
     group: 'karpenter.sh',
     kind: 'NodeClaim',
     webhook: { name: 'karpenter', namespace: 'karpenter', port },
+  });
+
+/** Karpenter's two events for each of `n` nodes it consolidated, one every 4 minutes up to 2 minutes before NOW. */
+const consolidated = (pool: string, n: number, reason = 'Underutilized') =>
+  Array.from({ length: n }, (_, i) => {
+    const at = minutesAfter(T0, 58 - 4 * (n - 1 - i));
+    const suffix = `${String.fromCharCode(97 + i)}x7k${i % 10}`;
+    const common = { reason: 'DisruptionTerminating', type: 'Normal', source: 'karpenter', firstTime: at, lastTime: at };
+    return [
+      event({ ...common, kind: 'Node', name: `ip-10-59-80-${i + 10}.ec2.internal`, message: `Disrupting Node: ${reason}` }),
+      event({ ...common, kind: 'NodeClaim', name: `${pool}-${suffix}`, message: `Disrupting NodeClaim: ${reason}` }),
+    ];
+  }).flat();
+
+const DRIFTED = 'default-x7k2p';
+/** A NodeClaim drifted (AMIDrift) three hours before NOW, with its Node and a web pod, plus `parts`. */
+const blockedDrift = (parts: Parameters<typeof snapshotOf>[0]) =>
+  snapshotOf({
+    nodeClaims: [runningClaim({ name: DRIFTED, drift: { reason: 'AMIDrift', at: minutesAfter(T0, -180) } })],
+    nodePools: [poolWith({})],
+    nodes: [claimNode(DRIFTED)],
+    pods: [webPod(DRIFTED)],
+    pdbs: [],
+    ...parts,
   });
 
 export type Pair = `${FindingCode}/${string}`;
@@ -616,6 +676,126 @@ export const SCENARIOS: Scenario[] = [
       deployments: [karpenterDeployment({ replicas: 1, readyReplicas: 1 })],
     }),
     produces: [],
+  },
+  {
+    name: 'NodePool consolidated 12 times in the hour with consolidateAfter 0s',
+    snapshot: snapshotOf({
+      events: consolidated('default', 12),
+      nodePools: [
+        nodePool({ name: 'default', disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' } }),
+      ],
+    }),
+    produces: ['CONSOLIDATION_CHURN/CONSOLIDATE_AFTER_TOO_SHORT'],
+  },
+  {
+    name: 'NodePool consolidated 10 times in the hour, consolidateAfter 10m, budgets only for drift',
+    snapshot: snapshotOf({
+      events: consolidated('general-purpose', 10),
+      nodePools: [
+        nodePool({
+          name: 'general-purpose',
+          disruption: { consolidateAfter: '10m', budgets: [{ nodes: '10%' }, { nodes: '0', reasons: ['Drifted'] }] },
+        }),
+      ],
+    }),
+    produces: ['CONSOLIDATION_CHURN/NO_DISRUPTION_BUDGET'],
+  },
+  {
+    name: 'NodePool emptied 10 times in the hour despite consolidateAfter 15m and a one-at-a-time budget',
+    snapshot: snapshotOf({
+      events: consolidated('batch', 10, 'Empty'),
+      nodePools: [
+        nodePool({
+          name: 'batch',
+          disruption: { consolidationPolicy: 'WhenEmpty', consolidateAfter: '15m', budgets: [{ nodes: '1' }] },
+        }),
+      ],
+    }),
+    produces: ['CONSOLIDATION_CHURN/UNKNOWN'],
+  },
+  {
+    name: 'AMI drift held by a budget of 0 for Drifted',
+    snapshot: blockedDrift({ nodePools: [poolWith({ disruption: { budgets: [{ nodes: '0', reasons: ['Drifted'] }] } })] }),
+    produces: ['DISRUPTION_BLOCKED/BUDGET_BLOCKS'],
+  },
+  {
+    name: 'AMI drift held by a PDB that allows no disruption',
+    snapshot: blockedDrift({
+      pdbs: [pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' }, disruptionsAllowed: 0 })],
+    }),
+    produces: ['DISRUPTION_BLOCKED/PDB_BLOCKS_EVICTION'],
+  },
+  {
+    name: 'AMI drift held by a pod under two PDBs',
+    snapshot: blockedDrift({
+      pdbs: [
+        pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' } }),
+        pdb({ name: 'web-all', namespace: 'shop', matchLabels: { app: 'web' } }),
+      ],
+    }),
+    produces: ['DISRUPTION_BLOCKED/MULTIPLE_PDBS'],
+  },
+  {
+    name: 'AMI drift held by a do-not-disrupt pod',
+    snapshot: blockedDrift({ pods: [webPod(DRIFTED, 'etl-5f6d7c8b9-q8w7e', { 'karpenter.sh/do-not-disrupt': 'true' })] }),
+    produces: ['DISRUPTION_BLOCKED/DO_NOT_DISRUPT_POD'],
+  },
+  {
+    name: 'AMI drift held by a do-not-disrupt Node',
+    snapshot: blockedDrift({ nodes: [withAnnotations(claimNode(DRIFTED), { 'karpenter.sh/do-not-disrupt': 'true' })] }),
+    produces: ['DISRUPTION_BLOCKED/DO_NOT_DISRUPT_NODE'],
+  },
+  {
+    name: 'AMI drift not replaced, nothing captured says why',
+    snapshot: blockedDrift({}),
+    produces: ['DISRUPTION_BLOCKED/UNKNOWN'],
+  },
+  {
+    name: 'node terminating, its controller scaled to 0',
+    snapshot: draining({
+      pods: [coredns, onDrainingNode('web-7d4b9c8f6d-x2x1q')],
+      deployments: [karpenterDeployment({ replicas: 0, readyReplicas: 0 })],
+    }),
+    produces: ['NODE_TERMINATION_STUCK/CONTROLLER_UNAVAILABLE'],
+  },
+  {
+    name: 'node terminating, a single-replica PDB at 0',
+    snapshot: draining({ pods: [coredns, runningController, onDrainingNode('web-7d4b9c8f6d-x2x1q')], pdbs: [zeroBudget('web')] }),
+    produces: ['NODE_TERMINATION_STUCK/PDB_BLOCKS_EVICTION'],
+  },
+  {
+    name: 'node terminating, two PDBs select one pod',
+    snapshot: draining({
+      pods: [coredns, runningController, onDrainingNode('web-7d4b9c8f6d-x2x1q')],
+      pdbs: [zeroBudget('web', { app: 'web' }, 1), zeroBudget('web-all', { app: 'web' }, 1)],
+    }),
+    produces: ['NODE_TERMINATION_STUCK/MULTIPLE_PDBS'],
+  },
+  {
+    name: 'node terminating, a do-not-disrupt pod on it',
+    snapshot: draining({
+      pods: [
+        coredns,
+        runningController,
+        withAnnotations(onDrainingNode('report-28391', 'batch', { job: 'report' }), { 'karpenter.sh/do-not-disrupt': 'true' }),
+      ],
+    }),
+    produces: ['NODE_TERMINATION_STUCK/DO_NOT_DISRUPT_POD'],
+  },
+  {
+    name: 'node drained, an EBS volume still attached',
+    snapshot: draining({
+      pods: [coredns, runningController],
+      volumeAttachments: [
+        volumeAttachment({ name: 'csi-3f1e9a7c5b', nodeName: DRAINING_NODE, persistentVolumeName: 'pvc-0b5e1d2c' }),
+      ],
+    }),
+    produces: ['NODE_TERMINATION_STUCK/VOLUME_DETACH_PENDING'],
+  },
+  {
+    name: 'node terminating, its pods not captured and no telling event',
+    snapshot: draining({ pods: [workload('web-1')] }),
+    produces: ['NODE_TERMINATION_STUCK/UNKNOWN'],
   },
   {
     name: 'healthy cluster with routine noise',

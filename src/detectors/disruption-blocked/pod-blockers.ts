@@ -1,0 +1,39 @@
+/**
+ * What on the blocked NodeClaims' nodes keeps Karpenter from draining them, from the shared
+ * eviction-blockers module (Karpenter's rules), named the way this finding words them (`ns/name`).
+ */
+import type { Pod, PodDisruptionBudget } from '../../domain/kube.ts';
+import { evictionBlockers, pdbRef } from '../karpenter/eviction-blockers.ts';
+
+export interface PdbHold {
+  namespace: string;
+  name: string;
+  /** `ns/name` of the pods on these nodes it holds. */
+  pods: string[];
+  pdb: PodDisruptionBudget;
+}
+
+export interface PodBlockers {
+  /** PDBs that allow no disruption now, with the pods on these nodes they hold. */
+  zeroPdbs: PdbHold[];
+  /** Pods selected by more than one PDB (the eviction API refuses them), with those PDBs (`ns/name`). */
+  multiple: { pod: string; pdbs: string[] }[];
+  /** Pods annotated `karpenter.sh/do-not-disrupt` (`"true"`, or a duration not yet run out). */
+  doNotDisrupt: { pod: string; value: string }[];
+}
+
+export const podRef = (p: Pod) => `${p.metadata?.namespace ?? 'default'}/${p.metadata?.name ?? '?'}`;
+
+export function podBlockers(pods: readonly Pod[], pdbs: readonly PodDisruptionBudget[], now: Date): PodBlockers {
+  const found = evictionBlockers(pods, pdbs, now);
+  return {
+    zeroPdbs: found.pdbBlocked.map((b) => ({
+      namespace: b.pdb.metadata?.namespace ?? 'default',
+      name: b.pdb.metadata?.name ?? '?',
+      pods: b.pods.map(podRef),
+      pdb: b.pdb,
+    })),
+    multiple: found.multiplePdbs.map((m) => ({ pod: podRef(m.pod), pdbs: m.pdbs.map(pdbRef).sort() })),
+    doNotDisrupt: found.doNotDisrupt.map((d) => ({ pod: podRef(d.pod), value: d.value })),
+  };
+}

@@ -1,0 +1,2 @@
+/** The NODE_TERMINATION_STUCK detector: the one export the registry reads. */
+export { nodeTerminationStuck } from './detector.ts';
