@@ -170,6 +170,7 @@ export function readScanConfig(env: NodeJS.ProcessEnv = process.env): ScanConfig
       terminationStuckMs: read.duration('TERMINATION_STUCK_AFTER', DEFAULT_DETECTION.terminationStuckMs),
       disruptionBlockedMs: read.duration('DISRUPTION_BLOCKED_AFTER', DEFAULT_DETECTION.disruptionBlockedMs),
       churnPerHour: read.integer('CHURN_PER_HOUR', DEFAULT_DETECTION.churnPerHour, 1, 10_000),
+      initializationMs: read.duration('INITIALIZATION_TIMEOUT', DEFAULT_DETECTION.initializationMs),
     },
     actions: {
       modes: {

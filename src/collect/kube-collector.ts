@@ -3,7 +3,7 @@ import { isPodReady } from '../domain/kube-helpers.ts';
 import type { EC2NodeClass, KubeObject, Node, NodeClaim, NodePool, Pod } from '../domain/kube.ts';
 import type { KubernetesReader } from '../ports/kubernetes.ts';
 import type { CaptureMerger } from '../snapshot/capture-merger.ts';
-import { readControllerLog } from '../snapshot/controller-logs.ts';
+import { asPreviousLog, readControllerLog } from '../snapshot/controller-logs.ts';
 import { classifyKubeObject } from '../snapshot/kube-objects.ts';
 import type { Contribution } from '../snapshot/recognise.ts';
 import type { JsonRecord } from '../domain/shape.ts';
@@ -15,6 +15,7 @@ import {
   KUBE_LISTS,
   LOG_TAIL_LINES,
   PENDING_PODS,
+  PREVIOUS_LOG_LIMIT_BYTES,
   podsOnNode,
 } from './kube-sources.ts';
 import { nodesOfInterest } from './nodes-of-interest.ts';
@@ -175,25 +176,54 @@ function uniqueByUid(pods: readonly JsonRecord[]): JsonRecord[] {
   return [...byKey.values()];
 }
 
-/** Logs of the running controller pods (the leader is one of them); of all of them if none runs. */
+/**
+ * Logs of the running controller pods (the leader is one of them); of all of them if none runs.
+ * And, of every controller pod that restarted, the previous container's log (`--previous`): why
+ * it stopped (an OOM kill, a lost lease, an unreachable AWS API). One more request per restarted
+ * pod, none on a healthy cluster. A previous log that cannot be read (the kubelet already removed
+ * the container) costs nothing but its lines.
+ */
 async function collectLogs(kube: KubernetesReader, pods: readonly Pod[], merger: CaptureMerger, gap: Gap) {
   const running = pods.filter((p) => p.status?.phase === 'Running');
   const from = running.length > 0 ? running : pods;
-  const results = await Promise.allSettled(
-    from.map(async (pod) => {
-      const namespace = pod.metadata?.namespace ?? '';
-      const name = pod.metadata?.name ?? '';
-      const container = pod.spec?.containers?.find((c) => c.name === 'controller')?.name;
-      const text = await kube.podLog({ namespace, pod: name, tailLines: LOG_TAIL_LINES, ...(container ? { container } : {}) });
-      return readControllerLog(text, `${namespace}/${name}`);
-    }),
-  );
+  const read = async (pod: Pod, previous: boolean) => {
+    const namespace = pod.metadata?.namespace ?? '';
+    const name = pod.metadata?.name ?? '';
+    const container = controllerContainer(pod);
+    const text = await kube.podLog({
+      namespace,
+      pod: name,
+      tailLines: LOG_TAIL_LINES,
+      ...(container ? { container } : {}),
+      ...(previous ? { previous: true, limitBytes: PREVIOUS_LOG_LIMIT_BYTES } : {}),
+    });
+    return previous
+      ? asPreviousLog(readControllerLog(text, `${namespace}/${name} (previous)`))
+      : readControllerLog(text, `${namespace}/${name}`);
+  };
+  const restarted = pods.filter((p) => restartsOf(p, controllerContainer(p)) > 0);
+  const [results, previous] = await Promise.all([
+    Promise.allSettled(from.map((pod) => read(pod, false))),
+    Promise.allSettled(restarted.map((pod) => read(pod, true))),
+  ]);
   const failed = results.find((r) => r.status === 'rejected');
   if (failed && !results.some((r) => r.status === 'fulfilled')) {
     gap('logs', failed.reason);
     return;
   }
-  merger.addLogs(results.flatMap((r) => (r.status === 'fulfilled' ? r.value : [])));
+  merger.addLogs([...previous, ...results].flatMap((r) => (r.status === 'fulfilled' ? r.value : [])));
+}
+
+/** The container the logs are read from: `controller` (the chart's name) when the pod has one. */
+function controllerContainer(pod: Pod): string | undefined {
+  return pod.spec?.containers?.find((c) => c.name === 'controller')?.name;
+}
+
+/** Restarts of that container, else of every container of the pod. */
+function restartsOf(pod: Pod, container: string | undefined): number {
+  const statuses = pod.status?.containerStatuses ?? [];
+  const chosen = container === undefined ? statuses : statuses.filter((c) => c.name === container);
+  return chosen.reduce((n, c) => n + (typeof c.restartCount === 'number' ? c.restartCount : 0), 0);
 }
 
 /** API items → what a capture file of them would contribute (checked by the same code). */

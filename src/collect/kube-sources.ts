@@ -40,3 +40,9 @@ export function podsOnNode(nodeName: string): KubeListQuery {
 
 /** Lines of the controller's log to read per pod: enough for the last denials, bounded for Lambda. */
 export const LOG_TAIL_LINES = 500;
+
+/**
+ * Bytes of a previous container's log to read per pod (`limitBytes`): the same LOG_TAIL_LINES,
+ * and no more than this, since a controller dying in a loop may have written a huge last line.
+ */
+export const PREVIOUS_LOG_LIMIT_BYTES = 1024 * 1024;

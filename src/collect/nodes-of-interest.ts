@@ -7,11 +7,13 @@ export const DISRUPTED_TAINT_KEY = 'karpenter.sh/disrupted';
 const LEGACY_DISRUPTION_TAINT_KEY = 'karpenter.sh/disruption';
 
 /**
- * The nodes Karpenter is terminating or wants to disrupt, by name, sorted: the ones whose pods a
- * live scan reads (what holds their drain: PodDisruptionBudgets, volumes, do-not-disrupt pods).
+ * The nodes Karpenter is terminating or wants to disrupt, or has not initialised, by name, sorted:
+ * the ones whose pods a live scan reads (what holds their drain: PodDisruptionBudgets, volumes,
+ * do-not-disrupt pods; which agent that should finish initialising a node is missing from it).
  * - a Node being deleted (`metadata.deletionTimestamp`), or tainted `karpenter.sh/disrupted:NoSchedule`;
  * - the node of a NodeClaim being deleted, `Drifted`, or older than its NodePool's
- *   `spec.template.spec.expireAfter` (a Go duration; `Never` never expires).
+ *   `spec.template.spec.expireAfter` (a Go duration; `Never` never expires);
+ * - the node of a NodeClaim `Registered=True` whose `Initialized` is not True.
  * A healthy cluster has none, so its scan reads no pods beyond the Pending and controller ones.
  */
 export function nodesOfInterest(
@@ -30,7 +32,7 @@ export function nodesOfInterest(
     nodes.flatMap((n) => (n.spec?.providerID && n.metadata?.name ? [[n.spec.providerID, n.metadata.name]] : [])),
   );
   for (const claim of nodeClaims) {
-    if (!isBeingDisrupted(claim, expiry.get(nodePoolOfClaim(claim)), now)) continue;
+    if (!isBeingDisrupted(claim, expiry.get(nodePoolOfClaim(claim)), now) && !isUninitialized(claim)) continue;
     const name = claim.status?.nodeName ?? (claim.status?.providerID ? nodeByProvider.get(claim.status.providerID) : undefined);
     if (name) names.add(name);
   }
@@ -41,6 +43,10 @@ function isTaintedDisrupted(node: Node): boolean {
   return (node.spec?.taints ?? []).some(
     (t) => (t.key === DISRUPTED_TAINT_KEY || t.key === LEGACY_DISRUPTION_TAINT_KEY) && t.effect === 'NoSchedule',
   );
+}
+
+function isUninitialized(claim: NodeClaim): boolean {
+  return isConditionTrue(claim, 'Registered') && !isConditionTrue(claim, 'Initialized');
 }
 
 function isBeingDisrupted(claim: NodeClaim, expireAfter: number | undefined, now: Date): boolean {

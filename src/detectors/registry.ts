@@ -3,6 +3,7 @@ import type { SourceName } from '../domain/snapshot.ts';
 import { detectorVerdict, type Detector } from './detector.ts';
 import { amiSelectorUnscoped } from './ami-selector-unscoped/index.ts';
 import { controllerPending } from './karpenter-controller-pending/index.ts';
+import { controllerUnhealthy } from './karpenter-controller-unhealthy/index.ts';
 import { consolidationChurn } from './consolidation-churn/index.ts';
 import { disruptionBlocked } from './disruption-blocked/index.ts';
 import { crdConversionWebhookBroken } from './crd-conversion-webhook-broken/index.ts';
@@ -10,15 +11,18 @@ import { instanceProvenanceUnproven } from './instance-provenance-unproven/index
 import { karpenterIamDenied } from './karpenter-iam-denied/index.ts';
 import { nodeClaimLaunchFailed } from './nodeclaim-launch-failed/index.ts';
 import { nodeClaimNotRegistered } from './nodeclaim-not-registered/index.ts';
+import { nodeNotInitialized } from './node-not-initialized/index.ts';
 import { nodeClassNotReady } from './nodeclass-not-ready/index.ts';
 import { nodePoolNotReady } from './nodepool-not-ready/index.ts';
 import { nodeTerminationStuck } from './node-termination-stuck/index.ts';
 import { orphanedInstance } from './orphaned-instance/index.ts';
 import { podsPendingProlonged } from './pods-pending-prolonged/index.ts';
+import { subnetIpsLow } from './subnet-ips-low/index.ts';
 
 /** Every detector, one line each. Order does not matter: the report sorts findings. */
 export const DETECTORS: readonly Detector[] = [
   controllerPending,
+  controllerUnhealthy,
   podsPendingProlonged,
   nodeClaimNotRegistered,
   nodeClaimLaunchFailed,
@@ -29,6 +33,8 @@ export const DETECTORS: readonly Detector[] = [
   crdConversionWebhookBroken,
   amiSelectorUnscoped,
   instanceProvenanceUnproven,
+  subnetIpsLow,
+  nodeNotInitialized,
   consolidationChurn,
   disruptionBlocked,
   nodeTerminationStuck,

@@ -127,4 +127,9 @@ export interface LogLine {
   fields: Record<string, unknown>;
   /** Where it came from, for evidence: `file:line`. */
   origin: string;
+  /**
+   * A line of the previous container's log (`kubectl logs --previous`, a `karpenter-previous.log`
+   * capture): what the controller wrote before its last restart. Absent on the current log's lines.
+   */
+  previous?: true;
 }

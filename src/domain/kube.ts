@@ -109,6 +109,18 @@ export interface PodSpec {
   serviceAccountName?: string;
   /** Kubernetes 1.30+: the pod stays Pending by design until every gate is removed. */
   schedulingGates?: { name: string }[];
+  topologySpreadConstraints?: TopologySpreadConstraint[];
+  /** Only what names a PersistentVolumeClaim is read. */
+  volumes?: { name?: string; persistentVolumeClaim?: { claimName?: string } }[];
+}
+
+export interface TopologySpreadConstraint {
+  maxSkew?: number;
+  topologyKey: string;
+  /** `DoNotSchedule` (default) or `ScheduleAnyway`. */
+  whenUnsatisfiable?: 'DoNotSchedule' | 'ScheduleAnyway' | string;
+  minDomains?: number;
+  labelSelector?: LabelSelector;
 }
 
 export interface Pod extends KubeObject {
@@ -118,8 +130,24 @@ export interface Pod extends KubeObject {
     conditions?: Condition[];
     startTime?: string;
     nominatedNodeName?: string;
-    containerStatuses?: { name?: string; ready?: boolean; restartCount?: number }[];
+    containerStatuses?: ContainerStatus[];
   };
+}
+
+/** A container's state: exactly one of the three is set. */
+export interface ContainerState {
+  waiting?: { reason?: string; message?: string };
+  running?: { startedAt?: string };
+  terminated?: { reason?: string; message?: string; exitCode?: number; startedAt?: string; finishedAt?: string };
+}
+
+export interface ContainerStatus {
+  name?: string;
+  ready?: boolean;
+  restartCount?: number;
+  state?: ContainerState;
+  /** The previous run, when the container restarted: `OOMKilled`, `Error` and when it ended. */
+  lastState?: ContainerState;
 }
 
 export interface PodTemplate {
@@ -258,6 +286,8 @@ export interface NodeClaim extends KubeObject {
     nodeClassRef?: NodeClassRef;
     requirements?: NodeSelectorRequirementWithMinValues[];
     taints?: Taint[];
+    /** Copied from the NodePool: taints Karpenter waits for someone to remove before it initialises the node. */
+    startupTaints?: Taint[];
     resources?: { requests?: Record<string, string> };
     /** Copied from the NodePool at launch: how long a drain may wait before Karpenter deletes the pods anyway. */
     terminationGracePeriod?: string;
@@ -341,7 +371,7 @@ export interface EC2NodeClass extends KubeObject {
   };
   status?: {
     amis?: { id?: string; name?: string; requirements?: unknown[] }[];
-    subnets?: { id?: string; zone?: string }[];
+    subnets?: { id?: string; zone?: string; zoneID?: string }[];
     securityGroups?: { id?: string; name?: string }[];
     instanceProfile?: string;
     conditions?: Condition[];

@@ -60,7 +60,17 @@ function kubeObject(spec: Check, status: Check, more: Record<string, Check> = {}
   return obj({ metadata: objectMeta, spec, status, ...more });
 }
 
-const pod = kubeObject(podSpec, obj({ phase: str, conditions, startTime: time, nominatedNodeName: str }));
+const containerState = obj({
+  waiting: obj({ reason: str, message: str }),
+  running: obj({ startedAt: time }),
+  terminated: obj({ reason: str, message: str, exitCode: num, startedAt: time, finishedAt: time }),
+});
+const containerStatus = obj({ name: str, ready: bool, restartCount: num, state: containerState, lastState: containerState });
+
+const pod = kubeObject(
+  podSpec,
+  obj({ phase: str, conditions, startTime: time, nominatedNodeName: str, containerStatuses: arr(containerStatus) }),
+);
 
 const deployment = kubeObject(
   obj({ replicas: num, selector: labelSelector, template: podTemplate, paused: bool }),

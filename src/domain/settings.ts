@@ -12,6 +12,8 @@ export interface DetectionSettings {
   disruptionBlockedMs: number;
   /** Consolidation disruptions of one NodePool's nodes in the last hour (CONSOLIDATION_CHURN). */
   churnPerHour: number;
+  /** A NodeClaim registered but not Initialized at least this long (NODE_NOT_INITIALIZED). */
+  initializationMs: number;
 }
 
 export const DEFAULT_DETECTION: DetectionSettings = {
@@ -22,6 +24,7 @@ export const DEFAULT_DETECTION: DetectionSettings = {
   terminationStuckMs: 15 * 60_000,
   disruptionBlockedMs: 2 * 3_600_000,
   churnPerHour: 10,
+  initializationMs: 10 * 60_000,
 };
 
 export const ACTION_MODES = ['off', 'dry-run', 'apply'] as const;

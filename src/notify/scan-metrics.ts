@@ -54,12 +54,30 @@ export function scanMetrics(input: ScanMetricsInput): MetricDatum[] {
     ['NODE_TERMINATION_STUCK', METRIC.stuckTerminations],
     ['DISRUPTION_BLOCKED', METRIC.disruptionBlockedNodeClaims],
     ['CONSOLIDATION_CHURN', METRIC.consolidationDisruptions],
+    ['NODE_NOT_INITIALIZED', METRIC.uninitializedNodeClaims],
   ];
   for (const [code, name] of counted) {
     if (!detectorRuns(code, snapshot.captured)) continue;
     const findings = report.findings.filter((f) => f.code === code);
     add(name, 'Count', sum(findings));
     for (const [pool, n] of byPool(findings)) add(name, 'Count', n, { NodePool: pool });
+  }
+
+  // Restarts of the controller's containers as kubelet counts them (the sum over its pods).
+  if (controllers.some((c) => c.pods.length > 0)) {
+    add(
+      METRIC.controllerRestarts,
+      'Count',
+      controllers.flatMap((c) => c.pods).reduce((n, p) => n + restartsOf(p), 0),
+    );
+  }
+
+  // Free addresses of every subnet the EC2NodeClasses launch into: the series that shows a subnet draining.
+  if (snapshot.captured.has('subnets')) {
+    for (const subnet of snapshot.subnets) {
+      if (subnet.availableIpAddressCount === undefined) continue;
+      add(METRIC.subnetFreeAddresses, 'Count', subnet.availableIpAddressCount, { Subnet: subnet.id });
+    }
   }
 
   for (const severity of SEVERITIES) add(METRIC.findings, 'Count', report.summary[severity], { Severity: severity });
@@ -88,6 +106,10 @@ function oldestAgeSeconds(pods: readonly Pod[], now: Date): number {
     if (age !== undefined && age > oldest) oldest = age;
   }
   return Math.floor(oldest / 1000);
+}
+
+function restartsOf(pod: Pod): number {
+  return (pod.status?.containerStatuses ?? []).reduce((n, c) => n + (c.restartCount ?? 0), 0);
 }
 
 /** How many objects (NodeClaims, instances) one finding stands for: one when the detector did not say. */

@@ -71,6 +71,10 @@ export interface PodLogQuery {
   pod: string;
   container?: string;
   tailLines: number;
+  /** The previous (terminated) container's log, as `kubectl logs --previous`. */
+  previous?: boolean;
+  /** At most this many bytes of log (the API's `limitBytes`). */
+  limitBytes?: number;
 }
 
 /** A merge patch on a Deployment, applied only if the object is still at `resourceVersion`. */

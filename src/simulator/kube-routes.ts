@@ -284,15 +284,28 @@ function podLog(store: KubeStore, namespace: string, name: string, query: URLSea
   if (container === undefined && containers.length > 1) {
     throw badRequest(`a container name must be specified for pod ${name}, choose one of: [${containers.join(' ')}]`);
   }
-  if (query.get('previous') === 'true') {
-    throw badRequest(`previous terminated container "${container ?? containers[0] ?? ''}" in pod "${name}" not found`);
+  const previous = query.get('previous') === 'true';
+  let lines: readonly string[] | undefined = store.podLog(namespace, name, container ?? containers[0], previous);
+  if (previous && lines === undefined) {
+    // The kubelet keeps the last terminated container: a pod that restarted has one, its log not captured.
+    if (!pod || restarts(pod.object) === 0) {
+      throw badRequest(`previous terminated container "${container ?? containers[0] ?? ''}" in pod "${name}" not found`);
+    }
+    lines = [];
   }
-  let lines = store.podLog(namespace, name, container ?? containers[0]) ?? [];
+  lines ??= [];
   const tail = nonNegativeInteger(query, 'tailLines');
   if (tail !== undefined) lines = tail === 0 ? [] : lines.slice(-tail);
   const text = lines.map((l) => `${l}\n`).join('');
   const limitBytes = nonNegativeInteger(query, 'limitBytes');
   return limitBytes === undefined ? text : Buffer.from(text).subarray(0, limitBytes).toString('utf8');
+}
+
+/** Restarts of all a pod's containers, from its stored status. */
+function restarts(pod: JsonRecord): number {
+  const status = isRecord(pod.status) ? pod.status : {};
+  const statuses = Array.isArray(status.containerStatuses) ? status.containerStatuses : [];
+  return statuses.reduce<number>((n, c) => n + (isRecord(c) && typeof c.restartCount === 'number' ? c.restartCount : 0), 0);
 }
 
 function nonNegativeInteger(query: URLSearchParams, name: string): number | undefined {

@@ -120,6 +120,8 @@ export function lowerBound(sorted: readonly StoredObject[], key: string): number
 export class KubeStore {
   readonly #tables = new Map<SimResourceName, ResourceTable>();
   readonly #logs = new Map<string, Map<string, readonly string[]>>();
+  /** The previous (terminated) containers' logs, as `#logs`. */
+  readonly #previousLogs = new Map<string, Map<string, readonly string[]>>();
   #resourceVersion = 0;
   /** Continue tokens issued before this resourceVersion are expired (410 Gone). */
   #compactedAt = 0;
@@ -192,21 +194,28 @@ export class KubeStore {
     if (!existing) return undefined;
     table.delete(key);
     this.#resourceVersion++;
-    if (resource === 'pods') this.#logs.delete(key);
+    if (resource === 'pods') {
+      this.#logs.delete(key);
+      this.#previousLogs.delete(key);
+    }
     return existing;
   }
 
-  /** Sets a container's log; `container` undefined means whichever container is asked for. */
-  setPodLog(namespace: string, pod: string, lines: readonly string[], container?: string): void {
+  /**
+   * Sets a container's log; `container` undefined means whichever container is asked for.
+   * `previous`: the log of the container that ran before the last restart (`kubectl logs --previous`).
+   */
+  setPodLog(namespace: string, pod: string, lines: readonly string[], container?: string, previous = false): void {
     const key = objectKey(namespace, pod);
-    const logs = this.#logs.get(key) ?? new Map<string, readonly string[]>();
+    const all = previous ? this.#previousLogs : this.#logs;
+    const logs = all.get(key) ?? new Map<string, readonly string[]>();
     logs.set(container ?? '', lines);
-    this.#logs.set(key, logs);
+    all.set(key, logs);
   }
 
-  /** The log lines of a pod's container; undefined when the pod has no log at all. */
-  podLog(namespace: string, pod: string, container?: string): readonly string[] | undefined {
-    const logs = this.#logs.get(objectKey(namespace, pod));
+  /** The log lines of a pod's container; undefined when the pod has no log at all (no previous one, with `previous`). */
+  podLog(namespace: string, pod: string, container?: string, previous = false): readonly string[] | undefined {
+    const logs = (previous ? this.#previousLogs : this.#logs).get(objectKey(namespace, pod));
     if (!logs) return undefined;
     return (container !== undefined ? logs.get(container) : undefined) ?? logs.get('') ?? [];
   }

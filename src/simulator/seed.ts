@@ -76,22 +76,29 @@ export function storeFromSnapshot(snapshot: ClusterSnapshot): KubeStore {
  * the controller's Deployment, so that no pod appears that the capture says does not exist.
  */
 function attachControllerLogs(store: KubeStore, snapshot: ClusterSnapshot): void {
-  const lines = snapshot.logs.map(logLineAsPrinted);
+  const lines = snapshot.logs.filter((l) => !l.previous).map(logLineAsPrinted);
+  const previous = snapshot.logs.filter((l) => l.previous).map(logLineAsPrinted);
   const controllers = new SnapshotIndex(snapshot).controllers;
   const deployment = controllers.find((c) => c.deployment)?.deployment;
-  const pod = controllerLogPod(controllers) ?? (snapshot.captured.has('pods') ? undefined : logSourcePod(snapshot, deployment));
+  const pod =
+    controllerLogPod(controllers, previous.length > 0) ??
+    (snapshot.captured.has('pods') ? undefined : logSourcePod(snapshot, deployment, previous.length > 0));
   if (pod) {
     if (!store.get('pods', pod.metadata?.name ?? '', pod.metadata?.namespace)) store.put('pods', pod as JsonRecord);
-    store.setPodLog(pod.metadata?.namespace ?? 'default', pod.metadata?.name ?? '', lines, logContainer(pod));
+    const [namespace, name] = [pod.metadata?.namespace ?? 'default', pod.metadata?.name ?? ''];
+    store.setPodLog(namespace, name, lines, logContainer(pod));
+    if (previous.length > 0) store.setPodLog(namespace, name, previous, logContainer(pod), true);
     return;
   }
-  store.setPodLog(deployment?.metadata?.namespace ?? 'karpenter', deployment?.metadata?.name ?? 'karpenter', lines);
+  const [namespace, name] = [deployment?.metadata?.namespace ?? 'karpenter', deployment?.metadata?.name ?? 'karpenter'];
+  store.setPodLog(namespace, name, lines);
+  if (previous.length > 0) store.setPodLog(namespace, name, previous, undefined, true);
 }
 
 export const SIMULATED_ANNOTATION = 'karpenter-sentinel.io/simulated';
 
 /** A running controller pod standing in for the one whose log was captured without it. */
-function logSourcePod(snapshot: ClusterSnapshot, deployment: Deployment | undefined): Pod {
+function logSourcePod(snapshot: ClusterSnapshot, deployment: Deployment | undefined, restarted: boolean): Pod {
   const namespace = deployment?.metadata?.namespace ?? 'karpenter';
   const name = deployment?.metadata?.name ?? 'karpenter';
   const since = snapshot.logs.map((l) => l.time).find((t) => t !== undefined);
@@ -110,13 +117,18 @@ function logSourcePod(snapshot: ClusterSnapshot, deployment: Deployment | undefi
       phase: 'Running',
       conditions: [{ type: 'Ready', status: 'True' }],
       ...(since ? { startTime: since } : {}),
+      // A previous log was captured: the container restarted once, so the collector reads it.
+      ...(restarted ? { containerStatuses: [{ name: 'controller', ready: true, restartCount: 1 }] } : {}),
     },
   };
 }
 
-function controllerLogPod(controllers: readonly ControllerInfo[]): Pod | undefined {
+/** With a previous log: a pod that restarted (the collector reads only their previous logs). */
+function controllerLogPod(controllers: readonly ControllerInfo[], restarted: boolean): Pod | undefined {
   const pods = controllers.flatMap((c) => c.pods).sort((a, b) => podKey(a).localeCompare(podKey(b)));
-  return pods.find((p) => p.status?.phase === 'Running') ?? pods[0];
+  const running = (p: Pod) => p.status?.phase === 'Running';
+  const hasRestarted = (p: Pod) => (p.status?.containerStatuses ?? []).some((c) => (c.restartCount ?? 0) > 0);
+  return (restarted ? pods.find((p) => running(p) && hasRestarted(p)) : undefined) ?? pods.find(running) ?? pods[0];
 }
 
 function podKey(pod: Pod): string {

@@ -2,7 +2,7 @@ import { basename, extname } from 'node:path';
 import { InputError, NothingReadableError, SentinelError, UsageError } from '../domain/errors.ts';
 import { captureContent, type ByteSource } from './capture-content.ts';
 import { CaptureMerger } from './capture-merger.ts';
-import { readControllerLogFrom } from './controller-logs.ts';
+import { asPreviousLog, isPreviousControllerLog, readControllerLogFrom } from './controller-logs.ts';
 import type { LoadOptions, LoadResult } from './load-result.ts';
 import { sourceMeantByFile } from './file-source.ts';
 import { SavedCliError } from './not-an-output.ts';
@@ -57,7 +57,7 @@ export class SnapshotAssembler {
         const { lines, dropped } = readControllerLogFrom(content.open(), path);
         const all = lines.length + dropped;
         this.#merger.addLogs(
-          lines,
+          isPreviousControllerLog(content.name) ? asPreviousLog(lines) : lines,
           dropped > 0 ? `${path}: read the last ${int(lines.length)} of ${int(all)} log lines` : undefined,
         );
       } else this.#merger.add(path, recogniseCapture(content, basename(content.name, extname(content.name))));

@@ -123,6 +123,17 @@ else
   failed=$((failed + 1))
   echo "saved $out/karpenter-logs.txt (kubectl logs failed; its error is in the file)" >&2
 fi
+# The log before each controller pod's last restart (why it stopped: OOMKilled, a lost lease, an AWS
+# API out of reach). A pod that never restarted has none; that is no failure, and nothing is saved.
+: >"$out/karpenter-previous.log"
+for pod in $(kubectl get pods -n "$namespace" -l app.kubernetes.io/name=karpenter -o jsonpath='{.items[*].metadata.name}' 2>/dev/null); do
+  case $pod in *[!a-z0-9.-]*) continue ;; esac
+  if kubectl logs -n "$namespace" "pod/$pod" --all-containers --prefix --previous --tail=5000 >"$out/karpenter-previous.tmp" 2>/dev/null; then
+    cat "$out/karpenter-previous.tmp" >>"$out/karpenter-previous.log"
+  fi
+done
+rm -f "$out/karpenter-previous.tmp"
+if [ -s "$out/karpenter-previous.log" ]; then echo "saved $out/karpenter-previous.log"; else rm -f "$out/karpenter-previous.log"; fi
 
 ${AWS.map(([file, command]) => `run ${file} ${command}`).join('\n')}
 for profile in $(aws_ eks list-fargate-profiles --cluster-name "$cluster" --query 'fargateProfileNames[]' --output text 2>/dev/null); do

@@ -24,6 +24,21 @@ export function readControllerLog(text: string, file: string): LogLine[] {
 }
 
 /**
+ * The previous container's log (`kubectl logs --previous`): a `.log` file whose name ends in
+ * `previous` (`karpenter-previous.log`, `previous.log`, `karpenter_previous.log.gz`). Its lines say
+ * why the controller last stopped; every other `.log` file is the current log.
+ */
+export function isPreviousControllerLog(fileName: string): boolean {
+  const base = fileName.replace(/^.*[\\/]/, '');
+  return /(?:^|[-_.])previous\.log(?:\.gz|\.gzip)?$/i.test(base);
+}
+
+/** The same lines, marked as the previous container's (LogLine.previous). */
+export function asPreviousLog(lines: readonly LogLine[]): LogLine[] {
+  return lines.map((line) => ({ ...line, previous: true }));
+}
+
+/**
  * Karpenter's lines are a few kB (an error quoting a whole object, a few MB); a longer one keeps
  * its first 64 MiB. Past that it is no log line anyone wrote, and one line must not take all memory.
  */

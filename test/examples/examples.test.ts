@@ -52,7 +52,6 @@ interface ExampleCase {
 
 const manual = { action: 'MANUAL', status: 'manual' } as const;
 const controller: ResourceRef = { kind: 'Deployment', namespace: 'karpenter', name: 'karpenter' };
-/** The Karpenter node the termination-stuck examples cannot get rid of. */
 const terminatingNode: ResourceRef = { kind: 'Node', name: 'ip-10-59-51-73.ec2.internal' };
 
 
@@ -96,6 +95,42 @@ const CASES: ExampleCase[] = [
         ...manual,
         step: `arn:aws:iam::${ACCOUNT}:role/aws-2026-eks-karpenter-node`,
         mentions: ['default-kb85v', 'default-njzpq'],
+      },
+    ],
+  },
+  {
+    name: 'node-not-initialized-cilium-taint',
+    cluster: 'shop-eks-prod',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'NODE_NOT_INITIALIZED',
+        cause: 'STARTUP_TAINT_REMAINS',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'default' },
+        step: `kubectl patch nodepool default --type json -p '[{"op":"remove","path":"/spec/template/spec/startupTaints/0"}]'`,
+        detail: 'no cilium pod runs on node ip-10-42-88-204.eu-west-1.compute.internal: its DaemonSet must tolerate',
+        mentions: ['default-8wz6m', 'default-qd4tn', 'cilium-operator', "Node isn't initialized"],
+      },
+    ],
+  },
+  {
+    name: 'node-not-initialized-gpu-plugin',
+    cluster: 'ml-eks-prod',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'NODE_NOT_INITIALIZED',
+        cause: 'RESOURCE_NOT_REGISTERED',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'gpu' },
+        step: 'kubectl get ds -A | grep -i nvidia',
+        detail: 'NVIDIA device plugin',
+        mentions: ['gpu-5rj2x', 'ip-10-7-34-118.us-west-2.compute.internal', 'nvidia.com/gpu'],
       },
     ],
   },
@@ -269,6 +304,122 @@ const CASES: ExampleCase[] = [
         severity: 'critical',
         ...manual,
         resource: controller,
+      },
+    ],
+  },
+  {
+    name: 'subnet-ip-exhausted',
+    cluster: 'retail-prod-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'SUBNET_IPS_LOW',
+        cause: 'FEW_FREE_ADDRESSES',
+        severity: 'critical',
+        ...manual,
+        resource: { kind: 'EC2NodeClass', name: 'default' },
+        detail: 'subnet-0c4e1f7a9b2d38e51 (us-east-1a, 10.42.0.0/24): 0 of 256 addresses free',
+        step: 'aws ec2 create-tags --resources <new-subnet-id> --tags Key=karpenter.sh/discovery,Value=retail-prod-eks --region us-east-1',
+      },
+      {
+        code: 'NODECLAIM_LAUNCH_FAILED',
+        cause: 'SUBNET_IP_EXHAUSTED',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'orders' },
+        detail: 'Other zones of EC2NodeClass default still have room: subnet-07a3d9e2f5c1b8604 in us-east-1b (7,911 free)',
+        step: 'aws ec2 create-subnet --vpc-id vpc-0b8e3d6a1f4c92757 --availability-zone us-east-1a --cidr-block <unused-cidr> --region us-east-1',
+        mentions: ['subnet-0c4e1f7a9b2d38e51', 'NodePool orders allows only us-east-1a'],
+      },
+    ],
+  },
+  {
+    name: 'ec2-api-throttled',
+    cluster: 'media-prod-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'NODECLAIM_LAUNCH_FAILED',
+        cause: 'API_THROTTLED',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'batch' },
+        detail: "EC2 throttled Karpenter's CreateFleet, DescribeLaunchTemplates calls",
+        step: 'aws cloudtrail lookup-events --lookup-attributes AttributeKey=EventSource,AttributeValue=ec2.amazonaws.com',
+        mentions: ['batch-r7k2m', 'batch-v3n8q'],
+      },
+    ],
+  },
+  {
+    name: 'no-instance-type-fits',
+    cluster: 'aws-2026-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'PODS_PENDING_PROLONGED',
+        cause: 'NO_INSTANCE_TYPE_FITS',
+        severity: 'warning',
+        ...manual,
+        detail: 'karpenter.k8s.aws/instance-cpu Lt [33] allows at most 32 vCPUs; the pods request 96',
+        step: 'kubectl edit nodepool default',
+        mentions: ['ml/trainer-7d9f6c8b54-k4x7p', 'cpu 96, memory 180Gi'],
+      },
+    ],
+  },
+  {
+    name: 'zone-unsatisfiable',
+    cluster: 'aws-2026-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'PODS_PENDING_PROLONGED',
+        cause: 'TOPOLOGY_UNSATISFIABLE',
+        severity: 'warning',
+        ...manual,
+        detail:
+          'These pods need zone us-east-1c (their volume is there), and no NodePool can launch a node there: NodePool default → EC2NodeClass default → us-east-1a/use1-az4 (subnet-0e4b7a2c9d1f38a65), us-east-1b/use1-az6 (subnet-07d2f9c4a1e6b3058)',
+        step: 'aws ec2 create-tags --resources "$SUBNET_ID" --tags Key=karpenter.sh/discovery,Value=aws-2026-eks',
+        mentions: ['db/postgres-0'],
+      },
+    ],
+  },
+  {
+    name: 'controller-oomkilled',
+    cluster: 'shop-prod-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'KARPENTER_CONTROLLER_UNHEALTHY',
+        cause: 'OOM_KILLED',
+        severity: 'critical',
+        ...manual,
+        resource: controller,
+        detail: 'no memory limit is set',
+        step: '--version 1.8.1 --reuse-values --set controller.resources.requests.memory=1Gi --set controller.resources.limits.memory=1Gi',
+        mentions: ['karpenter-6f8c9d7b54-x7kq2', 'OOMKilled (exit code 137)', '14 restarts'],
+      },
+    ],
+  },
+  {
+    name: 'controller-private-vpc-no-endpoints',
+    cluster: 'fin-core-private',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'KARPENTER_CONTROLLER_UNHEALTHY',
+        cause: 'AWS_API_UNREACHABLE',
+        severity: 'critical',
+        ...manual,
+        resource: controller,
+        detail: 'cannot reach the AWS API of sts',
+        step: '--vpc-endpoint-type Interface --service-name com.amazonaws.eu-west-1.sts',
+        mentions: ['karpenter-previous.log:3', 'https://sts.eu-west-1.amazonaws.com/'],
       },
     ],
   },
@@ -524,6 +675,14 @@ describe('bundled examples', () => {
       expect(unexpected.map(describeFinding)).toEqual([]);
       if (example.exact) expect(serious.map(describeFinding)).toHaveLength(example.findings.length);
     });
+  });
+
+  it('the exhausted subnet is never reported as insufficient capacity', async () => {
+    // Act
+    const { report } = await diagnose('subnet-ip-exhausted');
+
+    // Assess
+    expect(report.findings.filter((f) => f.cause?.code === 'INSUFFICIENT_CAPACITY').map(describeFinding)).toEqual([]);
   });
 
   it('the healthy cluster has no finding at warning or above', async () => {

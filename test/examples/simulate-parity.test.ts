@@ -24,7 +24,10 @@ const NAMES = readdirSync(EXAMPLES, { withFileTypes: true })
   .sort();
 const settings = { detection: DEFAULT_DETECTION, actions: CLI_ACTIONS, now: new Date(EXAMPLES_NOW) };
 
-/** Evidence quotes log lines by origin: `examples/x/karpenter.log:9` from a file, `karpenter/karpenter-…:9` live. */
+/**
+ * Evidence quotes log lines by origin: `examples/x/karpenter.log:9` from a file, `karpenter/karpenter-…:9` live
+ * (`karpenter/karpenter-… (previous):3` for the previous container's log).
+ */
 function comparable(report: Report) {
   return {
     ...report,
@@ -32,7 +35,7 @@ function comparable(report: Report) {
     gaps: report.gaps.map((g) => ({ ...g, error: g.error.replace(/^\d{3} /, '') })),
     findings: report.findings.map((f) => ({
       ...f,
-      evidence: f.evidence.map((line) => line.replace(/^(sample )?[\w./-]+\.log:\d+: /, '$1LOG: ').replace(/^(sample )?[\w-]+\/[\w-]+:\d+: /, '$1LOG: ')),
+      evidence: f.evidence.map((line) => line.replace(/^(sample )?[\w./-]+\.log:\d+: /, '$1LOG: ').replace(/^(sample )?[\w-]+\/[\w-]+(?: \(previous\))?:\d+: /, '$1LOG: ')),
     })),
   };
 }

@@ -153,6 +153,10 @@ export function subnet(input: {
   zone?: string;
   free?: number;
   vpcId?: string;
+  /** Default a /19 (8,192 addresses). */
+  cidr?: string;
+  /** An IPv6-only subnet: no IPv4 CIDR, no free IPv4 count. */
+  ipv6Native?: boolean;
   tags?: Record<string, string>;
 }): Subnet {
   const zone = input.zone ?? 'us-east-1a';
@@ -161,8 +165,9 @@ export function subnet(input: {
     vpcId: input.vpcId ?? 'vpc-0a1b2c3d4e5f60001',
     availabilityZone: zone,
     availabilityZoneId: `use1-az${zone.charCodeAt(zone.length - 1) - 96}`,
-    cidrBlock: '10.0.0.0/19',
-    availableIpAddressCount: input.free ?? 8000,
+    ...(input.ipv6Native
+      ? { ipv6Native: true, ipv6CidrBlocks: ['2600:1f18:1234:5600::/64'], availableIpAddressCount: 0 }
+      : { cidrBlock: input.cidr ?? '10.0.0.0/19', availableIpAddressCount: input.free ?? 8000 }),
     mapPublicIpOnLaunch: false,
     state: 'available',
     tags: { 'karpenter.sh/discovery': 'demo', ...input.tags },

@@ -1,5 +1,14 @@
 /** Record factories for Karpenter custom resources (karpenter.sh/v1, karpenter.k8s.aws/v1). */
-import type { Condition, EC2NodeClass, NodeClaim, NodePool, NodePoolDisruption, SelectorTerm } from '../../src/domain/kube.ts';
+import type {
+  Condition,
+  EC2NodeClass,
+  NodeClaim,
+  NodePool,
+  NodePoolDisruption,
+  NodeSelectorRequirementWithMinValues,
+  SelectorTerm,
+  Taint,
+} from '../../src/domain/kube.ts';
 import { T0, condition } from './kube.ts';
 
 export function nodeClaim(input: {
@@ -62,12 +71,29 @@ export function unregisteredConditions(launchedAt: string = T0): Condition[] {
   ];
 }
 
+/** Conditions of a NodeClaim whose Node registered at `registeredAt` but never initialised. */
+export function uninitializedConditions(reason: string, message: string, registeredAt: string = T0): Condition[] {
+  return [
+    condition('Launched', 'True', { lastTransitionTime: registeredAt }),
+    condition('Registered', 'True', { lastTransitionTime: registeredAt }),
+    condition('Initialized', 'Unknown', { reason, message, lastTransitionTime: registeredAt }),
+    condition('Ready', 'Unknown', {
+      reason: 'UnhealthyDependents',
+      message: 'Initialized=Unknown',
+      lastTransitionTime: registeredAt,
+    }),
+  ];
+}
+
 export function nodePool(input: {
   name: string;
   nodeClass?: string;
   limits?: Record<string, string>;
   resources?: Record<string, string>;
   conditions?: Condition[];
+  /** Added to the default capacity-type and arch requirements. */
+  requirements?: NodeSelectorRequirementWithMinValues[];
+  startupTaints?: Taint[];
   /** `spec.disruption` as written (absent: Karpenter's defaults apply). */
   disruption?: NodePoolDisruption;
 }): NodePool {
@@ -82,7 +108,9 @@ export function nodePool(input: {
           requirements: [
             { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
             { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+            ...(input.requirements ?? []),
           ],
+          ...(input.startupTaints ? { startupTaints: input.startupTaints } : {}),
         },
       },
       ...(input.limits ? { limits: input.limits } : {}),
@@ -107,6 +135,9 @@ export function ec2NodeClass(input: {
   amiSelectorTerms?: SelectorTerm[];
   conditions?: Condition[];
   amis?: { id: string; name: string }[];
+  /** `status.subnets`, as Karpenter resolved them (none unless told). */
+  subnets?: { id: string; zone?: string; zoneID?: string }[];
+  subnetSelectorTerms?: SelectorTerm[];
 }): EC2NodeClass {
   return {
     apiVersion: 'karpenter.k8s.aws/v1',
@@ -115,12 +146,13 @@ export function ec2NodeClass(input: {
     spec: {
       amiFamily: 'AL2023',
       amiSelectorTerms: input.amiSelectorTerms ?? [{ alias: 'al2023@latest' }],
-      subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
+      subnetSelectorTerms: input.subnetSelectorTerms ?? [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
       securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
       ...(input.instanceProfile ? { instanceProfile: input.instanceProfile } : { role: input.role ?? 'KarpenterNodeRole-demo' }),
     },
     status: {
       amis: input.amis ?? [{ id: 'ami-071a9f2683c2da4bd', name: 'amazon-eks-node-al2023-x86_64-standard-1.32-v20251120' }],
+      ...(input.subnets ? { subnets: input.subnets } : {}),
       conditions: input.conditions ?? [
         condition('AMIsReady', 'True'),
         condition('SubnetsReady', 'True'),

@@ -6,6 +6,7 @@
 import type {
   Condition,
   ConfigMap,
+  ContainerStatus,
   CustomResourceDefinition,
   Deployment,
   KubeEvent,
@@ -41,6 +42,7 @@ export interface PodInput {
   spec?: Partial<PodSpec>;
   /** PodScheduled=False/Unschedulable with this message. */
   unschedulableMessage?: string;
+  containerStatuses?: ContainerStatus[];
 }
 
 export function pod(input: PodInput): Pod {
@@ -103,7 +105,36 @@ export function pod(input: PodInput): Pod {
       ...(input.nodeName ? { nodeName: input.nodeName } : {}),
       ...input.spec,
     },
-    status: { phase, conditions, ...(input.nodeName ? { startTime: createdAt } : {}) },
+    status: {
+      phase,
+      conditions,
+      ...(input.nodeName ? { startTime: createdAt } : {}),
+      ...(input.containerStatuses ? { containerStatuses: input.containerStatuses } : {}),
+    },
+  };
+}
+
+/**
+ * A container's status as the kubelet reports it: `restarts`, waiting (`CrashLoopBackOff`) or
+ * running, and the last run's termination (`OOMKilled`, exit code 137, when it ended).
+ */
+export function containerStatus(
+  input: {
+    name?: string;
+    restarts?: number;
+    waiting?: string;
+    lastTerminated?: { reason?: string; exitCode?: number; finishedAt?: string; message?: string };
+  } = {},
+): ContainerStatus {
+  const waiting = input.waiting !== undefined;
+  return {
+    name: input.name ?? 'controller',
+    ready: !waiting,
+    restartCount: input.restarts ?? 0,
+    state: waiting
+      ? { waiting: { reason: input.waiting, message: 'back-off 5m0s restarting failed container=controller' } }
+      : { running: { startedAt: input.lastTerminated?.finishedAt ?? T0 } },
+    ...(input.lastTerminated ? { lastState: { terminated: { startedAt: T0, ...input.lastTerminated } } } : {}),
   };
 }
 
@@ -169,6 +200,8 @@ export function node(input: {
   providerID?: string;
   createdAt?: string;
   allocatable?: Record<string, string>;
+  /** The kubelet's words when `ready` is false (`KubeletNotReady`, `container runtime network not ready: ...`). */
+  notReady?: { reason?: string; message?: string };
 }): Node {
   return {
     apiVersion: 'v1',
@@ -186,7 +219,9 @@ export function node(input: {
     },
     spec: { ...(input.providerID ? { providerID: input.providerID } : {}), ...(input.taints ? { taints: input.taints } : {}) },
     status: {
-      conditions: [condition('Ready', input.ready === false ? 'False' : 'True')],
+      conditions: [
+        condition('Ready', input.ready === false ? 'False' : 'True', input.ready === false ? (input.notReady ?? {}) : {}),
+      ],
       allocatable: input.allocatable ?? { cpu: '1930m', memory: '3388304Ki', pods: '17' },
     },
   };

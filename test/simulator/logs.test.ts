@@ -18,6 +18,11 @@ beforeAll(async () => {
   store.put('pods', controller as JsonRecord);
   store.put('pods', twoContainers as JsonRecord);
   store.setPodLog('karpenter', 'karpenter-a', lines, 'controller');
+  store.setPodLog('karpenter', 'karpenter-a', ['{"level":"ERROR","message":"panic: leader election lost"}'], 'controller', true);
+  const restarted = pod({ name: 'karpenter-b', namespace: 'karpenter', nodeName: 'n1' });
+  restarted.spec = { containers: [{ name: 'controller' }] };
+  restarted.status = { ...restarted.status, containerStatuses: [{ name: 'controller', restartCount: 2 }] };
+  store.put('pods', restarted as JsonRecord);
   api = await startKubeApiServer(store);
 });
 
@@ -69,5 +74,18 @@ describe('pod logs', () => {
     expect(missing.status).toBe(404);
     expect(missing.json().message).toBe('pods "gone" not found');
     expect(bad.status).toBe(400);
+  });
+
+  it('previous=true serves the previous container log; empty for a restarted pod whose log was not captured; 400 for one that never restarted', async () => {
+    // Act
+    const previous = await call(api, `${LOG}?container=controller&previous=true`);
+    const uncaptured = await call(api, '/api/v1/namespaces/karpenter/pods/karpenter-b/log?previous=true');
+    const never = await call(api, '/api/v1/namespaces/shop/pods/web/log?container=app&previous=true');
+    // Assess
+    expect(previous.text).toBe('{"level":"ERROR","message":"panic: leader election lost"}\n');
+    expect(uncaptured.status).toBe(200);
+    expect(uncaptured.text).toBe('');
+    expect(never.status).toBe(400);
+    expect(never.json().message).toBe('previous terminated container "app" in pod "web" not found');
   });
 });

@@ -117,7 +117,12 @@ export class KubernetesApi implements KubernetesPort {
     const request: KubeHttpRequest = {
       method: 'GET',
       path: `${objectPath('pods', KUBE_RESOURCES.pods, query.pod, query.namespace)}/log`,
-      query: { tailLines: query.tailLines, container: query.container },
+      query: {
+        tailLines: query.tailLines,
+        container: query.container,
+        previous: query.previous ? 'true' : undefined,
+        limitBytes: query.limitBytes,
+      },
       accept: 'text/plain, */*',
     };
     return (await this.#send(request)).text;

@@ -41,6 +41,7 @@ const OPTIONS = {
   'termination-stuck': { type: 'string' },
   'disruption-blocked': { type: 'string' },
   'churn-per-hour': { type: 'string' },
+  initialization: { type: 'string' },
   'max-terminations': { type: 'string' },
   'max-file-size': { type: 'string' },
 } as const satisfies ParseArgsOptionsConfig;
@@ -71,6 +72,7 @@ Thresholds (90s, 5m, 1h30m, or seconds):
   --termination-stuck DUR      a Node or NodeClaim Karpenter is terminating at least this long (default ${formatDuration(d.terminationStuckMs)})
   --disruption-blocked DUR     a drifted or expired NodeClaim still running this long after (default ${formatDuration(d.disruptionBlockedMs)})
   --churn-per-hour N           consolidation disruptions of one NodePool's nodes in the last hour (default ${d.churnPerHour})
+  --initialization DUR         a NodeClaim registered but not initialised at least this long (default ${formatDuration(d.initializationMs)})
   --max-terminations N         at most N instance terminations per run (default ${CLI_ACTIONS.maxTerminationsPerRun})
 
 Output:
@@ -102,6 +104,7 @@ export const scanCommand: Command = {
       terminationStuckMs: durationOf('termination-stuck', values['termination-stuck'], d.terminationStuckMs),
       disruptionBlockedMs: durationOf('disruption-blocked', values['disruption-blocked'], d.disruptionBlockedMs),
       churnPerHour: countOf('churn-per-hour', values['churn-per-hour'], d.churnPerHour),
+      initializationMs: durationOf('initialization', values.initialization, d.initializationMs),
     };
     const maxTerminationsPerRun = countOf('max-terminations', values['max-terminations'], CLI_ACTIONS.maxTerminationsPerRun);
     const from = stringsOf(values.from);

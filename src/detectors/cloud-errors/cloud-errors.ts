@@ -17,10 +17,13 @@ export interface CloudError {
   code: string;
 }
 
-// Order matters. The Spot service-linked-role failure is an AuthFailure and Karpenter counts it
-// as insufficient capacity, so it goes first; quota errors are wrapped as insufficient capacity
-// too, and are the more actionable reading. Within a rule an AWS code wins over a phrase.
-const RULES: { cause: LaunchErrorCause; codes: RegExp; phrases?: RegExp }[] = [
+// Order matters: the first rule that matches decides, in one piece of text. The Spot
+// service-linked-role failure is an AuthFailure and Karpenter counts it as insufficient capacity,
+// so it goes first; quota errors are wrapped as insufficient capacity too, and are the more
+// actionable reading. A fleet error lists one error per override: quota, AMI, network and
+// permission errors fail every subnet alike and win over a full subnet; a full subnet wins over
+// plain insufficient capacity. Within a rule an AWS code wins over a phrase.
+const RULES: { cause: LaunchErrorCause; codes: RegExp; phrases?: RegExp; phraseCode?: string }[] = [
   {
     cause: 'SPOT_SERVICE_LINKED_ROLE_MISSING',
     codes: /(AuthFailure\.ServiceLinkedRoleCreationNotPermitted|SpotSLRCreationFailed)/,
@@ -42,10 +45,25 @@ const RULES: { cause: LaunchErrorCause; codes: RegExp; phrases?: RegExp }[] = [
     codes: /\b(UnauthorizedOperation|AccessDenied(?:Exception)?|Unauthorized|AuthFailure)\b/,
     phrases: /not authorized to perform/,
   },
+  // Throttling fails the whole call (CreateFleet, DescribeLaunchTemplates), never one override.
+  {
+    cause: 'API_THROTTLED',
+    codes: /\b(RequestLimitExceeded|ThrottlingException)\b/,
+    phrases: /request limit exceeded|failed to get rate limit token|\bRate exceeded\b/i,
+  },
+  // Karpenter files a subnet out of addresses under insufficient capacity (unfulfillableCapacityErrorCodes),
+  // and a fleet error can list it next to InsufficientInstanceCapacity for other overrides: the subnet
+  // wins over capacity, since more instance types do not help a full subnet.
+  {
+    cause: 'SUBNET_IP_EXHAUSTED',
+    codes: /\b(InsufficientFreeAddressesInSubnet)\b/,
+    // The v1.2+ reason message and EC2's fleet message, which name no code.
+    phrases: /not enough free (?:IP )?addresses/i,
+    phraseCode: 'InsufficientFreeAddressesInSubnet',
+  },
   {
     cause: 'INSUFFICIENT_CAPACITY',
-    codes:
-      /\b(InsufficientInstanceCapacity|InsufficientCapacityError|UnfulfillableCapacity|InsufficientFreeAddressesInSubnet|ReservationCapacityExceeded)\b/,
+    codes: /\b(InsufficientInstanceCapacity|InsufficientCapacityError|UnfulfillableCapacity|ReservationCapacityExceeded)\b/,
     phrases: /insufficient capacity|all requested instance types were unavailable|no capacity offerings are currently available/i,
   },
 ];
@@ -54,8 +72,10 @@ const RULES: { cause: LaunchErrorCause; codes: RegExp; phrases?: RegExp }[] = [
 export function classifyCloudError(text: string | undefined): CloudError | undefined {
   if (!text) return undefined;
   for (const rule of RULES) {
-    const m = rule.codes.exec(text) ?? rule.phrases?.exec(text);
+    const m = rule.codes.exec(text);
     if (m) return { cause: rule.cause, code: m[1] ?? m[0] };
+    const p = rule.phrases?.exec(text);
+    if (p) return { cause: rule.cause, code: rule.phraseCode ?? p[1] ?? p[0] };
   }
   return undefined;
 }

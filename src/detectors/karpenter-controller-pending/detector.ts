@@ -5,6 +5,7 @@ import type { ControllerInfo } from '../../domain/snapshot-index.ts';
 import type { DetectContext, Detector } from '../detector.ts';
 import { CAUSE_PRECEDENCE, diagnoseControllerPod, type ControllerEnv } from './controller-diagnosis.ts';
 import { controllerRemediation } from './controller-steps.ts';
+import { deploymentNameFromPod } from '../karpenter/controller-deployment.ts';
 import { earliestSince, isUnboundPending, listCapped, pendingAtLeast, podRef } from '../scheduling/pending.ts';
 
 /**
@@ -64,18 +65,6 @@ function controllerFinding(
     ],
     remediation: controllerRemediation(chosen, env, clusterName),
   });
-}
-
-/** `karpenter-5697769d6c-7lglp` → `karpenter` (ReplicaSet hash and pod suffix), else the pod's own name. */
-function deploymentNameFromPod(pod: Pod | undefined): string {
-  const name = pod?.metadata?.name ?? 'karpenter';
-  const hash = pod?.metadata?.labels?.['pod-template-hash'];
-  if (hash) {
-    const at = name.lastIndexOf(`-${hash}-`);
-    if (at > 0) return name.slice(0, at);
-  }
-  const match = /^(.+)-[a-z0-9]{8,10}-[a-z0-9]{5}$/.exec(name);
-  return match?.[1] ?? name;
 }
 
 /**

@@ -6,16 +6,27 @@ import { deniedCallInText } from '../cloud-errors/cloud-errors.ts';
 import { controllerIdentity, findRoleSteps, grantSteps } from '../aws-iam/controller-iam.ts';
 import { regionFlag, regionOf } from '../aws-iam/iam-arn.ts';
 import { shellQuote, shellWords } from '../../domain/shell.ts';
+import {
+  describeRoom,
+  judgeSubnet,
+  moreAddressesSteps,
+  nodeClassSubnets,
+  prefixDelegation,
+  prefixDelegationNote,
+  roomElsewhere,
+} from '../karpenter/nodeclass-subnets.ts';
 
 export type LaunchCause = CauseCodeOf<'NODECLAIM_LAUNCH_FAILED'>;
 
 export const CAUSE_TITLE: Record<LaunchCause, string> = {
   SPOT_SERVICE_LINKED_ROLE_MISSING: 'the EC2 Spot service-linked role is missing',
+  SUBNET_IP_EXHAUSTED: 'a subnet has no free IP addresses',
   INSUFFICIENT_CAPACITY: 'insufficient EC2 capacity',
   UNAUTHORIZED: "the controller's IAM role is not allowed to launch",
   AMI_NOT_FOUND: 'the AMI does not exist',
   SECURITY_GROUP_SUBNET_VPC_MISMATCH: 'security groups and subnets are in different VPCs',
   QUOTA_EXCEEDED: 'an EC2 service quota is exhausted',
+  API_THROTTLED: 'EC2 is throttling API calls',
   UNKNOWN: 'the launch failed',
 };
 
@@ -62,25 +73,20 @@ export function explainLaunchFailure(ctx: DetectContext, g: LaunchGroup): Explan
         ],
       };
     }
-    case 'INSUFFICIENT_CAPACITY': {
-      const ips = g.codes.includes('InsufficientFreeAddressesInSubnet');
+    case 'SUBNET_IP_EXHAUSTED':
+      return explainSubnetExhausted(ctx, g);
+    case 'INSUFFICIENT_CAPACITY':
       return {
-        detail: ips
-          ? `The subnets ${pool} launches into have no free IP addresses${codes}.`
-          : `EC2 had no capacity for the instance types and zones ${pool} allows${codes}. Karpenter marks those offerings unavailable for a few minutes and tries others; repeated failures mean the NodePool is too narrow.`,
-        steps: ips
-          ? [
-              `aws ec2 describe-subnets --filters ${shellQuote(`Name=tag:karpenter.sh/discovery,Values=${ctx.snapshot.clusterName}`)}${r} --query 'Subnets[].[SubnetId,AvailabilityZone,AvailableIpAddressCount]'`,
-              `add subnets with free addresses to the EC2NodeClass${g.nodeClass ? ` ${g.nodeClass}` : ''} subnetSelectorTerms, or enable prefix delegation / a secondary CIDR`,
-            ]
-          : [
-              g.poolName
-                ? `kubectl get nodepool ${shellQuote(g.poolName)} -o jsonpath='{.spec.template.spec.requirements}'`
-                : 'kubectl get nodepools -o yaml',
-              `${editPool}   # allow more instance families and sizes, every zone the subnets cover, and both spot and on-demand`,
-            ],
+        detail: `EC2 had no capacity for the instance types and zones ${pool} allows${codes}. Karpenter marks those offerings unavailable for a few minutes and tries others; repeated failures mean the NodePool is too narrow.`,
+        steps: [
+          g.poolName
+            ? `kubectl get nodepool ${shellQuote(g.poolName)} -o jsonpath='{.spec.template.spec.requirements}'`
+            : 'kubectl get nodepools -o yaml',
+          `${editPool}   # allow more instance families and sizes, every zone the subnets cover, and both spot and on-demand`,
+        ],
       };
-    }
+    case 'API_THROTTLED':
+      return explainThrottled(ctx, g);
     case 'UNAUTHORIZED':
       return explainUnauthorized(ctx, g);
     case 'AMI_NOT_FOUND': {
@@ -167,6 +173,106 @@ function explainUnauthorized(ctx: DetectContext, g: LaunchGroup): Explanation {
     detail: `AWS denied ${actions.join(', ')}${withAction?.resource ? ` on ${withAction.resource}` : ''} to Karpenter's controller role${principal ? ` ${principal}` : ''} while launching instances for ${pool}${explicit ? `; the deny is explicit, in ${explicit}` : ''}.`,
     steps: grantSteps(ctx, { actions, resource: withAction?.resource, principalRoleArn: principal, explicitDenyIn: explicit }),
   };
+}
+
+/**
+ * A subnet out of addresses: the subnets EC2 named (a fleet error names them; the v1.2+ reason
+ * message does not), their room when `describe-subnets` was captured, and whether the other
+ * subnets of the EC2NodeClass have any.
+ */
+function explainSubnetExhausted(ctx: DetectContext, g: LaunchGroup): Explanation {
+  const s = ctx.snapshot;
+  const pool = g.poolName ? `NodePool ${g.poolName}` : 'the NodePools';
+  const codes = g.codes.length > 0 ? ` (${g.codes.join(', ')})` : '';
+  const named = unique(g.texts.flatMap((t) => t.match(/subnet-[0-9a-f]{8,17}/g) ?? []));
+  const nodeClass =
+    (g.nodeClass ? ctx.index.nodeClassesByName.get(g.nodeClass) : undefined) ??
+    s.nodeClasses.find((nc) => (nc.status?.subnets ?? []).some((sn) => sn.id && named.includes(sn.id)));
+  const nodeClassName = nodeClass?.metadata?.name;
+  const captured = s.captured.has('subnets');
+  const byId = new Map(s.subnets.map((sn) => [sn.id, sn]));
+  const ofClass = nodeClass ? nodeClassSubnets(nodeClass, s.subnets) : [];
+  const judged = [
+    ...ofClass,
+    ...named.filter((id) => !ofClass.some((j) => j.id === id)).map((id) => judgeSubnet(id, undefined, byId.get(id))),
+  ];
+  const full = named.length > 0 ? judged.filter((j) => named.includes(j.id)) : captured ? ofClass.filter((j) => j.low) : [];
+  const which =
+    named.length > 0
+      ? `subnet${named.length > 1 ? 's' : ''} ${named.join(', ')}`
+      : `a subnet ${nodeClassName ? `of EC2NodeClass ${nodeClassName}` : pool} (the message does not say which)`;
+  const parts = [
+    `EC2 has no free IP addresses left in ${which}${codes}. Karpenter files this under insufficient capacity: it marks the subnet unavailable for a while, deletes the NodeClaim and retries, so widening the instance types of ${pool} does not help while the subnet stays full.`,
+  ];
+  if (captured) {
+    const described = full.filter((j) => j.described);
+    const missing = full.filter((j) => !j.described);
+    if (described.length > 0) parts.push(`describe-subnets: ${described.map(describeRoom).join('; ')}.`);
+    if (missing.length > 0) parts.push(`describe-subnets did not list ${missing.map((j) => j.id).join(', ')}.`);
+    if (nodeClassName && ofClass.length > 0) {
+      parts.push(roomElsewhere(nodeClassName, ofClass, full));
+      const allowed = allowedZones(g.pool);
+      const roomy = ofClass.filter((j) => !j.low && j.free !== undefined && !full.some((f) => f.id === j.id));
+      if (allowed && roomy.length > 0 && roomy.every((j) => !j.zone || !allowed.includes(j.zone))) {
+        parts.push(`${pool} allows only ${allowed.join(', ')}, so it cannot use them.`);
+      }
+    }
+  } else {
+    parts.push('Free addresses per subnet were not captured (aws ec2 describe-subnets).');
+  }
+  const pd = prefixDelegation(s);
+  if (pd !== 'not captured') parts.push(prefixDelegationNote(pd, full));
+  const zone = judged.find((j) => j.zone)?.zone;
+  const region = regionOf({ clusterArn: s.cluster?.arn, zone });
+  return {
+    detail: parts.join(' '),
+    steps: moreAddressesSteps({
+      nodeClass,
+      subnetIds: full.length > 0 ? full.map((j) => j.id) : named,
+      judged,
+      region: regionFlag(region),
+    }),
+  };
+}
+
+/**
+ * EC2 throttled the launch: RequestLimitExceeded (the account's request rate in the region) or the
+ * SDK's own retry quota ("failed to get rate limit token"), which runs out after repeated throttling.
+ */
+function explainThrottled(ctx: DetectContext, g: LaunchGroup): Explanation {
+  const s = ctx.snapshot;
+  const pool = g.poolName ? `NodePool ${g.poolName}` : 'the NodePools';
+  const codes = g.codes.length > 0 ? ` (${g.codes.join(', ')})` : '';
+  const operations = unique(g.texts.flatMap((t) => [...t.matchAll(/operation error EC2: ([A-Za-z]+)/g)].map((m) => m[1] ?? '')));
+  const sdkQuota = g.texts.some((t) => /failed to get rate limit token/i.test(t));
+  const r = regionFlag(regionOf({ clusterArn: s.cluster?.arn }));
+  const controller = controllerIdentity(ctx);
+  const since = new Date(ctx.now.getTime() - 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const classes = s.captured.has('ec2nodeclasses') ? s.nodeClasses.length : undefined;
+  return {
+    detail:
+      `EC2 throttled Karpenter's ${operations.length > 0 ? operations.join(', ') : 'API'} calls while launching for ${pool}${codes}. ` +
+      `EC2 request rates are per account and region, shared by every caller there${sdkQuota ? '; "failed to get rate limit token" is the SDK\'s retry quota running out after repeated throttling' : ''}. ` +
+      'Karpenter retries with backoff, so launches are slow or fail until the rate drops.',
+    steps: [
+      commandStep(
+        'who calls EC2 in this account and region: the last hour of EC2 calls by API and caller',
+        `aws cloudtrail lookup-events --lookup-attributes AttributeKey=EventSource,AttributeValue=ec2.amazonaws.com --start-time ${since} --max-items 5000${r} --query 'Events[].[EventName,Username]' --output text | sort | uniq -c | sort -rn | head -20`,
+      ),
+      'EC2 API request rates are not in Service Quotas: ask AWS Support for an EC2 API throttling increase (Service limit increase case), naming the throttled APIs and the rate you need',
+      commandStep(
+        'Karpenter v1.13+: refresh AMIs and subnets less often than every minute (with helm: controller.env)',
+        `kubectl set env ${shellQuote(`deployment/${controller.resource.name ?? 'karpenter'}`)} -n ${shellQuote(controller.namespace)} AMI_REFRESH_INTERVAL=10m SUBNET_REFRESH_INTERVAL=10m`,
+      ),
+      `fewer EC2NodeClasses mean fewer DescribeImages, DescribeSubnets and DescribeSecurityGroups calls: merge the ones that differ only in tags or userData${classes !== undefined ? ` (${classes} here)` : ''}`,
+    ],
+  };
+}
+
+/** The zones a NodePool allows, when it constrains `topology.kubernetes.io/zone` with In. */
+function allowedZones(pool: NodePool | undefined): string[] | undefined {
+  return pool?.spec?.template?.spec?.requirements?.find((q) => q.key === 'topology.kubernetes.io/zone' && q.operator === 'In')
+    ?.values;
 }
 
 /** `karpenter.sh/capacity-type` values a NodePool allows, when it constrains them with In. */

@@ -87,6 +87,8 @@ const TITLES: Record<WorkloadCause, string> = {
   NO_NODEPOOL_MATCH: 'no NodePool matches them',
   NODEPOOL_LIMIT_REACHED: 'NodePool limits reached',
   NODECLASS_NOT_READY: 'EC2NodeClass not ready',
+  NO_INSTANCE_TYPE_FITS: 'no instance type the NodePool allows fits them',
+  TOPOLOGY_UNSATISFIABLE: 'no NodePool reaches the zone they need',
   UNKNOWN: 'cause unknown',
 };
 

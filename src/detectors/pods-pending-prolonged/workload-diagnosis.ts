@@ -15,6 +15,12 @@ import {
   type KarpenterSchedulingError,
 } from '../scheduling/scheduler-messages.ts';
 import { limitVerdict, nodeClassVerdict, noMatchVerdict, type PoolFacts, type WorkloadVerdict } from './workload-verdicts.ts';
+import { instanceTypeVerdict, topologyVerdict, type TopologySource } from './fit-verdicts.ts';
+import { covers, podZoneWants, poolZones, unservedZones, type PoolZones } from './zones.ts';
+import { parseTopologyConflict, typoHints, zonesOf } from '../scheduling/instance-type-messages.ts';
+import { parseSchedulerMessage } from '../scheduling/scheduler-messages.ts';
+import { schedulerMessageOf } from '../scheduling/pending.ts';
+import type { Subnet } from '../../domain/aws.ts';
 
 export type { WorkloadCause, WorkloadVerdict } from './workload-verdicts.ts';
 import { podRef } from '../scheduling/pending.ts';
@@ -34,6 +40,9 @@ import { shellQuote } from '../../domain/shell.ts';
 export class WorkloadDiagnoser {
   readonly #index: SnapshotIndex;
   readonly #pools: PoolFacts[] | undefined;
+  readonly #nodeClasses: ReadonlyMap<string, EC2NodeClass> | undefined;
+  readonly #subnets: readonly Subnet[];
+  readonly #zones = new Map<string, PoolZones>();
   readonly #logs: KarpenterLogFacts;
   readonly #cache = new Map<string, WorkloadVerdict>();
   /** EKS Auto Mode without a controller of its own in the cluster: there are no controller logs to read. */
@@ -46,6 +55,8 @@ export class WorkloadDiagnoser {
     const nodeClasses: ReadonlyMap<string, EC2NodeClass> | undefined = snapshot.captured.has('ec2nodeclasses')
       ? index.nodeClassesByName
       : undefined;
+    this.#nodeClasses = nodeClasses;
+    this.#subnets = snapshot.subnets;
     this.#pools = snapshot.captured.has('nodepools')
       ? snapshot.nodePools
           .filter((p) => !p.metadata?.deletionTimestamp)
@@ -71,16 +82,25 @@ export class WorkloadDiagnoser {
     const logged = this.#logs.errorsByPod.get(podRef(pod));
     const karpenterSays = event?.message ?? logged?.error;
     const spec = pod.spec ?? {};
-    const key = JSON.stringify([spec.nodeSelector, spec.affinity?.nodeAffinity, spec.tolerations, karpenterSays]);
+    const scheduler = karpenterSays ? undefined : schedulerMessageOf(pod, events);
+    const key = JSON.stringify([
+      spec.nodeSelector,
+      spec.affinity?.nodeAffinity,
+      spec.tolerations,
+      spec.topologySpreadConstraints,
+      requestsKey(pod),
+      karpenterSays,
+      scheduler,
+    ]);
     let verdict = this.#cache.get(key);
     if (!verdict) {
-      verdict = this.#classify(pod, karpenterSays, event ? 'event' : 'log');
+      verdict = this.#classify(pod, karpenterSays, event ? 'event' : 'log', scheduler);
       this.#cache.set(key, verdict);
     }
     return verdict;
   }
 
-  #classify(pod: Pod, karpenterSays: string | undefined, from: 'event' | 'log'): WorkloadVerdict {
+  #classify(pod: Pod, karpenterSays: string | undefined, from: 'event' | 'log', scheduler: string | undefined): WorkloadVerdict {
     const said = parseKarpenterMessage(karpenterSays);
     const quoted = karpenterSays ? [`karpenter (${from}): ${truncate(karpenterSays, 300)}`] : [];
     if (said.limitsExceeded.length > 0) {
@@ -89,7 +109,7 @@ export class WorkloadDiagnoser {
       return limitVerdict(named, pools, quoted);
     }
     if (said.nodeClassNotReady) return nodeClassVerdict([], quoted);
-    if (!this.#pools) return this.#withoutNodePools(pod, said, quoted);
+    if (!this.#pools) return this.#withoutNodePools(pod, said, quoted, karpenterSays);
 
     if (this.#pools.length === 0)
       return noMatchVerdict('No NodePool exists, so Karpenter has nothing to launch nodes from.', quoted, [], true);
@@ -101,6 +121,8 @@ export class WorkloadDiagnoser {
       else rejected.push([p.name, why]);
     }
     if (compatible.length === 0) {
+      const zoneOnly = this.#zoneOnlyRejection(pod, said, rejected, quoted);
+      if (zoneOnly) return zoneOnly;
       const reasons = said.incompatible.length
         ? said.incompatible.map((i) => [i.nodePool, i.detail] as [string, string])
         : rejected;
@@ -123,13 +145,20 @@ export class WorkloadDiagnoser {
         usable,
         quoted,
       );
+    const fit = this.#fitVerdict(pod, said, quoted, usable, karpenterSays);
+    if (fit) return fit;
     if (said.incompatible.length > 0 && said.other.length === 0 && !said.noNodePools) {
       return incompatibleVerdict(pod, said, quoted);
     }
-    return this.#unknown(pod, quoted, usable);
+    return this.#schedulerTopology(pod, scheduler, quoted, usable) ?? this.#unknown(pod, quoted, usable);
   }
 
-  #withoutNodePools(pod: Pod, said: KarpenterSchedulingError, quoted: string[]): WorkloadVerdict {
+  #withoutNodePools(
+    pod: Pod,
+    said: KarpenterSchedulingError,
+    quoted: string[],
+    karpenterSays: string | undefined,
+  ): WorkloadVerdict {
     const notReady = [...this.#logs.notReadyPools];
     if ((said.noNodePools || this.#logs.noNodePools) && notReady.length > 0) {
       return nodeClassVerdict(
@@ -146,10 +175,153 @@ export class WorkloadDiagnoser {
         true,
       );
     }
+    const fit = this.#fitVerdict(pod, said, quoted, [], karpenterSays);
+    if (fit) return fit;
     if (said.incompatible.length > 0) {
       return incompatibleVerdict(pod, said, quoted);
     }
     return this.#unknown(pod, quoted, []);
+  }
+
+  #coverage(p: PoolFacts): PoolZones {
+    let zones = this.#zones.get(p.name);
+    if (!zones) {
+      zones = poolZones(p.pool, this.#nodeClasses, this.#subnets);
+      this.#zones.set(p.name, zones);
+    }
+    return zones;
+  }
+
+  #topology(pod: Pod, source: TopologySource, key: string, zones: string[], pools: PoolFacts[], quoted: string[], said?: string) {
+    return topologyVerdict({
+      pod,
+      source,
+      key,
+      zones,
+      coverage: pools.map((p) => this.#coverage(p)),
+      nodeClasses: this.#nodeClasses,
+      vpcId: this.#subnets.find((s) => s.vpcId)?.vpcId,
+      quoted,
+      ...(said ? { said } : {}),
+    });
+  }
+
+  /**
+   * A NodePool matches, yet Karpenter cannot launch for the pods: no instance type fits
+   * (NO_INSTANCE_TYPE_FITS), or their zone is one no NodePool reaches (TOPOLOGY_UNSATISFIABLE).
+   * Undefined when neither Karpenter's words nor the capture say so.
+   */
+  #fitVerdict(
+    pod: Pod,
+    said: KarpenterSchedulingError,
+    quoted: string[],
+    usable: PoolFacts[],
+    karpenterSays: string | undefined,
+  ): WorkloadVerdict | undefined {
+    const named = new Set(said.instanceTypes.flatMap((s) => (s.nodePool ? [s.nodePool] : [])));
+    const pools = named.size ? usable.filter((p) => named.has(p.name)) : usable;
+    const shortfalls = said.instanceTypes;
+    if (shortfalls.length > 0) {
+      // A zone in Karpenter's requirements that no NodePool's subnets reach is the real reason.
+      const requirements = shortfalls.flatMap((s) => s.requirements);
+      const text = requirements.join(', ');
+      const zoneKey = requirements.find((r) => /^topology\.k8s\.aws\/zone-id /.test(r)) ? ZONE_ID : ZONE;
+      const zones = zonesOf(text);
+      const noZoneLeft = requirements.some((r) =>
+        /^(?:topology\.kubernetes\.io\/zone|topology\.k8s\.aws\/zone-id) DoesNotExist/.test(r),
+      );
+      const coverage = pools.map((p) => this.#coverage(p));
+      const unserved = zones.filter((z) => coverage.length > 0 && coverage.every((c) => covers(c, zoneKey, z) === false));
+      if (noZoneLeft || (zones.length > 0 && unserved.length === zones.length))
+        return this.#topology(pod, 'zone', zoneKey, unserved, pools, quoted);
+    }
+    const poolEvents = this.#noCompatibleInstanceTypes(usable);
+    const everyPoolFiltered = usable.length > 0 && usable.every((p) => poolEvents.has(p.name));
+    if (shortfalls.length > 0 || everyPoolFiltered) {
+      const controller = this.#index.controllers.find((c) => c.readyPods > 0) ?? this.#index.controllers[0];
+      return instanceTypeVerdict({
+        pod,
+        shortfalls,
+        pools: pools.length ? pools : usable,
+        poolEvents,
+        quoted,
+        typos: typoHints(karpenterSays ?? ''),
+        controller: controller ? { namespace: controller.namespace, name: controller.deploymentName ?? 'karpenter' } : undefined,
+      });
+    }
+    const conflict = said.topology[0];
+    if (conflict) {
+      const key = /topology\.k8s\.aws\/zone-id/.test(conflict.text) ? ZONE_ID : ZONE;
+      return this.#topology(pod, conflict.kind, key, conflict.zones, usable, quoted, truncate(conflict.text, 200));
+    }
+    const wants = podZoneWants(pod);
+    const unserved = wants
+      ? unservedZones(
+          wants,
+          usable.map((p) => this.#coverage(p)),
+        )
+      : undefined;
+    const first = unserved?.[0];
+    if (first) return this.#topology(pod, 'selector', first.key, first.values, usable, quoted);
+    return undefined;
+  }
+
+  /** Every NodePool rejects the pods only over a zone key: a zone no NodePool serves, not a label mismatch. */
+  #zoneOnlyRejection(
+    pod: Pod,
+    said: KarpenterSchedulingError,
+    rejected: [string, string][],
+    quoted: string[],
+  ): WorkloadVerdict | undefined {
+    if (said.incompatible.length > 0 || rejected.length === 0) return undefined;
+    const conflicts = rejected.map(([, why]) => parseTopologyConflict(why));
+    if (!conflicts.every((c) => c?.kind === 'zone')) return undefined;
+    const wants = podZoneWants(pod);
+    const want = wants?.[0]?.[0];
+    const pools = (this.#pools ?? []).filter((p) => rejected.some(([name]) => name === p.name));
+    const key = want?.key ?? ZONE;
+    const zones = want?.values ?? conflicts[0]?.zones ?? [];
+    return this.#topology(pod, 'selector', key, zones, pools, [
+      ...quoted,
+      ...rejected.slice(0, 5).map(([pool, why]) => `NodePool ${pool}: ${why}`),
+    ]);
+  }
+
+  /** kube-scheduler's word when Karpenter's is missing: a topology spread or volume node affinity conflict. */
+  #schedulerTopology(
+    pod: Pod,
+    scheduler: string | undefined,
+    quoted: string[],
+    usable: PoolFacts[],
+  ): WorkloadVerdict | undefined {
+    const reasons = parseSchedulerMessage(scheduler).reasons.filter(
+      (r) => r.kind === 'topology-spread' || (r.kind === 'volume' && /volume node affinity conflict/.test(r.text)),
+    );
+    const reason = reasons[0];
+    if (!reason || !scheduler) return undefined;
+    return this.#topology(
+      pod,
+      reason.kind === 'volume' ? 'volume' : 'spread',
+      ZONE,
+      [],
+      usable,
+      [...quoted, `kube-scheduler: ${truncate(scheduler, 300)}`],
+      `kube-scheduler: ${reason.count} ${reason.text}`,
+    );
+  }
+
+  /** NodePool → the message of its `NoCompatibleInstanceTypes` event (its requirements leave no instance type). */
+  #noCompatibleInstanceTypes(pools: PoolFacts[]): Map<string, string> {
+    const found = new Map<string, string>();
+    for (const p of pools) {
+      const events = [
+        ...this.#index.eventsFor('NodePool', undefined, p.name),
+        ...this.#index.eventsFor('NodePool', 'default', p.name),
+      ];
+      const e = events.find((x) => x.reason === 'NoCompatibleInstanceTypes');
+      if (e) found.set(p.name, e.message ?? 'NodePool requirements filtered out all compatible available instance types');
+    }
+    return found;
   }
 
   #unknown(pod: Pod, quoted: string[], usable: PoolFacts[]): WorkloadVerdict {
@@ -171,6 +343,18 @@ export class WorkloadDiagnoser {
       ],
     };
   }
+}
+
+const ZONE = 'topology.kubernetes.io/zone';
+const ZONE_ID = 'topology.k8s.aws/zone-id';
+
+/** The pod's requests, so pods with different sizes are not diagnosed as one. */
+function requestsKey(pod: Pod): string {
+  return JSON.stringify([
+    (pod.spec?.containers ?? []).map((c) => c.resources?.requests),
+    (pod.spec?.initContainers ?? []).map((c) => c.resources?.requests),
+    (pod.spec?.volumes ?? []).map((v) => v.persistentVolumeClaim?.claimName),
+  ]);
 }
 
 function truncate(text: string, max: number): string {

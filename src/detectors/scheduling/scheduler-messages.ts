@@ -1,4 +1,10 @@
 import type { KubeEvent } from '../../domain/kube.ts';
+import {
+  parseInstanceTypeShortfall,
+  parseTopologyConflict,
+  type InstanceTypeShortfall,
+  type TopologyConflict,
+} from './instance-type-messages.ts';
 
 /**
  * The words kube-scheduler and Karpenter use when a pod cannot be placed, parsed into facts.
@@ -122,6 +128,10 @@ export interface KarpenterSchedulingError {
   limitsExceeded: string[];
   noNodePools: boolean;
   nodeClassNotReady: boolean;
+  /** A NodePool matched but no instance type it allows fits (the InstanceTypeFilterError family, minValues). */
+  instanceTypes: InstanceTypeShortfall[];
+  /** A zone, topology-spread or volume-topology requirement no NodePool meets. */
+  topology: TopologyConflict[];
   other: string[];
 }
 
@@ -136,6 +146,8 @@ export function parseKarpenterMessage(message: string | undefined): KarpenterSch
     limitsExceeded: [],
     noNodePools: false,
     nodeClassNotReady: false,
+    instanceTypes: [],
+    topology: [],
     other: [],
   };
   const text = (message ?? '').trim().replace(/^(?:Failed to schedule pod|Could not schedule pod),\s*/i, '');
@@ -144,7 +156,13 @@ export function parseKarpenterMessage(message: string | undefined): KarpenterSch
     const part = raw.trim();
     const incompatible = INCOMPATIBLE.exec(part);
     const limits = LIMITS.exec(part);
-    if (incompatible) result.incompatible.push({ nodePool: incompatible[1] ?? '', detail: (incompatible[2] ?? '').trim() });
+    const subject = incompatible ? (incompatible[2] ?? '').trim() : part;
+    const pool = incompatible ? (incompatible[1] ?? '') : undefined;
+    const shortfall = parseInstanceTypeShortfall(subject, pool);
+    const topology = shortfall ? undefined : parseTopologyConflict(subject, pool);
+    if (shortfall) result.instanceTypes.push(shortfall);
+    else if (topology) result.topology.push(topology);
+    else if (incompatible) result.incompatible.push({ nodePool: incompatible[1] ?? '', detail: (incompatible[2] ?? '').trim() });
     else if (limits) result.limitsExceeded.push(limits[1] ?? limits[2] ?? '');
     else if (/no (?:nodepools|provisioners) found/i.test(part)) result.noNodePools = true;
     else if (/node ?class.{0,40}not ready|NodeClassNotReady/i.test(part)) result.nodeClassNotReady = true;

@@ -60,7 +60,11 @@ export function captureFiles(snapshot: ClusterSnapshot, takenAt: Date, setAside:
     files.push({ name: 'events.json', text: kubeList(snapshot.events.map(eventObject)) });
   }
   for (const document of awsCliDocuments(snapshot)) files.push({ name: document.name, text: document.text });
-  if (snapshot.captured.has('logs')) files.push({ name: 'karpenter.log', text: logLinesToText(snapshot.logs) });
+  if (snapshot.captured.has('logs')) {
+    files.push({ name: 'karpenter.log', text: logLinesToText(snapshot.logs.filter((l) => !l.previous)) });
+    const previous = snapshot.logs.filter((l) => l.previous);
+    if (previous.length > 0) files.push({ name: 'karpenter-previous.log', text: logLinesToText(previous) });
+  }
   // What the other files cannot show, so that a scan of the folder is as incomplete as the snapshot.
   const unwritten = snapshot.gaps.filter((g) => !writtenAsCliError(g));
   if (unwritten.length > 0) {

@@ -244,6 +244,31 @@ describe('KubernetesApi against the simulated API server', () => {
       expect(log).toBe('two\nthree\n');
     });
 
+    it('reads the previous container log (`?previous=true`), bounded by limitBytes', async () => {
+      // Prepare
+      sim.store.setPodLog('karpenter', 'karpenter-5697769d6c-abcde', ['now'], 'main');
+      sim.store.setPodLog('karpenter', 'karpenter-5697769d6c-abcde', ['before 1', 'panic: leader election lost'], 'main', true);
+      const api = connect();
+      // Act
+      const previous = await api.podLog({
+        namespace: 'karpenter',
+        pod: 'karpenter-5697769d6c-abcde',
+        container: 'main',
+        tailLines: 500,
+        previous: true,
+        limitBytes: 20,
+      });
+      const current = await api.podLog({
+        namespace: 'karpenter',
+        pod: 'karpenter-5697769d6c-abcde',
+        container: 'main',
+        tailLines: 500,
+      });
+      // Assess
+      expect(previous).toBe('before 1\npanic: lead');
+      expect(current).toBe('now\n');
+    });
+
     it('patches Deployment and template annotations in one merge patch guarded by resourceVersion', async () => {
       const api = connect();
       const before = await api.get('deployments', 'karpenter', 'karpenter');

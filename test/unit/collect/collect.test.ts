@@ -3,12 +3,22 @@ import { collectSnapshot } from '../../../src/collect/collect.ts';
 import { SOURCE_NAMES, type ClusterSnapshot } from '../../../src/domain/snapshot.ts';
 import { KubeUnreachableError } from '../../../src/ports/errors.ts';
 import type { ClusterConnection } from '../../../src/ports/cluster.ts';
-import type { KubeListQuery } from '../../../src/ports/kubernetes.ts';
+import type { KubeListQuery, PodLogQuery } from '../../../src/ports/kubernetes.ts';
 import { awsError } from '../../../src/simulator/in-memory-aws.ts';
 import { simulateSnapshot, type Simulation } from '../../../src/simulator/simulation.ts';
 import { snapshotOf, subnet } from '../../factories/aws.ts';
 import { ec2NodeClass, nodeClaim, nodePool } from '../../factories/karpenter.ts';
-import { condition, karpenterDeployment, karpenterPod, node, pdb, pod, T0, volumeAttachment } from '../../factories/kube.ts';
+import {
+  condition,
+  containerStatus,
+  karpenterDeployment,
+  karpenterPod,
+  node,
+  pdb,
+  pod,
+  T0,
+  volumeAttachment,
+} from '../../factories/kube.ts';
 import { closedAfterEachTest } from '../../support/simulation.ts';
 
 const simulations = closedAfterEachTest();
@@ -329,5 +339,120 @@ describe('collectSnapshot: PodDisruptionBudgets, VolumeAttachments, subnets', ()
 
     expect(snapshot.gaps.map((g) => g.source).sort()).toEqual(['ec2nodeclasses', 'subnets']);
     expect(simulation.aws.callsTo('DescribeSubnets')).toEqual([]);
+  });
+});
+
+describe('collectSnapshot: the previous container log of restarted controller pods', () => {
+  /** The simulation's connection, recording every pod log request. */
+  function recordingLogs(simulation: Simulation, fail?: (query: PodLogQuery) => boolean) {
+    const logs: PodLogQuery[] = [];
+    const connection: ClusterConnection = {
+      aws: simulation.connection.aws,
+      connectKube: async (info) => {
+        const kube = await simulation.connection.connectKube(info);
+        return {
+          list: (query) => kube.list(query),
+          get: (resource, name, namespace) => kube.get(resource, name, namespace),
+          podLog: async (query) => {
+            logs.push(query);
+            if (fail?.(query)) throw new Error('previous terminated container "controller" in pod "karpenter-2" not found');
+            return kube.podLog(query);
+          },
+          patchDeploymentAnnotations: (patch) => kube.patchDeploymentAnnotations(patch),
+          deleteNodePool: (name) => kube.deleteNodePool(name),
+        };
+      },
+    };
+    return { connection, logs };
+  }
+
+  const controllerSpec = { containers: [{ name: 'controller' }] };
+  const restarted = (name: string, restarts: number) =>
+    karpenterPod({
+      name,
+      nodeName: 'node-a',
+      ready: false,
+      spec: controllerSpec,
+      containerStatuses: [
+        containerStatus({
+          restarts,
+          waiting: 'CrashLoopBackOff',
+          lastTerminated: { reason: 'Error', exitCode: 1, finishedAt: T0 },
+        }),
+      ],
+    });
+  const line = (message: string, origin: string, previous = false) => ({
+    level: 'ERROR',
+    message,
+    fields: { level: 'ERROR', message },
+    origin,
+    ...(previous ? { previous: true as const } : {}),
+  });
+
+  async function seeded(pods: ReturnType<typeof karpenterPod>[], logs: ReturnType<typeof line>[]) {
+    const seed = snapshotOf({ pods }, 'demo');
+    seed.logs = logs;
+    seed.captured.add('logs');
+    const simulation = await simulateSnapshot(seed);
+    simulations.push(simulation);
+    return simulation;
+  }
+
+  it('a healthy controller costs no previous-log request', async () => {
+    // Prepare
+    const simulation = await seeded(
+      [
+        karpenterPod({ name: 'karpenter-1', nodeName: 'node-a', spec: controllerSpec, containerStatuses: [containerStatus()] }),
+        karpenterPod({ name: 'karpenter-2', nodeName: 'node-b', spec: controllerSpec, containerStatuses: [containerStatus()] }),
+      ],
+      [line('AccessDenied', 'karpenter.log:1')],
+    );
+    const { connection, logs } = recordingLogs(simulation);
+    // Act
+    await collectSnapshot(connection, { clusterName: 'demo', sources: new Set(['pods', 'logs']) });
+    // Assess
+    expect(logs).toHaveLength(2);
+    expect(logs.filter((q) => q.previous)).toEqual([]);
+  });
+
+  it('one more request per restarted pod, bounded in lines and bytes; its lines are marked previous', async () => {
+    // Prepare
+    const simulation = await seeded(
+      [
+        karpenterPod({ name: 'karpenter-1', nodeName: 'node-a', spec: controllerSpec, containerStatuses: [containerStatus()] }),
+        restarted('karpenter-2', 4),
+      ],
+      [line('panic: leader election lost', 'karpenter-previous.log:1', true), line('AccessDenied', 'karpenter.log:1')],
+    );
+    const { connection, logs } = recordingLogs(simulation);
+    // Act
+    const { snapshot } = await collectSnapshot(connection, { clusterName: 'demo', sources: new Set(['pods', 'logs']) });
+    // Assess
+    expect(logs.filter((q) => q.previous)).toEqual([
+      {
+        namespace: 'karpenter',
+        pod: 'karpenter-2',
+        container: 'controller',
+        tailLines: 500,
+        previous: true,
+        limitBytes: 1024 * 1024,
+      },
+    ]);
+    expect(logs).toHaveLength(3);
+    expect(snapshot.logs.filter((l) => l.previous).map((l) => [l.message, l.origin])).toEqual([
+      ['panic: leader election lost', 'karpenter/karpenter-2 (previous):1'],
+    ]);
+    expect(snapshot.logs.filter((l) => !l.previous).map((l) => l.message)).toEqual(['AccessDenied']);
+  });
+
+  it('a previous log that cannot be read costs its lines only: no gap', async () => {
+    // Prepare
+    const simulation = await seeded([restarted('karpenter-2', 1)], [line('AccessDenied', 'karpenter.log:1')]);
+    const { connection } = recordingLogs(simulation, (q) => q.previous === true);
+    // Act
+    const { snapshot } = await collectSnapshot(connection, { clusterName: 'demo', sources: new Set(['pods', 'logs']) });
+    // Assess
+    expect(snapshot.gaps).toEqual([]);
+    expect(snapshot.logs.map((l) => l.message)).toEqual(['AccessDenied']);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { nodesOfInterest } from '../../../src/collect/nodes-of-interest.ts';
 import { parseGoDuration } from '../../../src/domain/kube-helpers.ts';
 import type { NodePool } from '../../../src/domain/kube.ts';
-import { nodeClaim, nodePool } from '../../factories/karpenter.ts';
+import { nodeClaim, nodePool, uninitializedConditions, unregisteredConditions } from '../../factories/karpenter.ts';
 import { condition, node, T0 } from '../../factories/kube.ts';
 
 const NOW = new Date('2026-02-01T00:00:00Z');
@@ -60,6 +60,20 @@ describe('nodesOfInterest', () => {
     const pools = [expiring('short', '720h'), expiring('forever', 'Never'), nodePool({ name: 'unset' })];
 
     expect(nodesOfInterest([], claims, pools, NOW)).toEqual(['old']);
+  });
+
+  it('picks the node of a NodeClaim registered but not initialised (its agents are on it, or missing)', () => {
+    const claims = [
+      nodeClaim({
+        name: 'default-1',
+        nodeName: 'stuck',
+        conditions: uninitializedConditions('StartupTaintsExist', 'StartupTaint "a:NoSchedule" still exists'),
+      }),
+      nodeClaim({ name: 'default-2', nodeName: 'fine' }),
+      nodeClaim({ name: 'default-3', conditions: unregisteredConditions() }),
+    ];
+
+    expect(nodesOfInterest([], claims, [], NOW)).toEqual(['stuck']);
   });
 
   it('reads a v1beta1 NodePool’s spec.disruption.expireAfter too', () => {

@@ -15,6 +15,7 @@ import {
   launchTemplate,
   logLine,
   snapshotOf,
+  subnet,
 } from '../../factories/aws.ts';
 import {
   autoModeNodeClaim,
@@ -22,6 +23,7 @@ import {
   ec2NodeClass,
   nodeClaim,
   nodePool,
+  uninitializedConditions,
   unregisteredConditions,
 } from '../../factories/karpenter.ts';
 import { claimNode, poolWith, runningClaim, webPod } from './disruption-blocked/fixtures.ts';
@@ -29,6 +31,7 @@ import {
   T0,
   awsAuth,
   condition,
+  containerStatus,
   crd,
   event,
   karpenterDeployment,
@@ -56,16 +59,58 @@ const pendingController = (message: string, spec: Parameters<typeof karpenterPod
   karpenterPod({ name: 'karpenter-5697769d6c-7lglp', unschedulableMessage: message, spec });
 const workload = (name: string) =>
   pod({ name, namespace: 'shop', unschedulableMessage: '0/1 nodes are available: 1 Insufficient cpu.' });
+const bigWorkload = pod({
+  name: 'train-1',
+  namespace: 'shop',
+  unschedulableMessage: '0/1 nodes are available: 1 Insufficient cpu.',
+  spec: { containers: [{ name: 'trainer', resources: { requests: { cpu: '96', memory: '64Gi' } } }] },
+});
 const failingPool = (name: string, ...conditions: ReturnType<typeof condition>[]) =>
   nodePool({ name, conditions: [...conditions, condition('Ready', 'False', { reason: 'UnhealthyDependents' })] });
 const failingClass = (name: string, type: string, reason: string) =>
   ec2NodeClass({ name, conditions: [condition(type, 'False', { reason }), condition('Ready', 'False')] });
 const failedLaunch = (name: string, reason: string, message: string) =>
   nodeClaim({ name, conditions: [condition('Launched', 'False', { reason, message })] });
+const FULL_SUBNET = 'subnet-0c4e1f7a9b2d38e51';
+const ROOMY_SUBNET = 'subnet-07d2f9c4a1e6b3058';
+const crashingController = (lastTerminated: { reason: string; exitCode: number; message?: string }) =>
+  karpenterPod({
+    name: 'karpenter-5697769d6c-7lglp',
+    nodeName: SYSTEM_NODE,
+    ready: false,
+    spec: { containers: [{ name: 'controller', image: 'public.ecr.aws/karpenter/controller:1.8.1' }] },
+    containerStatuses: [
+      containerStatus({
+        restarts: 14,
+        waiting: 'CrashLoopBackOff',
+        lastTerminated: { ...lastTerminated, finishedAt: minutesAfter(T0, 57) },
+      }),
+    ],
+  });
+const previousLine = (fields: Record<string, unknown>) => ({
+  ...logLine({ level: 'ERROR', time: minutesAfter(T0, 56), ...fields }, 'karpenter-previous.log:1'),
+  previous: true as const,
+});
+const crashing = (lastTerminated: { reason: string; exitCode: number; message?: string }, logs?: ReturnType<typeof logLine>[]) =>
+  snapshotOf({
+    pods: [coredns, crashingController(lastTerminated)],
+    deployments: [karpenterDeployment({ replicas: 1, readyReplicas: 0 })],
+    ...(logs ? { logs } : {}),
+  });
 const NODE_ROLE = `arn:aws:iam::${ACCOUNT}:role/KarpenterNodeRole-demo`;
 const mapRoles = (groups: string[]) =>
   `- rolearn: ${NODE_ROLE}\n  username: system:node:{{EC2PrivateDNSName}}\n  groups:\n${groups.map((g) => `    - ${g}\n`).join('')}`;
 const stuck = () => nodeClaim({ name: 'default-kb85v', instanceId: 'i-01d1ff6c07a0e70f9', conditions: unregisteredConditions() });
+const NEW_NODE = 'ip-10-59-140-22.ec2.internal';
+const CILIUM_TAINT = { key: 'node.cilium.io/agent-not-ready', value: 'true', effect: 'NoExecute' };
+const uninitialized = (name: string, nodeName: string, reason: string, message: string) =>
+  nodeClaim({
+    name,
+    nodePool: name.split('-')[0],
+    instanceId: 'i-0e5b3c1d2a4f69870',
+    nodeName,
+    conditions: uninitializedConditions(reason, message),
+  });
 const registration = { nodePools: [nodePool({ name: 'default' })], nodeClasses: [ec2NodeClass({ name: 'default' })] };
 const denied = logLine({
   level: 'ERROR',
@@ -237,6 +282,55 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: 'workload Pending, requests 96 CPUs of a NodePool limited to instance-cpu Lt 33',
+    snapshot: snapshotOf({
+      pods: [runningController, bigWorkload],
+      nodePools: [
+        nodePool({ name: 'default', requirements: [{ key: 'karpenter.k8s.aws/instance-cpu', operator: 'Lt', values: ['33'] }] }),
+      ],
+      events: [
+        event({
+          kind: 'Pod',
+          namespace: 'shop',
+          name: 'train-1',
+          reason: 'FailedScheduling',
+          source: 'karpenter',
+          message:
+            'Failed to schedule pod, no instance type has enough resources, requirements=karpenter.k8s.aws/instance-cpu Exists <=32, karpenter.sh/capacity-type In [on-demand], karpenter.sh/nodepool In [default], kubernetes.io/arch In [amd64], kubernetes.io/os In [linux], resources={"cpu":"96150m","pods":"4"}',
+        }),
+      ],
+    }),
+    produces: ['PODS_PENDING_PROLONGED/NO_INSTANCE_TYPE_FITS'],
+  },
+  {
+    name: 'workload Pending, its volume in a zone no EC2NodeClass subnet is in',
+    snapshot: snapshotOf({
+      pods: [runningController, workload('postgres-0')],
+      nodePools: [nodePool({ name: 'default' })],
+      nodeClasses: [
+        ec2NodeClass({
+          name: 'default',
+          subnets: [
+            { id: 'subnet-0a1b2c3d4e5f60001', zone: 'us-east-1a' },
+            { id: 'subnet-0a1b2c3d4e5f60002', zone: 'us-east-1b' },
+          ],
+        }),
+      ],
+      events: [
+        event({
+          kind: 'Pod',
+          namespace: 'shop',
+          name: 'postgres-0',
+          reason: 'FailedScheduling',
+          source: 'karpenter',
+          message:
+            'Failed to schedule pod, incompatible volume requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [us-east-1c] not in topology.kubernetes.io/zone In [us-east-1a us-east-1b]',
+        }),
+      ],
+    }),
+    produces: ['PODS_PENDING_PROLONGED/TOPOLOGY_UNSATISFIABLE'],
+  },
+  {
     name: 'workload Pending, a Ready NodePool could serve it',
     snapshot: snapshotOf({ pods: [runningController, workload('web-1')], nodePools: [nodePool({ name: 'default' })] }),
     produces: ['PODS_PENDING_PROLONGED/UNKNOWN'],
@@ -270,6 +364,72 @@ export const SCENARIOS: Scenario[] = [
     produces: ['NODECLAIM_NOT_REGISTERED/UNKNOWN'],
   },
   {
+    name: 'registered node whose VPC CNI never came up',
+    snapshot: snapshotOf({
+      nodeClaims: [uninitialized('default-cn1', NEW_NODE, 'NodeNotReady', 'Node status is NotReady')],
+      nodes: [
+        node({
+          name: NEW_NODE,
+          ready: false,
+          notReady: {
+            reason: 'KubeletNotReady',
+            message:
+              'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized',
+          },
+        }),
+      ],
+    }),
+    produces: ['NODE_NOT_INITIALIZED/CNI_NOT_READY'],
+  },
+  {
+    name: 'Cilium startup taint never removed',
+    snapshot: snapshotOf({
+      nodeClaims: [
+        uninitialized(
+          'default-ct1',
+          NEW_NODE,
+          'StartupTaintsExist',
+          'StartupTaint "node.cilium.io/agent-not-ready=true:NoExecute" still exists',
+        ),
+      ],
+      nodes: [node({ name: NEW_NODE, taints: [CILIUM_TAINT] })],
+      nodePools: [nodePool({ name: 'default', startupTaints: [CILIUM_TAINT] })],
+      pods: [coredns],
+    }),
+    produces: ['NODE_NOT_INITIALIZED/STARTUP_TAINT_REMAINS'],
+  },
+  {
+    name: 'GPU node without the NVIDIA device plugin',
+    snapshot: snapshotOf({
+      nodeClaims: [
+        uninitialized('gpu-rn1', NEW_NODE, 'ResourceNotRegistered', 'Resource "nvidia.com/gpu" was requested but not registered'),
+      ],
+    }),
+    produces: ['NODE_NOT_INITIALIZED/RESOURCE_NOT_REGISTERED'],
+  },
+  {
+    name: 'registered node NotReady for another reason',
+    snapshot: snapshotOf({
+      nodeClaims: [uninitialized('default-nr1', NEW_NODE, 'NodeNotReady', 'Node status is NotReady')],
+      nodes: [
+        node({
+          name: NEW_NODE,
+          ready: false,
+          notReady: { reason: 'KubeletNotReady', message: 'PLEG is not healthy: pleg was last seen active 3m0s ago' },
+        }),
+      ],
+    }),
+    produces: ['NODE_NOT_INITIALIZED/NODE_NOT_READY'],
+  },
+  {
+    name: 'registered node not initialised, no reason given',
+    snapshot: snapshotOf({
+      nodeClaims: [uninitialized('default-un1', NEW_NODE, '', '')],
+      nodes: [node({ name: NEW_NODE })],
+    }),
+    produces: ['NODE_NOT_INITIALIZED/UNKNOWN'],
+  },
+  {
     name: 'launch failures of every kind',
     snapshot: snapshotOf({
       nodeClaims: [
@@ -290,6 +450,40 @@ export const SCENARIOS: Scenario[] = [
       'NODECLAIM_LAUNCH_FAILED/SECURITY_GROUP_SUBNET_VPC_MISMATCH',
       'NODECLAIM_LAUNCH_FAILED/QUOTA_EXCEEDED',
       'NODECLAIM_LAUNCH_FAILED/UNKNOWN',
+    ],
+  },
+  {
+    name: 'a subnet out of addresses and EC2 throttling the launches',
+    snapshot: snapshotOf({
+      nodeClaims: [failedLaunch('default-hhhhh', 'RequestLimitExceeded', 'Error creating fleet request: Request limit exceeded')],
+      events: [
+        event({
+          kind: 'NodeClaim',
+          name: 'default-iiiii',
+          reason: 'InsufficientCapacityError',
+          type: 'Warning',
+          message: `NodeClaim default-iiiii event: creating instance, insufficient capacity, with fleet error(s), InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet '${FULL_SUBNET}' to satisfy the requested number of instances.`,
+        }),
+      ],
+      nodePools: [nodePool({ name: 'default' })],
+      nodeClasses: [
+        ec2NodeClass({
+          name: 'default',
+          subnets: [
+            { id: FULL_SUBNET, zone: 'us-east-1a' },
+            { id: ROOMY_SUBNET, zone: 'us-east-1b' },
+          ],
+        }),
+      ],
+      subnets: [
+        subnet({ id: FULL_SUBNET, zone: 'us-east-1a', cidr: '10.0.1.0/24', free: 0 }),
+        subnet({ id: ROOMY_SUBNET, zone: 'us-east-1b', free: 8000 }),
+      ],
+    }),
+    produces: [
+      'NODECLAIM_LAUNCH_FAILED/SUBNET_IP_EXHAUSTED',
+      'NODECLAIM_LAUNCH_FAILED/API_THROTTLED',
+      'SUBNET_IPS_LOW/FEW_FREE_ADDRESSES',
     ],
   },
   {
@@ -427,6 +621,61 @@ export const SCENARIOS: Scenario[] = [
       cluster: cluster({ autoMode: true, authenticationMode: 'API' }),
     }),
     produces: ['PODS_PENDING_PROLONGED/UNKNOWN', 'NODECLAIM_NOT_REGISTERED/UNKNOWN'],
+  },
+  {
+    name: 'controller OOMKilled in a crash loop, no memory limit',
+    snapshot: crashing({ reason: 'OOMKilled', exitCode: 137 }),
+    produces: ['KARPENTER_CONTROLLER_UNHEALTHY/OOM_KILLED'],
+  },
+  {
+    name: 'controller exits after losing its lease',
+    snapshot: crashing({ reason: 'Error', exitCode: 1 }, [
+      previousLine({ message: 'panic: Unable to start manager, leader election lost' }),
+    ]),
+    produces: ['KARPENTER_CONTROLLER_UNHEALTHY/LEADER_ELECTION_LOST'],
+  },
+  {
+    name: 'controller in a private subnet cannot reach STS',
+    snapshot: crashing({ reason: 'Error', exitCode: 1 }, [
+      previousLine({
+        message: 'failed to get caller identity',
+        error:
+          'WebIdentityErr: failed to retrieve credentials caused by: Post "https://sts.us-east-1.amazonaws.com/": dial tcp 52.94.7.128:443: i/o timeout',
+      }),
+    ]),
+    produces: ['KARPENTER_CONTROLLER_UNHEALTHY/AWS_API_UNREACHABLE'],
+  },
+  {
+    name: 'controller panics on a bad setting',
+    snapshot: crashing({ reason: 'Error', exitCode: 2 }, [
+      previousLine({ message: 'panic: validating settings, invalid batch max duration' }),
+    ]),
+    produces: ['KARPENTER_CONTROLLER_UNHEALTHY/CRASH_LOOP'],
+  },
+  {
+    name: 'controller crash-looping, no log captured',
+    snapshot: crashing({ reason: 'Error', exitCode: 1 }),
+    produces: ['KARPENTER_CONTROLLER_UNHEALTHY/UNKNOWN'],
+  },
+  {
+    name: 'controller restarted once a week ago, running since',
+    snapshot: snapshotOf({
+      pods: [
+        coredns,
+        karpenterPod({
+          name: 'karpenter-5697769d6c-cdwct',
+          nodeName: SYSTEM_NODE,
+          containerStatuses: [
+            containerStatus({
+              restarts: 1,
+              lastTerminated: { reason: 'OOMKilled', exitCode: 137, finishedAt: minutesAfter(T0, -7 * 24 * 60) },
+            }),
+          ],
+        }),
+      ],
+      deployments: [karpenterDeployment({ replicas: 1, readyReplicas: 1 })],
+    }),
+    produces: [],
   },
   {
     name: 'NodePool consolidated 12 times in the hour with consolidateAfter 0s',

@@ -264,9 +264,14 @@ const VARIANTS: Scenario[] = [
           'other',
         ),
         failedLaunch('third-ccccc', 'LaunchFailed', 'InsufficientFreeAddressesInSubnet: no free addresses', 'third'),
+        failedLaunch('fourth-ddddd', 'LaunchFailed', 'InsufficientInstanceCapacity: no m5.large capacity', 'fourth'),
       ],
     }),
-    produces: ['NODECLAIM_LAUNCH_FAILED/UNAUTHORIZED', 'NODECLAIM_LAUNCH_FAILED/INSUFFICIENT_CAPACITY'],
+    produces: [
+      'NODECLAIM_LAUNCH_FAILED/UNAUTHORIZED',
+      'NODECLAIM_LAUNCH_FAILED/SUBNET_IP_EXHAUSTED',
+      'NODECLAIM_LAUNCH_FAILED/INSUFFICIENT_CAPACITY',
+    ],
   },
   {
     name: 'EC2NodeClasses: AL2 on EKS 1.33, instance profile, denied dry-run, reserved tags',

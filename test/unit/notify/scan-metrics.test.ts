@@ -6,7 +6,7 @@ import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../../src/domain/settings.ts'
 import type { ClusterSnapshot, Gap } from '../../../src/domain/snapshot.ts';
 import { scanMetrics } from '../../../src/notify/scan-metrics.ts';
 import { analyze } from '../../../src/usecases/analyze.ts';
-import { instance, karpenterSnapshotOf, snapshotOf } from '../../factories/aws.ts';
+import { instance, karpenterSnapshotOf, snapshotOf, subnet } from '../../factories/aws.ts';
 import { nodeClaim, nodePool, unregisteredConditions } from '../../factories/karpenter.ts';
 import { T0, condition, karpenterDeployment, karpenterPod, minutesAfter, node, pod } from '../../factories/kube.ts';
 
@@ -318,5 +318,53 @@ describe('scanMetrics reads the counts on the findings', () => {
       remediation: null,
     });
     expect(Object.keys(f)).not.toContain('counts');
+  });
+});
+
+describe('scanMetrics: controller restarts and subnet addresses', () => {
+  it("sums the restarts of the controller's containers over its pods", () => {
+    // Prepare
+    const restarted = (name: string, restarts: number) => {
+      const p = karpenterPod({ name, createdAt: T0, nodeName: 'ip-10-0-1-5.ec2.internal', phase: 'Running' });
+      p.status = { ...p.status, containerStatuses: [{ name: 'controller', ready: true, restartCount: restarts }] };
+      return p;
+    };
+    const snapshot = karpenterSnapshotOf(
+      {
+        pods: [restarted('karpenter-5697769d6c-abcde', 4), restarted('karpenter-5697769d6c-fghij', 1)],
+        deployments: [karpenterDeployment({ replicas: 2, readyReplicas: 2 })],
+      },
+      CLUSTER,
+    );
+
+    // Act
+    const datums = scanMetrics({ cluster: CLUSTER, snapshot, report: analysed(snapshot), durationMs: 1, now: NOW });
+
+    // Assess
+    expect(datum(datums, 'ControllerRestarts')).toEqual({
+      name: 'ControllerRestarts',
+      unit: 'Count',
+      value: 5,
+      dimensions: { Cluster: CLUSTER },
+    });
+  });
+
+  it('gives each described subnet its free addresses, and nothing when subnets were not read', () => {
+    // Prepare
+    const described = snapshotOf(
+      { subnets: [subnet({ id: 'subnet-0aaa', free: 12 }), subnet({ id: 'subnet-0bbb', free: 4000 })] },
+      CLUSTER,
+    );
+    const blind = snapshotOf({}, CLUSTER);
+    blind.gaps = [{ source: 'subnets', error: 'UnauthorizedOperation' }];
+
+    // Act
+    const seen = scanMetrics({ cluster: CLUSTER, snapshot: described, report: analysed(described), durationMs: 1, now: NOW });
+    const unseen = scanMetrics({ cluster: CLUSTER, snapshot: blind, report: analysed(blind), durationMs: 1, now: NOW });
+
+    // Assess
+    expect(datum(seen, 'SubnetFreeAddresses', { Cluster: CLUSTER, Subnet: 'subnet-0aaa' })?.value).toBe(12);
+    expect(datum(seen, 'SubnetFreeAddresses', { Cluster: CLUSTER, Subnet: 'subnet-0bbb' })?.value).toBe(4000);
+    expect(unseen.filter((d) => d.name === 'SubnetFreeAddresses')).toEqual([]);
   });
 });

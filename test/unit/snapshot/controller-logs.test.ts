@@ -1,6 +1,7 @@
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readControllerLog, readControllerLogFrom } from '../../../src/snapshot/controller-logs.ts';
+import { isPreviousControllerLog, readControllerLog, readControllerLogFrom } from '../../../src/snapshot/controller-logs.ts';
 import { loadSnapshot } from '../../../src/snapshot/load.ts';
 import { captureDir, removeCaptureDirs } from './capture-dir.ts';
 
@@ -263,3 +264,35 @@ function piecesOf(bytes: Buffer, size: number) {
     },
   };
 }
+
+describe('loadSnapshot: the previous container log', () => {
+  it('marks the lines of karpenter-previous.log (gzipped too) as previous, and leaves karpenter.log as it was', async () => {
+    // Prepare
+    const dir = await captureDir({
+      'karpenter.log': `${ACCESS_DENIED}\n`,
+      'karpenter-previous.log.gz': gzipSync('panic: Unable to start manager, leader election lost\n'),
+    });
+    // Act
+    const { snapshot } = await loadSnapshot([dir]);
+    // Assess
+    expect(snapshot.captured).toEqual(new Set(['logs']));
+    expect(snapshot.logs.map((l) => [l.message, l.previous ?? false])).toEqual([
+      ['panic: Unable to start manager, leader election lost', true],
+      ['Reconciler error', false],
+    ]);
+    expect(snapshot.logs[0]?.origin).toBe(`${join(dir, 'karpenter-previous.log.gz')}:1`);
+    expect(snapshot.logs[1]).not.toHaveProperty('previous');
+  });
+
+  it.each([
+    ['karpenter-previous.log', true],
+    ['previous.log', true],
+    ['controller_previous.log.gz', true],
+    ['logs/karpenter.previous.log', true],
+    ['karpenter.log', false],
+    ['previously.log', false],
+    ['karpenter-previous.txt', false],
+  ])('%s is a previous log: %s', (name, expected) => {
+    expect(isPreviousControllerLog(name)).toBe(expected);
+  });
+});

@@ -159,6 +159,8 @@ describe('scan --from: thresholds reach the detectors', () => {
         '3h',
         '--churn-per-hour',
         '25',
+        '--initialization',
+        '7m',
       ],
       { services: { loadSnapshot: fakeLoader(pendingController).loadSnapshot, detectors: [probe] } },
     );
@@ -172,6 +174,7 @@ describe('scan --from: thresholds reach the detectors', () => {
         terminationStuckMs: 1_200_000,
         disruptionBlockedMs: 10_800_000,
         churnPerHour: 25,
+        initializationMs: 420_000,
       },
     ]);
   });

@@ -78,6 +78,61 @@ describe('classifyCloudError', () => {
     );
   });
 
+  describe('subnet exhaustion is never insufficient capacity (v1.0–v1.14 wordings)', () => {
+    it.each([
+      [
+        'v1.0–v1.14 InsufficientCapacityError event',
+        "NodeClaim default-x7k2p event: creating instance, insufficient capacity, with fleet error(s), InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet 'subnet-0c4e1f7a9b2d38e51' to satisfy the requested number of instances.",
+        'InsufficientFreeAddressesInSubnet',
+      ],
+      [
+        'v1.2+ Launched reason and message',
+        'InsufficientFreeAddressesInSubnet: There are not enough free IP addresses to launch an instance in this subnet',
+        'InsufficientFreeAddressesInSubnet',
+      ],
+      [
+        'the v1.2+ message alone',
+        'There are not enough free IP addresses to launch an instance in this subnet',
+        'InsufficientFreeAddressesInSubnet',
+      ],
+      [
+        'mixed with InsufficientInstanceCapacity in one fleet error: the subnet wins',
+        "creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient m5.large capacity in the Availability Zone you requested (us-east-1b).; InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet 'subnet-0c4e1f7a9b2d38e51' to satisfy the requested number of instances.",
+        'InsufficientFreeAddressesInSubnet',
+      ],
+    ])('%s', (_name, text, code) => {
+      expect(classifyCloudError(text)).toEqual({ cause: 'SUBNET_IP_EXHAUSTED', code });
+    });
+
+    it('a quota error in the same fleet error wins: it fails every subnet alike', () => {
+      const text =
+        "with fleet error(s), VcpuLimitExceeded: You have requested more vCPU capacity than your current vCPU limit of 32 allows; InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet 'subnet-0c4e1f7a9b2d38e51'";
+
+      expect(classifyCloudError(text)?.cause).toBe('QUOTA_EXCEEDED');
+    });
+  });
+
+  it.each([
+    [
+      'v1.0–v1.1 log line',
+      'launching nodeclaim, creating instance, creating fleet operation error EC2: CreateFleet, https response error StatusCode: 503, RequestID: 5d2c8a71-0c9e-4f3b-9a7e-2b1f6c0d4e88, api error RequestLimitExceeded: Request limit exceeded.',
+      'RequestLimitExceeded',
+    ],
+    [
+      'v1.2+ Launched reason and message',
+      'RequestLimitExceeded: Error creating fleet request: Request limit exceeded',
+      'RequestLimitExceeded',
+    ],
+    ['the v1.2+ message alone', 'Error getting launch template configs: Request limit exceeded', 'Request limit exceeded'],
+    [
+      'the SDK retry quota',
+      'launching nodeclaim, creating instance, getting launch template configs, operation error EC2: DescribeLaunchTemplates, failed to get rate limit token, retry quota exceeded, 0 available, 5 requested',
+      'failed to get rate limit token',
+    ],
+  ])('API_THROTTLED: %s', (_name, text, code) => {
+    expect(classifyCloudError(text)).toEqual({ cause: 'API_THROTTLED', code });
+  });
+
   it('names nothing for text without a cloud error', () => {
     expect(classifyCloudError('resolving ec2nodeclass, object is awaiting reconciliation')).toBeUndefined();
     expect(classifyCloudError('Instance launch failed')).toBeUndefined();

@@ -6,8 +6,8 @@ import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { parseLogLine } from '../../../../src/snapshot/controller-logs.ts';
-import { cluster, logLine, snapshotOf } from '../../../factories/aws.ts';
-import { nodeClaim, nodePool } from '../../../factories/karpenter.ts';
+import { cluster, logLine, snapshotOf, subnet } from '../../../factories/aws.ts';
+import { ec2NodeClass, nodeClaim, nodePool } from '../../../factories/karpenter.ts';
 import { T0, condition, event, minutesAfter } from '../../../factories/kube.ts';
 
 const NOW = minutesAfter(T0, 30);
@@ -332,5 +332,176 @@ describe('NODECLAIM_LAUNCH_FAILED: old log lines', () => {
     const claim = failedClaim('default-abcde', 'SpotSLRCreationFailed', 'Instance launch failed');
     const findings = detect(snapshotOf({ logs: [spotAt(0), routine(125)], nodeClaims: [claim] }));
     expect(findings.map((f) => f.cause?.code)).toEqual(['SPOT_SERVICE_LINKED_ROLE_MISSING']);
+  });
+});
+
+describe('NODECLAIM_LAUNCH_FAILED: SUBNET_IP_EXHAUSTED, never INSUFFICIENT_CAPACITY', () => {
+  const FULL = 'subnet-0c4e1f7a9b2d38e51';
+  const ROOMY = 'subnet-07d2f9c4a1e6b3058';
+  const FLEET_ERROR = `InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet '${FULL}' to satisfy the requested number of instances.`;
+  const iceEvent = (claim: string, fleetErrors = FLEET_ERROR) =>
+    event({
+      kind: 'NodeClaim',
+      name: claim,
+      reason: 'InsufficientCapacityError',
+      source: 'karpenter',
+      message: `NodeClaim ${claim} event: creating instance, insufficient capacity, with fleet error(s), ${fleetErrors}`,
+    });
+  const network = {
+    nodePools: [nodePool({ name: 'default' })],
+    nodeClasses: [
+      ec2NodeClass({
+        name: 'default',
+        subnets: [
+          { id: FULL, zone: 'us-east-1a' },
+          { id: ROOMY, zone: 'us-east-1b' },
+        ],
+      }),
+    ],
+    subnets: [
+      subnet({ id: FULL, zone: 'us-east-1a', cidr: '10.59.1.0/24', free: 0 }),
+      subnet({ id: ROOMY, zone: 'us-east-1b', cidr: '10.59.96.0/19', free: 8012 }),
+    ],
+    cluster: cluster(),
+  };
+
+  it('the InsufficientCapacityError event of deleted NodeClaims: names the subnet, its zone and room, and the zone with room', () => {
+    // Prepare
+    const s = snapshotOf({ events: [iceEvent('default-x7k2p'), iceEvent('default-q9w8e')], ...network });
+
+    // Act
+    const findings = detect(s);
+
+    // Assess
+    expect(findings.map((f) => [f.resource.name, f.cause?.code])).toEqual([['default', 'SUBNET_IP_EXHAUSTED']]);
+    const f = findings[0];
+    expect(f?.title).toBe('NodePool default cannot launch nodes: a subnet has no free IP addresses');
+    expect(f?.cause?.detail).toContain(`EC2 has no free IP addresses left in subnet ${FULL} (InsufficientFreeAddressesInSubnet)`);
+    expect(f?.cause?.detail).toContain(`describe-subnets: ${FULL} (us-east-1a, 10.59.1.0/24): 0 of 256 addresses free.`);
+    expect(f?.cause?.detail).toContain(
+      `Other zones of EC2NodeClass default still have room: ${ROOMY} in us-east-1b (8,012 free)`,
+    );
+    expect(f?.counts).toEqual({ objects: 2, nodePool: 'default' });
+    const steps = f?.remediation?.steps ?? [];
+    expect(steps[0]).toBe(
+      `aws ec2 describe-subnets --subnet-ids ${FULL} --region us-east-1 --query 'Subnets[].[SubnetId,AvailabilityZone,CidrBlock,AvailableIpAddressCount]' --output table`,
+    );
+    expect(steps.join('\n')).toContain(
+      'aws ec2 create-subnet --vpc-id vpc-0a1b2c3d4e5f60001 --availability-zone us-east-1a --cidr-block <unused-cidr> --region us-east-1',
+    );
+    expect(steps.join('\n')).toContain(
+      'its subnetSelectorTerms are {"tags":{"karpenter.sh/discovery":"demo"}}\naws ec2 create-tags --resources <new-subnet-id> --tags Key=karpenter.sh/discovery,Value=demo',
+    );
+    expect(steps.join('\n')).toContain('aws ec2 associate-vpc-cidr-block --vpc-id vpc-0a1b2c3d4e5f60001 --cidr-block <new-cidr>');
+    expect(steps.join('\n')).toContain('prefix delegation');
+  });
+
+  it('mixed with InsufficientInstanceCapacity in one fleet error: one SUBNET_IP_EXHAUSTED finding', () => {
+    const mixed = `InsufficientInstanceCapacity: We currently do not have sufficient m5.large capacity in the Availability Zone you requested (us-east-1b).; ${FLEET_ERROR}`;
+
+    const findings = detect(snapshotOf({ events: [iceEvent('default-x7k2p', mixed)], ...network }));
+
+    expect(findings.map((f) => f.cause?.code)).toEqual(['SUBNET_IP_EXHAUSTED']);
+  });
+
+  it('the v1.2+ Launched reason names no subnet: the EC2NodeClass subnets that are low are named instead', () => {
+    const claim = failedClaim(
+      'default-abcde',
+      'InsufficientFreeAddressesInSubnet',
+      'There are not enough free IP addresses to launch an instance in this subnet',
+    );
+
+    const [f] = detect(snapshotOf({ nodeClaims: [claim], ...network }));
+
+    expect(f?.cause?.code).toBe('SUBNET_IP_EXHAUSTED');
+    expect(f?.cause?.detail).toContain('a subnet of EC2NodeClass default (the message does not say which)');
+    expect(f?.cause?.detail).toContain(`${FULL} (us-east-1a, 10.59.1.0/24): 0 of 256 addresses free`);
+    expect(f?.remediation?.steps[0]).toContain(`aws ec2 describe-subnets --subnet-ids ${FULL} `);
+  });
+
+  it('a NodePool NodeRegistrationHealthy=False with the reason, and the controller log line, say the same', () => {
+    const pool = nodePool({
+      name: 'default',
+      conditions: [
+        condition('NodeRegistrationHealthy', 'False', {
+          reason: 'InsufficientFreeAddressesInSubnet',
+          message: 'There are not enough free IP addresses to launch an instance in this subnet',
+        }),
+      ],
+    });
+    const line = logLine({
+      level: 'ERROR',
+      time: minutesAfter(T0, 20),
+      message: 'failed launching nodeclaim',
+      controller: 'nodeclaim.lifecycle',
+      NodeClaim: { name: 'default-x7k2p' },
+      NodePool: { name: 'default' },
+      error: `creating instance, insufficient capacity, with fleet error(s), ${FLEET_ERROR}`,
+    });
+
+    expect(detect(snapshotOf({ nodePools: [pool] })).map((f) => f.cause?.code)).toEqual(['SUBNET_IP_EXHAUSTED']);
+    expect(detect(snapshotOf({ logs: [line] })).map((f) => [f.resource.name, f.cause?.code])).toEqual([
+      ['default', 'SUBNET_IP_EXHAUSTED'],
+    ]);
+  });
+
+  it('without describe-subnets the detail says so, and the step still checks the subnet EC2 named', () => {
+    const [f] = detect(snapshotOf({ events: [iceEvent('default-x7k2p')], nodePools: [nodePool({ name: 'default' })] }));
+
+    expect(f?.cause?.detail).toContain('Free addresses per subnet were not captured (aws ec2 describe-subnets).');
+    expect(f?.remediation?.steps[0]).toContain(`aws ec2 describe-subnets --subnet-ids ${FULL} `);
+    expect(f?.remediation?.steps.join('\n')).toContain('--vpc-id <vpc-id> --availability-zone <zone>');
+  });
+});
+
+describe('NODECLAIM_LAUNCH_FAILED: API_THROTTLED', () => {
+  it.each([
+    [
+      'v1.2+ Launched reason',
+      failedClaim('default-abcde', 'RequestLimitExceeded', 'Error creating fleet request: Request limit exceeded'),
+    ],
+    [
+      'v1.0 Launched message',
+      failedClaim(
+        'default-abcde',
+        'LaunchFailed',
+        'creating instance, creating fleet operation error EC2: CreateFleet, https response error StatusCode: 503, RequestID: 5d2c8a71-0c9e-4f3b-9a7e-2b1f6c0d4e88, api error RequestLimitExceeded: Request limit exceeded.',
+      ),
+    ],
+  ])('%s', (_name, claim) => {
+    // Act
+    const [f] = detect(snapshotOf({ nodeClaims: [claim], cluster: cluster() }));
+
+    // Assess
+    expect(f?.cause?.code).toBe('API_THROTTLED');
+    expect(f?.title).toBe('NodePool default cannot launch nodes: EC2 is throttling API calls');
+    const steps = f?.remediation?.steps.join('\n') ?? '';
+    expect(steps).toContain(
+      `aws cloudtrail lookup-events --lookup-attributes AttributeKey=EventSource,AttributeValue=ec2.amazonaws.com --start-time ${minutesAfter(T0, -30)} --max-items 5000 --region us-east-1`,
+    );
+    expect(steps).toContain('not in Service Quotas: ask AWS Support for an EC2 API throttling increase');
+    expect(steps).toContain(
+      'kubectl set env deployment/karpenter -n karpenter AMI_REFRESH_INTERVAL=10m SUBNET_REFRESH_INTERVAL=10m',
+    );
+  });
+
+  it('the SDK retry quota in a launch log line, with the throttled API', () => {
+    const line = logLine({
+      level: 'ERROR',
+      time: minutesAfter(T0, 10),
+      message: 'Reconciler error',
+      NodeClaim: { name: 'default-abcde' },
+      error:
+        'launching nodeclaim, creating instance, getting launch template configs, operation error EC2: DescribeLaunchTemplates, failed to get rate limit token, retry quota exceeded, 0 available, 5 requested',
+    });
+
+    const [f] = detect(
+      snapshotOf({ logs: [line], nodeClasses: [ec2NodeClass({ name: 'default' }), ec2NodeClass({ name: 'gpu' })] }),
+    );
+
+    expect(f?.cause?.code).toBe('API_THROTTLED');
+    expect(f?.cause?.detail).toContain("EC2 throttled Karpenter's DescribeLaunchTemplates calls");
+    expect(f?.cause?.detail).toContain('"failed to get rate limit token" is the SDK\'s retry quota running out');
+    expect(f?.remediation?.steps.join('\n')).toContain('(2 here)');
   });
 });

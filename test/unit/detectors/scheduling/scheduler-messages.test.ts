@@ -122,6 +122,8 @@ describe('parseKarpenterMessage', () => {
       limitsExceeded: [],
       noNodePools: false,
       nodeClassNotReady: false,
+      instanceTypes: [],
+      topology: [],
       other: [],
     });
   });

@@ -3,7 +3,7 @@ import type { ReplicaSet } from '../../../../src/domain/kube.ts';
 import { setAsideGap } from '../../../../src/domain/snapshot.ts';
 import { snapshotFromFiles } from '../../../../src/snapshot/load.ts';
 import { captureFiles } from '../../../../src/snapshot/write/capture-files.ts';
-import { snapshotOf, subnet } from '../../../factories/aws.ts';
+import { logLine, snapshotOf, subnet } from '../../../factories/aws.ts';
 import { awsAuth, deployment, karpenterPod, pdb, pod, volumeAttachment } from '../../../factories/kube.ts';
 
 const SECRET = 'hunter2';
@@ -192,6 +192,32 @@ describe('captureFiles: PodDisruptionBudgets, VolumeAttachments and subnets', ()
     expect(back.snapshot.volumeAttachments).toEqual(snapshot.volumeAttachments);
     expect(back.snapshot.subnets).toEqual(snapshot.subnets);
     expect(back.notices).toEqual([]);
+  });
+
+  it('writes the previous container log to karpenter-previous.log, which reads back marked previous', () => {
+    // Prepare
+    const snapshot = snapshotOf({
+      logs: [
+        {
+          ...logLine({ level: 'ERROR', message: 'panic: leader election lost' }, 'karpenter/karpenter-1 (previous):1'),
+          previous: true,
+        },
+        logLine({ level: 'INFO', message: 'Starting workers' }, 'karpenter/karpenter-1:1'),
+      ],
+    });
+
+    // Act
+    const files = captureFiles(snapshot, TAKEN_AT);
+    const back = snapshotFromFiles(
+      files.filter((f) => f.name !== 'SNAPSHOT.md').map((f) => ({ path: `capture/${f.name}`, text: f.text })),
+    );
+
+    // Assess
+    expect(files.map((f) => f.name).sort()).toEqual(['SNAPSHOT.md', 'karpenter-previous.log', 'karpenter.log']);
+    expect(back.snapshot.logs.map((l) => [l.message, l.previous ?? false]).sort()).toEqual([
+      ['Starting workers', false],
+      ['panic: leader election lost', true],
+    ]);
   });
 
   it('writes none of them for a snapshot that did not capture them, and empty lists for "captured, none"', () => {

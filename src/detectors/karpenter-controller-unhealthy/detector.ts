@@ -1,0 +1,190 @@
+import type { LogLine } from '../../domain/aws.ts';
+import { regionOfClusterArn } from '../../domain/aws.ts';
+import { newFinding, type Finding } from '../../domain/finding.ts';
+import type { Container, Pod } from '../../domain/kube.ts';
+import type { ControllerInfo } from '../../domain/snapshot-index.ts';
+import { logText, trimError } from '../cloud-errors/cloud-errors.ts';
+import type { DetectContext, Detector } from '../detector.ts';
+import { deploymentNameFromPod } from '../karpenter/controller-deployment.ts';
+import { listCapped, podRef } from '../scheduling/pending.ts';
+import { awsUnreachable, lastErrorLine, leaderElectionLost } from './crash-logs.ts';
+import { earliestTermination, failureText, podFailure, type PodFailure } from './restarts.ts';
+import { unhealthyRemediation, type UnhealthyEnv, type UnhealthyStepCause } from './unhealthy-steps.ts';
+
+/**
+ * KARPENTER_CONTROLLER_UNHEALTHY: a controller pod that was scheduled but keeps dying
+ * (CrashLoopBackOff, OOMKilled, restarting; the rule is in restarts.ts). One finding per controller
+ * Deployment; critical when no replica is Ready. Pending pods are KARPENTER_CONTROLLER_PENDING's.
+ */
+export const controllerUnhealthy: Detector<'KARPENTER_CONTROLLER_UNHEALTHY'> = {
+  code: 'KARPENTER_CONTROLLER_UNHEALTHY',
+  requires: ['pods'],
+  refinedBy: ['deployments', 'logs', 'cluster'],
+  detect(ctx) {
+    return ctx.index.controllers.flatMap((info) => {
+      const finding = unhealthyFinding(ctx, info);
+      return finding ? [finding] : [];
+    });
+  },
+};
+
+interface Diagnosis {
+  cause: UnhealthyStepCause;
+  detail: string;
+  evidence: string[];
+}
+
+function unhealthyFinding(ctx: DetectContext, info: ControllerInfo): Finding<'KARPENTER_CONTROLLER_UNHEALTHY'> | undefined {
+  // The latest failure first (then by name): the same order however the pods were listed.
+  const failures = info.pods.flatMap((p) => podFailure(p, ctx.now) ?? []).sort(latestFirst);
+  const first = failures[0];
+  if (!first) return undefined;
+  const deploymentName = info.deploymentName ?? deploymentNameFromPod(first.pod);
+  // The pod to explain: an OOM-killed one first (that cause comes first), else the first failing.
+  const chosen = failures.find((f) => f.oomKilled || f.termination?.reason === 'OOMKilled') ?? first;
+  const diagnosis = diagnose(ctx, info, chosen);
+  const total = info.deployment?.spec?.replicas ?? info.pods.length;
+  const kinds = [
+    ...new Set(failures.map((f) => (f.crashLooping ? 'CrashLoopBackOff' : f.oomKilled ? 'OOMKilled' : 'restarting'))),
+  ];
+  const env: UnhealthyEnv = {
+    namespace: info.namespace,
+    deploymentName,
+    clusterName: ctx.snapshot.cluster?.name ?? ctx.snapshot.clusterName,
+    release: labelOf(info, 'app.kubernetes.io/instance') ?? 'karpenter',
+    chartVersion: chartVersion(info),
+    region: regionOf(ctx, diagnosis),
+    clusterEndpoint: ctx.snapshot.cluster?.endpoint,
+    failure: chosen,
+    container: (chosen.pod.spec?.containers?.length ?? 0) > 1 ? chosen.container : undefined,
+  };
+  return newFinding({
+    code: 'KARPENTER_CONTROLLER_UNHEALTHY',
+    severity: info.readyPods === 0 ? 'critical' : 'warning',
+    title: `Karpenter controller ${info.namespace}/${deploymentName}: ${failures.length} pod(s) failing (${kinds.join(', ')}), ${info.readyPods} of ${total} ready`,
+    resource: { kind: 'Deployment', namespace: info.namespace, name: deploymentName },
+    since: earliestTermination(failures),
+    cause: { code: diagnosis.cause.cause, detail: diagnosis.detail },
+    evidence: [
+      ...failures.slice(0, 5).map((f) => `${podRef(f.pod)}: ${failureText(f)}`),
+      ...(failures.length > 5
+        ? [`and ${failures.length - 5} more failing: ${listCapped(failures.slice(5).map((f) => podRef(f.pod)))}`]
+        : []),
+      `${info.readyPods} of ${total} replica(s) Ready`,
+      ...diagnosis.evidence,
+    ],
+    remediation: unhealthyRemediation(diagnosis.cause, env),
+    counts: { objects: failures.length },
+  });
+}
+
+function latestFirst(a: PodFailure, b: PodFailure): number {
+  const time = (f: PodFailure) => Date.parse(f.termination?.finishedAt ?? '') || 0;
+  return time(b) - time(a) || podRef(a.pod).localeCompare(podRef(b.pod));
+}
+
+/** The first cause of DESIGN.md's order that applies. */
+function diagnose(ctx: DetectContext, info: ControllerInfo, f: PodFailure): Diagnosis {
+  const logs = ctx.snapshot.logs;
+  const pod = podRef(f.pod);
+  const exit = f.termination?.exitCode !== undefined ? ` (exit code ${f.termination.exitCode})` : '';
+  if (f.termination?.reason === 'OOMKilled') {
+    const { limit, request, memoryLimitEnv } = memoryOf(f, info);
+    const set = limit
+      ? `its memory limit is ${limit}${request ? ` (request ${request})` : ''}: the controller needs more`
+      : "no memory limit is set (the Helm chart's default is `controller.resources: {}`): the kernel killed it when its node ran short of memory, and nothing reserves memory for it";
+    const env = memoryLimitEnv ? `; MEMORY_LIMIT=${memoryLimitEnv}` : '';
+    return {
+      cause: { cause: 'OOM_KILLED', memoryLimit: limit },
+      detail: `${pod} was OOMKilled${exit} after ${f.restarts} restart(s); ${set}${env}`,
+      evidence: [
+        `memory limit: ${limit ?? 'none'}, request: ${request ?? 'none'}${memoryLimitEnv ? `, MEMORY_LIMIT=${memoryLimitEnv}` : ''}`,
+      ],
+    };
+  }
+  const leader = leaderElectionLost(logs);
+  if (leader) {
+    return {
+      cause: { cause: 'LEADER_ELECTION_LOST' },
+      detail: `the controller lost its leader-election lease and exited ("${quoted(leader.line)}"): the API server answered too slowly or not at all, or throttled Karpenter's requests`,
+      evidence: [logEvidence(leader.line)],
+    };
+  }
+  const aws = awsUnreachable(logs);
+  if (aws) {
+    return {
+      cause: { cause: 'AWS_API_UNREACHABLE', services: aws.services },
+      detail: `Karpenter cannot reach the AWS API of ${aws.services.join(', ')} ("${quoted(aws.line)}"): its subnets have no route to ${aws.services.length === 1 ? 'that endpoint' : 'those endpoints'}, a private subnet with neither a NAT gateway nor VPC endpoints for them`,
+      evidence: [logEvidence(aws.line)],
+    };
+  }
+  const error = lastErrorLine(logs);
+  const message = f.termination?.message?.trim();
+  if (error || message) {
+    const which = error?.previous ? 'the last error before the restart' : 'the last error in its log';
+    return {
+      cause: { cause: 'CRASH_LOOP' },
+      detail: error
+        ? `the controller keeps exiting${exit}; ${which}: "${quoted(error)}"`
+        : `the controller keeps exiting${exit} with the termination message "${trimError(message ?? '')}"`,
+      evidence: error ? [logEvidence(error)] : [`termination message: ${trimError(message ?? '')}`],
+    };
+  }
+  const captured = ctx.snapshot.captured.has('logs');
+  const why = f.termination?.reason ? `, the last time ${f.termination.reason}${exit}` : '';
+  return {
+    cause: { cause: 'UNKNOWN', logsCaptured: captured },
+    detail: captured
+      ? `the controller restarted ${f.restarts} time(s)${why}, and its captured log holds no error that explains it`
+      : `the controller restarted ${f.restarts} time(s)${why}; no controller log was captured to say why (kubectl logs --previous)`,
+    evidence: [captured ? 'no error in the captured controller log' : 'no controller log was captured'],
+  };
+}
+
+/**
+ * A log line for the detail and evidence. Go wraps errors outermost first (`ec2 api connectivity
+ * check failed: … : Post "https://sts…": dial tcp …: i/o timeout`), so a long one keeps its start
+ * and its end, where the root cause is.
+ */
+function quoted(line: LogLine): string {
+  const text = trimError(logText(line), Number.MAX_SAFE_INTEGER);
+  if (text.length <= 300) return text;
+  const head = text.slice(0, 90).replace(/\s+\S*$/, '');
+  const tail = text.slice(-200).replace(/^\S*\s+/, '');
+  return `${head} … ${tail}`;
+}
+
+/** `karpenter-previous.log:12: panic: …`: the line's origin first, as every detector quotes logs. */
+function logEvidence(line: LogLine): string {
+  return `${line.origin}: ${quoted(line)}`;
+}
+
+/** The failing container of the pod, else the Deployment's template container of that name. */
+function memoryOf(f: PodFailure, info: ControllerInfo) {
+  const pick = (containers: Container[] | undefined) =>
+    containers?.find((c) => c.name === f.container) ?? containers?.find((c) => c.name === 'controller') ?? containers?.[0];
+  const container = pick(f.pod.spec?.containers) ?? pick(info.deployment?.spec?.template?.spec?.containers);
+  const value = (q: string | number | undefined) => (q === undefined ? undefined : String(q));
+  return {
+    limit: value(container?.resources?.limits?.memory),
+    request: value(container?.resources?.requests?.memory),
+    memoryLimitEnv: container?.env?.find((e) => e.name === 'MEMORY_LIMIT')?.value,
+  };
+}
+
+function labelOf(info: ControllerInfo, key: string): string | undefined {
+  return (
+    info.deployment?.metadata?.labels?.[key] ?? info.pods.find((p: Pod) => p.metadata?.labels?.[key])?.metadata?.labels?.[key]
+  );
+}
+
+/** `helm.sh/chart: karpenter-1.8.1` → `1.8.1`, else `app.kubernetes.io/version`. */
+function chartVersion(info: ControllerInfo): string | undefined {
+  const chart = /^karpenter-(\d+\.\d+\.\d+\S*)$/.exec(labelOf(info, 'helm.sh/chart') ?? '')?.[1];
+  return chart ?? labelOf(info, 'app.kubernetes.io/version');
+}
+
+function regionOf(ctx: DetectContext, d: Diagnosis): string | undefined {
+  const fromLogs = d.cause.cause === 'AWS_API_UNREACHABLE' ? awsUnreachable(ctx.snapshot.logs)?.region : undefined;
+  return fromLogs ?? regionOfClusterArn(ctx.snapshot.cluster?.arn);
+}

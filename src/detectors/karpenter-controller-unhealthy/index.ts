@@ -1,0 +1,2 @@
+/** The KARPENTER_CONTROLLER_UNHEALTHY detector: the one export the registry reads. */
+export { controllerUnhealthy } from './detector.ts';

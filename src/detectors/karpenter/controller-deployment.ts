@@ -1,0 +1,16 @@
+import type { Pod } from '../../domain/kube.ts';
+
+/**
+ * The controller Deployment's name from one of its pods when the Deployment itself is unknown:
+ * `karpenter-5697769d6c-7lglp` → `karpenter` (ReplicaSet hash and pod suffix), else the pod's own name.
+ */
+export function deploymentNameFromPod(pod: Pod | undefined): string {
+  const name = pod?.metadata?.name ?? 'karpenter';
+  const hash = pod?.metadata?.labels?.['pod-template-hash'];
+  if (hash) {
+    const at = name.lastIndexOf(`-${hash}-`);
+    if (at > 0) return name.slice(0, at);
+  }
+  const match = /^(.+)-[a-z0-9]{8,10}-[a-z0-9]{5}$/.exec(name);
+  return match?.[1] ?? name;
+}

@@ -1,0 +1,2 @@
+/** The NODE_NOT_INITIALIZED detector: the one export the registry reads. */
+export { nodeNotInitialized } from './detector.ts';
