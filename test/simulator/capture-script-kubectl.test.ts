@@ -5,15 +5,14 @@
  * examples/crd-conversion-webhook-broken, its objects stored at v1beta1 (so every read of them
  * needs the webhook); the AWS CLI is a fake printing that example's describe-cluster.
  */
-import { spawn } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../src/domain/report.ts';
 import { brokenConversionFaults } from '../../src/simulator/conversion-webhook.ts';
 import { startSimulation, type Simulation } from '../../src/simulator/simulation.ts';
 import { run } from '../unit/cli/cli-harness.ts';
+import { captureWorkspace, type CaptureWorkspace } from './support/capture-workspace.ts';
 
 const EXAMPLE = new URL('../../examples/crd-conversion-webhook-broken/', import.meta.url).pathname;
 const CLUSTER = 'aws-2026-eks';
@@ -21,84 +20,36 @@ const CLUSTER = 'aws-2026-eks';
 const NODECLAIMS_FAILED =
   'conversion webhook for karpenter.sh/v1beta1, Kind=NodeClaim failed: Post "https://karpenter.kube-system.svc:8443/conversion/karpenter.sh?timeout=30s": service "karpenter" not found';
 
-/** The AWS CLI: describe-cluster prints the example's capture; the account has nothing else. */
-function fakeAws(clusterJson: string): string {
-  return `#!/bin/sh
-case "$*" in
-  *"describe-cluster"*--query*) echo vpc-0a7c3e91d5b2f4816 ;;
-  *"describe-cluster"*) cat <<'JSON'
-${clusterJson.trim()}
-JSON
-  ;;
-  *"list-fargate-profiles"*--query*) ;;
-  *"list-fargate-profiles"*) echo '{"fargateProfileNames": []}' ;;
-  *"list-access-entries"*) echo '{"accessEntries": []}' ;;
-  *"describe-instances"*) echo '{"Reservations": []}' ;;
-  *"describe-launch-templates"*) echo '{"LaunchTemplates": []}' ;;
-  *"list-instance-profiles"*) echo '{"InstanceProfiles": []}' ;;
-  *"describe-subnets"*) echo '{"Subnets": []}' ;;
-  *) echo "fake aws: unexpected: $*" >&2; exit 1 ;;
-esac
-`;
-}
-
 let sim: Simulation;
-let work: string;
+let work: CaptureWorkspace;
 
 beforeAll(async () => {
   sim = await startSimulation([EXAMPLE]);
   for (const fault of brokenConversionFaults(sim.kubeApi.store)) sim.kubeApi.faults.add(fault);
-  work = await mkdtemp(join(tmpdir(), 'sentinel-recipe-'));
-  await mkdir(join(work, 'bin'));
-  await writeFile(join(work, 'kubeconfig'), sim.kubeApi.kubeconfig());
-  await writeFile(join(work, 'bin', 'aws'), fakeAws(await readFile(join(EXAMPLE, 'cluster.json'), 'utf8')));
-  await chmod(join(work, 'bin', 'aws'), 0o755);
+  work = await captureWorkspace(sim, EXAMPLE, 'vpc-0a7c3e91d5b2f4816');
 });
 
 afterAll(async () => {
   await sim.close();
-  await rm(work, { recursive: true, force: true });
+  await work.remove();
 });
-
-function sh(script: string, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('sh', [script], {
-      cwd,
-      env: {
-        ...process.env,
-        HOME: work,
-        KUBECONFIG: join(work, 'kubeconfig'),
-        PATH: `${join(work, 'bin')}:${process.env.PATH ?? ''}`,
-      },
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
-    );
-  });
-}
 
 describe('the capture recipe with the real kubectl, on a cluster whose conversion webhook Service is gone', () => {
   it('saves kubectl’s errors; scan --from the folder names CRD_CONVERSION_WEBHOOK_BROKEN, cause SERVICE_MISSING', async () => {
     // Prepare
     const printed = await run(['capture-script', '--cluster', CLUSTER, '--region', 'us-east-1']);
-    await writeFile(join(work, 'capture.sh'), printed.stdout);
+    await writeFile(join(work.dir, 'capture.sh'), printed.stdout);
 
     // Act
-    const captured = await sh('capture.sh', work);
-    const folder = (await readdir(work)).find((n) => n.startsWith(`karpenter-capture-${CLUSTER}-`) && !n.endsWith('.tgz'));
-    const dir = join(work, folder ?? '?');
+    const captured = await work.sh('capture.sh');
+    const { name: folder, path: dir } = await work.captureFolder(CLUSTER);
     const nodeclaimsFile = await readFile(join(dir, 'nodeclaims.json'), 'utf8');
     const scan = await run(['scan', '--from', dir, '--output', 'json', '--now', '2026-01-01T01:00:00Z']);
 
     // Assess
     expect(captured.code).toBe(0);
     expect(captured.stdout).toContain(`next: karpenter-sentinel scan --from ${folder}`);
-    expect(await readdir(work)).toContain(`${folder}.tgz`);
+    expect(await readdir(work.dir)).toContain(`${folder}.tgz`);
     // kubectl -o json prints an empty List, then its words for kube-apiserver's 500 without a reason
     expect(JSON.parse(nodeclaimsFile.slice(0, nodeclaimsFile.indexOf('\nError')))).toMatchObject({ kind: 'List', items: [] });
     expect(nodeclaimsFile).toContain(`\nError from server: ${NODECLAIMS_FAILED}\n`);
