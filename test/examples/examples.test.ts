@@ -571,6 +571,78 @@ const CASES: ExampleCase[] = [
       },
     ],
   },
+  {
+    name: 'termination-stuck-multiple-pdbs',
+    cluster: 'storefront-eks-prod',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'NODE_TERMINATION_STUCK',
+        cause: 'MULTIPLE_PDBS',
+        severity: 'critical',
+        ...manual,
+        resource: { kind: 'Node', name: 'ip-10-48-51-73.eu-west-1.compute.internal' },
+        detail: 'Pod storefront/web-7d4b9c8f6d-x2kqp is selected by storefront/web and storefront/web-pdb',
+        step: 'kubectl delete pdb -n storefront web-pdb',
+        mentions: ['FailedDraining ×529', 'eviction does not support multiple PDBs', 'no terminationGracePeriod on NodePool default'],
+      },
+    ],
+  },
+  {
+    name: 'drift-blocked-multiple-pdbs',
+    cluster: 'billing-prod',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'DISRUPTION_BLOCKED',
+        cause: 'MULTIPLE_PDBS',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'default' },
+        detail: 'pod billing/invoice-api-6c9f8d7b5-2kx8q is selected by billing/invoice-api and billing/invoice-api-default-pdb',
+        step: 'kubectl get pdb -n billing invoice-api invoice-api-default-pdb -o yaml',
+        mentions: ['AMIDrift ×2', 'Eviction does not support multiple PDBs', 'default-7xq2m', 'default-p4k9d'],
+      },
+    ],
+  },
+  {
+    name: 'drift-blocked-do-not-disrupt-pod',
+    cluster: 'ml-research-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'DISRUPTION_BLOCKED',
+        cause: 'DO_NOT_DISRUPT_POD',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'default' },
+        detail: 'pod ml/train-ranker-v14-6kxq2 (karpenter.sh/do-not-disrupt: "true"), pod ml/embed-backfill-2025q4-p9d7c',
+        step: 'kubectl annotate pod -n ml train-ranker-v14-6kxq2 karpenter.sh/do-not-disrupt-',
+        mentions: ['AMIDrift ×2', 'Pod has \\"karpenter.sh/do-not-disrupt\\" annotation', 'default-7xq2m', 'default-p4k9d'],
+      },
+    ],
+  },
+  {
+    name: 'drift-blocked-do-not-disrupt-node',
+    cluster: 'payments-eks-prod',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'DISRUPTION_BLOCKED',
+        cause: 'DO_NOT_DISRUPT_NODE',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'NodePool', name: 'default' },
+        detail: 'Node ip-10-24-44-91.eu-central-1.compute.internal, Node ip-10-24-78-162.eu-central-1.compute.internal are annotated karpenter.sh/do-not-disrupt: "true"',
+        step: 'kubectl annotate node ip-10-24-78-162.eu-central-1.compute.internal karpenter.sh/do-not-disrupt-',
+        mentions: ['AMIDrift ×2', 'Disruption is blocked through the \\"karpenter.sh/do-not-disrupt\\" annotation', 'default-7xq2m'],
+      },
+    ],
+  },
   { name: 'healthy', cluster: 'aws-2026-eks', complete: true, exact: true, findings: [] },
 ];
 
