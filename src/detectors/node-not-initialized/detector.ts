@@ -38,7 +38,8 @@ export const nodeNotInitialized: Detector<Code> = {
       const key = nodePoolOfClaim(nc) ?? '';
       groups.set(key, [...(groups.get(key) ?? []), stuck]);
     }
-    return [...groups.entries()].map(([pool, stuck]) => findingFor(ctx, pool || undefined, stuck));
+    // The longest stuck first (then by name): the same lead and order however the NodeClaims were listed.
+    return [...groups.entries()].map(([pool, stuck]) => findingFor(ctx, pool || undefined, stuck.sort(longestStuckFirst)));
   },
 };
 
@@ -69,6 +70,10 @@ function stuckClaim(ctx: DetectContext, nc: NodeClaim): Stuck | undefined {
     karpenterNamespace: ctx.index.controllers[0]?.namespace ?? 'karpenter',
   };
   return { subject, registeredAt, ageMs: age, initialized, node, diagnosis: diagnose(ctx, nc, node, pool, initialized) };
+}
+
+function longestStuckFirst(a: Stuck, b: Stuck): number {
+  return b.ageMs - a.ageMs || a.subject.claim.localeCompare(b.subject.claim);
 }
 
 const CAUSE_ORDER: readonly Cause[] = CAUSES_BY_FINDING.NODE_NOT_INITIALIZED;

@@ -381,6 +381,30 @@ describe('NODE_NOT_INITIALIZED', () => {
     expect(findings[1]?.evidence).toContain("event on Node n-d: Unconsolidatable: node isn't initialized");
   });
 
+  it('leads with the NodeClaim stuck longest, then by name, however the NodeClaims were listed', () => {
+    // Prepare: a file lists them as captured, the API server by name
+    const later = stuck({ name: 'default-a', nodeName: 'n-a', registeredAt: minutesAfter(T0, 5) });
+    const earlier = stuck({ name: 'default-z', nodeName: 'n-z' });
+    const twin = stuck({ name: 'default-m', nodeName: 'n-m' });
+
+    // Act
+    const orders = [
+      [later, earlier, twin],
+      [twin, later, earlier],
+    ].map((nodeClaims) => detect(snapshotOf({ nodeClaims }))[0]);
+
+    // Assess
+    for (const finding of orders) {
+      expect(finding?.remediation?.steps[0]).toBe('kubectl describe node n-m');
+      expect(finding?.evidence.filter((e) => e.startsWith('NodeClaim ')).map((e) => e.split(' ')[1])).toEqual([
+        'default-m',
+        'default-z',
+        'default-a',
+      ]);
+    }
+    expect(orders[0]).toEqual(orders[1]);
+  });
+
   it('lists at most 10 NodeClaims in the evidence', () => {
     // Prepare
     const claims = Array.from({ length: 12 }, (_, i) => stuck({ name: `default-${i}`, nodeName: `n-${i}` }));
