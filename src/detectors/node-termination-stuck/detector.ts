@@ -85,8 +85,7 @@ interface Terminating {
 
 function terminating(ctx: DetectContext): Terminating[] {
   const { snapshot, index } = ctx;
-  const claimByNode = new Map<string, NodeClaim>();
-  for (const c of snapshot.nodeClaims) if (c.status?.nodeName) claimByNode.set(c.status.nodeName, c);
+  const claimByNode = index.nodeClaimsByNodeName;
   const used = new Set<NodeClaim>();
   const found: Terminating[] = [];
   const add = (t: Omit<Terminating, 'ageMs' | 'pool'> | undefined) => {
@@ -99,8 +98,7 @@ function terminating(ctx: DetectContext): Terminating[] {
   for (const node of snapshot.nodes) {
     const name = node.metadata?.name;
     if (!name) continue;
-    const instanceId = instanceIdFromProviderID(node.spec?.providerID);
-    const claim = claimByNode.get(name) ?? (instanceId ? index.nodeClaimsByInstanceId.get(instanceId) : undefined);
+    const claim = claimByNode.get(name) ?? claimByInstance(index, node);
     if (claim) used.add(claim);
     add(nodeTermination(ctx, node, name, claim));
   }
@@ -116,6 +114,12 @@ function terminating(ctx: DetectContext): Terminating[] {
     });
   }
   return found;
+}
+
+/** The NodeClaim of a Node no NodeClaim names, by the instance in its providerID. */
+function claimByInstance(index: DetectContext['index'], node: Node): NodeClaim | undefined {
+  const instanceId = instanceIdFromProviderID(node.spec?.providerID);
+  return instanceId ? index.nodeClaimsByInstanceId.get(instanceId) : undefined;
 }
 
 function nodeTermination(
