@@ -129,6 +129,9 @@ function nodeTermination(
   claim: NodeClaim | undefined,
 ): Omit<Terminating, 'ageMs' | 'pool'> | undefined {
   const tainted = (node.spec?.taints ?? []).some(isDisruptedTaint);
+  // Most nodes: nothing is terminating them (and nothing allocated to say so).
+  if (!tainted && node.metadata?.deletionTimestamp === undefined && claim?.metadata?.deletionTimestamp === undefined)
+    return undefined;
   const karpenters =
     claim !== undefined ||
     tainted ||
