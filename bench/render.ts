@@ -7,6 +7,7 @@ import type { CleanupRunMeasurement, CleanupScaleMeasurement, OperationCounts } 
 import type { InterruptionsBench } from './interruptions.ts';
 import { ALL_PODS_STEP, NODE_PODS_LABEL, PREVIOUS_LOG_LABEL, kubectlFetchPlan, type KubectlTiming } from './kubectl.ts';
 import type { LiveResults, LiveScan, RequestStats } from './live.ts';
+import { SOURCE_NAMES } from '../src/domain/snapshot.ts';
 import type { AnalysisMemory, AnalysisTiming, CaptureLoad, CaptureWrite, ClusterCounts, ReportDigest } from './measure.ts';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -429,14 +430,18 @@ function countsSection(counts: ClusterCounts, r: BenchResults): Section {
     ['NodePools / EC2NodeClasses', counts.nodePools],
     ['EC2 instances', counts.instances],
     ['events', counts.events],
-    ['controller log lines', counts.logLines],
+    ['controller log lines (current and previous container)', counts.logLines],
+    ['PodDisruptionBudgets', counts.pdbs],
+    ['VolumeAttachments', counts.volumeAttachments],
+    ["subnets (the EC2NodeClasses', described)", counts.subnets],
   ];
   return {
     title: `Synthetic cluster (scale ${r.scale}, seed ${r.seed})`,
     header: ['object', 'count'],
     rows: rows.map(([k, v]) => [k, int(v)]),
     notes: [
-      'All 18 sources captured. Planted problems: 20 × scale unregistered NodeClaims (node role not mapped), 50 × scale orphan instances, 2 EC2NodeClasses not Ready, a NodePool at its cpu limit, pending pods over five causes, 5 AccessDenied log lines, one unscoped AMI selector.',
+      `All ${SOURCE_NAMES.length} sources captured. Planted problems: 20 × scale unregistered NodeClaims (node role not mapped), 50 × scale orphan instances, 2 EC2NodeClasses not Ready, a NodePool at its cpu limit, pending pods over five causes (20 of the oversized ones with Karpenter's v1.3+ \`no instance type met …\` wording), 5 AccessDenied log lines, one unscoped AMI selector.`,
+      "Second wave (bench/synthetic/after-provisioning.ts): 20 × scale nodes stuck terminating, each drain held by a single-replica Deployment's pod under a PDB with disruptionsAllowed 0; 30 × scale Drifted NodeClaims of `default` behind a `nodes: \"0\"` Drifted budget; 15 NodeClaims consolidated in the last hour in a NodePool with `consolidateAfter: 0s`; 10 × scale NodeClaims whose Node keeps a startup taint; one EC2NodeClass with a /24 subnet 9 addresses from full. Across the healthy part: a PDB allowing disruptions per 50 running Deployments (and the controller's), a VolumeAttachment per 10 worker nodes. The controller stays healthy: one replica restarted once, half its life ago (under KARPENTER_CONTROLLER_UNHEALTHY's threshold), its previous log captured.",
     ],
   };
 }
