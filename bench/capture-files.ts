@@ -110,7 +110,14 @@ export function writeCaptureFiles(snapshot: ClusterSnapshot, dir: string, format
       ...(Object.keys(s.tags).length > 0 ? { Tags: awsTags(s.tags) } : {}),
     })),
   });
-  writeFileSync(file('karpenter.log'), snapshot.logs.map((l) => `${JSON.stringify(l.fields)}\n`).join(''));
+  const lines = (previous: boolean) =>
+    snapshot.logs
+      .filter((l) => (l.previous === true) === previous)
+      .map((l) => `${JSON.stringify(l.fields)}\n`)
+      .join('');
+  writeFileSync(file('karpenter.log'), lines(false));
+  // `kubectl logs --previous` of the controller pod that restarted, beside the current log.
+  if (snapshot.logs.some((l) => l.previous === true)) writeFileSync(file('karpenter-previous.log'), lines(true));
 
   for (const f of written) f.bytes = statSync(f.path).size;
   return written;

@@ -46,6 +46,16 @@ export function queryLabel(query: KubeListQuery): string {
   return [query.resource, query.namespace, query.labelSelector, query.fieldSelector].filter((p) => p !== undefined).join(' ');
 }
 
+/** The step of the lists of one node's pods (one per node of interest), named once for all of them. */
+export const NODE_PODS_LABEL = 'pods spec.nodeName=… (one list per node of interest)';
+/** The step of the previous containers' logs (one per restarted controller pod). */
+export const PREVIOUS_LOG_LABEL = `controller log --previous --tail ${LOG_TAIL_LINES}`;
+
+/** A list's step: its query, except the per-node pod lists, which share one step. */
+export function listLabel(query: KubeListQuery): string {
+  return query.resource === 'pods' && query.fieldSelector?.startsWith('spec.nodeName=') ? NODE_PODS_LABEL : queryLabel(query);
+}
+
 /**
  * `plural.version.group` outside the core group: exactly the API the collector reads (`events` alone
  * would be core/v1's), and resolved from the discovery cache at once. kubectl reads `plural.group`

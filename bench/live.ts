@@ -17,7 +17,9 @@ import { simulateSnapshot } from '../src/simulator/simulation.ts';
 import { hasControllerLabel } from '../src/domain/snapshot-index.ts';
 import type { ClusterConnection } from '../src/ports/cluster.ts';
 import { scanCluster } from '../src/usecases/scan-cluster.ts';
-import { CRDS_LABEL, LOG_LABEL, queryLabel, type KubectlTiming } from './kubectl.ts';
+import { DISRUPTED_TAINT_KEY, nodesOfInterest } from '../src/collect/nodes-of-interest.ts';
+import { isConditionTrue } from '../src/domain/kube-helpers.ts';
+import { CRDS_LABEL, LOG_LABEL, PREVIOUS_LOG_LABEL, listLabel, type KubectlTiming } from './kubectl.ts';
 import { countsOf, digest, type ClusterCounts, type ReportDigest } from './measure.ts';
 import { startRssSampler } from './rss-sampler.ts';
 import { resolveOptions, syntheticCluster } from './synthetic-cluster.ts';
@@ -34,8 +36,22 @@ export interface RequestStats {
   bytes: number;
 }
 
+/** The nodes whose pods a live scan lists one by one (src/collect/nodes-of-interest.ts), by why. */
+export interface NodesOfInterest {
+  total: number;
+  /** Being deleted or tainted `karpenter.sh/disrupted` (the Node or its NodeClaim). */
+  terminating: number;
+  /** Their NodeClaim `Drifted=True`. */
+  drifted: number;
+  /** Registered, not initialised. */
+  uninitialized: number;
+  /** Past their NodePool's `expireAfter`. */
+  expired: number;
+}
+
 export interface LiveServerInfo {
   counts: ClusterCounts;
+  nodesOfInterest: NodesOfInterest;
   /** Where the controller's pods run (`kubectl logs -n` needs it). */
   controllerNamespace: string;
   generateMs: number;
@@ -72,6 +88,8 @@ export interface LiveScan {
   /** Scan start → the last Kubernetes answer; the rest is merging what came last and the analysis. */
   lastAnswerMs: number;
   steps: ScanStep[];
+  /** AWS calls the scan made (answered in memory), by operation: `DescribeSubnets` 1, …. */
+  awsCalls: Record<string, number>;
   /** RSS before the scan (modules loaded, the in-memory AWS account built, after GC). */
   rssBefore: number;
   /** Highest RSS sampled (every 1 ms) while the scan ran. */
@@ -121,7 +139,14 @@ export async function startLiveServer(scale: number, dir: string): Promise<LiveS
   gc?.();
   kubeApi.stats.reset();
   return {
-    info: { counts: countsOf(seed), controllerNamespace, generateMs, startMs, rss: process.memoryUsage.rss() },
+    info: {
+      counts: countsOf(seed),
+      nodesOfInterest: nodesOfInterestOf(seed, new Date(resolveOptions({ scale }).now)),
+      controllerNamespace,
+      generateMs,
+      startMs,
+      rss: process.memoryUsage.rss(),
+    },
     takeStats() {
       const stats = { requests: kubeApi.stats.requests, bytes: kubeApi.stats.bytesSent };
       kubeApi.stats.reset();
@@ -131,14 +156,42 @@ export async function startLiveServer(scale: number, dir: string): Promise<LiveS
   };
 }
 
+/**
+ * The nodes a live scan of `s` lists the pods of, by the first reason that applies: terminating,
+ * drifted, uninitialised, expired.
+ */
+export function nodesOfInterestOf(s: ClusterSnapshot, now: Date): NodesOfInterest {
+  const names = nodesOfInterest(s.nodes, s.nodeClaims, s.nodePools, now);
+  const nodes = new Map(s.nodes.map((n) => [n.metadata?.name, n]));
+  const claims = new Map(s.nodeClaims.map((c) => [c.status?.nodeName, c]));
+  const counts: NodesOfInterest = { total: names.length, terminating: 0, drifted: 0, uninitialized: 0, expired: 0 };
+  for (const name of names) {
+    const node = nodes.get(name);
+    const claim = claims.get(name);
+    const tainted = (node?.spec?.taints ?? []).some((t) => t.key === DISRUPTED_TAINT_KEY || t.key === 'karpenter.sh/disruption');
+    if (node?.metadata?.deletionTimestamp || claim?.metadata?.deletionTimestamp || tainted) counts.terminating += 1;
+    else if (isConditionTrue(claim, 'Drifted')) counts.drifted += 1;
+    else if (isConditionTrue(claim, 'Registered') && !isConditionTrue(claim, 'Initialized')) counts.uninitialized += 1;
+    else counts.expired += 1;
+  }
+  return counts;
+}
+
 type AwsRecords = Pick<
   ClusterSnapshot,
-  'clusterName' | 'cluster' | 'instances' | 'fargateProfiles' | 'accessEntries' | 'launchTemplates' | 'instanceProfiles'
+  | 'clusterName'
+  | 'cluster'
+  | 'instances'
+  | 'fargateProfiles'
+  | 'accessEntries'
+  | 'launchTemplates'
+  | 'instanceProfiles'
+  | 'subnets'
 >;
 
 function awsRecords(s: ClusterSnapshot): AwsRecords {
-  const { clusterName, cluster, instances, fargateProfiles, accessEntries, launchTemplates, instanceProfiles } = s;
-  return { clusterName, cluster, instances, fargateProfiles, accessEntries, launchTemplates, instanceProfiles };
+  const { clusterName, cluster, instances, fargateProfiles, accessEntries, launchTemplates, instanceProfiles, subnets } = s;
+  return { clusterName, cluster, instances, fargateProfiles, accessEntries, launchTemplates, instanceProfiles, subnets };
 }
 
 function readJson<T>(path: string): T {
@@ -190,6 +243,7 @@ export async function measureLiveScan(dir: string): Promise<LiveScan> {
     processMs,
     lastAnswerMs: Math.max(0, ...calls.map((c) => c.endMs)),
     steps: stepsOf(calls),
+    awsCalls: countBy(aws.calls.map((c) => c.operation)),
     rssBefore,
     peakRss,
     maxRss: process.resourceUsage().maxRSS * 1024,
@@ -204,6 +258,12 @@ export interface PortCall {
   items: number;
 }
 
+function countBy(keys: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const key of keys) counts[key] = (counts[key] ?? 0) + 1;
+  return counts;
+}
+
 /** The port, with each read's label, start, end and item count recorded. */
 function timed(port: KubernetesPort, calls: PortCall[], clock: () => number): KubernetesPort {
   const record = async <T>(label: string, read: () => Promise<T>, items: (value: T) => number): Promise<T> => {
@@ -215,7 +275,7 @@ function timed(port: KubernetesPort, calls: PortCall[], clock: () => number): Ku
   return {
     list: (query) =>
       record(
-        queryLabel(query),
+        listLabel(query),
         () => port.list(query),
         (items) => items.length,
       ),
@@ -227,7 +287,7 @@ function timed(port: KubernetesPort, calls: PortCall[], clock: () => number): Ku
       ),
     podLog: (query) =>
       record(
-        LOG_LABEL,
+        query.previous === true ? PREVIOUS_LOG_LABEL : LOG_LABEL,
         () => port.podLog(query),
         (text) => text.split('\n').filter((l) => l !== '').length,
       ),

@@ -20,6 +20,9 @@ export interface ClusterCounts {
   instances: number;
   events: number;
   logLines: number;
+  pdbs: number;
+  volumeAttachments: number;
+  subnets: number;
 }
 
 export interface Memory {
@@ -111,6 +114,9 @@ export function countsOf(s: ClusterSnapshot): ClusterCounts {
     instances: s.instances.length,
     events: s.events.length,
     logLines: s.logs.length,
+    pdbs: s.pdbs.length,
+    volumeAttachments: s.volumeAttachments.length,
+    subnets: s.subnets.length,
   };
 }
 

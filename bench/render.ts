@@ -5,8 +5,9 @@ import type { DistributionBench } from './distribution.ts';
 import type { BundleMeasurement, BundleMeasurements } from './bundles.ts';
 import type { CleanupRunMeasurement, CleanupScaleMeasurement, OperationCounts } from './cleanup.ts';
 import type { InterruptionsBench } from './interruptions.ts';
-import { ALL_PODS_STEP, kubectlFetchPlan, type KubectlTiming } from './kubectl.ts';
+import { ALL_PODS_STEP, NODE_PODS_LABEL, PREVIOUS_LOG_LABEL, kubectlFetchPlan, type KubectlTiming } from './kubectl.ts';
 import type { LiveResults, LiveScan, RequestStats } from './live.ts';
+import { SOURCE_NAMES } from '../src/domain/snapshot.ts';
 import type { AnalysisMemory, AnalysisTiming, CaptureLoad, CaptureWrite, ClusterCounts, ReportDigest } from './measure.ts';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -429,14 +430,18 @@ function countsSection(counts: ClusterCounts, r: BenchResults): Section {
     ['NodePools / EC2NodeClasses', counts.nodePools],
     ['EC2 instances', counts.instances],
     ['events', counts.events],
-    ['controller log lines', counts.logLines],
+    ['controller log lines (current and previous container)', counts.logLines],
+    ['PodDisruptionBudgets', counts.pdbs],
+    ['VolumeAttachments', counts.volumeAttachments],
+    ["subnets (the EC2NodeClasses', described)", counts.subnets],
   ];
   return {
     title: `Synthetic cluster (scale ${r.scale}, seed ${r.seed})`,
     header: ['object', 'count'],
     rows: rows.map(([k, v]) => [k, int(v)]),
     notes: [
-      'All 18 sources captured. Planted problems: 20 × scale unregistered NodeClaims (node role not mapped), 50 × scale orphan instances, 2 EC2NodeClasses not Ready, a NodePool at its cpu limit, pending pods over five causes, 5 AccessDenied log lines, one unscoped AMI selector.',
+      `All ${SOURCE_NAMES.length} sources captured. Planted problems: 20 × scale unregistered NodeClaims (node role not mapped), 50 × scale orphan instances, 2 EC2NodeClasses not Ready, a NodePool at its cpu limit, pending pods over five causes (20 of the oversized ones with Karpenter's v1.3+ \`no instance type met …\` wording), 5 AccessDenied log lines, one unscoped AMI selector.`,
+      "Second wave (bench/synthetic/after-provisioning.ts): 20 × scale nodes stuck terminating, each drain held by a single-replica Deployment's pod under a PDB with disruptionsAllowed 0; 30 × scale Drifted NodeClaims of `default` behind a `nodes: \"0\"` Drifted budget; 15 NodeClaims consolidated in the last hour in a NodePool with `consolidateAfter: 0s`; 10 × scale NodeClaims whose Node keeps a startup taint; one EC2NodeClass with a /24 subnet 9 addresses from full. Across the healthy part: a PDB allowing disruptions per 50 running Deployments (and the controller's), a VolumeAttachment per 10 worker nodes. The controller stays healthy: one replica restarted once, half its life ago (under KARPENTER_CONTROLLER_UNHEALTHY's threshold), its previous log captured.",
     ],
   };
 }
@@ -670,6 +675,10 @@ function liveSections(r: BenchResults): Section[] {
       row('process start → scan done (not gated)', (s) => s.processMs, ms),
       row('  of which Node.js boot and loading modules', (s) => s.loadedMs, ms),
       ['Kubernetes requests, response bytes', statsText(live.scanStats)],
+      [
+        '  of which the second wave (issues 14, 15): requests and AWS calls',
+        first === undefined ? '' : secondWaveText(live, first),
+      ],
       ['Kubernetes objects received', int(first?.steps.reduce((sum, step) => sum + step.items, 0) ?? 0)],
       row('RSS before the scan (modules, in-memory AWS, after GC)', (s) => s.rssBefore, mb),
       row('peak RSS while scanning (sampled every 1 ms)', (s) => s.peakRss, mb),
@@ -683,10 +692,39 @@ function liveSections(r: BenchResults): Section[] {
     ],
     notes: [
       "`scanCluster(connection, { detection: DEFAULT_DETECTION, actions: CLI_ACTIONS, now })`, dry run, every source, in a child process of its own; the simulator (`simulateSnapshot` of the synthetic cluster: HTTPS on 127.0.0.1, TLS verified against its CA) in another. Kubernetes through the real adapter and the kubeconfig kubectl uses (context `simulator`); AWS answered by the simulator's in-memory account, built in the scan's process from the cluster's AWS records before the clock starts.",
-      `The controller is healthy, so the collector reads the Pending pods and the controller's pods (two selector lists), not all ${int(live.server.counts.pods)} pods.`,
+      `The controller is healthy, so the collector reads the Pending pods and the controller's pods (two selector lists), not all ${int(live.server.counts.pods)} pods; and the pods of each node Karpenter is terminating or disrupting or that has not initialised (one \`spec.nodeName\` list per node, 4 at a time), the previous log of each restarted controller pod, and one DescribeSubnets for the EC2NodeClasses' subnets.`,
     ],
   };
   return [scanSection, kubectlSection(live)];
+}
+
+/**
+ * What the second wave's sources cost the scan, from its first run: `2 lists (poddisruptionbudgets
+ * 401, volumeattachments 498 objects) + 60 pod lists (one per node of interest: 20 terminating, 30
+ * drifted, 10 uninitialised; 75 pods) + 1 previous log (5 lines) + 1 DescribeSubnets`.
+ */
+export function secondWaveText(live: LiveResults, scan: LiveScan): string {
+  const step = (label: string) => scan.steps.find((s) => s.label === label);
+  const lists = ['poddisruptionbudgets', 'volumeattachments'].map((label) => ({ label, step: step(label) }));
+  const read = lists.filter((l) => l.step !== undefined);
+  const listCalls = read.reduce((n, l) => n + (l.step?.calls ?? 0), 0);
+  const listText = `${listCalls} list${listCalls === 1 ? '' : 's'} (${read.map((l) => `${l.label} ${int(l.step?.items ?? 0)}`).join(', ')} objects)`;
+  const interest = live.server.nodesOfInterest;
+  const why = [
+    [interest.terminating, 'terminating'],
+    [interest.drifted, 'drifted'],
+    [interest.uninitialized, 'uninitialised'],
+    [interest.expired, 'expired'],
+  ]
+    .filter(([n]) => (n as number) > 0)
+    .map(([n, what]) => `${int(n as number)} ${what}`)
+    .join(', ');
+  const pods = step(NODE_PODS_LABEL);
+  const podText = `${int(pods?.calls ?? 0)} pod lists (one per node of interest${why === '' ? '' : `: ${why}`}; ${int(pods?.items ?? 0)} pods)`;
+  const previous = step(PREVIOUS_LOG_LABEL);
+  const previousText = `${int(previous?.calls ?? 0)} previous log${previous?.calls === 1 ? '' : 's'} (${int(previous?.items ?? 0)} lines)`;
+  const subnets = scan.awsCalls['DescribeSubnets'] ?? 0;
+  return `${listText} + ${podText} + ${previousText} + ${int(subnets)} DescribeSubnets`;
 }
 
 function kubectlSection(live: LiveResults): Section {

@@ -6,6 +6,19 @@
  * ~5,080 EC2 instances (50 orphans), 20 NodePools / EC2NodeClasses (2 not Ready), the Karpenter
  * controller Running with 2 replicas, 5,000 events, 1,000 controller log lines (5 AccessDenied),
  * aws-auth and describe-cluster. Every source is captured.
+ *
+ * The second wave (synthetic/after-provisioning.ts, drawn from a random sequence of its own):
+ * 20 nodes stuck terminating (deletionTimestamp, `karpenter.sh/disrupted` taint, a FailedDraining
+ * event), each holding one pod of a single-replica Deployment under a PDB with disruptionsAllowed 0;
+ * 30 `Drifted=True` (AMIDrift) NodeClaims of `default`, whose budget `nodes: "0"` for Drifted blocks
+ * them; 15 NodeClaims consolidated (Underutilized) in the last hour in a NodePool with
+ * `consolidateAfter: 0s`; 10 NodeClaims registered 20–60 min ago whose Node keeps the
+ * `ebs.csi.aws.com/agent-not-ready` startup taint; 20 oversized pending pods whose Karpenter event
+ * says `no instance type met …` (v1.3+). Across the healthy part (synthetic/healthy-objects.ts): a PDB
+ * allowing disruptions per 50 running Deployments plus the controller's, a VolumeAttachment per 10
+ * worker nodes, and the EC2NodeClasses' 4 subnets as described (one /24 with 9 free addresses, in one
+ * EC2NodeClass only). The controller stays healthy: one replica restarted once, long ago, and its
+ * previous log (5 lines) is captured (synthetic/controller-restart.ts).
  */
 import { SOURCE_NAMES, type ClusterSnapshot } from '../src/domain/snapshot.ts';
 import { Rng } from './rng.ts';
@@ -14,6 +27,9 @@ import type { Generation, SyntheticClusterOptions } from './synthetic/context.ts
 import { buildFleet } from './synthetic/fleet.ts';
 import { buildEvents, buildLogs } from './synthetic/signals.ts';
 import { buildWorkloads } from './synthetic/workloads.ts';
+import { plantAfterProvisioning } from './synthetic/after-provisioning.ts';
+import { restartController } from './synthetic/controller-restart.ts';
+import { describedSubnets, healthyPdbs, volumeAttachments } from './synthetic/healthy-objects.ts';
 
 export type { SyntheticClusterOptions } from './synthetic/context.ts';
 export type { PendingCause } from './synthetic/workloads.ts';
@@ -37,6 +53,13 @@ export const DEFAULT_SYNTHETIC_CLUSTER: Readonly<SyntheticClusterOptions> = {
   events: 5_000,
   logLines: 1_000,
   accessDeniedLogLines: 5,
+  terminatingNodes: 20,
+  driftedNodeClaims: 30,
+  consolidatedNodeClaims: 15,
+  uninitializedNodeClaims: 10,
+  noInstanceTypeMetPods: 20,
+  deploymentsPerPdb: 50,
+  nodesPerVolumeAttachment: 10,
 };
 
 const SCALED = [
@@ -52,6 +75,9 @@ const SCALED_UP = [
   'unregisteredNodeClaims',
   'orphanInstances',
   'terminatedInstances',
+  'terminatingNodes',
+  'driftedNodeClaims',
+  'uninitializedNodeClaims',
 ] as const satisfies readonly (keyof SyntheticClusterOptions)[];
 
 /** Defaults, overridden, then scaled; throws a RangeError when the counts cannot fit together. */
@@ -61,7 +87,8 @@ export function resolveOptions(overrides: Partial<SyntheticClusterOptions> = {})
   for (const key of SCALED_UP) options[key] = Math.ceil(options[key] * options.scale);
   const registered = options.nodeClaims - options.unregisteredNodeClaims;
   const problems = [
-    options.pods < options.pendingPods + 2 && 'pods must hold pendingPods + 2 controller pods',
+    options.pods < options.pendingPods + 2 + options.terminatingNodes &&
+      'pods must hold pendingPods + 2 controller pods + one per terminating node',
     registered < 0 && 'unregisteredNodeClaims exceeds nodeClaims',
     options.nodes - registered < 1 &&
       'nodes must exceed registered NodeClaims by at least one (a system node for the controller)',
@@ -82,6 +109,14 @@ export function syntheticCluster(overrides: Partial<SyntheticClusterOptions> = {
   };
   const fleet = buildFleet(gen);
   const workloads = buildWorkloads(gen, fleet);
+  // The second wave's objects draw from a sequence of their own: the rest stays as generated.
+  const own: Generation = { ...gen, rng: new Rng(options.seed ^ 0x5eed_14) };
+  const planted = plantAfterProvisioning(own, fleet, workloads);
+  const previousLog = restartController(
+    own,
+    workloads.pods.filter((p) => p.metadata?.namespace === 'karpenter'),
+  );
+  const subnets = describedSubnets(own, fleet, planted.pools.lowSubnet);
   return {
     clusterName: options.clusterName,
     captured: new Set(SOURCE_NAMES),
@@ -90,22 +125,22 @@ export function syntheticCluster(overrides: Partial<SyntheticClusterOptions> = {
     deployments: workloads.deployments,
     replicaSets: workloads.replicaSets,
     nodes: fleet.nodes,
-    events: buildEvents(gen, fleet, workloads),
+    events: buildEvents(gen, fleet, workloads, planted.events),
     configMaps: configMaps(gen, fleet),
     services: workloads.services,
     crds: crds(gen),
     nodeClaims: fleet.nodeClaims,
     nodePools: fleet.nodePools,
     nodeClasses: fleet.nodeClasses,
-    pdbs: [],
-    volumeAttachments: [],
+    pdbs: [...planted.pdbs, ...healthyPdbs(own, workloads.deployments)],
+    volumeAttachments: volumeAttachments(own, fleet, planted.vacated),
     cluster: clusterInfo(gen),
     instances: fleet.instances,
     fargateProfiles: fargateProfiles(gen),
     accessEntries: accessEntries(gen, fleet),
     launchTemplates: fleet.launchTemplates,
     instanceProfiles: fleet.instanceProfiles,
-    subnets: [],
-    logs: buildLogs(gen, fleet),
+    subnets,
+    logs: [...previousLog, ...buildLogs(gen, fleet)],
   };
 }

@@ -36,6 +36,23 @@ export interface SyntheticClusterOptions {
   logLines: number;
   /** Log lines that are AccessDenied errors (iam:ListInstanceProfiles). */
   accessDeniedLogLines: number;
+  /**
+   * Scaled (up). Karpenter nodes being deleted for 40–100 min, each drain held by the one pod left on
+   * it: a single-replica Deployment's, under a PDB with `disruptionsAllowed` 0 (its pods come out of `pods`).
+   */
+  terminatingNodes: number;
+  /** Scaled (up). `Drifted=True` (AMIDrift) NodeClaims of the `default` NodePool, whose budget `nodes: "0"` blocks Drifted. */
+  driftedNodeClaims: number;
+  /** NodeClaims consolidated (`DisruptionTerminating` … `Underutilized`) in the last hour, in one NodePool with `consolidateAfter: 0s`. */
+  consolidatedNodeClaims: number;
+  /** Scaled (up). Registered NodeClaims whose Node still has a startup taint (`Initialized=Unknown`), in one NodePool. */
+  uninitializedNodeClaims: number;
+  /** Pending pods (of the oversized ones) whose Karpenter event uses the v1.3+ wording `no instance type met …`. */
+  noInstanceTypeMetPods: number;
+  /** One PodDisruptionBudget (allowing disruptions) per this many running Deployments. */
+  deploymentsPerPdb: number;
+  /** One VolumeAttachment per this many healthy worker nodes. */
+  nodesPerVolumeAttachment: number;
 }
 
 export const MINUTE = 60_000;

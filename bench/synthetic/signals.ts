@@ -7,14 +7,25 @@ import type { PendingPod, Workloads } from './workloads.ts';
 
 const DAEMONSET_OVERHEAD = '{"cpu":"175m","memory":"256Mi","pods":"3"}';
 
-/** Scheduling failures of the pending pods first (two per pod while the budget lasts), then routine events. */
-export function buildEvents(gen: Generation, fleet: Fleet, workloads: Workloads): KubeEvent[] {
+/**
+ * `planted` first (the second wave's, see after-provisioning.ts), then scheduling failures of the
+ * pending pods (two per pod while the budget lasts), then routine events.
+ */
+export function buildEvents(
+  gen: Generation,
+  fleet: Fleet,
+  workloads: Workloads,
+  planted: readonly KubeEvent[] = [],
+): KubeEvent[] {
   const budget = gen.options.events;
-  const events: KubeEvent[] = [];
+  const events: KubeEvent[] = planted.slice(0, budget);
+  let modernWording = gen.options.noInstanceTypeMetPods;
   for (const pending of workloads.pending) {
     if (events.length >= budget) break;
     events.push(schedulerEvent(gen, pending.pod));
-    const karpenter = karpenterMessage(pending);
+    const modern = pending.cause === 'oversized-requests' && modernWording > 0;
+    if (modern) modernWording -= 1;
+    const karpenter = modern ? noInstanceTypeMet(fleet, pending) : karpenterMessage(pending);
     if (karpenter && events.length < budget) {
       events.push(
         podEvent(gen, pending.pod, { reason: 'FailedScheduling', type: 'Warning', source: 'karpenter', message: karpenter }),
@@ -43,6 +54,14 @@ function karpenterMessage(pending: PendingPod): string | undefined {
     case 'recent':
       return undefined;
   }
+}
+
+/** Karpenter v1.3+: the requirements and resources it could not meet, no NodePool named. */
+function noInstanceTypeMet(fleet: Fleet, pending: PendingPod): string {
+  const pool = fleet.pools[0];
+  const types = (pool?.types ?? []).map((t) => t.name).join(' ');
+  const memory = pending.pod.spec?.containers?.[0]?.resources?.requests?.memory ?? '1Gi';
+  return `Failed to schedule pod, no instance type met the scheduling requirements or had enough resources, requirements=karpenter.sh/capacity-type In [${pool?.capacityType ?? 'on-demand'}], karpenter.sh/nodepool In [${pool?.name ?? 'default'}], node.kubernetes.io/instance-type In [${types}], resources={"cpu":"48175m","memory":"${memory}","pods":"4"}`;
 }
 
 function podEvent(gen: Generation, pod: Pod, what: { reason: string; type: string; source: string; message: string }): KubeEvent {

@@ -98,7 +98,7 @@ const DEFAULT_TOLERATIONS: Toleration[] = [
   { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
 ];
 
-interface WorkloadShape {
+export interface WorkloadShape {
   name: string;
   namespace: string;
   app: string;
@@ -117,7 +117,8 @@ export function buildWorkloads(gen: Generation, fleet: Fleet): Workloads {
   const { options } = gen;
   const out: Workloads = { pods: [], deployments: [], replicaSets: [], services: [], pending: [], running: [] };
   addController(gen, fleet, out);
-  let runningBudget = options.pods - options.pendingPods - 2;
+  // The terminating nodes' pods come later (after-provisioning.ts), one per node.
+  let runningBudget = options.pods - options.pendingPods - 2 - options.terminatingNodes;
   const allNodes = [...fleet.systemNodes, ...fleet.workerNodes.map((n) => n.name)];
   const daemonPods = Math.min(allNodes.length, runningBudget);
   for (let i = 0; i < daemonPods; i += 1) addDaemonPod(gen, out, allNodes[i] as string);
@@ -197,7 +198,7 @@ function schedulerMessage(fleet: Fleet, hasSelector: boolean): string {
     : `0/${total} nodes are available: ${total - system} Insufficient cpu, ${taint}. preemption: 0/${total} nodes are available: ${total - system} No preemption victims found for incoming pod, ${system} Preemption is not helpful for scheduling.`;
 }
 
-function workloadShape(gen: Generation, index: number, replicas: number): WorkloadShape {
+export function workloadShape(gen: Generation, index: number, replicas: number): WorkloadShape {
   const { rng, options } = gen;
   const namespace = rng.pick(NAMESPACES);
   const app = rng.pick(APPS);
@@ -235,7 +236,7 @@ function podSpecOf(shape: WorkloadShape, extra: Partial<PodSpec> = {}): PodSpec 
   };
 }
 
-function addWorkloadObjects(gen: Generation, out: Workloads, shape: WorkloadShape, ready: number): void {
+export function addWorkloadObjects(gen: Generation, out: Workloads, shape: WorkloadShape, ready: number): void {
   const { rng } = gen;
   const createdMs = gen.nowMs - rng.int(2 * DAY, 200 * DAY);
   const deploymentUid = rng.uuid();
@@ -300,7 +301,7 @@ function addWorkloadObjects(gen: Generation, out: Workloads, shape: WorkloadShap
   }
 }
 
-function workloadPod(
+export function workloadPod(
   gen: Generation,
   shape: WorkloadShape,
   at: { createdMs: number; nodeName?: string; tolerations?: Toleration[]; pendingMessage?: string },

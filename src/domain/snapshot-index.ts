@@ -2,6 +2,7 @@ import type { Instance } from './aws.ts';
 import type { Deployment, KubeEvent, Node, NodeClaim, Pod } from './kube.ts';
 import { instanceIdFromProviderID, isPodReady, selectorMatches } from './kube-helpers.ts';
 import type { ClusterSnapshot } from './snapshot.ts';
+import { nodePoolOfClaim } from './tags.ts';
 
 export const CONTROLLER_LABEL = 'app.kubernetes.io/name';
 export const CONTROLLER_LABEL_VALUE = 'karpenter';
@@ -55,6 +56,39 @@ export class SnapshotIndex {
       for (const nc of this.snapshot.nodeClaims) {
         const id = instanceIdFromProviderID(nc.status?.providerID);
         if (id) m.set(id, nc);
+      }
+      return m;
+    });
+  }
+
+  /** NodeClaims by name. */
+  get nodeClaimsByName(): Map<string, NodeClaim> {
+    return this.#once('nodeClaimsByName', () => {
+      const m = new Map<string, NodeClaim>();
+      for (const nc of this.snapshot.nodeClaims) if (nc.metadata?.name) m.set(nc.metadata.name, nc);
+      return m;
+    });
+  }
+
+  /** NodeClaims by their Node's name (`status.nodeName`). */
+  get nodeClaimsByNodeName(): Map<string, NodeClaim> {
+    return this.#once('nodeClaimsByNodeName', () => {
+      const m = new Map<string, NodeClaim>();
+      for (const nc of this.snapshot.nodeClaims) if (nc.status?.nodeName) m.set(nc.status.nodeName, nc);
+      return m;
+    });
+  }
+
+  /** NodeClaims by the NodePool that owns them (their `karpenter.sh/nodepool` label). */
+  get nodeClaimsByNodePool(): Map<string, NodeClaim[]> {
+    return this.#once('nodeClaimsByNodePool', () => {
+      const m = new Map<string, NodeClaim[]>();
+      for (const nc of this.snapshot.nodeClaims) {
+        const pool = nodePoolOfClaim(nc);
+        if (pool === undefined) continue;
+        const list = m.get(pool);
+        if (list) list.push(nc);
+        else m.set(pool, [nc]);
       }
       return m;
     });

@@ -47,11 +47,13 @@ export const consolidationChurn: Detector<'CONSOLIDATION_CHURN'> = {
     const to = ctx.now.getTime();
     const from = to - HOUR_MS;
     const { events, nodeClaims, nodePools } = ctx.snapshot;
-    const disruptions = consolidationDisruptions(events, nodeClaims, ctx.index, nodePools, from, to);
+    const disruptions = consolidationDisruptions(events, ctx.index, nodePools, from, to);
     const byPool = new Map<string, Disruption[]>();
     for (const d of disruptions) {
       if (d.nodePool === undefined) continue;
-      byPool.set(d.nodePool, [...(byPool.get(d.nodePool) ?? []), d]);
+      const list = byPool.get(d.nodePool);
+      if (list) list.push(d);
+      else byPool.set(d.nodePool, [d]);
     }
     const launches = consolidationLaunches(events, nodeClaims, nodePools, from, to);
     const findings: Finding<'CONSOLIDATION_CHURN'>[] = [];

@@ -75,29 +75,33 @@ function msOf(iso: string | undefined): number | undefined {
 }
 
 interface Objects {
-  nodeClaims: Map<string, NodeClaim>;
-  nodes: Map<string, Node>;
-  /** Node name → NodeClaim name. */
-  claimOfNode: Map<string, string>;
+  nodeClaims: ReadonlyMap<string, NodeClaim>;
+  nodes: ReadonlyMap<string, Node>;
+  /** Node name → NodeClaim name: by the NodeClaim's `status.nodeName`, else by the Node's providerID. */
+  claimOfNode(node: string): string | undefined;
   nodePools: readonly NodePool[];
 }
 
-function objectsOf(nodeClaims: readonly NodeClaim[], index: SnapshotIndex, nodePools: readonly NodePool[]): Objects {
-  const claims = new Map<string, NodeClaim>();
-  const claimOfNode = new Map<string, string>();
-  const claimByProvider = new Map<string, string>();
-  for (const nc of nodeClaims) {
-    const name = nc.metadata?.name;
-    if (!name) continue;
-    claims.set(name, nc);
-    if (nc.status?.nodeName) claimOfNode.set(nc.status.nodeName, name);
-    if (nc.status?.providerID) claimByProvider.set(nc.status.providerID, name);
-  }
-  for (const [name, node] of index.nodesByName) {
-    const viaProvider = node.spec?.providerID ? claimByProvider.get(node.spec.providerID) : undefined;
-    if (!claimOfNode.has(name) && viaProvider) claimOfNode.set(name, viaProvider);
-  }
-  return { nodeClaims: claims, nodes: index.nodesByName, claimOfNode, nodePools };
+/** Lookups over the analysis's shared index; the providerID table only if a Node no NodeClaim names is asked for. */
+function objectsOf(index: SnapshotIndex, nodePools: readonly NodePool[]): Objects {
+  let byProvider: Map<string, string> | undefined;
+  return {
+    nodeClaims: index.nodeClaimsByName,
+    nodes: index.nodesByName,
+    claimOfNode(node) {
+      const named = index.nodeClaimsByNodeName.get(node)?.metadata?.name;
+      if (named) return named;
+      const providerID = index.nodesByName.get(node)?.spec?.providerID;
+      if (!providerID) return undefined;
+      byProvider ??= new Map(
+        index.snapshot.nodeClaims.flatMap((nc): [string, string][] =>
+          nc.metadata?.name && nc.status?.providerID ? [[nc.status.providerID, nc.metadata.name]] : [],
+        ),
+      );
+      return byProvider.get(providerID);
+    },
+    nodePools,
+  };
 }
 
 /**
@@ -163,13 +167,11 @@ function terminatingOf(event: KubeEvent): Terminating | undefined {
  */
 export function consolidationDisruptions(
   events: readonly KubeEvent[],
-  nodeClaims: readonly NodeClaim[],
   index: SnapshotIndex,
   nodePools: readonly NodePool[],
   from: number,
   to: number,
 ): Disruption[] {
-  const objects = objectsOf(nodeClaims, index, nodePools);
   const byKey = new Map<string, Disruption>();
   const loneNodes: Terminating[] = [];
   const merge = (key: string, t: Terminating, patch: Partial<Disruption>) => {
@@ -192,13 +194,16 @@ export function consolidationDisruptions(
     const t = terminatingOf(e);
     return t && t.at > from && t.at <= to ? [t] : [];
   });
+  // Nothing consolidated in the window (the usual case): no need to look up any object.
+  if (terminating.length === 0) return [];
+  const objects = objectsOf(index, nodePools);
   // NodeClaim events first, so a Node event can join the NodeClaim's disruption.
   for (const t of terminating.filter((x) => x.kind === 'NodeClaim')) {
     const node = objects.nodeClaims.get(t.name)?.status?.nodeName;
     merge(`claim:${t.name}`, t, { nodeClaim: t.name, ...(node ? { node } : {}) });
   }
   for (const t of terminating.filter((x) => x.kind === 'Node')) {
-    const claim = objects.claimOfNode.get(t.name);
+    const claim = objects.claimOfNode(t.name);
     if (claim) merge(`claim:${claim}`, t, { nodeClaim: claim, node: t.name });
     else loneNodes.push(t);
   }
@@ -226,7 +231,7 @@ export function consolidationLaunches(
   from: number,
   to: number,
 ): Launch[] {
-  const claims = new Map(nodeClaims.map((nc) => [nc.metadata?.name ?? '', nc]));
+  let claims: Map<string, NodeClaim> | undefined;
   const launches = new Map<string, Launch>();
   for (const event of events) {
     if (event.reason !== 'DisruptionLaunching' || event.regarding.kind !== 'NodeClaim') continue;
@@ -234,6 +239,8 @@ export function consolidationLaunches(
     const name = event.regarding.name;
     const at = timeOf(event, 'first');
     if (!match || !name || at === undefined || at <= from - REPLACEMENT_WITHIN_MS || at > to) continue;
+    // Built at the first launch seen: most scans have none.
+    claims ??= new Map(nodeClaims.map((nc) => [nc.metadata?.name ?? '', nc]));
     const claim = claims.get(name);
     const nodePool = claim?.metadata?.labels?.[NODEPOOL_LABEL] ?? nodePoolFromClaimName(name, nodePools);
     const instanceType = claim?.metadata?.labels?.[INSTANCE_TYPE_LABEL];

@@ -85,7 +85,9 @@ export function blockedClaimsByPool(index: SnapshotIndex, now: Date, thresholdMs
       expiredAt,
       since,
     };
-    byPool.set(pool, [...(byPool.get(pool) ?? []), blocked]);
+    const list = byPool.get(pool);
+    if (list) list.push(blocked);
+    else byPool.set(pool, [blocked]);
   }
   for (const list of byPool.values()) list.sort((a, b) => a.since - b.since || a.name.localeCompare(b.name));
   return byPool;
@@ -109,8 +111,7 @@ export function nodeDoNotDisrupt(b: BlockedClaim): { kind: 'Node' | 'NodeClaim';
 export function budgetCounts(index: SnapshotIndex, pool: string): { nodes: number; disrupting: string[] } {
   let nodes = 0;
   const disrupting: string[] = [];
-  for (const claim of index.snapshot.nodeClaims) {
-    if (nodePoolOfClaim(claim) !== pool) continue;
+  for (const claim of index.nodeClaimsByNodePool.get(pool) ?? []) {
     if (conditionOf(claim, 'Initialized')?.status !== 'True') continue;
     if (conditionOf(claim, 'InstanceTerminating')?.status === 'True') continue;
     nodes += 1;

@@ -28,8 +28,7 @@ export interface Terminating {
 
 export function terminating(ctx: DetectContext): Terminating[] {
   const { snapshot, index } = ctx;
-  const claimByNode = new Map<string, NodeClaim>();
-  for (const c of snapshot.nodeClaims) if (c.status?.nodeName) claimByNode.set(c.status.nodeName, c);
+  const claimByNode = index.nodeClaimsByNodeName;
   const used = new Set<NodeClaim>();
   const found: Terminating[] = [];
   const add = (t: Omit<Terminating, 'ageMs' | 'pool'> | undefined) => {
@@ -42,8 +41,7 @@ export function terminating(ctx: DetectContext): Terminating[] {
   for (const node of snapshot.nodes) {
     const name = node.metadata?.name;
     if (!name) continue;
-    const instanceId = instanceIdFromProviderID(node.spec?.providerID);
-    const claim = claimByNode.get(name) ?? (instanceId ? index.nodeClaimsByInstanceId.get(instanceId) : undefined);
+    const claim = claimByNode.get(name) ?? claimByInstance(index, node);
     if (claim) used.add(claim);
     add(nodeTermination(ctx, node, name, claim));
   }
@@ -61,6 +59,12 @@ export function terminating(ctx: DetectContext): Terminating[] {
   return found;
 }
 
+/** The NodeClaim of a Node no NodeClaim names, by the instance in its providerID. */
+function claimByInstance(index: DetectContext['index'], node: Node): NodeClaim | undefined {
+  const instanceId = instanceIdFromProviderID(node.spec?.providerID);
+  return instanceId ? index.nodeClaimsByInstanceId.get(instanceId) : undefined;
+}
+
 function nodeTermination(
   ctx: DetectContext,
   node: Node,
@@ -68,6 +72,9 @@ function nodeTermination(
   claim: NodeClaim | undefined,
 ): Omit<Terminating, 'ageMs' | 'pool'> | undefined {
   const tainted = (node.spec?.taints ?? []).some(isDisruptedTaint);
+  // Most nodes: nothing is terminating them (and nothing allocated to say so).
+  if (!tainted && node.metadata?.deletionTimestamp === undefined && claim?.metadata?.deletionTimestamp === undefined)
+    return undefined;
   const karpenters =
     claim !== undefined ||
     tainted ||

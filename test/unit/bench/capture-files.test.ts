@@ -15,6 +15,9 @@ const SMALL = {
   orphanInstances: 3,
   events: 40,
   logLines: 30,
+  terminatingNodes: 1,
+  driftedNodeClaims: 1,
+  uninitializedNodeClaims: 1,
 };
 const dirs: string[] = [];
 

@@ -19,6 +19,13 @@ const SMALL: Partial<SyntheticClusterOptions> = {
   events: 120,
   logLines: 60,
   accessDeniedLogLines: 3,
+  terminatingNodes: 2,
+  driftedNodeClaims: 3,
+  consolidatedNodeClaims: 12,
+  uninitializedNodeClaims: 1,
+  noInstanceTypeMetPods: 2,
+  deploymentsPerPdb: 3,
+  nodesPerVolumeAttachment: 5,
 };
 
 const nowMs = (options: Partial<SyntheticClusterOptions> = SMALL) => Date.parse(resolveOptions(options).now);
@@ -58,7 +65,8 @@ describe('syntheticCluster', () => {
     // one per NodeClaim + 5 system nodes (30 nodes − 25 registered) + 4 orphans + 2 terminated
     expect(s.instances).toHaveLength(28 + 5 + 4 + 2);
     expect(s.events).toHaveLength(120);
-    expect(s.logs).toHaveLength(60);
+    // and the restarted controller container's previous log
+    expect(s.logs.filter((l) => l.previous !== true)).toHaveLength(60);
     expect([...s.captured].sort()).toEqual([...SOURCE_NAMES].sort());
     expect(s.gaps).toEqual([]);
     expect(s.cluster?.name).toBe('bench');
