@@ -61,10 +61,11 @@ afterAll(async () => {
 });
 
 describe('the packed tarball', () => {
-  it('holds the bundle, its TLS files and the examples, and none of the TypeScript sources', async () => {
+  it('holds the licence, the bundle, its TLS files and the examples, and none of the TypeScript sources', async () => {
     const { stdout } = await promisify(execFile)('tar', ['-tzf', tarball]);
     const files = stdout.split('\n').filter(Boolean);
 
+    expect(files).toContain('package/LICENSE');
     expect(files).toContain('package/bin/karpenter-sentinel.js');
     expect(files).toContain('package/dist/cli/karpenter-sentinel.mjs');
     expect(files).toContain('package/dist/cli/tls/server.crt');
