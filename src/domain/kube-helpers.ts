@@ -1,4 +1,4 @@
-import type { Condition, LabelSelector, Pod } from './kube.ts';
+import type { Condition, KubeEvent, LabelSelector, Pod } from './kube.ts';
 
 export function conditionOf(obj: { status?: { conditions?: Condition[] } } | undefined, type: string): Condition | undefined {
   return obj?.status?.conditions?.find((c) => c.type === type);
@@ -123,4 +123,15 @@ export function isUnboundPending(pod: Pod): boolean {
 function hasSchedulingGates(pod: Pod): boolean {
   const gates = pod.spec?.schedulingGates;
   return Array.isArray(gates) && gates.length > 0;
+}
+
+/** When an event was last seen (else first), in ms; 0 when it says neither. */
+export function eventLastSeenMs(event: KubeEvent): number {
+  const t = Date.parse(event.lastTime ?? event.firstTime ?? '');
+  return Number.isNaN(t) ? 0 : t;
+}
+
+/** A copy, newest first by last (else first) time. */
+export function newestFirst(events: readonly KubeEvent[]): KubeEvent[] {
+  return [...events].sort((a, b) => eventLastSeenMs(b) - eventLastSeenMs(a));
 }

@@ -1,6 +1,6 @@
-import type { KubeObject } from '../../domain/kube.ts';
+import type { KubeObject, Pod } from '../../domain/kube.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
-import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
+import type { ControllerInfo, SnapshotIndex } from '../../domain/snapshot-index.ts';
 
 /**
  * Can the capture say that no Karpenter controller runs? Only if it covers the cluster: every
@@ -13,4 +13,36 @@ export function controllerAbsenceKnown(snapshot: ClusterSnapshot, index: Snapsho
   if (snapshot.pods.length === 0 && snapshot.deployments.length === 0) return true;
   const inKubeSystem = (o: KubeObject) => o.metadata?.namespace === 'kube-system';
   return snapshot.pods.some(inKubeSystem) || snapshot.deployments.some(inKubeSystem);
+}
+
+/**
+ * What the capture says of the controller's readiness, from its pods when `fromPods` (they were
+ * captured and show the cluster running), else from its Deployments; undefined when it cannot say.
+ * Detectors word it their own way; the facts and the order they are read in are one rule.
+ */
+export type ControllerReadiness =
+  | { source: 'pods'; ready: boolean; pods: Pod[]; readyPods: number; scaledToZero: ControllerInfo[] }
+  | { source: 'deployments'; ready: boolean; deployments: ControllerInfo[]; readyReplicas: number };
+
+export function controllerReadiness(
+  snapshot: ClusterSnapshot,
+  index: SnapshotIndex,
+  fromPods = snapshot.captured.has('pods'),
+): ControllerReadiness | undefined {
+  if (!controllerAbsenceKnown(snapshot, index)) return undefined;
+  const controllers = index.controllers;
+  if (fromPods) {
+    const readyPods = controllers.reduce((n, c) => n + c.readyPods, 0);
+    return {
+      source: 'pods',
+      ready: readyPods > 0,
+      pods: controllers.flatMap((c) => c.pods),
+      readyPods,
+      scaledToZero: controllers.filter((c) => c.deployment?.spec?.replicas === 0),
+    };
+  }
+  if (!snapshot.captured.has('deployments')) return undefined;
+  const deployments = controllers.filter((c) => c.deployment);
+  const readyReplicas = deployments.reduce((n, c) => n + (c.deployment?.status?.readyReplicas ?? 0), 0);
+  return { source: 'deployments', ready: readyReplicas > 0, deployments, readyReplicas };
 }

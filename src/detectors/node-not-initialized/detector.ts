@@ -1,6 +1,6 @@
 import { CAUSES_BY_FINDING } from '../../domain/codes.ts';
 import type { Condition, Node, NodeClaim } from '../../domain/kube.ts';
-import { ageMs, conditionOf, instanceIdFromProviderID, isoSeconds } from '../../domain/kube-helpers.ts';
+import { ageMs, conditionOf, instanceIdFromProviderID, isoSeconds, newestFirst } from '../../domain/kube-helpers.ts';
 import { manualRemediation, newFinding, type Finding } from '../../domain/finding.ts';
 import { formatDuration } from '../../domain/settings.ts';
 import { nodePoolOfClaim } from '../../domain/tags.ts';
@@ -141,7 +141,7 @@ function eventEvidence(ctx: DetectContext, stuck: readonly Stuck[]): string[] {
       ...ctx.index.eventsFor('NodeClaim', undefined, s.subject.claim),
       ...(s.subject.node ? ctx.index.eventsFor('Node', undefined, s.subject.node) : []),
     ].filter((e) => e.type === 'Warning' || /initiali[sz]ed/i.test(e.message ?? ''));
-    const newest = events.sort((a, b) => Date.parse(b.lastTime ?? '') - Date.parse(a.lastTime ?? ''))[0];
+    const newest = newestFirst(events)[0];
     if (newest)
       lines.push(`event on ${newest.regarding.kind} ${newest.regarding.name}: ${newest.reason ?? ''}: ${newest.message ?? ''}`);
   }

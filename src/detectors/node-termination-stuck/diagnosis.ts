@@ -9,7 +9,8 @@
 import { awsRunsKarpenter, isAutoModeRef } from '../../domain/auto-mode.ts';
 import type { KubeEvent } from '../../domain/kube.ts';
 import type { DetectContext } from '../detector.ts';
-import { controllerAbsenceKnown } from '../karpenter/controller-presence.ts';
+import { controllerReadiness } from '../karpenter/controller-presence.ts';
+import type { ControllerInfo } from '../../domain/snapshot-index.ts';
 import { evictionBlockers, waitsForDrain } from '../karpenter/eviction-blockers.ts';
 import { listCapped, podRef } from '../scheduling/pending.ts';
 import { TERMINATION_FINALIZER, type Terminating } from './terminating.ts';
@@ -111,25 +112,20 @@ function fromEventsOnly(t: Terminating, fromEvents: readonly EventBlocker[], tar
 function controllerDown(ctx: DetectContext, t: Terminating): string | undefined {
   const s = ctx.snapshot;
   if (t.claim ? isAutoModeRef(t.claim.spec?.nodeClassRef) : awsRunsKarpenter(s)) return undefined;
-  if (!controllerAbsenceKnown(s, ctx.index)) return undefined;
-  const controllers = ctx.index.controllers;
-  const name = (c: (typeof controllers)[number]) => `${c.namespace}/${c.deploymentName ?? 'karpenter'}`;
-  if (s.captured.has('pods') && s.pods.some((p) => p.status?.phase === 'Running')) {
-    const pods = controllers.flatMap((c) => c.pods);
-    if (controllers.some((c) => c.readyPods > 0)) return undefined;
-    const scaled = controllers.filter((c) => c.deployment?.spec?.replicas === 0 && c.pods.length === 0);
-    if (pods.length === 0 && scaled.length > 0) return `Deployment ${scaled.map(name).join(', ')} is scaled to 0 replicas`;
-    if (pods.length === 0) return 'no pod labelled app.kubernetes.io/name=karpenter exists';
-    return `${pods.length} controller pod(s), none Ready: ${listCapped(
-      pods.map((p) => `${podRef(p)} ${p.status?.phase ?? '?'}`),
-      4,
-    )}`;
+  // Pods of a capture of Pending pods only say nothing of a controller that runs.
+  const podsShowCluster = s.captured.has('pods') && s.pods.some((p) => p.status?.phase === 'Running');
+  const r = controllerReadiness(s, ctx.index, podsShowCluster);
+  if (!r || r.ready) return undefined;
+  const name = (c: ControllerInfo) => `${c.namespace}/${c.deploymentName ?? 'karpenter'}`;
+  if (r.source === 'deployments') {
+    if (r.deployments.length === 0) return 'no Deployment labelled app.kubernetes.io/name=karpenter exists';
+    return `Deployment ${r.deployments.map(name).join(', ')} has no ready replica`;
   }
-  if (s.captured.has('deployments')) {
-    const deployments = controllers.filter((c) => c.deployment);
-    if (deployments.length === 0) return 'no Deployment labelled app.kubernetes.io/name=karpenter exists';
-    if (deployments.some((c) => (c.deployment?.status?.readyReplicas ?? 0) > 0)) return undefined;
-    return `Deployment ${deployments.map(name).join(', ')} has no ready replica`;
-  }
-  return undefined;
+  const scaled = r.scaledToZero.filter((c) => c.pods.length === 0);
+  if (r.pods.length === 0 && scaled.length > 0) return `Deployment ${scaled.map(name).join(', ')} is scaled to 0 replicas`;
+  if (r.pods.length === 0) return 'no pod labelled app.kubernetes.io/name=karpenter exists';
+  return `${r.pods.length} controller pod(s), none Ready: ${listCapped(
+    r.pods.map((p) => `${podRef(p)} ${p.status?.phase ?? '?'}`),
+    4,
+  )}`;
 }

@@ -7,11 +7,11 @@
  * being deleted with no Node of its own stands alone. Only those past `terminationStuckMs` are kept.
  */
 import type { KubeEvent, Node, NodeClaim } from '../../domain/kube.ts';
-import { ageMs, instanceIdFromProviderID } from '../../domain/kube-helpers.ts';
+import { ageMs, instanceIdFromProviderID, newestFirst } from '../../domain/kube-helpers.ts';
 import { nodePoolOfClaim, NODEPOOL_LABEL } from '../../domain/tags.ts';
 import type { DetectContext } from '../detector.ts';
 import { isDisruptedTaint } from '../karpenter/eviction-blockers.ts';
-import { DRAIN_EVENT_REASONS, DRAIN_START_REASONS, newestFirst } from './termination-events.ts';
+import { DRAIN_EVENT_REASONS, DRAIN_START_REASONS } from './termination-events.ts';
 
 export const TERMINATION_FINALIZER = 'karpenter.sh/termination';
 

@@ -79,9 +79,3 @@ export function quoteEvent(event: KubeEvent): string {
   const last = event.lastTime ?? event.firstTime;
   return `${event.reason ?? '?'}${count}${last ? ` (last ${last})` : ''}: ${event.message ?? ''}`;
 }
-
-/** Newest first, by last (else first) time. */
-export function newestFirst(events: readonly KubeEvent[]): KubeEvent[] {
-  const t = (e: KubeEvent) => Date.parse(e.lastTime ?? e.firstTime ?? '') || 0;
-  return [...events].sort((a, b) => t(b) - t(a));
-}

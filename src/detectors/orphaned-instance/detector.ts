@@ -7,7 +7,7 @@ import { formatDuration } from '../../domain/settings.ts';
 import { CLUSTER_TAG, legacyClusterTag, NODECLAIM_TAG, NODECLASS_TAG, NODEPOOL_TAG } from '../../domain/tags.ts';
 import type { DetectContext, Detector } from '../detector.ts';
 import { awsRunsKarpenter } from '../../domain/auto-mode.ts';
-import { controllerAbsenceKnown } from '../karpenter/controller-presence.ts';
+import { controllerReadiness } from '../karpenter/controller-presence.ts';
 import { regionFlag, regionOf } from '../aws-iam/iam-arn.ts';
 import { orphanCandidates } from '../karpenter/orphan-candidates.ts';
 import { shellQuote } from '../../domain/shell.ts';
@@ -107,32 +107,21 @@ function orphanCause(ctx: DetectContext): { code: Cause; detail: string; evidenc
 
 /** Undefined when neither pods nor deployments were captured, or they cover only other namespaces. */
 function controllerState(ctx: DetectContext): { ready: boolean; what: string } | undefined {
-  const controllers = ctx.index.controllers;
-  if (!controllerAbsenceKnown(ctx.snapshot, ctx.index)) return undefined;
-  if (ctx.snapshot.captured.has('pods')) {
-    const pods = controllers.flatMap((c) => c.pods);
-    const ready = controllers.reduce((n, c) => n + c.readyPods, 0);
-    const scaledDown = controllers
-      .filter((c) => c.deployment?.spec?.replicas === 0)
-      .map((c) => `${c.namespace}/${c.deploymentName}`);
-    if (pods.length === 0 && scaledDown.length > 0)
+  const r = controllerReadiness(ctx.snapshot, ctx.index);
+  if (!r) return undefined;
+  if (r.source === 'pods') {
+    const scaledDown = r.scaledToZero.map((c) => `${c.namespace}/${c.deploymentName}`);
+    if (r.pods.length === 0 && scaledDown.length > 0)
       return { ready: false, what: `Deployment ${scaledDown.join(', ')} is scaled to 0 replicas` };
-    if (pods.length === 0) return { ready: false, what: 'no pod labelled app.kubernetes.io/name=karpenter exists' };
-    return {
-      ready: ready > 0,
-      what: `${ready}/${pods.length} pods Ready in ${[...new Set(controllers.map((c) => c.namespace))].join(', ')}`,
-    };
+    if (r.pods.length === 0) return { ready: false, what: 'no pod labelled app.kubernetes.io/name=karpenter exists' };
+    const namespaces = [...new Set(ctx.index.controllers.map((c) => c.namespace))].join(', ');
+    return { ready: r.ready, what: `${r.readyPods}/${r.pods.length} pods Ready in ${namespaces}` };
   }
-  if (ctx.snapshot.captured.has('deployments')) {
-    const deployments = controllers.filter((c) => c.deployment);
-    const ready = deployments.reduce((n, c) => n + (c.deployment?.status?.readyReplicas ?? 0), 0);
-    if (deployments.length === 0) return { ready: false, what: 'no Deployment labelled app.kubernetes.io/name=karpenter exists' };
-    return {
-      ready: ready > 0,
-      what: `Deployment ${deployments.map((c) => `${c.namespace}/${c.deploymentName}`).join(', ')} has ${ready} ready replicas`,
-    };
-  }
-  return undefined;
+  if (r.deployments.length === 0) return { ready: false, what: 'no Deployment labelled app.kubernetes.io/name=karpenter exists' };
+  return {
+    ready: r.ready,
+    what: `Deployment ${r.deployments.map((c) => `${c.namespace}/${c.deploymentName}`).join(', ')} has ${r.readyReplicas} ready replicas`,
+  };
 }
 
 /** Region from the cluster ARN so the command runs as printed. */

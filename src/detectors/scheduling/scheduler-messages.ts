@@ -1,4 +1,5 @@
 import type { KubeEvent } from '../../domain/kube.ts';
+import { eventLastSeenMs } from '../../domain/kube-helpers.ts';
 import {
   parseInstanceTypeShortfall,
   parseTopologyConflict,
@@ -194,17 +195,12 @@ export function schedulingSource(event: KubeEvent): SchedulingSource {
   return 'kube-scheduler';
 }
 
-function eventTime(e: KubeEvent): number {
-  const t = Date.parse(e.lastTime ?? e.firstTime ?? '');
-  return Number.isNaN(t) ? 0 : t;
-}
-
 /** The most recent FailedScheduling event from one component, among one object's events. */
 export function latestFailedScheduling(events: readonly KubeEvent[], source: SchedulingSource): KubeEvent | undefined {
   let latest: KubeEvent | undefined;
   for (const e of events) {
     if (e.reason !== 'FailedScheduling' || schedulingSource(e) !== source) continue;
-    if (!latest || eventTime(e) >= eventTime(latest)) latest = e;
+    if (!latest || eventLastSeenMs(e) >= eventLastSeenMs(latest)) latest = e;
   }
   return latest;
 }
