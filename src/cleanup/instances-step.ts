@@ -4,7 +4,7 @@
  * group cannot be deleted while any of them is shutting down.
  */
 import type { Instance, InstanceProfile, LaunchTemplate } from '../domain/aws.ts';
-import { needsInstanceProfileProof, type LaunchEvidence } from '../domain/provenance.ts';
+import { launchTemplateIdsOf, needsInstanceProfileProof, type LaunchEvidence } from '../domain/provenance.ts';
 import { CLUSTER_TAG, legacyClusterTag, NODEPOOL_TAG } from '../domain/tags.ts';
 import type { TerminationResult } from '../ports/aws.ts';
 import { oneLine } from '../domain/shape.ts';
@@ -36,7 +36,7 @@ export interface CleanupCandidates {
 /** The candidates when the run starts; instances tagged as Karpenter's without proof go to `instancesNotProven`. */
 export async function listCleanupCandidates(ctx: CleanupContext): Promise<CleanupCandidates> {
   const listed = await describeClusterInstances(ctx);
-  const launchTemplates = await describeClusterLaunchTemplates(ctx);
+  const launchTemplates = await describeClusterLaunchTemplates(ctx, listed ?? []);
   if (!listed) return { instances: undefined, launchTemplates, instanceProfiles: undefined };
   const { clusterName, nodePools } = ctx.request;
   const needProfiles = listed.some(
@@ -133,11 +133,18 @@ function noteNotProven(ctx: CleanupContext): void {
     ctx.run.note('instances', `leaving ${counted(ids.length, 'instance')} not proven launched by Karpenter: ${namesOf(ids)}`);
 }
 
-/** Listed before the instance step: the evidence of which instances Karpenter launched. */
-async function describeClusterLaunchTemplates(ctx: CleanupContext): Promise<LaunchTemplate[] | undefined> {
+/**
+ * Listed before the instance step: the evidence of which instances Karpenter launched. The
+ * templates the instances name are looked up by id as well, so one that exists untagged is never
+ * taken for gone (docs/guardrails.md, "Provenance").
+ */
+async function describeClusterLaunchTemplates(
+  ctx: CleanupContext,
+  instances: readonly Instance[],
+): Promise<LaunchTemplate[] | undefined> {
   const { clusterName } = ctx.request;
   try {
-    return await ctx.connection.aws.ec2.describeLaunchTemplates(clusterName);
+    return await ctx.connection.aws.ec2.describeLaunchTemplates(clusterName, launchTemplateIdsOf(instances));
   } catch (error) {
     const what = `(cluster ${clusterName}: without them no instance is proven Karpenter's, so none is terminated)`;
     ctx.run.fail('instances', failedCall('DescribeLaunchTemplates', what, error));

@@ -1,4 +1,6 @@
+import type { Instance } from '../domain/aws.ts';
 import type { EC2NodeClass } from '../domain/kube.ts';
+import { launchTemplateIdsOf } from '../domain/provenance.ts';
 import type { SourceName } from '../domain/snapshot.ts';
 import type { AwsPorts } from '../ports/aws.ts';
 import type { AwsCliOutput } from '../snapshot/aws-cli.ts';
@@ -14,12 +16,32 @@ export function collectAws(
   merger: CaptureMerger,
   gap: (source: SourceName, error: unknown) => void,
 ): (() => Promise<void>)[] {
+  // Read once, by the instances source and by the launch templates (which look up what instances name).
+  let instances: Promise<Instance[]> | undefined;
+  const listInstances = () => (instances ??= aws.ec2.describeInstances({ clusterName }));
   const read: Record<(typeof AWS_SOURCES)[number], () => Promise<AwsCliOutput>> = {
-    instances: async () => ({ source: 'instances', instances: await aws.ec2.describeInstances({ clusterName }) }),
+    instances: async () => ({ source: 'instances', instances: await listInstances() }),
     fargateprofiles: async () => ({ source: 'fargateprofiles', profiles: await aws.eks.fargateProfiles(clusterName) }),
     accessentries: async () => ({ source: 'accessentries', entries: await aws.eks.accessEntries(clusterName) }),
-    launchtemplates: async () => ({ source: 'launchtemplates', templates: await aws.ec2.describeLaunchTemplates(clusterName) }),
+    launchtemplates: async () => ({
+      source: 'launchtemplates',
+      templates: await aws.ec2.describeLaunchTemplates(clusterName, await templatesNamed()),
+    }),
     instanceprofiles: async () => ({ source: 'instanceprofiles', profiles: await aws.iam.listInstanceProfiles() }),
+  };
+  /**
+   * The templates the cluster's instances name, so that one absent from the listing is known gone
+   * (docs/guardrails.md, "Provenance"): the live scan then proves exactly what `scan --from` of an
+   * unfiltered `aws ec2 describe-launch-templates` proves. Without the instances none is needed:
+   * no instance is then judged.
+   */
+  const templatesNamed = async (): Promise<string[]> => {
+    if (!wanted.has('instances')) return [];
+    try {
+      return launchTemplateIdsOf(await listInstances());
+    } catch {
+      return [];
+    }
   };
   return AWS_SOURCES.filter((s) => wanted.has(s)).map((source) => async () => {
     try {

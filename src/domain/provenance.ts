@@ -186,6 +186,15 @@ export function needsInstanceProfileProof(instance: Instance, launchTemplates: r
   return templateId !== undefined && launchTemplates !== undefined && !launchTemplates.some((lt) => lt.id === templateId);
 }
 
+/**
+ * The launch templates these instances were launched from (EC2's own tag), to be looked up by id
+ * beside the cluster's tagged ones: absent after that lookup means gone, not merely untagged.
+ */
+export function launchTemplateIdsOf(instances: readonly Instance[]): string[] {
+  const ids = instances.map((i) => i.tags[LAUNCH_TEMPLATE_ID_TAG]).filter((id): id is string => id !== undefined);
+  return [...new Set(ids)].sort();
+}
+
 function unproven(gap: ProvenanceGap, reason: string): Provenance {
   return { proven: false, gap, reason };
 }

@@ -33,8 +33,14 @@ export interface Ec2Port {
   describeInstances(query: InstanceQuery): Promise<Instance[]>;
   /** Terminates in batches; one failing batch does not stop the others. */
   terminateInstances(instanceIds: readonly string[]): Promise<TerminationResult[]>;
-  /** Launch templates tagged for the cluster (`eks:eks-cluster-name` or pre-1.1 `karpenter.k8s.aws/cluster`). */
-  describeLaunchTemplates(clusterName: string): Promise<LaunchTemplate[]>;
+  /**
+   * Launch templates tagged for the cluster (`eks:eks-cluster-name` or pre-1.1 `karpenter.k8s.aws/cluster`),
+   * plus those of `alsoIds` that exist whatever their tags, looked up by id. So an id named by an
+   * instance and absent from the result is known gone (EC2's `InvalidLaunchTemplateId.NotFound`),
+   * never merely untagged: only a template that is gone may let the instance profile stand in as
+   * proof (docs/guardrails.md, "Provenance").
+   */
+  describeLaunchTemplates(clusterName: string, alsoIds?: readonly string[]): Promise<LaunchTemplate[]>;
   /** false when it was already gone. */
   deleteLaunchTemplate(launchTemplateId: string): Promise<boolean>;
   /** Exactly these subnets, every page; ids that do not exist are simply absent. `[]` asks nothing. */

@@ -1,7 +1,7 @@
 import type { Instance, InstanceProfile, LaunchTemplate } from '../domain/aws.ts';
 import type { Remediation } from '../domain/finding.ts';
 import { ageMs } from '../domain/kube-helpers.ts';
-import { needsInstanceProfileProof, type LaunchEvidence } from '../domain/provenance.ts';
+import { launchTemplateIdsOf, needsInstanceProfileProof, type LaunchEvidence } from '../domain/provenance.ts';
 import { formatDuration } from '../domain/settings.ts';
 import type { TerminationResult } from '../ports/aws.ts';
 import type { ActionExecutor, ExecutorContext } from './execute-context.ts';
@@ -40,7 +40,8 @@ export const terminateInstanceExecutor: ActionExecutor = {
     let templates: LaunchTemplate[];
     try {
       fresh = await ctx.ec2.describeInstances({ instanceIds: unique(candidates.map((c) => c.id)) });
-      templates = await ctx.ec2.describeLaunchTemplates(ctx.clusterName);
+      // By id too: a template that exists but is not tagged for the cluster must not count as gone.
+      templates = await ctx.ec2.describeLaunchTemplates(ctx.clusterName, launchTemplateIdsOf(fresh));
     } catch (error) {
       const reason = `re-reading the instances and launch templates before terminating failed: ${errorSummary(error)}; nothing terminated`;
       for (const c of candidates) outcomes[c.at] = failed(outcomes[c.at]!, reason);

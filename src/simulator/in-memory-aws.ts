@@ -152,10 +152,11 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
           return { instanceId, currentState: instance.state };
         });
       },
-      async describeLaunchTemplates(clusterName) {
-        begin('DescribeLaunchTemplates', { clusterName }, 'launchtemplates');
+      async describeLaunchTemplates(clusterName, alsoIds = []) {
+        begin('DescribeLaunchTemplates', { clusterName, alsoIds: [...alsoIds] }, 'launchtemplates');
+        // Like the adapter: the cluster's tagged templates, and any of `alsoIds` that exist.
         return [...state.launchTemplates.values()]
-          .filter((t) => launchTemplateOfCluster(t.tags, clusterName))
+          .filter((t) => launchTemplateOfCluster(t.tags, clusterName) || alsoIds.includes(t.id))
           .map((t) => structuredClone(t));
       },
       async deleteLaunchTemplate(launchTemplateId) {

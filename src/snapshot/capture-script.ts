@@ -48,7 +48,9 @@ const AWS: readonly [file: string, command: string][] = [
   ['fargate-profiles.json', 'aws_ eks list-fargate-profiles --cluster-name "$cluster"'],
   ['access-entries.json', 'aws_ eks list-access-entries --cluster-name "$cluster"'],
   ['instances.json', 'aws_ ec2 describe-instances --filters "Name=tag:eks:eks-cluster-name,Values=$cluster"'],
-  ['launch-templates.json', 'aws_ ec2 describe-launch-templates --filters "Name=tag:eks:eks-cluster-name,Values=$cluster"'],
+  // Unfiltered: a template an instance names that is absent from it is then known gone, not merely
+  // untagged (docs/guardrails.md, "Provenance"), as the live scan's lookup by id finds.
+  ['launch-templates.json', 'aws_ ec2 describe-launch-templates'],
   ['instance-profiles.json', 'aws_ iam list-instance-profiles'],
 ];
 

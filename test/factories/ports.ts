@@ -180,9 +180,12 @@ export class FakeEc2 implements Ec2Port {
   /** Makes every describeLaunchTemplates reject with this error. */
   launchTemplatesError: Error | undefined;
   readonly launchTemplateCalls: string[] = [];
+  /** The `alsoIds` of each describeLaunchTemplates call. */
+  readonly launchTemplateIdLookups: string[][] = [];
 
-  describeLaunchTemplates(clusterName: string): Promise<LaunchTemplate[]> {
+  describeLaunchTemplates(clusterName: string, alsoIds: readonly string[] = []): Promise<LaunchTemplate[]> {
     this.launchTemplateCalls.push(clusterName);
+    this.launchTemplateIdLookups.push([...alsoIds]);
     if (this.launchTemplatesError) return Promise.reject(this.launchTemplatesError);
     return Promise.resolve(this.launchTemplates.map(clone));
   }

@@ -478,6 +478,29 @@ describe('an instance whose launch template Karpenter already deleted', () => {
     expect(profileRoles(simulation)).toHaveProperty(PROFILE_V13);
   });
 
+  it('is left running when the template it names exists but is not tagged for the cluster: found by id, it is not gone, so the profile proves nothing', async () => {
+    // A node group's (or anyone's) template, untagged: the cluster-tagged listing misses it.
+    const seed: ClusterSnapshot = {
+      ...captured,
+      launchTemplates: [
+        ...captured.launchTemplates,
+        { id: 'lt-0a6d3f8b2c9e14705', name: 'eks-payments-ng-20250101', tags: { Team: 'payments' } },
+      ],
+    };
+    const { simulation, cleanup } = await simulate(seed);
+
+    const result = await cleanup(APPLY);
+
+    expect(result.instancesTerminated).not.toContain(STOPPED);
+    expect(result.instancesNotProven).toContainEqual({
+      id: STOPPED,
+      reason: "launch template lt-0a6d3f8b2c9e14705 is not Karpenter's (name eks-payments-ng-20250101)",
+    });
+    expect(instanceStates(simulation)).toMatchObject({ [STOPPED]: 'stopped' });
+    const lookups = simulation.aws.callsTo('DescribeLaunchTemplates').map((c) => c.input.alsoIds);
+    expect(lookups).toContainEqual(expect.arrayContaining(['lt-0a6d3f8b2c9e14705']));
+  });
+
   it('is left running when its instance profile is not Karpenter’s for the cluster, and the reason says so', async () => {
     const terraformProfile = captured.instanceProfiles.find((p) => p.name === 'KarpenterNodeInstanceProfile-platform-eks-dev')!;
     const seed: ClusterSnapshot = {

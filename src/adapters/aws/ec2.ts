@@ -1,9 +1,11 @@
 import {
   DeleteLaunchTemplateCommand,
+  DescribeLaunchTemplatesCommand,
   paginateDescribeInstances,
   paginateDescribeLaunchTemplates,
   paginateDescribeSubnets,
   TerminateInstancesCommand,
+  type DescribeLaunchTemplatesCommandOutput,
   type EC2Client,
   type Filter,
 } from '@aws-sdk/client-ec2';
@@ -12,6 +14,7 @@ import { CLUSTER_TAG, LAUNCH_TEMPLATE_CLUSTER_TAGS, legacyClusterTag } from '../
 import type { Ec2Port, InstanceQuery, TerminationResult } from '../../ports/aws.ts';
 import { chunks } from '../../support/concurrency.ts';
 import { awsCall, awsErrorName, awsErrorText, isNotFound, sourceError } from './errors.ts';
+import { SourceError } from '../../ports/errors.ts';
 import { LEGACY_CLUSTER_TAG_VALUES } from './scope.ts';
 import { allPages, fromSdkOutput } from './sdk-output.ts';
 
@@ -23,6 +26,8 @@ export const INSTANCE_ID_FILTER_SIZE = 200;
 export const TERMINATE_BATCH_SIZE = 50;
 /** DescribeLaunchTemplates' largest page. */
 export const LAUNCH_TEMPLATE_PAGE_SIZE = 200;
+/** Ids per DescribeLaunchTemplates by id (templates named by instances but not tagged for the cluster). */
+export const LAUNCH_TEMPLATE_ID_BATCH_SIZE = 200;
 /** DescribeSubnets' largest page. */
 export const SUBNET_PAGE_SIZE = 1000;
 /** Subnet ids go in a `subnet-id` filter, 200 values each (see describeSubnets). */
@@ -104,7 +109,7 @@ export class Ec2Adapter implements Ec2Port {
     }
   }
 
-  async describeLaunchTemplates(clusterName: string): Promise<LaunchTemplate[]> {
+  async describeLaunchTemplates(clusterName: string, alsoIds: readonly string[] = []): Promise<LaunchTemplate[]> {
     const byId = new Map<string, LaunchTemplate>();
     for (const tag of LAUNCH_TEMPLATE_CLUSTER_TAGS) {
       const templates = await awsCall('DescribeLaunchTemplates', () => {
@@ -112,16 +117,35 @@ export class Ec2Adapter implements Ec2Port {
           { client: this.#client, pageSize: LAUNCH_TEMPLATE_PAGE_SIZE },
           { Filters: [{ Name: `tag:${tag}`, Values: [clusterName] }] },
         );
-        return allPages(
-          pages,
-          (page) =>
-            fromSdkOutput('DescribeLaunchTemplates', 'launchtemplates', { LaunchTemplates: page.LaunchTemplates ?? [] })
-              .templates,
-        );
+        return allPages(pages, templatesOf);
       });
       for (const template of templates) byId.set(template.id, template);
     }
+    const unlisted = [...new Set(alsoIds)].filter((id) => !byId.has(id)).sort();
+    for (const chunk of chunks(unlisted, LAUNCH_TEMPLATE_ID_BATCH_SIZE)) {
+      for (const template of await this.#launchTemplatesById(chunk)) byId.set(template.id, template);
+    }
     return [...byId.values()];
+  }
+
+  /**
+   * The templates of `ids` that exist. EC2 fails the whole call with InvalidLaunchTemplateId.NotFound
+   * when one of them does not exist, so a failed batch is asked again one id at a time; for a
+   * single id that error is the answer "gone". Any other error fails the listing: a template that
+   * cannot be looked up must never count as gone.
+   */
+  async #launchTemplatesById(ids: readonly string[]): Promise<LaunchTemplate[]> {
+    try {
+      return await awsCall('DescribeLaunchTemplates', async () =>
+        templatesOf(await this.#client.send(new DescribeLaunchTemplatesCommand({ LaunchTemplateIds: [...ids] }))),
+      );
+    } catch (error) {
+      if (!isLaunchTemplateNotFound(error)) throw error;
+      if (ids.length === 1) return [];
+      const found: LaunchTemplate[] = [];
+      for (const id of ids) found.push(...(await this.#launchTemplatesById([id])));
+      return found;
+    }
   }
 
   /**
@@ -161,4 +185,14 @@ function clusterScopes(clusterName: string): Filter[][] {
     [{ Name: `tag:${CLUSTER_TAG}`, Values: [clusterName] }],
     [{ Name: `tag:${legacyClusterTag(clusterName)}`, Values: [...LEGACY_CLUSTER_TAG_VALUES] }],
   ];
+}
+
+function templatesOf(page: Pick<DescribeLaunchTemplatesCommandOutput, 'LaunchTemplates'>): LaunchTemplate[] {
+  return fromSdkOutput('DescribeLaunchTemplates', 'launchtemplates', { LaunchTemplates: page.LaunchTemplates ?? [] }).templates;
+}
+
+/** `InvalidLaunchTemplateId.NotFound`, seen through the SourceError awsCall wraps it in. */
+function isLaunchTemplateNotFound(error: unknown): boolean {
+  const code = error instanceof SourceError ? error.code : awsErrorName(error);
+  return code === 'InvalidLaunchTemplateId.NotFound';
 }

@@ -279,6 +279,62 @@ describe('Ec2Adapter launch templates', () => {
     ]);
   });
 
+  it('looks up by id the templates instances name beyond the tagged ones: one that exists untagged is returned, one gone is absent', async () => {
+    // Prepare: lt-tagged is the cluster's; lt-nodegroup exists but carries no cluster tag; lt-gone
+    // was deleted. EC2 fails a call naming several ids when one of them does not exist.
+    const template = (id: string, name: string, tags: { Key: string; Value: string }[]) => ({
+      LaunchTemplateId: id,
+      LaunchTemplateName: name,
+      Tags: tags,
+    });
+    // EC2's text, as Karpenter logged it (aws/karpenter-provider-aws#5665).
+    const notFound = ec2Error(
+      'InvalidLaunchTemplateId.NotFound',
+      'The specified launch template, with template ID lt-gone, does not exist.',
+    );
+    ec2
+      .on(DescribeLaunchTemplatesCommand, { Filters: [{ Name: 'tag:eks:eks-cluster-name', Values: ['demo'] }] })
+      .resolves({
+        LaunchTemplates: [template('lt-tagged', 'karpenter.k8s.aws/1', [{ Key: 'eks:eks-cluster-name', Value: 'demo' }])],
+      })
+      .on(DescribeLaunchTemplatesCommand, { Filters: [{ Name: 'tag:karpenter.k8s.aws/cluster', Values: ['demo'] }] })
+      .resolves({ LaunchTemplates: [] })
+      .on(DescribeLaunchTemplatesCommand, { LaunchTemplateIds: ['lt-gone', 'lt-nodegroup'] })
+      .rejects(notFound)
+      .on(DescribeLaunchTemplatesCommand, { LaunchTemplateIds: ['lt-gone'] })
+      .rejects(notFound)
+      .on(DescribeLaunchTemplatesCommand, { LaunchTemplateIds: ['lt-nodegroup'] })
+      .resolves({ LaunchTemplates: [template('lt-nodegroup', 'eks-payments-ng', [])] });
+
+    // Act
+    const templates = await new Ec2Adapter(client).describeLaunchTemplates('demo', ['lt-nodegroup', 'lt-tagged', 'lt-gone']);
+
+    // Assess: the tagged one is not asked for again; the untagged one is there to be judged.
+    expect(templates.map((t) => [t.id, t.name])).toEqual([
+      ['lt-tagged', 'karpenter.k8s.aws/1'],
+      ['lt-nodegroup', 'eks-payments-ng'],
+    ]);
+    const byId = ec2.commandCalls(DescribeLaunchTemplatesCommand).flatMap((c) => c.args[0].input.LaunchTemplateIds ?? []);
+    expect(byId).not.toContain('lt-tagged');
+  });
+
+  it('fails the listing when a template cannot be looked up by id for any reason but NotFound: it must never count as gone', async () => {
+    // Prepare
+    ec2
+      .on(DescribeLaunchTemplatesCommand, { Filters: [{ Name: 'tag:eks:eks-cluster-name', Values: ['demo'] }] })
+      .resolves({ LaunchTemplates: [] })
+      .on(DescribeLaunchTemplatesCommand, { Filters: [{ Name: 'tag:karpenter.k8s.aws/cluster', Values: ['demo'] }] })
+      .resolves({ LaunchTemplates: [] })
+      .on(DescribeLaunchTemplatesCommand, { LaunchTemplateIds: ['lt-0abc'] })
+      .rejects(ec2Error('UnauthorizedOperation', 'You are not authorized to perform this operation.'));
+
+    // Act + Assess
+    await expect(new Ec2Adapter(client).describeLaunchTemplates('demo', ['lt-0abc'])).rejects.toMatchObject({
+      code: 'UnauthorizedOperation',
+      summary: 'DescribeLaunchTemplates failed: UnauthorizedOperation: You are not authorized to perform this operation.',
+    });
+  });
+
   it('deletes a template by id; one already gone is false, other failures a SourceError', async () => {
     // Prepare
     ec2
