@@ -47,8 +47,11 @@ export class ResponseTooLargeError extends ReadLimitError {
   override name = 'ResponseTooLargeError';
   /** Body bytes received before the request was aborted (compressed, when it was gzip). */
   readonly bytesReceived: number;
-  constructor(summary: string, bytesReceived: number, options: { cause?: unknown } = {}) {
+  /** The body passed the limit as unpacked (gzip), rather than as received. */
+  readonly unpacked: boolean;
+  constructor(summary: string, received: { bytes: number; unpacked: boolean }, options: { cause?: unknown } = {}) {
     super(summary, 'responseBytes', options);
-    this.bytesReceived = bytesReceived;
+    this.bytesReceived = received.bytes;
+    this.unpacked = received.unpacked;
   }
 }

@@ -153,7 +153,7 @@ export class KubeTransport {
     const what = error.unpacked ? 'unpacks (gzip) to more than' : 'is longer than';
     return new ResponseTooLargeError(
       `${request.method} ${request.path}: the response ${what} ${formatByteSize(limit)} (${raiseHint('responseBytes', limit)})`,
-      error.bytesReceived,
+      { bytes: error.bytesReceived, unpacked: error.unpacked },
       { cause: error },
     );
   }

@@ -134,9 +134,11 @@ export class KubernetesApi implements KubernetesPort {
           continue;
         }
         if (err instanceof ResponseTooLargeError) {
+          const what = err.unpacked ? 'unpacks (gzip) to more than' : 'is longer than';
+          const limit = limits.responseBytes;
           throw new ResponseTooLargeError(
-            `${listed}: one item is more than ${formatByteSize(limits.responseBytes)} (${raiseHint('responseBytes', limits.responseBytes)})`,
-            err.bytesReceived,
+            `${listed}: a page of one item ${what} ${formatByteSize(limit)} (${raiseHint('responseBytes', limit)})`,
+            { bytes: err.bytesReceived, unpacked: err.unpacked },
             { cause: err },
           );
         }
