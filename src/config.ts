@@ -4,6 +4,7 @@
 import { isEksClusterName } from './domain/aws.ts';
 import { SEVERITIES } from './domain/codes.ts';
 import { SentinelError } from './domain/errors.ts';
+import { KUBE_READ_LIMITS_VARIABLE, parseKubeReadLimits, type KubeReadLimits } from './domain/kube-read-limits.ts';
 import {
   ACTION_MODES,
   CLI_ACTIONS,
@@ -43,6 +44,8 @@ export interface CliCloudEnvironment {
   region: string | undefined;
   /** KUBECONFIG (may list several files, joined by ':'). */
   kubeconfig: string | undefined;
+  /** KUBE_READ_LIMITS, as written (`--kube-read-limits` wins over it). */
+  kubeReadLimits?: string | undefined;
 }
 
 export function readCliCloudEnvironment(env: NodeJS.ProcessEnv = process.env): CliCloudEnvironment {
@@ -50,6 +53,7 @@ export function readCliCloudEnvironment(env: NodeJS.ProcessEnv = process.env): C
   return {
     region: nonEmpty(env.AWS_REGION) ?? nonEmpty(env.AWS_DEFAULT_REGION),
     kubeconfig: nonEmpty(env.KUBECONFIG),
+    kubeReadLimits: nonEmpty(env[KUBE_READ_LIMITS_VARIABLE]),
   };
 }
 
@@ -117,6 +121,8 @@ export interface ScanConfig {
    * function's timeout, so a running scan never loses it; a crashed scan's lease lapses after it.
    */
   scanLeaseMs: number;
+  /** KUBE_READ_LIMITS: how much one Kubernetes list or log may read (domain/kube-read-limits.ts); the rest default. */
+  kubeReadLimits: Partial<KubeReadLimits>;
 }
 
 /** The scan function's timeout (serverless.yml) plus a margin: the default lease (a test keeps them apart). */
@@ -184,6 +190,7 @@ export function readScanConfig(env: NodeJS.ProcessEnv = process.env): ScanConfig
     scanMaxAgeMs: read.duration('SCAN_MAX_AGE', 5 * 60_000),
     idempotencyTtlMs: readIdempotencyTtl(read),
     scanLeaseMs: read.duration('SCAN_LEASE_DURATION', DEFAULT_SCAN_LEASE_MS),
+    kubeReadLimits: read.readLimits(KUBE_READ_LIMITS_VARIABLE),
   };
   // Under a minute it would lapse while a slow scan still runs; over 16m it outlasts any Lambda timeout for nothing.
   if (
@@ -285,6 +292,15 @@ class EnvReader {
     const value = this.optional(name);
     if (value === undefined) this.problem(name, 'is required but not set');
     return value ?? '';
+  }
+
+  readLimits(name: string): Partial<KubeReadLimits> {
+    const value = this.optional(name);
+    if (value === undefined) return {};
+    const limits = parseKubeReadLimits(value);
+    if (!('problem' in limits)) return limits;
+    this.problem(name, limits.problem);
+    return {};
   }
 
   list(name: string): string[] | undefined {

@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { parseByteSize } from '../domain/byte-size.ts';
+import { parseKubeReadLimits, type KubeReadLimits } from '../domain/kube-read-limits.ts';
 import { SEVERITIES, type Severity } from '../domain/codes.ts';
 import { UsageError } from '../domain/errors.ts';
 import { parseDuration } from '../domain/settings.ts';
@@ -106,6 +107,15 @@ export function countOf(flag: string, value: Values[string], fallback: number): 
   if (text === undefined) return fallback;
   if (!/^\d+$/.test(text.trim())) throw new UsageError(`--${flag} must be a whole number, 0 or more (got '${text}')`);
   return Number(text.trim());
+}
+
+/** `--kube-read-limits response-size=64MiB,list-items=500000`: the limits named (domain/kube-read-limits.ts). */
+export function readLimitsOf(flag: string, value: Values[string]): Partial<KubeReadLimits> | undefined {
+  const text = stringOf(value);
+  if (text === undefined) return undefined;
+  const limits = parseKubeReadLimits(text);
+  if ('problem' in limits) throw new UsageError(`--${flag}: ${limits.problem}`);
+  return limits;
 }
 
 /** A size flag: `512MiB`, `1GiB`, `2GB` or plain bytes. */

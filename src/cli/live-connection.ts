@@ -3,7 +3,8 @@
  * Kubernetes API through a kubeconfig context (`--context`) or an EKS token for the ambient AWS
  * credentials (endpoint and CA from eks:DescribeCluster, as the deployed service does).
  */
-import { readCliCloudEnvironment } from '../config.ts';
+import { readCliCloudEnvironment, type CliCloudEnvironment } from '../config.ts';
+import { KUBE_READ_LIMITS_VARIABLE, parseKubeReadLimits, type KubeReadLimits } from '../domain/kube-read-limits.ts';
 import type { ClusterInfo } from '../domain/aws.ts';
 import { UsageError } from '../domain/errors.ts';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
@@ -19,16 +20,20 @@ export async function connectLive(target: LiveTarget, environment = readCliCloud
   if (!region) throw new UsageError('no AWS region: pass --region REGION or set AWS_REGION');
   // One credential chain for the SDK clients and the EKS token: SSO or assume-role resolves once.
   const credentials = defaultProvider();
+  const readLimits = kubeReadLimits(target, environment);
   const aws = awsPorts(createAwsClients({ region, credentials }));
   // client-node (~0.9 s to import) is only needed to read a kubeconfig. A context is read now, so a
   // wrong one is a usage error before any AWS call.
   let kube: KubernetesApi | undefined =
     target.context === undefined
       ? undefined
-      : (await import('../adapters/kubernetes/connect.ts')).connectWithKubeconfig({
-          context: target.context,
-          ...(environment.kubeconfig ? { kubeconfigPath: environment.kubeconfig } : {}),
-        });
+      : (await import('../adapters/kubernetes/connect.ts')).connectWithKubeconfig(
+          {
+            context: target.context,
+            ...(environment.kubeconfig ? { kubeconfigPath: environment.kubeconfig } : {}),
+          },
+          { readLimits },
+        );
   const connectKube = async (cluster: ClusterInfo | undefined) => {
     if (kube) return kube;
     if (!cluster) {
@@ -36,8 +41,15 @@ export async function connectLive(target: LiveTarget, environment = readCliCloud
         `no endpoint for cluster ${target.clusterName}: eks:DescribeCluster failed (or pass --context)`,
       );
     }
-    kube = connectToEks({ cluster, region, token: { credentials } });
+    kube = connectToEks({ cluster, region, token: { credentials } }, { readLimits });
     return kube;
   };
   return { aws, connectKube };
+}
+
+/** KUBE_READ_LIMITS, then `--kube-read-limits` over it; a bad variable is a usage error naming it. */
+function kubeReadLimits(target: LiveTarget, environment: CliCloudEnvironment): Partial<KubeReadLimits> {
+  const fromEnvironment = environment.kubeReadLimits === undefined ? {} : parseKubeReadLimits(environment.kubeReadLimits);
+  if ('problem' in fromEnvironment) throw new UsageError(`${KUBE_READ_LIMITS_VARIABLE}: ${fromEnvironment.problem}`);
+  return { ...fromEnvironment, ...target.readLimits };
 }

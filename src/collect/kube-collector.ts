@@ -186,6 +186,8 @@ function uniqueByUid(pods: readonly JsonRecord[]): JsonRecord[] {
 async function collectLogs(kube: KubernetesReader, pods: readonly Pod[], merger: CaptureMerger, gap: Gap) {
   const running = pods.filter((p) => p.status?.phase === 'Running');
   const from = running.length > 0 ? running : pods;
+  // A log cut at its byte limit is still evidence: its lines are kept, and the cut is noted.
+  const cuts: string[] = [];
   const read = async (pod: Pod, previous: boolean) => {
     const namespace = pod.metadata?.namespace ?? '';
     const name = pod.metadata?.name ?? '';
@@ -196,6 +198,7 @@ async function collectLogs(kube: KubernetesReader, pods: readonly Pod[], merger:
       tailLines: LOG_TAIL_LINES,
       ...(container ? { container } : {}),
       ...(previous ? { previous: true, limitBytes: PREVIOUS_LOG_LIMIT_BYTES } : {}),
+      onTruncated: (note) => cuts.push(note),
     });
     return previous
       ? asPreviousLog(readControllerLog(text, `${namespace}/${name} (previous)`))
@@ -211,7 +214,10 @@ async function collectLogs(kube: KubernetesReader, pods: readonly Pod[], merger:
     gap('logs', failed.reason);
     return;
   }
-  merger.addLogs([...previous, ...results].flatMap((r) => (r.status === 'fulfilled' ? r.value : [])));
+  merger.addLogs(
+    [...previous, ...results].flatMap((r) => (r.status === 'fulfilled' ? r.value : [])),
+    cuts.length > 0 ? cuts.join('; ') : undefined,
+  );
 }
 
 /** The container the logs are read from: `controller` (the chart's name) when the pod has one. */

@@ -73,8 +73,10 @@ export interface PodLogQuery {
   tailLines: number;
   /** The previous (terminated) container's log, as `kubectl logs --previous`. */
   previous?: boolean;
-  /** At most this many bytes of log (the API's `limitBytes`). */
+  /** At most this many bytes of log (the API's `limitBytes`; the client cuts the log there too). */
   limitBytes?: number;
+  /** Told, in one line, when the client cut the log at `limitBytes` or its own log-size limit (the start is kept). */
+  onTruncated?: (note: string) => void;
 }
 
 /** A merge patch on a Deployment, applied only if the object is still at `resourceVersion`. */

@@ -1,7 +1,11 @@
 /**
  * Fault injection for the simulated API server: a test (or a snapshot gap) makes a route answer
- * with an error status, answer late, or drop the connection, for a number of requests or for good.
+ * with an error status, answer late, drop the connection, or answer with a hostile body (too long,
+ * endless, a gzip bomb, endless `continue` tokens), for a number of requests or for good.
  */
+import type { HostileBody } from './hostile-bodies.ts';
+
+export type { HostileBody } from './hostile-bodies.ts';
 
 export interface FaultSpec {
   /** HTTP method (`GET`, `PATCH`, ...); any method when absent. */
@@ -21,6 +25,8 @@ export interface FaultSpec {
   latencyMs?: number;
   /** Destroys the socket without an answer. */
   drop?: boolean;
+  /** Answers 200 with this body instead of serving the request (hostile-bodies.ts). */
+  body?: HostileBody;
   /** Matches this many requests, then heals; standing when absent. */
   times?: number;
 }

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { apiGroupDocument, apiGroupListDocument, apiResourceListDocument, apiVersionsDocument } from './discovery.ts';
 import { FaultInjector, type FaultSpec } from './faults.ts';
+import { sendHostileBody } from './hostile-bodies.ts';
 import { SIM_RESOURCES, type AccessDenial, type KubeStore } from './kube-store.ts';
 import { kubeconfigText, type KubeconfigOptions } from './kubeconfig.ts';
 import { resolveRoute, serveResource, type ApiReactor, type ApiResponse } from './kube-routes.ts';
@@ -80,6 +81,9 @@ export async function startKubeApiServer(store: KubeStore, options: KubeApiServe
     maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
     reactor: options.reactor,
     address: () => address,
+    countSent: (bytes) => {
+      counters.bytesSent += bytes;
+    },
     send(res, response) {
       const body = typeof response.body === 'string' ? Buffer.from(response.body) : response.body;
       counters.bytesSent += body.length;
@@ -121,6 +125,8 @@ interface HandlerContext {
   maxBodyBytes: number;
   reactor: ApiReactor | undefined;
   address(): string;
+  /** Adds to the bytes sent (stats). */
+  countSent(bytes: number): void;
   send(res: ServerResponse, response: ApiResponse & { headers?: Record<string, string> }): void;
 }
 
@@ -141,6 +147,11 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
   if (fault?.spec.latencyMs) await sleep(fault.spec.latencyMs);
   if (fault?.spec.drop) {
     req.socket.destroy();
+    return;
+  }
+  if (fault?.spec.body) {
+    req.resume();
+    await sendHostileBody(res, fault.spec.body, ctx.countSent);
     return;
   }
   if (fault?.spec.status !== undefined) {

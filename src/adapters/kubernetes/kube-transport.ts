@@ -8,14 +8,13 @@
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
 import type { Cluster, User } from '@kubernetes/client-node';
-import { KubeUnreachableError } from '../../ports/errors.ts';
+import { formatByteSize } from '../../domain/byte-size.ts';
+import { DEFAULT_KUBE_READ_LIMITS, raiseHint } from '../../domain/kube-read-limits.ts';
+import { KubeUnreachableError, ResponseTooLargeError } from '../../ports/errors.ts';
 import { InvocationTimeoutError, type SignalSource } from '../../support/abort.ts';
+import { BodyTooLargeError, readBoundedBody, type BodyBounds } from './bounded-body.ts';
 import { thrownMessage } from './kube-errors.ts';
-
-const gunzipAsync = promisify(gunzip);
 
 export interface KubeHttpRequest {
   method: 'GET' | 'PATCH' | 'DELETE';
@@ -25,12 +24,20 @@ export interface KubeHttpRequest {
   body?: string;
   contentType?: string;
   accept?: string;
+  /**
+   * Keep the body's first this many bytes and stop reading (a pod's log), instead of failing with
+   * ResponseTooLargeError past the transport's `maxResponseBytes`.
+   */
+  truncateAt?: number;
 }
 
 export interface KubeHttpResponse {
   status: number;
   headers: IncomingHttpHeaders;
+  /** Unpacked when it came gzipped. */
   body: Buffer;
+  /** Cut at the request's `truncateAt`. */
+  truncated: boolean;
 }
 
 export interface KubeTransportOptions {
@@ -42,6 +49,11 @@ export interface KubeTransportOptions {
   compression?: boolean;
   /** The invocation's AbortSignal, read per request (a Lambda function's connection outlives invocations). */
   signal?: SignalSource;
+  /**
+   * Bytes of one response body, as received and as unpacked; past it the request is aborted and
+   * fails with ResponseTooLargeError. Default DEFAULT_KUBE_READ_LIMITS.responseBytes (32 MiB).
+   */
+  maxResponseBytes?: number;
 }
 
 /**
@@ -74,6 +86,7 @@ export class KubeTransport {
   readonly #connectTimeoutMs: number;
   readonly #compression: boolean;
   readonly #signal: SignalSource | undefined;
+  readonly #maxResponseBytes: number;
   #endpoint: Endpoint | undefined;
   #ownAgent: https.Agent | undefined;
 
@@ -86,11 +99,13 @@ export class KubeTransport {
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.#compression = options.compression ?? true;
     this.#signal = options.signal;
+    this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_KUBE_READ_LIMITS.responseBytes;
   }
 
   /**
    * Rejects with the network error as Node gives it (`code` set), or a KUBE_REQUEST_TIMEOUT one; an
-   * InvocationTimeoutError when the invocation's signal aborted it (or had before it started).
+   * InvocationTimeoutError when the invocation's signal aborted it (or had before it started); a
+   * ResponseTooLargeError when the body passed `maxResponseBytes` (the request aborted there).
    */
   async send(request: KubeHttpRequest): Promise<KubeHttpResponse> {
     const signal = this.#signal?.();
@@ -98,6 +113,7 @@ export class KubeTransport {
       return await this.#send(request, signal);
     } catch (error) {
       if (signal?.aborted) throw stopped(request, this.server, error);
+      if (error instanceof BodyTooLargeError) throw this.#tooLarge(request, error);
       throw error;
     }
   }
@@ -116,7 +132,7 @@ export class KubeTransport {
       headers['Content-Type'] = request.contentType ?? 'application/json';
       headers['Content-Length'] = Buffer.byteLength(request.body);
     }
-    const response = await this.#exchange(
+    return this.#exchange(
       {
         method: request.method,
         hostname: endpoint.hostname,
@@ -128,9 +144,18 @@ export class KubeTransport {
         ...(signal ? { signal } : {}),
       },
       request.body,
+      { maxBytes: request.truncateAt ?? this.#maxResponseBytes, truncate: request.truncateAt !== undefined },
     );
-    if (response.headers['content-encoding'] === 'gzip') response.body = await gunzipAsync(response.body);
-    return response;
+  }
+
+  #tooLarge(request: KubeHttpRequest, error: BodyTooLargeError): ResponseTooLargeError {
+    const limit = this.#maxResponseBytes;
+    const what = error.unpacked ? 'unpacks (gzip) to more than' : 'is longer than';
+    return new ResponseTooLargeError(
+      `${request.method} ${request.path}: the response ${what} ${formatByteSize(limit)} (${raiseHint('responseBytes', limit)})`,
+      { bytes: error.bytesReceived, unpacked: error.unpacked },
+      { cause: error },
+    );
   }
 
   /** Closes idle keep-alive connections. */
@@ -185,21 +210,14 @@ export class KubeTransport {
     };
   }
 
-  #exchange(options: https.RequestOptions, body: string | undefined): Promise<KubeHttpResponse> {
+  #exchange(options: https.RequestOptions, body: string | undefined, bounds: BodyBounds): Promise<KubeHttpResponse> {
     return new Promise((resolve, reject) => {
       const request = https.request(options, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', fail);
-        response.on('end', () => {
+        readBoundedBody(response, bounds).then(({ body: read, truncated }) => {
           clearTimeout(timer);
           settled = true;
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) });
-        });
-        response.on('close', () => {
-          if (!response.complete)
-            fail(Object.assign(new Error('connection closed before the response ended'), { code: 'ECONNRESET' }));
-        });
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: read, truncated });
+        }, fail);
       });
       const timer = setTimeout(() => {
         request.destroy(

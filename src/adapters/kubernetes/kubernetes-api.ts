@@ -3,9 +3,18 @@
  * every page of every list, bounded retries for transient failures, typed errors for the rest.
  */
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
+import { formatByteSize } from '../../domain/byte-size.ts';
 import type { Clock } from '../../ports/clock.ts';
 import { dropUnusedFields } from '../../domain/unused-fields.ts';
-import { KubeConflictError, KubeUnreachableError, SourceError } from '../../ports/errors.ts';
+import { DEFAULT_KUBE_READ_LIMITS, formatReadLimit, raiseHint } from '../../domain/kube-read-limits.ts';
+import type { KubeReadLimits } from '../../domain/kube-read-limits.ts';
+import {
+  KubeConflictError,
+  KubeUnreachableError,
+  ReadLimitError,
+  ResponseTooLargeError,
+  SourceError,
+} from '../../ports/errors.ts';
 import { InvocationTimeoutError } from '../../support/abort.ts';
 import { apiVersionOf, KUBE_RESOURCES } from '../../ports/kubernetes.ts';
 import type {
@@ -34,11 +43,18 @@ export interface KubernetesApiOptions extends KubeTransportOptions {
   random?: () => number;
   /** `limit` of each list page. */
   pageSize?: number;
+  /**
+   * How much one list or log may read (docs/usage.md, `--kube-read-limits`); DEFAULT_KUBE_READ_LIMITS
+   * for those left out. `responseBytes` here wins over `maxResponseBytes`.
+   */
+  readLimits?: Partial<KubeReadLimits>;
 }
 
 interface Answer {
   status: number;
   text: string;
+  /** Cut at the request's `truncateAt`. */
+  truncated: boolean;
 }
 
 export class KubernetesApi implements KubernetesPort {
@@ -47,9 +63,15 @@ export class KubernetesApi implements KubernetesPort {
   readonly #retry: RetryEnvironment;
   #unreachable: { error: KubeUnreachableError; until: number } | undefined;
   readonly #pageSize: number;
+  readonly #limits: KubeReadLimits;
 
   constructor(config: KubeAccess, options: KubernetesApiOptions = {}) {
-    this.#transport = new KubeTransport(config, options);
+    this.#limits = {
+      ...DEFAULT_KUBE_READ_LIMITS,
+      ...(options.maxResponseBytes === undefined ? {} : { responseBytes: options.maxResponseBytes }),
+      ...options.readLimits,
+    };
+    this.#transport = new KubeTransport(config, { ...options, maxResponseBytes: this.#limits.responseBytes });
     this.#clock = options.clock ?? SYSTEM_CLOCK;
     this.#retry = {
       policy: { ...DEFAULT_RETRY_POLICY, ...options.retry },
@@ -77,32 +99,77 @@ export class KubernetesApi implements KubernetesPort {
     }
   }
 
+  /**
+   * Every page, within the read limits. A page whose body passes the response-size limit is asked
+   * for again with half the `limit` (down to 1): a list of big but honest objects is read in small
+   * pages; only one object too large for the limit makes the list a gap.
+   */
   async #allPages(path: string, query: KubeListQuery, info: KubeResourceInfo): Promise<JsonRecord[]> {
+    const limits = this.#limits;
+    const listed = describeList(path, query);
+    const deadline = this.#clock.now().getTime() + limits.listMs;
     const items: JsonRecord[] = [];
+    let keptBytes = 0;
+    let pages = 0;
+    let pageSize = this.#pageSize;
     let token: string | undefined;
-    do {
+    // Not do-while: a page asked for again (`continue` below) must not end the loop on the first page.
+    for (;;) {
+      if (pages >= limits.listPages)
+        throw readLimit(listed, `more than ${formatReadLimit('listPages', pages)} pages`, 'listPages', limits);
+      if (this.#clock.now().getTime() > deadline)
+        throw readLimit(listed, `not read in full within ${formatReadLimit('listMs', limits.listMs)}`, 'listMs', limits);
       const request: KubeHttpRequest = {
         method: 'GET',
         path,
-        query: { limit: this.#pageSize, continue: token, labelSelector: query.labelSelector, fieldSelector: query.fieldSelector },
+        query: { limit: pageSize, continue: token, labelSelector: query.labelSelector, fieldSelector: query.fieldSelector },
       };
       let answer: Answer;
       try {
         answer = await this.#send(request);
       } catch (err) {
         if (token !== undefined && err instanceof SourceError && err.code === '410') throw new ExpiredContinueError(err);
+        if (err instanceof ResponseTooLargeError && pageSize > 1) {
+          pageSize = Math.ceil(pageSize / 2);
+          continue;
+        }
+        if (err instanceof ResponseTooLargeError) {
+          const what = err.unpacked ? 'unpacks (gzip) to more than' : 'is longer than';
+          const limit = limits.responseBytes;
+          throw new ResponseTooLargeError(
+            `${listed}: a page of one item ${what} ${formatByteSize(limit)} (${raiseHint('responseBytes', limit)})`,
+            { bytes: err.bytesReceived, unpacked: err.unpacked },
+            { cause: err },
+          );
+        }
         throw err;
       }
+      pages++;
       const page = parseJson(answer.text, request);
       const pageItems = page.items;
       if (!Array.isArray(pageItems)) throw new SourceError(`GET ${path}: the answer is not a list (no items)`);
+      if (items.length + pageItems.length > limits.listItems)
+        throw readLimit(listed, `more than ${formatReadLimit('listItems', limits.listItems)} items`, 'listItems', limits);
       // Dropped page by page, so a list of 50,000 pods never holds their managedFields all at once.
-      for (const item of pageItems) if (isRecord(item)) items.push(withTypeMeta(dropUnusedFields(item) as JsonRecord, info));
+      for (const item of pageItems) {
+        if (!isRecord(item)) continue;
+        const kept = dropUnusedFields(item) as JsonRecord;
+        // What the list holds on to, as JSON: the memory it costs, give or take V8's own overhead.
+        keptBytes += JSON.stringify(kept).length;
+        items.push(withTypeMeta(kept, info));
+      }
+      if (keptBytes > limits.listBytes)
+        throw readLimit(
+          listed,
+          `its items take more than ${formatReadLimit('listBytes', limits.listBytes)}`,
+          'listBytes',
+          limits,
+        );
       const next = isRecord(page.metadata) && typeof page.metadata.continue === 'string' ? page.metadata.continue : '';
       if (next !== '' && next === token) throw new SourceError(`GET ${path}: the server repeated continue token ${next}`);
-      token = next === '' ? undefined : next;
-    } while (token !== undefined);
-    return items;
+      if (next === '') return items;
+      token = next;
+    }
   }
 
   async get(resource: KubeResourceName, name: string, namespace?: string): Promise<JsonRecord | undefined> {
@@ -124,8 +191,18 @@ export class KubernetesApi implements KubernetesPort {
         limitBytes: query.limitBytes,
       },
       accept: 'text/plain, */*',
+      // The server is asked for limitBytes; the client holds to it (and to the log-size limit) whatever it sends.
+      truncateAt: Math.min(query.limitBytes ?? Infinity, this.#limits.logBytes),
     };
-    return (await this.#send(request)).text;
+    const answer = await this.#send(request);
+    if (answer.truncated) {
+      const cap = Math.min(query.limitBytes ?? Infinity, this.#limits.logBytes);
+      const hint = cap === this.#limits.logBytes ? ` (${raiseHint('logBytes', cap)})` : '';
+      query.onTruncated?.(
+        `GET ${request.path}: the log was cut at ${formatByteSize(cap)}; its first ${formatByteSize(cap)} are kept${hint}`,
+      );
+    }
+    return answer.text;
   }
 
   async patchDeploymentAnnotations(patch: DeploymentAnnotationPatch): Promise<JsonRecord> {
@@ -194,7 +271,7 @@ export class KubernetesApi implements KubernetesPort {
       }
       const text = response.body.toString('utf8');
       if ((response.status >= 200 && response.status < 300) || (response.status === 404 && options.accept404)) {
-        return { status: response.status, text };
+        return { status: response.status, text, truncated: response.truncated };
       }
       const retryAfter = response.headers['retry-after'];
       throw errorForStatus(response.status, text, typeof retryAfter === 'string' ? retryAfter : undefined, this.#clock.now());
@@ -210,6 +287,19 @@ class ExpiredContinueError extends Error {
     super(cause.summary, { cause });
     this.cause = cause;
   }
+}
+
+/** `GET /api/v1/pods?fieldSelector=status.phase=Pending`: the list, in a gap's line. */
+function describeList(path: string, query: KubeListQuery): string {
+  const selectors = [
+    query.labelSelector === undefined ? '' : `labelSelector=${query.labelSelector}`,
+    query.fieldSelector === undefined ? '' : `fieldSelector=${query.fieldSelector}`,
+  ].filter((s) => s !== '');
+  return `GET ${path}${selectors.length > 0 ? `?${selectors.join('&')}` : ''}`;
+}
+
+function readLimit(listed: string, what: string, limit: keyof KubeReadLimits, limits: KubeReadLimits): ReadLimitError {
+  return new ReadLimitError(`${listed}: ${what} (${raiseHint(limit, limits[limit])})`, limit);
 }
 
 function resourcePrefix(info: KubeResourceInfo): string {

@@ -3,17 +3,18 @@ import { formatByteSize } from '../../domain/byte-size.ts';
 import { UsageError } from '../../domain/errors.ts';
 import { CLI_ACTIONS, DEFAULT_DETECTION, formatDuration, type DetectionSettings } from '../../domain/settings.ts';
 import {
+  FAIL_ON_CHOICES,
+  OUTPUT_FORMATS,
   byteSizeOf,
   choiceOf,
   countOf,
   durationOf,
-  FAIL_ON_CHOICES,
   instantOf,
-  OUTPUT_FORMATS,
   parseFlags,
-  type ParsedFlags,
+  readLimitsOf,
   stringOf,
   stringsOf,
+  type ParsedFlags,
 } from '../args.ts';
 import { outputWidth, writeLines, writeNote } from '../io.ts';
 import { exitCodeFor, scanCapture } from '../offline-scan.ts';
@@ -30,6 +31,7 @@ const OPTIONS = {
   cluster: { type: 'string' },
   region: { type: 'string' },
   context: { type: 'string' },
+  'kube-read-limits': { type: 'string' },
   apply: { type: 'boolean' },
   now: { type: 'string' },
   output: { type: 'string', short: 'o' },
@@ -58,6 +60,8 @@ Input:
   --cluster NAME               live: the EKS cluster to scan; --from/--simulate: its name when no describe-cluster output is given
   --region REGION              live: AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)
   --context NAME               live: reach the Kubernetes API through this kubeconfig context (KUBECONFIG or ~/.kube/config)
+  --kube-read-limits LIMITS    live: raise how much one Kubernetes list or log may read, e.g. response-size=64MiB,list-items=500000
+                               (also KUBE_READ_LIMITS; names and defaults in docs/usage.md)
                                instead of an EKS token for the ambient AWS credentials
   --simulate PATH...           serve captured files as a cluster (fake Kubernetes API on 127.0.0.1, in-memory AWS)
   --apply                      carry out the planned remediations (live and simulated scans; default: dry run)
@@ -145,7 +149,7 @@ function checkModeFlags(from: string[], simulate: string[], values: ParsedFlags[
     const mode = from.length > 0 ? '--from' : '--simulate';
     if (from.length > 0 && values.apply)
       throw new UsageError('offline captures cannot be changed; --apply needs --cluster or --simulate');
-    for (const flag of ['region', 'context'] as const) {
+    for (const flag of ['region', 'context', 'kube-read-limits'] as const) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to a live scan only (--cluster without ${mode})`);
     }
     return;
@@ -162,5 +166,6 @@ function checkModeFlags(from: string[], simulate: string[], values: ParsedFlags[
 function liveTarget(clusterName: string, values: ParsedFlags['values']): LiveTarget {
   const region = stringOf(values.region);
   const context = stringOf(values.context);
-  return { clusterName, ...(region ? { region } : {}), ...(context ? { context } : {}) };
+  const readLimits = readLimitsOf('kube-read-limits', values['kube-read-limits']);
+  return { clusterName, ...(region ? { region } : {}), ...(context ? { context } : {}), ...(readLimits ? { readLimits } : {}) };
 }

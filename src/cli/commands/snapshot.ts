@@ -4,7 +4,7 @@ import type { ParseArgsOptionsConfig } from 'node:util';
 import { ClusterUnreadableError, InputError, UsageError } from '../../domain/errors.ts';
 import { collectSnapshot } from '../../collect/collect.ts';
 import { captureFiles } from '../../snapshot/write/capture-files.ts';
-import { parseFlags, stringOf } from '../args.ts';
+import { parseFlags, readLimitsOf, stringOf } from '../args.ts';
 import { printNotices, writeLines, writeNote } from '../io.ts';
 import type { Command } from './command.ts';
 import { visibleLine } from '../../domain/visible.ts';
@@ -15,6 +15,7 @@ const OPTIONS = {
   out: { type: 'string' },
   region: { type: 'string' },
   context: { type: 'string' },
+  'kube-read-limits': { type: 'string' },
 } as const satisfies ParseArgsOptionsConfig;
 
 const USAGE = `Usage:
@@ -33,6 +34,8 @@ it offline:
   --out DIR                    a new or empty folder (existing files are never overwritten)
   --region REGION              AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)
   --context NAME               reach the Kubernetes API through this kubeconfig context instead of an EKS token
+  --kube-read-limits LIMITS    raise how much one Kubernetes list or log may read, e.g. response-size=64MiB,list-items=500000
+                               (also KUBE_READ_LIMITS; names and defaults in docs/usage.md)
 
 Exit codes: 0 written (even with sources that could not be read: see SNAPSHOT.md), 2 usage error.`;
 
@@ -49,10 +52,12 @@ export const snapshotCommand: Command = {
     await ensureEmptyFolder(out);
     const region = stringOf(values.region);
     const context = stringOf(values.context);
+    const readLimits = readLimitsOf('kube-read-limits', values['kube-read-limits']);
     const connection = await ctx.services.connectLive({
       clusterName,
       ...(region ? { region } : {}),
       ...(context ? { context } : {}),
+      ...(readLimits ? { readLimits } : {}),
     });
     const { snapshot, notices, setAside, unreadable } = await collectSnapshot(connection, {
       clusterName,

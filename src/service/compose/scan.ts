@@ -27,7 +27,9 @@ export function composeScan(config: ScanConfig, logging: LoggingConfig): ScanDep
   const signal = invocationSignal.current;
   const aws = awsPorts(createAwsClients({ region: config.region, credentials, signal }));
   const sdk = sdkClientConfig({ region: config.region, credentials });
-  const kube = kubeConnections((cluster) => connectToEks({ cluster, region: config.region, token: { credentials } }, { signal }));
+  const kube = kubeConnections((cluster) =>
+    connectToEks({ cluster, region: config.region, token: { credentials } }, { signal, readLimits: config.kubeReadLimits }),
+  );
   const { logger, context } = powertoolsLogging(logging);
   return {
     settings: config,

@@ -436,6 +436,7 @@ describe('collectSnapshot: the previous container log of restarted controller po
         tailLines: 500,
         previous: true,
         limitBytes: 1024 * 1024,
+        onTruncated: expect.any(Function),
       },
     ]);
     expect(logs).toHaveLength(3);
