@@ -13,13 +13,17 @@ const KARPENTER_PATH_PREFIX = '/karpenter/';
 const PROFILE_ARN = /^arn:[a-z-]+:iam::\d{12}:instance-profile(\/(?:[^/\s]+\/)*)([^/\s]+)$/;
 
 /**
- * Since v1.3 Karpenter keeps its profiles under `/karpenter/<region>/<cluster>/`; before, at `/`
- * named `<cluster>_<number>` and known only by their tags. A name alone proves nothing (anyone may
- * call a profile `demo_1`), and a profile under another region's or cluster's path is never ours.
+ * Karpenter's profile for the cluster in the region, strictly (docs/cleanup.md, step 4): under
+ * `/karpenter/<region>/<cluster>/` (v1.3+: only IAM callers can put a profile there), or, before
+ * v1.3, at `/`, named `<cluster>_<digits>` and tagged with `karpenter.k8s.aws/ec2nodeclass`, for
+ * the cluster and (when it carries the tag) for this region. Tags or a name alone prove nothing:
+ * anyone may tag a profile at `/team/payments-api/`, or call one `demo_1`. Cleanup deletes by this
+ * rule and provenance trusts an instance's profile by it, so both always agree.
  */
 export function isKarpenterInstanceProfile(profile: InstanceProfile, cluster: string, region: string): boolean {
   const path = profile.path ?? '/';
-  if (path.startsWith(KARPENTER_PATH_PREFIX)) return path.startsWith(`${KARPENTER_PATH_PREFIX}${region}/${cluster}/`);
+  if (isUnderKarpenterPath(profile)) return path.startsWith(`${KARPENTER_PATH_PREFIX}${region}/${cluster}/`);
+  if (path !== '/' || !hasLegacyKarpenterName(profile, cluster)) return false;
   const profileRegion = profile.tags[PROFILE_REGION_TAG];
   return (
     profile.tags[NODECLASS_TAG] !== undefined &&
