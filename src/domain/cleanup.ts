@@ -36,6 +36,24 @@ export interface CleanupStepNotStarted {
   nodePools?: string[];
 }
 
+/**
+ * A launch template or instance profile the cleanup keeps although it is Karpenter's for the
+ * cluster: an instance not terminated still uses it, or (profiles) no EC2NodeClass names its role.
+ */
+export interface HeldLaunchTemplate {
+  id: string;
+  reason: string;
+  /** The instances, not terminated, that still name it. */
+  instances?: string[];
+}
+
+export interface HeldInstanceProfile {
+  name: string;
+  reason: string;
+  /** The instances, not terminated, it is still attached to. */
+  instances?: string[];
+}
+
 /** One thing that failed; the run carries on with the rest. */
 export interface CleanupError {
   step: CleanupStep;
@@ -63,8 +81,12 @@ export interface CleanupResult {
   errors: CleanupError[];
   /** Only when time ran out: the step the next run starts with (additive to DESIGN.md's shape). */
   stoppedAt?: CleanupStep;
-  /** Only when the ordering rule held a step back (apply runs; additive): the result is then not complete. */
+  /** Only when the ordering rule held a step back (additive): the result is then not complete. */
   stepsNotStarted?: CleanupStepNotStarted[];
+  /** Only when some were kept (additive): Karpenter's launch templates an instance not terminated still names. */
+  launchTemplatesHeld?: HeldLaunchTemplate[];
+  /** Only when some were kept (additive): Karpenter's instance profiles still in use, or whose role no EC2NodeClass names. */
+  instanceProfilesHeld?: HeldInstanceProfile[];
 }
 
 /** What a run is doing, for a terminal's progress line and the function's log. */

@@ -4,6 +4,7 @@
  * instance whose launch template is gone by it (src/domain/provenance.ts).
  */
 import type { InstanceProfile } from './aws.ts';
+import type { EC2NodeClass } from './kube.ts';
 import { isTaggedForCluster, NODECLASS_TAG } from './tags.ts';
 
 /** Karpenter tags its instance profiles with the region they serve. */
@@ -56,4 +57,22 @@ export function profileOfArn(arn: string, profiles: readonly InstanceProfile[]):
   return profiles.find(
     (p) => p.name === parsed.name && (p.path ?? '/') === parsed.path && (p.arn === undefined || p.arn === arn.trim()),
   );
+}
+
+/**
+ * Why no EC2NodeClass accounts for this profile, or undefined when one does: its status names the
+ * profile, or its `spec.role` (a name, or an ARN) is the profile's role. A profile without a role
+ * has none to mismatch. The path and name say a profile could be Karpenter's; this says the
+ * cluster's own Karpenter made it for a role it uses (docs/cleanup.md, step 4).
+ */
+export function whyNoNodeClassNames(profile: InstanceProfile, nodeClasses: readonly EC2NodeClass[]): string | undefined {
+  if (nodeClasses.some((nc) => nc.status?.instanceProfile === profile.name)) return undefined;
+  const roles = new Set(
+    nodeClasses.flatMap((nc) => (nc.spec?.role ? [nc.spec.role.slice(nc.spec.role.lastIndexOf('/') + 1)] : [])),
+  );
+  const foreign = profile.roles.map((r) => r.name).filter((name) => !roles.has(name));
+  if (foreign.length === 0) return undefined;
+  const named = roles.size > 0 ? `they name ${[...roles].sort().join(', ')}` : 'none names a role';
+  const of = nodeClasses.length === 1 ? 'the 1 EC2NodeClass' : `the ${nodeClasses.length} EC2NodeClasses`;
+  return `its role ${foreign.join(', ')} is not the role of any EC2NodeClass, and no EC2NodeClass status names it (${of}: ${named})`;
 }
