@@ -99,20 +99,16 @@ export function provenOnly(
   return proven;
 }
 
-/**
- * The cluster's instances carrying a NodePool tag, any state; undefined (and `fail` told, naming
- * `why` they were listed) when the call failed.
- */
+/** The cluster's instances carrying a NodePool tag, any state; undefined (and `fail` told) when the call failed. */
 export async function describeClusterInstances(
   ctx: CleanupContext,
   fail: (message: string) => void,
-  why = `instances of cluster ${ctx.request.clusterName}`,
 ): Promise<Instance[] | undefined> {
   const { clusterName } = ctx.request;
   try {
     return await ctx.connection.aws.ec2.describeInstances({ clusterName, tagKey: NODEPOOL_TAG });
   } catch (error) {
-    fail(failedCall('DescribeInstances', `(${why})`, error));
+    fail(failedCall('DescribeInstances', `(instances of cluster ${clusterName})`, error));
     return undefined;
   }
 }

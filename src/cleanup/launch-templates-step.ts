@@ -8,7 +8,6 @@
 import type { Instance, LaunchTemplate } from '../domain/aws.ts';
 import { isKarpenterLaunchTemplate, LAUNCH_TEMPLATE_ID_TAG } from '../domain/provenance.ts';
 import type { CleanupContext } from './budget.ts';
-import { describeClusterInstances } from './candidates.ts';
 import { stillRuns, whyInstancesMayRun, type InstancesOutcome } from './instances-step.ts';
 import { StepOutcome } from './outcome.ts';
 import { counted, failedCall, namesOf, plannedLine } from './text.ts';
@@ -37,9 +36,15 @@ export async function launchTemplatesStep(ctx: CleanupContext, before: { instanc
     out.fail(failedCall('DescribeLaunchTemplates', `(cluster ${request.clusterName})`, error));
     return out;
   }
-  const why = `which launch templates instances of cluster ${request.clusterName} still name; none deleted`;
-  const instances = await describeClusterInstances(ctx, (message) => out.fail(message), why);
-  if (instances === undefined) return out;
+  // Every instance of the cluster, a NodePool tag or not: a node group's may name Karpenter's template too.
+  let instances: Instance[];
+  try {
+    instances = await ctx.connection.aws.ec2.describeInstances({ clusterName: request.clusterName });
+  } catch (error) {
+    const what = `(which launch templates instances of cluster ${request.clusterName} still name; none deleted)`;
+    out.fail(failedCall('DescribeInstances', what, error));
+    return out;
+  }
   const running = instances.filter(stillRuns(before.instances));
   const toDelete: LaunchTemplate[] = [];
   for (const template of templates) {
