@@ -12,7 +12,7 @@ import { isKarpenterInstanceProfile, whyNoNodeClassNames } from '../domain/insta
 import type { EC2NodeClass } from '../domain/kube.ts';
 import type { CleanupContext } from './budget.ts';
 import { stillRuns, whyInstancesMayRun, type InstancesOutcome } from './instances-step.ts';
-import type { NodePoolsOutcome } from './nodepools-step.ts';
+import type { NodePoolsOutcome } from './nodepools-outcome.ts';
 import { StepOutcome } from './outcome.ts';
 import { counted, failedCall, namesOf, plannedLine } from './text.ts';
 

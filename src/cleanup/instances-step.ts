@@ -9,7 +9,7 @@ import { NODEPOOL_TAG } from '../domain/tags.ts';
 import type { Instance } from '../domain/aws.ts';
 import type { CleanupContext } from './budget.ts';
 import { describeClusterInstances, provenOnly, type CleanupCandidates } from './candidates.ts';
-import type { NodePoolsOutcome } from './nodepools-step.ts';
+import type { NodePoolsOutcome } from './nodepools-outcome.ts';
 import { StepOutcome } from './outcome.ts';
 import { hasEnded, isClusterKarpenterInstance } from './select.ts';
 import { terminateInBatches, waitForTermination } from './terminate.ts';

@@ -13,7 +13,7 @@ import { whyNothingDrains } from './controller-check.ts';
 import { oneLine } from '../domain/shape.ts';
 import type { CleanupContext } from './budget.ts';
 import { listNodeClaims } from './kube-objects.ts';
-import type { NodePoolsOutcome } from './nodepools-step.ts';
+import type { NodePoolsOutcome } from './nodepools-outcome.ts';
 import { counted, failedCall } from './text.ts';
 import { shellQuote } from '../domain/shell.ts';
 

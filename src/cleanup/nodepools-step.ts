@@ -14,39 +14,9 @@ import { oneLine } from '../domain/shape.ts';
 import type { CleanupContext } from './budget.ts';
 import { listNodeClasses, listNodePools, type CheckedList } from './kube-objects.ts';
 import { firstNodeClaimLook, waitForNodeClaims } from './nodeclaim-wait.ts';
-import { StepOutcome } from './outcome.ts';
+import { NodePoolsOutcome } from './nodepools-outcome.ts';
 import { isNodeClaimOfGoingPool, selectNodePools } from './select.ts';
 import { failedCall, namesOf, plannedLine } from './text.ts';
-
-/**
- * Instances that must stay: all of them (no `nodePools`), or those of these NodePools. A
- * controller that still runs would replace them, or would still be draining them.
- */
-export interface InstanceHold {
-  reason: string;
-  /** Only these NodePools' instances; absent: every instance. */
-  nodePools?: string[];
-}
-
-export class NodePoolsOutcome extends StepOutcome {
-  hold: InstanceHold | undefined;
-  /** As listed; undefined when not (the API not asked or not reachable, or the list refused). */
-  nodeClasses: EC2NodeClass[] | undefined;
-
-  holdAll(why: string): void {
-    this.hold = { reason: `NodePools could not be deleted (${oneLine(why, 200)}): ${HOLD_HINT}` };
-  }
-
-  /** Holds these NodePools' instances too; a hold of every instance stays one. */
-  holdNodePools(names: readonly string[]): void {
-    if (this.hold && this.hold.nodePools === undefined) return;
-    const nodePools = [...new Set([...(this.hold?.nodePools ?? []), ...names])];
-    this.hold = {
-      reason: `${nodePools.length === 1 ? 'NodePool' : 'NodePools'} ${namesOf(nodePools)} could not be deleted (see errors): ${HOLD_HINT}`,
-      nodePools,
-    };
-  }
-}
 
 /**
  * What to do about a Kubernetes API that refuses or cannot be reached: the run goes on without the
@@ -55,11 +25,6 @@ export class NodePoolsOutcome extends StepOutcome {
 const KUBE_ACCESS_HINT =
   'give the caller list/delete on nodepools (infra/kubernetes/rbac.yaml, group karpenter-sentinel-cleanup; ' +
   'for the function, its access entry) or run with deleteNodePools false / --keep-nodepools';
-
-/** Why instances stay when the NodePools could not be dealt with, and the way out once nothing replaces them. */
-const HOLD_HINT =
-  'a Karpenter controller that still runs would replace terminated instances; fix the access and run again, ' +
-  'or once the controller is gone run with deleteNodePools false / --keep-nodepools';
 
 export async function nodePoolsStep(ctx: CleanupContext): Promise<NodePoolsOutcome> {
   const { request } = ctx;

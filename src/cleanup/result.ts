@@ -3,7 +3,7 @@ import type { CleanupRequest, CleanupResult } from '../domain/cleanup.ts';
 import { emptyCleanupResult } from '../domain/cleanup.ts';
 import type { CleanupCandidates } from './candidates.ts';
 import type { InstancesOutcome } from './instances-step.ts';
-import type { NodePoolsOutcome } from './nodepools-step.ts';
+import type { NodePoolsOutcome } from './nodepools-outcome.ts';
 import type { StepOutcome } from './outcome.ts';
 
 /** What the run has so far: the candidates listed at the start, then each step's outcome once it ran. */

@@ -1,5 +1,5 @@
 /**
- * Destroy-time cleanup (DESIGN.md "Destroy-time cleanup"): the request the `cleanup` function and
+ * Destroy-time cleanup (docs/cleanup.md): the request the `cleanup` function and
  * command take, and the result both return. The JSON field names are a public contract.
  */
 
@@ -73,13 +73,13 @@ export interface CleanupResult {
   instancesTerminated: string[];
   /**
    * Tagged as Karpenter's for the cluster but not proven launched by Karpenter (src/domain/provenance.ts):
-   * listed, never terminated. Additive to DESIGN.md's shape; sorted by id.
+   * listed, never terminated. Additive to the original shape; sorted by id.
    */
   instancesNotProven: InstanceNotProven[];
   launchTemplatesDeleted: string[];
   instanceProfilesDeleted: string[];
   errors: CleanupError[];
-  /** Only when time ran out: the step the next run starts with (additive to DESIGN.md's shape). */
+  /** Only when time ran out: the step the next run starts with (additive to the original shape). */
   stoppedAt?: CleanupStep;
   /** Only when the ordering rule held a step back (additive): the result is then not complete. */
   stepsNotStarted?: CleanupStepNotStarted[];

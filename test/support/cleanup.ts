@@ -2,7 +2,7 @@
 import { CleanupBudget, type CleanupContext } from '../../src/cleanup/budget.ts';
 import type { CleanupCandidates } from '../../src/cleanup/candidates.ts';
 import { InstancesOutcome } from '../../src/cleanup/instances-step.ts';
-import { NodePoolsOutcome } from '../../src/cleanup/nodepools-step.ts';
+import { NodePoolsOutcome } from '../../src/cleanup/nodepools-outcome.ts';
 import type { CleanupProgress, CleanupRequest } from '../../src/domain/cleanup.ts';
 import type { ClusterSnapshot } from '../../src/domain/snapshot.ts';
 import { inMemoryAws, type InMemoryAws } from '../../src/simulator/in-memory-aws.ts';
