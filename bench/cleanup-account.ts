@@ -5,7 +5,7 @@
  * sees the same account.
  */
 import type { ClusterInfo, Instance, InstanceProfile, LaunchTemplate } from '../src/domain/aws.ts';
-import type { NodeClaim, NodePool, Pod } from '../src/domain/kube.ts';
+import type { EC2NodeClass, NodeClaim, NodePool, Pod } from '../src/domain/kube.ts';
 import { emptySnapshot, type ClusterSnapshot, type SourceName } from '../src/domain/snapshot.ts';
 import { FLEET_ID_TAG, LAUNCH_TEMPLATE_ID_TAG } from '../src/domain/provenance.ts';
 import { CLUSTER_TAG, legacyClusterTag, NODECLAIM_TAG, NODECLASS_TAG, NODEGROUP_TAG, NODEPOOL_TAG } from '../src/domain/tags.ts';
@@ -127,6 +127,15 @@ function nodeClaim(name: string, pool: string, id: string): NodeClaim {
   };
 }
 
+function nodeClass(role: string): EC2NodeClass {
+  return {
+    apiVersion: 'karpenter.k8s.aws/v1',
+    kind: 'EC2NodeClass',
+    metadata: { name: 'default', uid: 'uid-default', creationTimestamp: '2025-01-06T09:00:00Z' },
+    spec: { role, amiSelectorTerms: [{ alias: 'al2023@latest' }] },
+  };
+}
+
 function systemPod(name: string): Pod {
   return {
     metadata: { name, namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } },
@@ -169,6 +178,7 @@ export function cleanupAccount(karpenterInstances: number): CleanupAccount {
     'instanceprofiles',
     'nodepools',
     'nodeclaims',
+    'ec2nodeclasses',
     'pods',
   ];
   for (const source of captured) s.captured.add(source);
@@ -182,6 +192,9 @@ export function cleanupAccount(karpenterInstances: number): CleanupAccount {
   };
   s.cluster = info;
   s.nodePools = NODEPOOLS.map(nodePool);
+  // The EC2NodeClass every NodePool names: its role is the one Karpenter's profiles hold, which the
+  // cleanup requires before deleting one (docs/cleanup.md, step 4).
+  s.nodeClasses = [nodeClass(`KarpenterNodeRole-${cluster}`)];
   s.pods = [systemPod('coredns-6d4b8c7f9-bx2kq'), systemPod('coredns-6d4b8c7f9-m7vzt')];
   const expected: CleanupExpectation = { nodePools: [...NODEPOOLS], instances: [], launchTemplates: [], instanceProfiles: [] };
   const counts: CleanupAccountCounts = {

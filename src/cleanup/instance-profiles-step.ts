@@ -1,54 +1,110 @@
 /**
  * Step 4: Karpenter's instance profiles for the cluster in this region. Left behind, they keep the
  * node role from being deleted ("must remove roles from instance profile first"), so each role is
- * removed first, and a profile whose role would not come off is not deleted.
+ * removed first, and a profile whose role would not come off is not deleted. Only a profile that
+ * passes the strict rule provenance uses (src/domain/instance-profiles.ts) is a candidate; it is
+ * held when an EC2NodeClass is known and none names its role or it, and when any instance not
+ * terminated (any owner's; those the instances step terminates, or plans to, count as gone) still
+ * uses it (docs/cleanup.md, step 4).
  */
-import type { InstanceProfile } from '../domain/aws.ts';
-import type { CleanupContext, StepEnd } from './run.ts';
-import { isKarpenterInstanceProfile } from '../domain/instance-profiles.ts';
-import { failedCall, plannedLine } from './text.ts';
+import type { Instance, InstanceProfile } from '../domain/aws.ts';
+import { isKarpenterInstanceProfile, whyNoNodeClassNames } from '../domain/instance-profiles.ts';
+import type { EC2NodeClass } from '../domain/kube.ts';
+import type { CleanupContext } from './budget.ts';
+import { stillRuns, whyInstancesMayRun, type InstancesOutcome } from './instances-step.ts';
+import type { NodePoolsOutcome } from './nodepools-outcome.ts';
+import { StepOutcome } from './outcome.ts';
+import { counted, failedCall, namesOf, plannedLine } from './text.ts';
 
-export async function deleteInstanceProfilesStep(ctx: CleanupContext): Promise<StepEnd> {
-  const { request, run } = ctx;
+export async function instanceProfilesStep(
+  ctx: CleanupContext,
+  before: { nodepools: NodePoolsOutcome; instances: InstancesOutcome },
+): Promise<StepOutcome> {
+  const { request } = ctx;
+  const out = new StepOutcome('instance-profiles', ctx.budget);
   // Only with every NodePool going (the launch templates step said so already).
-  if (request.nodePools !== undefined) return 'done';
-  if (run.outOfTime('instance-profiles')) return 'stopped';
+  if (request.nodePools !== undefined) return out;
+  const wait = whyInstancesMayRun(before.instances);
+  if (wait !== undefined) {
+    out.notStart(wait);
+    return out;
+  }
+  if (out.outOfTime()) return out;
   const { iam, region } = ctx.connection.aws;
   let profiles: InstanceProfile[];
   try {
-    // Every path: profiles of Karpenter before v1.3 live at `/`, known only by their tags.
+    // Every path: profiles of Karpenter before v1.3 live at `/`.
     profiles = (await iam.listInstanceProfiles()).filter((p) => isKarpenterInstanceProfile(p, request.clusterName, region));
   } catch (error) {
-    run.fail('instance-profiles', failedCall('ListInstanceProfiles', undefined, error));
-    return 'done';
+    out.fail(failedCall('ListInstanceProfiles', undefined, error));
+    return out;
   }
-  const names = profiles.map((p) => p.name).sort();
-  run.note('instance-profiles', plannedLine(request.dryRun, 'delete', 'instance profile', names));
+  const toDelete: InstanceProfile[] = [];
+  for (const profile of profiles.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (out.outOfTime()) return out;
+    const held = await whyHeld(ctx, out, profile, before.nodepools.nodeClasses, stillRuns(before.instances));
+    if (held === undefined) toDelete.push(profile);
+    else if (held !== 'unknown') out.held.push({ resource: profile.name, ...held });
+  }
+  if (out.held.length > 0) {
+    const names = out.held.map((h) => h.resource);
+    out.note(`keeping ${counted(names.length, 'instance profile')}: ${namesOf(names)} (see instanceProfilesHeld)`);
+  }
+  const names = toDelete.map((p) => p.name);
+  out.note(plannedLine(request.dryRun, 'delete', 'instance profile', names));
   if (request.dryRun) {
-    run.result.instanceProfilesDeleted.push(...names);
-    return 'done';
+    out.done.push(...names);
+    return out;
   }
-  for (const profile of profiles) {
-    if (run.outOfTime('instance-profiles')) return 'stopped';
-    if (!(await removeRoles(ctx, profile))) continue;
+  for (const profile of toDelete) {
+    if (out.outOfTime()) return out;
+    if (!(await removeRoles(ctx, out, profile))) continue;
     try {
       // false: already gone, which is not this run's doing.
-      if (await iam.deleteInstanceProfile(profile.name)) run.result.instanceProfilesDeleted.push(profile.name);
+      if (await iam.deleteInstanceProfile(profile.name)) out.done.push(profile.name);
     } catch (error) {
-      run.fail('instance-profiles', failedCall('DeleteInstanceProfile', profile.name, error), profile.name);
+      out.fail(failedCall('DeleteInstanceProfile', profile.name, error), profile.name);
     }
   }
-  return 'done';
+  return out;
+}
+
+/**
+ * Why the profile stays, or undefined when it may go; 'unknown' (an error recorded) when the
+ * instances using it could not be listed: neither deleted nor said to be held.
+ */
+async function whyHeld(
+  ctx: CleanupContext,
+  out: StepOutcome,
+  profile: InstanceProfile,
+  nodeClasses: readonly EC2NodeClass[] | undefined,
+  runs: (instance: Instance) => boolean,
+): Promise<{ reason: string; instances?: string[] } | 'unknown' | undefined> {
+  const notNamed = nodeClasses === undefined ? undefined : whyNoNodeClassNames(profile, nodeClasses);
+  if (notNamed !== undefined) return { reason: notNamed };
+  if (profile.arn === undefined) return { reason: 'its ARN is not known, so the instances using it cannot be listed' };
+  let users: Instance[];
+  try {
+    users = (await ctx.connection.aws.ec2.describeInstances({ instanceProfileArn: profile.arn })).filter(runs);
+  } catch (error) {
+    out.fail(
+      failedCall('DescribeInstances', `(instances using instance profile ${profile.name}; not deleted)`, error),
+      profile.name,
+    );
+    return 'unknown';
+  }
+  if (users.length === 0) return undefined;
+  const ids = users.map((i) => i.id).sort();
+  return { reason: `attached to ${counted(ids.length, 'instance')} not terminated`, instances: ids };
 }
 
 /** false (and an error recorded) when a role would not come off: deleting would then fail anyway. */
-async function removeRoles(ctx: CleanupContext, profile: InstanceProfile): Promise<boolean> {
+async function removeRoles(ctx: CleanupContext, out: StepOutcome, profile: InstanceProfile): Promise<boolean> {
   for (const role of profile.roles) {
     try {
       await ctx.connection.aws.iam.removeRoleFromInstanceProfile(profile.name, role.name);
     } catch (error) {
-      const what = `${profile.name} (role ${role.name})`;
-      ctx.run.fail('instance-profiles', failedCall('RemoveRoleFromInstanceProfile', what, error), profile.name);
+      out.fail(failedCall('RemoveRoleFromInstanceProfile', `${profile.name} (role ${role.name})`, error), profile.name);
       return false;
     }
   }

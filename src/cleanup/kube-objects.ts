@@ -5,7 +5,7 @@
  * with a line saying what is wrong with it, never read as if it were right; on this path a
  * misread object could mean deleting the wrong thing.
  */
-import type { NodeClaim, NodePool, Pod } from '../domain/kube.ts';
+import type { EC2NodeClass, NodeClaim, NodePool, Pod } from '../domain/kube.ts';
 import type { KubeListQuery, KubernetesReader } from '../ports/kubernetes.ts';
 import { describeProblem, typeOf, type ShapeProblem } from '../domain/json-checks.ts';
 import { KUBE_SHAPES } from '../domain/object-shapes.ts';
@@ -27,6 +27,11 @@ export function listNodeClaims(kube: KubernetesReader): Promise<CheckedList<Node
   return listChecked<NodeClaim>(kube, { resource: 'nodeclaims' }, 'NodeClaim', true);
 }
 
+/** The EC2NodeClasses: the roles and instance profiles Karpenter's profiles must match (docs/cleanup.md, step 4). */
+export function listNodeClasses(kube: KubernetesReader): Promise<CheckedList<EC2NodeClass>> {
+  return listChecked<EC2NodeClass>(kube, { resource: 'ec2nodeclasses' }, 'EC2NodeClass', true);
+}
+
 /** Pods of `query` (its namespace and selectors; the resource is always pods). */
 export function listPods(kube: KubernetesReader, query: Omit<KubeListQuery, 'resource'>): Promise<CheckedList<Pod>> {
   return listChecked<Pod>(kube, { ...query, resource: 'pods' }, 'Pod', false);
@@ -34,7 +39,7 @@ export function listPods(kube: KubernetesReader, query: Omit<KubeListQuery, 'res
 
 async function listChecked<T>(
   kube: KubernetesReader,
-  query: KubeListQuery & { resource: 'nodepools' | 'nodeclaims' | 'pods' },
+  query: KubeListQuery & { resource: 'nodepools' | 'nodeclaims' | 'ec2nodeclasses' | 'pods' },
   kind: string,
   nameRequired: boolean,
 ): Promise<CheckedList<T>> {

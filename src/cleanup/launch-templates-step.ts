@@ -1,76 +1,87 @@
 /**
  * Step 3: Karpenter's launch templates for the cluster (it deletes them itself only while it
  * runs). They serve every NodePool, so a run limited to some NodePools leaves them. A template an
- * instance still running names is kept: it is the proof that Karpenter launched that instance, and
- * without it no later run could terminate it (src/domain/provenance.ts).
+ * instance still running names is held: it is the proof that Karpenter launched that instance, and
+ * without it no later run could terminate it (src/domain/provenance.ts). "Still running" counts
+ * the instances the instances step terminates (or plans to) as gone, so a dry run holds what apply holds.
  */
-import type { LaunchTemplate } from '../domain/aws.ts';
-import { LAUNCH_TEMPLATE_ID_TAG } from '../domain/provenance.ts';
-import { NODEPOOL_TAG } from '../domain/tags.ts';
-import type { CleanupContext, StepEnd } from './run.ts';
-import { isKarpenterLaunchTemplate } from '../domain/provenance.ts';
-import { hasEnded } from './select.ts';
+import type { Instance, LaunchTemplate } from '../domain/aws.ts';
+import { isKarpenterLaunchTemplate, LAUNCH_TEMPLATE_ID_TAG } from '../domain/provenance.ts';
+import type { CleanupContext } from './budget.ts';
+import { stillRuns, whyInstancesMayRun, type InstancesOutcome } from './instances-step.ts';
+import { StepOutcome } from './outcome.ts';
 import { counted, failedCall, namesOf, plannedLine } from './text.ts';
 
-export async function deleteLaunchTemplatesStep(ctx: CleanupContext): Promise<StepEnd> {
-  const { request, run } = ctx;
+export async function launchTemplatesStep(ctx: CleanupContext, before: { instances: InstancesOutcome }): Promise<StepOutcome> {
+  const { request } = ctx;
+  const out = new StepOutcome('launch-templates', ctx.budget);
   if (request.nodePools !== undefined) {
-    run.note(
-      'launch-templates',
+    out.note(
       `only NodePools ${namesOf(request.nodePools)}: launch templates and instance profiles stay (they serve the whole cluster)`,
     );
-    return 'done';
+    return out;
   }
-  if (run.outOfTime('launch-templates')) return 'stopped';
+  const wait = whyInstancesMayRun(before.instances);
+  if (wait !== undefined) {
+    out.notStart(wait);
+    return out;
+  }
+  if (out.outOfTime()) return out;
   let templates: LaunchTemplate[];
   try {
     templates = (await ctx.connection.aws.ec2.describeLaunchTemplates(request.clusterName)).filter((t) =>
       isKarpenterLaunchTemplate(t, request.clusterName),
     );
   } catch (error) {
-    run.fail('launch-templates', failedCall('DescribeLaunchTemplates', `(cluster ${request.clusterName})`, error));
-    return 'done';
+    out.fail(failedCall('DescribeLaunchTemplates', `(cluster ${request.clusterName})`, error));
+    return out;
   }
-  if (!request.dryRun) {
-    const inUse = await templatesStillNamed(ctx);
-    if (inUse === undefined) return 'done';
-    const kept = templates.filter((t) => inUse.has(t.id)).map((t) => t.id);
-    if (kept.length > 0) {
-      run.note(
-        'launch-templates',
-        `keeping ${counted(kept.length, 'launch template')} still named by an instance not terminating: ${namesOf(kept)}`,
-      );
-      templates = templates.filter((t) => !inUse.has(t.id));
-    }
+  // Every instance of the cluster, a NodePool tag or not: a node group's may name Karpenter's template too.
+  let instances: Instance[];
+  try {
+    instances = await ctx.connection.aws.ec2.describeInstances({ clusterName: request.clusterName });
+  } catch (error) {
+    const what = `(which launch templates instances of cluster ${request.clusterName} still name; none deleted)`;
+    out.fail(failedCall('DescribeInstances', what, error));
+    return out;
   }
-  const ids = templates.map((t) => t.id).sort();
-  run.note('launch-templates', plannedLine(request.dryRun, 'delete', 'launch template', ids));
-  if (request.dryRun) {
-    run.result.launchTemplatesDeleted.push(...ids);
-    return 'done';
-  }
+  const running = instances.filter(stillRuns(before.instances));
+  const toDelete: LaunchTemplate[] = [];
   for (const template of templates) {
-    if (run.outOfTime('launch-templates')) return 'stopped';
+    const users = namedBy(template, running);
+    if (users.length === 0) toDelete.push(template);
+    else
+      out.held.push({
+        resource: template.id,
+        reason: `named by ${counted(users.length, 'instance')} not terminated`,
+        instances: users,
+      });
+  }
+  if (out.held.length > 0) {
+    const ids = out.held.map((h) => h.resource);
+    out.note(`keeping ${counted(ids.length, 'launch template')} still named by an instance not terminating: ${namesOf(ids)}`);
+  }
+  const ids = toDelete.map((t) => t.id).sort();
+  out.note(plannedLine(request.dryRun, 'delete', 'launch template', ids));
+  if (request.dryRun) {
+    out.done.push(...ids);
+    return out;
+  }
+  for (const template of toDelete) {
+    if (out.outOfTime()) return out;
     try {
       // false: already gone, which is not this run's doing.
-      if (await ctx.connection.aws.ec2.deleteLaunchTemplate(template.id)) run.result.launchTemplatesDeleted.push(template.id);
+      if (await ctx.connection.aws.ec2.deleteLaunchTemplate(template.id)) out.done.push(template.id);
     } catch (error) {
-      run.fail('launch-templates', failedCall('DeleteLaunchTemplate', `${template.id} (${template.name})`, error), template.id);
+      out.fail(failedCall('DeleteLaunchTemplate', `${template.id} (${template.name})`, error), template.id);
     }
   }
-  return 'done';
+  return out;
 }
 
-/** Launch templates named by an instance of the cluster neither terminated nor shutting down; undefined when they could not be listed. */
-async function templatesStillNamed(ctx: CleanupContext): Promise<Set<string> | undefined> {
-  const { clusterName } = ctx.request;
-  try {
-    const instances = await ctx.connection.aws.ec2.describeInstances({ clusterName, tagKey: NODEPOOL_TAG });
-    const named = instances.filter((i) => !hasEnded(i)).map((i) => i.tags[LAUNCH_TEMPLATE_ID_TAG]);
-    return new Set(named.filter((id): id is string => id !== undefined));
-  } catch (error) {
-    const what = `(which launch templates instances of cluster ${clusterName} still name; none deleted)`;
-    ctx.run.fail('launch-templates', failedCall('DescribeInstances', what, error));
-    return undefined;
-  }
+function namedBy(template: LaunchTemplate, running: readonly Instance[]): string[] {
+  return running
+    .filter((i) => i.tags[LAUNCH_TEMPLATE_ID_TAG] === template.id)
+    .map((i) => i.id)
+    .sort();
 }

@@ -2,70 +2,121 @@
  * Karpenter drains and terminates the nodes of deleted NodePools; their NodeClaims go when it is
  * done. The wait is bounded from the NodeClaims' own deletionTimestamp, not from this run's start,
  * so a run that resumes after a timeout does not wait the whole bound again. With no controller to
- * drain them there is no wait at all.
+ * drain them there is no wait at all. NodeClaims that cannot be listed cannot be waited for: their
+ * instances are then held, in a dry run as in apply (docs/cleanup.md, "Dry run = apply").
  */
 import type { ClusterInfo } from '../domain/aws.ts';
 import type { NodeClaim } from '../domain/kube.ts';
 import { formatDuration } from '../domain/settings.ts';
 import type { KubernetesReader } from '../ports/kubernetes.ts';
 import { whyNothingDrains } from './controller-check.ts';
+import { oneLine } from '../domain/shape.ts';
+import type { CleanupContext } from './budget.ts';
 import { listNodeClaims } from './kube-objects.ts';
-import type { CleanupContext, StepEnd } from './run.ts';
+import type { NodePoolsOutcome } from './nodepools-outcome.ts';
 import { counted, failedCall } from './text.ts';
 import { shellQuote } from '../domain/shell.ts';
 
-export async function waitForNodeClaims(
+/** Why the instances stay when the NodeClaims cannot be listed while a controller may be draining them. */
+const CANNOT_WAIT_HINT =
+  'give the caller list on nodeclaims (infra/kubernetes/rbac.yaml) and run again, or once the controller is gone run with deleteNodePools false / --keep-nodepools';
+
+type IsWaitedFor = (claim: NodeClaim) => boolean;
+
+/**
+ * The NodeClaims the wait is for, or undefined when they could not be listed: an error, and unless
+ * no controller runs to drain them, every instance is held (terminating them now would cut the
+ * drain short). A dry run looks once, through this same function, so it plans the same hold.
+ */
+export async function firstNodeClaimLook(
   ctx: CleanupContext,
+  out: NodePoolsOutcome,
   kube: KubernetesReader,
   cluster: ClusterInfo,
-  isWaitedFor: (claim: NodeClaim) => boolean,
-): Promise<StepEnd> {
-  const { run, nodeClaimWaitMs: limitMs } = ctx;
+  isWaitedFor: IsWaitedFor,
+): Promise<NodeClaim[] | undefined> {
+  try {
+    const listed = await listNodeClaims(kube);
+    // Reported once, here: the wait lists them again and again.
+    for (const line of listed.setAside) out.fail(`${line}: not waited for`);
+    const claims = listed.objects.filter(isWaitedFor);
+    if (ctx.request.dryRun && claims.length > 0) {
+      out.note(
+        `would wait up to ${formatDuration(ctx.nodeClaimWaitMs)} for ${counted(claims.length, 'NodeClaim')} to be drained`,
+      );
+    }
+    return claims;
+  } catch (error) {
+    await cannotWait(out, kube, cluster, error);
+    return undefined;
+  }
+}
+
+async function cannotWait(out: NodePoolsOutcome, kube: KubernetesReader, cluster: ClusterInfo, error: unknown): Promise<void> {
+  const failed = failedCall('list NodeClaims', undefined, error);
+  out.fail(`NodeClaims not waited for: ${failed}`);
+  const nothingDrains = await whyNothingDrains(kube, cluster);
+  if (nothingDrains !== undefined) {
+    out.note(`${nothingDrains}: nothing drains the NodeClaims, so their instances are terminated next`);
+    return;
+  }
+  if (out.hold !== undefined && out.hold.nodePools === undefined) return;
+  out.hold = { reason: `Karpenter's drain cannot be waited for (${oneLine(failed, 200)}): ${CANNOT_WAIT_HINT}` };
+}
+
+export async function waitForNodeClaims(
+  ctx: CleanupContext,
+  out: NodePoolsOutcome,
+  kube: KubernetesReader,
+  cluster: ClusterInfo,
+  isWaitedFor: IsWaitedFor,
+): Promise<void> {
+  const limitMs = ctx.nodeClaimWaitMs;
+  const { budget } = ctx;
   let since: number | undefined;
   let drainerChecked = false;
-  let oddReported = false;
-  for (;;) {
-    if (run.outOfTime('nodepools')) return 'stopped';
-    let claims: NodeClaim[];
-    try {
-      const listed = await listNodeClaims(kube);
-      // Reported once: the wait lists them again and again.
-      if (!oddReported) for (const line of listed.setAside) run.fail('nodepools', `${line}: not waited for`);
-      oddReported = true;
-      claims = listed.objects.filter(isWaitedFor);
-    } catch (error) {
-      run.fail('nodepools', `NodeClaims not waited for: ${failedCall('list NodeClaims', undefined, error)}`);
-      return 'done';
-    }
-    if (claims.length === 0) return 'done';
-
-    const now = run.now().getTime();
+  let claims = await firstNodeClaimLook(ctx, out, kube, cluster, isWaitedFor);
+  while (claims !== undefined && claims.length > 0) {
+    if (out.outOfTime()) return;
+    const now = budget.now().getTime();
     since ??= Math.min(now, earliestDeletion(claims) ?? now);
     const waitedMs = now - since;
     if (waitedMs >= limitMs) {
       // Not an error: the instances step terminates whatever Karpenter did not get to.
-      run.note(
-        'nodepools',
+      out.note(
         `stopped waiting for ${counted(claims.length, 'NodeClaim')} after ${formatDuration(limitMs)}: their instances are terminated next`,
       );
-      return 'done';
+      return;
     }
     // Asked once, and only when a wait would follow: with no controller, waiting only costs time.
     if (!drainerChecked) {
       drainerChecked = true;
       const why = await whyNothingDrains(kube, cluster);
       if (why !== undefined) {
-        run.note(
-          'nodepools',
-          `${why}: nothing will drain the ${counted(claims.length, 'NodeClaim')}; their instances are terminated next`,
-        );
+        out.note(`${why}: nothing will drain the ${counted(claims.length, 'NodeClaim')}; their instances are terminated next`);
         const release = releaseLine(claims);
-        if (release) run.note('nodepools', release);
-        return 'done';
+        if (release) out.note(release);
+        return;
       }
     }
-    run.progress({ kind: 'waiting', step: 'nodepools', nodeClaims: claims.length, waitedMs, limitMs });
-    if (!(await run.pause('nodepools', Math.min(ctx.pollIntervalMs, limitMs - waitedMs)))) return 'stopped';
+    budget.progress({ kind: 'waiting', step: 'nodepools', nodeClaims: claims.length, waitedMs, limitMs });
+    if (!(await out.pause(Math.min(ctx.pollIntervalMs, limitMs - waitedMs)))) return;
+    if (out.outOfTime()) return;
+    claims = await nextLook(out, kube, cluster, isWaitedFor);
+  }
+}
+
+async function nextLook(
+  out: NodePoolsOutcome,
+  kube: KubernetesReader,
+  cluster: ClusterInfo,
+  isWaitedFor: IsWaitedFor,
+): Promise<NodeClaim[] | undefined> {
+  try {
+    return (await listNodeClaims(kube)).objects.filter(isWaitedFor);
+  } catch (error) {
+    await cannotWait(out, kube, cluster, error);
+    return undefined;
   }
 }
 

@@ -3,16 +3,18 @@
  * their nodes itself. A cluster that is gone or DELETING has no NodePools to delete: the instances
  * step does the work. But while the cluster exists, a NodePool that could not be deleted (or
  * NodePools that could not be listed) keeps its instances: a controller that still runs would
- * launch replacements for every one terminated. The run carries on with what is allowed.
+ * launch replacements for every one terminated. The outcome says which instances stay (its
+ * `hold`), and carries the EC2NodeClasses the instance-profiles step checks roles against.
  */
 import type { ClusterInfo } from '../domain/aws.ts';
-import type { NodePool } from '../domain/kube.ts';
+import type { EC2NodeClass, NodePool } from '../domain/kube.ts';
 import { KubeUnreachableError } from '../ports/errors.ts';
 import type { KubernetesPort } from '../ports/kubernetes.ts';
 import { oneLine } from '../domain/shape.ts';
-import { listNodePools, type CheckedList } from './kube-objects.ts';
-import { waitForNodeClaims } from './nodeclaim-wait.ts';
-import type { CleanupContext, StepEnd } from './run.ts';
+import type { CleanupContext } from './budget.ts';
+import { listNodeClasses, listNodePools, type CheckedList } from './kube-objects.ts';
+import { firstNodeClaimLook, waitForNodeClaims } from './nodeclaim-wait.ts';
+import { NodePoolsOutcome } from './nodepools-outcome.ts';
 import { isNodeClaimOfGoingPool, selectNodePools } from './select.ts';
 import { failedCall, namesOf, plannedLine } from './text.ts';
 
@@ -24,27 +26,18 @@ const KUBE_ACCESS_HINT =
   'give the caller list/delete on nodepools (infra/kubernetes/rbac.yaml, group karpenter-sentinel-cleanup; ' +
   'for the function, its access entry) or run with deleteNodePools false / --keep-nodepools';
 
-/** Why instances stay when the NodePools could not be dealt with, and the way out once nothing replaces them. */
-const HOLD_HINT =
-  'a Karpenter controller that still runs would replace terminated instances; fix the access and run again, ' +
-  'or once the controller is gone run with deleteNodePools false / --keep-nodepools';
-
-function holdAll(ctx: CleanupContext, why: string): void {
-  ctx.run.instanceHold = { reason: `NodePools could not be deleted (${oneLine(why, 200)}): ${HOLD_HINT}` };
-}
-
-export async function deleteNodePoolsStep(ctx: CleanupContext): Promise<StepEnd> {
-  const { request, run } = ctx;
+export async function nodePoolsStep(ctx: CleanupContext): Promise<NodePoolsOutcome> {
+  const { request } = ctx;
+  const out = new NodePoolsOutcome('nodepools', ctx.budget);
   if (!request.deleteNodePools) {
-    run.note(
-      'nodepools',
+    out.note(
       'NodePools left alone (deleteNodePools: false): if the Karpenter controller still runs it replaces the instances terminated next; run this once the controller is gone',
     );
-    return 'done';
+    return out;
   }
-  if (run.outOfTime('nodepools')) return 'stopped';
-  const reached = await reachKube(ctx);
-  if (!reached) return 'done';
+  if (out.outOfTime()) return out;
+  const reached = await reachKube(ctx, out);
+  if (!reached) return out;
   const { kube, cluster } = reached;
 
   let listed: CheckedList<NodePool>;
@@ -52,36 +45,58 @@ export async function deleteNodePoolsStep(ctx: CleanupContext): Promise<StepEnd>
     listed = await listNodePools(kube);
   } catch (error) {
     const why = whyUnreadable('list NodePools', error);
-    run.fail('nodepools', notDeleted(why));
-    holdAll(ctx, why);
-    return 'done';
+    out.fail(notDeleted(why));
+    out.holdAll(why);
+    return out;
   }
+  out.nodeClasses = await nodeClassesIfReadable(kube, out);
   const pools = listed.objects;
-  holdSetAside(ctx, listed);
+  holdSetAside(out, listed);
   const selection = selectNodePools(pools, request.nodePools);
   const absent = absentNamed(pools, request.nodePools, listed.setAsideNames);
-  if (absent) run.note('nodepools', absent);
+  if (absent) out.note(absent);
   const autoMode = selection.autoMode.length ? ` (EKS Auto Mode's left alone: ${namesOf(selection.autoMode)})` : '';
-  run.note('nodepools', plannedLine(request.dryRun, 'delete', 'NodePool', selection.toDelete) + autoMode);
+  out.note(plannedLine(request.dryRun, 'delete', 'NodePool', selection.toDelete) + autoMode);
+  const isWaitedFor = (claim: Parameters<typeof isNodeClaimOfGoingPool>[0]) =>
+    isNodeClaimOfGoingPool(claim, selection, request.nodePools);
   if (request.dryRun) {
-    run.result.nodePoolsDeleted.push(...selection.toDelete);
-    return 'done';
+    out.done.push(...selection.toDelete);
+    // The NodeClaims are listed as apply would list them, so a failure holds the same instances.
+    await firstNodeClaimLook(ctx, out, kube, cluster, isWaitedFor);
+    return out;
   }
 
   const notDeletedPools: string[] = [];
   for (const name of selection.toDelete) {
     try {
       // false: gone since it was listed, which is what was wanted (and not this run's doing).
-      if (await kube.deleteNodePool(name)) run.result.nodePoolsDeleted.push(name);
+      if (await kube.deleteNodePool(name)) out.done.push(name);
     } catch (error) {
-      run.fail('nodepools', failedCall('delete NodePool', name, error), name);
+      out.fail(failedCall('delete NodePool', name, error), name);
       notDeletedPools.push(name);
     }
   }
-  if (notDeletedPools.length > 0) {
-    holdNodePools(ctx, notDeletedPools);
+  if (notDeletedPools.length > 0) out.holdNodePools(notDeletedPools);
+  await waitForNodeClaims(ctx, out, kube, cluster, isWaitedFor);
+  return out;
+}
+
+/**
+ * The EC2NodeClasses when the caller may list them; else undefined, and profiles are judged by
+ * Karpenter's path and name alone, as before there were any (a note says so, not an error).
+ */
+async function nodeClassesIfReadable(kube: KubernetesPort, out: NodePoolsOutcome): Promise<EC2NodeClass[] | undefined> {
+  try {
+    const listed = await listNodeClasses(kube);
+    // One set aside could name a role: without it the others do not tell the whole story.
+    if (listed.setAside.length === 0) return listed.objects;
+    out.note(`${oneLine(listed.setAside[0] ?? '', 200)}: instance profiles are judged by Karpenter's path and name alone`);
+  } catch (error) {
+    out.note(
+      `EC2NodeClasses not listed (${oneLine(whyUnreadable('list EC2NodeClasses', error), 200)}): instance profiles are judged by Karpenter's path and name alone`,
+    );
   }
-  return waitForNodeClaims(ctx, kube, cluster, (claim) => isNodeClaimOfGoingPool(claim, selection, request.nodePools));
+  return undefined;
 }
 
 /**
@@ -89,57 +104,48 @@ export async function deleteNodePoolsStep(ctx: CleanupContext): Promise<StepEnd>
  * instances are held as a NodePool that could not be deleted would hold them (every instance, when
  * one of them has no name to tell its instances by).
  */
-function holdSetAside(ctx: CleanupContext, listed: CheckedList<NodePool>): void {
-  for (const line of listed.setAside) ctx.run.fail('nodepools', `${oneLine(line, 300)}: not deleted`);
+function holdSetAside(out: NodePoolsOutcome, listed: CheckedList<NodePool>): void {
+  for (const line of listed.setAside) out.fail(`${oneLine(line, 300)}: not deleted`);
   if (listed.setAside.length === 0) return;
-  if (listed.setAsideNames.length < listed.setAside.length) holdAll(ctx, 'a NodePool could not be read (see errors)');
-  else holdNodePools(ctx, listed.setAsideNames);
-}
-
-/** Holds these NodePools' instances too; a hold of every instance stays one. */
-function holdNodePools(ctx: CleanupContext, names: readonly string[]): void {
-  const held = ctx.run.instanceHold;
-  if (held && held.nodePools === undefined) return;
-  const nodePools = [...new Set([...(held?.nodePools ?? []), ...names])];
-  ctx.run.instanceHold = {
-    reason: `${nodePools.length === 1 ? 'NodePool' : 'NodePools'} ${namesOf(nodePools)} could not be deleted (see errors): ${HOLD_HINT}`,
-    nodePools,
-  };
+  if (listed.setAsideNames.length < listed.setAside.length) out.holdAll('a NodePool could not be read (see errors)');
+  else out.holdNodePools(listed.setAsideNames);
 }
 
 /** The cluster and its API, or undefined (noted or recorded as an error) when there is none to reach. */
-async function reachKube(ctx: CleanupContext): Promise<{ kube: KubernetesPort; cluster: ClusterInfo } | undefined> {
-  const { request, run, connection } = ctx;
+async function reachKube(
+  ctx: CleanupContext,
+  out: NodePoolsOutcome,
+): Promise<{ kube: KubernetesPort; cluster: ClusterInfo } | undefined> {
+  const { request, connection } = ctx;
   let cluster: ClusterInfo;
   try {
     cluster = await connection.aws.eks.describeCluster(request.clusterName);
   } catch (error) {
     const failed = failedCall('DescribeCluster', request.clusterName, error);
-    run.fail('nodepools', `NodePools not deleted: ${failed}`);
+    out.fail(`NodePools not deleted: ${failed}`);
     // Unknown whether the cluster (and its controller) still runs: as if it did.
-    holdAll(ctx, failed);
+    out.holdAll(failed);
     return undefined;
   }
   // A cluster on its way out has no API to ask: its instances are terminated directly.
   if (cluster.gone) {
     // Said where it looked: a typo in the name or the region looks just like a deleted cluster.
     const region = connection.aws.region;
-    run.note(
-      'nodepools',
+    out.note(
       `no cluster ${request.clusterName} in ${region} (deleted already, or a wrong name or region?): no NodePools to delete; only leftovers tagged for it in ${region} are cleaned`,
     );
     return undefined;
   }
   if (cluster.status === 'DELETING') {
-    run.note('nodepools', 'cluster DELETING: no NodePools to delete');
+    out.note('cluster DELETING: no NodePools to delete');
     return undefined;
   }
   try {
     return { kube: await connection.connectKube(cluster), cluster };
   } catch (error) {
     const why = whyUnreadable('connect to the Kubernetes API', error);
-    run.fail('nodepools', notDeleted(why));
-    holdAll(ctx, why);
+    out.fail(notDeleted(why));
+    out.holdAll(why);
     return undefined;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Destroy-time cleanup (DESIGN.md "Destroy-time cleanup"): the request the `cleanup` function and
+ * Destroy-time cleanup (docs/cleanup.md): the request the `cleanup` function and
  * command take, and the result both return. The JSON field names are a public contract.
  */
 
@@ -36,6 +36,24 @@ export interface CleanupStepNotStarted {
   nodePools?: string[];
 }
 
+/**
+ * A launch template or instance profile the cleanup keeps although it is Karpenter's for the
+ * cluster: an instance not terminated still uses it, or (profiles) no EC2NodeClass names its role.
+ */
+export interface HeldLaunchTemplate {
+  id: string;
+  reason: string;
+  /** The instances, not terminated, that still name it. */
+  instances?: string[];
+}
+
+export interface HeldInstanceProfile {
+  name: string;
+  reason: string;
+  /** The instances, not terminated, it is still attached to. */
+  instances?: string[];
+}
+
 /** One thing that failed; the run carries on with the rest. */
 export interface CleanupError {
   step: CleanupStep;
@@ -55,16 +73,20 @@ export interface CleanupResult {
   instancesTerminated: string[];
   /**
    * Tagged as Karpenter's for the cluster but not proven launched by Karpenter (src/domain/provenance.ts):
-   * listed, never terminated. Additive to DESIGN.md's shape; sorted by id.
+   * listed, never terminated. Additive to the original shape; sorted by id.
    */
   instancesNotProven: InstanceNotProven[];
   launchTemplatesDeleted: string[];
   instanceProfilesDeleted: string[];
   errors: CleanupError[];
-  /** Only when time ran out: the step the next run starts with (additive to DESIGN.md's shape). */
+  /** Only when time ran out: the step the next run starts with (additive to the original shape). */
   stoppedAt?: CleanupStep;
-  /** Only when the ordering rule held a step back (apply runs; additive): the result is then not complete. */
+  /** Only when the ordering rule held a step back (additive): the result is then not complete. */
   stepsNotStarted?: CleanupStepNotStarted[];
+  /** Only when some were kept (additive): Karpenter's launch templates an instance not terminated still names. */
+  launchTemplatesHeld?: HeldLaunchTemplate[];
+  /** Only when some were kept (additive): Karpenter's instance profiles still in use, or whose role no EC2NodeClass names. */
+  instanceProfilesHeld?: HeldInstanceProfile[];
 }
 
 /** What a run is doing, for a terminal's progress line and the function's log. */

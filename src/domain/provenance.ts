@@ -13,7 +13,7 @@
  */
 import { regionOfClusterArn, regionOfZone, type Instance, type InstanceProfile, type LaunchTemplate } from './aws.ts';
 import type { CauseCodeOf } from './codes.ts';
-import { hasLegacyKarpenterName, isKarpenterInstanceProfile, isUnderKarpenterPath, profileOfArn } from './instance-profiles.ts';
+import { isKarpenterInstanceProfile, isUnderKarpenterPath, profileOfArn } from './instance-profiles.ts';
 import type { NodeClaim } from './kube.ts';
 import type { ClusterSnapshot } from './snapshot.ts';
 import { CLUSTER_TAG, LAUNCH_TEMPLATE_CLUSTER_TAGS, NODECLAIM_TAG, NODECLASS_TAG } from './tags.ts';
@@ -169,10 +169,7 @@ function profileProof(
   if (!profile)
     return { proven: false, reason: `${arn} not found among the ${instanceProfiles.length} instance profiles captured` };
   const path = profile.path ?? '/';
-  const karpenters =
-    isKarpenterInstanceProfile(profile, cluster, region) &&
-    (isUnderKarpenterPath(profile) || hasLegacyKarpenterName(profile, cluster));
-  if (!karpenters)
+  if (!isKarpenterInstanceProfile(profile, cluster, region))
     return { proven: false, reason: `${arn} is not Karpenter's instance profile for cluster ${cluster} in ${region}` };
   const why = isUnderKarpenterPath(profile)
     ? `under Karpenter's path ${path}`

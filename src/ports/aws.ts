@@ -19,7 +19,15 @@ export interface InstanceQuery {
   instanceIds?: readonly string[];
   /** Only instances carrying this tag key (e.g. `karpenter.sh/nodepool`). */
   tagKey?: string;
+  /**
+   * Only instances this instance profile is attached to (EC2's `iam-instance-profile.arn` filter),
+   * any owner's: before a profile is deleted, whoever still uses it (docs/cleanup.md, "Holds").
+   */
+  instanceProfileArn?: string;
 }
+
+/** Ids per TerminateInstances call: well below EC2's request limits, and a deadline is checked between two. */
+export const TERMINATE_BATCH_SIZE = 50;
 
 export interface TerminationResult {
   instanceId: string;

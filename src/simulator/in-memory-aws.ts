@@ -136,6 +136,7 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
           .filter((i) => query.clusterName === undefined || instanceInClusterScope(i.tags, query.clusterName))
           .filter((i) => ids === undefined || ids.has(i.id))
           .filter((i) => query.tagKey === undefined || i.tags[query.tagKey] !== undefined)
+          .filter((i) => query.instanceProfileArn === undefined || i.iamInstanceProfileArn === query.instanceProfileArn)
           .map((i) => structuredClone(i));
       },
       async terminateInstances(instanceIds) {

@@ -1,16 +1,21 @@
 /**
- * Destroy-time cleanup over the ports (DESIGN.md "Destroy-time cleanup"): NodePools, then
- * instances, launch templates and instance profiles, each step only once the one before leaves
- * nothing that would fight it. Stateless and idempotent: a run cut short by its deadline is
- * finished by the next one, which finds done what was done. AWS and Kubernetes failures become
- * `errors` and the run carries on with what they do not hold back; nothing is thrown for them.
+ * Destroy-time cleanup over the ports (docs/cleanup.md): NodePools, then instances, launch
+ * templates and instance profiles, each a step that takes the outcomes of the steps before it and
+ * returns its own (src/cleanup/outcome.ts), so each starts only once the one before leaves nothing
+ * that would fight it. A dry run runs the very same steps and reads, and stops before each write:
+ * its result is the plan apply follows (docs/cleanup.md, "Dry run = apply"). Stateless and
+ * idempotent: a run cut short by its deadline is finished by the next one, which finds done what
+ * was done. AWS and Kubernetes failures become `errors` and the run carries on with what they do
+ * not hold back; nothing is thrown for them.
  */
-import { deleteInstanceProfilesStep } from '../cleanup/instance-profiles-step.ts';
-import { listCleanupCandidates, terminateInstancesStep } from '../cleanup/instances-step.ts';
-import { deleteLaunchTemplatesStep } from '../cleanup/launch-templates-step.ts';
-import { deleteNodePoolsStep } from '../cleanup/nodepools-step.ts';
-import { CleanupRun, type CleanupContext, type StepEnd } from '../cleanup/run.ts';
-import type { CleanupProgress, CleanupRequest, CleanupResult } from '../domain/cleanup.ts';
+import { CleanupBudget, type CleanupContext } from '../cleanup/budget.ts';
+import { listCleanupCandidates } from '../cleanup/candidates.ts';
+import { instanceProfilesStep } from '../cleanup/instance-profiles-step.ts';
+import { instancesStep } from '../cleanup/instances-step.ts';
+import { launchTemplatesStep } from '../cleanup/launch-templates-step.ts';
+import { nodePoolsStep } from '../cleanup/nodepools-step.ts';
+import { cleanupResultOf, type CleanupOutcomes } from '../cleanup/result.ts';
+import { CLEANUP_STEPS, type CleanupProgress, type CleanupRequest, type CleanupResult } from '../domain/cleanup.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { ClusterConnection } from '../ports/cluster.ts';
 
@@ -33,44 +38,58 @@ export interface CleanupSettings {
 export const DEFAULT_NODECLAIM_WAIT_MS = 5 * 60_000;
 export const DEFAULT_CLEANUP_POLL_MS = 10_000;
 
+/** One step: the outcomes so far in, the same with its own added out. */
+type Step = (ctx: CleanupContext, before: CleanupOutcomes) => Promise<CleanupOutcomes>;
+
+/** In the order they run (CLEANUP_STEPS); each sees only what the steps before it returned. */
+const STEPS: readonly Step[] = [
+  async (ctx, before) => ({ ...before, nodepools: await nodePoolsStep(ctx) }),
+  async (ctx, before) => ({ ...before, instances: await instancesStep(ctx, { ...before, nodepools: ran(before.nodepools) }) }),
+  async (ctx, before) => ({
+    ...before,
+    'launch-templates': await launchTemplatesStep(ctx, { instances: ran(before.instances) }),
+  }),
+  async (ctx, before) => ({
+    ...before,
+    'instance-profiles': await instanceProfilesStep(ctx, { nodepools: ran(before.nodepools), instances: ran(before.instances) }),
+  }),
+];
+
 export async function runCleanup(
   request: CleanupRequest,
   dependencies: CleanupDependencies,
   settings: CleanupSettings,
 ): Promise<CleanupResult> {
-  const run = new CleanupRun(request, dependencies.clock, settings.deadline, dependencies.onProgress);
+  const budget = new CleanupBudget(dependencies.clock, settings.deadline, dependencies.onProgress);
   const ctx: CleanupContext = {
     request,
     connection: dependencies.connection,
-    run,
+    budget,
     nodeClaimWaitMs: settings.nodeClaimWaitMs ?? DEFAULT_NODECLAIM_WAIT_MS,
     pollIntervalMs: settings.pollIntervalMs ?? DEFAULT_CLEANUP_POLL_MS,
   };
-  if (run.outOfTime(request.deleteNodePools ? 'nodepools' : 'instances')) return run.finish();
+  if (budget.outOfTime()) return cleanupResultOf(request, { candidates: NOTHING_LISTED }, true);
   // Listed before the NodePools go, so instances Karpenter terminates meanwhile are still reported.
-  const atStart = await listCleanupCandidates(ctx);
-  if ((await deleteNodePoolsStep(ctx)) === 'stopped') return run.finish();
-  if ((await terminateInstancesStep(ctx, atStart)) === 'stopped') return run.finish();
-  if (launchTemplatesMustWait(ctx)) return run.finish();
-  const steps: ((ctx: CleanupContext) => Promise<StepEnd>)[] = [deleteLaunchTemplatesStep, deleteInstanceProfilesStep];
-  for (const step of steps) {
-    if ((await step(ctx)) === 'stopped') break;
+  let outcomes: CleanupOutcomes = { candidates: await listCleanupCandidates(ctx) };
+  for (const [i, step] of STEPS.entries()) {
+    outcomes = await step(ctx, outcomes);
+    const name = CLEANUP_STEPS[i];
+    if (name === undefined || outcomes[name]?.stopped) break;
   }
-  return run.finish();
+  return cleanupResultOf(request, outcomes);
 }
 
-/**
- * Launch templates and instance profiles go only once every Karpenter instance of the cluster is
- * known terminated: a running node keeps its instance profile (and so its role), and Karpenter
- * launches from the templates while it runs. Otherwise both steps are reported as not started. A
- * dry run terminates nothing, so it lists them as what would follow. With a NodePool subset they
- * are left alone anyway (they serve the whole cluster).
- */
-function launchTemplatesMustWait({ request, run }: CleanupContext): boolean {
-  const why = run.instancesNotAllTerminated;
-  if (request.dryRun || request.nodePools !== undefined || why === undefined) return false;
-  const reason = `instances not all known terminated: ${why}`;
-  run.notStarted('launch-templates', reason);
-  run.notStarted('instance-profiles', reason);
-  return true;
+const NOTHING_LISTED = {
+  instances: undefined,
+  launchTemplates: undefined,
+  instanceProfiles: undefined,
+  notProven: [],
+  errors: [],
+  notAllTerminated: [],
+};
+
+/** A step the composition ran before this one (the list is fixed; a stopped run never gets here). */
+function ran<T>(outcome: T | undefined): T {
+  if (outcome === undefined) throw new Error('cleanup steps composed out of order');
+  return outcome;
 }

@@ -4,7 +4,7 @@
  * and record every write so tests can assert what was done. Add to them with small, additive edits.
  */
 import type { Instance, LaunchTemplate, Subnet } from '../../src/domain/aws.ts';
-import type { Deployment, NodeClaim, NodePool, Pod } from '../../src/domain/kube.ts';
+import type { Deployment, EC2NodeClass, NodeClaim, NodePool, Pod } from '../../src/domain/kube.ts';
 import { toIsoSeconds } from '../../src/domain/kube-helpers.ts';
 import { nodePoolOfClaim } from '../../src/domain/tags.ts';
 import type { Ec2Port, InstanceQuery, TerminationResult } from '../../src/ports/aws.ts';
@@ -220,6 +220,8 @@ export class FakeKarpenterKube implements KubernetesPort {
   beforeNodeClaimList: ((kube: FakeKarpenterKube) => void) | undefined;
   readonly nodePools = new Map<string, NodePool>();
   readonly nodeClaims = new Map<string, NodeClaim>();
+  /** What an EC2NodeClass list answers. */
+  readonly nodeClasses: EC2NodeClass[] = [];
   /** What a pod list answers (filtered by `key=value` label selectors): none unless a test runs the controller. */
   readonly pods: Pod[] = [];
   /** Every pod list asked for. */
@@ -229,8 +231,15 @@ export class FakeKarpenterKube implements KubernetesPort {
   private readonly now: () => Date;
 
   constructor(
-    input: { nodePools?: readonly NodePool[]; nodeClaims?: readonly NodeClaim[]; pods?: readonly Pod[]; now?: () => Date } = {},
+    input: {
+      nodePools?: readonly NodePool[];
+      nodeClaims?: readonly NodeClaim[];
+      nodeClasses?: readonly EC2NodeClass[];
+      pods?: readonly Pod[];
+      now?: () => Date;
+    } = {},
   ) {
+    this.nodeClasses.push(...(input.nodeClasses ?? []).map(clone));
     for (const np of input.nodePools ?? []) this.nodePools.set(np.metadata?.name ?? '', clone(np));
     for (const nc of input.nodeClaims ?? []) this.nodeClaims.set(nc.metadata?.name ?? '', clone(nc));
     this.pods.push(...(input.pods ?? []).map(clone));
@@ -252,6 +261,7 @@ export class FakeKarpenterKube implements KubernetesPort {
       return Promise.resolve([...this.nodeClaims.values()].map((nc) => clone(nc) as JsonRecord));
     }
     if (query.resource === 'nodepools') return Promise.resolve([...this.nodePools.values()].map((np) => clone(np) as JsonRecord));
+    if (query.resource === 'ec2nodeclasses') return Promise.resolve(this.nodeClasses.map((nc) => clone(nc) as JsonRecord));
     if (query.resource === 'pods') {
       this.podLists.push(clone(query));
       if (this.podListError) return Promise.reject(this.podListError);

@@ -1,7 +1,7 @@
 /**
  * infra/kubernetes/rbac.yaml: the group karpenter-sentinel may read what the collector reads and
  * patch only the Karpenter Deployment; the group karpenter-sentinel-cleanup may delete NodePools,
- * watch their NodeClaims go and see whether a controller runs to drain them, nothing else; nothing is granted by wildcard.
+ * watch their NodeClaims go, read the EC2NodeClasses' roles and see whether a controller runs to drain them, nothing else; nothing is granted by wildcard.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -149,14 +149,16 @@ describe('infra/kubernetes/rbac.yaml', () => {
     });
   });
 
-  it('lets the cleanup group list and delete NodePools, list NodeClaims and list pods, all cluster-wide, and nothing else', () => {
+  it('lets the cleanup group list and delete NodePools, list NodeClaims, EC2NodeClasses and pods, all cluster-wide, and nothing else', () => {
     const cleanup = grants.filter((g) => g.role === CLEANUP_ROLE);
 
     // pods: whether a Ready controller pod (any namespace) is there to drain the NodeClaims, or waiting is pointless.
-    expect(cleanup.map((g) => g.namespace)).toEqual(['', '', '']);
+    // ec2nodeclasses: the roles an instance profile must hold to be deleted (docs/cleanup.md, step 4).
+    expect(cleanup.map((g) => g.namespace)).toEqual(['', '', '', '']);
     expect(cleanup.map((g) => g.rule)).toEqual([
       { apiGroups: ['karpenter.sh'], resources: ['nodepools'], verbs: ['list', 'delete'] },
       { apiGroups: ['karpenter.sh'], resources: ['nodeclaims'], verbs: ['list'] },
+      { apiGroups: ['karpenter.k8s.aws'], resources: ['ec2nodeclasses'], verbs: ['list'] },
       { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
     ]);
   });

@@ -66,6 +66,17 @@ describe('inMemoryAws: queries as the real adapter answers them', () => {
     expect(found.map((i) => i.id)).toEqual(['i-running', 'i-legacy']);
   });
 
+  it('finds the instances an instance profile is attached to, whoever owns them, like the iam-instance-profile.arn filter', async () => {
+    const arn = 'arn:aws:iam::123456789012:instance-profile/karpenter/us-east-1/demo/uid/demo_2';
+    const snapshot = fleet();
+    snapshot.instances.push({ ...instance({ id: 'i-payments', cluster: null, nodePool: null }), iamInstanceProfileArn: arn });
+    const aws = inMemoryAws(snapshot);
+
+    const found = await aws.ec2.describeInstances({ instanceProfileArn: arn });
+
+    expect(found.map((i) => i.id)).toEqual(['i-payments']);
+  });
+
   it("finds the cluster's launch templates under either tag and deletes them once", async () => {
     // Prepare
     const aws = inMemoryAws(fleet());

@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-ec2';
 import type { Instance, LaunchTemplate, Subnet } from '../../domain/aws.ts';
 import { CLUSTER_TAG, LAUNCH_TEMPLATE_CLUSTER_TAGS, legacyClusterTag } from '../../domain/tags.ts';
-import type { Ec2Port, InstanceQuery, TerminationResult } from '../../ports/aws.ts';
+import { TERMINATE_BATCH_SIZE, type Ec2Port, type InstanceQuery, type TerminationResult } from '../../ports/aws.ts';
 import { chunks } from '../../support/concurrency.ts';
 import { awsCall, awsErrorName, awsErrorText, isNotFound, sourceError } from './errors.ts';
 import { SourceError } from '../../ports/errors.ts';
@@ -22,8 +22,6 @@ import { allPages, fromSdkOutput } from './sdk-output.ts';
 export const INSTANCE_PAGE_SIZE = 1000;
 /** Instance ids go in an `instance-id` filter (an unknown id in `InstanceIds` fails the whole call); EC2 takes 200 values per filter. */
 export const INSTANCE_ID_FILTER_SIZE = 200;
-/** Ids per TerminateInstances call. */
-export const TERMINATE_BATCH_SIZE = 50;
 /** DescribeLaunchTemplates' largest page. */
 export const LAUNCH_TEMPLATE_PAGE_SIZE = 200;
 /** Ids per DescribeLaunchTemplates by id (templates named by instances but not tagged for the cluster). */
@@ -55,7 +53,10 @@ export class Ec2Adapter implements Ec2Port {
 
   async describeInstances(query: InstanceQuery): Promise<Instance[]> {
     if (query.instanceIds?.length === 0) return [];
-    const tagKey: Filter[] = query.tagKey ? [{ Name: 'tag-key', Values: [query.tagKey] }] : [];
+    const narrowing: Filter[] = [
+      ...(query.tagKey ? [{ Name: 'tag-key', Values: [query.tagKey] }] : []),
+      ...(query.instanceProfileArn ? [{ Name: 'iam-instance-profile.arn', Values: [query.instanceProfileArn] }] : []),
+    ];
     // EC2 ANDs filters, so "either cluster tag" is one query per tag.
     const scopes: Filter[][] = query.clusterName ? clusterScopes(query.clusterName) : [[]];
     const ids: Filter[][] = query.instanceIds
@@ -64,7 +65,7 @@ export class Ec2Adapter implements Ec2Port {
     const byId = new Map<string, Instance>();
     for (const scope of scopes) {
       for (const idFilter of ids) {
-        for (const instance of await this.#describe([...scope, ...idFilter, ...tagKey])) byId.set(instance.id, instance);
+        for (const instance of await this.#describe([...scope, ...idFilter, ...narrowing])) byId.set(instance.id, instance);
       }
     }
     return [...byId.values()];

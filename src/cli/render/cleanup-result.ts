@@ -41,6 +41,7 @@ export function renderCleanupResult(result: CleanupResult, options: CleanupResul
   for (const section of sections(result)) {
     lines.push(...sectionLines(section, result, options, style));
     if (section.step === 'instances') lines.push(...notProvenLines(result, style));
+    lines.push(...heldLines(section.step, result, style));
   }
   if (result.errors.length > 0) {
     lines.push('', style.severity('critical', `${counted(result.errors.length, 'error').toUpperCase()}:`));
@@ -106,6 +107,25 @@ function notProvenLines(result: CleanupResult, style: Style): string[] {
   if (notProven.length === 0) return [];
   const title = `Instances not proven launched by Karpenter: ${notProven.length} ${style.warn('left alone')} (check them by hand)`;
   return [title, ...notProven.map((n) => `  ${visible(n.id)}: ${visible(n.reason)}`)];
+}
+
+/** Launch templates and instance profiles kept on purpose, each with why and the instances holding it. */
+function heldLines(step: CleanupStep, result: CleanupResult, style: Style): string[] {
+  const held =
+    step === 'launch-templates'
+      ? (result.launchTemplatesHeld ?? []).map((h) => ({ ...h, what: h.id }))
+      : step === 'instance-profiles'
+        ? (result.instanceProfilesHeld ?? []).map((h) => ({ ...h, what: h.name }))
+        : [];
+  if (held.length === 0) return [];
+  const noun = step === 'launch-templates' ? 'Launch templates' : 'Instance profiles';
+  return [
+    `${noun} held: ${held.length} ${style.warn(result.dryRun ? 'would be kept' : 'kept')}`,
+    ...held.map((h) => {
+      const users = h.instances?.length ? ` (${h.instances.map(visible).join(', ')})` : '';
+      return `  ${visible(h.what)}: ${visible(h.reason)}${users}`;
+    }),
+  ];
 }
 
 /** Why a step did nothing by design (the flags asked for it), as opposed to finding nothing. */

@@ -127,6 +127,21 @@ describe('Ec2Adapter.describeInstances', () => {
     ]);
   });
 
+  it('finds the instances an instance profile is attached to, any owner’s, through the iam-instance-profile.arn filter', async () => {
+    // Prepare
+    const arn = 'arn:aws:iam::069057294951:instance-profile/karpenter/us-east-1/demo/uid/demo_123';
+    ec2
+      .on(DescribeInstancesCommand, { Filters: [{ Name: 'iam-instance-profile.arn', Values: [arn] }] })
+      .resolves({ Reservations: [{ Instances: [sdkInstance('i-0payments', { Team: 'payments' })] }] });
+
+    // Act
+    const instances = await new Ec2Adapter(client).describeInstances({ instanceProfileArn: arn });
+
+    // Assess
+    expect(instances.map((i) => i.id)).toEqual(['i-0payments']);
+    expect(describeInputs()).toEqual([{ Filters: [{ Name: 'iam-instance-profile.arn', Values: [arn] }], MaxResults: 1000 }]);
+  });
+
   it('asks nothing for an empty id list', async () => {
     expect(await new Ec2Adapter(client).describeInstances({ instanceIds: [] })).toEqual([]);
     expect(describeInputs()).toEqual([]);

@@ -132,6 +132,20 @@ describe('isKarpenterInstanceProfile', () => {
     expect(isKarpenterInstanceProfile(current, 'demo', 'us-east-1')).toBe(true);
   });
 
+  it('leaves a look-alike outside Karpenter’s path, whatever its tags: /team/payments-api/ holding PaymentsRole', () => {
+    const lookAlike = instanceProfile({
+      name: 'payments-api',
+      path: '/team/payments-api/',
+      role: 'PaymentsRole',
+      tags: preV13Tags('demo', 'us-east-1'),
+    });
+    const legacyNameElsewhere = instanceProfile({ name: 'demo_42', path: '/team/payments-api/', tags: preV13Tags('demo') });
+    const taggedAtRoot = instanceProfile({ name: 'PaymentsProfile', tags: preV13Tags('demo', 'us-east-1') });
+    expect(isKarpenterInstanceProfile(lookAlike, 'demo', 'us-east-1')).toBe(false);
+    expect(isKarpenterInstanceProfile(legacyNameElsewhere, 'demo', 'us-east-1')).toBe(false);
+    expect(isKarpenterInstanceProfile(taggedAtRoot, 'demo', 'us-east-1')).toBe(false);
+  });
+
   it('leaves a profile tagged for the cluster in another region', () => {
     const profile = instanceProfile({ name: 'demo_1', tags: preV13Tags('demo', 'eu-west-1') });
     expect(isKarpenterInstanceProfile(profile, 'demo', 'us-east-1')).toBe(false);

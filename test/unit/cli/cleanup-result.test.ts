@@ -50,6 +50,35 @@ describe('renderCleanupResult', () => {
     );
   });
 
+  it('lists the launch templates and instance profiles kept, each with why and the instances holding it', () => {
+    const text = renderCleanupResult(
+      resultOf({
+        launchTemplatesHeld: [
+          { id: 'lt-0c2f8b4e6a1d97305', reason: 'named by 1 instance not terminated', instances: ['i-0node'] },
+        ],
+        instanceProfilesHeld: [
+          { name: 'dev_1', reason: 'attached to 2 instances not terminated', instances: ['i-0a', 'i-0b'] },
+          { name: 'dev_2', reason: 'its role X is not the role of any EC2NodeClass' },
+        ],
+      }),
+      options,
+    );
+
+    expect(text).toContain(
+      [
+        'Launch templates: 1 would be deleted',
+        '  lt-0e7a3c9f1d5b82460',
+        'Launch templates held: 1 would be kept',
+        '  lt-0c2f8b4e6a1d97305: named by 1 instance not terminated (i-0node)',
+        'Instance profiles: 1 would be deleted',
+        '  dev_3712049821764',
+        'Instance profiles held: 2 would be kept',
+        '  dev_1: attached to 2 instances not terminated (i-0a, i-0b)',
+        '  dev_2: its role X is not the role of any EC2NodeClass',
+      ].join('\n'),
+    );
+  });
+
   it('says what was done when applied', () => {
     const text = renderCleanupResult(resultOf({ dryRun: false, launchTemplatesDeleted: [] }), options);
 

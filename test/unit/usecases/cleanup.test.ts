@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterInfo, Instance, InstanceProfile, LaunchTemplate } from '../../../src/domain/aws.ts';
 import type { CleanupProgress, CleanupRequest } from '../../../src/domain/cleanup.ts';
-import type { NodeClaim, NodePool, Pod } from '../../../src/domain/kube.ts';
+import type { EC2NodeClass, NodeClaim, NodePool, Pod } from '../../../src/domain/kube.ts';
 import { KubeUnreachableError, SourceError } from '../../../src/ports/errors.ts';
 import { AWS_WRITE_OPERATIONS, inMemoryAws } from '../../../src/simulator/in-memory-aws.ts';
 import { runCleanup, type CleanupSettings } from '../../../src/usecases/cleanup.ts';
 import type { ClusterConnection } from '../../../src/ports/cluster.ts';
 import {
+  ACCOUNT,
   cluster,
   forgedInstance,
   instance,
@@ -15,7 +16,7 @@ import {
   launchTemplate,
   snapshotOf,
 } from '../../factories/aws.ts';
-import { autoModeNodePool, nodeClaim, nodePool } from '../../factories/karpenter.ts';
+import { autoModeNodePool, ec2NodeClass, nodeClaim, nodePool } from '../../factories/karpenter.ts';
 import { karpenterPod, minutesAfter, pod } from '../../factories/kube.ts';
 import { FakeKarpenterKube } from '../../factories/ports.ts';
 import { steppingClock } from '../../support/clock.ts';
@@ -23,6 +24,8 @@ import { steppingClock } from '../../support/clock.ts';
 const START = '2026-01-01T02:00:00Z';
 /** A Karpenter controller that runs: something drains the NodeClaims, so they are waited for. */
 const RUNNING_CONTROLLER = [karpenterPod({ name: 'karpenter-5697769d6c-x7k2p', nodeName: 'ip-10-0-1-20.ec2.internal' })];
+
+const PROFILE_ARN = `arn:aws:iam::${ACCOUNT}:instance-profile/`;
 
 /** A cluster after a partial `terraform destroy`: Karpenter's leftovers among things that must stay. */
 function partialDestroy() {
@@ -36,8 +39,12 @@ function partialDestroy() {
       launchTemplateId: 'lt-new',
     }),
     instance({ id: 'i-running', nodePool: 'ondemand-pool', launchTemplateId: 'lt-old' }),
-    instance({ id: 'i-nodegroup', nodeGroup: 'system' }),
-    instance({ id: 'i-staging', cluster: 'staging', tags: { 'kubernetes.io/cluster/demo': 'owned' } }),
+    // Their own profiles, as a node group and another cluster's Karpenter have (not the factory's demo one).
+    { ...instance({ id: 'i-nodegroup', nodeGroup: 'system' }), iamInstanceProfileArn: `${PROFILE_ARN}eks-system-ng` },
+    {
+      ...instance({ id: 'i-staging', cluster: 'staging', tags: { 'kubernetes.io/cluster/demo': 'owned' } }),
+      iamInstanceProfileArn: `${PROFILE_ARN}karpenter/us-east-1/staging/uid/staging_1`,
+    },
     instance({ id: 'i-terminated', state: 'terminated' }),
   ];
   const launchTemplates = [
@@ -54,7 +61,9 @@ function partialDestroy() {
     instanceProfile({ name: 'demo_123', role: 'KarpenterNodeRole-demo' }),
   ];
   const nodePools = [nodePool({ name: 'spot-pool' }), nodePool({ name: 'ondemand-pool' })];
-  return { instances, launchTemplates, instanceProfiles, nodePools, nodeClaims: [] as NodeClaim[] };
+  // The role its Karpenter profiles hold: without an EC2NodeClass naming it, none would be deleted.
+  const nodeClasses = [ec2NodeClass({ name: 'default', role: 'KarpenterNodeRole-demo' })];
+  return { instances, launchTemplates, instanceProfiles, nodePools, nodeClasses, nodeClaims: [] as NodeClaim[] };
 }
 
 interface WorldInput {
@@ -65,6 +74,7 @@ interface WorldInput {
   instanceProfiles?: InstanceProfile[];
   nodePools?: NodePool[];
   nodeClaims?: NodeClaim[];
+  nodeClasses?: EC2NodeClass[];
   pods?: Pod[];
 }
 
@@ -83,6 +93,7 @@ function world(input: WorldInput = partialDestroy()) {
   const kube = new FakeKarpenterKube({
     nodePools: input.nodePools,
     nodeClaims: input.nodeClaims,
+    nodeClasses: input.nodeClasses,
     pods: input.pods,
     now: () => clock.now(),
   });
@@ -407,21 +418,20 @@ describe('runCleanup order: nothing goes while what depends on it may still run'
     expect(result.stepsNotStarted?.[0]).not.toHaveProperty('nodePools');
   });
 
-  it('the same faults in a dry run: the plan lists every step in order as today, and says what would hold the instances', async () => {
+  it('the same faults in a dry run: it plans what apply does, holding the instances and so the templates and profiles', async () => {
     const w = world();
     w.kube.listError = new SourceError('403 Forbidden', { code: '403' });
 
     const result = await w.cleanup({ dryRun: true });
 
     expect(result).toMatchObject({
-      instancesTerminated: ['i-pending', 'i-running', 'i-stopped'],
-      launchTemplatesDeleted: ['lt-new', 'lt-old'],
-      instanceProfilesDeleted: ['demo_111', 'demo_1976173924626587633'],
+      complete: false,
+      instancesTerminated: [],
+      launchTemplatesDeleted: [],
+      instanceProfilesDeleted: [],
     });
-    expect(result.stepsNotStarted).toBeUndefined();
-    expect(stepMessages(w.progress)).toContainEqual(
-      expect.stringMatching(/^applied now, these would not be terminated: NodePools could not be deleted/),
-    );
+    expect(result.stepsNotStarted?.map((s) => s.step)).toEqual(['instances', 'launch-templates', 'instance-profiles']);
+    expect(result.stepsNotStarted?.[0]?.reason).toMatch(/^NodePools could not be deleted \(.*403 Forbidden/);
   });
 
   it('deleteNodePools false: no NodePool gate, the instances are terminated and the rest follows', async () => {

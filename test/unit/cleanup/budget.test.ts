@@ -1,43 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import { CleanupRun } from '../../../src/cleanup/run.ts';
+import { CleanupBudget } from '../../../src/cleanup/budget.ts';
 import { failedCall, plannedLine } from '../../../src/cleanup/text.ts';
 import { awsError } from '../../../src/simulator/aws-faults.ts';
 import { sourceError } from '../../../src/adapters/aws/errors.ts';
 import { steppingClock } from '../../support/clock.ts';
 
 const START = '2026-01-01T02:00:00Z';
-const request = { clusterName: 'demo', dryRun: false, deleteNodePools: true };
 
-describe('CleanupRun', () => {
-  it('stops at the deadline, not a moment later, and says which step the next run starts with', () => {
+describe('CleanupBudget', () => {
+  it('is out of time at the deadline, not a moment later', () => {
     const clock = steppingClock(START);
-    const run = new CleanupRun(request, clock, new Date(Date.parse(START) + 1000));
+    const budget = new CleanupBudget(clock, new Date(Date.parse(START) + 1000));
 
-    expect(run.outOfTime('instances')).toBe(false);
+    expect(budget.outOfTime()).toBe(false);
     clock.advance(1000);
-    expect(run.outOfTime('instances')).toBe(true);
-    expect(run.finish()).toMatchObject({ complete: false, stoppedAt: 'instances' });
+    expect(budget.outOfTime()).toBe(true);
   });
 
   it('does not sleep towards a look that could only start at or after the deadline', async () => {
     const clock = steppingClock(START);
-    const run = new CleanupRun(request, clock, new Date(Date.parse(START) + 25_000));
+    const budget = new CleanupBudget(clock, new Date(Date.parse(START) + 25_000));
 
-    expect(await run.pause('nodepools', 10_000)).toBe(true);
-    expect(await run.pause('nodepools', 10_000)).toBe(true);
-    expect(await run.pause('nodepools', 10_000)).toBe(false);
+    expect(await budget.pause(10_000)).toBe(true);
+    expect(await budget.pause(10_000)).toBe(true);
+    expect(await budget.pause(10_000)).toBe(false);
     expect(clock.sleeps).toEqual([10_000, 10_000]);
-    expect(run.result.stoppedAt).toBe('nodepools');
-  });
-
-  it('finishes with sorted lists without repeats; complete only without errors', () => {
-    const run = new CleanupRun(request, steppingClock(START), new Date(Date.parse(START) + 60_000));
-    run.result.instancesTerminated.push('i-b', 'i-a', 'i-b');
-    expect(run.finish()).toMatchObject({ complete: true, instancesTerminated: ['i-a', 'i-b'] });
-
-    run.fail('instances', 'TerminateInstances i-c failed: UnauthorizedOperation: no', 'i-c');
-    expect(run.finish()).toMatchObject({ complete: false, errors: [{ step: 'instances', resource: 'i-c' }] });
-    expect(run.finish()).not.toHaveProperty('stoppedAt');
   });
 });
 

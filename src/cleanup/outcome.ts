@@ -1,0 +1,64 @@
+/**
+ * What one step returns: what it did (or, in a dry run, would do), what it held and why, what it
+ * could not start and why, its errors, and whether time ran out. Built by the step alone and
+ * handed to the steps after it, the way Karpenter's lifecycle reconcilers each return a result the
+ * controller composes. Dry run and apply compute the same outcomes; a dry run only stops before
+ * each write (docs/cleanup.md, "Dry run = apply").
+ */
+import type { CleanupError, CleanupStep, CleanupStepNotStarted } from '../domain/cleanup.ts';
+import type { CleanupBudget } from './budget.ts';
+
+/** A resource kept on purpose: its id or name, why, and the instances that still use it. */
+export interface Held {
+  resource: string;
+  reason: string;
+  instances?: string[];
+}
+
+export class StepOutcome {
+  readonly step: CleanupStep;
+  /** Deleted or terminated; in a dry run, what would be. */
+  readonly done: string[] = [];
+  /** Kept on purpose, each with why (and the instances that hold it). */
+  readonly held: Held[] = [];
+  readonly errors: CleanupError[] = [];
+  readonly notStarted: CleanupStepNotStarted[] = [];
+  /** The deadline came during this step: the run stops, and the next one starts here. */
+  stopped = false;
+  readonly #budget: CleanupBudget;
+
+  constructor(step: CleanupStep, budget: CleanupBudget) {
+    this.step = step;
+    this.#budget = budget;
+  }
+
+  fail(message: string, resource?: string): void {
+    this.errors.push(resource === undefined ? { step: this.step, message } : { step: this.step, resource, message });
+  }
+
+  /** Not started (or, with `nodePools`, not for those): said in the result, which is then not complete. */
+  notStart(reason: string, nodePools?: readonly string[]): void {
+    this.notStarted.push(
+      nodePools === undefined ? { step: this.step, reason } : { step: this.step, reason, nodePools: [...nodePools].sort() },
+    );
+    this.note(`not started: ${reason}`);
+  }
+
+  note(message: string): void {
+    this.#budget.note(this.step, message);
+  }
+
+  /** True (and the step stopped) once the deadline has come. */
+  outOfTime(): boolean {
+    if (!this.#budget.outOfTime()) return false;
+    this.stopped = true;
+    return true;
+  }
+
+  /** Waits before the next look; false (and the step stopped) when that look could not start in time. */
+  async pause(ms: number): Promise<boolean> {
+    if (await this.#budget.pause(ms)) return true;
+    this.stopped = true;
+    return false;
+  }
+}

@@ -1,0 +1,53 @@
+/** The result of a run, composed from the steps' outcomes in the order they ran. */
+import type { CleanupRequest, CleanupResult } from '../domain/cleanup.ts';
+import { emptyCleanupResult } from '../domain/cleanup.ts';
+import type { CleanupCandidates } from './candidates.ts';
+import type { InstancesOutcome } from './instances-step.ts';
+import type { NodePoolsOutcome } from './nodepools-outcome.ts';
+import type { StepOutcome } from './outcome.ts';
+
+/** What the run has so far: the candidates listed at the start, then each step's outcome once it ran. */
+export interface CleanupOutcomes {
+  candidates: CleanupCandidates;
+  nodepools?: NodePoolsOutcome;
+  instances?: InstancesOutcome;
+  'launch-templates'?: StepOutcome;
+  'instance-profiles'?: StepOutcome;
+}
+
+/**
+ * Lists sorted and free of repeats; complete only when nothing stopped the run, held a step back or
+ * failed. Holds of templates and profiles appear only when there are some (additions to the shape).
+ */
+export function cleanupResultOf(request: CleanupRequest, outcomes: CleanupOutcomes, stoppedBeforeStart?: boolean): CleanupResult {
+  const steps = [outcomes.nodepools, outcomes.instances, outcomes['launch-templates'], outcomes['instance-profiles']];
+  const ran = steps.filter((s): s is StepOutcome => s !== undefined);
+  const sorted = (list: readonly string[] = []) => [...new Set(list)].sort();
+  const errors = ran.flatMap((s) => s.errors);
+  // The candidates' errors are the instances step's; without that step (time ran out) they still count.
+  if (!outcomes.instances) errors.push(...outcomes.candidates.errors);
+  const stopped = ran.find((s) => s.stopped)?.step;
+  const stepsNotStarted = ran.flatMap((s) => s.notStarted);
+  const base = emptyCleanupResult(request);
+  const templatesHeld = outcomes['launch-templates']?.held ?? [];
+  const profilesHeld = outcomes['instance-profiles']?.held ?? [];
+  const stoppedAt = stoppedBeforeStart ? (request.deleteNodePools ? 'nodepools' : 'instances') : stopped;
+  return {
+    ...base,
+    complete: stoppedAt === undefined && errors.length === 0 && stepsNotStarted.length === 0,
+    nodePoolsDeleted: sorted(outcomes.nodepools?.done),
+    instancesTerminated: sorted(outcomes.instances?.done),
+    instancesNotProven: [...(outcomes.instances?.notProven ?? outcomes.candidates.notProven)],
+    launchTemplatesDeleted: sorted(outcomes['launch-templates']?.done),
+    instanceProfilesDeleted: sorted(outcomes['instance-profiles']?.done),
+    errors,
+    ...(stoppedAt !== undefined ? { stoppedAt } : {}),
+    ...(stepsNotStarted.length > 0 ? { stepsNotStarted } : {}),
+    ...(templatesHeld.length > 0
+      ? { launchTemplatesHeld: templatesHeld.map(({ resource, ...held }) => ({ id: resource, ...held })) }
+      : {}),
+    ...(profilesHeld.length > 0
+      ? { instanceProfilesHeld: profilesHeld.map(({ resource, ...held }) => ({ name: resource, ...held })) }
+      : {}),
+  };
+}

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { instanceProfilesStep } from '../../../src/cleanup/instance-profiles-step.ts';
+import { cluster, instance, instanceProfile, snapshotOf } from '../../factories/aws.ts';
+import { ec2NodeClass } from '../../factories/karpenter.ts';
+import { stepWorld } from '../../support/cleanup.ts';
+
+const KARPENTERS = instanceProfile({ name: 'demo_111', path: '/karpenter/us-east-1/demo/uid/', role: 'KarpenterNodeRole-demo' });
+const LOOK_ALIKE = instanceProfile({
+  name: 'payments-api',
+  path: '/team/payments-api/',
+  role: 'PaymentsRole',
+  tags: { 'karpenter.k8s.aws/ec2nodeclass': 'default', 'eks:eks-cluster-name': 'demo' },
+});
+const NODE_CLASS = ec2NodeClass({ name: 'default', role: 'KarpenterNodeRole-demo' });
+
+function world(instances = [instance({ id: 'i-karpenter' })], dryRun = false) {
+  const using = instances.map((i) => ({ ...i, iamInstanceProfileArn: KARPENTERS.arn }));
+  return stepWorld(
+    snapshotOf({ cluster: cluster(), instances: using, launchTemplates: [], instanceProfiles: [KARPENTERS, LOOK_ALIKE] }),
+    { dryRun },
+  );
+}
+
+describe('instanceProfilesStep', () => {
+  it('never takes a look-alike outside Karpenter’s path: its role stays on it', async () => {
+    const w = world([]);
+
+    const out = await instanceProfilesStep(w.ctx, { nodepools: w.nodepools(), instances: w.instances() });
+
+    expect(out.done).toEqual(['demo_111']);
+    expect(w.aws.state.instanceProfiles.get('payments-api')?.roles.map((r) => r.name)).toEqual(['PaymentsRole']);
+  });
+
+  it('holds a profile an instance not terminated still uses, naming it, and deletes nothing', async () => {
+    const w = world([instance({ id: 'i-0payments', nodePool: null })]);
+
+    const out = await instanceProfilesStep(w.ctx, { nodepools: w.nodepools(), instances: w.instances() });
+
+    expect(out.held).toEqual([
+      { resource: 'demo_111', reason: 'attached to 1 instance not terminated', instances: ['i-0payments'] },
+    ]);
+    expect(out.done).toEqual([]);
+    expect(w.aws.callsTo('RemoveRoleFromInstanceProfile')).toEqual([]);
+  });
+
+  it('in a dry run, an instance the instances step plans to terminate counts as gone', async () => {
+    const w = world([instance({ id: 'i-karpenter' })], true);
+
+    const out = await instanceProfilesStep(w.ctx, {
+      nodepools: w.nodepools(),
+      instances: w.instances((o) => o.done.push('i-karpenter')),
+    });
+
+    expect(out.done).toEqual(['demo_111']);
+    expect(out.held).toEqual([]);
+    expect(w.aws.callsTo('DeleteInstanceProfile')).toEqual([]);
+  });
+
+  it('with the EC2NodeClasses known, holds a profile whose role none of them names', async () => {
+    const w = world([]);
+
+    const other = ec2NodeClass({ name: 'gpu', role: 'GpuNodeRole' });
+    const out = await instanceProfilesStep(w.ctx, {
+      nodepools: w.nodepools((o) => (o.nodeClasses = [other])),
+      instances: w.instances(),
+    });
+
+    expect(out.held).toEqual([
+      {
+        resource: 'demo_111',
+        reason:
+          'its role KarpenterNodeRole-demo is not the role of any EC2NodeClass, and no EC2NodeClass status names it (the 1 EC2NodeClass: they name GpuNodeRole)',
+      },
+    ]);
+    expect(out.done).toEqual([]);
+  });
+
+  it('deletes a profile whose role an EC2NodeClass names, or that an EC2NodeClass status names', async () => {
+    const byRole = world([]);
+    const byStatus = world([]);
+    const named = { ...ec2NodeClass({ name: 'x', role: 'Other' }), status: { instanceProfile: 'demo_111' } };
+
+    const outByRole = await instanceProfilesStep(byRole.ctx, {
+      nodepools: byRole.nodepools((o) => (o.nodeClasses = [NODE_CLASS])),
+      instances: byRole.instances(),
+    });
+    const outByStatus = await instanceProfilesStep(byStatus.ctx, {
+      nodepools: byStatus.nodepools((o) => (o.nodeClasses = [named])),
+      instances: byStatus.instances(),
+    });
+
+    expect(outByRole.done).toEqual(['demo_111']);
+    expect(outByStatus.done).toEqual(['demo_111']);
+  });
+
+  it('does not start while instances may still run, and says why', async () => {
+    const w = world([]);
+
+    const out = await instanceProfilesStep(w.ctx, {
+      nodepools: w.nodepools(),
+      instances: w.instances((o) => o.notAllTerminated.push('the launch templates could not be listed')),
+    });
+
+    expect(out.notStarted).toEqual([
+      { step: 'instance-profiles', reason: 'instances not all known terminated: the launch templates could not be listed' },
+    ]);
+    expect(w.aws.callsTo('ListInstanceProfiles')).toEqual([]);
+  });
+
+  it('when the instances using a profile cannot be listed: an error naming it, and it is not deleted', async () => {
+    const w = world([]);
+    w.aws.faults.fail('DescribeInstances', {
+      error: { code: 'UnauthorizedOperation', message: 'You are not authorized to perform this operation.' },
+    });
+
+    const out = await instanceProfilesStep(w.ctx, { nodepools: w.nodepools(), instances: w.instances() });
+
+    expect(out.errors).toEqual([
+      {
+        step: 'instance-profiles',
+        resource: 'demo_111',
+        message: expect.stringMatching(
+          /^DescribeInstances \(instances using instance profile demo_111; not deleted\) failed: UnauthorizedOperation/,
+        ),
+      },
+    ]);
+    expect(out.done).toEqual([]);
+    expect(w.aws.callsTo('DeleteInstanceProfile')).toEqual([]);
+  });
+});
