@@ -123,6 +123,13 @@ export interface ScanConfig {
   scanLeaseMs: number;
   /** KUBE_READ_LIMITS: how much one Kubernetes list or log may read (domain/kube-read-limits.ts); the rest default. */
   kubeReadLimits: Partial<KubeReadLimits>;
+  /**
+   * CLUSTERS: the clusters this stack serves. Only for them does the role hold TerminateInstances
+   * (infra/iam.yml); unset, TERMINATE_INSTANCE_MODE apply is read as dry-run (see `warnings`).
+   */
+  clusters: string[] | undefined;
+  /** Settings that were valid but cannot take effect as given: logged once, at cold start. */
+  warnings: string[];
 }
 
 /** The scan function's timeout (serverless.yml) plus a margin: the default lease (a test keeps them apart). */
@@ -191,7 +198,14 @@ export function readScanConfig(env: NodeJS.ProcessEnv = process.env): ScanConfig
     idempotencyTtlMs: readIdempotencyTtl(read),
     scanLeaseMs: read.duration('SCAN_LEASE_DURATION', DEFAULT_SCAN_LEASE_MS),
     kubeReadLimits: read.readLimits(KUBE_READ_LIMITS_VARIABLE),
+    clusters: read.clusterNames('CLUSTERS'),
+    warnings: [],
   };
+  // Without `clusters` the role holds no TerminateInstances: planning says so once, where applying would fail per instance.
+  if (config.actions.modes.TERMINATE_INSTANCE === 'apply' && config.clusters === undefined) {
+    config.actions.modes.TERMINATE_INSTANCE = 'dry-run';
+    config.warnings.push(UNSCOPED_TERMINATION_WARNING);
+  }
   // Under a minute it would lapse while a slow scan still runs; over 16m it outlasts any Lambda timeout for nothing.
   if (
     (config.scanLeaseMs > 0 && config.scanLeaseMs < SCAN_LEASE_MIN_MS) ||
@@ -238,9 +252,15 @@ export interface CleanupConfig {
   timeMarginMs: number;
   /** How long to wait for the deleted NodePools' NodeClaims to go before terminating what Karpenter left. */
   nodeClaimWaitMs: number;
+  /** CLUSTERS: the clusters this stack serves; the role may delete only theirs (infra/iam.yml), so only they may be cleaned for real. */
+  clusters: string[] | undefined;
 }
 
 const LAMBDA_MAX_TIMEOUT_MS = 15 * 60_000;
+
+/** The scan's one configuration warning: terminations asked for, but the stack serves no listed cluster. */
+export const UNSCOPED_TERMINATION_WARNING =
+  'TERMINATE_INSTANCE_MODE is apply but CLUSTERS is unset: orphans are only planned, since the scan role may terminate only in the clusters the stack serves; deploy with --param="clusters=<name>[,<name>...]" (docs/deploy.md)';
 
 export function readCleanupConfig(env: NodeJS.ProcessEnv = process.env): CleanupConfig {
   const read = new EnvReader(env);
@@ -249,6 +269,7 @@ export function readCleanupConfig(env: NodeJS.ProcessEnv = process.env): Cleanup
     timeMarginMs: read.duration('CLEANUP_TIME_MARGIN', 30_000),
     // DEFAULT_NODECLAIM_WAIT_MS of src/usecases/cleanup.ts (config reads no use case).
     nodeClaimWaitMs: read.duration('CLEANUP_NODECLAIM_WAIT', 5 * 60_000),
+    clusters: read.clusterNames('CLUSTERS'),
   };
   if (config.timeMarginMs >= LAMBDA_MAX_TIMEOUT_MS)
     read.problem('CLEANUP_TIME_MARGIN', 'must be shorter than 15m, Lambda’s longest timeout');

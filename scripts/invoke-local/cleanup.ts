@@ -23,7 +23,8 @@ export async function localCleanup(setup: LocalSetup): Promise<LocalFunction> {
     connection: simulation.connection,
     clock: setup.clock,
     logger: setup.logger,
-    settings: config,
+    // A stack serving the captured cluster (serverless.yml `clusters`): a real run for another is refused, as deployed.
+    settings: { ...config, clusters: config.clusters ?? [capture.snapshot.clusterName] },
   });
   return {
     timeoutMs: CLEANUP_TIMEOUT_MS,

@@ -53,12 +53,18 @@ export interface ServiceHooks {
   logContext?: MiddlewareObj;
   /** Logged once per cold start, on the environment's first invocation, as `effective configuration`. */
   effectiveConfiguration?: Record<string, unknown>;
+  /** Settings that cannot take effect as given (src/config.ts): each a warning after that line, once per cold start. */
+  configWarnings?: readonly string[];
   /** Set to the invocation's work signal when it starts (the adapters built at cold start read it). */
   invocationSignal?: InvocationSignal;
 }
 
 /** The configuration line, on the first invocation only (it then carries `cold_start: true` and the request id). */
-export function effectiveConfigurationLog(logger: Logger, configuration: Record<string, unknown>): MiddlewareObj {
+export function effectiveConfigurationLog(
+  logger: Logger,
+  configuration: Record<string, unknown>,
+  warnings: readonly string[] = [],
+): MiddlewareObj {
   let logged = false;
   return {
     name: 'effectiveConfigurationLog',
@@ -66,6 +72,7 @@ export function effectiveConfigurationLog(logger: Logger, configuration: Record<
       if (logged) return;
       logged = true;
       logger.info('effective configuration', configuration);
+      for (const warning of warnings) logger.warn(`configuration: ${warning}`);
     },
   };
 }
@@ -75,7 +82,9 @@ export function serviceMiddlewares(hooks: ServiceHooks, options: InvocationLogOp
   return [
     ...(hooks.logContext ? [hooks.logContext] : []),
     invocationLog(options) as MiddlewareObj,
-    ...(hooks.effectiveConfiguration ? [effectiveConfigurationLog(options.logger, hooks.effectiveConfiguration)] : []),
+    ...(hooks.effectiveConfiguration
+      ? [effectiveConfigurationLog(options.logger, hooks.effectiveConfiguration, hooks.configWarnings)]
+      : []),
   ];
 }
 

@@ -160,6 +160,32 @@ const CASES: ExampleCase[] = [
     ],
   },
   {
+    // Issue 19: the look-alike launched from the node group's launch template, with Karpenter's tags and profile.
+    name: 'orphan-lookalike-launch-template',
+    cluster: 'platform-eks-dev',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'ORPHANED_INSTANCE',
+        cause: 'CONTROLLER_UNAVAILABLE',
+        severity: 'warning',
+        action: 'TERMINATE_INSTANCE',
+        status: 'planned',
+        resource: { kind: 'Instance', id: 'i-0a3f1c9e8b7d6a501' },
+        mentions: ['provenance (launch-template)'],
+      },
+      {
+        code: 'INSTANCE_PROVENANCE_UNPROVEN',
+        cause: 'LAUNCH_TEMPLATE_NOT_KARPENTERS',
+        severity: 'warning',
+        ...manual,
+        resource: { kind: 'Instance', id: 'i-06c4e8a2f0b1d3957' },
+        detail: 'launch template lt-0b4e9a2d7c1f63805 is not Karpenter',
+      },
+    ],
+  },
+  {
     name: 'cleanup-partial-destroy',
     cluster: 'platform-eks-dev',
     complete: true,

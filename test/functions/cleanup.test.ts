@@ -9,7 +9,7 @@ import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { CleanupRequestError, parseCleanupRequest } from '../../src/cleanup/request.ts';
 import type { CleanupResult } from '../../src/domain/cleanup.ts';
-import { createCleanupHandler } from '../../src/service/handlers/cleanup.ts';
+import { CleanupNotServedError, createCleanupHandler } from '../../src/service/handlers/cleanup.ts';
 import { AWS_WRITE_OPERATIONS } from '../../src/simulator/in-memory-aws.ts';
 import { simulateSnapshot } from '../../src/simulator/simulation.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
@@ -24,6 +24,8 @@ const EXAMPLE = CLEANUP_EXAMPLE;
 const START = '2026-01-01T01:00:00Z';
 const MARGIN_MS = 30_000;
 const NODECLAIM_WAIT_MS = 5 * 60_000;
+/** The example's cluster; the harness's stack serves it (`clusters`) unless told otherwise. */
+const CLUSTER = 'platform-eks-dev';
 
 const NODEPOOLS = CLEANED.nodePoolsDeleted;
 const SPOT_INSTANCE = RUNNING_WITH_NODECLAIM;
@@ -38,7 +40,8 @@ const simulations = closedAfterEachTest();
  * example's controller is gone; `slow` runs one that drains slower than the NodeClaim wait
  * (PodDisruptionBudgets, long grace periods), so the NodeClaims are waited for and outlast the wait.
  */
-async function harness(controller: 'gone' | 'slow' = 'gone') {
+async function harness(controller: 'gone' | 'slow' = 'gone', served: string[] | 'unset' = [CLUSTER]) {
+  const clusters = served === 'unset' ? undefined : served;
   const clock = steppingClock(START);
   const { snapshot } = await loadSnapshot([EXAMPLE]);
   const controllerPod = karpenterPod({ name: 'karpenter-6c8d9f7b54-q2w7r', nodeName: 'ip-10-0-12-37' });
@@ -54,7 +57,7 @@ async function harness(controller: 'gone' | 'slow' = 'gone') {
     connection: simulation.connection,
     clock,
     logger: jsonLogger({}, (line) => lines.push(JSON.parse(line) as Record<string, unknown>)),
-    settings: { timeMarginMs: MARGIN_MS, nodeClaimWaitMs: NODECLAIM_WAIT_MS },
+    settings: { timeMarginMs: MARGIN_MS, nodeClaimWaitMs: NODECLAIM_WAIT_MS, clusters },
   });
   const invoke = (event: unknown, remainingMs = 900_000): Promise<CleanupResult> => handler(event, contextWith(remainingMs));
   const kube = await simulation.connection.connectKube(undefined);
@@ -269,6 +272,47 @@ describe('cleanup handler', () => {
       expect(h.lines).toHaveLength(1);
       expect(h.lines[0]).toMatchObject({ level: 'error', message: 'invocation failed', function: 'cleanup' });
       expect(h.lines[0]?.error).toBe(`CleanupRequestError: ${(error as Error).message}`);
+    });
+  });
+
+  describe('a cluster the stack does not serve (param clusters): its role could delete nothing there', () => {
+    it.each([
+      ['unset' as const, 'this stack serves no cluster (param clusters is unset)', '--param="clusters=platform-eks-dev"'],
+      [
+        ['platform-eks-prod'],
+        'this stack serves only platform-eks-prod',
+        '--param="clusters=platform-eks-prod,platform-eks-dev"',
+      ],
+    ])(
+      'clusters %j: a real run is refused in one line naming the param, before anything is read or changed',
+      async (clusters, served, fix) => {
+        const h = await harness('gone', clusters);
+
+        const error = await h.invoke(sampleEvent('cleanup.apply')).then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+
+        expect(error).toBeInstanceOf(CleanupNotServedError);
+        expect((error as Error).message).toContain(`cleanup of cluster ${CLUSTER} refused: ${served}`);
+        expect((error as Error).message).toContain(fix);
+        expect((error as Error).stack).not.toContain('\n');
+        expect(h.simulation.aws.calls).toEqual([]);
+        expect(await h.nodePools()).toEqual(NODEPOOLS);
+        expect(h.lines).toHaveLength(1);
+        expect(h.lines[0]?.error).toBe(`CleanupNotServedError: ${(error as Error).message}`);
+      },
+    );
+
+    it('a dry run still runs and lists what a served stack would delete', async () => {
+      const unserved = await harness('gone', 'unset');
+      const served = await harness();
+
+      const result = await unserved.invoke(sampleEvent('cleanup.dry-run'));
+
+      expect(result).toEqual(await served.invoke(sampleEvent('cleanup.dry-run')));
+      expect(result.instancesTerminated).toEqual(INSTANCES);
+      expect(unserved.writes()).toEqual([]);
     });
   });
 

@@ -199,7 +199,7 @@ describe('fuzzed events', () => {
             connection: recordingConnection(calls),
             clock: steppingClock('2026-01-01T01:00:00Z'),
             logger: quiet(),
-            settings: { timeMarginMs: 30_000, nodeClaimWaitMs: 60_000 },
+            settings: { timeMarginMs: 30_000, nodeClaimWaitMs: 60_000, clusters: ['platform-eks-dev'] },
           });
           const valid = outcomeOfSync(() => parseCleanupRequest(event));
 

@@ -69,6 +69,8 @@ export async function startScanService(dynamo: LocalDynamo, options: ScanService
     AWS_REGION: 'eu-west-1',
     STATE_TABLE: table,
     ALERT_TOPIC_ARN: TOPIC_ARN,
+    // A stack serving the simulated clusters (serverless.yml `clusters`): terminations may be applied there.
+    CLUSTERS: options.clusters.join(','),
     ...options.env,
   });
   const simulations = new Map<string, Simulation>();

@@ -235,3 +235,69 @@ export function referenceProblems(template: Template): ReferenceProblem[] {
   }
   return problems;
 }
+
+/** One request to an IAM policy: the action, the resource's ARN and the resource's tags. */
+export interface IamRequest {
+  action: string;
+  resource: string;
+  tags: Record<string, string>;
+}
+
+/** The account and region a deployed statement's Fn::Sub pseudo parameters stand for in `iamAllows`. */
+export const SAMPLE_ACCOUNT = { partition: 'aws', accountId: '111122223333', region: 'eu-west-1' } as const;
+
+/**
+ * Whether any Allow statement grants the request, as IAM evaluates the parts this template uses:
+ * Action, Resource (ARN globs `*` and `?`, Fn::Sub of the pseudo parameters as SAMPLE_ACCOUNT),
+ * and the Null, StringEquals and StringEqualsIfExists operators on `aws:ResourceTag/...` keys. Give
+ * it deployed statements (roleStatements with the template): an operator it does not know fails the test.
+ */
+export function iamAllows(statements: readonly Statement[], request: IamRequest): boolean {
+  return statements.some(
+    (s) =>
+      s.Effect === 'Allow' &&
+      s.Action.includes(request.action) &&
+      s.Resource.some((r) => globMatches(pseudoValue(r), request.resource)) &&
+      Object.entries(s.Condition ?? {}).every(([operator, block]) => operatorHolds(operator, block, request.tags)),
+  );
+}
+
+function pseudoValue(value: Json): string {
+  if (typeof value === 'string') return value;
+  if (isObject(value) && value.Ref === 'AWS::Region') return SAMPLE_ACCOUNT.region;
+  if (isObject(value) && typeof value['Fn::Sub'] === 'string') {
+    return value['Fn::Sub']
+      .replaceAll('${AWS::Partition}', SAMPLE_ACCOUNT.partition)
+      .replaceAll('${AWS::AccountId}', SAMPLE_ACCOUNT.accountId)
+      .replaceAll('${AWS::Region}', SAMPLE_ACCOUNT.region);
+  }
+  throw new Error(`not a deployed IAM value: ${JSON.stringify(value)}`);
+}
+
+function globMatches(pattern: string, value: string): boolean {
+  const regex = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
+  return new RegExp(`^${regex}$`).test(value);
+}
+
+function operatorHolds(operator: string, block: Json, tags: Record<string, string>): boolean {
+  if (!isObject(block)) throw new Error(`condition ${operator} is not a map: ${JSON.stringify(block)}`);
+  return Object.entries(block).every(([key, expected]) => {
+    const prefix = 'aws:ResourceTag/';
+    if (!key.startsWith(prefix)) throw new Error(`condition key ${key} is not evaluated here`);
+    const actual = tags[key.slice(prefix.length)];
+    const values = (Array.isArray(expected) ? expected : [expected]).map(pseudoValue);
+    switch (operator) {
+      case 'Null':
+        return values.includes(String(actual === undefined));
+      case 'StringEquals':
+        return actual !== undefined && values.includes(actual);
+      case 'StringEqualsIfExists':
+        return actual === undefined || values.includes(actual);
+      default:
+        throw new Error(`condition operator ${operator} is not evaluated here`);
+    }
+  });
+}

@@ -4,10 +4,12 @@
  * roles to the RBAC groups of infra/kubernetes/rbac.yaml.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parseDocument } from 'yaml';
 import { REPO_ROOT } from '../../scripts/bundle.ts';
+import { isEksClusterName } from '../../src/domain/aws.ts';
 
 const INFRA = path.join(REPO_ROOT, 'infra');
 
@@ -97,5 +99,49 @@ describe('onboarding a cluster', () => {
     expect(tf).toMatch(/kubernetes_groups\s*=\s*\["karpenter-sentinel-cleanup"\]/);
     expect(tf.match(/type\s*=\s*"STANDARD"/g)).toHaveLength(2);
     expect(tf).not.toMatch(/aws_eks_access_policy_association/);
+  });
+});
+
+/** infra/cluster-scope.cjs as osls calls it: `${file(infra/cluster-scope.cjs):names}` in infra/iam.yml. */
+type ClusterScope = (args: { resolveVariable: (name: string) => Promise<unknown> }) => Promise<{
+  names: string[];
+  instanceProfiles: { 'Fn::Sub': string }[];
+}>;
+const clusterScope = createRequire(import.meta.url)(path.join(INFRA, 'cluster-scope.cjs')) as ClusterScope;
+const scopeOf = (clusters: string) =>
+  clusterScope({ resolveVariable: async (name) => (name === 'param:clusters' ? clusters : undefined) });
+
+describe('the clusters the IAM policies name (infra/cluster-scope.cjs)', () => {
+  it('one name and two profile ARNs per cluster, each under this region’s Karpenter path or named for it', async () => {
+    const scope = await scopeOf('prod-eu,prod_us');
+
+    expect(scope.names).toEqual(['prod-eu', 'prod_us']);
+    expect(scope.instanceProfiles.map((arn) => arn['Fn::Sub'])).toEqual([
+      'arn:${AWS::Partition}:iam::${AWS::AccountId}:instance-profile/karpenter/${AWS::Region}/prod-eu/*',
+      'arn:${AWS::Partition}:iam::${AWS::AccountId}:instance-profile/prod-eu_*',
+      'arn:${AWS::Partition}:iam::${AWS::AccountId}:instance-profile/karpenter/${AWS::Region}/prod_us/*',
+      'arn:${AWS::Partition}:iam::${AWS::AccountId}:instance-profile/prod_us_*',
+    ]);
+  });
+
+  it('none when the param is empty (the destructive statements are then left out: ClustersListed)', async () => {
+    expect(await scopeOf('')).toEqual({ names: [], instanceProfiles: [] });
+  });
+
+  it.each(['*', 'prod-eu, prod-us', 'prod-eu,', 'prod eu', '-prod'])(
+    'refuses %j: a wildcard or a stray space would widen or break the policies, so packaging stops',
+    async (clusters) => {
+      await expect(scopeOf(clusters)).rejects.toThrow(/param clusters must be EKS cluster names/);
+    },
+  );
+
+  it('accepts exactly the names the functions accept (src/domain/aws.ts)', async () => {
+    for (const name of ['a', 'prod-eu-1', 'Prod_2', 'x'.repeat(100), 'x'.repeat(101), '_a']) {
+      const accepted = await scopeOf(name).then(
+        () => true,
+        () => false,
+      );
+      expect(accepted, name).toBe(isEksClusterName(name));
+    }
   });
 });

@@ -28,6 +28,7 @@ import { KIND_PARSERS } from '../../src/interruptions/parse.ts';
 import {
   at,
   conditionHolds,
+  iamAllows,
   isObject,
   lambdaLogicalId,
   logGroupLogicalId,
@@ -36,8 +37,8 @@ import {
   resource,
   resourcesOfType,
   roleStatements,
+  SAMPLE_ACCOUNT,
   statementsOf,
-  resolveIfs,
   substitute,
   type Statement,
   type Template,
@@ -51,7 +52,7 @@ let template: Template;
 /** Packaged with `--param slackWebhookParameter=...`: every function deployed. */
 let slackTemplate: Template;
 let packageDir: string;
-/** Packaged with `--param clusters=...`: terminations held to those clusters. */
+/** Packaged with `--param clusters=...`: the scan and cleanup roles may terminate and delete, for those clusters only. */
 let clustersTemplate: Template;
 const LISTED_CLUSTERS = ['prod-eu', 'prod-us'];
 
@@ -595,8 +596,53 @@ describe('IAM', () => {
       for (const action of s.Action) expect(NO_RESOURCE_LEVEL.has(action), `${role} ${action}`).toBe(true);
   });
 
+  /** What terminates, deletes or detaches: each must be held to the clusters the stack serves. */
+  const DESTRUCTIVE = [
+    'ec2:TerminateInstances',
+    'ec2:DeleteLaunchTemplate',
+    'iam:RemoveRoleFromInstanceProfile',
+    'iam:DeleteInstanceProfile',
+  ];
+  /** The statements CloudFormation deploys for a role, each with its role's logical id. */
+  const deployedStatements = (t: Template): [string, Statement][] =>
+    resourcesOfType(t, 'AWS::IAM::Role').flatMap(([id, role]) =>
+      roleStatements(role, t).map((s): [string, Statement] => [id, s]),
+    );
+  const destructive = (t: Template) => deployedStatements(t).filter(([, s]) => s.Action.some((a) => DESTRUCTIVE.includes(a)));
+  const deployedRole = (t: Template, id: string) => roleStatements(resource(t, id), t);
+
+  it('without `clusters`, no role may terminate, delete or detach anything: the scan and cleanup roles only read', () => {
+    for (const t of [template, slackTemplate]) {
+      expect(conditionHolds(t, 'ClustersListed')).toBe(false);
+      expect(destructive(t)).toEqual([]);
+    }
+    // The statements are there, behind the condition (not lost): `clusters` brings them back.
+    expect(destructive(clustersTemplate).map(([role]) => role)).toEqual([
+      'ScanRole',
+      'CleanupRole',
+      'CleanupRole',
+      'CleanupRole',
+      'CleanupRole',
+    ]);
+  });
+
+  it('with `clusters` set, every destructive statement names the listed clusters, in a condition or in its ARNs', () => {
+    const grants = destructive(clustersTemplate);
+
+    expect(grants.length).toBe(5);
+    for (const [role, statement] of grants) {
+      const text = JSON.stringify(statement);
+      for (const cluster of LISTED_CLUSTERS) expect(text, `${role} ${statement.Sid}`).toContain(cluster);
+      // Each statement's cluster condition lists exactly those clusters (the ARN alone would let `a` reach `a_b`).
+      const clusterValues = Object.entries(at(statement.Condition, 'StringEquals') ?? {})
+        .filter(([key]) => key.endsWith('/eks:eks-cluster-name') || key.endsWith('/karpenter.k8s.aws/cluster'))
+        .map(([, value]) => value);
+      expect(clusterValues, `${role} ${statement.Sid}`).toEqual([LISTED_CLUSTERS]);
+    }
+  });
+
   it('terminates only instances carrying Karpenter’s tags and EC2’s launch tags, owned by no node group', () => {
-    const grants = allRoleStatements(slackTemplate).filter(([, s]) => s.Action.includes('ec2:TerminateInstances'));
+    const grants = destructive(clustersTemplate).filter(([, s]) => s.Action.includes('ec2:TerminateInstances'));
 
     expect(grants.map(([role]) => role).sort()).toEqual(['CleanupRole', 'ScanRole']);
     for (const [role, statement] of grants) {
@@ -604,17 +650,13 @@ describe('IAM', () => {
       expect(statement.Resource, role).toEqual([
         { 'Fn::Sub': 'arn:${AWS::Partition}:ec2:${AWS::Region}:${AWS::AccountId}:instance/*' },
       ]);
-      // Without `clusters`, the cluster tag's value is not pinned: only its presence, as before.
-      const deployed = resolveIfs(slackTemplate, statement.Condition ?? {});
-      expect(Object.keys(deployed ?? {}), role).toEqual(['Null']);
-      const nullConditions = at(deployed, 'Null');
+      const nullConditions = at(statement.Condition, 'Null');
       // Each present (false) tag: Karpenter's own, and the aws: tags no caller can write (EC2 sets
-      // them when an EC2 Fleet launches from a launch template). Forgeable tags alone no longer pass.
+      // them when an EC2 Fleet launches from a launch template). Forgeable tags alone do not pass.
       expect(nullConditions, role).toMatchObject({
         'aws:ResourceTag/karpenter.sh/nodepool': 'false',
         'aws:ResourceTag/karpenter.sh/nodeclaim': 'false',
         'aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass': 'false',
-        'aws:ResourceTag/eks:eks-cluster-name': 'false',
         'aws:ResourceTag/aws:ec2launchtemplate:id': 'false',
         'aws:ResourceTag/aws:ec2:fleet-id': 'false',
         'aws:ResourceTag/eks:nodegroup-name': 'true',
@@ -625,37 +667,114 @@ describe('IAM', () => {
     expect(grants[0]?.[1].Condition).toEqual(grants[1]?.[1].Condition);
   });
 
-  it('with `clusters` set, terminates only instances whose eks:eks-cluster-name is one of them', () => {
-    const grants = allRoleStatements(clustersTemplate).filter(([, s]) => s.Action.includes('ec2:TerminateInstances'));
-
-    expect(grants.map(([role]) => role).sort()).toEqual(['CleanupRole', 'ScanRole']);
-    for (const [role, statement] of grants) {
-      const deployed = resolveIfs(clustersTemplate, statement.Condition ?? {});
-      expect(at(deployed, 'StringEquals'), role).toEqual({
-        'aws:ResourceTag/eks:eks-cluster-name': { 'Fn::Split': [',', LISTED_CLUSTERS.join(',')] },
-      });
-      expect(at(deployed, 'Null', 'aws:ResourceTag/aws:ec2launchtemplate:id'), role).toBe('false');
-    }
-  });
-
-  it('lets only the cleanup delete, and only what Karpenter tagged', () => {
-    const deletes = allRoleStatements(slackTemplate).filter(([, s]) =>
-      s.Action.some((a) => /^(ec2|iam):(Delete|Remove)/.test(a)),
-    );
-
-    expect(deletes.map(([role]) => role)).toEqual(['CleanupRole', 'CleanupRole', 'CleanupRole']);
-    const [current, legacy, profiles] = deletes.map(([, s]) => s);
-    const launchTemplates = { 'Fn::Sub': 'arn:${AWS::Partition}:ec2:${AWS::Region}:${AWS::AccountId}:launch-template/*' };
-    expect(current).toMatchObject({ Action: ['ec2:DeleteLaunchTemplate'], Resource: [launchTemplates] });
-    expect(current?.Condition).toEqual({ Null: { 'aws:ResourceTag/eks:eks-cluster-name': 'false' } });
-    expect(legacy).toMatchObject({ Action: ['ec2:DeleteLaunchTemplate'], Resource: [launchTemplates] });
-    expect(legacy?.Condition).toEqual({ Null: { 'aws:ResourceTag/karpenter.k8s.aws/cluster': 'false' } });
-    expect(profiles?.Action.sort()).toEqual(['iam:DeleteInstanceProfile', 'iam:RemoveRoleFromInstanceProfile']);
-    expect(profiles?.Resource).toEqual([{ 'Fn::Sub': 'arn:${AWS::Partition}:iam::${AWS::AccountId}:instance-profile/*' }]);
-    expect(profiles?.Condition).toEqual({
-      Null: { 'aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass': 'false' },
-      StringEqualsIfExists: { 'aws:ResourceTag/topology.kubernetes.io/region': { Ref: 'AWS::Region' } },
+  describe('evaluated against sample requests (clusters prod-eu,prod-us)', () => {
+    const { partition, accountId, region } = SAMPLE_ACCOUNT;
+    const [cluster = '', other = ''] = LISTED_CLUSTERS;
+    const instanceArn = `arn:${partition}:ec2:${region}:${accountId}:instance/i-0123456789abcdef0`;
+    const templateArn = `arn:${partition}:ec2:${region}:${accountId}:launch-template/lt-0123456789abcdef0`;
+    const profileArn = (pathAndName: string) => `arn:${partition}:iam::${accountId}:instance-profile/${pathAndName}`;
+    const karpenterInstance = (clusterName: string) => ({
+      'karpenter.sh/nodepool': 'default',
+      'karpenter.sh/nodeclaim': 'default-x7k2p',
+      'karpenter.k8s.aws/ec2nodeclass': 'default',
+      'eks:eks-cluster-name': clusterName,
+      'aws:ec2launchtemplate:id': 'lt-0123456789abcdef0',
+      'aws:ec2launchtemplate:version': '1',
+      'aws:ec2:fleet-id': 'fleet-0123456789abcdef0',
     });
+    const karpenterTemplate = (clusterName: string) => ({
+      'karpenter.sh/nodepool': 'default',
+      'karpenter.k8s.aws/ec2nodeclass': 'default',
+      'eks:eks-cluster-name': clusterName,
+      [`kubernetes.io/cluster/${clusterName}`]: 'owned',
+    });
+    const karpenterProfile = (clusterName: string, profileRegion: string = region) => ({
+      [`kubernetes.io/cluster/${clusterName}`]: 'owned',
+      'eks:eks-cluster-name': clusterName,
+      'karpenter.k8s.aws/ec2nodeclass': 'default',
+      'topology.kubernetes.io/region': profileRegion,
+    });
+
+    it.each(['ScanRole', 'CleanupRole'])('%s terminates a listed cluster’s Karpenter instance, none of another', (role) => {
+      const statements = deployedRole(clustersTemplate, role);
+      const terminate = (tags: Record<string, string>) =>
+        iamAllows(statements, { action: 'ec2:TerminateInstances', resource: instanceArn, tags });
+
+      expect(terminate(karpenterInstance(cluster))).toBe(true);
+      expect(terminate(karpenterInstance(other))).toBe(true);
+      expect(terminate(karpenterInstance('prod-ap'))).toBe(false);
+      expect(terminate({ ...karpenterInstance(cluster), 'eks:nodegroup-name': 'system' })).toBe(false);
+      const { 'aws:ec2:fleet-id': _fleet, ...notByFleet } = karpenterInstance(cluster);
+      expect(terminate(notByFleet)).toBe(false);
+      // Unset `clusters`: not even this stack's own cluster.
+      expect(
+        iamAllows(deployedRole(template, role), {
+          action: 'ec2:TerminateInstances',
+          resource: instanceArn,
+          tags: karpenterInstance(cluster),
+        }),
+      ).toBe(false);
+    });
+
+    it('the cleanup deletes a listed cluster’s Karpenter launch template, not a node group’s or another cluster’s', () => {
+      const statements = deployedRole(clustersTemplate, 'CleanupRole');
+      const remove = (tags: Record<string, string>) =>
+        iamAllows(statements, { action: 'ec2:DeleteLaunchTemplate', resource: templateArn, tags });
+
+      expect(remove(karpenterTemplate(cluster))).toBe(true);
+      const { 'eks:eks-cluster-name': _current, ...legacy } = karpenterTemplate(cluster);
+      expect(remove({ ...legacy, 'karpenter.k8s.aws/cluster': cluster })).toBe(true);
+      expect(remove(karpenterTemplate('prod-ap'))).toBe(false);
+      expect(remove({ ...legacy, 'karpenter.k8s.aws/cluster': 'prod-ap' })).toBe(false);
+      // A node group's (or a user's) template tagged for the cluster, without Karpenter's own tags.
+      expect(remove({ 'eks:eks-cluster-name': cluster, 'eks:nodegroup-name': 'system' })).toBe(false);
+      expect(
+        iamAllows(deployedRole(template, 'CleanupRole'), {
+          action: 'ec2:DeleteLaunchTemplate',
+          resource: templateArn,
+          tags: karpenterTemplate(cluster),
+        }),
+      ).toBe(false);
+    });
+
+    it.each(['iam:RemoveRoleFromInstanceProfile', 'iam:DeleteInstanceProfile'])(
+      'the cleanup may %s only on a listed cluster’s Karpenter profile of this region',
+      (action) => {
+        const statements = deployedRole(clustersTemplate, 'CleanupRole');
+        const allowed = (pathAndName: string, tags: Record<string, string>) =>
+          iamAllows(statements, { action, resource: profileArn(pathAndName), tags });
+
+        // Karpenter >= 1.7: under /karpenter/<region>/<cluster>/<EC2NodeClass uid>/.
+        const uid = '6f1c2b7e-0d4a-4c5e-9b8f-3a2d1e0c9b7a';
+        expect(allowed(`karpenter/${region}/${cluster}/${uid}/${cluster}_2210914871349226017`, karpenterProfile(cluster))).toBe(
+          true,
+        );
+        // Before: at /, named <cluster>_<number>.
+        expect(allowed(`${other}_10480372154367880520`, karpenterProfile(other))).toBe(true);
+        // Another region's profile of a cluster of the same name (IAM is global): by path, and by tag.
+        expect(allowed(`karpenter/us-east-1/${cluster}/${uid}/${cluster}_1`, karpenterProfile(cluster, 'us-east-1'))).toBe(false);
+        expect(allowed(`${cluster}_1`, karpenterProfile(cluster, 'us-east-1'))).toBe(false);
+        // No region tag: no longer passes as "not another region's".
+        const { 'topology.kubernetes.io/region': _region, ...noRegion } = karpenterProfile(cluster);
+        expect(allowed(`${cluster}_1`, noRegion)).toBe(false);
+        // Cluster `prod-eu_x` shares the name prefix `prod-eu_`; its tag tells them apart.
+        expect(allowed(`${cluster}_x_1`, karpenterProfile(`${cluster}_x`))).toBe(false);
+        // Tagged for a listed cluster but named or placed otherwise: not by ARN.
+        expect(allowed('node-role-profile', karpenterProfile(cluster))).toBe(false);
+        expect(allowed(`karpenter/${region}/prod-ap/${uid}/prod-ap_1`, karpenterProfile(cluster))).toBe(false);
+        // Not Karpenter's: no EC2NodeClass tag.
+        const { 'karpenter.k8s.aws/ec2nodeclass': _nodeClass, ...notKarpenters } = karpenterProfile(cluster);
+        expect(allowed(`${cluster}_1`, notKarpenters)).toBe(false);
+        // Unset `clusters`: nothing.
+        expect(
+          iamAllows(deployedRole(template, 'CleanupRole'), {
+            action,
+            resource: profileArn(`karpenter/${region}/${cluster}/${uid}/${cluster}_1`),
+            tags: karpenterProfile(cluster),
+          }),
+        ).toBe(false);
+      },
+    );
   });
 
   it('grants no IAM Allow with a wildcard action, even as a prefix', () => {
@@ -745,7 +864,9 @@ describe('IAM', () => {
       ],
     ],
   ] as const)('%s may do exactly what its code calls', (fn, expected) => {
-    expect(actionsOf(roleStatements(roleOf(slackTemplate, fn).role, slackTemplate))).toEqual([...expected]);
+    // With `clusters` set: everything the code may call (without it the destructive actions are absent, above).
+    const t = fn === 'slack-notify' ? slackTemplate : clustersTemplate;
+    expect(actionsOf(roleStatements(roleOf(t, fn).role, t))).toEqual([...expected]);
   });
 
   it('writes logs only to each function’s own log group', () => {

@@ -66,9 +66,11 @@ describe('service configuration', () => {
       ALERT_MIN_SEVERITY: 'critical',
       ALERT_REMINDER_INTERVAL: '1h30m',
       SCAN_LEASE_DURATION: '5m',
+      CLUSTERS: 'prod-a,prod-b',
     });
 
     expect(config.actions.modes).toEqual({ ROLLOUT_RESTART: 'off', TERMINATE_INSTANCE: 'apply' });
+    expect(config.clusters).toEqual(['prod-a', 'prod-b']);
     expect(config.actions.maxTerminationsPerRun).toBe(5);
     expect(config.actions.restartCooldownMs).toBe(30 * 60_000);
     expect(config.detection.controllerPendingMs).toBe(2 * 60_000);

@@ -47,6 +47,8 @@ export function scanEffectiveConfiguration(config: ScanConfig, log: LoggingConfi
     scanMaxAge: formatDuration(config.scanMaxAgeMs),
     idempotencyTtl: formatDuration(config.idempotencyTtlMs),
     scanLeaseDuration: formatDuration(config.scanLeaseMs),
+    // The clusters whose orphans the role may terminate (infra/iam.yml): none when unset.
+    clusters: config.clusters ?? 'none (terminations only planned)',
   };
 }
 
@@ -80,5 +82,7 @@ export function cleanupEffectiveConfiguration(config: CleanupConfig, log: Loggin
     region: config.region,
     cleanupTimeMargin: formatDuration(config.timeMarginMs),
     cleanupNodeClaimWait: formatDuration(config.nodeClaimWaitMs),
+    // The clusters the role may delete in (infra/iam.yml): any other gets a dry run only.
+    clusters: config.clusters ?? 'none (dry runs only)',
   };
 }

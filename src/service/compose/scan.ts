@@ -41,6 +41,7 @@ export function composeScan(config: ScanConfig, logging: LoggingConfig): ScanDep
     logger,
     logContext: context,
     effectiveConfiguration: scanEffectiveConfiguration(config, logging),
+    configWarnings: config.warnings,
     invocationSignal,
   };
 }

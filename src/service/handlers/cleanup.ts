@@ -16,7 +16,21 @@ export interface CleanupFunctionDependencies extends ServiceHooks {
   connection: ClusterConnection;
   clock: Clock;
   logger: Logger;
-  settings: { timeMarginMs: number; nodeClaimWaitMs: number };
+  /** `clusters`: the clusters this stack serves (CLUSTERS); the role may delete only theirs (infra/iam.yml). */
+  settings: { timeMarginMs: number; nodeClaimWaitMs: number; clusters: readonly string[] | undefined };
+}
+
+/** A real run for a cluster the stack does not serve: its role could delete nothing there. Nothing has been done. */
+export class CleanupNotServedError extends SentinelError {
+  constructor(cluster: string, clusters: readonly string[] | undefined) {
+    const served = clusters === undefined ? 'serves no cluster (param clusters is unset)' : `serves only ${clusters.join(', ')}`;
+    const param = [...(clusters ?? []), cluster].join(',');
+    super(
+      `cleanup of cluster ${cluster} refused: this stack ${served}, and its role may delete only in those; deploy with --param="clusters=${param}" (docs/deploy.md), or invoke with "dryRun": true to list what would go`,
+    );
+    // A setting to change, not a bug: the Lambda runtime returns `stack`, whose frames would only be noise.
+    this.stack = `${this.name}: ${this.message}`;
+  }
 }
 
 const CLEANUP_STOP_MARGIN_MS = 5_000;
@@ -29,6 +43,10 @@ export function createCleanupHandler(deps: CleanupFunctionDependencies) {
       // CLEANUP_TIME_MARGIN stops new steps; a call still hanging this close to the deadline is aborted.
       beginInvocation(deps, context, options, CLEANUP_STOP_MARGIN_MS);
       const request = parseCleanupRequest(event);
+      const { clusters } = deps.settings;
+      if (!request.dryRun && !clusters?.includes(request.clusterName)) {
+        throw new CleanupNotServedError(request.clusterName, clusters);
+      }
       const log = deps.logger.with({ cluster: request.clusterName, dryRun: request.dryRun });
       const result = await runCleanup(
         request,

@@ -1,6 +1,13 @@
 import middy from '@middy/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { readLoggingConfig, readSlackConfig, readScanConfig, readInterruptionsConfig } from '../../../src/config.ts';
+import {
+  readLoggingConfig,
+  readSlackConfig,
+  readScanConfig,
+  readInterruptionsConfig,
+  UNSCOPED_TERMINATION_WARNING,
+} from '../../../src/config.ts';
+import { composeScan } from '../../../src/service/compose/scan.ts';
 import {
   interruptionsEffectiveConfiguration,
   scanEffectiveConfiguration,
@@ -145,6 +152,7 @@ describe('the effective configuration line', () => {
       STATE_TABLE: 'karpenter-sentinel-prod-state',
       ALERT_TOPIC_ARN: 'arn:aws:sns:eu-west-1:111122223333:karpenter-sentinel-alerts',
       TERMINATE_INSTANCE_MODE: 'apply',
+      CLUSTERS: 'prod-a,prod-b',
     };
 
     expect(scanEffectiveConfiguration(readScanConfig(env), LOGGING)).toEqual({
@@ -166,6 +174,7 @@ describe('the effective configuration line', () => {
       scanMaxAge: '5m',
       idempotencyTtl: '1d',
       scanLeaseDuration: '2m30s',
+      clusters: ['prod-a', 'prod-b'],
     });
     expect(interruptionsEffectiveConfiguration(readInterruptionsConfig(env), LOGGING)).toMatchObject({
       alertChannel: 'sns',
@@ -173,6 +182,54 @@ describe('the effective configuration line', () => {
       surgeWindow: '10m',
       controllerStatusMaxAge: '10m',
     });
+  });
+
+  it('scan with TERMINATE_INSTANCE_MODE apply and CLUSTERS unset: one configuration warning per cold start, orphans only planned', async () => {
+    // Prepare
+    const lines = captureLines();
+    const config = readScanConfig({
+      AWS_REGION: 'eu-west-1',
+      STATE_TABLE: 'karpenter-sentinel-prod-state',
+      ALERT_TOPIC_ARN: 'arn:aws:sns:eu-west-1:111122223333:karpenter-sentinel-alerts',
+      TERMINATE_INSTANCE_MODE: 'apply',
+    });
+    const deps = composeScan(config, { serviceName: 'karpenter-sentinel', logLevel: 'INFO' });
+    const handler = middy()
+      .use(serviceMiddlewares(deps, { logger: deps.logger, functionName: 'scan' }))
+      .handler(async () => ({}));
+
+    // Act
+    await handler({}, lambdaContext({ awsRequestId: 'req-1' }));
+    await handler({}, lambdaContext({ awsRequestId: 'req-2' }));
+
+    // Assess
+    expect(deps.settings.actions.modes.TERMINATE_INSTANCE).toBe('dry-run');
+    expect(lines.filter((l) => l.message === 'effective configuration')).toEqual([
+      expect.objectContaining({ terminateInstanceMode: 'dry-run', clusters: 'none (terminations only planned)' }),
+    ]);
+    const warnings = lines.filter((l) => l.level === 'WARN');
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        function_request_id: 'req-1',
+        cold_start: true,
+        message: `configuration: ${UNSCOPED_TERMINATION_WARNING}`,
+      }),
+    ]);
+    expect(warnings[0]?.message).toContain('--param="clusters=');
+  });
+
+  it('scan with CLUSTERS set, or terminations not applied: no warning, the mode as given', () => {
+    const base = {
+      AWS_REGION: 'eu-west-1',
+      STATE_TABLE: 'karpenter-sentinel-prod-state',
+      ALERT_TOPIC_ARN: 'arn:aws:sns:eu-west-1:111122223333:karpenter-sentinel-alerts',
+    };
+
+    const scoped = readScanConfig({ ...base, TERMINATE_INSTANCE_MODE: 'apply', CLUSTERS: 'prod-a' });
+    const planned = readScanConfig({ ...base, TERMINATE_INSTANCE_MODE: 'dry-run' });
+
+    expect([scoped.actions.modes.TERMINATE_INSTANCE, scoped.warnings]).toEqual(['apply', []]);
+    expect([planned.actions.modes.TERMINATE_INSTANCE, planned.warnings]).toEqual(['dry-run', []]);
   });
 
   it.each([

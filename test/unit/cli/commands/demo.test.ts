@@ -180,7 +180,7 @@ describe('demo on the bundled examples', () => {
       'ORPHANED_INSTANCE',
       'TERMINATE_INSTANCE applied',
       'terminated instance i-0a3f1c9e8b7d6a501 — now shutting-down',
-      'Fixed automatically: 1 controller restart(s), 3 orphaned instance(s) terminated.',
+      'Fixed automatically: 1 controller restart(s), 4 orphaned instance(s) terminated.',
       'SPOT_SERVICE_LINKED_ROLE_MISSING',
       'iam:ListInstanceProfiles',
       'CRD_CONVERSION_WEBHOOK_BROKEN',
