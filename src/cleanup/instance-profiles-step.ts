@@ -33,7 +33,7 @@ export async function instanceProfilesStep(
   const { iam, region } = ctx.connection.aws;
   let profiles: InstanceProfile[];
   try {
-    // Every path: profiles of Karpenter before v1.3 live at `/`.
+    // Every path: profiles of Karpenter before v1.7 live at `/`.
     profiles = (await iam.listInstanceProfiles()).filter((p) => isKarpenterInstanceProfile(p, request.clusterName, region));
   } catch (error) {
     out.fail(failedCall('ListInstanceProfiles', undefined, error));

@@ -9,14 +9,14 @@ import { isTaggedForCluster, NODECLASS_TAG } from './tags.ts';
 
 /** Karpenter tags its instance profiles with the region they serve. */
 export const PROFILE_REGION_TAG = 'topology.kubernetes.io/region';
-/** Since v1.3 Karpenter keeps its profiles under `/karpenter/<region>/<cluster>/`. */
+/** Since v1.7 Karpenter keeps its profiles under `/karpenter/<region>/<cluster>/`. */
 const KARPENTER_PATH_PREFIX = '/karpenter/';
 const PROFILE_ARN = /^arn:[a-z-]+:iam::\d{12}:instance-profile(\/(?:[^/\s]+\/)*)([^/\s]+)$/;
 
 /**
  * Karpenter's profile for the cluster in the region, strictly (docs/cleanup.md, step 4): under
- * `/karpenter/<region>/<cluster>/` (v1.3+: only IAM callers can put a profile there), or, before
- * v1.3, at `/`, named `<cluster>_<digits>` and tagged with `karpenter.k8s.aws/ec2nodeclass`, for
+ * `/karpenter/<region>/<cluster>/` (v1.7+: only IAM callers can put a profile there), or, before
+ * v1.7, at `/`, named `<cluster>_<digits>` and tagged with `karpenter.k8s.aws/ec2nodeclass`, for
  * the cluster and (when it carries the tag) for this region. Tags or a name alone prove nothing:
  * anyone may tag a profile at `/team/payments-api/`, or call one `demo_1`. Cleanup deletes by this
  * rule and provenance trusts an instance's profile by it, so both always agree.
@@ -33,12 +33,12 @@ export function isKarpenterInstanceProfile(profile: InstanceProfile, cluster: st
   );
 }
 
-/** Under Karpenter's v1.3+ path: only IAM callers can put a profile there. */
+/** Under Karpenter's v1.7+ path: only IAM callers can put a profile there. */
 export function isUnderKarpenterPath(profile: InstanceProfile): boolean {
   return (profile.path ?? '/').startsWith(KARPENTER_PATH_PREFIX);
 }
 
-/** Named the way Karpenter before v1.3 named its profiles: `<cluster>_<digits>`. */
+/** Named the way Karpenter before v1.7 named its profiles: `<cluster>_<digits>`. */
 export function hasLegacyKarpenterName(profile: InstanceProfile, cluster: string): boolean {
   const rest = profile.name.startsWith(`${cluster}_`) ? profile.name.slice(cluster.length + 1) : '';
   return /^\d+$/.test(rest);

@@ -146,7 +146,7 @@ export function instanceProvenance(instance: Instance, evidence: ProvenanceEvide
 /**
  * The fallback when the launch template is gone: the instance's profile (from DescribeInstances) is
  * one Karpenter made for this cluster in this region, by its `/karpenter/<region>/<cluster>/` path
- * or, for profiles from before v1.3 at `/`, its name `<cluster>_<digits>` and Karpenter's tags.
+ * or, for profiles from before v1.7 at `/`, its name `<cluster>_<digits>` and Karpenter's tags.
  * Strict: profiles not listed, or the region unknown, prove nothing; an instance in another region
  * than the cluster is not the cluster's.
  */

@@ -140,7 +140,7 @@ const CASES: ExampleCase[] = [
     complete: true,
     exact: true,
     findings: [
-      // The second one's launch template is gone (Karpenter deletes unused ones): its pre-1.3 profile proves it.
+      // The second one's launch template is gone (Karpenter deletes unused ones): its pre-1.7 profile proves it.
       ...[
         { id: 'i-0a3f1c9e8b7d6a501', mentions: ['provenance (launch-template)'] },
         {

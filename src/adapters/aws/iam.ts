@@ -18,7 +18,7 @@ export const INSTANCE_PROFILE_PAGE_SIZE = 1000;
 export const IAM_TAG_CONCURRENCY = 4;
 
 /**
- * Whether Karpenter may have made the profile: since v1.3 it puts them under
+ * Whether Karpenter may have made the profile: since v1.7 it puts them under
  * `/karpenter/<region>/<cluster>/<nodeclass-uid>/`, before that at `/` named `<cluster>_<number>`.
  * Only these are worth a ListInstanceProfileTags call: the cleanup needs their cluster tags, and
  * nothing reads the tags of the account's other profiles.

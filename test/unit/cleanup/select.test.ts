@@ -120,7 +120,7 @@ describe('isKarpenterInstanceProfile', () => {
     expect(isKarpenterInstanceProfile(otherCluster, 'demo', 'us-east-1')).toBe(false);
   });
 
-  it('takes a pre-1.3 profile at / by its tags: nodeclass, cluster (either tag), region absent or this one', () => {
+  it('takes a pre-1.7 profile at / by its tags: nodeclass, cluster (either tag), region absent or this one', () => {
     const legacy = instanceProfile({ name: 'demo_1976173924626587633', tags: preV13Tags('demo', 'us-east-1') });
     const noRegion = instanceProfile({ name: 'demo_2', tags: preV13Tags('demo') });
     const current = instanceProfile({

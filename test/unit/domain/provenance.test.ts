@@ -161,7 +161,7 @@ describe('instanceProvenance when the launch template is gone', () => {
     });
   }
 
-  it('proves it by a profile under /karpenter/<region>/<cluster>/ (Karpenter ≥ 1.3), and says so', () => {
+  it('proves it by a profile under /karpenter/<region>/<cluster>/ (Karpenter ≥ 1.7), and says so', () => {
     const subject = withProfile(current);
     const subjectFleet = subject.tags['aws:ec2:fleet-id'];
 
@@ -174,7 +174,7 @@ describe('instanceProvenance when the launch template is gone', () => {
     );
   });
 
-  it('proves it by a profile at / named <cluster>_<digits> with Karpenter’s tags for the cluster (before 1.3)', () => {
+  it('proves it by a profile at / named <cluster>_<digits> with Karpenter’s tags for the cluster (before 1.7)', () => {
     const result = provenance(withProfile(legacy), [current, legacy]);
 
     expect(result).toMatchObject({ proven: true, by: 'instance-profile' });
