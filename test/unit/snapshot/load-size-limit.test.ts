@@ -219,6 +219,17 @@ describe('loadSnapshot: list items a YAML file may hold', () => {
     }
   });
 
+  it('are counted before the YAML is parsed: a file also broken further on gets the count line, not a parse error', async () => {
+    // Prepare: 1 MiB allows 16,384
+    const dir = await captureDir({ 'pods.yaml': `${flowItems(20_000)}kind: [unclosed\n` });
+
+    // Act
+    const loading = loadSnapshot([dir], { maxFileBytes: MiB });
+
+    // Assess
+    await expect(loading).rejects.toThrow(new InputError(join(dir, 'pods.yaml'), tooMany('16,384')));
+  });
+
   it('reads a kubectl -o yaml List within the limit whole', async () => {
     // Prepare: 200 pods as kubectl prints them, in a 1 MiB limit
     const pods = Array.from({ length: 200 }, (_, i) => pod({ name: `p${i}` }));
