@@ -96,6 +96,11 @@ const BOMBS: readonly Bomb[] = [
       gzipOf(path, '{"apiVersion":"v1","kind":"PodList","items":[', TINY_POD, 1000 * MiB, '{"metadata":{"name":"p"}}]}'),
   },
   {
+    name: '`items: [{},{},…]`, one YAML flow sequence of 28 million entries, 80 MB (within the size limit)',
+    file: 'pods.yaml',
+    write: (path) => plainOf(path, 'apiVersion: v1\nkind: PodList\nitems: [', '{},', 80 * MiB, '{}]\n'),
+  },
+  {
     name: 'controller log of zeros, gzip, past 2 GiB',
     file: 'karpenter.log.gz',
     write: (path) => gzipOf(path, '', '\0', 2.2 * GiB, ''),
@@ -115,6 +120,19 @@ const BOMBS: readonly Bomb[] = [
     },
   },
 ];
+
+/** `head`, then `unit` repeated to about `bytes`, then `tail`, written as it is to `path`. */
+async function plainOf(path: string, head: string, unit: string, bytes: number, tail: string): Promise<number> {
+  const block = Buffer.from(unit.repeat(Math.floor(MiB / unit.length)));
+  const blocks = Math.ceil(bytes / block.length);
+  async function* content() {
+    yield Buffer.from(head);
+    for (let i = 0; i < blocks; i++) yield block;
+    yield Buffer.from(tail);
+  }
+  await pipeline(content(), createWriteStream(path));
+  return Buffer.byteLength(head) + blocks * block.length + Buffer.byteLength(tail);
+}
 
 /** `head`, then `unit` repeated to about `bytes`, then `tail`, gzipped (level 9) to `path`. */
 async function gzipOf(path: string, head: string, unit: string, bytes: number, tail: string): Promise<number> {

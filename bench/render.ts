@@ -338,7 +338,7 @@ function noteOf(c: BoundedReadBench['cases'][number]): string {
 }
 
 export function boundedReadTargets(r: BenchResults): TargetRow[] {
-  const time = `hostile capture files (gzip bombs unpacking past 2 GiB or to millions of tiny objects, a 2 GiB file) left out with a note naming the file while the rest is analysed, each under ${TARGET_REFUSAL_MS / 1000} s (the CLI, process start to exit)`;
+  const time = `hostile capture files (gzip bombs unpacking past 2 GiB or to millions of tiny objects, a YAML flow sequence of millions of entries, a 2 GiB file) left out with a note naming the file while the rest is analysed, each under ${TARGET_REFUSAL_MS / 1000} s (the CLI, process start to exit)`;
   const memory = `the same, each under ${TARGET_REFUSAL_RSS_BYTES / 1e9} GB peak RSS`;
   if (r.boundedRead === undefined) {
     return [time, memory].map((target) => ({ target, measured: notMeasured(r, 'bounded-read'), pass: undefined }));
@@ -379,7 +379,7 @@ function boundedReadSection(o: Outcome<BoundedReadBench>): Section {
     ]),
     notes: [
       `Each file next to a good one (examples/healthy/cluster.json) in a fresh folder, then \`karpenter-sentinel scan --from DIR\` (bin/karpenter-sentinel.js) in a fresh Node process with the default size limit (${formatByteSize(o.value.limitBytes)} of content per file, \`--max-file-size\`). Wall time from spawning the process to its exit, Node's start included; peak RSS is the process's \`maxRSS\`, written by a preloaded module as it exits. A watchdog would kill it past 4 GiB RSS or 120 s. Building the files (gzip level 9) is not measured.`,
-      'Before the limit (issue 11), a gzip file was unpacked whole before anything was looked at: a 3.7 MB `.json.gz` unpacking past 2 GiB took minutes and 7 GB, then V8 aborted the process (`Check failed`, exit 133); a `.log.gz` of zeros peaked at 6 GB before it was refused.',
+      'Before the limit (issue 11), a gzip file was unpacked whole before anything was looked at: a 3.7 MB `.json.gz` unpacking past 2 GiB took minutes and 7 GB, then V8 aborted the process (`Check failed`, exit 133); a `.log.gz` of zeros peaked at 6 GB before it was refused. Before YAML list items were counted (issue 19), 80 MB of `items: [1,1,…]` (40 million entries) took 44 s and 4.9 GB, then V8 aborted the process (heap limit, exit 134).',
     ],
   };
 }
@@ -1032,7 +1032,7 @@ const METHOD = [
   '- Lambda artifacts: `npm run package` first (scripts/bundle.ts, then `osls package`, offline; `--reuse-package` measures the artifacts already there), then per function the zip, the bundle, its esbuild metafile and `--import-runs N` (default 11) imports of the bundle, each in a fresh Node process.',
   '- Interruptions: the deployed handler over in-memory ports, fed SQS batches built from events/interruptions.*.json; the simulated AWS counts the calls.',
   '- Cleanup: `runCleanup` against the simulator (real Kubernetes adapter over HTTPS, in-memory AWS) for accounts of 100, 1,000 and 3,000 Karpenter instances of the cluster, a fresh child process each; dry runs and apply runs each on a fresh simulation, then a second run after each apply run; the simulated AWS counts the calls.',
-  '- Hostile capture files: gzip bombs and a 2 GiB file built in a temp folder, each given to the real command line (`scan --from`) in a fresh process; wall time to its exit and its peak RSS.',
+  '- Hostile capture files: gzip bombs, an 80 MB YAML flow sequence and a 2 GiB file built in a temp folder, each given to the real command line (`scan --from`) in a fresh process; wall time to its exit and its peak RSS.',
   '- Distribution: the packed tarball installed globally and the single executable, built in a temp folder; start-up of `--version` and a small `scan --from` in fresh processes, for the checkout, the installed tarball and the binary.',
   '- `--only analysis,live,bundles,interruptions,cleanup,bounded-read,distribution` (or `lambda` for bundles and interruptions) runs just those sections, e.g. `npm run bench -- --only lambda` in about a minute; `--write` needs them all.',
   '',

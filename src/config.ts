@@ -9,6 +9,8 @@ import {
   ACTION_MODES,
   CLI_ACTIONS,
   DEFAULT_DETECTION,
+  formatDuration,
+  MIN_ORPHAN_GRACE_MS,
   parseDuration,
   type ActionMode,
   type ActionSettings,
@@ -179,7 +181,10 @@ export function readScanConfig(env: NodeJS.ProcessEnv = process.env): ScanConfig
       controllerPendingMs: read.duration('CONTROLLER_PENDING_AFTER', DEFAULT_DETECTION.controllerPendingMs),
       workloadPendingMs: read.duration('WORKLOAD_PENDING_AFTER', DEFAULT_DETECTION.workloadPendingMs),
       registrationMs: read.duration('REGISTRATION_TIMEOUT', DEFAULT_DETECTION.registrationMs),
-      orphanGraceMs: read.duration('ORPHAN_GRACE', DEFAULT_DETECTION.orphanGraceMs),
+      orphanGraceMs: read.duration('ORPHAN_GRACE', DEFAULT_DETECTION.orphanGraceMs, {
+        ms: MIN_ORPHAN_GRACE_MS,
+        why: 'a younger instance may be one Karpenter is still launching',
+      }),
       terminationStuckMs: read.duration('TERMINATION_STUCK_AFTER', DEFAULT_DETECTION.terminationStuckMs),
       disruptionBlockedMs: read.duration('DISRUPTION_BLOCKED_AFTER', DEFAULT_DETECTION.disruptionBlockedMs),
       churnPerHour: read.integer('CHURN_PER_HOUR', DEFAULT_DETECTION.churnPerHour, 1, 10_000),
@@ -353,11 +358,15 @@ class EnvReader {
     return { key: value.slice(0, eq), value: value.slice(eq + 1) };
   }
 
-  duration(name: string, fallback: number): number {
+  /** A duration above 0, and at least `min.ms` when given (`min.why` says why). */
+  duration(name: string, fallback: number, min?: { ms: number; why: string }): number {
     const value = this.optional(name);
     if (value === undefined) return fallback;
     const ms = parseDuration(value);
     if (ms === undefined || ms <= 0) this.problem(name, `must be a duration like 90s, 15m or 4h (got ${JSON.stringify(value)})`);
+    else if (min && ms < min.ms) {
+      this.problem(name, `must be at least ${formatDuration(min.ms)}: ${min.why} (got ${JSON.stringify(value)})`);
+    }
     return ms ?? fallback;
   }
 

@@ -36,7 +36,8 @@ export function chatNotificationOf(unsafe: Alert): ChatNotification {
     source: 'custom',
     content: {
       textType: 'client-markdown',
-      title,
+      // Rendered as Markdown like the description: a name in it must not become a link or emphasis.
+      title: markdownTitle(title),
       description: truncateLines(alert.description.trim() || title, CHAT_LIMITS.description),
       nextSteps: chatSteps(alert),
       keywords,
@@ -44,6 +45,7 @@ export function chatNotificationOf(unsafe: Alert): ChatNotification {
     metadata: {
       // Finding ids are per cluster (two clusters can both have karpenter/karpenter Pending).
       threadId: `${alert.cluster}/${alert.threadId}`,
+      // Plain text, like the SNS subject.
       summary: title,
       eventType: alert.event,
       relatedResources: alert.cluster === '-' ? [] : [alert.cluster],
@@ -82,6 +84,22 @@ export function chatTitle(alert: Alert): string {
   const marker = alert.event === 'resolved' ? 'resolved' : alert.severity;
   const where = alert.cluster === '-' ? '' : `${alert.cluster}: `;
   return cut(visibleLine(`[${marker}] ${where}${alert.title}`).replace(/\s+/g, ' ').trim(), CHAT_LIMITS.title);
+}
+
+/**
+ * `chatTitle` with everything after its `[critical] ` marker Markdown-escaped (the marker is ours,
+ * and text, as no link definition can follow it), within the same limit, never cut inside an escape.
+ */
+function markdownTitle(title: string): string {
+  const marker = /^\[[a-z]+\] /.exec(title)?.[0] ?? '';
+  const escaped = `${marker}${markdownText(title.slice(marker.length))}`;
+  if (escaped.length <= CHAT_LIMITS.title) return escaped;
+  let end = CHAT_LIMITS.title - 3;
+  let backslashes = 0;
+  while (escaped[end - 1 - backslashes] === '\\') backslashes++;
+  // An odd run ends in a backslash that escapes nothing kept: it would escape the `.` after it.
+  if (backslashes % 2 === 1) end--;
+  return `${escaped.slice(0, end)}...`;
 }
 
 /** Every step that fits, whole and in order; a step too long on its own loses its last lines. */

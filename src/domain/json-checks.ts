@@ -130,3 +130,47 @@ export function record(of: Check): Check {
 function expectedOf(check: Check | undefined): string {
   return check?.(Symbol('probe'))?.expected ?? 'a value';
 }
+
+/**
+ * How deep a parsed capture value may nest: deeper than any Kubernetes object or CRD schema (the
+ * YAML parser refuses deeper documents, yaml-documents.ts). An object nested deeper is set aside:
+ * JSON.stringify and structuredClone, which the simulator and `snapshot` run on every object,
+ * overflow the stack at a few thousand levels.
+ */
+export const MAX_NESTING = 1000;
+
+/**
+ * Where `value` nests more than `max` levels deep (objects and lists), as a problem; undefined
+ * when it does not. Walked with a stack of its own, so a million levels are no recursion.
+ */
+export function nestingProblem(value: unknown, max = MAX_NESTING): ShapeProblem | undefined {
+  if (!nestsDeeperThan(value, max)) return undefined;
+  const levels = max.toLocaleString('en-US');
+  const record = value as Record<string, unknown>;
+  const under = Object.keys(record).find((key) => nestsDeeperThan(record[key], max - 1));
+  return {
+    path: under === undefined ? [] : [Array.isArray(value) ? Number(under) : under],
+    got: `nested more than ${levels} levels deep`,
+    expected: `at most ${levels}`,
+  };
+}
+
+/** Whether objects and lists nest in `value` more than `max` levels deep (`{}` is one level). */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const values: object[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const current = values.pop() as Record<string, unknown>;
+    const depth = depths.pop() as number;
+    if (depth > max) return true;
+    for (const key in current) {
+      const child = current[key];
+      if (typeof child === 'object' && child !== null) {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}

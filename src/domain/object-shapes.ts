@@ -24,10 +24,12 @@ const objectMeta = obj({
 
 const conditions = arr(obj({ type: str, status: str, reason: str, message: str, lastTransitionTime: time }, ['type']));
 
+// A toleration's key may be empty (with Exists it tolerates every taint); a taint and a selector
+// requirement need theirs, as the API server's validation and the domain types (kube.ts) say.
 const toleration = obj({ key: str, operator: str, value: str, effect: str });
-const taint = obj({ key: str, value: str, effect: str });
+const taint = obj({ key: str, value: str, effect: str }, ['key', 'effect']);
 
-const requirement = obj({ key: str, operator: str, values: arr(str) });
+const requirement = obj({ key: str, operator: str, values: arr(str) }, ['key', 'operator']);
 const labelSelector = obj({ matchLabels: strings, matchExpressions: arr(requirement) });
 const nodeSelectorTerm = obj({ matchExpressions: arr(requirement), matchFields: arr(requirement) });
 const podAffinityTerm = obj({ labelSelector, namespaces: arr(str), topologyKey: str });

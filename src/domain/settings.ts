@@ -46,21 +46,42 @@ export const CLI_ACTIONS: ActionSettings = {
   maxRestartsPerHour: 3,
 };
 
-/** Parses `90s`, `5m`, `1h30m`, `2h`, or plain seconds; returns milliseconds or undefined. */
+/**
+ * Parses `90s`, `5m`, `1h30m`, `2h`, or plain seconds; returns milliseconds or undefined. Each unit
+ * at most once and the larger first (`d`, `h`, `m`, `s`, `ms`): `5m5m` or `30s1m` is a typo, not
+ * a sum. Nothing else is accepted: no sign, no space, no other unit.
+ */
 export function parseDuration(text: string): number | undefined {
   const s = text.trim();
-  if (/^\d+$/.test(s)) return Number(s) * 1000;
+  if (/^\d+$/.test(s)) return finite(Number(s) * 1000);
   const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
   let total = 0;
   let consumed = 0;
+  let lastUnit = -1;
   for (let m = re.exec(s); m; m = re.exec(s)) {
-    const n = Number(m[1]);
-    const unit = m[2];
-    total += n * (unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : unit === 'h' ? 3_600_000 : 86_400_000);
+    const unit = DURATION_UNITS.indexOf(m[2] as (typeof DURATION_UNITS)[number]);
+    if (unit <= lastUnit) return undefined;
+    lastUnit = unit;
+    total += Number(m[1]) * (DURATION_UNIT_MS[unit] as number);
     consumed = re.lastIndex;
   }
-  return consumed === s.length && s.length > 0 ? total : undefined;
+  return consumed === s.length && s.length > 0 ? finite(total) : undefined;
 }
+
+const DURATION_UNITS = ['d', 'h', 'm', 's', 'ms'] as const;
+const DURATION_UNIT_MS = [86_400_000, 3_600_000, 60_000, 1000, 1];
+
+function finite(ms: number): number | undefined {
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/**
+ * The shortest orphan grace accepted (`--orphan-grace`, `ORPHAN_GRACE`). Karpenter writes an
+ * instance's id on its NodeClaim moments after launching it, but a capture or a scan lists
+ * NodeClaims and instances at different moments: an instance launched in between has no NodeClaim
+ * naming it yet. Younger than this, an instance is never an orphan (docs/guardrails.md).
+ */
+export const MIN_ORPHAN_GRACE_MS = 5 * 60_000;
 
 /** `300000` → `5m`, for messages. */
 export function formatDuration(ms: number): string {

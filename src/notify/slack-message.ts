@@ -105,7 +105,9 @@ function chatNotificationIn(value: unknown): ChatNotification | undefined {
 
 function blockMessage(notification: ChatNotification, attributes: Readonly<Record<string, string>>): SlackPayload {
   const facts = factsOf(notification, attributes);
-  const title = oneLineOf(notification.content.title) || firstLine(notification.content.description) || 'Notification';
+  // The title is Markdown (escaped by chatNotificationOf); Slack shows it as plain text.
+  const title =
+    oneLineOf(markdownPlain(notification.content.title ?? '')) || firstLine(notification.content.description) || 'Notification';
   const emoji = facts.event === 'resolved' ? RESOLVED_EMOJI : (SEVERITY_EMOJI[facts.severity ?? ''] ?? UNKNOWN_SEVERITY_EMOJI);
 
   const description = sectionTexts(toMrkdwn(notification.content.description));
@@ -280,6 +282,11 @@ function inlineMrkdwn(line: string): string {
 
 /** ASCII punctuation: what a Markdown backslash escape may stand before. */
 const ESCAPABLE = /[!-/:-@[-`{-~]/;
+
+/** Markdown text (a title) as the plain text it shows: its backslash escapes taken off. */
+function markdownPlain(markdown: string): string {
+  return markdown.replace(/\\([!-/:-@[-`{-~])/g, '$1');
+}
 
 /**
  * Lookalikes for the characters Slack formats with, which mrkdwn cannot escape: a value the

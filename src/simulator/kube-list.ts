@@ -4,6 +4,7 @@
  */
 import { KARPENTER_API_GROUPS } from '../domain/tags.ts';
 import { apiVersionOf } from '../ports/kubernetes.ts';
+import { jsonText } from '../domain/json.ts';
 import { isRecord, type JsonRecord } from '../domain/shape.ts';
 import { SIM_RESOURCES, lowerBound, type KubeStore, type SimResourceName, type StoredObject } from './kube-store.ts';
 import { parseFieldSelector, parseLabelSelector, SelectorError, type ObjectPredicate } from './selectors.ts';
@@ -58,7 +59,7 @@ export function listBody(store: KubeStore, request: ListRequest): Buffer {
     const object = all[index];
     if (!object || (matches && !matches(object.object))) continue;
     if (count++ > 0) chunks.push(COMMA);
-    if (view) chunks.push(Buffer.from(JSON.stringify(withoutType(view.render(object.object)))));
+    if (view) chunks.push(Buffer.from(jsonText(withoutType(view.render(object.object)))));
     else if (withKind) chunks.push(...fullChunks(object));
     else chunks.push(object.body);
     last = object;

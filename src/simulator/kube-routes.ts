@@ -5,6 +5,7 @@
  * ["All"]`, which is what `kubectl delete --dry-run=server` sends): the answer is what would
  * happen, and nothing is stored or removed.
  */
+import { jsonText } from '../domain/json.ts';
 import { isRecord, type JsonRecord } from '../domain/shape.ts';
 import { resourceAt } from './discovery.ts';
 import { CORE_EVENTS_VIEW } from './core-events.ts';
@@ -99,7 +100,7 @@ export function serveResource(store: KubeStore, route: ResourceRoute, request: A
   const { resource, name, namespace, view } = route;
   if (view) {
     if (request.method !== 'GET') throw METHOD_NOT_ALLOWED;
-    return { status: 200, body: JSON.stringify(view.render(existing(store, resource, name, namespace).object)) };
+    return { status: 200, body: jsonText(view.render(existing(store, resource, name, namespace).object)) };
   }
   switch (request.method) {
     case 'GET':
@@ -333,7 +334,7 @@ function checkStringMap(resource: SimResourceName, name: string, value: unknown,
 }
 
 function sameObject(a: JsonRecord, b: JsonRecord): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  return jsonText(a) === jsonText(b);
 }
 
 /**

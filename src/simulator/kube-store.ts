@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { KUBE_RESOURCES, apiVersionOf, type KubeResourceInfo, type KubeResourceName } from '../ports/kubernetes.ts';
+import { jsonText } from '../domain/json.ts';
 import { isRecord, type JsonRecord } from '../domain/shape.ts';
 
 /**
@@ -179,7 +180,7 @@ export class KubeStore {
     if (GENERATION_RESOURCES.has(resource)) nextMetadata.generation = nextGeneration(previous?.object, body, metadata.generation);
     const nextBody: JsonRecord = { ...body, metadata: nextMetadata };
     const full = { apiVersion: apiVersionOf(info), kind: info.kind, ...nextBody };
-    const stored = new StoredEntry(resource, namespace, name, full, Buffer.from(JSON.stringify(nextBody)));
+    const stored = new StoredEntry(resource, namespace, name, full, Buffer.from(jsonText(nextBody)));
     if (options.dryRun) return stored;
     table.set(stored);
     if (namespace !== undefined && resource !== 'namespaces') this.#ensureNamespace(namespace, metadata.creationTimestamp);
@@ -246,7 +247,7 @@ function scopedNamespace(resource: SimResourceName, namespace: string | undefine
 function nextGeneration(previous: JsonRecord | undefined, body: JsonRecord, given: unknown): number {
   const before = previous && isRecord(previous.metadata) ? previous.metadata.generation : undefined;
   if (typeof before !== 'number') return typeof given === 'number' && given > 0 ? given : 1;
-  return JSON.stringify(previous?.spec) === JSON.stringify(body.spec) ? before : before + 1;
+  return jsonText(previous?.spec) === jsonText(body.spec) ? before : before + 1;
 }
 
 /** A stable UUID-shaped uid for objects that came without one. */

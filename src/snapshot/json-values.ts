@@ -2,6 +2,7 @@ import { Buffer } from 'node:buffer';
 import { formatByteSize } from '../domain/byte-size.ts';
 import type { ByteReader } from './capture-content.ts';
 import { ShapeError } from '../domain/shape.ts';
+import { tooManyItems } from './size-limit.ts';
 
 /**
  * JSON capture bytes → their top-level values, read and parsed a list element at a time.
@@ -129,9 +130,7 @@ class JsonScanner {
       const [element, end] = (closing && this.#prettyObject(i, closing)) || this.#whole(i);
       // Each one is held: millions of tiny ones (a gzip of one repeated) would fill V8's heap.
       if (++this.#elements > this.#maxElements) {
-        throw new ShapeError(
-          `more than ${this.#maxElements.toLocaleString('en-US')} list items, more than any kubectl or aws CLI output of this size holds (--max-file-size raises both)`,
-        );
+        throw tooManyItems(this.#maxElements);
       }
       elements.push(this.#keep(element));
       i = this.#skipSpace(end);

@@ -1,6 +1,6 @@
 import type { KubeEvent, KubeObject } from '../domain/kube.ts';
 import type { SourceName } from '../domain/snapshot.ts';
-import { describeProblem, obj, str, typeOf, under } from '../domain/json-checks.ts';
+import { describeProblem, nestingProblem, obj, str, typeOf, under } from '../domain/json-checks.ts';
 import { KUBE_SHAPES } from '../domain/object-shapes.ts';
 import { isRecord, oneLine, optNumber, optString, optText, optTime, withoutUndefined, type JsonRecord } from '../domain/shape.ts';
 import { KARPENTER_API_GROUPS } from '../domain/tags.ts';
@@ -110,7 +110,7 @@ export function classifyKubeObject(object: JsonRecord, apiVersion: string, kind:
   const namespace = metadata.namespace ?? undefined;
   const key = `${namespace ?? ''}/${metadata.name}`;
   if (known.source === 'events') return { type: 'event', event: normaliseEvent(object, group), key };
-  const problem = KUBE_SHAPES[known.source]?.(object);
+  const problem = nestingProblem(object) ?? KUBE_SHAPES[known.source]?.(object);
   if (problem) {
     const name = namespace ? `${namespace}/${metadata.name}` : metadata.name;
     return {

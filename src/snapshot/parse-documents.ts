@@ -3,6 +3,7 @@ import { parseJsonValues } from './json-values.ts';
 import { oneLine, ShapeError } from '../domain/shape.ts';
 import { dropUnusedFields } from '../domain/unused-fields.ts';
 import { parseYamlDocuments } from './yaml-documents.ts';
+import { checkYamlItems } from './yaml-items.ts';
 
 /**
  * A capture file's content → its top-level values (one per YAML document; one per JSON value,
@@ -19,7 +20,9 @@ export function parseDocuments(content: CaptureContent): unknown[] {
     });
     return Array.isArray(parsed) ? parsed : throwJsonError(content, parsed.invalidAt);
   }
-  return parseYamlDocuments(content.text());
+  const text = content.text();
+  checkYamlItems(text, Math.floor(content.maxBytes / BYTES_PER_YAML_ITEM));
+  return parseYamlDocuments(text);
 }
 
 /**
@@ -27,6 +30,13 @@ export function parseDocuments(content: CaptureContent): unknown[] {
  * 1 kB, a Pod several): a file holds at most its size over this many. 2 million in 1 GiB.
  */
 const BYTES_PER_ITEM = 512;
+
+/**
+ * The same for YAML, where every list item is counted, nested ones too, and every comma and brace
+ * (yaml-items.ts): 16 million in 1 GiB. `kubectl get -o yaml` Lists hold one per 100 to 300 bytes
+ * (BENCHMARKS.md, the -o yaml twin); 16 million values parsed by js-yaml take about 2 GB.
+ */
+const BYTES_PER_YAML_ITEM = 64;
 
 function firstNonBlank(content: CaptureContent): string | undefined {
   const inHead = content.head.find((c) => !isSpace(c));

@@ -16,6 +16,16 @@ export function overLimit(maxBytes: number, unpacked: boolean): ShapeError {
   );
 }
 
+/**
+ * The one line a file holding more list items than its size allows gets (JSON: json-values.ts,
+ * YAML: yaml-items.ts); the loader puts the file name before it.
+ */
+export function tooManyItems(maxItems: number): ShapeError {
+  return new ShapeError(
+    `more than ${maxItems.toLocaleString('en-US')} list items, more than any kubectl or aws CLI output of this size holds (--max-file-size raises both)`,
+  );
+}
+
 /** `source`, refusing to read past `maxBytes` (a file may still be growing, a gzip file says no size). */
 export function limitedSource(source: ByteSource, maxBytes: number, unpacked: boolean): ByteSource {
   const limited: ByteSource = {

@@ -1,4 +1,5 @@
 import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
+import { MAX_NESTING } from '../domain/json-checks.ts';
 import { oneLine, ShapeError } from '../domain/shape.ts';
 import { dropUnusedFieldsThroughout } from '../domain/unused-fields.ts';
 
@@ -63,7 +64,7 @@ function parseYamlText(text: string, originalLine: (line: number) => number): un
 }
 
 /** Deeper than any Kubernetes object or CRD schema; js-yaml's default (100) is not. */
-const MAX_DEPTH = 1000;
+const MAX_DEPTH = MAX_NESTING;
 
 function yamlProblem(error: unknown, originalLine: (line: number) => number): string {
   if (!(error instanceof YAMLException)) return oneLine(errorMessage(error));

@@ -67,6 +67,7 @@ describe('service configuration', () => {
       ALERT_REMINDER_INTERVAL: '1h30m',
       SCAN_LEASE_DURATION: '5m',
       CLUSTERS: 'prod-a,prod-b',
+      ORPHAN_GRACE: '5m',
     });
 
     expect(config.actions.modes).toEqual({ ROLLOUT_RESTART: 'off', TERMINATE_INSTANCE: 'apply' });
@@ -78,6 +79,7 @@ describe('service configuration', () => {
       terminationStuckMs: 30 * 60_000,
       disruptionBlockedMs: 6 * 3_600_000,
       churnPerHour: 4,
+      orphanGraceMs: 5 * 60_000,
     });
     expect(config.alerts.minSeverity).toBe('critical');
     expect(config.alerts.reminderIntervalMs).toBe(90 * 60_000);
@@ -91,6 +93,15 @@ describe('service configuration', () => {
     [{ ALERT_MIN_SEVERITY: 'high' }, 'ALERT_MIN_SEVERITY must be one of critical, warning, info (got "high")'],
     [{ SCAN_LEASE_DURATION: '30s' }, 'SCAN_LEASE_DURATION must be from 1m to 16m'],
     [{ SCAN_LEASE_DURATION: '1h' }, 'SCAN_LEASE_DURATION must be from 1m to 16m'],
+    [{ ORPHAN_GRACE: '5m5m' }, 'ORPHAN_GRACE must be a duration like 90s, 15m or 4h (got "5m5m")'],
+    [{ ORPHAN_GRACE: '5x' }, 'ORPHAN_GRACE must be a duration like 90s, 15m or 4h (got "5x")'],
+    [{ ORPHAN_GRACE: '-10m' }, 'ORPHAN_GRACE must be a duration like 90s, 15m or 4h (got "-10m")'],
+    [{ ORPHAN_GRACE: '0' }, 'ORPHAN_GRACE must be a duration like 90s, 15m or 4h (got "0")'],
+    [
+      { ORPHAN_GRACE: '2m' },
+      'ORPHAN_GRACE must be at least 5m: a younger instance may be one Karpenter is still launching (got "2m")',
+    ],
+    [{ ORPHAN_GRACE: '4m59s' }, 'ORPHAN_GRACE must be at least 5m'],
   ])('a bad value %j fails naming the variable', (bad, message) => {
     expect(() => readScanConfig({ ...scanEnv, ...bad })).toThrow(message);
   });

@@ -1,7 +1,13 @@
 import type { ParseArgsOptionsConfig } from 'node:util';
 import { formatByteSize } from '../../domain/byte-size.ts';
 import { UsageError } from '../../domain/errors.ts';
-import { CLI_ACTIONS, DEFAULT_DETECTION, formatDuration, type DetectionSettings } from '../../domain/settings.ts';
+import {
+  CLI_ACTIONS,
+  DEFAULT_DETECTION,
+  formatDuration,
+  MIN_ORPHAN_GRACE_MS,
+  type DetectionSettings,
+} from '../../domain/settings.ts';
 import {
   FAIL_ON_CHOICES,
   OUTPUT_FORMATS,
@@ -72,7 +78,7 @@ Thresholds (90s, 5m, 1h30m, or seconds):
   --controller-pending DUR     Karpenter controller pods Pending at least this long (default ${formatDuration(d.controllerPendingMs)})
   --workload-pending DUR       workload pods Pending at least this long (default ${formatDuration(d.workloadPendingMs)})
   --registration DUR           NodeClaim launched but not registered at least this long (default ${formatDuration(d.registrationMs)})
-  --orphan-grace DUR           an unmatched instance launched at least this long ago (default ${formatDuration(d.orphanGraceMs)})
+  --orphan-grace DUR           an unmatched instance launched at least this long ago (default ${formatDuration(d.orphanGraceMs)}, at least ${formatDuration(MIN_ORPHAN_GRACE_MS)})
   --termination-stuck DUR      a Node or NodeClaim Karpenter is terminating at least this long (default ${formatDuration(d.terminationStuckMs)})
   --disruption-blocked DUR     a drifted or expired NodeClaim still running this long after (default ${formatDuration(d.disruptionBlockedMs)})
   --churn-per-hour N           consolidation disruptions of one NodePool's nodes in the last hour (default ${d.churnPerHour})
@@ -91,6 +97,17 @@ Files that cannot be read (empty, a saved kubectl or aws error, over --max-file-
 left out with a note naming each and a gap; the scan goes on and says the data is incomplete.
 Exit codes: 0 nothing at or above --fail-on, 1 something is, 2 usage error or no capture file could be read.`;
 
+/** `--orphan-grace`, no shorter than MIN_ORPHAN_GRACE_MS (docs/guardrails.md). */
+function orphanGraceOf(value: ParsedFlags['values'][string]): number {
+  const ms = durationOf('orphan-grace', value, d.orphanGraceMs);
+  if (ms < MIN_ORPHAN_GRACE_MS) {
+    throw new UsageError(
+      `--orphan-grace must be at least ${formatDuration(MIN_ORPHAN_GRACE_MS)}: a younger instance may be one Karpenter is still launching (got '${String(value)}')`,
+    );
+  }
+  return ms;
+}
+
 export const scanCommand: Command = {
   name: 'scan',
   summary: 'find, explain and plan fixes for Karpenter failures',
@@ -104,7 +121,7 @@ export const scanCommand: Command = {
       controllerPendingMs: durationOf('controller-pending', values['controller-pending'], d.controllerPendingMs),
       workloadPendingMs: durationOf('workload-pending', values['workload-pending'], d.workloadPendingMs),
       registrationMs: durationOf('registration', values.registration, d.registrationMs),
-      orphanGraceMs: durationOf('orphan-grace', values['orphan-grace'], d.orphanGraceMs),
+      orphanGraceMs: orphanGraceOf(values['orphan-grace']),
       terminationStuckMs: durationOf('termination-stuck', values['termination-stuck'], d.terminationStuckMs),
       disruptionBlockedMs: durationOf('disruption-blocked', values['disruption-blocked'], d.disruptionBlockedMs),
       churnPerHour: countOf('churn-per-hour', values['churn-per-hour'], d.churnPerHour),

@@ -6,6 +6,7 @@ import { isUsable } from './controller-nodes.ts';
 import { nodesRejectedFor } from '../scheduling/scheduler-messages.ts';
 import { isCandidate, type NodeFit } from '../scheduling/scheduling.ts';
 import { shellJson, shellQuote, shellWords } from '../../domain/shell.ts';
+import { visibleLine } from '../../domain/visible.ts';
 
 /**
  * The fix for each cause of a Pending Karpenter controller, as commands filled with the cluster's
@@ -89,7 +90,7 @@ function noProfileSteps(env: ControllerEnv, clusterName: string, restart: string
     commandStep('then restart, since pods created before the profile was ACTIVE keep default-scheduler', restart),
     ...profiles.map(
       (p) =>
-        `or run the controller where profile ${p.name} selects it: ${p.selectors.map((s) => `namespace ${s.namespace}${Object.keys(s.labels ?? {}).length ? ` with labels ${JSON.stringify(s.labels)}` : ''}`).join(' or ')}`,
+        `or run the controller where profile ${visibleLine(p.name)} selects it: ${p.selectors.map((s) => `namespace ${visibleLine(s.namespace ?? '?')}${Object.keys(s.labels ?? {}).length ? ` with labels ${JSON.stringify(s.labels)}` : ''}`).join(' or ')}`,
     ),
   ];
 }
@@ -198,7 +199,7 @@ function selectorSteps(d: ControllerDiagnosis, env: ControllerEnv): string[] {
   }
   const affinity = [...new Set(usable.flatMap((f) => f.failures.filter((x) => x.kind === 'node-affinity').map((x) => x.detail)))];
   for (const a of affinity)
-    steps.push(`the Deployment's ${a} on every node: relabel a node or change affinity in the chart values`);
+    steps.push(`the Deployment's ${visibleLine(a)} on every node: relabel a node or change affinity in the chart values`);
   if (steps.length === 0)
     steps.push(
       commandStep("compare the Deployment's nodeSelector/affinity with the node labels", 'kubectl get nodes --show-labels'),

@@ -10,6 +10,7 @@ import type { EC2NodeClass, Pod } from '../../domain/kube.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 import { shellQuote, shellWords } from '../../domain/shell.ts';
 import { formatTerm } from './selector-terms.ts';
+import { visibleLine } from '../../domain/visible.ts';
 
 /** Fewer free addresses than this is low, whatever the subnet's size (one /28 prefix). */
 export const MIN_FREE_ADDRESSES = 16;
@@ -205,7 +206,7 @@ export function moreAddressesSteps(input: MoreAddressesInput): string[] {
       'if the VPC has no unused CIDR block left, give it a secondary CIDR first (e.g. 100.64.0.0/16) and create the subnets in it',
       `aws ec2 associate-vpc-cidr-block --vpc-id ${vpcArg} --cidr-block <new-cidr>${r}`,
     ),
-    `then check Karpenter picked the new subnet up: ${name ? `EC2NodeClass ${name}` : 'the EC2NodeClass'} status.subnets lists it within a few minutes`,
+    `then check Karpenter picked the new subnet up: ${name ? `EC2NodeClass ${visibleLine(name)}` : 'the EC2NodeClass'} status.subnets lists it within a few minutes`,
     'note: VPC CNI prefix delegation (ENABLE_PREFIX_DELEGATION=true on the aws-node DaemonSet) packs pods into /28 prefixes, fewer addresses per node but 16 contiguous ones at a time; custom networking (ENIConfig per zone) moves pod addresses into other subnets, e.g. in a 100.64.0.0/10 secondary CIDR',
   );
   return steps;

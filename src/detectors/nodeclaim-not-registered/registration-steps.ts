@@ -1,6 +1,7 @@
 import type { DetectContext } from '../detector.ts';
 import { regionFlag } from '../aws-iam/iam-arn.ts';
 import { shellQuote, shellWords } from '../../domain/shell.ts';
+import { visibleLine } from '../../domain/visible.ts';
 
 const GONE_STATES = new Set(['stopping', 'stopped', 'shutting-down', 'terminated']);
 
@@ -40,7 +41,7 @@ export function instanceStateSteps(
         ]
       : []),
     ...claims.slice(0, 1).map((n) => `kubectl describe nodeclaim ${shellQuote(n)}`),
-    `check that nothing outside Karpenter (Spot interruption, an instance scheduler, a cleanup job) stops instances of cluster ${cluster}`,
+    `check that nothing outside Karpenter (Spot interruption, an instance scheduler, a cleanup job) stops instances of cluster ${visibleLine(cluster)}`,
   ];
 }
 

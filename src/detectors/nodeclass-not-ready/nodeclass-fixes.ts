@@ -5,6 +5,7 @@ import { mergePatch, nameOf, quoted, type Explanation, type FixContext } from '.
 import type { NodeClassCauseCode } from '../karpenter/nodeclass-status.ts';
 import { describeSecurityGroupsCommand, describeSubnetsCommand, formatTerms } from '../karpenter/selector-terms.ts';
 import { shellQuote, shellWords } from '../../domain/shell.ts';
+import { visibleLine } from '../../domain/visible.ts';
 
 /** Tag keys Karpenter reserves for itself; an EC2NodeClass carrying them in spec.tags fails validation. */
 const RESTRICTED_TAG =
@@ -91,7 +92,7 @@ function explainInstanceProfile(c: Condition, nc: EC2NodeClass, fx: FixContext):
     steps.push(commandStep('Check the role exists', `aws iam get-role --role-name ${shellQuote(role)}`));
     steps.push(
       authFailure
-        ? `Allow the Karpenter controller's IAM role iam:PassRole on ${roleArn} and iam:GetInstanceProfile, iam:CreateInstanceProfile, iam:TagInstanceProfile, iam:AddRoleToInstanceProfile.`
+        ? `Allow the Karpenter controller's IAM role iam:PassRole on ${visibleLine(roleArn)} and iam:GetInstanceProfile, iam:CreateInstanceProfile, iam:TagInstanceProfile, iam:AddRoleToInstanceProfile.`
         : commandStep(
             `Create node role ${role} (policies AmazonEKSWorkerNodePolicy, AmazonEKS_CNI_Policy, AmazonEC2ContainerRegistryReadOnly, AmazonSSMManagedInstanceCore) or set spec.role to an existing one`,
             `kubectl edit ec2nodeclass ${shellQuote(name)}`,

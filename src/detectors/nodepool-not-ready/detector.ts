@@ -8,6 +8,7 @@ import { nodeClassFailures, unhealthyConditions } from '../karpenter/nodeclass-s
 import { conditionText, describeCondition, notReady } from '../karpenter/readiness.ts';
 import { AUTO_MODE_GROUP, EC2NODECLASS_GROUP, isEc2NodeClassRef, nodeClassKind } from '../../domain/auto-mode.ts';
 import { shellJson, shellQuote } from '../../domain/shell.ts';
+import { visibleLine } from '../../domain/visible.ts';
 
 type Cause = CauseCodeOf<'NODEPOOL_NOT_READY'>;
 interface Explained {
@@ -143,7 +144,7 @@ function nodeClassUnready(np: NodePool, ctx: DetectContext): Explained | undefin
       : [
           `kubectl describe ${resource} ${shellQuote(target)}`,
           isEc2
-            ? `Fix EC2NodeClass ${target} (see its NODECLASS_NOT_READY finding); NodePool ${name} turns Ready by itself once it is.`
+            ? `Fix EC2NodeClass ${visibleLine(target)} (see its NODECLASS_NOT_READY finding); NodePool ${visibleLine(name)} turns Ready by itself once it is.`
             : commandStep(
                 `Fix NodeClass ${target} as its conditions say; NodePool ${name} turns Ready by itself once it is`,
                 `kubectl get ${resource} ${shellQuote(target)} -o yaml`,

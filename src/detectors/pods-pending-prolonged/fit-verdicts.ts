@@ -7,6 +7,7 @@ import { formatQuantity, parseQuantity, type ResourceAmounts } from '../scheduli
 import { formatRequirement, podRequests } from '../scheduling/scheduling.ts';
 import type { PoolFacts, WorkloadVerdict } from './workload-verdicts.ts';
 import { describeCoverage, type PoolZones } from './zones.ts';
+import { visibleLine } from '../../domain/visible.ts';
 
 /**
  * NO_INSTANCE_TYPE_FITS and TOPOLOGY_UNSATISFIABLE: a NodePool matches the pods, yet nothing it may
@@ -209,7 +210,7 @@ export function instanceTypeVerdict(input: InstanceTypeInput): WorkloadVerdict {
   for (const t of input.typos) {
     reasons.push(`label ${t.label} has no known values (typo of ${t.suggestion}?)`);
     steps.push(
-      `fix the label key ${t.label}: did you mean ${t.suggestion}? (in the NodePool requirements or the pods' nodeSelector/affinity)`,
+      `fix the label key ${visibleLine(t.label)}: did you mean ${visibleLine(t.suggestion)}? (in the NodePool requirements or the pods' nodeSelector/affinity)`,
     );
   }
   if (minValues) {

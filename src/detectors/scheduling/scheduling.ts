@@ -79,9 +79,11 @@ export function formatTaint(taint: Taint): string {
 /** Kubernetes toleration semantics (k8s.io/api/core/v1 Toleration.ToleratesTaint). */
 export function tolerates(toleration: Toleration, taint: Taint): boolean {
   if (toleration.effect && toleration.effect !== taint.effect) return false;
-  if (toleration.operator === 'Exists') return !toleration.key || toleration.key === taint.key;
+  // An empty key matches every taint's (the API server lets it be empty only with Exists).
+  if (toleration.key && toleration.key !== taint.key) return false;
+  if (toleration.operator === 'Exists') return true;
   if (toleration.operator && toleration.operator !== 'Equal') return false;
-  return toleration.key === taint.key && (toleration.value ?? '') === (taint.value ?? '');
+  return (toleration.value ?? '') === (taint.value ?? '');
 }
 
 /** NoSchedule/NoExecute taints no toleration covers (PreferNoSchedule never blocks). */

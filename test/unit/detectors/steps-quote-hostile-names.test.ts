@@ -28,7 +28,7 @@ afterAll(() => rmSync(sandbox, { recursive: true, force: true }));
 const KEEP = new Set(['labels', 'matchLabels', 'selector', 'nodeSelector', 'annotations', 'apiVersion', 'kind']);
 
 /** The snapshot with every name, namespace and the cluster name made hostile, consistently everywhere. */
-function hostile(snapshot: ClusterSnapshot): ClusterSnapshot {
+function hostile(snapshot: ClusterSnapshot, planted = PLANTED): ClusterSnapshot {
   const names = new Set<string>([snapshot.clusterName]);
   const collect = (value: unknown): void => {
     if (Array.isArray(value)) value.forEach(collect);
@@ -42,7 +42,7 @@ function hostile(snapshot: ClusterSnapshot): ClusterSnapshot {
   for (const part of Object.values(snapshot)) if (Array.isArray(part)) part.forEach(collect);
   const rename = (value: unknown, key = ''): unknown => {
     if (KEEP.has(key)) return value;
-    if (typeof value === 'string') return names.has(value) ? `${value}${PLANTED}` : value;
+    if (typeof value === 'string') return names.has(value) ? `${value}${planted}` : value;
     if (value instanceof Set || value instanceof Map || value instanceof Date) return value;
     if (Array.isArray(value)) return value.map((v) => rename(v));
     if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rename(v, k)]));
@@ -64,8 +64,19 @@ function pasteAll(steps: readonly string[]): void {
   }
 }
 
-const analyzed = (snapshot: ClusterSnapshot, now: Date) =>
-  analyze(hostile(snapshot), { detection: DEFAULT_DETECTION, actions: CLI_ACTIONS, now }).findings;
+const analyzed = (snapshot: ClusterSnapshot, now: Date, planted = PLANTED) =>
+  analyze(hostile(snapshot, planted), { detection: DEFAULT_DETECTION, actions: CLI_ACTIONS, now }).findings;
+
+/** A line break, then a command: printed raw, a prose step would show the command on a line of its own. */
+const LINE_BREAK = '\nkubectl delete nodepools --all $(touch PWNED) `touch PWNED`';
+
+/** Lines of prose steps (no `# why` line, no command) that start with the planted command. */
+function forgedLines(findings: readonly Finding[]): string[] {
+  return findings
+    .flatMap((f) => (f.remediation?.steps ?? []).map((s) => `${f.code}: ${s}`))
+    .filter((s) => !/^[A-Z_]+: (# |kubectl |aws |eksctl |helm )/.test(s))
+    .filter((s) => s.split('\n').some((line) => line.startsWith('kubectl delete nodepools --all')));
+}
 
 describe('steps with hostile names, pasted', () => {
   it('run nothing planted, in any cause-code scenario', () => {
@@ -84,5 +95,18 @@ describe('steps with hostile names, pasted', () => {
     }
     expect(steps.filter((s) => s.includes('PWNED')).length).toBeGreaterThan(10);
     pasteAll(steps);
+  });
+
+  it('keep a planted line break in prose on the line it was in, in any cause-code scenario and bundled example', async () => {
+    const examples = fileURLToPath(new URL('../../../examples/', import.meta.url));
+    const findings = SCENARIOS.flatMap((s) => analyzed(s.snapshot, NOW, LINE_BREAK));
+    for (const dir of readdirSync(examples, { withFileTypes: true }).filter((d) => d.isDirectory())) {
+      const { snapshot } = await loadSnapshot([`${examples}${dir.name}`]);
+      findings.push(...analyzed(snapshot, new Date(EXAMPLES_NOW), LINE_BREAK));
+    }
+    // The planted text did reach prose steps, on their own line.
+    const prose = findings.flatMap((f) => f.remediation?.steps ?? []).filter((s) => !/^(# |kubectl |aws |eksctl |helm )/.test(s));
+    expect(prose.filter((s) => s.includes('kubectl delete nodepools --all')).length).toBeGreaterThan(4);
+    expect(forgedLines(findings)).toEqual([]);
   });
 });

@@ -11,13 +11,18 @@ describe('durations', () => {
     ['1h30m', 5_400_000],
     ['2h', 7_200_000],
     ['500ms', 500],
+    ['1d2h3m4s5ms', 93_784_005],
+    ['1.5h', 5_400_000],
   ])('parses %s', (text, ms) => {
     expect(parseDuration(text)).toBe(ms);
   });
 
-  it.each(['', 'five', '5x', '-5m', '5m junk'])('rejects %j', (text) => {
-    expect(parseDuration(text)).toBeUndefined();
-  });
+  it.each(['', ' ', 'five', '5x', '-5m', '5m junk', '5 m', '5m5m', '1h1h', '30s1m', '30m1h', '1m1s1m', `${'9'.repeat(400)}`])(
+    'rejects %j',
+    (text) => {
+      expect(parseDuration(text)).toBeUndefined();
+    },
+  );
 
   it('formats for humans', () => {
     expect(formatDuration(47 * 60_000)).toBe('47m');

@@ -91,6 +91,29 @@ describe('chatNotificationOf', () => {
     expect(n.content.title.endsWith('...')).toBe(true);
   });
 
+  it('Markdown-escapes the title as it does the description, and keeps the summary plain text', () => {
+    // Prepare
+    const title = 'EC2NodeClass [md](https://evil.example) *bold* <!channel> `x` is not ready';
+
+    // Act
+    const n = chatNotificationOf(alert({ title }));
+
+    // Assess
+    expect(n.content.title).toBe(
+      '[critical] prod: EC2NodeClass \\[md\\]\\(https://evil.example) \\*bold\\* \\<!channel\\> \\`x\\` is not ready',
+    );
+    expect(n.metadata?.summary).toBe(`[critical] prod: ${title}`);
+  });
+
+  it('cuts an escaped title within its limit, never between a backslash and what it escapes', () => {
+    for (const pad of [0, 1]) {
+      const n = chatNotificationOf(alert({ title: `${'x'.repeat(200 + pad)}${'*'.repeat(100)}` }));
+
+      expect(n.content.title.length).toBeLessThanOrEqual(CHAT_LIMITS.title);
+      expect(n.content.title).toMatch(/^\[critical\] prod: x+(\\\*)+\.\.\.$/);
+    }
+  });
+
   it('never sends an empty description (the format requires one)', () => {
     expect(chatNotificationOf(alert({ description: '  ' })).content.description).toBe(chatTitle(alert()));
   });

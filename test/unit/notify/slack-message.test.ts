@@ -116,6 +116,14 @@ describe('slackPayloadOf: a chat notification', () => {
     expect(headerOf(payload)).toBe(`${emoji} prod-eu: Instance i-0abc123 of NodePool default has no NodeClaim`);
   });
 
+  it('shows the Markdown-escaped chat title as the plain text it stands for in the header', () => {
+    // Act
+    const payload = slackPayloadOf(messageOf(alert({ title: 'NodePool *a_b* [x](y) has `no` NodeClaim' })));
+
+    // Assess
+    expect(headerOf(payload)).toBe(':large_orange_circle: prod-eu: NodePool *a_b* [x](y) has `no` NodeClaim');
+  });
+
   it('reads severity, cluster, code and event from the metadata when the message has no attributes', () => {
     // Act
     const payload = slackPayloadOf(messageOf(alert({ event: 'reminder', severity: 'critical' }), false));

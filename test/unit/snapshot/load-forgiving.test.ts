@@ -139,3 +139,44 @@ describe('loadSnapshot: a capture of a broken cluster, with broken files among g
     expect((error as InputError).message).toMatch(/pods\.json: empty file/);
   });
 });
+
+describe('loadSnapshot: a taint or a selector requirement without its key', () => {
+  it('sets that one object aside with a note naming the field; the others load', async () => {
+    // Prepare
+    const node = (name: string, taint: object) => ({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name },
+      spec: { taints: [taint] },
+    });
+    const nodePool = (name: string, requirement: object) => ({
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodePool',
+      metadata: { name },
+      spec: { template: { spec: { requirements: [requirement] } } },
+    });
+    const dir = await captureDir({
+      'nodes.json': kubeList([
+        node('a', { effect: 'NoSchedule' }),
+        node('b', { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }),
+      ]),
+      'nodepools.json': kubeList([
+        nodePool('keyless', { key: null, operator: 'In', values: ['spot'] }),
+        nodePool('default', { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] }),
+      ]),
+    });
+
+    // Act
+    const { snapshot, notices } = await loadSnapshot([dir]);
+
+    // Assess
+    expect(snapshot.nodes.map((n) => n.metadata?.name)).toEqual(['b']);
+    expect(snapshot.nodePools.map((n) => n.metadata?.name)).toEqual(['default']);
+    expect(notices).toEqual(
+      expect.arrayContaining([
+        `${join(dir, 'nodes.json')}: Node a: spec.taints[0].key is missing, expected a string; object set aside`,
+        `${join(dir, 'nodepools.json')}: NodePool keyless: spec.template.spec.requirements[0].key is null, expected a string; object set aside`,
+      ]),
+    );
+  });
+});

@@ -183,3 +183,63 @@ describe('loadSnapshot: list items a file may hold', () => {
     expect(snapshot.pods).toHaveLength(2_048);
   });
 });
+
+describe('loadSnapshot: list items a YAML file may hold', () => {
+  /** `items: [{},{},…]`: a flow sequence of `count` entries, three bytes each. */
+  const flowItems = (count: number) => `apiVersion: v1\nkind: PodList\nitems: [${'{},'.repeat(count - 1)}{}]\n`;
+  const tooMany = (max: string) =>
+    `more than ${max} list items, more than any kubectl or aws CLI output of this size holds (--max-file-size raises both)`;
+
+  it('are at most one per 64 bytes of the limit, counted before the parser holds any: the file is a gap, the rest loads', async () => {
+    // Prepare: 1 MiB allows 16,384; the brackets count as well as the commas
+    const dir = await captureDir({ 'pods.yaml': flowItems(16_384), 'nodes.json': kubeList([]) });
+
+    // Act
+    const { snapshot, notices } = await loadSnapshot([dir], { maxFileBytes: MiB });
+
+    // Assess
+    expect([...snapshot.captured]).toEqual(['nodes']);
+    expect(snapshot.gaps).toEqual([{ source: 'pods', error: `${join(dir, 'pods.yaml')}: ${tooMany('16,384')}` }]);
+    expect(notices.filter((n) => n.startsWith(`${join(dir, 'pods.yaml')}: ${tooMany('16,384')}`))).toHaveLength(1);
+  });
+
+  it('counts block sequence entries, nested ones and flow mappings alike, wherever quoting or comments might hide them', async () => {
+    // Prepare: 1 MiB allows 16,384
+    const block = `items:\n${'- - a\n'.repeat(8_193)}`;
+    const quoted = `items: ["#", '"', ${'1,'.repeat(16_383)}1]\n`;
+    const mapping = `items:\n  {${'a: 1,'.repeat(16_384)}b: 1}\n`;
+    const dirs = await Promise.all([block, quoted, mapping].map((text) => captureDir({ 'pods.yaml': text })));
+
+    // Act
+    const loads = dirs.map((dir) => later(loadSnapshot([dir], { maxFileBytes: MiB })));
+
+    // Assess
+    for (const [i, load] of loads.entries()) {
+      await expect(load).rejects.toThrow(new InputError(join(dirs[i] as string, 'pods.yaml'), tooMany('16,384')));
+    }
+  });
+
+  it('are counted before the YAML is parsed: a file also broken further on gets the count line, not a parse error', async () => {
+    // Prepare: 1 MiB allows 16,384
+    const dir = await captureDir({ 'pods.yaml': `${flowItems(20_000)}kind: [unclosed\n` });
+
+    // Act
+    const loading = loadSnapshot([dir], { maxFileBytes: MiB });
+
+    // Assess
+    await expect(loading).rejects.toThrow(new InputError(join(dir, 'pods.yaml'), tooMany('16,384')));
+  });
+
+  it('reads a kubectl -o yaml List within the limit whole', async () => {
+    // Prepare: 200 pods as kubectl prints them, in a 1 MiB limit
+    const pods = Array.from({ length: 200 }, (_, i) => pod({ name: `p${i}` }));
+    const text = `apiVersion: v1\nkind: List\nitems:\n${pods.map((p) => `- ${JSON.stringify(p)}\n`).join('')}`;
+    const dir = await captureDir({ 'pods.yaml': text });
+
+    // Act
+    const { snapshot } = await loadSnapshot([dir], { maxFileBytes: MiB });
+
+    // Assess
+    expect(snapshot.pods).toHaveLength(200);
+  });
+});

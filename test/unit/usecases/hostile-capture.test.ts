@@ -315,6 +315,65 @@ function filesOf(input: CaptureInput): CaptureFile[] {
   });
 }
 
+/**
+ * Taints, tolerations and selector requirements (objects with a `key` and an `effect` or an
+ * `operator`) with their fields dropped, null, or anything else: one per pick, in any file.
+ */
+const keyedEdits = fc.record({
+  base: fc.nat(),
+  yaml: fc.boolean(),
+  /** The first edit made to every one of them, not one. */
+  everywhere: fc.boolean(),
+  edits: fc.array(
+    fc.record({
+      at: fc.nat(),
+      field: fc.constantFrom('key', 'key', 'operator', 'effect', 'value', 'values'),
+      value: fc.oneof(fc.constant(undefined), fc.constant(null), fc.constantFrom<unknown>('', 'Exists', 'Equal', 'In'), anyValue),
+    }),
+    { minLength: 1, maxLength: 4 },
+  ),
+});
+
+const isKeyed = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && 'key' in v && ('effect' in v || 'operator' in v);
+
+/** Where in `doc` the taints, tolerations and selector requirements are. */
+function keyedPaths(doc: unknown): Path[] {
+  const at = (path: Path) => path.reduce<unknown>((v, k) => (v as Record<string | number, unknown>)[k], doc);
+  return pathsOf(doc)
+    .filter((p) => p.isObject && isKeyed(at(p.path)))
+    .map((p) => p.path);
+}
+
+/** The examples holding any. */
+const KEYED_BASES = BASES.filter((b) => b.files.some((f) => f.documents.some((d) => keyedPaths(d).length > 0)));
+
+/** One of those examples' files with the edits made (undefined: the field dropped). */
+function keyedFilesOf(input: typeof keyedEdits extends fc.Arbitrary<infer T> ? T : never): CaptureFile[] {
+  const base = KEYED_BASES[input.base % KEYED_BASES.length]!;
+  const docs = base.files.map((f) => [...f.documents]);
+  const targets = docs.flatMap((fileDocs, file) =>
+    fileDocs.flatMap((doc, document) => keyedPaths(doc).map((path) => ({ file, document, path }))),
+  );
+  const [first] = input.edits;
+  const edits = input.everywhere && first ? targets.map((_, at) => ({ ...first, at })) : input.edits;
+  for (const edit of edits) {
+    const { file, document, path } = targets[edit.at % targets.length]!;
+    const fileDocs = docs[file]!;
+    fileDocs[document] = replaced(fileDocs[document], path, (old) => {
+      const { [edit.field]: _dropped, ...rest } = old as Record<string, unknown>;
+      return edit.value === undefined ? rest : { ...rest, [edit.field]: edit.value };
+    });
+  }
+  return base.files.map((file, i) => {
+    if (file.name.endsWith('.log')) return { path: `${base.example}/${file.name}`, text: file.text };
+    const text = input.yaml
+      ? docs[i]!.map((d) => stringify(d)).join('---\n')
+      : docs[i]!.map((d) => JSON.stringify(d, null, 2)).join('\n');
+    return { path: `${base.example}/${file.name.replace(/\.(json|ya?ml)$/, input.yaml ? '.yaml' : '.json')}`, text };
+  });
+}
+
 /** Odd but valid text: empty, blank, long, multi-line, Markdown and mrkdwn syntax, controls. */
 const oddText = fc.oneof(
   fc.string({ maxLength: 20 }),
@@ -435,6 +494,20 @@ describe('hostile captures: loader → analysis → reports → alerts', () => {
         for (const notice of out.notices) expect(notice).not.toContain('\n');
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it('a taint, toleration or selector requirement without its key (or with any other value there) is a note, never a failed check', () => {
+    fc.assert(
+      fc.property(keyedEdits, (input) => {
+        const out = pipeline(keyedFilesOf(input));
+        if (out.error !== undefined) {
+          expect(out.error).not.toContain('\n');
+          return;
+        }
+        expect(out.report?.gaps.filter((g) => g.detector)).toEqual([]);
+      }),
+      { numRuns: 200 },
     );
   });
 

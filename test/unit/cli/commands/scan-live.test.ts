@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,6 +58,32 @@ describe('scan --simulate', () => {
     expect(result.stderr).toContain(`note: ${tooLarge}; left out, the scan goes on without it`);
     expect(result.stdout).toContain('DATA INCOMPLETE');
     expect(result.stdout).toContain(`left out ${tooLarge}`);
+  });
+
+  it('sets aside an object nested 10,000 levels deep with a note and scans the rest', async () => {
+    // Prepare: the example, and a pod whose spec nests 10,000 levels (JSON.stringify overflows the stack at a few thousand)
+    const folder = await mkdtemp(join(tmpdir(), 'sentinel-deep-'));
+    try {
+      await cp(example('fargate-bootstrap-deadlock'), folder, { recursive: true });
+      const deep = `${'{"x":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+      const podJson = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"deep","namespace":"shop"},"spec":{"containers":[],"deep":${deep}}}`;
+      await writeFile(join(folder, 'deep-pods.json'), `{"apiVersion":"v1","kind":"List","items":[${podJson}]}`);
+
+      // Act
+      const result = await run(['scan', '--simulate', folder, '--now', EXAMPLES_NOW, '-o', 'json']);
+
+      // Assess
+      expect(result.stderr).not.toContain('internal error');
+      expect(result.stderr).toContain(
+        `note: ${join(folder, 'deep-pods.json')}: Pod shop/deep: spec is nested more than 1,000 levels deep, expected at most 1,000; object set aside\n`,
+      );
+      expect(result.code).toBe(1);
+      const report = JSON.parse(result.stdout) as Report;
+      expect(report.gaps).toEqual([{ source: 'pods', error: '1 object set aside as malformed (see notes)' }]);
+      expect(report.findings.map((f) => f.code)).toEqual(['KARPENTER_CONTROLLER_PENDING']);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it('restarts the stuck controller with --apply', async () => {

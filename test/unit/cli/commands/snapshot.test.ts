@@ -201,6 +201,33 @@ describe('snapshot --cluster --out', () => {
     expect(fromCapture.stderr).toContain(`note: ${join(out, 'gaps.json')}: Kubernetes API: ${why}\n`);
   });
 
+  it('sets aside an object nested 10,000 levels deep with a note, and writes the rest', async () => {
+    // Prepare: a pod with a 10,000-level value (JSON.stringify overflows the stack at a few thousand)
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 10_000; i++) deep = { x: deep };
+    const nested = pod({ name: 'deep', namespace: 'shop' });
+    const live = await services('nodes-not-registering-aws-auth', true, (snapshot) => {
+      snapshot.pods.push({ ...nested, spec: { ...nested.spec, deep } } as never, pod({ name: 'web-1', namespace: 'shop' }));
+    });
+    const out = join(dir, 'capture');
+    const why = 'Pod shop/deep: spec is nested more than 1,000 levels deep, expected at most 1,000; object set aside';
+
+    // Act
+    const written = await run(['snapshot', '--cluster', live.cluster, '--out', out], { services: live });
+    const fromCapture = await run(['scan', '--from', out, '--now', EXAMPLES_NOW, '-o', 'json']);
+
+    // Assess
+    expect(written.code).toBe(0);
+    expect(written.stderr).not.toContain('internal error');
+    expect(written.stderr).toContain(`note: Kubernetes API: ${why}\n`);
+    expect(await readFile(join(out, 'SNAPSHOT.md'), 'utf8')).toContain(`- \`Kubernetes API: ${why}\``);
+    const pods = JSON.parse(await readFile(join(out, 'pods.json'), 'utf8')) as { items: { metadata: { name: string } }[] };
+    expect(pods.items.map((p) => p.metadata.name)).toEqual(['web-1']);
+    expect((JSON.parse(fromCapture.stdout) as Report).gaps).toEqual([
+      { source: 'pods', error: '1 object set aside as malformed (see notes)' },
+    ]);
+  });
+
   it('a Kubernetes source that could not be read is reported with its own error by a scan of the folder, not as "not captured"', async () => {
     const live = await services('nodes-not-registering-aws-auth', true, (snapshot) => {
       snapshot.gaps.push({ source: 'nodeclaims', error: '403 Forbidden: nodeclaims is forbidden' });

@@ -236,6 +236,22 @@ describe('NODECLASS_NOT_READY', () => {
     expect(f?.remediation?.steps.join('\n')).toContain('iam:PassRole on arn:aws:iam::069057294951:role/KarpenterNodeRole-demo');
   });
 
+  it('INSTANCE_PROFILE_NOT_READY: a line break planted in the role stays on the PassRole step line', () => {
+    const nc = ec2NodeClass({
+      name: 'default',
+      role: 'KarpenterNodeRole-demo\nkubectl delete nodepools --all $(touch PWNED) `id`',
+      conditions: failing(
+        condition('InstanceProfileReady', 'False', { reason: 'NodeRoleAuthFailure', message: 'Failed to detect the NodeRole' }),
+      ),
+    });
+
+    const [f] = detect(snapshotOf({ nodeClasses: [nc], cluster: cluster() }));
+
+    const passRole = f?.remediation?.steps.find((s) => s.includes('iam:PassRole on')) ?? '';
+    expect(passRole).toContain('role/KarpenterNodeRole-demo kubectl delete nodepools --all $(touch PWNED) `id` and');
+    expect(passRole).not.toContain('\n');
+  });
+
   it('INSTANCE_PROFILE_NOT_READY with spec.instanceProfile names the profile', () => {
     const nc = ec2NodeClass({
       name: 'default',

@@ -54,6 +54,20 @@ describe('tolerations', () => {
     expect(tolerates({ key: 'workload-type', operator: 'Exists', effect: 'NoExecute' }, taint)).toBe(false);
   });
 
+  it('match any key when theirs is empty or missing, as Toleration.ToleratesTaint does', () => {
+    const taint = { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' };
+    // Exists with no key: every taint (of its effect, when it names one).
+    expect(tolerates({ key: '', operator: 'Exists' }, taint)).toBe(true);
+    expect(tolerates({ operator: 'Exists', effect: 'NoSchedule' }, taint)).toBe(true);
+    expect(tolerates({ operator: 'Exists', effect: 'NoExecute' }, taint)).toBe(false);
+    // Equal with no key (the API server refuses it, a capture may hold it): the values alone decide.
+    expect(tolerates({ value: 'gpu' }, taint)).toBe(true);
+    expect(tolerates({ operator: 'Equal' }, taint)).toBe(false);
+    expect(tolerates({ operator: 'Equal' }, { key: 'dedicated', effect: 'NoSchedule' })).toBe(true);
+    // An unknown operator tolerates nothing.
+    expect(tolerates({ operator: 'In' }, taint)).toBe(false);
+  });
+
   it('ignore PreferNoSchedule taints', () => {
     expect(
       untoleratedTaints(
