@@ -72,6 +72,11 @@ export default tseslint.config(
   { ignores: ['node_modules', 'dist', '.serverless', 'coverage', 'examples'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // Serverless Framework variable files (`${file(infra/x.cjs):key}`) are CommonJS, loaded by osls.
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
   {
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
     rules: {

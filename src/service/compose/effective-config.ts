@@ -6,6 +6,12 @@
  * kind only.
  */
 import type { CleanupConfig, DispatchConfig, InterruptionsConfig, LoggingConfig, ScanConfig, SlackConfig } from '../../config.ts';
+import {
+  DEFAULT_KUBE_READ_LIMITS,
+  formatReadLimit,
+  KUBE_READ_LIMIT_NAMES,
+  type KubeReadLimits,
+} from '../../domain/kube-read-limits.ts';
 import { formatDuration, type AlertSettings } from '../../domain/settings.ts';
 
 export type EffectiveConfiguration = Record<string, unknown>;
@@ -28,6 +34,13 @@ export function dispatchEffectiveConfiguration(config: DispatchConfig, log: Logg
   };
 }
 
+/** `{ 'response-size': '32 MiB', ... }`, each limit by its `KUBE_READ_LIMITS` name. */
+function effectiveReadLimits(set: Partial<KubeReadLimits>): Record<string, string> {
+  const limits = { ...DEFAULT_KUBE_READ_LIMITS, ...set };
+  const keys = Object.keys(KUBE_READ_LIMIT_NAMES) as (keyof KubeReadLimits)[];
+  return Object.fromEntries(keys.map((key) => [KUBE_READ_LIMIT_NAMES[key].name, formatReadLimit(key, limits[key])]));
+}
+
 export function scanEffectiveConfiguration(config: ScanConfig, log: LoggingConfig): EffectiveConfiguration {
   const { detection, actions } = config;
   return {
@@ -47,6 +60,8 @@ export function scanEffectiveConfiguration(config: ScanConfig, log: LoggingConfi
     scanMaxAge: formatDuration(config.scanMaxAgeMs),
     idempotencyTtl: formatDuration(config.idempotencyTtlMs),
     scanLeaseDuration: formatDuration(config.scanLeaseMs),
+    // Every read limit in force, defaults filled in: what a gap's "raise it with" line is measured against.
+    kubeReadLimits: effectiveReadLimits(config.kubeReadLimits),
     // The clusters whose orphans the role may terminate (infra/iam.yml): none when unset.
     clusters: config.clusters ?? 'none (terminations only planned)',
   };

@@ -153,6 +153,7 @@ describe('the effective configuration line', () => {
       ALERT_TOPIC_ARN: 'arn:aws:sns:eu-west-1:111122223333:karpenter-sentinel-alerts',
       TERMINATE_INSTANCE_MODE: 'apply',
       CLUSTERS: 'prod-a,prod-b',
+      KUBE_READ_LIMITS: 'response-size=64MiB,list-time=3m',
     };
 
     expect(scanEffectiveConfiguration(readScanConfig(env), LOGGING)).toEqual({
@@ -174,6 +175,14 @@ describe('the effective configuration line', () => {
       scanMaxAge: '5m',
       idempotencyTtl: '1d',
       scanLeaseDuration: '2m30s',
+      kubeReadLimits: {
+        'response-size': '64 MiB',
+        'list-size': '320 MiB',
+        'list-items': '250,000',
+        'list-pages': '5,000',
+        'list-time': '3m',
+        'log-size': '4 MiB',
+      },
       clusters: ['prod-a', 'prod-b'],
     });
     expect(interruptionsEffectiveConfiguration(readInterruptionsConfig(env), LOGGING)).toMatchObject({
