@@ -27,6 +27,7 @@ import type {
 } from '../../ports/kubernetes.ts';
 import { isRecord } from '../../domain/shape.ts';
 import type { JsonRecord } from '../../domain/shape.ts';
+import { jsonText } from '../../domain/json.ts';
 import { errorForNetwork, errorForStatus } from './kube-errors.ts';
 import { KubeTransport } from './kube-transport.ts';
 import type { KubeAccess, KubeHttpRequest, KubeTransportOptions } from './kube-transport.ts';
@@ -155,7 +156,7 @@ export class KubernetesApi implements KubernetesPort {
         if (!isRecord(item)) continue;
         const kept = dropUnusedFields(item) as JsonRecord;
         // What the list holds on to, as JSON: the memory it costs, give or take V8's own overhead.
-        keptBytes += JSON.stringify(kept).length;
+        keptBytes += jsonText(kept).length; // jsonText: any depth (an object 10,000 levels deep is set aside later, with a note)
         items.push(withTypeMeta(kept, info));
       }
       if (keptBytes > limits.listBytes)
