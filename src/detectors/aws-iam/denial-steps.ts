@@ -80,7 +80,7 @@ export function denialSteps(ctx: DetectContext, calls: DeniedCalls, reading: Den
         `${visibleLine(`AWS names ${reading.policy ?? 'another policy'}`)}: allow ${what} there for ${role.arn ?? "the controller's role"}${reading.policyArn ? ` (${visibleLine(reading.policyArn)})` : ''}; the role's own policy is not what refuses it.`,
       ];
     case 'MISSING_PERMISSION':
-      if (reading.stated) return grantSteps(ctx, { ...calls, explicitDenyIn: undefined });
+      if (reading.stated) return grantSteps(ctx, calls);
       return [...decode, ...decidingSteps(ctx, calls, role), ...outcomeSteps(ctx, calls, what)];
     case 'DENIED_UNKNOWN_POLICY':
       return [
@@ -151,9 +151,7 @@ function decidingSteps(ctx: DetectContext, calls: DeniedCalls, role: RoleNames):
 
 /** The fix for each result of the checks, the most likely (nothing allows it) first. */
 function outcomeSteps(ctx: DetectContext, calls: DeniedCalls, what: string): string[] {
-  const grant = grantSteps(ctx, { ...calls, explicitDenyIn: undefined }).filter(
-    (s) => !findRoleSteps(ctx, calls.principalRoleArn).steps.includes(s),
-  );
+  const grant = grantSteps(ctx, calls).filter((s) => !findRoleSteps(ctx, calls.principalRoleArn).steps.includes(s));
   return [
     `If the decision is implicitDeny and neither of the last two columns is False, nothing allows ${what}: add it to the role.`,
     ...grant,
