@@ -64,7 +64,8 @@ export function findRoleSteps(
 }
 
 /**
- * Steps that find the controller's role and add the missing actions to it. The role name is
+ * Steps that find the controller's role and add the missing actions to it: only for a denial
+ * that nothing allows (aws-iam/denial-steps.ts decides; an SCP, boundary or Deny is not fixed here). The role name is
  * only known when the error message or the pods named it; otherwise the first steps find it.
  */
 export function grantSteps(
@@ -73,19 +74,11 @@ export function grantSteps(
     actions: string[];
     resource: string | undefined;
     principalRoleArn: string | undefined;
-    explicitDenyIn: string | undefined;
   },
 ): string[] {
   const { steps: find, roleName } = findRoleSteps(ctx, input.principalRoleArn);
   const allow = { Effect: 'Allow', Action: input.actions, Resource: policyResource(input.resource) };
   const statement = JSON.stringify(allow);
-  if (input.explicitDenyIn) {
-    return [
-      ...find,
-      `the call is denied explicitly by ${input.explicitDenyIn}: an Allow on the role cannot override it; change that policy so it no longer denies ${input.actions.join(', ')}`,
-      commandStep('then allow it on the role if it is not yet allowed', statement),
-    ];
-  }
   const policyName = `karpenter-sentinel-${input.actions.map((a) => a.replace(/[^A-Za-z0-9]+/g, '-')).join('-')}`.slice(0, 128);
   const document = shellJson({ Version: '2012-10-17', Statement: [allow] });
   return [

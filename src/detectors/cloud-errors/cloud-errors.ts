@@ -164,15 +164,36 @@ export interface DeniedCall {
   principalArn: string | undefined;
   /** `a service control policy`, `a permissions boundary`, `an identity-based policy`... */
   explicitDenyIn: string | undefined;
+  /** `identity-based policy`, `permissions boundary`... of AWS's implicit-deny text (`because no ... allows the <action> action`). */
+  notAllowedBy: string | undefined;
+  /** The policy AWS named after the type (`with an explicit deny in a permissions boundary: arn:aws:iam::1:policy/x`). */
+  denyingPolicyArn: string | undefined;
   encodedMessage: string | undefined;
+  /** The controller's web identity (IRSA) could not become its role: STS refused AssumeRoleWithWebIdentity. */
+  webIdentity: boolean;
 }
 
 // The resource is an ARN: only its characters are taken, so a planted message cannot put shell or
 // JSON syntax into the policy statement a step prints.
-const NOT_AUTHORIZED = /not authorized to perform:?\s+([a-z0-9-]+:[A-Za-z0-9*]+)(?:\s+on resource:?\s+([A-Za-z0-9:/_+=,.@*-]+))?/;
-const UNAUTHORIZED_TO_CALL = /unauthorized to call ([a-z0-9-]+:[A-Za-z0-9]+)/i;
+const NOT_AUTHORIZED =
+  /[Nn]ot authorized to perform:?\s+([a-z0-9-]+:[A-Za-z0-9*]+)(?:\s+on resource:?\s+([A-Za-z0-9:/_+=,.@*-]+))?/;
+// Karpenter's EC2NodeClass validation: the log says `unauthorized to call ec2:RunInstances`, the
+// ValidationSucceeded condition `Controller isn't authorized to call ec2:RunInstances`.
+const UNAUTHORIZED_TO_CALL = /(?:unauthorized|isn't authorized) to call ([a-z0-9-]+:[A-Za-z0-9]+)/i;
 const ASSUMED_ROLE = /(arn:[a-z-]+:sts::(\d{12}):assumed-role\/([^/\s]+))\/\S+/;
-const EXPLICIT_DENY = /with an explicit deny in (an? [a-z -]*?(?:policy|boundary))/i;
+// AWS's access-denied context (IAM User Guide, "Troubleshooting access denied error messages"):
+// `with an explicit deny in a service control policy`, `... in a permissions boundary[: <policy-arn>]`,
+// `... in an identity-based policy`, `... in the role trust policy`; implicit: `because no permissions
+// boundary allows the <action> action`. Karpenter's own condition messages (pkg/errors ToReasonMessage)
+// say `due to a service control policy` / `due to a permission boundary`; its fallback `because no
+// identity-based policy allows it` is said of any other denial, so it is not read as evidence.
+const EXPLICIT_DENY = /with an explicit deny in ((?:an?|the) [a-z -]*?(?:policy|boundary))/i;
+const TRANSITIVE_SCP = /transitively through a service control policy/i;
+const KARPENTER_DENY_REASON = /not authorized to perform this operation due to a (service control policy|permission boundary)/;
+const NOT_ALLOWED = /because no ([a-z -]*?(?:policy|boundary)) allows the [a-z0-9-]+:[A-Za-z0-9*]+ action/i;
+const DENYING_POLICY =
+  /with an explicit deny in [a-z -]*?(?:policy|boundary):\s*(arn:aws[a-z-]*:(?:iam|organizations)::[0-9a-z-]*:policy\/[A-Za-z0-9+=,.@_/-]*[A-Za-z0-9_-])/i;
+const WEB_IDENTITY = /\bWebIdentityErr\b|AssumeRoleWithWebIdentity/;
 const ENCODED = /Encoded authorization failure message:\s*([A-Za-z0-9_-]+)/;
 const SERVICE_PREFIX: Record<string, string> = {
   EC2: 'ec2',
@@ -199,9 +220,21 @@ export function deniedCall(line: LogLine): DeniedCall {
     resource: m?.[2]?.replace(/[.,;"']+$/, ''),
     principalRole: principal?.[3],
     principalArn: principal ? `arn:aws:iam::${principal[2]}:role/${principal[3]}` : undefined,
-    explicitDenyIn: EXPLICIT_DENY.exec(text)?.[1],
+    explicitDenyIn: explicitDenyIn(text),
+    notAllowedBy: NOT_ALLOWED.exec(text)?.[1]?.toLowerCase(),
+    denyingPolicyArn: DENYING_POLICY.exec(text)?.[1],
     encodedMessage: ENCODED.exec(text)?.[1],
+    webIdentity: WEB_IDENTITY.test(text),
   };
+}
+
+function explicitDenyIn(text: string): string | undefined {
+  if (TRANSITIVE_SCP.test(text)) return 'a service control policy';
+  const karpenter = KARPENTER_DENY_REASON.exec(text)?.[1];
+  if (karpenter) return karpenter === 'permission boundary' ? 'a permissions boundary' : 'a service control policy';
+  return (
+    EXPLICIT_DENY.exec(text)?.[1] ?? (/with an explicit deny\b/i.test(text) ? 'a policy the message does not name' : undefined)
+  );
 }
 
 /** Same as deniedCall, for text that is not a log line (a NodeClaim condition or event). */

@@ -10,9 +10,10 @@ import {
   trimError,
   type DeniedCall,
 } from '../cloud-errors/cloud-errors.ts';
-import { controllerIdentity, findRoleSteps, grantSteps } from '../aws-iam/controller-iam.ts';
+import { controllerIdentity } from '../aws-iam/controller-iam.ts';
+import { readDenial, type DenialReading } from '../aws-iam/denial.ts';
+import { denialSteps } from '../aws-iam/denial-steps.ts';
 import { newestLogTime, stoppedRecurring } from '../karpenter/log-recency.ts';
-import { shellQuote } from '../../domain/shell.ts';
 
 type Code = 'KARPENTER_IAM_DENIED';
 
@@ -62,8 +63,8 @@ function findingFor(ctx: DetectContext, action: string | undefined, denials: Den
   const sample = denials[0] as Denial;
   const resource = denials.find((d) => d.call.resource)?.call.resource;
   const principal = denials.find((d) => d.call.principalArn)?.call.principalArn;
-  const explicit = denials.find((d) => d.call.explicitDenyIn)?.call.explicitDenyIn;
   const encoded = denials.find((d) => d.call.encodedMessage)?.call.encodedMessage;
+  const reading = readDenial(denials.map((d) => d.call));
   const controllers = [
     ...new Set(
       denials.flatMap((d) => [stringField(d.line, 'controller') ?? stringField(d.line, 'logger')].filter((c) => c !== undefined)),
@@ -74,21 +75,16 @@ function findingFor(ctx: DetectContext, action: string | undefined, denials: Den
   const by = controllers.length ? ` in controller ${controllers.join(', ')}` : '';
   const detail = [
     `AWS denied ${what}${resource ? ` on ${resource}` : ''} to Karpenter's controller role${principal ? ` ${principal}` : ''}${by}${codes.length ? ` (${codes.join(', ')})` : ''}.`,
-    explicit ? `The deny is explicit, in ${explicit}: adding an Allow to the role is not enough.` : '',
-    action ? '' : 'The log does not name the action; decode the authorization message to find it.',
-    'Karpenter keeps retrying and the feature that needs the call does not work until the permission is granted.',
+    explanation(reading, action),
+    'Karpenter keeps retrying and the feature that needs the call does not work until it is allowed.',
   ]
     .filter(Boolean)
     .join(' ');
-  const steps = action
-    ? grantSteps(ctx, { actions: [action], resource, principalRoleArn: principal, explicitDenyIn: explicit })
-    : [
-        ...(encoded
-          ? [`aws sts decode-authorization-message --encoded-message ${shellQuote(encoded)} --query DecodedMessage --output text`]
-          : []),
-        ...findRoleSteps(ctx, principal).steps,
-        `kubectl logs -n ${shellQuote(id.namespace)} -l app.kubernetes.io/name=karpenter --tail=500 | grep -iE 'AccessDenied|UnauthorizedOperation'`,
-      ];
+  const steps = denialSteps(
+    ctx,
+    { actions: action ? [action] : [], resource, principalRoleArn: principal, encodedMessage: encoded },
+    reading,
+  );
   const span = times.length ? [`first at ${isoSeconds(times[0])}, last at ${isoSeconds(times[times.length - 1])}`] : [];
   return newFinding({
     code: 'KARPENTER_IAM_DENIED',
@@ -96,7 +92,7 @@ function findingFor(ctx: DetectContext, action: string | undefined, denials: Den
     title: `Karpenter's controller is denied ${what}`,
     resource: id.resource,
     since: isoSeconds(times[0]),
-    cause: { code: 'MISSING_PERMISSION', detail },
+    cause: { code: reading.cause, detail },
     evidence: [
       `${denials.length} log line${denials.length > 1 ? 's' : ''} denied ${what}${by}`,
       ...span,
@@ -105,4 +101,27 @@ function findingFor(ctx: DetectContext, action: string | undefined, denials: Den
     remediation: manualRemediation(steps),
     discriminator: action ?? 'unknown-action',
   });
+}
+
+/** What the text says about the policy that refused the call, for the cause detail. */
+function explanation(reading: DenialReading, action: string | undefined): string {
+  const named = reading.policyArn ? ` (${reading.policyArn})` : '';
+  switch (reading.cause) {
+    case 'IRSA_TRUST_POLICY_MISMATCH':
+      return "STS refused the controller's web identity (IRSA): the role's trust policy does not accept this cluster's OIDC provider and service account, so no permission on the role is ever used.";
+    case 'DENIED_BY_SCP':
+      return `AWS says the deny is in a service control policy${named}: an Allow on the role cannot override it.`;
+    case 'DENIED_BY_PERMISSIONS_BOUNDARY':
+      return `AWS says the role's permissions boundary${named} does not allow it: an Allow on the role cannot widen the boundary.`;
+    case 'EXPLICIT_DENY':
+      return `The deny is explicit, in ${reading.policy ?? 'a policy'}${named}: an Allow on the role cannot override it.`;
+    case 'DENIED_BY_OTHER_POLICY':
+      return `AWS says ${reading.policy ?? 'another policy'}${named} refuses it, not the role's own permissions.`;
+    case 'MISSING_PERMISSION':
+      return reading.stated
+        ? "AWS says no identity-based policy allows it: the controller role's policy lacks it."
+        : 'The message does not say which policy refused it: most often the role lacks the permission, but an SCP, a permissions boundary or a Deny statement give the same message.';
+    case 'DENIED_UNKNOWN_POLICY':
+      return action ? '' : 'The log names neither the action nor the policy; decode the authorization message to find both.';
+  }
 }

@@ -3,7 +3,9 @@ import { commandStep } from '../../domain/finding.ts';
 import type { NodePool } from '../../domain/kube.ts';
 import type { DetectContext } from '../detector.ts';
 import { deniedCallInText } from '../cloud-errors/cloud-errors.ts';
-import { controllerIdentity, findRoleSteps, grantSteps } from '../aws-iam/controller-iam.ts';
+import { controllerIdentity } from '../aws-iam/controller-iam.ts';
+import { readDenial } from '../aws-iam/denial.ts';
+import { denialSteps } from '../aws-iam/denial-steps.ts';
 import { regionFlag, regionOf } from '../aws-iam/iam-arn.ts';
 import { shellQuote, shellWords } from '../../domain/shell.ts';
 import {
@@ -152,26 +154,25 @@ function explainUnauthorized(ctx: DetectContext, g: LaunchGroup): Explanation {
   const actions = unique(calls.flatMap((c) => (c.action ? [c.action] : [])));
   const withAction = calls.find((c) => c.action);
   const principal = calls.find((c) => c.principalArn)?.principalArn;
-  const explicit = calls.find((c) => c.explicitDenyIn)?.explicitDenyIn;
   const encoded = calls.find((c) => c.encodedMessage)?.encodedMessage;
+  const reading = readDenial(calls);
   const pool = g.poolName ? `NodePool ${g.poolName}` : 'the NodePools';
+  const where = reading.policy && reading.cause !== 'MISSING_PERMISSION' ? `; AWS says the deny is in ${reading.policy}` : '';
+  const denied = { actions, resource: withAction?.resource, principalRoleArn: principal, encodedMessage: encoded, launch: true };
   if (actions.length === 0) {
     return {
-      detail: `AWS denied a call Karpenter's controller role makes to launch instances for ${pool}, and the error does not name the action${explicit ? ` (explicit deny in ${explicit})` : ''}.`,
+      detail: `AWS denied a call Karpenter's controller role makes to launch instances for ${pool}, and the error does not name the action${where}.`,
       steps: [
-        ...(encoded
-          ? [
-              `aws sts decode-authorization-message --encoded-message ${shellQuote(encoded)} --query DecodedMessage --output text   # names the action and resource`,
-            ]
+        ...denialSteps(ctx, denied, reading),
+        ...(reading.cause === 'DENIED_UNKNOWN_POLICY'
+          ? [`launches need ${LAUNCH_ACTIONS.join(', ')} (iam:PassRole on the node role)`]
           : []),
-        ...findRoleSteps(ctx, principal).steps,
-        `allow the denied action on that role; launches need ${LAUNCH_ACTIONS.join(', ')} (iam:PassRole on the node role)`,
       ],
     };
   }
   return {
-    detail: `AWS denied ${actions.join(', ')}${withAction?.resource ? ` on ${withAction.resource}` : ''} to Karpenter's controller role${principal ? ` ${principal}` : ''} while launching instances for ${pool}${explicit ? `; the deny is explicit, in ${explicit}` : ''}.`,
-    steps: grantSteps(ctx, { actions, resource: withAction?.resource, principalRoleArn: principal, explicitDenyIn: explicit }),
+    detail: `AWS denied ${actions.join(', ')}${withAction?.resource ? ` on ${withAction.resource}` : ''} to Karpenter's controller role${principal ? ` ${principal}` : ''} while launching instances for ${pool}${where}.`,
+    steps: denialSteps(ctx, denied, reading),
   };
 }
 

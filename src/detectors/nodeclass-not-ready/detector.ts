@@ -70,5 +70,6 @@ function fixContext(ctx: DetectContext): FixContext {
     accountId: accountOf(s.cluster?.arn)?.account,
     controllerNamespace: ctx.index.controllers[0]?.namespace ?? 'karpenter',
     knownSubnets: [...new Set(s.fargateProfiles.flatMap((p) => p.subnets ?? []))],
+    detect: ctx,
   };
 }

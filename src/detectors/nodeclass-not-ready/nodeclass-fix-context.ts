@@ -1,5 +1,6 @@
 import type { Condition, EC2NodeClass } from '../../domain/kube.ts';
 import { conditionText } from '../karpenter/readiness.ts';
+import type { DetectContext } from '../detector.ts';
 import { shellJson, shellQuote } from '../../domain/shell.ts';
 
 /** What the fixes may name from the rest of the snapshot. */
@@ -11,6 +12,8 @@ export interface FixContext {
   controllerNamespace: string;
   /** Subnets known to belong to the cluster (Fargate profiles), to name in tagging commands. */
   knownSubnets: string[];
+  /** The whole detection context, for the shared IAM steps (controller role, region). */
+  detect: DetectContext;
 }
 
 /** A cause's detail text and the steps that fix it. */

@@ -6,6 +6,10 @@ import type { NodeClassCauseCode } from '../karpenter/nodeclass-status.ts';
 import { describeSecurityGroupsCommand, describeSubnetsCommand, formatTerms } from '../karpenter/selector-terms.ts';
 import { shellQuote, shellWords } from '../../domain/shell.ts';
 import { visibleLine } from '../../domain/visible.ts';
+import { deniedCallInText } from '../cloud-errors/cloud-errors.ts';
+import { readDenial, type DenialCause } from '../aws-iam/denial.ts';
+import { denialSteps } from '../aws-iam/denial-steps.ts';
+import { conditionText } from '../karpenter/readiness.ts';
 
 /** Tag keys Karpenter reserves for itself; an EC2NodeClass carrying them in spec.tags fails validation. */
 const RESTRICTED_TAG =
@@ -28,7 +32,7 @@ export function explainNodeClassFailure(code: NodeClassCauseCode, c: Condition, 
     case 'INSTANCE_PROFILE_NOT_READY':
       return explainInstanceProfile(c, nc, fx);
     case 'VALIDATION_FAILED':
-      return explainValidation(c, nc);
+      return explainValidation(c, nc, fx);
     case 'UNKNOWN':
       return explainUnknown(nc, fx);
   }
@@ -118,15 +122,38 @@ function explainInstanceProfile(c: Condition, nc: EC2NodeClass, fx: FixContext):
   return { detail, steps };
 }
 
-function explainValidation(c: Condition, nc: EC2NodeClass): Explanation {
+function explainValidation(c: Condition, nc: EC2NodeClass, fx: FixContext): Explanation {
   const name = nameOf(nc);
   const action = VALIDATION_ACTION[c.reason ?? ''];
   const check = `kubectl get ec2nodeclass ${shellQuote(name)} -o jsonpath='{.status.conditions[?(@.type=="ValidationSucceeded")]}'`;
   if (action) {
+    const reading = readDenial([deniedCallInText(conditionText(c))]);
+    const denied = {
+      actions: [action],
+      resource: undefined,
+      principalRoleArn: undefined,
+      encodedMessage: undefined,
+      launch: true,
+    };
     return {
-      detail: `EC2NodeClass ${name}: Karpenter's dry-run of ${action} was denied (${quoted(c)}).`,
+      detail: `EC2NodeClass ${name}: Karpenter's dry-run of ${action} was denied (${quoted(c)}). ${VALIDATION_DENIAL[reading.cause] ?? VALIDATION_DENIAL.MISSING_PERMISSION}`,
       steps: [
-        `Allow ${action} for the Karpenter controller's IAM role; it is dry-run with this node class's tags, so tag-conditioned statements must allow spec.tags too.`,
+        ...(reading.stated
+          ? []
+          : [
+              commandStep(
+                "Karpenter's log line keeps AWS's full message: the policy type and the encoded authorization message",
+                `kubectl logs -n ${shellQuote(fx.controllerNamespace)} -l app.kubernetes.io/name=karpenter --tail=1000 | grep ${shellQuote(`unauthorized to call ${action}`)}`,
+              ),
+            ]),
+        ...denialSteps(fx.detect, denied, reading),
+        ...poolsOf(nc, fx).map((pool) =>
+          commandStep(
+            `requirements of NodePool ${pool}, which uses this node class`,
+            `kubectl get nodepool ${shellQuote(pool)} -o jsonpath='{.spec.template.spec.requirements}'`,
+          ),
+        ),
+        `It is dry-run with this node class's tags (spec.tags) and the NodePools' instance types: tag- or instance-type-conditioned statements must allow them.`,
         commandStep('Check again', check),
       ],
     };
@@ -148,6 +175,23 @@ function explainValidation(c: Condition, nc: EC2NodeClass): Explanation {
     detail: `EC2NodeClass ${name} failed validation: ${quoted(c)}.`,
     steps: [`kubectl describe ec2nodeclass ${shellQuote(name)}`, commandStep('Check again after fixing it', check)],
   };
+}
+
+/** What the condition's message proves about the policy (Karpenter >= 1.x appends AWS's policy type). */
+const VALIDATION_DENIAL: Partial<Record<DenialCause, string>> = {
+  DENIED_BY_SCP:
+    'Karpenter says an Organizations service control policy denies it: an Allow on the controller role cannot override it.',
+  DENIED_BY_PERMISSIONS_BOUNDARY:
+    "Karpenter says the controller role's permissions boundary denies it: an Allow on the role cannot widen it.",
+  MISSING_PERMISSION:
+    'The message does not say which policy refused it: the controller role may lack it, or an SCP (often one that allows only some instance types) or a permissions boundary denies it; the checks below tell which.',
+};
+
+/** NodePools whose nodeClassRef names this EC2NodeClass. */
+function poolsOf(nc: EC2NodeClass, fx: FixContext): string[] {
+  return fx.detect.snapshot.nodePools
+    .filter((p) => p.spec?.template?.spec?.nodeClassRef?.name === nameOf(nc))
+    .flatMap((p) => (p.metadata?.name ? [p.metadata.name] : []));
 }
 
 function explainUnknown(nc: EC2NodeClass, fx: FixContext): Explanation {

@@ -119,6 +119,16 @@ const denied = logLine({
   'aws-error-code': 'AccessDenied',
   error: `listing instance profiles, User is not authorized to perform: iam:ListInstanceProfiles on resource: arn:aws:iam::${ACCOUNT}:instance-profile/`,
 });
+/** Karpenter's EC2NodeClass validation log line (karpenter-provider-aws #8432) with AWS's access-denied context. */
+const deniedWith = (operation: string, context: string) =>
+  logLine({
+    level: 'ERROR',
+    time: T0,
+    message: `unauthorized to call ec2:${operation}`,
+    controller: 'nodeclass',
+    'aws-error-code': 'UnauthorizedOperation',
+    error: `api error UnauthorizedOperation: You are not authorized to perform this operation. User: arn:aws:sts::${ACCOUNT}:assumed-role/KarpenterController-demo/1756500455 is not authorized to perform: ec2:${operation} on resource: arn:aws:ec2:us-east-1:${ACCOUNT}:instance/* ${context}. Encoded authorization failure message: QmFzZTY0YmxvYg`,
+  });
 const DRAINING_NODE = 'ip-10-59-88-14.ec2.internal';
 /** A Node and its NodeClaim Karpenter started deleting at T0 (an hour before NOW), with `pods` on the node. */
 const draining = (parts: Parameters<typeof snapshotOf>[0]): ClusterSnapshot => {
@@ -569,6 +579,62 @@ export const SCENARIOS: Scenario[] = [
     name: 'controller denied iam:ListInstanceProfiles',
     snapshot: snapshotOf({ logs: [denied] }),
     produces: ['KARPENTER_IAM_DENIED/MISSING_PERMISSION'],
+  },
+  {
+    name: 'controller denied by an SCP (EC2NodeClass validation dry-run)',
+    snapshot: snapshotOf({ logs: [deniedWith('RunInstances', 'with an explicit deny in a service control policy')] }),
+    produces: ['KARPENTER_IAM_DENIED/DENIED_BY_SCP'],
+  },
+  {
+    name: 'controller denied by its permissions boundary',
+    snapshot: snapshotOf({
+      logs: [
+        deniedWith('CreateFleet', `with an explicit deny in a permissions boundary: arn:aws:iam::${ACCOUNT}:policy/boundary`),
+      ],
+    }),
+    produces: ['KARPENTER_IAM_DENIED/DENIED_BY_PERMISSIONS_BOUNDARY'],
+  },
+  {
+    name: "controller denied by a Deny statement in the role's policies",
+    snapshot: snapshotOf({ logs: [deniedWith('CreateLaunchTemplate', 'with an explicit deny in an identity-based policy')] }),
+    produces: ['KARPENTER_IAM_DENIED/EXPLICIT_DENY'],
+  },
+  {
+    name: 'controller denied by a VPC endpoint policy',
+    snapshot: snapshotOf({
+      logs: [deniedWith('RunInstances', 'with an explicit deny in a VPC endpoint policy')],
+      cluster: cluster(),
+    }),
+    produces: ['KARPENTER_IAM_DENIED/DENIED_BY_OTHER_POLICY'],
+  },
+  {
+    name: 'controller denied a call the message names neither action nor policy of',
+    snapshot: snapshotOf({
+      logs: [
+        logLine({
+          level: 'ERROR',
+          time: T0,
+          error:
+            'describing subnets, UnauthorizedOperation: You are not authorized to perform this operation. Encoded authorization failure message: QmFzZTY0YmxvYg',
+        }),
+      ],
+    }),
+    produces: ['KARPENTER_IAM_DENIED/DENIED_UNKNOWN_POLICY'],
+  },
+  {
+    name: "controller's web identity refused by its role's trust policy (karpenter-provider-aws #1666)",
+    snapshot: snapshotOf({
+      logs: [
+        logLine({
+          level: 'ERROR',
+          time: T0,
+          message: 'Reconciler error',
+          error:
+            'fetching instance types using ec2.DescribeInstanceTypes, WebIdentityErr: failed to retrieve credentials\ncaused by: AccessDenied: Not authorized to perform sts:AssumeRoleWithWebIdentity\n\tstatus code: 403, request id: a88c1c3c-e52e-4a72-9baa',
+        }),
+      ],
+    }),
+    produces: ['KARPENTER_IAM_DENIED/IRSA_TRUST_POLICY_MISMATCH'],
   },
   {
     name: 'conversion webhook Service missing',

@@ -235,7 +235,7 @@ const VARIANTS: Scenario[] = [
         ),
       ],
     }),
-    produces: ['KARPENTER_IAM_DENIED/MISSING_PERMISSION'],
+    produces: ['KARPENTER_IAM_DENIED/EXPLICIT_DENY'],
   },
   {
     name: 'controller denied a call the message does not name',
@@ -246,7 +246,7 @@ const VARIANTS: Scenario[] = [
         ),
       ],
     }),
-    produces: ['KARPENTER_IAM_DENIED/MISSING_PERMISSION'],
+    produces: ['KARPENTER_IAM_DENIED/DENIED_UNKNOWN_POLICY'],
   },
   {
     name: 'launches denied, with and without the action, and out of subnet addresses',

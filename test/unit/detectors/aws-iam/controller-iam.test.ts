@@ -56,7 +56,6 @@ describe('controllerIdentity', () => {
         actions: ['iam:ListInstanceProfiles'],
         resource: undefined,
         principalRoleArn: undefined,
-        explicitDenyIn: undefined,
       }).at(-1),
     ).toContain('aws iam put-role-policy --role-name KarpenterController');
   });

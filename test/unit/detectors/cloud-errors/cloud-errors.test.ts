@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   classifyCloudError,
   deniedCall,
+  deniedCallInText,
   isCloudLaunchFailure,
   isDeniedLogLine,
   isLaunchFailureCondition,
@@ -230,8 +231,51 @@ describe('deniedCall', () => {
       principalRole: 'scale-test-karpenter',
       principalArn: 'arn:aws:iam::330700974597:role/scale-test-karpenter',
       explicitDenyIn: 'a service control policy',
+      notAllowedBy: undefined,
+      denyingPolicyArn: undefined,
       encodedMessage: 'AbC_123-xyz',
+      webIdentity: false,
     });
+  });
+
+  // AWS's wordings from the IAM User Guide ("Troubleshooting access denied error messages") and
+  // real reports; Karpenter's from pkg/errors ToReasonMessage.
+  it.each([
+    [
+      'User: arn:aws:iam::548387266019:user/acsad-g05 is not authorized to perform: ec2:RunInstances on resource: arn:aws:ec2:ap-southeast-1:548387266019:instance/* with an explicit deny in a permissions boundary: arn:aws:iam::548387266019:policy/umak-lab-boundary. Encoded authorization failure message: owhWHgYS',
+      { explicitDenyIn: 'a permissions boundary', denyingPolicyArn: 'arn:aws:iam::548387266019:policy/umak-lab-boundary' },
+    ],
+    [
+      'User: arn:aws:iam::123456789012:user/JohnDoe is not authorized to perform: codedeploy:ListDeployments on resource: arn:aws:codedeploy:us-east-1:123456789012:deploymentgroup:* because no permissions boundary allows the codedeploy:ListDeployments action',
+      { explicitDenyIn: undefined, notAllowedBy: 'permissions boundary' },
+    ],
+    [
+      'User: arn:aws:iam::123456789012:user/JohnDoe is not authorized to perform: codecommit:ListRepositories because no identity-based policy allows the codecommit:ListRepositories action',
+      { explicitDenyIn: undefined, notAllowedBy: 'identity-based policy' },
+    ],
+    [
+      'User: arn:aws:sts::111122223333:assumed-role/role-name/role-session-name is not authorized to perform: SNS:Publish on resource: arn:aws:sns:us-east-1:444455556666:role-name-2 with an explicit deny in a VPC endpoint policy transitively through a service control policy',
+      { explicitDenyIn: 'a service control policy' },
+    ],
+    [
+      "Controller isn't authorized to call ec2:RunInstances: User is not authorized to perform this operation due to a service control policy",
+      { action: 'ec2:RunInstances', explicitDenyIn: 'a service control policy' },
+    ],
+    [
+      "Controller isn't authorized to call ec2:CreateFleet: User is not authorized to perform this operation due to a permission boundary",
+      { action: 'ec2:CreateFleet', explicitDenyIn: 'a permissions boundary' },
+    ],
+    // Karpenter's fallback, said of every other denial: no evidence of which policy.
+    [
+      "Controller isn't authorized to call ec2:RunInstances: User is not authorized to perform this operation because no identity-based policy allows it",
+      { action: 'ec2:RunInstances', explicitDenyIn: undefined, notAllowedBy: undefined },
+    ],
+    [
+      'WebIdentityErr: failed to retrieve credentials\ncaused by: AccessDenied: Not authorized to perform sts:AssumeRoleWithWebIdentity\n\tstatus code: 403',
+      { action: 'sts:AssumeRoleWithWebIdentity', webIdentity: true },
+    ],
+  ])('reads which policy denied: %s', (text, expected) => {
+    expect(deniedCallInText(text)).toMatchObject(expected);
   });
 
   it('falls back to the structured aws-service-name and aws-operation-name fields', () => {

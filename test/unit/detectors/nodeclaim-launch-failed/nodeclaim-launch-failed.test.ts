@@ -170,9 +170,45 @@ describe('NODECLAIM_LAUNCH_FAILED: causes', () => {
 
     expect(f?.cause?.code).toBe('UNAUTHORIZED');
     expect(f?.remediation?.steps[0]).toBe(
-      'aws sts decode-authorization-message --encoded-message HZ_v0123456789abcdefghij --query DecodedMessage --output text   # names the action and resource',
+      '# names the action, the resource and whether the deny is explicit\naws sts decode-authorization-message --encoded-message HZ_v0123456789abcdefghij --query DecodedMessage --output text',
     );
+    expect(f?.remediation?.steps.join('\n')).not.toContain('put-role-policy');
     expect(karpenterIamDenied.detect(ctxOf(s))).toEqual([]);
+  });
+
+  // Karpenter >= 1.1 sets these `Unauthorized` messages (pkg/errors ToReasonMessage) when AWS's text
+  // named an SCP or a permissions boundary; the NodeClaim no longer carries AWS's text.
+  it('UNAUTHORIZED by an SCP: the NodePool way out and the SCP, never an Allow on the role', () => {
+    const message = 'User is not authorized to perform this operation due to a service control policy';
+    const [f] = detect(snapshotOf({ nodeClaims: [failedClaim('default-abcde', 'Unauthorized', message)], cluster: cluster() }));
+    const steps = f?.remediation?.steps.join('\n') ?? '';
+
+    expect(f?.cause?.code).toBe('UNAUTHORIZED');
+    expect(f?.cause?.detail).toContain('AWS says the deny is in a service control policy');
+    expect(steps).not.toContain('put-role-policy');
+    expect(steps).not.toContain('"Effect":"Allow"');
+    expect(steps).toContain("narrow the NodePools' requirements");
+    expect(steps).toContain('aws organizations list-policies-for-target --target-id');
+  });
+
+  it('UNAUTHORIZED by a permission boundary: the boundary, never an Allow on the role', () => {
+    const message = 'User is not authorized to perform this operation due to a permission boundary';
+    const [f] = detect(snapshotOf({ nodeClaims: [failedClaim('default-abcde', 'Unauthorized', message)], cluster: cluster() }));
+    const steps = f?.remediation?.steps.join('\n') ?? '';
+
+    expect(f?.cause?.detail).toContain('AWS says the deny is in a permissions boundary');
+    expect(steps).not.toContain('put-role-policy');
+    expect(steps).toContain('--query Role.PermissionsBoundary');
+  });
+
+  it("UNAUTHORIZED with Karpenter's fallback message: checks first, since it is said of any other denial", () => {
+    const message = 'User is not authorized to perform this operation because no identity-based policy allows it';
+    const [f] = detect(snapshotOf({ nodeClaims: [failedClaim('default-abcde', 'Unauthorized', message)], cluster: cluster() }));
+    const steps = f?.remediation?.steps ?? [];
+
+    expect(steps.join('\n')).not.toContain('put-role-policy');
+    expect(steps.join('\n')).toContain('service control policy');
+    expect(steps.join('\n')).toContain('permissions boundary');
   });
 
   it('AMI_NOT_FOUND names the AMI and the EC2NodeClass', () => {

@@ -5,7 +5,7 @@ import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { cluster, fargateProfile, snapshotOf } from '../../../factories/aws.ts';
-import { ec2NodeClass } from '../../../factories/karpenter.ts';
+import { ec2NodeClass, nodePool } from '../../../factories/karpenter.ts';
 import { T0, condition, minutesAfter } from '../../../factories/kube.ts';
 
 const NOW = minutesAfter(T0, 60);
@@ -282,11 +282,50 @@ describe('NODECLASS_NOT_READY', () => {
       ),
     });
 
-    const [f] = detect(snapshotOf({ nodeClasses: [nc] }));
+    const [f] = detect(snapshotOf({ nodeClasses: [nc], nodePools: [nodePool({ name: 'default' })] }));
+    const steps = f?.remediation?.steps ?? [];
+    const at = (text: string) => steps.findIndex((s) => s.includes(text));
 
     expect(f?.cause?.code).toBe('VALIDATION_FAILED');
     expect(f?.cause?.detail).toContain('ec2:RunInstances');
-    expect(f?.remediation?.steps[0]).toContain("Allow ec2:RunInstances for the Karpenter controller's IAM role");
+    // The message names no policy (scp-denies-instance-types-nodeclass: an SCP it was): checks first.
+    expect(f?.cause?.detail).toContain('or an SCP (often one that allows only some instance types)');
+    expect(steps[0]).toContain("grep 'unauthorized to call ec2:RunInstances'");
+    expect(
+      at('simulate-principal-policy --policy-source-arn <controller-role-arn> --action-names ec2:RunInstances'),
+    ).toBeLessThan(at('put-role-policy'));
+    expect(steps.join('\n')).toContain("narrow the NodePools' requirements");
+    expect(steps).toContain(
+      "# requirements of NodePool default, which uses this node class\nkubectl get nodepool default -o jsonpath='{.spec.template.spec.requirements}'",
+    );
+  });
+
+  // Karpenter's messages when AWS's text named the policy (karpenter-provider-aws validation_test.go).
+  it.each([
+    [
+      "Controller isn't authorized to call ec2:RunInstances: User is not authorized to perform this operation due to a service control policy",
+      'an Organizations service control policy denies it',
+      "narrow the NodePools' requirements",
+    ],
+    [
+      "Controller isn't authorized to call ec2:RunInstances: User is not authorized to perform this operation due to a permission boundary",
+      "the controller role's permissions boundary denies it",
+      'Role.PermissionsBoundary',
+    ],
+  ])('VALIDATION_FAILED: %s → never an Allow on the role', (message, detail, step) => {
+    const nc = ec2NodeClass({
+      name: 'default',
+      conditions: failing(condition('ValidationSucceeded', 'False', { reason: 'RunInstancesAuthCheckFailed', message })),
+    });
+
+    const [f] = detect(snapshotOf({ nodeClasses: [nc] }));
+    const steps = f?.remediation?.steps.join('\n') ?? '';
+
+    expect(f?.cause?.code).toBe('VALIDATION_FAILED');
+    expect(f?.cause?.detail).toContain(detail);
+    expect(steps).toContain(step);
+    expect(steps).not.toContain('put-role-policy');
+    expect(steps).not.toContain('"Effect":"Allow"');
   });
 
   it('VALIDATION_FAILED: reserved tag keys in spec.tags are named', () => {
