@@ -11,6 +11,12 @@ export interface FixContext {
   controllerNamespace: string;
   /** Subnets known to belong to the cluster (Fargate profiles), to name in tagging commands. */
   knownSubnets: string[];
+  clusterArn: string | undefined;
+  region: string | undefined;
+  /** ` --region <region>`, or nothing when the region is unknown. */
+  regionFlag: string;
+  /** Steps that find the controller role and allow it `actions` on `resource`, read with the denial text. */
+  grant: (actions: string[], resource: string | undefined, deniedText: string) => string[];
 }
 
 /** A cause's detail text and the steps that fix it. */
