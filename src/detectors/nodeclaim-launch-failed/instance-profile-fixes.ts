@@ -4,7 +4,15 @@ import { shellQuote } from '../../domain/shell.ts';
 import { visibleLine } from '../../domain/visible.ts';
 import type { DetectContext } from '../detector.ts';
 import { controllerIdentity } from '../aws-iam/controller-iam.ts';
-import type { LaunchCause, LaunchGroup } from './launch-failure-fixes.ts';
+import type { CauseCodeOf } from '../../domain/codes.ts';
+
+/** What the explanation reads of a group of failed launches (launch-failure-fixes.ts LaunchGroup). */
+interface ProfileLaunches {
+  nodeClass: string | undefined;
+  /** Raw error texts, oldest first. */
+  texts: string[];
+  codes: string[];
+}
 
 /** EC2's `Value (<name>) for parameter iamInstanceProfile.name is invalid`. */
 const NAMED_PROFILE = /Value \(([^()\s]+)\) for parameter iamInstanceProfile\.name/g;
@@ -12,7 +20,7 @@ const MAX_LISTED = 5;
 
 export interface ProfileExplanation {
   /** INSTANCE_PROFILE_NOT_FOUND, or UNKNOWN when the captured profile list holds every named profile. */
-  cause: LaunchCause;
+  cause: CauseCodeOf<'NODECLAIM_LAUNCH_FAILED'>;
   detail: string;
   steps: string[];
 }
@@ -24,7 +32,7 @@ export interface ProfileExplanation {
  * absent there is a profile that does not exist; present there, "missing" is contradicted and the
  * cause stays open (docs/findings.md, NODECLAIM_LAUNCH_FAILED).
  */
-export function explainInstanceProfile(ctx: DetectContext, g: LaunchGroup): ProfileExplanation {
+export function explainInstanceProfile(ctx: DetectContext, g: ProfileLaunches): ProfileExplanation {
   const s = ctx.snapshot;
   const fromText = [...new Set(g.texts.flatMap((t) => [...t.matchAll(NAMED_PROFILE)].map((m) => m[1] as string)))];
   const ownClass = g.nodeClass ? ctx.index.nodeClassesByName.get(g.nodeClass) : undefined;
