@@ -56,6 +56,8 @@ export const CAUSES_BY_FINDING = {
     'SECURITY_GROUP_SUBNET_VPC_MISMATCH',
     'QUOTA_EXCEEDED',
     'API_THROTTLED',
+    // EC2 rejected iamInstanceProfile.name and the captured profile list lacks it.
+    'INSTANCE_PROFILE_NOT_FOUND',
     'UNKNOWN',
   ],
   NODECLASS_NOT_READY: [
@@ -64,6 +66,9 @@ export const CAUSES_BY_FINDING = {
     'SECURITY_GROUPS_NOT_FOUND',
     'INSTANCE_PROFILE_NOT_READY',
     'VALIDATION_FAILED',
+    // Karpenter's own words, read from Ready's message or the nodeclass controller's log.
+    'CLUSTER_CIDR_NOT_RESOLVED',
+    'IAM_API_UNREACHABLE',
     'UNKNOWN',
   ],
   NODEPOOL_NOT_READY: ['NODECLASS_NOT_FOUND', 'NODECLASS_NOT_READY', 'VALIDATION_FAILED', 'UNKNOWN'],

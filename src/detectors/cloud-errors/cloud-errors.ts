@@ -35,6 +35,14 @@ const RULES: { cause: LaunchErrorCause; codes: RegExp; phrases?: RegExp; phraseC
       /\b(VcpuLimitExceeded|VCPULimitExceeded|MaxSpotInstanceCountExceeded|SpotQuotaExceeded|InstanceLimitExceeded|MaxFleetCountExceeded|FleetQuotaExceeded)\b/,
   },
   { cause: 'AMI_NOT_FOUND', codes: /\b(InvalidAMIID(?:\.(?:NotFound|Malformed|Unavailable))?)\b/ },
+  // EC2's `InvalidParameterValue: Value (<name>) for parameter iamInstanceProfile.name is invalid.
+  // Invalid IAM Instance Profile name`, and the reason Karpenter v1.1+ sets for it (pkg/errors).
+  {
+    cause: 'INSTANCE_PROFILE_NOT_FOUND',
+    codes: /\b(InstanceProfileNameInvalid)\b/,
+    phrases: /Invalid IAM Instance Profile name|iamInstanceProfile\.name is invalid/,
+    phraseCode: 'InvalidParameterValue',
+  },
   {
     cause: 'SECURITY_GROUP_SUBNET_VPC_MISMATCH',
     codes: /\b(InvalidGroup\.NotFound)\b/,

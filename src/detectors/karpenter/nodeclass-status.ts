@@ -21,6 +21,9 @@ const NODECLASS_CONDITIONS = [
  */
 const VALIDATION_DEPENDENCIES_NOT_READY = 'DependenciesNotReady';
 
+/** ValidationSucceeded's reason when Karpenter's eks:DescribeCluster call failed (v1.7+). */
+const CLUSTER_CIDR_RESOLUTION_FAILED = 'ClusterCIDRResolutionFailed';
+
 export type NodeClassCauseCode = CauseCodeOf<'NODECLASS_NOT_READY'>;
 
 /** Sub-condition whose False status means the cause, most fundamental first. */
@@ -49,7 +52,9 @@ export function nodeClassFailures(nodeClass: EC2NodeClass): NodeClassFailure[] {
     const c = conditionOf(nodeClass, type);
     if (c?.status !== 'False') continue;
     if (type === 'ValidationSucceeded' && c.reason === VALIDATION_DEPENDENCIES_NOT_READY) continue;
-    failures.push({ code, condition: c });
+    // v1.7+ moved `Failed to detect the cluster CIDR` from Ready to ValidationSucceeded.
+    const cidr = type === 'ValidationSucceeded' && c.reason === CLUSTER_CIDR_RESOLUTION_FAILED;
+    failures.push({ code: cidr ? 'CLUSTER_CIDR_NOT_RESOLVED' : code, condition: c });
   }
   return failures;
 }

@@ -158,7 +158,7 @@ const MAX_QUOTED = 5;
 
 function findingFor(ctx: DetectContext, occ: Occurrence[], claims: ClaimsByName): Finding<Code> {
   const first = occ[0] as Occurrence;
-  const { cause, pool: poolName } = first;
+  const { pool: poolName } = first;
   const sorted = [...occ].sort((a, b) => (Date.parse(a.time ?? '') || Infinity) - (Date.parse(b.time ?? '') || Infinity));
   const nodeClaims = [...new Set(sorted.flatMap((o) => (o.nodeClaim ? [o.nodeClaim] : [])))];
   const pool = poolName ? ctx.index.nodePoolsByName.get(poolName) : undefined;
@@ -166,7 +166,7 @@ function findingFor(ctx: DetectContext, occ: Occurrence[], claims: ClaimsByName)
   const nodeClass = pool?.spec?.template?.spec?.nodeClassRef?.name ?? claim?.spec?.nodeClassRef?.name;
   const codes = [...new Set(occ.flatMap((o) => (o.code ? [o.code] : [])))];
   const explained = explainLaunchFailure(ctx, {
-    cause,
+    cause: first.cause,
     pool,
     poolName,
     nodeClass,
@@ -175,6 +175,7 @@ function findingFor(ctx: DetectContext, occ: Occurrence[], claims: ClaimsByName)
     codes,
   });
 
+  const cause = explained.cause ?? first.cause;
   const distinct = new Map<string, { origin: string; count: number }>();
   for (const o of sorted) {
     const key = trimError(o.text);
@@ -199,7 +200,7 @@ function findingFor(ctx: DetectContext, occ: Occurrence[], claims: ClaimsByName)
     cause: { code: cause, detail: explained.detail },
     evidence,
     remediation: manualRemediation(explained.steps),
-    discriminator: cause,
+    discriminator: first.cause,
     // The NodeClaims named by the reports (the evidence lists only 10); a failure known only from a
     // NodePool condition or a log line without a NodeClaim counts as one.
     counts: { objects: Math.max(1, nodeClaims.length), ...(poolName ? { nodePool: poolName } : {}) },

@@ -17,6 +17,7 @@ import {
   prefixDelegationNote,
   roomElsewhere,
 } from '../karpenter/nodeclass-subnets.ts';
+import { explainInstanceProfile } from './instance-profile-fixes.ts';
 
 export type LaunchCause = CauseCodeOf<'NODECLAIM_LAUNCH_FAILED'>;
 
@@ -29,6 +30,7 @@ export const CAUSE_TITLE: Record<LaunchCause, string> = {
   SECURITY_GROUP_SUBNET_VPC_MISMATCH: 'security groups and subnets are in different VPCs',
   QUOTA_EXCEEDED: 'an EC2 service quota is exhausted',
   API_THROTTLED: 'EC2 is throttling API calls',
+  INSTANCE_PROFILE_NOT_FOUND: 'the instance profile does not exist',
   UNKNOWN: 'the launch failed',
 };
 
@@ -48,6 +50,8 @@ export interface LaunchGroup {
 export interface Explanation {
   detail: string;
   steps: string[];
+  /** Set when the capture contradicts the cause the error text suggested. */
+  cause?: LaunchCause;
 }
 
 export function explainLaunchFailure(ctx: DetectContext, g: LaunchGroup): Explanation {
@@ -89,6 +93,8 @@ export function explainLaunchFailure(ctx: DetectContext, g: LaunchGroup): Explan
       };
     case 'API_THROTTLED':
       return explainThrottled(ctx, g);
+    case 'INSTANCE_PROFILE_NOT_FOUND':
+      return explainInstanceProfile(ctx, g);
     case 'UNAUTHORIZED':
       return explainUnauthorized(ctx, g);
     case 'AMI_NOT_FOUND': {

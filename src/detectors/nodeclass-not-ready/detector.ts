@@ -6,6 +6,15 @@ import type { FixContext } from './nodeclass-fix-context.ts';
 import { accountOf } from '../aws-iam/iam-arn.ts';
 import { nodeClassFailures, unhealthyConditions } from '../karpenter/nodeclass-status.ts';
 import { describeCondition, notReady } from '../karpenter/readiness.ts';
+import { regionFlag, regionOf } from '../aws-iam/iam-arn.ts';
+import { denialSteps } from '../aws-iam/denial-steps.ts';
+import { readDenial } from '../aws-iam/denial.ts';
+import { deniedCallInText, trimError } from '../cloud-errors/cloud-errors.ts';
+import { conditionOf } from '../../domain/kube-helpers.ts';
+import type { EC2NodeClass } from '../../domain/kube.ts';
+import { ownWords, type OwnWords } from './own-words.ts';
+import { explainUnmapped } from './own-words-fixes.ts';
+import type { Explanation } from './nodeclass-fix-context.ts';
 
 const CAUSE_TITLE = {
   AMI_NOT_FOUND: 'no AMI matches its amiSelectorTerms',
@@ -13,6 +22,8 @@ const CAUSE_TITLE = {
   SECURITY_GROUPS_NOT_FOUND: 'no security group matches its securityGroupSelectorTerms',
   INSTANCE_PROFILE_NOT_READY: 'its instance profile / node role is not usable',
   VALIDATION_FAILED: 'validation failed',
+  CLUSTER_CIDR_NOT_RESOLVED: 'Karpenter cannot read the cluster CIDR (eks:DescribeCluster)',
+  IAM_API_UNREACHABLE: 'the IAM API is unreachable, so its instance profile cannot be resolved',
   UNKNOWN: 'Karpenter has not resolved it',
 } as const;
 
@@ -35,16 +46,23 @@ export const nodeClassNotReady: Detector<'NODECLASS_NOT_READY'> = {
       if (!verdict) continue;
       const name = nc.metadata?.name ?? '?';
       const failures = nodeClassFailures(nc);
-      const explained = failures.map((f) => explainNodeClassFailure(f.code, f.condition, nc, fx));
-      const primary = failures[0]?.code ?? 'UNKNOWN';
-      if (explained.length === 0)
-        explained.push(explainNodeClassFailure('UNKNOWN', { type: 'Ready', status: 'Unknown' }, nc, fx));
+      const words = ownWords(ctx, nc);
+      const explained = failures.map((f) => explainNodeClassFailure(f.code, f.condition, nc, fx, words?.logError));
+      let primary = failures[0]?.code ?? 'UNKNOWN';
       const evidence = [
         verdict.ready
           ? `EC2NodeClass ${name}: ${describeCondition(verdict.ready)}`
           : `EC2NodeClass ${name} has no Ready condition`,
         ...unhealthyConditions(nc).map(describeCondition),
       ];
+      if (words?.logError && (explained.length === 0 || primary === 'CLUSTER_CIDR_NOT_RESOLVED'))
+        evidence.push(`${words.origin}: ${trimError(words.logError)}`);
+      if (explained.length === 0 && words) {
+        primary = words.code;
+        explained.push(explainOwnWords(words, nc, fx));
+      } else if (explained.length === 0) {
+        explained.push(explainNodeClassFailure('UNKNOWN', { type: 'Ready', status: 'Unknown' }, nc, fx, undefined));
+      }
       findings.push(
         newFinding({
           code: 'NODECLASS_NOT_READY',
@@ -62,9 +80,26 @@ export const nodeClassNotReady: Detector<'NODECLASS_NOT_READY'> = {
   },
 };
 
+/** The cause Karpenter's own words name, explained like the sub-condition that would carry it. */
+function explainOwnWords(words: OwnWords, nc: EC2NodeClass, fx: FixContext): Explanation {
+  if (words.code === 'UNKNOWN') return explainUnmapped(nc, fx, words.text, words.origin);
+  const ready = conditionOf(nc, 'Ready') ?? { type: 'Ready', status: 'Unknown' };
+  return explainNodeClassFailure(words.code, ready, nc, fx, words.logError);
+}
+
 function fixContext(ctx: DetectContext): FixContext {
   const s = ctx.snapshot;
+  const region = regionOf({ clusterArn: s.cluster?.arn });
   return {
+    clusterArn: s.cluster?.arn,
+    region,
+    regionFlag: regionFlag(region),
+    // Read as KARPENTER_IAM_DENIED reads a denial: an SCP, boundary or Deny the text names is never answered with an Allow.
+    grant: (actions, resource, deniedText) => {
+      const call = deniedCallInText(deniedText);
+      const calls = { actions, resource, principalRoleArn: call.principalArn, encodedMessage: call.encodedMessage };
+      return denialSteps(ctx, calls, readDenial([call]));
+    },
     clusterName: s.clusterName,
     clusterVersion: s.cluster?.version,
     accountId: accountOf(s.cluster?.arn)?.account,

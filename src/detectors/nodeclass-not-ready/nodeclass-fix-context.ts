@@ -14,6 +14,12 @@ export interface FixContext {
   knownSubnets: string[];
   /** The whole detection context, for the shared IAM steps (controller role, region). */
   detect: DetectContext;
+  clusterArn: string | undefined;
+  region: string | undefined;
+  /** ` --region <region>`, or nothing when the region is unknown. */
+  regionFlag: string;
+  /** Steps that find the controller role and allow it `actions` on `resource`, read with the denial text. */
+  grant: (actions: string[], resource: string | undefined, deniedText: string) => string[];
 }
 
 /** A cause's detail text and the steps that fix it. */

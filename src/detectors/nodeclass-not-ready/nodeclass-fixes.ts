@@ -1,6 +1,7 @@
 import { commandStep } from '../../domain/finding.ts';
 import type { Condition, EC2NodeClass, SelectorTerm } from '../../domain/kube.ts';
 import { explainAmi } from './ami-fixes.ts';
+import { explainClusterCidr, explainIamUnreachable } from './own-words-fixes.ts';
 import { mergePatch, nameOf, quoted, type Explanation, type FixContext } from './nodeclass-fix-context.ts';
 import type { NodeClassCauseCode } from '../karpenter/nodeclass-status.ts';
 import { describeSecurityGroupsCommand, describeSubnetsCommand, formatTerms } from '../karpenter/selector-terms.ts';
@@ -21,8 +22,18 @@ const VALIDATION_ACTION: Record<string, string> = {
   RunInstancesAuthCheckFailed: 'ec2:RunInstances',
 };
 
-export function explainNodeClassFailure(code: NodeClassCauseCode, c: Condition, nc: EC2NodeClass, fx: FixContext): Explanation {
+export function explainNodeClassFailure(
+  code: NodeClassCauseCode,
+  c: Condition,
+  nc: EC2NodeClass,
+  fx: FixContext,
+  logError: string | undefined,
+): Explanation {
   switch (code) {
+    case 'CLUSTER_CIDR_NOT_RESOLVED':
+      return explainClusterCidr(c, nc, fx, logError);
+    case 'IAM_API_UNREACHABLE':
+      return explainIamUnreachable(nc, logError ?? quoted(c));
     case 'AMI_NOT_FOUND':
       return explainAmi(c, nc, fx);
     case 'SUBNETS_NOT_FOUND':

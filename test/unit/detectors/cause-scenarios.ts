@@ -516,6 +516,48 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: "EC2NodeClasses explained by Karpenter's own words (Ready message, nodeclass controller log)",
+    snapshot: snapshotOf({
+      nodeClasses: [
+        ec2NodeClass({
+          name: 'al2023',
+          conditions: [
+            condition('Ready', 'False', { reason: 'NodeClassNotReady', message: 'Failed to detect the cluster CIDR' }),
+          ],
+        }),
+        (({ status: _status, ...rest }) => rest)(ec2NodeClass({ name: 'private' })),
+      ],
+      logs: [
+        logLine({
+          level: 'ERROR',
+          time: minutesAfter(T0, 30),
+          message: 'Reconciler error',
+          controller: 'nodeclass',
+          controllerKind: 'EC2NodeClass',
+          EC2NodeClass: { name: 'private' },
+          name: 'private',
+          error:
+            'resolving instance profile, getting instance profile "KarpenterNodeRole-demo", RequestError: send request failed\ncaused by: Post "https://iam.amazonaws.com/": dial tcp 52.46.159.95:443: i/o timeout',
+        }),
+      ],
+    }),
+    produces: ['NODECLASS_NOT_READY/CLUSTER_CIDR_NOT_RESOLVED', 'NODECLASS_NOT_READY/IAM_API_UNREACHABLE'],
+  },
+  {
+    name: 'a launch names an instance profile the captured list lacks',
+    snapshot: snapshotOf({
+      nodeClaims: [
+        failedLaunch(
+          'default-jjjjj',
+          'LaunchFailed',
+          'InvalidParameterValue: Value (KarpenterNodeInstanceProfile-demo) for parameter iamInstanceProfile.name is invalid. Invalid IAM Instance Profile name',
+        ),
+      ],
+      instanceProfiles: [instanceProfile({ name: 'eks-node-group-demo', role: 'eks-node-group-role' })],
+    }),
+    produces: ['NODECLAIM_LAUNCH_FAILED/INSTANCE_PROFILE_NOT_FOUND'],
+  },
+  {
     name: 'NodePools not ready for every reason',
     snapshot: snapshotOf({
       nodePools: [
