@@ -113,7 +113,16 @@ export const CAUSES_BY_FINDING = {
   CONSOLIDATION_CHURN: ['CONSOLIDATE_AFTER_TOO_SHORT', 'NO_DISRUPTION_BUDGET', 'UNKNOWN'],
   // Nodes that join but never become usable, a controller that keeps dying, subnets running dry.
   NODE_NOT_INITIALIZED: ['CNI_NOT_READY', 'STARTUP_TAINT_REMAINS', 'RESOURCE_NOT_REGISTERED', 'NODE_NOT_READY', 'UNKNOWN'],
-  KARPENTER_CONTROLLER_UNHEALTHY: ['OOM_KILLED', 'LEADER_ELECTION_LOST', 'AWS_API_UNREACHABLE', 'CRASH_LOOP', 'UNKNOWN'],
+  KARPENTER_CONTROLLER_UNHEALTHY: [
+    'OOM_KILLED',
+    'LEADER_ELECTION_LOST',
+    // A network timeout to AWS, told apart by its error text (docs/findings.md): a lookup, a private address, a public one.
+    'DNS_RESOLUTION_FAILED',
+    'VPC_ENDPOINT_BLOCKED',
+    'AWS_API_UNREACHABLE',
+    'CRASH_LOOP',
+    'UNKNOWN',
+  ],
   SUBNET_IPS_LOW: ['FEW_FREE_ADDRESSES'],
 } as const satisfies Record<FindingCode, readonly string[]>;
 

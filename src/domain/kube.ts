@@ -107,6 +107,9 @@ export interface PodSpec {
   initContainers?: Container[];
   priorityClassName?: string;
   serviceAccountName?: string;
+  /** `ClusterFirst` when unset: the resolver the pod asks (the cluster DNS Service, or the node's). */
+  dnsPolicy?: 'ClusterFirst' | 'ClusterFirstWithHostNet' | 'Default' | 'None' | string;
+  hostNetwork?: boolean;
   /** Kubernetes 1.30+: the pod stays Pending by design until every gate is removed. */
   schedulingGates?: { name: string }[];
   topologySpreadConstraints?: TopologySpreadConstraint[];
@@ -131,6 +134,7 @@ export interface Pod extends KubeObject {
     startTime?: string;
     nominatedNodeName?: string;
     containerStatuses?: ContainerStatus[];
+    podIP?: string;
   };
 }
 

@@ -53,6 +53,8 @@ const podSpec = obj({
   containers: arr(container),
   initContainers: arr(container),
   serviceAccountName: str,
+  dnsPolicy: str,
+  hostNetwork: bool,
   schedulingGates: arr(obj({ name: str })),
 });
 const podTemplate = obj({ metadata: objectMeta, spec: podSpec });
@@ -71,7 +73,14 @@ const containerStatus = obj({ name: str, ready: bool, restartCount: num, state: 
 
 const pod = kubeObject(
   podSpec,
-  obj({ phase: str, conditions, startTime: time, nominatedNodeName: str, containerStatuses: arr(containerStatus) }),
+  obj({
+    phase: str,
+    conditions,
+    startTime: time,
+    nominatedNodeName: str,
+    containerStatuses: arr(containerStatus),
+    podIP: str,
+  }),
 );
 
 const deployment = kubeObject(

@@ -5,9 +5,12 @@ import type { Container, Pod } from '../../domain/kube.ts';
 import type { ControllerInfo } from '../../domain/snapshot-index.ts';
 import { logText, trimError } from '../cloud-errors/cloud-errors.ts';
 import type { DetectContext, Detector } from '../detector.ts';
+import { controllerIdentity } from '../aws-iam/controller-iam.ts';
 import { deploymentNameFromPod } from '../karpenter/controller-deployment.ts';
+import { controllerCannotReachAws } from './log-only.ts';
 import { listCapped, podRef } from '../scheduling/pending.ts';
-import { awsUnreachable, lastErrorLine, leaderElectionLost } from './crash-logs.ts';
+import { awsUnreachable, lastErrorLine, leaderElectionLost, type AwsUnreachable } from './crash-logs.ts';
+import { diagnoseNetwork, type NetworkDiagnosis } from './network-diagnosis.ts';
 import { earliestTermination, failureText, podFailure, type PodFailure } from './restarts.ts';
 import { unhealthyRemediation, type UnhealthyEnv, type UnhealthyStepCause } from './unhealthy-steps.ts';
 
@@ -20,7 +23,13 @@ export const controllerUnhealthy: Detector<'KARPENTER_CONTROLLER_UNHEALTHY'> = {
   code: 'KARPENTER_CONTROLLER_UNHEALTHY',
   requires: ['pods'],
   refinedBy: ['deployments', 'logs', 'cluster'],
+  // A log-only capture whose calls to AWS keep timing out is evidence enough (log-only.ts).
+  evidenceIn: (snapshot) => controllerCannotReachAws(snapshot.logs) !== undefined,
   detect(ctx) {
+    if (!ctx.snapshot.captured.has('pods')) {
+      const finding = logOnlyFinding(ctx);
+      return finding ? [finding] : [];
+    }
     return ctx.index.controllers.flatMap((info) => {
       const finding = unhealthyFinding(ctx, info);
       return finding ? [finding] : [];
@@ -50,7 +59,7 @@ function unhealthyFinding(ctx: DetectContext, info: ControllerInfo): Finding<'KA
   const env: UnhealthyEnv = {
     namespace: info.namespace,
     deploymentName,
-    clusterName: ctx.snapshot.cluster?.name ?? ctx.snapshot.clusterName,
+    clusterName: knownClusterName(ctx),
     release: labelOf(info, 'app.kubernetes.io/instance') ?? 'karpenter',
     chartVersion: chartVersion(info),
     region: regionOf(ctx, diagnosis),
@@ -76,6 +85,47 @@ function unhealthyFinding(ctx: DetectContext, info: ControllerInfo): Finding<'KA
     remediation: unhealthyRemediation(diagnosis.cause, env),
     counts: { objects: failures.length },
   });
+}
+
+/** The controller's log says its calls to AWS time out, and its pods were not captured. */
+function logOnlyFinding(ctx: DetectContext): Finding<'KARPENTER_CONTROLLER_UNHEALTHY'> | undefined {
+  const blocked = controllerCannotReachAws(ctx.snapshot.logs);
+  if (!blocked) return undefined;
+  const id = controllerIdentity(ctx);
+  const name = id.resource.name ?? 'karpenter';
+  const diagnosis = networkDiagnosis(blocked.aws, diagnoseNetwork(blocked.aws, undefined, [], ctx.snapshot));
+  const env: UnhealthyEnv = {
+    namespace: id.namespace,
+    deploymentName: name,
+    clusterName: knownClusterName(ctx),
+    release: 'karpenter',
+    chartVersion: undefined,
+    region: blocked.aws.region ?? regionOfClusterArn(ctx.snapshot.cluster?.arn),
+    clusterEndpoint: ctx.snapshot.cluster?.endpoint,
+    failure: undefined,
+    container: undefined,
+  };
+  return newFinding({
+    code: 'KARPENTER_CONTROLLER_UNHEALTHY',
+    severity: blocked.stopped ? 'critical' : 'warning',
+    title: `Karpenter controller ${id.namespace}/${name}: its calls to AWS time out (its pods were not captured)`,
+    resource: id.resource,
+    since: blocked.since,
+    cause: { code: diagnosis.cause.cause, detail: diagnosis.detail },
+    evidence: [
+      blocked.aws.services.includes('sts')
+        ? 'no credentials: every AWS call the controller makes needs them, so it cannot launch or remove nodes'
+        : `the controller cannot reach ${blocked.aws.services.join(', ')}`,
+      ...diagnosis.evidence,
+    ],
+    remediation: unhealthyRemediation(diagnosis.cause, env),
+  });
+}
+
+/** The cluster's name, unless the capture did not say it (the snapshot then calls it `unknown`). */
+function knownClusterName(ctx: DetectContext): string | undefined {
+  const name = ctx.snapshot.cluster?.name ?? ctx.snapshot.clusterName;
+  return ctx.snapshot.cluster || name !== 'unknown' ? name : undefined;
 }
 
 function latestFirst(a: PodFailure, b: PodFailure): number {
@@ -112,11 +162,9 @@ function diagnose(ctx: DetectContext, info: ControllerInfo, f: PodFailure): Diag
   }
   const aws = awsUnreachable(logs);
   if (aws) {
-    return {
-      cause: { cause: 'AWS_API_UNREACHABLE', services: aws.services },
-      detail: `Karpenter cannot reach the AWS API of ${aws.services.join(', ')} ("${quoted(aws.line)}"): its subnets have no route to ${aws.services.length === 1 ? 'that endpoint' : 'those endpoints'}, a private subnet with neither a NAT gateway nor VPC endpoints for them`,
-      evidence: [logEvidence(aws.line)],
-    };
+    const spec = f.pod.spec ?? info.deployment?.spec?.template?.spec;
+    const podIps = info.pods.flatMap((p) => (p.status?.podIP ? [p.status.podIP] : []));
+    return networkDiagnosis(aws, diagnoseNetwork(aws, spec, podIps, ctx.snapshot));
   }
   const error = lastErrorLine(logs);
   const message = f.termination?.message?.trim();
@@ -138,6 +186,14 @@ function diagnose(ctx: DetectContext, info: ControllerInfo, f: PodFailure): Diag
       ? `the controller restarted ${f.restarts} time(s)${why}, and its captured log holds no error that explains it`
       : `the controller restarted ${f.restarts} time(s)${why}; no controller log was captured to say why (kubectl logs --previous)`,
     evidence: [captured ? 'no error in the captured controller log' : 'no controller log was captured'],
+  };
+}
+
+function networkDiagnosis(aws: AwsUnreachable, network: NetworkDiagnosis): Diagnosis {
+  return {
+    cause: network.cause,
+    detail: `Karpenter cannot reach the AWS API of ${aws.services.join(', ')} ("${quoted(aws.line)}"): ${network.why}`,
+    evidence: [logEvidence(aws.line), ...network.evidence],
   };
 }
 
@@ -185,6 +241,7 @@ function chartVersion(info: ControllerInfo): string | undefined {
 }
 
 function regionOf(ctx: DetectContext, d: Diagnosis): string | undefined {
-  const fromLogs = d.cause.cause === 'AWS_API_UNREACHABLE' ? awsUnreachable(ctx.snapshot.logs)?.region : undefined;
+  const network = ['AWS_API_UNREACHABLE', 'DNS_RESOLUTION_FAILED', 'VPC_ENDPOINT_BLOCKED'].includes(d.cause.cause);
+  const fromLogs = network ? awsUnreachable(ctx.snapshot.logs)?.region : undefined;
   return fromLogs ?? regionOfClusterArn(ctx.snapshot.cluster?.arn);
 }

@@ -1,6 +1,15 @@
 import { commandStep, manualRemediation, type Remediation } from '../../domain/finding.ts';
 import { shellQuote } from '../../domain/shell.ts';
 import type { AwsService } from './crash-logs.ts';
+import {
+  blockedEndpointSteps,
+  clusterArg,
+  clusterNote,
+  dnsSteps,
+  type BlockedEndpoint,
+  type DnsFailure,
+  type NetworkEnv,
+} from './network-steps.ts';
 import type { PodFailure } from './restarts.ts';
 
 /**
@@ -11,7 +20,8 @@ import type { PodFailure } from './restarts.ts';
 export interface UnhealthyEnv {
   namespace: string;
   deploymentName: string;
-  clusterName: string;
+  /** Undefined when the capture does not name the cluster: the steps then read `$CLUSTER_NAME`. */
+  clusterName: string | undefined;
   /** The Helm release (`app.kubernetes.io/instance`), `karpenter` when unlabelled. */
   release: string;
   /** The installed chart version (`helm.sh/chart: karpenter-1.8.1`, `app.kubernetes.io/version`), when labelled. */
@@ -19,8 +29,8 @@ export interface UnhealthyEnv {
   region: string | undefined;
   /** The cluster's API endpoint, for `settings.clusterEndpoint`. */
   clusterEndpoint: string | undefined;
-  /** The pod to read and describe. */
-  failure: PodFailure;
+  /** The pod to read and describe; undefined when only the controller's log was captured. */
+  failure: PodFailure | undefined;
   /** The pod has more than one container: name the one to read. */
   container: string | undefined;
 }
@@ -28,16 +38,29 @@ export interface UnhealthyEnv {
 export type UnhealthyStepCause =
   | { cause: 'OOM_KILLED'; memoryLimit: string | undefined }
   | { cause: 'LEADER_ELECTION_LOST' }
+  | ({ cause: 'DNS_RESOLUTION_FAILED' } & DnsFailure)
+  | ({ cause: 'VPC_ENDPOINT_BLOCKED' } & BlockedEndpoint)
   | { cause: 'AWS_API_UNREACHABLE'; services: readonly AwsService[] }
   | { cause: 'CRASH_LOOP' }
   | { cause: 'UNKNOWN'; logsCaptured: boolean };
 
 export function unhealthyRemediation(c: UnhealthyStepCause, env: UnhealthyEnv): Remediation {
   const ns = shellQuote(env.namespace);
-  const pod = shellQuote(env.failure.pod.metadata?.name ?? '');
+  const podName = env.failure?.pod.metadata?.name;
+  const pod = podName ? shellQuote(podName) : `deployment/${shellQuote(env.deploymentName)}`;
   const container = env.container ? ` -c ${shellQuote(env.container)}` : '';
-  const previousLog = `kubectl logs -n ${ns} ${pod}${container} --previous --tail=200`;
+  // Without a failing pod (a log-only capture) the running controller's log is the one to read.
+  const previousLog = `kubectl logs -n ${ns} ${pod}${container}${podName ? ' --previous' : ''} --tail=200`;
   const describe = `kubectl describe pod -n ${ns} ${pod}`;
+  const network: NetworkEnv = {
+    namespace: env.namespace,
+    clusterName: env.clusterName,
+    region: env.region,
+    helmUpgrade: (sets) => helmUpgrade(env, sets),
+    versionNote: versionNote(env),
+    previousLog,
+    pod: podName,
+  };
   switch (c.cause) {
     case 'OOM_KILLED':
       return manualRemediation([
@@ -67,6 +90,10 @@ export function unhealthyRemediation(c: UnhealthyStepCause, env: UnhealthyEnv): 
           `kubectl set env deployment -n ${ns} ${shellQuote(env.deploymentName)} -c controller KUBE_CLIENT_QPS=400 KUBE_CLIENT_BURST=600`,
         ),
       ]);
+    case 'DNS_RESOLUTION_FAILED':
+      return manualRemediation(dnsSteps(network, c));
+    case 'VPC_ENDPOINT_BLOCKED':
+      return manualRemediation(blockedEndpointSteps(network, c));
     case 'AWS_API_UNREACHABLE':
       return manualRemediation([commandStep('the calls that timed out', previousLog), ...endpointSteps(env, c.services)]);
     case 'CRASH_LOOP':
@@ -140,12 +167,12 @@ const PRIVATE_CLUSTER_ENDPOINTS = ['ec2', 'sts', 'ssm', 'sqs', 'ecr.api', 'ecr.d
 
 function endpointSteps(env: UnhealthyEnv, services: readonly AwsService[]): string[] {
   const region = env.region ? shellQuote(env.region) : '"$AWS_REGION"';
-  const cluster = shellQuote(env.clusterName);
+  const cluster = clusterArg(env);
   const describeCluster = (query: string) =>
     `aws eks describe-cluster --region ${region} --name ${cluster} --query ${query} --output text`;
   const steps = [
     commandStep(
-      "the cluster's VPC, its subnets and its security group, where the endpoints go",
+      `the cluster's VPC, its subnets and its security group, where the endpoints go${clusterNote(env)}`,
       `vpc=$(${describeCluster('cluster.resourcesVpcConfig.vpcId')}); subnets=$(${describeCluster("'cluster.resourcesVpcConfig.subnetIds'")}); sg=$(${describeCluster('cluster.resourcesVpcConfig.clusterSecurityGroupId')})`,
     ),
     commandStep(

@@ -754,6 +754,28 @@ export const SCENARIOS: Scenario[] = [
     produces: ['KARPENTER_CONTROLLER_UNHEALTHY/AWS_API_UNREACHABLE'],
   },
   {
+    // test/incidents/fargate-dnspolicy-sts-lookup-timeout: a lookup that timed out is DNS, not a route.
+    name: 'controller cannot resolve STS',
+    snapshot: crashing({ reason: 'Error', exitCode: 1 }, [
+      previousLine({
+        level: 'FATAL',
+        message:
+          'Checking EC2 API connectivity, WebIdentityErr: failed to retrieve credentials\ncaused by: RequestError: send request failed\ncaused by: Post "https://sts.us-east-1.amazonaws.com/": dial tcp: lookup sts.us-east-1.amazonaws.com: i/o timeout',
+      }),
+    ]),
+    produces: ['KARPENTER_CONTROLLER_UNHEALTHY/DNS_RESOLUTION_FAILED'],
+  },
+  {
+    // test/incidents/vpc-endpoint-sg-secondary-cidr: a private address is an endpoint that exists.
+    name: 'controller times out on the private address of the STS endpoint',
+    snapshot: crashing({ reason: 'Error', exitCode: 2 }, [
+      previousLine({
+        message: 'caused by: Post "https://sts.us-east-2.amazonaws.com/": dial tcp 10.188.214.212:443: i/o timeout',
+      }),
+    ]),
+    produces: ['KARPENTER_CONTROLLER_UNHEALTHY/VPC_ENDPOINT_BLOCKED'],
+  },
+  {
     name: 'controller panics on a bad setting',
     snapshot: crashing({ reason: 'Error', exitCode: 2 }, [
       previousLine({ message: 'panic: validating settings, invalid batch max duration' }),

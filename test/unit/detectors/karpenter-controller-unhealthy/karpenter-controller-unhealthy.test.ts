@@ -252,7 +252,8 @@ describe('KARPENTER_CONTROLLER_UNHEALTHY', () => {
         'SSM parameter',
         {
           message: 'resolving ssm parameter, operation error SSM: GetParameter, https response error',
-          error: 'Post "https://ssm.us-east-2.amazonaws.com/": dial tcp 10.0.0.1:443: i/o timeout',
+          // A public address: a private one is an endpoint that exists (VPC_ENDPOINT_BLOCKED, network-causes.test.ts).
+          error: 'Post "https://ssm.us-east-2.amazonaws.com/": dial tcp 52.119.161.5:443: i/o timeout',
         },
         ['ssm'],
         'us-east-2',
