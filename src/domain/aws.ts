@@ -125,8 +125,13 @@ export interface LogLine {
   error?: string;
   /** Every field of a JSON line (controller, NodeClaim, NodePool, aws-error-code, ...). */
   fields: Record<string, unknown>;
-  /** Where it came from, for evidence: `file:line`. */
+  /** Where it came from, for evidence: `file:line` (of the record's first line). */
   origin: string;
+  /**
+   * The record's further lines, when it spans several (a stack trace, an error continued on
+   * tab-indented lines), joined by line feeds: matched with the record, never quoted as it.
+   */
+  continuation?: string;
   /**
    * A line of the previous container's log (`kubectl logs --previous`, a `karpenter-previous.log`
    * capture): what the controller wrote before its last restart. Absent on the current log's lines.

@@ -233,6 +233,8 @@ export interface CustomResourceDefinition extends KubeObject {
       webhook?: { clientConfig?: WebhookClientConfig; conversionReviewVersions?: string[] };
     };
   };
+  /** The versions objects may be stored in (never pruned by the API server itself). */
+  status?: { storedVersions?: string[] };
 }
 
 /** policy/v1 PodDisruptionBudget (`kubectl get pdb -A -o json`). */

@@ -2,25 +2,25 @@ import { Buffer } from 'node:buffer';
 import type { LogLine } from '../domain/aws.ts';
 import type { ByteReader } from './capture-content.ts';
 import { isRecord, type JsonRecord } from '../domain/shape.ts';
+import { RecordJoiner, type LogRecord } from './log-records.ts';
 
 /**
- * `kubectl logs` of the Karpenter controller → one LogLine per non-blank line. Karpenter logs
+ * `kubectl logs` of the Karpenter controller → one LogLine per record: a line, or an entry that
+ * spans several (a stack trace, a pretty-printed JSON object; log-records.ts). Karpenter logs
  * JSON through zap (`level`/`time`/`message`, or zap's defaults `msg`/`ts`); older versions and
  * some installs print zap's console format (tab-separated, JSON fields last). Anything else is
  * kept as free text: logs refine causes, they never make a capture unreadable.
  */
 export function readControllerLog(text: string, file: string): LogLine[] {
-  const lines: LogLine[] = [];
+  const joiner = new RecordJoiner();
   let lineNumber = 0;
   let start = 0;
   while (start <= text.length) {
     const end = text.indexOf('\n', start);
-    const raw = text.slice(start, end < 0 ? text.length : end);
-    lineNumber++;
+    joiner.push(text.slice(start, end < 0 ? text.length : end), ++lineNumber);
     start = end < 0 ? text.length + 1 : end + 1;
-    addLine(lines, raw, `${file}:${lineNumber}`);
   }
-  return lines;
+  return joiner.finish().map((record) => recordLine(record, file));
 }
 
 /**
@@ -116,18 +116,24 @@ export function readControllerLogFrom(reader: ByteReader, file: string): Control
   } finally {
     reader.close();
   }
-  const lines: LogLine[] = [];
+  const joiner = new RecordJoiner();
   for (let i = first; i < kept.length; i++) {
     const line = kept[i];
-    if (line) addLine(lines, line.text, `${file}:${line.lineNumber}`);
+    if (line) joiner.push(line.text, line.lineNumber);
   }
-  return { lines, dropped };
+  return { lines: joiner.finish().map((record) => recordLine(record, file)), dropped };
 }
 
-function addLine(lines: LogLine[], raw: string, origin: string): void {
-  const line = raw.replace(/\r$/, '');
-  if (line.trim() === '') return;
-  lines.push(parseLogLine(line, origin));
+/**
+ * A record as one LogLine, quoted by its first line's number: a pretty-printed JSON object parsed
+ * whole; any other record parsed by its first line, the rest kept as its `continuation`.
+ */
+function recordLine(record: LogRecord, file: string): LogLine {
+  const origin = `${file}:${record.lineNumber}`;
+  if (record.rest.length === 0) return parseLogLine(record.head, origin);
+  const whole = [record.head, ...record.rest].join('\n');
+  if (record.json && parseJsonObject(whole.replace(KUBECTL_PREFIX, '')) !== undefined) return parseLogLine(whole, origin);
+  return { ...parseLogLine(record.head, origin), continuation: record.rest.join('\n') };
 }
 
 const KUBECTL_PREFIX = /^\[(?:pod\/)?[^\]\s/]+\/[^\]\s]+\] ?/; // kubectl logs --prefix
@@ -158,7 +164,10 @@ export function parseLogLine(line: string, origin: string): LogLine {
   const afterStamp = stamped ? rest.slice(stamped[0].length) : '';
   if (
     stamped &&
-    (afterStamp.startsWith('{') || TIMESTAMP_PREFIX.test(afterStamp) || afterStamp.split('\t')[0]?.match(TIMESTAMP))
+    (afterStamp.startsWith('{') ||
+      TIMESTAMP_PREFIX.test(afterStamp) ||
+      afterStamp.split('\t')[0]?.match(TIMESTAMP) ||
+      /^(?:panic: |fatal error: )/.test(afterStamp))
   ) {
     kubectlTime = stamped[1];
     rest = afterStamp;

@@ -592,7 +592,7 @@ const CASES: ExampleCase[] = [
         ...manual,
         resource: { kind: 'NodePool', name: 'default' },
         detail: 'PodDisruptionBudget payments/ledger-api (holding payments/ledger-api-6c9f8d7b5-2kx8q, payments/ledger-api-6c9f8d7b5-9tz4w)',
-        step: 'kubectl describe pdb -n payments ledger-api',
+        step: 'kubectl get pdb -n payments ledger-api -o yaml',
         mentions: ['AMIDrift ×2', 'Pdb prevents pod evictions', 'default-7xq2m', 'default-p4k9d'],
       },
     ],

@@ -121,8 +121,17 @@ export function isLaunchFailureCondition(c: { reason?: string; message?: string 
 /** Event reasons Karpenter publishes on a NodeClaim whose launch failed. */
 export const LAUNCH_FAILURE_EVENT_REASONS: ReadonlySet<string> = new Set(['InsufficientCapacityError', 'LaunchFailed']);
 
-/** The error text of a log line: the JSON `error` field, else the message. */
+/**
+ * The error text of a log record, for matching: the message and the JSON `error` field, and the
+ * lines that continue the record (a stack trace, an error wrapped onto indented lines).
+ */
 export function logText(line: LogLine): string {
+  const head = logHeadText(line);
+  return line.continuation ? `${head}\n${line.continuation}` : head;
+}
+
+/** The same without the continuation lines: what evidence quotes, next to the record's `file:line`. */
+export function logHeadText(line: LogLine): string {
   return line.error ? `${line.message} ${line.error}` : line.message;
 }
 

@@ -10,7 +10,7 @@ export interface ConversionFailure {
   /** `nodeclaims.karpenter.sh`. */
   crdName: string;
   /** The Service the webhook posts to, from the URL in the error. */
-  service?: { namespace: string; name: string; port?: number };
+  service?: { namespace: string; name: string; port?: number; path?: string };
   cause: Extract<CauseCode, 'SERVICE_MISSING' | 'PORT_MISMATCH' | 'UNKNOWN'>;
   /** Why, in a few words, for the title. */
   why: string;
@@ -19,7 +19,7 @@ export interface ConversionFailure {
 }
 
 const ONE = new RegExp(CONVERSION_WEBHOOK_FAILED.source);
-const SERVICE_URL = /Post "?https:\/\/([a-z0-9-]+)\.([a-z0-9-]+)\.svc(?:\.cluster\.local)?(?::(\d+))?/;
+const SERVICE_URL = /Post "?https:\/\/([a-z0-9-]+)\.([a-z0-9-]+)\.svc(?:\.cluster\.local)?(?::(\d+))?(\/[^?"\s]*)?/;
 
 /** The API server's reasons (k8s.io/apiserver's service resolver, the dialer, TLS), most specific first. */
 const REASONS: readonly { test: RegExp; cause: ConversionFailure['cause']; why: (m: RegExpExecArray) => string }[] = [
@@ -53,7 +53,14 @@ export function conversionFailures(gaps: readonly Gap[]): ConversionFailure[] {
       kind,
       crdName,
       ...(url?.[1] && url[2]
-        ? { service: { name: url[1], namespace: url[2], ...(url[3] ? { port: Number(url[3]) } : {}) } }
+        ? {
+            service: {
+              name: url[1],
+              namespace: url[2],
+              ...(url[3] ? { port: Number(url[3]) } : {}),
+              ...(url[4] && url[4] !== '/' ? { path: url[4] } : {}),
+            },
+          }
         : {}),
       cause: reason?.r.cause ?? 'UNKNOWN',
       why: reason?.m ? reason.r.why(reason.m) : 'the webhook call failed',

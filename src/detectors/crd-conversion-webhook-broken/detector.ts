@@ -7,7 +7,8 @@ import { conversionFailures, type ConversionFailure } from './conversion-failure
 import { KARPENTER_API_GROUPS } from '../../domain/tags.ts';
 import { hasControllerLabel } from '../../domain/snapshot-index.ts';
 import type { Detector } from '../detector.ts';
-import { shellJson, shellQuote } from '../../domain/shell.ts';
+import { shellQuote } from '../../domain/shell.ts';
+import { conversionSteps, storedEvidence } from './conversion-steps.ts';
 
 /** apiextensions.k8s.io/v1 default for `clientConfig.service.port`. */
 const DEFAULT_WEBHOOK_PORT = 443;
@@ -15,8 +16,8 @@ const DEFAULT_WEBHOOK_PORT = 443;
 /**
  * CRD_CONVERSION_WEBHOOK_BROKEN: a Karpenter CRD converts through a webhook whose Service does not
  * exist or does not expose the port. Every request that needs conversion then fails, which makes
- * `kubectl get nodeclaims` (and Karpenter itself) fail. Karpenter v1 serves only v1 and needs no
- * conversion, so the fix is `strategy: None`. The webhook's `port` is the Service's `port` (its
+ * `kubectl get nodeclaims` (and Karpenter itself) fail. Whether `strategy: None` is the fix depends
+ * on the CRD's `status.storedVersions` (conversion-steps.ts). The webhook's `port` is the Service's `port` (its
  * `targetPort`, named or not, is the Service's business). A Service is missing only if the capture
  * covers its namespace; when it does not but Karpenter plainly runs in another namespace, the
  * finding says the Service was not seen. Webhooks given by `url` are not checked: the snapshot
@@ -98,6 +99,7 @@ function fromCrds(snapshot: ClusterSnapshot, index: SnapshotIndex): Finding<'CRD
               ? `Karpenter Services: ${karpenterServices.map(describeService).join('; ')}`
               : 'no Karpenter Service exists',
             `served versions: ${(crd.spec.versions ?? []).map((v) => `${v.name}${v.storage ? ' (storage)' : ''}`).join(', ')}`,
+            storedEvidence(crdName, crd),
           ],
           remediation: manualRemediation([
             ...(unseen
@@ -108,7 +110,14 @@ function fromCrds(snapshot: ClusterSnapshot, index: SnapshotIndex): Finding<'CRD
                   ),
                 ]
               : []),
-            ...steps(crdName, karpenterServices),
+            ...conversionSteps({
+              crdName,
+              crd,
+              target: { namespace: ns, name: svcName, port, ...(target?.path ? { path: target.path } : {}) },
+              services,
+              karpenterServices,
+              servicesSeen: true,
+            }),
           ]),
         }),
       );
@@ -163,7 +172,21 @@ function fromFailure(snapshot: ClusterSnapshot, failure: ConversionFailure): Fin
         'Confirm that the CRD converts through the webhook the error names',
         `kubectl get crd ${shellQuote(failure.crdName)} -o jsonpath='{.spec.conversion}'`,
       ),
-      ...steps(failure.crdName, karpenterServices, servicesCaptured),
+      ...conversionSteps({
+        crdName: failure.crdName,
+        crd: undefined,
+        target: failure.service
+          ? {
+              namespace: failure.service.namespace,
+              name: failure.service.name,
+              port: failure.service.port,
+              ...(failure.service.path ? { path: failure.service.path } : {}),
+            }
+          : undefined,
+        services: snapshot.services,
+        karpenterServices,
+        servicesSeen: servicesCaptured,
+      }),
     ]),
   });
 }
@@ -200,40 +223,4 @@ function describeService(s: Service): string {
 function otherVersion(crd: CustomResourceDefinition): string {
   const versions = crd.spec?.versions ?? [];
   return (versions.find((v) => !v.storage) ?? versions[0])?.name ?? 'v1beta1';
-}
-
-function steps(crdName: string, karpenterServices: Service[], servicesSeen = true): string[] {
-  const out = [
-    `kubectl patch crd ${shellQuote(crdName)} --type='json' -p='[{"op": "replace", "path": "/spec/conversion", "value": {"strategy": "None"}}]'`,
-  ];
-  const webhook = karpenterServices
-    .flatMap((s) => (s.spec?.ports ?? []).filter((p) => /webhook/i.test(p.name ?? '')).map((p) => ({ s, port: p.port })))
-    .at(0);
-  out.push(
-    commandStep(
-      'Are objects still stored as v1beta1? Only then is conversion needed instead of strategy None',
-      `kubectl get crd ${shellQuote(crdName)} -o jsonpath='{.status.storedVersions}'`,
-    ),
-  );
-  if (webhook) {
-    const value = { name: webhook.s.metadata?.name, namespace: webhook.s.metadata?.namespace, port: webhook.port };
-    out.push(
-      commandStep(
-        'Only if v1beta1 is listed and your Karpenter still serves conversion: point the webhook at the Service that exists instead',
-        `kubectl patch crd ${shellQuote(crdName)} --type=json -p ${shellJson([{ op: 'replace', path: '/spec/conversion/webhook/clientConfig/service', value }])}`,
-      ),
-    );
-  } else if (!servicesSeen) {
-    out.push(
-      commandStep(
-        'Only if v1beta1 is listed: Services were not captured; find the Karpenter Service and its webhook port, then point spec.conversion.webhook.clientConfig.service at it',
-        'kubectl get service -A -l app.kubernetes.io/name=karpenter',
-      ),
-    );
-  } else {
-    out.push(
-      'Only if v1beta1 is listed: no Karpenter Service exposes a webhook port, so install a Karpenter version that serves conversion (v1.0.x) and point spec.conversion.webhook.clientConfig.service at its Service, then migrate to v1 and set strategy None.',
-    );
-  }
-  return out;
 }

@@ -1,14 +1,14 @@
 /**
  * DISRUPTION_BLOCKED's words and the steps a human pastes: the blocked NodeClaims and their drift
  * reasons, the events, the NodePool budget patch (a JSON merge patch replaces the whole list, so it
- * prints the full new list with the other budgets kept), the PDBs and pods to look at, the
- * annotations to remove, and `terminationGracePeriod`. Nothing here is automated.
+ * prints the full new list with the other budgets kept), the annotations to remove, and
+ * `terminationGracePeriod` (the PDB steps are shared with NODE_TERMINATION_STUCK:
+ * karpenter/pdb-steps.ts). Nothing here is automated.
  */
 import { commandStep } from '../../domain/finding.ts';
-import type { DisruptionBudget, NodePool, Pod } from '../../domain/kube.ts';
+import type { DisruptionBudget, NodePool } from '../../domain/kube.ts';
 import { shellJson, shellQuote, shellWords } from '../../domain/shell.ts';
 import { DEFAULT_BUDGET, budgetCap } from '../karpenter/disruption-budgets.ts';
-import type { PdbHold } from './pod-blockers.ts';
 
 export const BUDGET_SEMANTICS =
   'A budget caps how many of the NodePool’s nodes may be disrupting at once (not how many per hour); the most ' +
@@ -92,83 +92,6 @@ export function disruptingStep(names: readonly string[]): string {
     'The NodeClaims already being disrupted, which use up the budget: once they finish, drift continues (a stuck one is NODE_TERMINATION_STUCK)',
     `kubectl get nodeclaims ${shellWords(names.slice(0, 20))} -o wide`,
   );
-}
-
-function ownerDeployment(pod: Pod | undefined): string | undefined {
-  const rs = pod?.metadata?.ownerReferences?.find((o) => o.kind === 'ReplicaSet')?.name;
-  const hash = pod?.metadata?.labels?.['pod-template-hash'];
-  if (!rs) return undefined;
-  return hash && rs.endsWith(`-${hash}`) ? rs.slice(0, -(hash.length + 1)) : undefined;
-}
-
-export function pdbSteps(holds: readonly PdbHold[], podsByKey: ReadonlyMap<string, Pod>): string[] {
-  const steps: string[] = [];
-  for (const h of holds.slice(0, 3)) {
-    const ns = shellQuote(h.namespace);
-    steps.push(
-      commandStep(
-        `PodDisruptionBudget ${h.namespace}/${h.name} allows 0 disruptions: its pods and how many must stay available`,
-        `kubectl describe pdb -n ${ns} ${shellQuote(h.name)}`,
-      ),
-    );
-    const pods = h.pods.map((p) => nsName(p).name);
-    steps.push(
-      commandStep(`The pods it holds on the blocked nodes`, `kubectl get pods -n ${ns} ${shellWords(pods.slice(0, 20))} -o wide`),
-    );
-    const deployment = h.pods.map((p) => ownerDeployment(podsByKey.get(p))).find((d) => d !== undefined);
-    if (deployment) {
-      const replicas = Math.max(2, (h.pdb.status?.expectedPods ?? 1) + 1);
-      steps.push(
-        commandStep(
-          `Give Deployment ${h.namespace}/${deployment} a spare replica so one pod can be evicted`,
-          `kubectl scale deployment -n ${ns} ${shellQuote(deployment)} --replicas=${replicas}`,
-        ),
-      );
-    }
-    steps.push(
-      commandStep(
-        `Or let the PDB allow one pod down at a time (a minAvailable equal to the replicas never allows any)`,
-        `kubectl patch pdb -n ${ns} ${shellQuote(h.name)} --type=merge -p ${shellJson({ spec: { minAvailable: null, maxUnavailable: 1 } })}`,
-      ),
-    );
-  }
-  return steps;
-}
-
-/** A PDB Karpenter's event names (v1.0–v1.4) when the PDBs were not captured. */
-export function namedPdbSteps(named: string): string[] {
-  const { namespace, name } = nsName(named);
-  const ns = shellQuote(namespace);
-  return [
-    commandStep(
-      `PodDisruptionBudget ${named}: the pods it selects and how many must stay available`,
-      `kubectl describe pdb -n ${ns} ${shellQuote(name)}`,
-    ),
-    commandStep(
-      `Let it allow one pod down at a time (or scale its workload up)`,
-      `kubectl patch pdb -n ${ns} ${shellQuote(name)} --type=merge -p ${shellJson({ spec: { minAvailable: null, maxUnavailable: 1 } })}`,
-    ),
-  ];
-}
-
-export function allPdbsStep(): string {
-  return commandStep('The PodDisruptionBudgets that allow no disruption now (ALLOWED DISRUPTIONS 0)', 'kubectl get pdb -A');
-}
-
-export function multiplePdbSteps(multiple: readonly { pod: string; pdbs: string[] }[]): string[] {
-  const steps: string[] = [];
-  for (const m of multiple.slice(0, 3)) {
-    const { namespace, name } = nsName(m.pod);
-    const pdbNames = m.pdbs.map((p) => nsName(p).name);
-    steps.push(
-      commandStep(
-        `Pod ${m.pod} is selected by ${m.pdbs.length} PodDisruptionBudgets: the eviction API refuses it. Merge them or narrow their selectors to one each`,
-        `kubectl get pdb -n ${shellQuote(namespace)} ${shellWords(pdbNames)} -o yaml`,
-      ),
-    );
-    steps.push(commandStep(`The pod's labels`, `kubectl get pod -n ${shellQuote(namespace)} ${shellQuote(name)} --show-labels`));
-  }
-  return steps;
 }
 
 export function podAnnotationSteps(pods: readonly string[]): string[] {

@@ -10,8 +10,9 @@ import type { DetectContext } from '../detector.ts';
 import type { BlockedClaim } from './blocked-claims.ts';
 import type { BlockedMessage, EventCause } from './blocked-events.ts';
 import type { Explained } from './explanation.ts';
-import { allPdbsStep, multiplePdbSteps, namedPdbSteps, pdbSteps, podAnnotationSteps } from './fixes.ts';
-import { podBlockers, podRef, type PodBlockers } from './pod-blockers.ts';
+import { allPdbsStep, blockingPdbSteps, multiplePdbSteps, namedPdbSteps, ownerNote } from '../karpenter/pdb-steps.ts';
+import { podAnnotationSteps } from './fixes.ts';
+import { podBlockers, type PodBlockers } from './pod-blockers.ts';
 
 function claimHasTerminationGracePeriod(c: BlockedClaim): boolean {
   return c.claim.spec?.terminationGracePeriod !== undefined;
@@ -40,7 +41,6 @@ export function podCause(
   const fromObjects: PodBlockers | undefined = s.captured.has('pods')
     ? podBlockers(podsOf(ctx, held), s.captured.has('pdbs') ? s.pdbs : [], ctx.now)
     : undefined;
-  const podsByKey = new Map(podsOf(ctx, held).map((p) => [podRef(p), p]));
   if (!s.captured.has('pods'))
     evidence.push(
       'the pods on these nodes were not captured: PDB and do-not-disrupt causes come from the DisruptionBlocked events',
@@ -58,8 +58,9 @@ export function podCause(
       detail:
         `PodDisruptionBudget${zero.length === 1 ? '' : 's'} ${list(names, 3)} allow${zero.length === 1 ? 's' : ''} 0 disruptions, ` +
         `so Karpenter cannot evict ${zero.length === 1 ? 'its' : 'their'} pods from these nodes and does not start replacing them. ` +
-        `Scale the workload up or let the PDB allow one pod down.${expiredNote}`,
-      steps: pdbSteps(zero, podsByKey),
+        (ownerNote(zero.map((h) => h.pdb)) || ' Scale the workload up or let the PDB allow one pod down.') +
+        expiredNote,
+      steps: blockingPdbSteps(zero.map((h) => h.block)),
     };
   }
   const pdbEvent = pdbKnown ? undefined : fromEvent('PDB_BLOCKS_EVICTION');
@@ -84,8 +85,10 @@ export function podCause(
           multiple.map((m) => `pod ${m.pod} is selected by ${m.pdbs.join(' and ')}`),
           3,
         )}: the eviction API refuses a pod ` +
-        `under more than one PodDisruptionBudget, so Karpenter cannot drain the node. Give each pod one PDB.${expiredNote}`,
-      steps: multiplePdbSteps(multiple),
+        `under more than one PodDisruptionBudget, so Karpenter cannot drain the node. Give each pod one PDB.` +
+        ownerNote([...new Set(multiple.flatMap((m) => m.found.pdbs))]) +
+        expiredNote,
+      steps: multiplePdbSteps(multiple.map((m) => m.found)),
     };
   }
   const multipleEvent = pdbKnown ? undefined : fromEvent('MULTIPLE_PDBS');

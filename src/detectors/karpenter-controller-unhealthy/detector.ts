@@ -3,7 +3,7 @@ import { regionOfClusterArn } from '../../domain/aws.ts';
 import { newFinding, type Finding } from '../../domain/finding.ts';
 import type { Container, Pod } from '../../domain/kube.ts';
 import type { ControllerInfo } from '../../domain/snapshot-index.ts';
-import { logText, trimError } from '../cloud-errors/cloud-errors.ts';
+import { logHeadText, trimError } from '../cloud-errors/cloud-errors.ts';
 import type { DetectContext, Detector } from '../detector.ts';
 import { controllerIdentity } from '../aws-iam/controller-iam.ts';
 import { deploymentNameFromPod } from '../karpenter/controller-deployment.ts';
@@ -203,7 +203,7 @@ function networkDiagnosis(aws: AwsUnreachable, network: NetworkDiagnosis): Diagn
  * and its end, where the root cause is.
  */
 function quoted(line: LogLine): string {
-  const text = trimError(logText(line), Number.MAX_SAFE_INTEGER);
+  const text = trimError(logHeadText(line), Number.MAX_SAFE_INTEGER);
   if (text.length <= 300) return text;
   const head = text.slice(0, 90).replace(/\s+\S*$/, '');
   const tail = text.slice(-200).replace(/^\S*\s+/, '');

@@ -1,8 +1,14 @@
 import { commandStep } from '../../domain/finding.ts';
-import type { Pod, PodDisruptionBudget, VolumeAttachment } from '../../domain/kube.ts';
+import type { VolumeAttachment } from '../../domain/kube.ts';
 import { shellJson, shellQuote, shellWords } from '../../domain/shell.ts';
 import { regionFlag } from '../aws-iam/iam-arn.ts';
-import { DO_NOT_DISRUPT_ANNOTATION, selectorArg, type DoNotDisrupt } from '../karpenter/eviction-blockers.ts';
+import {
+  DO_NOT_DISRUPT_ANNOTATION,
+  type DoNotDisrupt,
+  type MultiplePdbs,
+  type PdbBlock,
+} from '../karpenter/eviction-blockers.ts';
+import { blockingPdbSteps, multiplePdbSteps as sharedMultiplePdbSteps } from '../karpenter/pdb-steps.ts';
 
 /**
  * The steps of NODE_TERMINATION_STUCK, one builder per cause: commands a human pastes, every value
@@ -64,71 +70,13 @@ function gracePeriodStep(t: StepTarget): string[] {
   ];
 }
 
-/** The workload that owns a pod, as `kubectl scale` names it: Deployment (via its ReplicaSet) or StatefulSet. */
-function scalable(pod: Pod): { kind: 'deployment' | 'statefulset'; name: string } | undefined {
-  const owner = pod.metadata?.ownerReferences?.find((o) => o.controller !== false && o.kind && o.name);
-  if (!owner?.name) return undefined;
-  if (owner.kind === 'StatefulSet') return { kind: 'statefulset', name: owner.name };
-  if (owner.kind !== 'ReplicaSet') return undefined;
-  const hash = pod.metadata?.labels?.['pod-template-hash'];
-  const name =
-    hash && owner.name.endsWith(`-${hash}`)
-      ? owner.name.slice(0, -(hash.length + 1))
-      : owner.name.replace(/-[a-z0-9]{8,10}$/, '');
-  return { kind: 'deployment', name };
+/** The PDB steps shared with DISRUPTION_BLOCKED, then the NodePool's terminationGracePeriod. */
+export function pdbSteps(blocks: readonly PdbBlock[], t: StepTarget): string[] {
+  return [...blockingPdbSteps(blocks), ...gracePeriodStep(t)];
 }
 
-export function pdbSteps(blocks: readonly { pdb: PodDisruptionBudget; pods: Pod[] }[], t: StepTarget): string[] {
-  const steps = blocks.slice(0, 3).flatMap(({ pdb, pods }) => {
-    const ns = pdb.metadata?.namespace ?? 'default';
-    const name = pdb.metadata?.name ?? '?';
-    const selector = selectorArg(pdb.spec?.selector);
-    const workload = pods.map(scalable).find((w) => w !== undefined);
-    const replicas = Math.max(2, (pdb.status?.expectedPods ?? 1) + 1);
-    return [
-      commandStep('the budget: disruptionsAllowed 0 refuses every eviction', `kubectl get pdb -n ${q(ns)} ${q(name)} -o yaml`),
-      ...(selector === undefined
-        ? []
-        : [
-            commandStep(
-              'the pods it counts (a pod not Ready counts against it)',
-              `kubectl get pods -n ${q(ns)}${selector ? ` -l ${q(selector)}` : ''} -o wide`,
-            ),
-          ]),
-      ...(workload
-        ? [
-            commandStep(
-              `a way out: run one more replica so the budget allows an eviction (if Helm or GitOps owns ${workload.kind} ${workload.name}, set it there)`,
-              `kubectl scale ${workload.kind} -n ${q(ns)} ${q(workload.name)} --replicas=${replicas}`,
-            ),
-          ]
-        : []),
-      commandStep(
-        'or let the budget allow one pod at a time (minAvailable equal to the replicas never allows any)',
-        `kubectl patch pdb -n ${q(ns)} ${q(name)} --type merge -p ${shellJson({ spec: { minAvailable: null, maxUnavailable: 1 } })}`,
-      ),
-    ];
-  });
-  return [...steps, ...gracePeriodStep(t)];
-}
-
-export function multiplePdbSteps(items: readonly { pod: Pod; pdbs: PodDisruptionBudget[] }[], t: StepTarget): string[] {
-  const steps = items.slice(0, 3).flatMap(({ pod, pdbs }) => {
-    const ns = pod.metadata?.namespace ?? 'default';
-    const names = pdbs.map((p) => p.metadata?.name ?? '?');
-    const [, ...others] = names;
-    return [
-      commandStep(
-        `the PDBs selecting pod ${ns}/${pod.metadata?.name ?? '?'}: the eviction API refuses a pod more than one PDB selects`,
-        `kubectl get pdb -n ${q(ns)} ${shellWords(names)} -o wide`,
-      ),
-      commandStep(
-        `keep one budget per pod: merge them into ${names[0] ?? 'one'} (or narrow their selectors), then delete the others`,
-        `kubectl delete pdb -n ${q(ns)} ${shellWords(others)}`,
-      ),
-    ];
-  });
-  return [...steps, ...gracePeriodStep(t)];
+export function multiplePdbSteps(items: readonly MultiplePdbs[], t: StepTarget): string[] {
+  return [...sharedMultiplePdbSteps(items), ...gracePeriodStep(t)];
 }
 
 export function doNotDisruptSteps(items: readonly DoNotDisrupt[], t: StepTarget): string[] {

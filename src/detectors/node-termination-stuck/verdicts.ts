@@ -7,8 +7,8 @@
 import type { CauseCodeOf } from '../../domain/codes.ts';
 import { commandStep } from '../../domain/finding.ts';
 import type { VolumeAttachment } from '../../domain/kube.ts';
-import { shellQuote } from '../../domain/shell.ts';
 import { describePdb, pdbRef, type EvictionBlockers } from '../karpenter/eviction-blockers.ts';
+import { ownerNote, pdbInspectStep } from '../karpenter/pdb-steps.ts';
 import { listCapped, podRef } from '../scheduling/pending.ts';
 import type { EventBlocker } from './termination-events.ts';
 import {
@@ -51,7 +51,7 @@ export function blockerVerdict(b: EvictionBlockers, target: StepTarget, evidence
     return {
       cause: 'PDB_BLOCKS_EVICTION',
       what: `PDB ${listCapped(names, 3)} allows no disruption`,
-      detail: `${b.pdbBlocked.map((x) => `${describePdb(x.pdb)} selects ${listCapped(x.pods.map(podRef), 5)} on this node`).join('; ')}. With disruptionsAllowed 0 the eviction API refuses each eviction (HTTP 429, "Failed to drain node, evicting pod violates a PDB"), and Karpenter retries forever unless a terminationGracePeriod ends it.`,
+      detail: `${b.pdbBlocked.map((x) => `${describePdb(x.pdb)} selects ${listCapped(x.pods.map(podRef), 5)} on this node`).join('; ')}. With disruptionsAllowed 0 the eviction API refuses each eviction (HTTP 429, "Failed to drain node, evicting pod violates a PDB"), and Karpenter retries forever unless a terminationGracePeriod ends it.${ownerNote(b.pdbBlocked.map((x) => x.pdb))}`,
       evidence,
       steps: pdbSteps(b.pdbBlocked, target),
     };
@@ -61,7 +61,7 @@ export function blockerVerdict(b: EvictionBlockers, target: StepTarget, evidence
     return {
       cause: 'MULTIPLE_PDBS',
       what: `pod ${podRef(multiple.pod)} is selected by ${multiple.pdbs.length} PDBs`,
-      detail: `${b.multiplePdbs.map((x) => `Pod ${podRef(x.pod)} is selected by ${x.pdbs.map(pdbRef).join(' and ')}`).join('; ')}. The eviction API refuses a pod more than one PodDisruptionBudget selects, whatever they allow ("eviction does not support multiple PDBs").`,
+      detail: `${b.multiplePdbs.map((x) => `Pod ${podRef(x.pod)} is selected by ${x.pdbs.map(pdbRef).join(' and ')}`).join('; ')}. The eviction API refuses a pod more than one PodDisruptionBudget selects, whatever they allow ("eviction does not support multiple PDBs").${ownerNote([...new Set(b.multiplePdbs.flatMap((x) => x.pdbs))])}`,
       evidence,
       steps: multiplePdbSteps(b.multiplePdbs, target),
     };
@@ -150,7 +150,7 @@ export function eventVerdict(b: EventBlocker, target: StepTarget, evidence: stri
 
 function pdbInspect(ref: string): string {
   const [ns = 'default', name = '?'] = ref.split('/');
-  return commandStep('the budget the event names', `kubectl get pdb -n ${shellQuote(ns)} ${shellQuote(name)} -o yaml`);
+  return pdbInspectStep(ns, name, 'the budget the event names (and its ownerReferences: an operator reverts a patch of its PDB)');
 }
 
 export function unknownVerdict(target: StepTarget, evidence: string[], detail: string): Verdict {

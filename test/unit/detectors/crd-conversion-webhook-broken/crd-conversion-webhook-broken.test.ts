@@ -42,6 +42,14 @@ function patchFor(name: string): string {
   return `kubectl patch crd ${name} --type='json' -p='[{"op": "replace", "path": "/spec/conversion", "value": {"strategy": "None"}}]'`;
 }
 
+function checkFor(name: string): string {
+  return `kubectl get crd ${name} -o jsonpath='{.status.storedVersions}'`;
+}
+
+/** The step that runs the command (its `# why` line aside). */
+const stepRunning = (steps: readonly string[] | undefined, command: string) =>
+  (steps ?? []).find((s) => s.endsWith(`\n${command}`));
+
 describe('CRD_CONVERSION_WEBHOOK_BROKEN', () => {
   it('SERVICE_MISSING: CRDs point at kube-system/karpenter:8443, the Service is karpenter/karpenter:8000 (seed 004 #2)', () => {
     // Prepare
@@ -71,8 +79,11 @@ describe('CRD_CONVERSION_WEBHOOK_BROKEN', () => {
     expect(f.evidence).toContain('Service kube-system/karpenter: not found');
     expect(f.evidence).toContain('Karpenter Services: karpenter/karpenter 8000/TCP (p8000)');
     expect(f.remediation).toMatchObject({ action: 'MANUAL', status: 'manual' });
-    expect(f.remediation?.steps[0]).toBe(patchFor('nodeclaims.karpenter.sh'));
-    expect(findings[2]?.remediation?.steps[0]).toBe(patchFor('ec2nodeclasses.karpenter.k8s.aws'));
+    // storedVersions not captured: the check leads, strategy None only under its condition.
+    expect(f.remediation?.steps[0]).toMatch(/^# FIRST: which versions are stored/);
+    expect(f.remediation?.steps[0]).toContain(checkFor('nodeclaims.karpenter.sh'));
+    expect(stepRunning(f.remediation?.steps, patchFor('nodeclaims.karpenter.sh'))).toMatch(/^# if it lists v1 alone/);
+    expect(findings[2]?.remediation?.steps[0]).toContain(checkFor('ec2nodeclasses.karpenter.k8s.aws'));
     expect(new Set(findings.map((x) => x.id)).size).toBe(3);
   });
 
@@ -86,7 +97,7 @@ describe('CRD_CONVERSION_WEBHOOK_BROKEN', () => {
 
     expect(f?.cause?.code).toBe('PORT_MISMATCH');
     expect(f?.cause?.detail).toContain('Service karpenter/karpenter exposes port 8000, not 8443');
-    expect(f?.remediation?.steps[0]).toBe(patchFor('nodeclaims.karpenter.sh'));
+    expect(f?.remediation?.steps[0]).toContain(checkFor('nodeclaims.karpenter.sh'));
   });
 
   it('an unset port means 443', () => {
@@ -142,9 +153,9 @@ describe('CRD_CONVERSION_WEBHOOK_BROKEN', () => {
       }),
     );
 
-    expect(f?.remediation?.steps[1]).toContain("kubectl get crd nodeclaims.karpenter.sh -o jsonpath='{.status.storedVersions}'");
-    expect(f?.remediation?.steps[2]).toMatch(/^# Only if v1beta1 is listed/);
-    expect(f?.remediation?.steps[2]).toContain(
+    expect(f?.remediation?.steps[0]).toContain(checkFor('nodeclaims.karpenter.sh'));
+    expect(f?.remediation?.steps[1]).toMatch(/^# whatever it lists, this makes conversion answer again/);
+    expect(f?.remediation?.steps[1]).toContain(
       `kubectl patch crd nodeclaims.karpenter.sh --type=json -p '[{"op":"replace","path":"/spec/conversion/webhook/clientConfig/service","value":{"name":"karpenter","namespace":"karpenter","port":8443}}]'`,
     );
   });
@@ -226,7 +237,8 @@ describe("CRD_CONVERSION_WEBHOOK_BROKEN from the API server's own error (a saved
     expect(finding?.cause?.code).toBe(cause);
     expect(finding?.title).toContain(why);
     expect(finding?.evidence[0]).toBe(`the API server answered: ${failed(tail)}`);
-    expect(finding?.remediation?.steps).toContain(patchFor('nodeclaims.karpenter.sh'));
+    expect(finding?.remediation?.steps[1]).toContain(checkFor('nodeclaims.karpenter.sh'));
+    expect(stepRunning(finding?.remediation?.steps, patchFor('nodeclaims.karpenter.sh'))).toMatch(/^# if it lists /);
     expect(report.notCaptured).toEqual(expect.arrayContaining(['services', 'crds']));
   });
 
@@ -241,5 +253,121 @@ describe("CRD_CONVERSION_WEBHOOK_BROKEN from the API server's own error (a saved
 
     expect(findings).toHaveLength(1);
     expect(findings[0]?.evidence.at(-1)).toBe(`the API server answered: ${failed('service "karpenter" not found')}`);
+  });
+});
+
+describe('CRD_CONVERSION_WEBHOOK_BROKEN: status.storedVersions decides whether strategy None is safe', () => {
+  const stored = (c: CustomResourceDefinition, storedVersions: string[]): CustomResourceDefinition => ({
+    ...c,
+    status: { storedVersions },
+  });
+  const nodeClaims = () => upgradedCrd('nodeclaims', 'karpenter.sh', 'NodeClaim', seedTarget);
+
+  it('only v1 stored: strategy None leads, said to be safe', () => {
+    const [f] = detect(snapshotOf({ crds: [stored(nodeClaims(), ['v1'])], services: [apiServer, metricsOnly] }));
+
+    expect(f?.evidence).toContain('status.storedVersions: v1');
+    expect(f?.remediation?.steps[0]).toMatch(/^# only v1 is stored: no stored object needs conversion, so strategy None is safe/);
+    expect(f?.remediation?.steps[0]).toContain(patchFor('nodeclaims.karpenter.sh'));
+  });
+
+  it('v1beta1 still stored: never leads with strategy None; keep the webhook, migrate, drop v1beta1, and only then None', () => {
+    const [f] = detect(snapshotOf({ crds: [stored(nodeClaims(), ['v1beta1', 'v1'])], services: [apiServer, metricsOnly] }));
+    const steps = f?.remediation?.steps ?? [];
+
+    expect(f?.evidence).toContain('status.storedVersions: v1beta1, v1');
+    expect(steps[0]).toMatch(/^status.storedVersions still lists v1beta1: .*strategy None would serve them unconverted/);
+    expect(steps[0]).not.toContain(patchFor('nodeclaims.karpenter.sh'));
+    const migrate = steps.findIndex((s) => s.endsWith('\nkubectl get nodeclaims.karpenter.sh -o json | kubectl replace -f -'));
+    const prune = steps.findIndex((s) =>
+      s.endsWith(
+        `\nkubectl patch crd nodeclaims.karpenter.sh --subresource=status --type=merge -p '{"status":{"storedVersions":["v1"]}}'`,
+      ),
+    );
+    const none = steps.findIndex((s) => s.endsWith(`\n${patchFor('nodeclaims.karpenter.sh')}`));
+    expect(migrate).toBeGreaterThan(0);
+    expect(prune).toBeGreaterThan(migrate);
+    expect(none).toBeGreaterThan(prune);
+  });
+
+  it('a CRD that defines one version can store no other: strategy None is safe without status', () => {
+    const single = crd({ plural: 'nodepools', group: 'karpenter.sh', kind: 'NodePool', webhook: seedTarget });
+
+    const [f] = detect(snapshotOf({ crds: [single], services: [apiServer, metricsOnly] }));
+
+    expect(f?.evidence).toContain(
+      'status.storedVersions: not in the capture, but the CRD defines v1 alone, so nothing else can be stored',
+    );
+    expect(f?.remediation?.steps[0]).toContain(patchFor('nodepools.karpenter.sh'));
+  });
+});
+
+describe('CRD_CONVERSION_WEBHOOK_BROKEN: the repair the capture shows', () => {
+  const helmInstalled = (ports: { name: string; port: number }[], labels: Record<string, string> = {}): Service => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: {
+      name: 'karpenter',
+      namespace: 'kube-system',
+      annotations: { 'meta.helm.sh/release-name': 'karpenter', 'meta.helm.sh/release-namespace': 'kube-system' },
+      labels: { 'app.kubernetes.io/managed-by': 'Helm', 'app.kubernetes.io/name': 'karpenter', ...labels },
+    },
+    spec: { type: 'ClusterIP', ports: ports.map((p) => ({ ...p, protocol: 'TCP', targetPort: p.name })) },
+  });
+  const helmFlag = '--set webhook.enabled=true';
+
+  it("the CRD's Service, installed by Helm without the webhook port: the one-flag fix, pinned to the chart version", () => {
+    const svc = helmInstalled([{ name: 'http-metrics', port: 8000 }], { 'helm.sh/chart': 'karpenter-0.37.0' });
+    const crds = [upgradedCrd('nodepools', 'karpenter.sh', 'NodePool', seedTarget)];
+
+    const [f] = detect(snapshotOf({ crds, services: [apiServer, svc] }));
+
+    expect(f?.cause?.code).toBe('PORT_MISMATCH');
+    expect(
+      stepRunning(f?.remediation?.steps, "kubectl get crd nodepools.karpenter.sh -o jsonpath='{.status.storedVersions}'"),
+    ).toBe(f?.remediation?.steps[0]);
+    expect(f?.remediation?.steps[1]).toContain(
+      `helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n kube-system --version 0.37.0 --reuse-values ${helmFlag}`,
+    );
+  });
+
+  it('no flag when the Service was not installed by Helm, or already has the webhook port', () => {
+    const notHelm = service({ name: 'karpenter', namespace: 'kube-system', ports: [8000] });
+    const withPort = helmInstalled([
+      { name: 'http-metrics', port: 8000 },
+      { name: 'https-webhook', port: 443 },
+    ]);
+    const crds = [upgradedCrd('nodepools', 'karpenter.sh', 'NodePool', seedTarget)];
+
+    const steps = [notHelm, withPort].flatMap(
+      (svc) => detect(snapshotOf({ crds, services: [apiServer, svc] }))[0]?.remediation?.steps ?? [],
+    );
+
+    expect(steps.length).toBeGreaterThan(0);
+    expect(steps.join('\n')).not.toContain(helmFlag);
+  });
+
+  it("points the CRD at a Service's https-webhook port, never at webhook-metrics, and keeps the CRD's path", () => {
+    const target = { ...seedTarget };
+    const c = upgradedCrd('nodeclaims', 'karpenter.sh', 'NodeClaim', target);
+    const service = c.spec.conversion?.webhook?.clientConfig?.service;
+    if (service) service.path = '/conversion/karpenter.sh';
+    const elsewhere: Service = {
+      ...metricsOnly,
+      spec: {
+        ports: [
+          { name: 'http-metrics', port: 8000, protocol: 'TCP' },
+          { name: 'webhook-metrics', port: 8001, protocol: 'TCP' },
+          { name: 'https-webhook', port: 8443, protocol: 'TCP' },
+        ],
+      },
+    };
+
+    const [f] = detect(snapshotOf({ crds: [c], services: [apiServer, elsewhere] }));
+
+    expect(f?.remediation?.steps.join('\n')).toContain(
+      `"value":{"name":"karpenter","namespace":"karpenter","port":8443,"path":"/conversion/karpenter.sh"}`,
+    );
+    expect(f?.remediation?.steps.join('\n')).not.toContain('"port":8001');
   });
 });

@@ -231,8 +231,28 @@ describe('DISRUPTION_BLOCKED: causes', () => {
 
     expect(f?.cause?.code).toBe('PDB_BLOCKS_EVICTION');
     expect(f?.cause?.detail).toContain('shop/web (holding shop/web-7d4b9c8f6d-x2x9k)');
-    expect(f?.remediation?.steps.join('\n')).toContain('kubectl describe pdb -n shop web');
+    expect(f?.remediation?.steps.join('\n')).toContain('kubectl get pdb -n shop web -o yaml');
     expect(f?.remediation?.steps.join('\n')).toContain('kubectl scale deployment -n shop web --replicas=');
+  });
+
+  it('PDB_BLOCKS_EVICTION on an operator-managed PDB: names its owner, never patches the PDB nor tells to', () => {
+    // Prepare: the PDB is owned by a custom resource whose operator reconciles it.
+    const owned = pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' }, disruptionsAllowed: 0 });
+    owned.metadata = {
+      ...owned.metadata,
+      ownerReferences: [{ apiVersion: 'apps.example.io/v1', kind: 'WebApp', name: 'web', controller: true }],
+    };
+    const snapshot = scenario({ pdbs: [owned] });
+
+    const [f] = detect(snapshot);
+
+    expect(f?.cause?.code).toBe('PDB_BLOCKS_EVICTION');
+    expect(f?.cause?.detail).toContain('shop/web is managed by WebApp web (apps.example.io)');
+    expect(f?.cause?.detail).not.toContain('let the PDB allow one pod down');
+    const steps = f?.remediation?.steps.join('\n') ?? '';
+    expect(steps).toContain('kubectl get webapp.apps.example.io -n shop web -o yaml');
+    expect(steps).not.toMatch(/kubectl (patch|edit|delete) pdb/);
+    expect(steps).not.toContain('kubectl scale');
   });
 
   it('a drifted NodeClaim with its own terminationGracePeriod is not held by its pods', () => {

@@ -127,6 +127,45 @@ describe('NODE_TERMINATION_STUCK', () => {
       expect(steps(f!)).toContain('kubectl delete pdb -n shop web-legacy');
     });
 
+    it('PDB_BLOCKS_EVICTION on an operator-managed PDB: names the owner and its fix, prints no PDB patch', () => {
+      // Prepare: the PDB is owned by a CloudNativePG Cluster, whose operator reverts a patch.
+      const owned = webPdb();
+      owned.metadata = {
+        ...owned.metadata,
+        ownerReferences: [{ apiVersion: 'postgresql.cnpg.io/v1', kind: 'Cluster', name: 'web-db', controller: true }],
+      };
+
+      // Act
+      const [f] = detect(base({ pdbs: [owned] }));
+
+      // Assess
+      expect(f?.cause?.code).toBe('PDB_BLOCKS_EVICTION');
+      expect(f?.cause?.detail).toContain('shop/web is managed by Cluster web-db (postgresql.cnpg.io)');
+      expect(steps(f!)).toContain(
+        `kubectl patch cluster.postgresql.cnpg.io -n shop web-db --type merge -p '{"spec":{"instances":2}}'`,
+      );
+      expect(steps(f!)).toContain('kubectl delete pod -n shop web-7d4b9c8f6d-x2x1q');
+      expect(steps(f!)).not.toMatch(/kubectl (patch|edit|delete) pdb/);
+    });
+
+    it('MULTIPLE_PDBS with an operator-managed PDB: deletes only the unowned one', () => {
+      // Prepare
+      const owned = webPdb({ disruptionsAllowed: 1 });
+      owned.metadata = {
+        ...owned.metadata,
+        ownerReferences: [{ apiVersion: 'apps.example.io/v1', kind: 'WebApp', name: 'web', controller: true }],
+      };
+      const snapshot = base({ pdbs: [pdb({ name: 'web-legacy', namespace: 'shop', matchLabels: { app: 'web' } }), owned] });
+
+      // Act
+      const [f] = detect(snapshot);
+
+      // Assess
+      expect(f?.cause?.code).toBe('MULTIPLE_PDBS');
+      expect(steps(f!)).toContain('kubectl delete pdb -n shop web-legacy');
+      expect(steps(f!)).not.toMatch(/kubectl delete pdb -n shop web$/m);
+    });
+
     it('an empty PDB selector selects every pod of its namespace', () => {
       // Prepare
       const all = { ...webPdb(), spec: { minAvailable: 1, selector: {} } };
