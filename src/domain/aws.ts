@@ -50,6 +50,17 @@ export interface ClusterInfo {
    * controller pod exists there and NodePools reference `eks.amazonaws.com` NodeClasses.
    */
   autoMode?: boolean;
+  /**
+   * `resourcesVpcConfig.endpointPublicAccess` / `endpointPrivateAccess`: with the public endpoint
+   * off, nodes reach the API server only through the VPC's private hosted zone and the cluster
+   * security group (docs/findings.md, NODECLAIM_NOT_REGISTERED).
+   */
+  endpointPublicAccess?: boolean;
+  endpointPrivateAccess?: boolean;
+  /** `resourcesVpcConfig.vpcId`. */
+  vpcId?: string;
+  /** `resourcesVpcConfig.clusterSecurityGroupId`: the group EKS made for the control plane's network interfaces. */
+  clusterSecurityGroupId?: string;
   /** True when AWS reported that the cluster does not exist (ResourceNotFoundException). */
   gone?: boolean;
 }

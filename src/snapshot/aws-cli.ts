@@ -104,6 +104,15 @@ function readCluster(raw: unknown): ClusterInfo {
   // EKS Auto Mode; clusters created before it (and CLI versions before it) print no computeConfig.
   const compute = record.computeConfig;
   if (isRecord(compute) && typeof compute.enabled === 'boolean') cluster.autoMode = compute.enabled;
+  const vpc = record.resourcesVpcConfig;
+  if (isRecord(vpc)) {
+    if (typeof vpc.endpointPublicAccess === 'boolean') cluster.endpointPublicAccess = vpc.endpointPublicAccess;
+    if (typeof vpc.endpointPrivateAccess === 'boolean') cluster.endpointPrivateAccess = vpc.endpointPrivateAccess;
+    const vpcId = optText(vpc.vpcId);
+    if (vpcId !== undefined) cluster.vpcId = vpcId;
+    const group = optText(vpc.clusterSecurityGroupId);
+    if (group !== undefined) cluster.clusterSecurityGroupId = group;
+  }
   return cluster;
 }
 

@@ -197,7 +197,7 @@ function fromJson(fields: JsonRecord): ParsedLine {
   };
 }
 
-/** zap console (`time\tLEVEL\tlogger\tmessage\t{json}`), `time LEVEL message`, klog, or free text. */
+/** zap console (`time\tLEVEL\tlogger\tmessage\t{json}`, or without the time), `time LEVEL message`, klog, or free text. */
 function fromText(line: string): ParsedLine {
   const parts = line.split('\t');
   const [first, second] = parts;
@@ -210,6 +210,14 @@ function fromText(line: string): ParsedLine {
     const message = (rest.length >= 2 ? rest.slice(1) : rest).join('\t');
     const fields: JsonRecord = { ...(logger !== undefined ? { logger } : {}), ...trailing };
     return { time: first, level: levelOf(second), message, error: textOf(fields.error), fields };
+  }
+  // zap's console format with its time left out (an encoder without a time key, or a line pasted
+  // without it): `FATAL\tcontroller.aws\tunable to detect the cluster endpoint, ...`.
+  if (parts.length >= 2 && first !== undefined && /^[A-Z]+$/.test(first) && levelOf(first)) {
+    const rest = parts.slice(1);
+    const logger = rest.length >= 2 ? rest[0] : undefined;
+    const message = (rest.length >= 2 ? rest.slice(1) : rest).join('\t');
+    return { level: levelOf(first), message, fields: logger !== undefined ? { logger } : {} };
   }
   const spaced = /^(\S+)\s+([A-Za-z]+)\s+(.*)$/.exec(line);
   if (spaced?.[1] && TIMESTAMP.test(spaced[1]) && levelOf(spaced[2])) {

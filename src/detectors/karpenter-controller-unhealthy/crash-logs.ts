@@ -34,8 +34,11 @@ export type AwsService = 'sts' | 'ec2' | 'eks' | 'ssm' | 'sqs' | 'pricing' | 'ia
 const SERVICE_ORDER: readonly AwsService[] = ['sts', 'ec2', 'eks', 'ssm', 'sqs', 'pricing', 'iam', 'ecr'];
 
 const ERROR_LEVELS = new Set(['ERROR', 'DPANIC', 'PANIC', 'FATAL']);
-/** Go's own last words: a panic, a runtime fatal error, a klog/cobra error line. */
-const ERROR_TEXT = /^(?:panic:|fatal error:|Error:|F\d{4} |E\d{4} )/;
+/**
+ * Go's own last words: a panic, a runtime fatal error, a klog/cobra error line, or a line that
+ * starts with zap's level in a shape the reader did not split (`FATAL controller.aws ...`).
+ */
+const ERROR_TEXT = /^(?:panic:|fatal error:|Error:|F\d{4} |E\d{4} |(?:FATAL|ERROR|DPANIC|PANIC)\s)/;
 
 export interface LogEvidence {
   line: LogLine;

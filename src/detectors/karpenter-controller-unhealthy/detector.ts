@@ -3,7 +3,7 @@ import { regionOfClusterArn } from '../../domain/aws.ts';
 import { newFinding, type Finding } from '../../domain/finding.ts';
 import type { Container, Pod } from '../../domain/kube.ts';
 import type { ControllerInfo } from '../../domain/snapshot-index.ts';
-import { logHeadText, trimError } from '../cloud-errors/cloud-errors.ts';
+import { deniedCall, isDeniedLogLine, isLaunchLogLine, logHeadText, trimError } from '../cloud-errors/cloud-errors.ts';
 import type { DetectContext, Detector } from '../detector.ts';
 import { controllerIdentity } from '../aws-iam/controller-iam.ts';
 import { deploymentNameFromPod } from '../karpenter/controller-deployment.ts';
@@ -168,6 +168,16 @@ function diagnose(ctx: DetectContext, info: ControllerInfo, f: PodFailure): Diag
   }
   const error = lastErrorLine(logs);
   const message = f.termination?.message?.trim();
+  if (error && isDeniedLogLine(error) && !isLaunchLogLine(error)) {
+    // The same line is a KARPENTER_IAM_DENIED finding, whose steps tell a missing grant from a deny.
+    const action = deniedCall(error).action;
+    const what = action ?? 'a call';
+    return {
+      cause: { cause: 'CRASH_LOOP', deniedAction: what },
+      detail: `the controller keeps exiting${exit} because AWS denied ${what} to its role: the last error ${error.previous ? 'before the restart' : 'in its log'} is "${quoted(error)}"; the KARPENTER_IAM_DENIED finding for ${what} gives the checks and the fix`,
+      evidence: [logEvidence(error)],
+    };
+  }
   if (error || message) {
     const which = error?.previous ? 'the last error before the restart' : 'the last error in its log';
     return {

@@ -41,7 +41,8 @@ export type UnhealthyStepCause =
   | ({ cause: 'DNS_RESOLUTION_FAILED' } & DnsFailure)
   | ({ cause: 'VPC_ENDPOINT_BLOCKED' } & BlockedEndpoint)
   | { cause: 'AWS_API_UNREACHABLE'; services: readonly AwsService[] }
-  | { cause: 'CRASH_LOOP' }
+  /** deniedAction: the last error is AWS denying that call (`eks:DescribeCluster`), a KARPENTER_IAM_DENIED finding. */
+  | { cause: 'CRASH_LOOP'; deniedAction?: string }
   | { cause: 'UNKNOWN'; logsCaptured: boolean };
 
 export function unhealthyRemediation(c: UnhealthyStepCause, env: UnhealthyEnv): Remediation {
@@ -97,6 +98,15 @@ export function unhealthyRemediation(c: UnhealthyStepCause, env: UnhealthyEnv): 
     case 'AWS_API_UNREACHABLE':
       return manualRemediation([commandStep('the calls that timed out', previousLog), ...endpointSteps(env, c.services)]);
     case 'CRASH_LOOP':
+      if (c.deniedAction !== undefined) {
+        return manualRemediation([
+          `Allow ${c.deniedAction} to the controller's role as the KARPENTER_IAM_DENIED finding for it says (its first steps tell a missing grant from an SCP, a permissions boundary or a Deny); the controller starts once the call succeeds.`,
+          commandStep(
+            'the controller is Ready again once the call is allowed',
+            `kubectl rollout status -n ${ns} deployment/${shellQuote(env.deploymentName)}`,
+          ),
+        ]);
+      }
       return manualRemediation([
         commandStep('the last lines before the container exited (the finding quotes the last error)', previousLog),
         commandStep('the exit code, the termination message and the events of the pod', describe),

@@ -9,6 +9,7 @@ import { resolveNodeRole } from './node-role.ts';
 import { judgeNodeRoleMapping } from './node-role-mapping.ts';
 import { describeCondition } from '../karpenter/readiness.ts';
 import { diagnoseSteps, instanceStateSteps, notRunning } from './registration-steps.ts';
+import { privateEndpointChecks } from './private-endpoint.ts';
 import { nodePoolOfClaim } from '../../domain/tags.ts';
 import { isAutoModeRef } from '../../domain/auto-mode.ts';
 import { shellQuote } from '../../domain/shell.ts';
@@ -100,8 +101,9 @@ function findingFor(ctx: DetectContext, g: PoolGroup): Finding<Code> {
   const region = regionOf({ clusterArn: s.cluster?.arn, zone: g.stuck.find((c) => c.zone)?.zone });
   const claimNames = g.stuck.map((c) => c.name);
   const evidence = [...claimEvidence(g), ...healthEvidence(g)];
-  const diagnose = diagnoseSteps(s.clusterName, claimNames, instanceIds, region);
-  const explained = explain(ctx, g, nodeClass, instanceIds, region, evidence);
+  const endpointKnown = s.cluster?.endpointPublicAccess !== undefined;
+  const diagnose = diagnoseSteps(s.clusterName, claimNames, instanceIds, region, endpointKnown);
+  const explained = withPrivateEndpoint(explain(ctx, g, nodeClass, instanceIds, region, evidence), ctx, region, evidence);
   const since = [...g.stuck.map((c) => c.launchedAt), g.health?.lastTransitionTime]
     .filter((t): t is string => t !== undefined)
     .sort((a, b) => Date.parse(a) - Date.parse(b))[0];
@@ -195,6 +197,28 @@ function explain(
         steps: verdict.steps,
       };
   }
+}
+
+/**
+ * An UNKNOWN cause on a cluster whose endpoint is private only: what that implies leads the detail
+ * and the steps (private-endpoint.ts). A proven cause (the role not mapped, the instances gone)
+ * stays as it is.
+ */
+function withPrivateEndpoint(
+  explained: Explained,
+  ctx: DetectContext,
+  region: string | undefined,
+  evidence: string[],
+): Explained {
+  if (explained.cause !== 'UNKNOWN') return explained;
+  const privateOnly = privateEndpointChecks(ctx.snapshot.cluster, ctx.snapshot.clusterName, region);
+  if (!privateOnly) return explained;
+  evidence.push(...privateOnly.evidence);
+  return {
+    cause: 'UNKNOWN',
+    detail: `${privateOnly.why} ${explained.detail}`,
+    steps: [...privateOnly.steps, ...explained.steps],
+  };
 }
 
 const MAX_LISTED = 10;

@@ -45,15 +45,28 @@ export function instanceStateSteps(
   ];
 }
 
-/** What to look at on the instance when the role is mapped (seed 004's steps). */
-export function diagnoseSteps(cluster: string, claims: string[], instanceIds: string[], region: string | undefined): string[] {
+/**
+ * What to look at on the instance when the role is mapped (seed 004's steps). `endpointKnown`: the
+ * captured describe-cluster already says how the endpoint is reached, so it is not asked again.
+ */
+export function diagnoseSteps(
+  cluster: string,
+  claims: string[],
+  instanceIds: string[],
+  region: string | undefined,
+  endpointKnown = false,
+): string[] {
   const r = regionFlag(region);
   const first = instanceIds[0];
   if (!first) return [...claims.slice(0, 1).map((n) => `kubectl describe nodeclaim ${shellQuote(n)}`)];
   return [
     `aws ec2 get-console-output --instance-id ${shellQuote(first)} --latest${r}   # look for kubelet / nodeadm / bootstrap errors`,
     `aws ec2 describe-instances --instance-ids ${shellQuote(first)}${r} --query 'Reservations[0].Instances[0].[State.Name,IamInstanceProfile.Arn,SecurityGroups[*].GroupId]'`,
-    `aws eks describe-cluster --name ${shellQuote(cluster)}${r} --query 'cluster.resourcesVpcConfig.[clusterSecurityGroupId,endpointPrivateAccess,endpointPublicAccess]'   # node security groups must reach the API endpoint on 443`,
+    ...(endpointKnown
+      ? []
+      : [
+          `aws eks describe-cluster --name ${shellQuote(cluster)}${r} --query 'cluster.resourcesVpcConfig.[clusterSecurityGroupId,endpointPrivateAccess,endpointPublicAccess]'   # node security groups must reach the API endpoint on 443`,
+        ]),
     ...claims.slice(0, 1).map((n) => `kubectl describe nodeclaim ${shellQuote(n)}`),
   ];
 }

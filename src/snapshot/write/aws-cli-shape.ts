@@ -108,8 +108,20 @@ export function describeCluster(cluster: ClusterInfo): JsonRecord {
       tags: cluster.tags,
       accessConfig: cluster.authenticationMode === undefined ? undefined : { authenticationMode: cluster.authenticationMode },
       computeConfig: cluster.autoMode === undefined ? undefined : { enabled: cluster.autoMode },
+      resourcesVpcConfig: resourcesVpcConfig(cluster),
     }),
   };
+}
+
+/** `resourcesVpcConfig` with the fields the loader reads; absent when the record has none. */
+function resourcesVpcConfig(cluster: ClusterInfo): JsonRecord | undefined {
+  const config = withoutUndefined({
+    vpcId: cluster.vpcId,
+    clusterSecurityGroupId: cluster.clusterSecurityGroupId,
+    endpointPublicAccess: cluster.endpointPublicAccess,
+    endpointPrivateAccess: cluster.endpointPrivateAccess,
+  });
+  return Object.keys(config).length > 0 ? config : undefined;
 }
 
 /** What the AWS CLI prints for a cluster that does not exist; the loader reads it as "gone". */

@@ -26,7 +26,7 @@ const notFound = (name: string) =>
   new ResourceNotFoundException({ message: `No cluster found for name: ${name}.`, $metadata: { httpStatusCode: 404 } });
 
 describe('EksAdapter.describeCluster', () => {
-  it('maps the cluster through the AWS CLI reader (CA, authentication mode, Auto Mode, tags)', async () => {
+  it('maps the cluster through the AWS CLI reader (CA, authentication mode, Auto Mode, tags, endpoint access, VPC)', async () => {
     // Prepare
     eks.on(DescribeClusterCommand, { name: 'demo' }).resolves({
       cluster: {
@@ -40,6 +40,12 @@ describe('EksAdapter.describeCluster', () => {
         accessConfig: { authenticationMode: 'API_AND_CONFIG_MAP' },
         computeConfig: { enabled: false },
         tags: { Environment: 'dev' },
+        resourcesVpcConfig: {
+          vpcId: 'vpc-0a1b2c3d4e5f60001',
+          clusterSecurityGroupId: 'sg-0c1d2e3f4a5b60001',
+          endpointPublicAccess: false,
+          endpointPrivateAccess: true,
+        },
       },
     });
 
@@ -57,6 +63,10 @@ describe('EksAdapter.describeCluster', () => {
       authenticationMode: 'API_AND_CONFIG_MAP',
       autoMode: false,
       tags: { Environment: 'dev' },
+      endpointPublicAccess: false,
+      endpointPrivateAccess: true,
+      vpcId: 'vpc-0a1b2c3d4e5f60001',
+      clusterSecurityGroupId: 'sg-0c1d2e3f4a5b60001',
     });
   });
 

@@ -185,6 +185,21 @@ describe('loadSnapshot: Karpenter controller logs', () => {
     ]);
   });
 
+  it("reads zap's console format without its time: the level and logger are read, not left in the message", async () => {
+    // Prepare: the line of aws/karpenter-provider-aws#3584 (test/incidents/iam-eks-describecluster-missing)
+    const fatal =
+      'FATAL\tcontroller.aws\tunable to detect the cluster endpoint, failed to resolve cluster endpoint, AccessDeniedException: User: arn:aws:sts::111122223333:assumed-role/KarpenterControllerRole-pay-eks/1678700083010048590 is not authorized to perform: eks:DescribeCluster on resource: arn:aws:eks:us-west-2:111122223333:cluster/pay-eks';
+
+    // Act
+    const { snapshot } = await loadLog([fatal, 'INFO\tstarting'].join('\n'));
+
+    // Assess
+    expect(snapshot.logs.map((l) => [l.level, l.time, l.fields.logger, l.message.slice(0, 37)])).toEqual([
+      ['FATAL', undefined, 'controller.aws', 'unable to detect the cluster endpoint'],
+      ['INFO', undefined, undefined, 'starting'],
+    ]);
+  });
+
   it('reads a very long single line (a 5 MB error message) as one line', async () => {
     // Prepare
     const long = JSON.stringify({

@@ -51,7 +51,15 @@ const DESCRIBE_CLUSTER = {
     version: '1.32',
     endpoint: 'https://0F1E2D3C4B5A69788796A5B4C3D2E1F0.gr7.us-east-1.eks.amazonaws.com',
     roleArn: `arn:aws:iam::${ACCOUNT}:role/aws-2026-eks-cluster-role`,
-    resourcesVpcConfig: { subnetIds: ['subnet-0a1b2c3d4e5f60001'], endpointPublicAccess: true },
+    resourcesVpcConfig: {
+      subnetIds: ['subnet-0a1b2c3d4e5f60001'],
+      securityGroupIds: [],
+      clusterSecurityGroupId: 'sg-0c1d2e3f4a5b60001',
+      vpcId: 'vpc-0a1b2c3d4e5f60001',
+      endpointPublicAccess: true,
+      endpointPrivateAccess: false,
+      publicAccessCidrs: ['0.0.0.0/0'],
+    },
     status: 'ACTIVE',
     certificateAuthority: { data: 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUM=' },
     platformVersion: 'eks.20',
@@ -114,7 +122,7 @@ describe('loadSnapshot: AWS CLI output', () => {
     expect(snapshot.instances.map((i) => [i.id, i.state])).toEqual([['i-0aaa1111bbbb2222c', 'stopped']]);
   });
 
-  it('reads `aws eks describe-cluster`: authentication mode, CA, endpoint', async () => {
+  it('reads `aws eks describe-cluster`: authentication mode, CA, endpoint, endpoint access, VPC', async () => {
     // Prepare
     const dir = await captureDir({ 'cluster.json': DESCRIBE_CLUSTER });
 
@@ -133,6 +141,10 @@ describe('loadSnapshot: AWS CLI output', () => {
       certificateAuthority: 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUM=',
       authenticationMode: 'API_AND_CONFIG_MAP',
       tags: { env: 'dev' },
+      endpointPublicAccess: true,
+      endpointPrivateAccess: false,
+      vpcId: 'vpc-0a1b2c3d4e5f60001',
+      clusterSecurityGroupId: 'sg-0c1d2e3f4a5b60001',
     });
   });
 

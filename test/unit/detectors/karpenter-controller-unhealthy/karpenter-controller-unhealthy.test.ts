@@ -5,6 +5,7 @@ import type { Container, ContainerStatus, Pod } from '../../../../src/domain/kub
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
+import { asPreviousLog, readControllerLog } from '../../../../src/snapshot/controller-logs.ts';
 import { cluster, logLine, snapshotOf } from '../../../factories/aws.ts';
 import { T0, containerStatus, karpenterDeployment, karpenterPod, minutesAfter } from '../../../factories/kube.ts';
 
@@ -342,6 +343,44 @@ describe('KARPENTER_CONTROLLER_UNHEALTHY', () => {
       const steps = finding?.remediation?.steps.join('\n') ?? '';
       expect(steps).toContain('kubectl logs -n karpenter karpenter-5697769d6c-7lglp --previous --tail=200');
       expect(steps).toContain('kubectl describe pod -n karpenter karpenter-5697769d6c-7lglp');
+    });
+
+    it('never says the log holds no error when either log has an error-level line without a time', () => {
+      // Prepare: lines read from files, as a capture gives them (no time, level only in the text)
+      const variants: LogLine[][] = [
+        asPreviousLog(readControllerLog('INFO\tstarting\nFATAL\tcontroller\tunable to load settings', 'karpenter-previous.log')),
+        readControllerLog('ERROR\tcontroller\tfailed to start', 'karpenter.log'),
+        readControllerLog('panic: runtime error: invalid memory address or nil pointer dereference', 'karpenter.log'),
+      ];
+      for (const logs of variants) {
+        // Act
+        const [finding] = detect(crashingSnapshot(logs));
+        // Assess
+        expect(finding?.cause?.code).toBe('CRASH_LOOP');
+        expect(JSON.stringify(finding)).not.toMatch(/holds no error|no error in the captured/);
+      }
+    });
+
+    it('CRASH_LOOP on a FATAL that AWS denied a call points at KARPENTER_IAM_DENIED instead of reading logs again', () => {
+      // Prepare: the exact line of aws/karpenter-provider-aws#3584, with no time
+      const logs = asPreviousLog(
+        readControllerLog(
+          'FATAL\tcontroller.aws\tunable to detect the cluster endpoint, failed to resolve cluster endpoint, AccessDeniedException: User: arn:aws:sts::111122223333:assumed-role/KarpenterControllerRole-pay-eks/1678700083010048590 is not authorized to perform: eks:DescribeCluster on resource: arn:aws:eks:us-west-2:111122223333:cluster/pay-eks',
+          'karpenter-previous.log',
+        ),
+      );
+      // Act
+      const [finding] = detect(crashingSnapshot(logs));
+      // Assess
+      expect(finding?.cause?.code).toBe('CRASH_LOOP');
+      expect(finding?.cause?.detail).toContain('because AWS denied eks:DescribeCluster to its role');
+      expect(finding?.cause?.detail).toContain('KARPENTER_IAM_DENIED');
+      expect(finding?.evidence.some((e) => e.startsWith('karpenter-previous.log:1: unable to detect the cluster endpoint'))).toBe(
+        true,
+      );
+      const steps = finding?.remediation?.steps.join('\n') ?? '';
+      expect(steps).toContain('Allow eks:DescribeCluster');
+      expect(steps).not.toContain('--previous');
     });
 
     it('CRASH_LOOP from the termination message when no log says more', () => {

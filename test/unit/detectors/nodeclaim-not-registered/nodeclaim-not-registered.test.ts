@@ -484,6 +484,92 @@ describe('NODECLAIM_NOT_REGISTERED: role sources and instances', () => {
   });
 });
 
+describe('NODECLAIM_NOT_REGISTERED: a private-only API endpoint', () => {
+  const linuxEntry = accessEntry({ principalArn: NODE_ROLE, type: 'EC2_LINUX' });
+  const VPC = 'vpc-0a1b2c3d4e5f60001';
+  const CLUSTER_SG = 'sg-0c1d2e3f4a5b60001';
+  const DNS_SUPPORT = `aws ec2 describe-vpc-attribute --vpc-id ${VPC} --attribute enableDnsSupport --region us-east-1`;
+  const DNS_HOSTNAMES = `aws ec2 describe-vpc-attribute --vpc-id ${VPC} --attribute enableDnsHostnames --region us-east-1`;
+  const SG_RULES = `aws ec2 describe-security-groups --group-ids ${CLUSTER_SG} --region us-east-1`;
+  /** The role is mapped (an EC2_LINUX access entry), so nothing in the capture explains the failure. */
+  const mappedOn = (endpoint: Parameters<typeof cluster>[0]) =>
+    scenario({
+      cluster: cluster({ authenticationMode: 'API', vpcId: VPC, clusterSecurityGroupId: CLUSTER_SG, ...endpoint }),
+      accessEntries: [linuxEntry],
+    });
+
+  it('leads with the VPC DNS attributes and the cluster security group, named from describe-cluster', () => {
+    // Act
+    const [f] = detect(mappedOn({ endpointPublicAccess: false, endpointPrivateAccess: true }));
+
+    // Assess
+    expect(f?.cause?.code).toBe('UNKNOWN');
+    expect(f?.cause?.detail).toContain('private only (endpointPublicAccess false)');
+    expect(f?.cause?.detail).toContain('enableDnsSupport and enableDnsHostnames');
+    expect(f?.cause?.detail).toContain(`the cluster security group ${CLUSTER_SG}, which must allow HTTPS (443)`);
+    expect(f?.evidence).toContain(
+      `describe-cluster: endpointPublicAccess false, endpointPrivateAccess true, VPC ${VPC}, cluster security group ${CLUSTER_SG}`,
+    );
+    const steps = f?.remediation?.steps ?? [];
+    expect(steps[0]).toContain(DNS_SUPPORT);
+    expect(steps[1]).toContain(DNS_HOSTNAMES);
+    expect(steps[2]).toContain(SG_RULES);
+    // The capture already says how the endpoint is reached: not asked again.
+    expect(steps.join('\n')).not.toContain('aws eks describe-cluster');
+  });
+
+  it('reads the VPC and the group into variables when describe-cluster did not print them', () => {
+    // Act
+    const [f] = detect(
+      scenario({
+        cluster: cluster({ authenticationMode: 'API', endpointPublicAccess: false }),
+        accessEntries: [linuxEntry],
+      }),
+    );
+
+    // Assess
+    const steps = f?.remediation?.steps ?? [];
+    expect(steps[0]).toBe(
+      'VPC_ID=$(aws eks describe-cluster --name demo --region us-east-1 --query cluster.resourcesVpcConfig.vpcId --output text)',
+    );
+    expect(steps[1]).toContain('CLUSTER_SG=$(aws eks describe-cluster --name demo --region us-east-1');
+    expect(steps[2]).toContain('aws ec2 describe-vpc-attribute --vpc-id "$VPC_ID" --attribute enableDnsSupport');
+    expect(steps[4]).toContain('aws ec2 describe-security-groups --group-ids "$CLUSTER_SG"');
+  });
+
+  it('a public endpoint (private access on too): no private-endpoint reasoning or checks', () => {
+    // Act
+    const [f] = detect(mappedOn({ endpointPublicAccess: true, endpointPrivateAccess: true }));
+
+    // Assess
+    expect(f?.cause?.code).toBe('UNKNOWN');
+    expect(f?.cause?.detail).not.toContain('private only');
+    const text = [...(f?.remediation?.steps ?? []), ...(f?.evidence ?? [])].join('\n');
+    expect(text).not.toContain('describe-vpc-attribute');
+    expect(text).not.toContain('enableDns');
+    expect(text).not.toContain(SG_RULES);
+  });
+
+  it('a proven cause stays the lead: an unmapped role on a private-only cluster gets no endpoint checks', () => {
+    // Act
+    const [f] = detect(
+      scenario({
+        cluster: cluster({
+          authenticationMode: 'API',
+          endpointPublicAccess: false,
+          vpcId: VPC,
+          clusterSecurityGroupId: CLUSTER_SG,
+        }),
+        accessEntries: [],
+      }),
+    );
+
+    // Assess
+    expect(f?.cause?.code).toBe('NODE_ROLE_NOT_MAPPED');
+    expect((f?.remediation?.steps ?? []).join('\n')).not.toContain('describe-vpc-attribute');
+  });
+});
+
 describe('NODECLAIM_NOT_REGISTERED on real clusters', () => {
   it('ignores a NodeClaim being deleted (drained, consolidated, or timed out by Karpenter)', () => {
     const leaving = stuckClaim('default-kb85v', 'i-01d1ff6c07a0e70f9');

@@ -71,10 +71,18 @@ describe('awsCliDocuments: the AWS sources of every example read back the same',
 });
 
 describe('awsCliDocuments: records the examples do not hold', () => {
-  it('writes every instance field and state, Auto Mode and empty sources ("captured, none exist")', () => {
+  it('writes every instance field and state, Auto Mode, endpoint access and empty sources ("captured, none exist")', () => {
     // Prepare
     const snapshot = snapshotOf({
-      cluster: cluster({ autoMode: true, certificateAuthority: 'LS0t', tags: { team: 'platform' } }),
+      cluster: cluster({
+        autoMode: true,
+        certificateAuthority: 'LS0t',
+        tags: { team: 'platform' },
+        endpointPublicAccess: false,
+        endpointPrivateAccess: true,
+        vpcId: 'vpc-0a1b2c3d4e5f60001',
+        clusterSecurityGroupId: 'sg-0c1d2e3f4a5b60001',
+      }),
       instances: [instance({ id: 'i-1', state: 'shutting-down' }), instance({ id: 'i-2', state: 'weird' })],
       fargateProfiles: [],
       accessEntries: [],
