@@ -40,11 +40,11 @@ export async function instanceProfilesStep(
     return out;
   }
   const toDelete: InstanceProfile[] = [];
+  const held = await whyHeld(ctx, out, profiles, before.nodepools.nodeClasses, stillRuns(before.instances));
   for (const profile of profiles.sort((a, b) => a.name.localeCompare(b.name))) {
-    if (out.outOfTime()) return out;
-    const held = await whyHeld(ctx, out, profile, before.nodepools.nodeClasses, stillRuns(before.instances));
-    if (held === undefined) toDelete.push(profile);
-    else if (held !== 'unknown') out.held.push({ resource: profile.name, ...held });
+    const why = held.get(profile);
+    if (why === undefined) toDelete.push(profile);
+    else if (why !== 'unknown') out.held.push({ resource: profile.name, ...why });
   }
   if (out.held.length > 0) {
     const names = out.held.map((h) => h.resource);
@@ -69,33 +69,51 @@ export async function instanceProfilesStep(
   return out;
 }
 
+type Held = { reason: string; instances?: string[] } | 'unknown';
+
 /**
- * Why the profile stays, or undefined when it may go; 'unknown' (an error recorded) when the
- * instances using it could not be listed: neither deleted nor said to be held.
+ * Why each profile stays; absent when it may go; 'unknown' (an error recorded) when the instances
+ * using it could not be listed: neither deleted nor said to be held. One DescribeInstances for all
+ * the profiles' users (EC2's `iam-instance-profile.arn` filter takes many ARNs).
  */
 async function whyHeld(
   ctx: CleanupContext,
   out: StepOutcome,
-  profile: InstanceProfile,
+  profiles: readonly InstanceProfile[],
   nodeClasses: readonly EC2NodeClass[] | undefined,
   runs: (instance: Instance) => boolean,
-): Promise<{ reason: string; instances?: string[] } | 'unknown' | undefined> {
-  const notNamed = nodeClasses === undefined ? undefined : whyNoNodeClassNames(profile, nodeClasses);
-  if (notNamed !== undefined) return { reason: notNamed };
-  if (profile.arn === undefined) return { reason: 'its ARN is not known, so the instances using it cannot be listed' };
+): Promise<Map<InstanceProfile, Held>> {
+  const held = new Map<InstanceProfile, Held>();
+  const toCheck: InstanceProfile[] = [];
+  for (const profile of profiles) {
+    const notNamed = nodeClasses === undefined ? undefined : whyNoNodeClassNames(profile, nodeClasses);
+    if (notNamed !== undefined) held.set(profile, { reason: notNamed });
+    else if (profile.arn === undefined)
+      held.set(profile, { reason: 'its ARN is not known, so the instances using it cannot be listed' });
+    else toCheck.push(profile);
+  }
+  if (toCheck.length === 0) return held;
   let users: Instance[];
   try {
-    users = (await ctx.connection.aws.ec2.describeInstances({ instanceProfileArn: profile.arn })).filter(runs);
+    const instanceProfileArns = toCheck.map((p) => p.arn as string);
+    users = (await ctx.connection.aws.ec2.describeInstances({ instanceProfileArns })).filter(runs);
   } catch (error) {
-    out.fail(
-      failedCall('DescribeInstances', `(instances using instance profile ${profile.name}; not deleted)`, error),
-      profile.name,
-    );
-    return 'unknown';
+    for (const profile of toCheck) {
+      const what = `(instances using instance profile ${profile.name}; not deleted)`;
+      out.fail(failedCall('DescribeInstances', what, error), profile.name);
+      held.set(profile, 'unknown');
+    }
+    return held;
   }
-  if (users.length === 0) return undefined;
-  const ids = users.map((i) => i.id).sort();
-  return { reason: `attached to ${counted(ids.length, 'instance')} not terminated`, instances: ids };
+  for (const profile of toCheck) {
+    const ids = users
+      .filter((i) => i.iamInstanceProfileArn === profile.arn)
+      .map((i) => i.id)
+      .sort();
+    if (ids.length > 0)
+      held.set(profile, { reason: `attached to ${counted(ids.length, 'instance')} not terminated`, instances: ids });
+  }
+  return held;
 }
 
 /** false (and an error recorded) when a role would not come off: deleting would then fail anyway. */

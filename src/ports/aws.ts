@@ -20,10 +20,11 @@ export interface InstanceQuery {
   /** Only instances carrying this tag key (e.g. `karpenter.sh/nodepool`). */
   tagKey?: string;
   /**
-   * Only instances this instance profile is attached to (EC2's `iam-instance-profile.arn` filter),
-   * any owner's: before a profile is deleted, whoever still uses it (docs/cleanup.md, "Holds").
+   * Only instances one of these instance profiles is attached to (EC2's `iam-instance-profile.arn`
+   * filter), any owner's: before profiles are deleted, whoever still uses them (docs/cleanup.md,
+   * "Holds"). `[]` asks nothing.
    */
-  instanceProfileArn?: string;
+  instanceProfileArns?: readonly string[];
 }
 
 /** Ids per TerminateInstances call: well below EC2's request limits, and a deadline is checked between two. */

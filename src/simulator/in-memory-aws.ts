@@ -136,7 +136,9 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
           .filter((i) => query.clusterName === undefined || instanceInClusterScope(i.tags, query.clusterName))
           .filter((i) => ids === undefined || ids.has(i.id))
           .filter((i) => query.tagKey === undefined || i.tags[query.tagKey] !== undefined)
-          .filter((i) => query.instanceProfileArn === undefined || i.iamInstanceProfileArn === query.instanceProfileArn)
+          .filter(
+            (i) => query.instanceProfileArns === undefined || query.instanceProfileArns.includes(i.iamInstanceProfileArn ?? ''),
+          )
           .map((i) => structuredClone(i));
       },
       async terminateInstances(instanceIds) {

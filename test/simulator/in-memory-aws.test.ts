@@ -72,7 +72,7 @@ describe('inMemoryAws: queries as the real adapter answers them', () => {
     snapshot.instances.push({ ...instance({ id: 'i-payments', cluster: null, nodePool: null }), iamInstanceProfileArn: arn });
     const aws = inMemoryAws(snapshot);
 
-    const found = await aws.ec2.describeInstances({ instanceProfileArn: arn });
+    const found = await aws.ec2.describeInstances({ instanceProfileArns: [arn] });
 
     expect(found.map((i) => i.id)).toEqual(['i-payments']);
   });

@@ -20,7 +20,7 @@ import { allPages, fromSdkOutput } from './sdk-output.ts';
 
 /** DescribeInstances' largest page when filtering. */
 export const INSTANCE_PAGE_SIZE = 1000;
-/** Instance ids go in an `instance-id` filter (an unknown id in `InstanceIds` fails the whole call); EC2 takes 200 values per filter. */
+/** Instance ids (and profile ARNs) go in a filter (an unknown id in `InstanceIds` fails the whole call); EC2 takes 200 values per filter. */
 export const INSTANCE_ID_FILTER_SIZE = 200;
 /** DescribeLaunchTemplates' largest page. */
 export const LAUNCH_TEMPLATE_PAGE_SIZE = 200;
@@ -52,16 +52,15 @@ export class Ec2Adapter implements Ec2Port {
   }
 
   async describeInstances(query: InstanceQuery): Promise<Instance[]> {
-    if (query.instanceIds?.length === 0) return [];
-    const narrowing: Filter[] = [
-      ...(query.tagKey ? [{ Name: 'tag-key', Values: [query.tagKey] }] : []),
-      ...(query.instanceProfileArn ? [{ Name: 'iam-instance-profile.arn', Values: [query.instanceProfileArn] }] : []),
-    ];
+    if (query.instanceIds?.length === 0 || query.instanceProfileArns?.length === 0) return [];
+    const narrowing: Filter[] = query.tagKey ? [{ Name: 'tag-key', Values: [query.tagKey] }] : [];
     // EC2 ANDs filters, so "either cluster tag" is one query per tag.
     const scopes: Filter[][] = query.clusterName ? clusterScopes(query.clusterName) : [[]];
-    const ids: Filter[][] = query.instanceIds
-      ? chunks([...new Set(query.instanceIds)], INSTANCE_ID_FILTER_SIZE).map((chunk) => [{ Name: 'instance-id', Values: chunk }])
-      : [[]];
+    // EC2 ANDs filters: each chunk of ids with each chunk of profiles.
+    const profiles = valueFilters('iam-instance-profile.arn', query.instanceProfileArns);
+    const ids: Filter[][] = valueFilters('instance-id', query.instanceIds).flatMap((byId) =>
+      profiles.map((byProfile) => [...byId, ...byProfile]),
+    );
     const byId = new Map<string, Instance>();
     for (const scope of scopes) {
       for (const idFilter of ids) {
@@ -186,6 +185,12 @@ function clusterScopes(clusterName: string): Filter[][] {
     [{ Name: `tag:${CLUSTER_TAG}`, Values: [clusterName] }],
     [{ Name: `tag:${legacyClusterTag(clusterName)}`, Values: [...LEGACY_CLUSTER_TAG_VALUES] }],
   ];
+}
+
+/** One filter per 200 values (EC2's most per filter); one empty group (no narrowing) when `values` is absent. */
+function valueFilters(name: string, values: readonly string[] | undefined): Filter[][] {
+  if (values === undefined) return [[]];
+  return chunks([...new Set(values)], INSTANCE_ID_FILTER_SIZE).map((chunk) => [{ Name: name, Values: chunk }]);
 }
 
 function templatesOf(page: Pick<DescribeLaunchTemplatesCommandOutput, 'LaunchTemplates'>): LaunchTemplate[] {

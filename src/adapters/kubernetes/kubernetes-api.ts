@@ -111,6 +111,8 @@ export class KubernetesApi implements KubernetesPort {
     const deadline = this.#clock.now().getTime() + limits.listMs;
     const items: JsonRecord[] = [];
     let keptBytes = 0;
+    let rawBytes = 0;
+    let measuring = false;
     let pages = 0;
     let pageSize = this.#pageSize;
     let token: string | undefined;
@@ -152,12 +154,19 @@ export class KubernetesApi implements KubernetesPort {
       if (items.length + pageItems.length > limits.listItems)
         throw readLimit(listed, `more than ${formatReadLimit('listItems', limits.listItems)} items`, 'listItems', limits);
       // Dropped page by page, so a list of 50,000 pods never holds their managedFields all at once.
+      // What the list holds on to, as JSON (jsonText: any depth): the memory it costs, give or take
+      // V8's own overhead. A kept item is no longer than its text in the page plus its type meta, so
+      // nothing is serialised until the pages alone pass half the limit (the common path).
+      rawBytes += answer.text.length;
+      if (!measuring && rawBytes > limits.listBytes / 2) {
+        measuring = true;
+        keptBytes = items.reduce((sum, kept) => sum + jsonText(kept).length, 0);
+      }
       for (const item of pageItems) {
         if (!isRecord(item)) continue;
-        const kept = dropUnusedFields(item) as JsonRecord;
-        // What the list holds on to, as JSON: the memory it costs, give or take V8's own overhead.
-        keptBytes += jsonText(kept).length; // jsonText: any depth (an object 10,000 levels deep is set aside later, with a note)
-        items.push(withTypeMeta(kept, info));
+        const kept = withTypeMeta(dropUnusedFields(item) as JsonRecord, info);
+        if (measuring) keptBytes += jsonText(kept).length;
+        items.push(kept);
       }
       if (keptBytes > limits.listBytes)
         throw readLimit(

@@ -135,7 +135,7 @@ describe('Ec2Adapter.describeInstances', () => {
       .resolves({ Reservations: [{ Instances: [sdkInstance('i-0payments', { Team: 'payments' })] }] });
 
     // Act
-    const instances = await new Ec2Adapter(client).describeInstances({ instanceProfileArn: arn });
+    const instances = await new Ec2Adapter(client).describeInstances({ instanceProfileArns: [arn] });
 
     // Assess
     expect(instances.map((i) => i.id)).toEqual(['i-0payments']);
