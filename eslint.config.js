@@ -62,7 +62,7 @@ const DETECTORS_WHY = 'Detectors are pure: src/domain, src/ports, src/snapshot a
  * The shared modules of src/detectors (docs/architecture.md). Every other folder there is one
  * finding code's: it may import these and ../detector.ts, never another finding's folder.
  */
-const DETECTOR_SHARED = ['aws-iam', 'cloud-errors', 'karpenter', 'scheduling'];
+const DETECTOR_SHARED = ['aws-iam', 'cloud-errors', 'instance-types', 'karpenter', 'scheduling'];
 const OTHER_DETECTOR_FOLDER = {
   regex: `^\\.\\./(?!(${DETECTOR_SHARED.join('|')})/)[^./][^/]*/`,
   message: `A detector folder imports the shared modules (src/detectors/{${DETECTOR_SHARED.join(',')}}) and ../detector.ts, not another finding's folder: move a helper two detectors use into a shared module.`,

@@ -141,6 +141,7 @@ export function syntheticCluster(overrides: Partial<SyntheticClusterOptions> = {
     launchTemplates: fleet.launchTemplates,
     instanceProfiles: fleet.instanceProfiles,
     subnets,
+    instanceTypes: [],
     logs: [...previousLog, ...buildLogs(gen, fleet)],
   };
 }

@@ -9,6 +9,7 @@ import type {
   LogLine,
   Subnet,
 } from './aws.ts';
+import type { InstanceTypeInfo } from './instance-types.ts';
 import type {
   ConfigMap,
   CustomResourceDefinition,
@@ -50,6 +51,7 @@ export const SOURCE_NAMES = [
   'launchtemplates',
   'instanceprofiles',
   'subnets',
+  'instancetypes',
   'logs',
 ] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
@@ -104,6 +106,11 @@ export interface ClusterSnapshot {
   instanceProfiles: InstanceProfile[];
   /** The subnets of the EC2NodeClasses (live), or whatever `aws ec2 describe-subnets` listed (capture). */
   subnets: Subnet[];
+  /**
+   * EC2 instance types: the region's `DescribeInstanceTypes` (live) or a captured
+   * `aws ec2 describe-instance-types`; empty when neither (detectors then use the bundled table).
+   */
+  instanceTypes: InstanceTypeInfo[];
   logs: LogLine[];
   /**
    * Capture files left out whose name does not say which source they held (`out3.json` too
@@ -136,6 +143,7 @@ export function emptySnapshot(clusterName: string): ClusterSnapshot {
     launchTemplates: [],
     instanceProfiles: [],
     subnets: [],
+    instanceTypes: [],
     logs: [],
   };
 }

@@ -213,6 +213,7 @@ export const PART_SOURCE: Record<keyof SnapshotParts, SourceName> = {
   pdbs: 'pdbs',
   volumeAttachments: 'volumeattachments',
   subnets: 'subnets',
+  instanceTypes: 'instancetypes',
   logs: 'logs',
 };
 
