@@ -56,6 +56,7 @@ const podSpec = obj({
   dnsPolicy: str,
   hostNetwork: bool,
   schedulingGates: arr(obj({ name: str })),
+  volumes: arr(obj({ name: str, persistentVolumeClaim: obj({ claimName: str }) })),
 });
 const podTemplate = obj({ metadata: objectMeta, spec: podSpec });
 

@@ -537,6 +537,11 @@ describe('loadSnapshot: objects with a field of the wrong type', () => {
       },
       'Pod ns/p: metadata.ownerReferences[0].name is an object, expected a string',
     ],
+    [
+      // Found by the hostile-capture property test: a pod whose volumes are not a list stopped PODS_PENDING_PROLONGED.
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns' }, spec: { volumes: 0 } },
+      'Pod ns/p: spec.volumes is a number, expected a list',
+    ],
   ])('sets %j aside, keeps the rest of its file and marks its source incomplete', async (object, problem) => {
     // Prepare
     const good = node({ name: 'ip-10-0-1-1.ec2.internal' });
