@@ -343,6 +343,8 @@ export interface NodePool extends KubeObject {
         expireAfter?: string;
         /** How long a drain may wait on PDBs and do-not-disrupt pods before Karpenter deletes them (a Go duration). */
         terminationGracePeriod?: string;
+        /** v1beta1: kubelet settings (v1 moved them to the EC2NodeClass). */
+        kubelet?: KubeletConfiguration;
       };
     };
     limits?: Record<string, string>;
@@ -354,6 +356,15 @@ export interface NodePool extends KubeObject {
     conditions?: Condition[];
     nodeClassObservedGeneration?: number;
   };
+}
+
+/** The kubelet settings Karpenter reads when it estimates a node's allocatable (unchecked shapes: read defensively). */
+export interface KubeletConfiguration {
+  maxPods?: unknown;
+  podsPerCore?: unknown;
+  kubeReserved?: unknown;
+  systemReserved?: unknown;
+  evictionHard?: unknown;
 }
 
 export interface SelectorTerm {
@@ -374,6 +385,7 @@ export interface EC2NodeClass extends KubeObject {
     role?: string;
     instanceProfile?: string;
     tags?: Record<string, string>;
+    kubelet?: KubeletConfiguration;
   };
   status?: {
     amis?: { id?: string; name?: string; requirements?: unknown[] }[];

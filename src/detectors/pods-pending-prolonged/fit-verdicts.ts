@@ -8,6 +8,7 @@ import { formatRequirement, podRequests } from '../scheduling/scheduling.ts';
 import type { PoolFacts, WorkloadVerdict } from './workload-verdicts.ts';
 import { describeCoverage, type PoolZones } from './zones.ts';
 import { visibleLine } from '../../domain/visible.ts';
+import type { EstimateWords } from './type-estimate.ts';
 
 /**
  * NO_INSTANCE_TYPE_FITS and TOPOLOGY_UNSATISFIABLE: a NodePool matches the pods, yet nothing it may
@@ -64,6 +65,10 @@ export interface InstanceTypeInput {
   typos: { label: string; suggestion: string }[];
   /** Where the controller runs, for the minValues policy step. */
   controller: { namespace: string; name: string } | undefined;
+  /** Our own evaluation of the allowed instance types (docs/instance-types.md), when it has one. */
+  estimate?: EstimateWords;
+  /** NodePools Karpenter named, when none was captured. */
+  namedPools?: string[];
 }
 
 function requestsText(requests: ResourceAmounts): string {
@@ -222,13 +227,27 @@ export function instanceTypeVerdict(input: InstanceTypeInput): WorkloadVerdict {
       ),
     );
   }
-  if (shortfalls.some((s) => /offering/.test(s.reason)))
+  if (!input.estimate?.reasons.length && shortfalls.some((s) => /offering/.test(s.reason)))
     steps.push(
       commandStep(
         'no allowed type has an offering (zone and capacity type) left: widen karpenter.sh/capacity-type or the zones, or look for insufficient capacity',
         'kubectl get events -A --field-selector reason=InsufficientCapacityError',
       ),
     );
+  const estimate = input.estimate;
+  if (estimate) {
+    reasons.unshift(...estimate.reasons);
+    evidence.push(...estimate.evidence);
+    steps.unshift(...estimate.checks);
+    for (const name of pools.length ? [] : (input.namedPools ?? []).slice(0, 3))
+      steps.push(
+        commandStep(
+          `widen NodePool ${name}'s instance requirements until a type fits ${requestsText(needed)}`,
+          `kubectl edit nodepool ${shellQuote(name)}`,
+        ),
+      );
+    steps.push(...estimate.steps);
+  }
   steps.push(
     commandStep(
       `or lower the pods' requests (now ${requestsText(requests)}) in their owner`,
@@ -237,7 +256,7 @@ export function instanceTypeVerdict(input: InstanceTypeInput): WorkloadVerdict {
   );
   for (const s of shortfalls.slice(0, 2))
     if (s.requirements.length) evidence.push(`Karpenter's requirements: ${s.requirements.join(', ')}`);
-  const names = pools.map((p) => p.name);
+  const names = pools.length ? pools.map((p) => p.name) : (input.namedPools ?? []);
   const what =
     shortfalls[0]?.reason ??
     (poolEvents.size ? 'NodePool requirements filtered out all compatible available instance types' : '');

@@ -149,6 +149,8 @@ export interface KarpenterLogFacts {
   notReadyPools: Set<string>;
   /** `no nodepools found` was logged. */
   noNodePools: boolean;
+  /** `could not schedule pod` errors that name no pod (a cut or reformatted line), the latest last; at most 20. */
+  unattributed: { error: string; origin: string }[];
 }
 
 function refOf(value: unknown): { namespace?: string; name?: string } | undefined {
@@ -162,7 +164,7 @@ function refOf(value: unknown): { namespace?: string; name?: string } | undefine
 
 /** One pass over the logs (v1 JSON lines: `Pod`/`NodePool` fields; v0.x: `pod` field and the error in the message). */
 export function karpenterLogFacts(logs: readonly LogLine[]): KarpenterLogFacts {
-  const facts: KarpenterLogFacts = { errorsByPod: new Map(), notReadyPools: new Set(), noNodePools: false };
+  const facts: KarpenterLogFacts = { errorsByPod: new Map(), notReadyPools: new Set(), noNodePools: false, unattributed: [] };
   for (const line of logs) {
     const message = line.message;
     const lower = message.toLowerCase();
@@ -170,6 +172,10 @@ export function karpenterLogFacts(logs: readonly LogLine[]): KarpenterLogFacts {
       const pod = refOf(line.fields.Pod ?? line.fields.pod);
       const error = line.error ?? message.replace(/^could not schedule pod,?\s*/i, '');
       if (pod?.name && error) facts.errorsByPod.set(`${pod.namespace ?? 'default'}/${pod.name}`, { error, origin: line.origin });
+      else if (!pod?.name && error) {
+        facts.unattributed.push({ error, origin: line.origin });
+        if (facts.unattributed.length > 20) facts.unattributed.shift();
+      }
     } else if (lower.startsWith('ignoring nodepool, not ready')) {
       const pool = refOf(line.fields.NodePool ?? line.fields.nodepool);
       if (pool?.name) facts.notReadyPools.add(pool.name);

@@ -21,6 +21,19 @@ import { parseTopologyConflict, typoHints, zonesOf } from '../scheduling/instanc
 import { parseSchedulerMessage } from '../scheduling/scheduler-messages.ts';
 import { schedulerMessageOf } from '../scheduling/pending.ts';
 import type { Subnet } from '../../domain/aws.ts';
+import {
+  capacitySettings,
+  instanceTypeCatalogue,
+  vmMemoryOverhead,
+  type InstanceTypeCatalogue,
+  type OverheadSetting,
+} from '../instance-types/catalogue.ts';
+import type { CapacitySettings } from '../instance-types/capacity.ts';
+import { parsePrintedRequirement } from '../instance-types/requirements.ts';
+import { parseResources } from '../scheduling/quantity.ts';
+import { podRequests } from '../scheduling/scheduling.ts';
+import { conclusive, estimatePool, estimateWords, type PoolEstimate } from './type-estimate.ts';
+import { unattributedErrorFor } from './unattributed-log.ts';
 
 export type { WorkloadCause, WorkloadVerdict } from './workload-verdicts.ts';
 import { podRef } from '../scheduling/pending.ts';
@@ -47,9 +60,13 @@ export class WorkloadDiagnoser {
   readonly #cache = new Map<string, WorkloadVerdict>();
   /** EKS Auto Mode without a controller of its own in the cluster: there are no controller logs to read. */
   readonly #onlyAwsKarpenter: boolean;
+  readonly #snapshot: ClusterSnapshot;
+  #types: InstanceTypeCatalogue | undefined;
+  #overhead: OverheadSetting | undefined;
 
   constructor(snapshot: ClusterSnapshot, index: SnapshotIndex) {
     this.#index = index;
+    this.#snapshot = snapshot;
     this.#onlyAwsKarpenter = index.controllers.length === 0 && awsRunsKarpenter(snapshot);
     this.#logs = karpenterLogFacts(snapshot.logs);
     const nodeClasses: ReadonlyMap<string, EC2NodeClass> | undefined = snapshot.captured.has('ec2nodeclasses')
@@ -79,7 +96,8 @@ export class WorkloadDiagnoser {
   diagnose(pod: Pod): WorkloadVerdict {
     const events = this.#index.eventsFor('Pod', pod.metadata?.namespace, pod.metadata?.name);
     const event = latestFailedScheduling(events, 'karpenter');
-    const logged = this.#logs.errorsByPod.get(podRef(pod));
+    const logged =
+      this.#logs.errorsByPod.get(podRef(pod)) ?? (event ? undefined : unattributedErrorFor(pod, this.#logs.unattributed));
     const karpenterSays = event?.message ?? logged?.error;
     const spec = pod.spec ?? {};
     const scheduler = karpenterSays ? undefined : schedulerMessageOf(pod, events);
@@ -103,6 +121,8 @@ export class WorkloadDiagnoser {
   #classify(pod: Pod, karpenterSays: string | undefined, from: 'event' | 'log', scheduler: string | undefined): WorkloadVerdict {
     const said = parseKarpenterMessage(karpenterSays);
     const quoted = karpenterSays ? [`karpenter (${from}): ${truncate(karpenterSays, 300)}`] : [];
+    if (karpenterSays && from === 'log' && !this.#logs.errorsByPod.has(podRef(pod)))
+      quoted.push("the log line names no pod: its resources less its daemonset overhead are exactly these pods' requests");
     if (said.limitsExceeded.length > 0) {
       const named = said.limitsExceeded.filter(Boolean);
       const pools = this.#pools?.filter((p) => named.includes(p.name)) ?? [];
@@ -237,8 +257,13 @@ export class WorkloadDiagnoser {
     }
     const poolEvents = this.#noCompatibleInstanceTypes(usable);
     const everyPoolFiltered = usable.length > 0 && usable.every((p) => poolEvents.has(p.name));
+    const controller = this.#index.controllers.find((c) => c.readyPods > 0) ?? this.#index.controllers[0];
+    const controllerRef = controller
+      ? { namespace: controller.namespace, name: controller.deploymentName ?? 'karpenter' }
+      : undefined;
     if (shortfalls.length > 0 || everyPoolFiltered) {
-      const controller = this.#index.controllers.find((c) => c.readyPods > 0) ?? this.#index.controllers[0];
+      const estimates = this.#explainShortfalls(pod, said).filter(conclusive);
+      const namedPools = [...new Set(shortfalls.flatMap((s) => (s.nodePool ? [s.nodePool] : [])))];
       return instanceTypeVerdict({
         pod,
         shortfalls,
@@ -246,7 +271,9 @@ export class WorkloadDiagnoser {
         poolEvents,
         quoted,
         typos: typoHints(karpenterSays ?? ''),
-        controller: controller ? { namespace: controller.namespace, name: controller.deploymentName ?? 'karpenter' } : undefined,
+        controller: controllerRef,
+        ...(estimates.length ? { estimate: estimateWords(estimates, this.#catalogue(), controllerRef) } : {}),
+        ...(namedPools.length ? { namedPools } : {}),
       });
     }
     const conflict = said.topology[0];
@@ -263,7 +290,65 @@ export class WorkloadDiagnoser {
       : undefined;
     const first = unserved?.[0];
     if (first) return this.#topology(pod, 'selector', first.key, first.values, usable, quoted);
-    return undefined;
+    if (karpenterSays !== undefined || usable.length === 0) return undefined;
+    // Karpenter's word is not in the capture: evaluate the NodePools' requirements ourselves.
+    const estimates = usable.map((p) => this.#estimateForPool(pod, p));
+    if (!estimates.every(conclusive)) return undefined;
+    return instanceTypeVerdict({
+      pod,
+      shortfalls: [],
+      pools: usable,
+      poolEvents,
+      quoted,
+      typos: [],
+      controller: controllerRef,
+      estimate: estimateWords(estimates, this.#catalogue(), controllerRef),
+    });
+  }
+
+  #catalogue(): InstanceTypeCatalogue {
+    this.#types ??= instanceTypeCatalogue(this.#snapshot);
+    return this.#types;
+  }
+
+  #settingsFor(poolName: string | undefined): { overhead: OverheadSetting; settings: CapacitySettings } {
+    this.#overhead ??= vmMemoryOverhead(
+      (this.#index.controllers.find((c) => c.readyPods > 0) ?? this.#index.controllers[0])?.deployment,
+      this.#snapshot.configMaps,
+    );
+    const pool = this.#pools?.find((p) => p.name === poolName)?.pool;
+    const ref = pool?.spec?.template?.spec?.nodeClassRef?.name;
+    const nodeClass = ref ? this.#nodeClasses?.get(ref) : undefined;
+    return { overhead: this.#overhead, settings: capacitySettings(this.#overhead, pool, nodeClass) };
+  }
+
+  /** Karpenter said no instance type fits: our estimate of the types its printed requirements allow. */
+  #explainShortfalls(pod: Pod, said: KarpenterSchedulingError): PoolEstimate[] {
+    return said.instanceTypes.slice(0, 3).flatMap((s) => {
+      if (s.minValues || !s.requirements.length) return [];
+      const requirements = s.requirements.flatMap(parsePrintedRequirement);
+      const needed = s.resources ? parseResources(s.resources) : { ...podRequests(pod), pods: 1 };
+      const { overhead, settings } = this.#settingsFor(s.nodePool);
+      return [estimatePool(s.nodePool ?? '(unnamed)', requirements, needed, this.#catalogue(), overhead, settings)];
+    });
+  }
+
+  /** The pool's requirements with the pod's own: the alternative (nodeSelectorTerm) that comes closest. */
+  #estimateForPool(pod: Pod, p: PoolFacts): PoolEstimate {
+    const { overhead, settings } = this.#settingsFor(p.name);
+    const poolRequirements = p.pool.spec?.template?.spec?.requirements ?? [];
+    const selector = Object.entries(pod.spec?.nodeSelector ?? {}).map(([key, v]) => ({ key, operator: 'In', values: [v] }));
+    const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+    const alternatives = terms.length ? terms.map((t) => [...selector, ...(t.matchExpressions ?? [])]) : [selector];
+    const needed = { ...podRequests(pod), pods: 1 };
+    const estimates = alternatives
+      .slice(0, 5)
+      .map((reqs) => estimatePool(p.name, [...poolRequirements, ...reqs], needed, this.#catalogue(), overhead, settings));
+    return (
+      estimates.find((e) => !conclusive(e)) ??
+      estimates[0] ??
+      estimatePool(p.name, poolRequirements, needed, this.#catalogue(), overhead, settings)
+    );
   }
 
   /** Every NodePool rejects the pods only over a zone key: a zone no NodePool serves, not a label mismatch. */

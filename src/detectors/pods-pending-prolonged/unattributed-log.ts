@@ -1,0 +1,55 @@
+import type { Pod } from '../../domain/kube.ts';
+import { parseResources, type ResourceAmounts } from '../scheduling/quantity.ts';
+import { podRequests } from '../scheduling/scheduling.ts';
+
+/**
+ * A `could not schedule pod` line that names no pod (cut when pasted, or a format without the field)
+ * still belongs to a pod when its numbers say so: Karpenter prints what had to fit (the pod's requests
+ * plus `daemonset overhead`) beside that overhead, so the difference is the pod's own requests. Only
+ * an exact match of every resource the line gives ties it to the pod; the first NodePool clause is
+ * read (each clause carries the same pod).
+ */
+
+const OVERHEAD = /daemonset overhead=(\{[^}]*\})/;
+const RESOURCES = /(?:no instance type satisfied resources |resources=(?:max=)?)(\{[^}]*\})/;
+
+function json(text: string | undefined): ResourceAmounts | undefined {
+  if (!text) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+    return parseResources(Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v)])));
+  } catch {
+    return undefined;
+  }
+}
+
+function close(a: number, b: number, resource: string): boolean {
+  // cpu is printed in millicores; memory in bytes.
+  return Math.abs(a - b) <= (resource === 'cpu' ? 0.0005 : 1);
+}
+
+/** Whether the error's resources less its daemonset overhead are exactly the pod's requests. */
+export function errorIsForPod(error: string, pod: Pod): boolean {
+  const overhead = json(OVERHEAD.exec(error)?.[1]);
+  const total = json(RESOURCES.exec(error)?.[1]);
+  if (!overhead || !total) return false;
+  const requests = podRequests(pod);
+  const compared = ['cpu', 'memory'].filter((k) => total[k] !== undefined);
+  if (compared.length === 0 || !compared.some((k) => (requests[k] ?? 0) > 0)) return false;
+  if (!compared.every((k) => close((total[k] ?? 0) - (overhead[k] ?? 0), requests[k] ?? 0, k))) return false;
+  const pods = total.pods;
+  return pods === undefined || pods - (overhead.pods ?? 0) === 1;
+}
+
+/** The latest unattributed error whose numbers are this pod's (replicas of one workload share it). */
+export function unattributedErrorFor(
+  pod: Pod,
+  unattributed: readonly { error: string; origin: string }[],
+): { error: string; origin: string } | undefined {
+  for (let i = unattributed.length - 1; i >= 0; i--) {
+    const e = unattributed[i];
+    if (e && errorIsForPod(e.error, pod)) return e;
+  }
+  return undefined;
+}
