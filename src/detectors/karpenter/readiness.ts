@@ -21,6 +21,7 @@ export interface NotReady {
 export function notReady(obj: KubeObject & { status?: { conditions?: Condition[] } }, now: Date): NotReady | undefined {
   const ready = conditionOf(obj, 'Ready');
   if (ready?.status === 'True') return undefined;
+  if (!ready && reconciledWithoutConditions(obj.status)) return undefined;
   const sinceRaw = ready?.lastTransitionTime ?? obj.metadata?.creationTimestamp;
   if (ready?.status !== 'False') {
     const age = ageMs(sinceRaw, now);
@@ -38,4 +39,20 @@ export function conditionText(c: { reason?: string; message?: string }): string 
 export function describeCondition(c: Condition): string {
   const why = conditionText(c);
   return why ? `${c.type}=${c.status} (${why})` : `${c.type}=${c.status}`;
+}
+
+/**
+ * Karpenter before v0.37 (v1beta1) wrote no status conditions on NodePools and EC2NodeClasses: a
+ * status holding what it resolved (`amis`, `subnets`, `resources`, …) and no conditions at all is a
+ * reconciled object of that era, not one the controller never saw.
+ */
+function reconciledWithoutConditions(status: { conditions?: Condition[] } | undefined): boolean {
+  if (!status || (status.conditions ?? []).length > 0) return false;
+  return Object.entries(status).some(
+    ([key, value]) =>
+      key !== 'conditions' &&
+      value !== null &&
+      value !== undefined &&
+      (typeof value !== 'object' || Object.keys(value).length > 0),
+  );
 }

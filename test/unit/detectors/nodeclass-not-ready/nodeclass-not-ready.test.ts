@@ -415,6 +415,24 @@ describe('NODECLASS_NOT_READY', () => {
     expect(f?.evidence[0]).toBe('EC2NodeClass fresh has no Ready condition');
   });
 
+  it('a v1beta1 EC2NodeClass with resolved AMIs and subnets but no conditions (Karpenter before v0.37 wrote none) is not called unreconciled', () => {
+    // Prepare: the shape of aws/karpenter-provider-aws#5091 (test/incidents/ami-name-wildcard-picks-bottlerocket).
+    const nc: EC2NodeClass = {
+      ...ec2NodeClass({ name: 'default' }),
+      apiVersion: 'karpenter.k8s.aws/v1beta1',
+      status: {
+        amis: [{ id: 'ami-0f0a0e9a1b2c3d4e5', name: 'bottlerocket-aws-k8s-1.27-x86_64-v1.16.1-763f6d4c' }],
+        subnets: [{ id: 'subnet-1', zone: 'us-east-1a' }],
+      },
+    };
+
+    // Act
+    const findings = detect(snapshotOf({ nodeClasses: [nc] }), minutesAfter(T0, 60));
+
+    // Assess
+    expect(findings).toEqual([]);
+  });
+
   it('one finding per node class, each with its own id', () => {
     const broken = (name: string) =>
       ec2NodeClass({

@@ -219,6 +219,16 @@ describe('NODEPOOL_NOT_READY', () => {
     expect(detect(snapshot, minutesAfter(T0, 1))).toEqual([]);
     expect(detect(snapshot, minutesAfter(T0, 6))[0]?.cause?.code).toBe('UNKNOWN');
   });
+
+  it('a v1beta1 NodePool with status.resources and no conditions (Karpenter before v0.37) is reconciled: no finding', () => {
+    const np: NodePool = {
+      ...nodePool({ name: 'default' }),
+      apiVersion: 'karpenter.sh/v1beta1',
+      status: { resources: { cpu: '8', nodes: '2' } },
+    };
+
+    expect(detect(snapshotOf({ nodePools: [np] }), minutesAfter(T0, 60))).toEqual([]);
+  });
 });
 
 describe('NODEPOOL_NOT_READY under EKS Auto Mode (NodePools reference eks.amazonaws.com NodeClasses)', () => {
