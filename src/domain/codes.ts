@@ -108,6 +108,8 @@ export const CAUSES_BY_FINDING = {
     'MULTIPLE_PDBS',
     'DO_NOT_DISRUPT_POD',
     'DO_NOT_DISRUPT_NODE',
+    // The node never initialised: Karpenter disrupts no uninitialized node (`Node isn't initialized`).
+    'NODE_NOT_INITIALIZED',
     'UNKNOWN',
   ],
   CONSOLIDATION_CHURN: ['CONSOLIDATE_AFTER_TOO_SHORT', 'NO_DISRUPTION_BUDGET', 'UNKNOWN'],

@@ -8,7 +8,9 @@
  *   `pod "ns/name" has "karpenter.sh/do-not-disrupt" annotation`), capitalised from v1.2;
  *   v1.5+ do not (`Pdb prevents pod evictions`, `Pod has "karpenter.sh/do-not-disrupt" annotation`,
  *   `Eviction does not support multiple PDBs`); the node-level annotation in all:
- *   `Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation`.
+ *   `Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation`;
+ *   an uninitialized node: v1.0 `state node isn't initialized`, later `node isn't initialized`
+ *   (`Node isn't initialized` from v1.2).
  */
 import type { CauseCodeOf } from '../../domain/codes.ts';
 import type { KubeEvent } from '../../domain/kube.ts';
@@ -41,6 +43,7 @@ const PDB = /pdb (?:"([^"]+)" )?prevents pod evictions/i;
 const MULTIPLE = /eviction does not support multiple pdbs/i;
 const POD_DND = /pod (?:"([^"]+)" )?has "karpenter\.sh\/do-not-disrupt" annotation/i;
 const NODE_DND = /disruption is blocked through the "karpenter\.sh\/do-not-disrupt" annotation/i;
+const NOT_INITIALIZED = /^(?:state )?node isn't initialized/i;
 
 /** What a Node/NodeClaim (or NodePool) `DisruptionBlocked` message says blocks disruption. */
 export function causeOfMessage(message: string): { cause: EventCause | undefined; named: string | undefined; reason?: string } {
@@ -53,6 +56,7 @@ export function causeOfMessage(message: string): { cause: EventCause | undefined
   const pod = POD_DND.exec(text);
   if (pod) return { cause: 'DO_NOT_DISRUPT_POD', named: pod[1] };
   if (NODE_DND.test(text)) return { cause: 'DO_NOT_DISRUPT_NODE', named: undefined };
+  if (NOT_INITIALIZED.test(text)) return { cause: 'NODE_NOT_INITIALIZED', named: undefined };
   return { cause: undefined, named: undefined };
 }
 

@@ -10,7 +10,9 @@ import { nodeDoNotDisrupt, type BlockedClaim } from './blocked-claims.ts';
 import type { BlockedMessage } from './blocked-events.ts';
 import { budgetCause } from './budget-cause.ts';
 import { expiryNote, type Explained } from './explanation.ts';
-import { nodeAnnotationSteps, unknownSteps } from './fixes.ts';
+import { nodeAnnotationSteps, uninitializedSteps, unknownSteps } from './fixes.ts';
+import { conditionOf } from '../../domain/kube-helpers.ts';
+import { describeCondition } from '../karpenter/readiness.ts';
 import { podCause } from './pod-cause.ts';
 
 export function explain(
@@ -25,6 +27,8 @@ export function explain(
   const budget = budgetCause(ctx, pool, np, claims, poolEvents, evidence);
   if (budget) return budget;
   const expiredNote = expiryNote(claims);
+  const uninitialized = uninitializedCause(claims, claimEvents, expiredNote);
+  if (uninitialized) return uninitialized;
   const pods = podCause(ctx, claims, claimEvents, evidence, expiredNote);
   if (pods) return pods;
   const annotated = claims.flatMap(nodeDoNotDisrupt);
@@ -68,5 +72,32 @@ export function explain(
       claims.map((c) => c.name),
       ctx.index.controllers[0]?.namespace,
     ),
+  };
+}
+
+/**
+ * Karpenter disrupts no node that has not initialised (`Node isn't initialized`), whatever its drift
+ * or expiry: the NodeClaims' own Initialized condition (when registered) or that event says so.
+ */
+function uninitializedCause(claims: BlockedClaim[], claimEvents: BlockedMessage[], expiredNote: string): Explained | undefined {
+  const stuck = claims.filter((c) => {
+    const registered = conditionOf(c.claim, 'Registered');
+    const initialized = conditionOf(c.claim, 'Initialized');
+    return registered?.status === 'True' && initialized !== undefined && initialized.status !== 'True';
+  });
+  const event = claimEvents.find((m) => m.cause === 'NODE_NOT_INITIALIZED');
+  if (stuck.length === 0 && !event) return undefined;
+  const named = stuck.map((c) => {
+    const initialized = conditionOf(c.claim, 'Initialized');
+    return `NodeClaim ${c.name} (${initialized ? describeCondition(initialized) : 'not initialized'})`;
+  });
+  return {
+    cause: 'NODE_NOT_INITIALIZED',
+    detail:
+      (named.length
+        ? `${named.slice(0, 3).join(', ')}${named.length > 3 ? ` and ${named.length - 3} more` : ''} never initialised`
+        : `Karpenter reports "${event?.message}" (×${event?.count}) on ${event?.objects.slice(0, 3).join(', ')}`) +
+      `: Karpenter does not disrupt a node before it initialises, for drift, expiry or consolidation alike. Fix what keeps it uninitialised (a startup taint, an unregistered resource: see NODE_NOT_INITIALIZED), then replace the stuck nodes.${expiredNote}`,
+    steps: uninitializedSteps((stuck.length ? stuck : claims).map((c) => ({ name: c.name, nodeName: c.nodeName }))),
   };
 }

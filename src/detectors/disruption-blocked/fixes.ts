@@ -137,3 +137,23 @@ export function unknownSteps(claims: readonly string[], controllerNamespace: str
     ),
   ];
 }
+
+/** NodeClaims that never initialised: Karpenter will not disrupt them until they do; the cause is on the node. */
+export function uninitializedSteps(claims: readonly { name: string; nodeName: string | undefined }[]): string[] {
+  const first = claims[0];
+  if (!first) return [];
+  return [
+    commandStep(
+      `NodeClaim ${first.name}: why it has not initialised (its Initialized condition; the NODE_NOT_INITIALIZED finding names the taint or resource it waits for)`,
+      `kubectl get nodeclaim ${shellQuote(first.name)} -o jsonpath='{range .status.conditions[?(@.type=="Initialized")]}{.status}{"\\t"}{.reason}{"\\t"}{.message}{"\\n"}{end}'`,
+    ),
+    ...(first.nodeName ? [`kubectl describe node ${shellQuote(first.nodeName)}`] : []),
+    commandStep(
+      `once new nodes initialise, replace the stuck ones by hand: Karpenter drains each (respecting PDBs) and terminates its instance`,
+      claims
+        .slice(0, 10)
+        .map((c) => `kubectl delete nodeclaim ${shellQuote(c.name)}`)
+        .join('\n'),
+    ),
+  ];
+}

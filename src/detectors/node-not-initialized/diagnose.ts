@@ -1,6 +1,6 @@
 import type { CauseCodeOf } from '../../domain/codes.ts';
 import type { Condition, Node, NodeClaim, NodePool, Pod, Taint } from '../../domain/kube.ts';
-import { conditionOf } from '../../domain/kube-helpers.ts';
+import { conditionOf, isPodReady } from '../../domain/kube-helpers.ts';
 import type { DetectContext } from '../detector.ts';
 import { formatTaint, podRequests } from '../scheduling/scheduling.ts';
 import { parseResources } from '../scheduling/quantity.ts';
@@ -31,6 +31,8 @@ export type Diagnosis =
       kind: 'startup' | 'ephemeral';
       remover: Agent | undefined;
       agentNote?: string;
+      /** The remover's pod runs Ready on the node, yet the taint stays: the agent failed to remove it. */
+      readyAgentPod?: { namespace: string; name: string };
     }
   | { cause: 'RESOURCE_NOT_REGISTERED'; resource: string; agent: Agent; grep: string; dra: boolean; agentNote?: string }
   | { cause: 'NODE_NOT_READY'; message: string }
@@ -104,6 +106,7 @@ function cniDiagnosis(ctx: DetectContext, node: Node, message: string): Diagnosi
 function taintDiagnosis(ctx: DetectContext, node: Node | undefined, taint: Taint, kind: 'startup' | 'ephemeral'): Diagnosis {
   const remover = removerOf(taint);
   const note = remover && node ? agentNote(ctx, node, remover, taint) : undefined;
+  const ready = remover && node ? readyAgentPod(ctx, node, remover) : undefined;
   return {
     cause: 'STARTUP_TAINT_REMAINS',
     taint: formatTaint(taint),
@@ -111,6 +114,7 @@ function taintDiagnosis(ctx: DetectContext, node: Node | undefined, taint: Taint
     kind,
     remover,
     ...(note ? { agentNote: note } : {}),
+    ...(ready ? { readyAgentPod: ready } : {}),
   };
 }
 
@@ -144,6 +148,14 @@ function agentNote(ctx: DetectContext, node: Node, agent: Agent, taint?: Taint):
   // Only the node's own pods are read live (see nodesOfInterest), so its DaemonSet's tolerations are not known here.
   const must = taint ? `tolerate ${formatTaint(taint)} and select the node` : 'select the node';
   return `no ${ds.name} pod runs on node ${nodeName}: its DaemonSet must ${must}`;
+}
+
+/** The agent's Ready pod on the node, when pods were captured and one is there. */
+function readyAgentPod(ctx: DetectContext, node: Node, agent: Agent): { namespace: string; name: string } | undefined {
+  if (!agent.daemonSet || !ctx.snapshot.captured.has('pods')) return undefined;
+  const onNode = agentPodsOn(agent, ctx.index.podsByNode.get(node.metadata?.name ?? '') ?? []);
+  const pod = onNode.ready ? onNode.pods.find(isPodReady) : undefined;
+  return pod?.metadata?.name ? { namespace: pod.metadata.namespace ?? 'default', name: pod.metadata.name } : undefined;
 }
 
 function waitingReason(pod: Pod): string {

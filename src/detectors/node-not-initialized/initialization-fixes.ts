@@ -30,7 +30,10 @@ export function explain(d: Diagnosis, s: Subject): string {
       const who = d.remover
         ? ` It is normally removed by ${d.remover.name}.`
         : ' Nothing in a default cluster removes it: the agent you added it for must.';
-      return `${node} still carries the ${what}, so Karpenter waits for it to go.${who}${d.agentNote ? ` Now: ${d.agentNote}.` : ''}`;
+      const stuck = d.readyAgentPod
+        ? ` Now: its pod ${d.readyAgentPod.namespace}/${d.readyAgentPod.name} runs Ready on the node, yet the taint stays: the agent itself failed to remove it (its log says why; a release of it may fix a known race).`
+        : '';
+      return `${node} still carries the ${what}, so Karpenter waits for it to go.${who}${d.agentNote ? ` Now: ${d.agentNote}.` : stuck}`;
     }
     case 'RESOURCE_NOT_REGISTERED':
       return d.dra
@@ -68,9 +71,18 @@ export function stepsFor(d: Diagnosis, s: Subject): string[] {
     case 'STARTUP_TAINT_REMAINS': {
       const steps = [...describe];
       const ds = d.remover?.daemonSet;
-      if (podsOnNode[0])
+      const ready = d.readyAgentPod;
+      if (ready) {
+        const ns = shellQuote(ready.namespace);
+        const pod = shellQuote(ready.name);
+        steps.push(
+          `# its pod runs Ready on the node: why did it not remove ${oneLine(d.taint)}?\nkubectl logs -n ${ns} ${pod} --all-containers --tail=300 | grep -iE 'taint|error'`,
+          `# the image of the agent: compare with its release notes for a taint-removal fix\nkubectl get pod -n ${ns} ${pod} -o jsonpath='{range .spec.containers[*]}{.name}{"\\t"}{.image}{"\\n"}{end}'`,
+          `# restart it: the DaemonSet recreates the pod, which tries again\nkubectl delete pod -n ${ns} ${pod}`,
+        );
+      } else if (podsOnNode[0])
         steps.push(`# is the pod that removes ${oneLine(d.taint)} scheduled on the node, and Ready?\n${podsOnNode[0]}`);
-      if (ds)
+      if (ds && !ready)
         steps.push(
           `# its DaemonSet must tolerate the taint and select the node\nkubectl get ds -n ${ds.namespace} ${ds.name} -o jsonpath='{.spec.template.spec.tolerations}{"\\n"}{.spec.template.spec.nodeSelector}{"\\n"}{.spec.template.spec.affinity}'`,
         );

@@ -876,6 +876,25 @@ export const SCENARIOS: Scenario[] = [
     produces: ['DISRUPTION_BLOCKED/DO_NOT_DISRUPT_NODE'],
   },
   {
+    name: 'AMI drift not replaced: the node never initialised (a startup taint stays)',
+    snapshot: blockedDrift({
+      nodeClaims: [
+        (() => {
+          const claim = runningClaim({ name: DRIFTED, drift: { reason: 'AMIDrift', at: minutesAfter(T0, -180) } });
+          const initialized = claim.status?.conditions?.find((c) => c.type === 'Initialized');
+          if (initialized)
+            Object.assign(initialized, {
+              status: 'Unknown',
+              reason: 'StartupTaintsExist',
+              message: 'StartupTaint "efs.csi.aws.com/agent-not-ready:NoSchedule" still exists',
+            });
+          return claim;
+        })(),
+      ],
+    }),
+    produces: ['DISRUPTION_BLOCKED/NODE_NOT_INITIALIZED'],
+  },
+  {
     name: 'AMI drift not replaced, nothing captured says why',
     snapshot: blockedDrift({}),
     produces: ['DISRUPTION_BLOCKED/UNKNOWN'],

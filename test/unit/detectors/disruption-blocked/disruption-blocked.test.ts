@@ -293,6 +293,40 @@ describe('DISRUPTION_BLOCKED: causes', () => {
     );
   });
 
+  it('NODE_NOT_INITIALIZED: the NodeClaim never initialised; no do-not-disrupt or PDB advice for it', () => {
+    // Prepare: a do-not-disrupt pod on the node too — Karpenter would not get that far.
+    const claim = drifted('default-a1b2c');
+    const initialized = claim.status!.conditions!.find((c) => c.type === 'Initialized')!;
+    Object.assign(initialized, {
+      status: 'Unknown',
+      reason: 'StartupTaintsExist',
+      message: 'StartupTaint "example.com/agent:NoSchedule" still exists',
+    });
+    const snapshot = scenario({
+      nodeClaims: [claim],
+      pods: [webPod('default-a1b2c', 'batch-job-8x7k2', { 'karpenter.sh/do-not-disrupt': 'true' })],
+    });
+
+    // Act
+    const [f] = detect(snapshot);
+
+    // Assess
+    expect(f?.cause?.code).toBe('NODE_NOT_INITIALIZED');
+    expect(f?.cause?.detail).toContain('NodeClaim default-a1b2c (Initialized=Unknown (StartupTaintsExist');
+    const steps = f?.remediation?.steps.join('\n') ?? '';
+    expect(steps).toContain('kubectl delete nodeclaim default-a1b2c');
+    expect(steps).not.toContain('do-not-disrupt-');
+  });
+
+  it("reads Karpenter's uninitialized-node message of every version", () => {
+    for (const message of [
+      "Cannot disrupt Node: state node isn't initialized",
+      "node isn't initialized",
+      "Node isn't initialized",
+    ])
+      expect(causeOfMessage(message).cause).toBe('NODE_NOT_INITIALIZED');
+  });
+
   it('DO_NOT_DISRUPT_NODE: the Node itself is annotated', () => {
     const snapshot = scenario({
       nodes: [withAnnotations(claimNode('default-a1b2c'), { 'karpenter.sh/do-not-disrupt': 'true' })],

@@ -123,6 +123,34 @@ describe('NODE_NOT_INITIALIZED', () => {
     );
   });
 
+  it('STARTUP_TAINT_REMAINS with the remover Ready on the node: the agent failed to remove it; no toleration check', () => {
+    // Prepare: the shape of test/incidents/efs-startup-taint-not-removed-gpu-node.
+    const snapshot = snapshotOf({
+      nodeClaims: [
+        stuck({
+          reason: 'StartupTaintsExist',
+          message: 'StartupTaint "node.cilium.io/agent-not-ready=true:NoExecute" still exists',
+        }),
+      ],
+      nodes: [node({ name: NODE, taints: [CILIUM_TAINT] })],
+      nodePools: [nodePool({ name: 'default', startupTaints: [CILIUM_TAINT] })],
+      pods: [
+        pod({ name: 'cilium-q8v4t', namespace: 'kube-system', nodeName: NODE, labels: { 'k8s-app': 'cilium' }, ready: true }),
+      ],
+    });
+
+    // Act
+    const [finding] = detect(snapshot);
+
+    // Assess
+    expect(finding?.cause?.detail).toContain('its pod kube-system/cilium-q8v4t runs Ready on the node, yet the taint stays');
+    const steps = finding?.remediation?.steps.join('\n') ?? '';
+    expect(steps).toContain('kubectl logs -n kube-system cilium-q8v4t --all-containers');
+    expect(steps).toContain('kubectl delete pod -n kube-system cilium-q8v4t');
+    expect(steps).not.toContain('must tolerate the taint');
+    expect(steps).not.toContain('scheduled on the node, and Ready?');
+  });
+
   it('STARTUP_TAINT_REMAINS from a known ephemeral taint on the Node: the cloud controller manager', () => {
     // Prepare
     const snapshot = snapshotOf({
