@@ -59,6 +59,18 @@ function nearness(requests: ResourceAmounts, alloc: Allocatable, short: string[]
   return Math.min(...short.map((k) => (alloc.amounts[k] ?? 0) / (requests[k] || 1)));
 }
 
+/** Labels once per list of types: a scan evaluates many workloads against the same list. */
+const LABELLED = new WeakMap<readonly InstanceTypeInfo[], { t: InstanceTypeInfo; labels: Map<string, string> }[]>();
+
+function labelledTypes(types: readonly InstanceTypeInfo[]): { t: InstanceTypeInfo; labels: Map<string, string> }[] {
+  let labelled = LABELLED.get(types);
+  if (!labelled) {
+    labelled = types.map((t) => ({ t, labels: instanceTypeLabels(t) }));
+    LABELLED.set(types, labelled);
+  }
+  return labelled;
+}
+
 export function evaluateTypes(
   requirements: readonly LabelSelectorRequirement[],
   requests: ResourceAmounts,
@@ -66,7 +78,7 @@ export function evaluateTypes(
   settings: CapacitySettings,
 ): TypeFit {
   const relevant = requirements.filter(judged);
-  const labelled = types.map((t) => ({ t, labels: instanceTypeLabels(t) }));
+  const labelled = labelledTypes(types);
   const allowed = labelled.filter(({ t, labels }) => relevant.every((r) => allows(t, labels, r))).map(({ t }) => t);
   const excludesAll = relevant.filter((r) => !labelled.some(({ t, labels }) => allows(t, labels, r)));
   const fitting: InstanceTypeInfo[] = [];
