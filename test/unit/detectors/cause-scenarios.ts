@@ -776,6 +776,30 @@ export const SCENARIOS: Scenario[] = [
     produces: ['KARPENTER_CONTROLLER_UNHEALTHY/VPC_ENDPOINT_BLOCKED'],
   },
   {
+    // test/incidents/cluster-name-empty-wrong-values-key: the option parser wants the name the env leaves unset.
+    name: 'controller started without a cluster name',
+    snapshot: crashing({ reason: 'Error', exitCode: 2 }, [
+      previousLine({ message: 'validating options, missing field, cluster-name' }),
+    ]),
+    produces: ['KARPENTER_CONTROLLER_UNHEALTHY/CLUSTER_NAME_MISSING'],
+  },
+  {
+    // test/incidents/crd-machine-missing-v032: the API server serves no karpenter.sh/v1alpha5 and no captured CRD does.
+    name: 'controller needs a CRD that is not installed',
+    snapshot: snapshotOf({
+      pods: [coredns, crashingController({ reason: 'Error', exitCode: 2 })],
+      deployments: [karpenterDeployment({ replicas: 1, readyReplicas: 0 })],
+      logs: [
+        previousLine({
+          message:
+            'panic: failed to setup machine provider id indexer: failed to get API group resources: unable to retrieve the complete list of server APIs: karpenter.sh/v1alpha5: the server could not find the requested resource',
+        }),
+      ],
+      crds: [crd({ plural: 'nodepools', group: 'karpenter.sh', kind: 'NodePool' })],
+    }),
+    produces: ['KARPENTER_CONTROLLER_UNHEALTHY/CRD_MISSING'],
+  },
+  {
     name: 'controller panics on a bad setting',
     snapshot: crashing({ reason: 'Error', exitCode: 2 }, [
       previousLine({ message: 'panic: validating settings, invalid batch max duration' }),
