@@ -230,13 +230,14 @@ function startConfigDiagnosis(
   const version = controllerVersion(info, f);
   const missing = crdMissing(error, crds, version);
   if (error && missing) {
-    const named =
-      missing.crds.length > 0 ? `${missing.crds.join(', ')} (${missing.groupVersion})` : `no CRD serving ${missing.groupVersion}`;
-    const needs = missing.crds.length > 0 && version ? `, which Karpenter ${version} needs,` : '';
-    const are = missing.crds.length > 1 ? 'are' : 'is';
+    const needs = version ? `, which Karpenter ${version} needs,` : '';
+    const what =
+      missing.crds.length > 0
+        ? `${missing.crds.join(', ')} (${missing.groupVersion})${needs} ${missing.crds.length > 1 ? 'are' : 'is'} not among the captured CRDs`
+        : `no captured CRD serves ${missing.groupVersion}`;
     return {
       cause: { cause: 'CRD_MISSING', ...missing },
-      detail: `the controller cannot start${exit}: ${named}${needs} ${are} not among the captured CRDs, and its log says "${quoted(error)}"`,
+      detail: `the controller cannot start${exit}: ${what}, and its log says "${quoted(error)}"`,
       evidence: [
         logEvidence(error),
         `captured CRDs: ${listCapped(ctx.snapshot.crds.map((c) => c.metadata?.name ?? '?').sort())}; none serves ${missing.groupVersion}`,

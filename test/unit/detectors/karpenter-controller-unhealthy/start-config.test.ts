@@ -139,6 +139,19 @@ describe('KARPENTER_CONTROLLER_UNHEALTHY / CRD_MISSING', () => {
     expect(text).toContain('karpenter-crd --version v0.32.3');
   });
 
+  it('an image tag that is not a version: the group/version alone, and no CRD file of a guessed release', () => {
+    // Prepare
+    const snapshot = crashing({ ...V032, image: 'registry.example.com/karpenter/controller:latest' }, V1ALPHA5_PANIC, {
+      crds: v1beta1,
+    });
+    // Act
+    const { finding, text } = detect(snapshot);
+    // Assess
+    expect(finding?.cause?.code).toBe('CRD_MISSING');
+    expect(finding?.cause?.detail).toContain('no captured CRD serves karpenter.sh/v1alpha5');
+    expect(text).not.toContain('raw.githubusercontent.com');
+  });
+
   it('a captured CRD that serves the version contradicts the error: no CRD is said to be missing', () => {
     // Prepare
     const snapshot = crashing(V032, V1ALPHA5_PANIC, { crds: [...v1beta1, machines] });
