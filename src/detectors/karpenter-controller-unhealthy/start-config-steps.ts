@@ -45,18 +45,21 @@ export function clusterNameSteps(c: ClusterNameMissing, env: StartConfigEnv): st
       `helm get values ${shellQuote(env.release)} -n ${ns}`,
     ),
   ];
-  const oci = !keys || keys.name !== 'clusterName' || minorOf(env.version) >= 17;
-  if (oci) {
-    const version = env.version ? ` --version ${shellQuote(chartVersion(env.version))}` : '';
+  // The OCI chart exists from v0.17; without a version the key itself is unknown, so no command is guessed.
+  if (keys && env.version && (keys.name !== 'clusterName' || minorOf(env.version) >= 17)) {
     steps.push(
       commandStep(
-        `set the cluster's name${c.endpointEmpty ? ' and endpoint' : ''} in the values${env.clusterName ? '' : ' (CLUSTER_NAME: the name `aws eks list-clusters` shows)'}${env.version ? '' : ' (add --version with the installed chart version, `helm list`, or Helm upgrades Karpenter too)'}`,
-        `helm upgrade ${shellQuote(env.release)} oci://public.ecr.aws/karpenter/karpenter -n ${ns}${version} --reuse-values ${sets.join(' ')}`,
+        `set the cluster's name${c.endpointEmpty ? ' and endpoint' : ''} in the values${env.clusterName ? '' : ' (CLUSTER_NAME: the name `aws eks list-clusters` shows)'}`,
+        `helm upgrade ${shellQuote(env.release)} oci://public.ecr.aws/karpenter/karpenter -n ${ns} --version ${shellQuote(chartVersion(env.version))} --reuse-values ${sets.join(' ')}`,
       ),
+    );
+  } else if (keys) {
+    steps.push(
+      `Set the top-level \`clusterName\`${c.endpointEmpty ? ' and `clusterEndpoint`' : ''} in the values of the charts.karpenter.sh chart that installed it (not under \`aws:\`), and upgrade the release with them.`,
     );
   } else {
     steps.push(
-      `Set the top-level \`clusterName\`${c.endpointEmpty ? ' and `clusterEndpoint`' : ''} in the values of the charts.karpenter.sh chart that installed it (not under \`aws:\`), and upgrade the release with them.`,
+      `Set the cluster's name${c.endpointEmpty ? ' and endpoint' : ''} under the key the installed chart reads (the step above), and upgrade the release with the same chart version.`,
     );
   }
   steps.push(

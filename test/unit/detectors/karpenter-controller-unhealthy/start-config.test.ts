@@ -96,6 +96,17 @@ describe('KARPENTER_CONTROLLER_UNHEALTHY / CLUSTER_NAME_MISSING', () => {
     );
   });
 
+  it('an unknown version: names the key of every chart generation, and guesses no upgrade command', () => {
+    // Prepare
+    const snapshot = crashing({ name: 'controller', image: 'example.com/karpenter:latest', env: [] }, CLUSTER_NAME_PANIC);
+    // Act
+    const { finding, text } = detect(snapshot);
+    // Assess
+    expect(finding?.cause?.code).toBe('CLUSTER_NAME_MISSING');
+    expect(text).toContain('v0.19 to v0.31 `settings.aws.clusterName`');
+    expect(text).not.toContain('helm upgrade');
+  });
+
   it('a CLUSTER_NAME the container does set contradicts the log: no step tells to set it', () => {
     // Prepare: the pod captured has a name; the log is from another run.
     const snapshot = crashing(v016([{ name: 'CLUSTER_NAME', value: 'prod' }]), CLUSTER_NAME_PANIC);
