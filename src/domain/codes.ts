@@ -122,6 +122,9 @@ export const CAUSES_BY_FINDING = {
     'DNS_RESOLUTION_FAILED',
     'VPC_ENDPOINT_BLOCKED',
     'AWS_API_UNREACHABLE',
+    // A start-up error the capture explains (docs/findings.md): the cluster name unset, a CRD the version needs absent.
+    'CLUSTER_NAME_MISSING',
+    'CRD_MISSING',
     'CRASH_LOOP',
     'UNKNOWN',
   ],

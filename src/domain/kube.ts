@@ -93,7 +93,9 @@ export interface ResourceRequirements {
 export interface Container {
   name?: string;
   image?: string;
-  env?: { name: string; value?: string }[];
+  /** valueFrom: set from a Secret, a ConfigMap or a field, so its value is not in the spec. */
+  env?: { name: string; value?: string; valueFrom?: Record<string, unknown> }[];
+  args?: string[];
   resources?: ResourceRequirements;
 }
 

@@ -11,6 +11,8 @@ import { isCandidate, type FitFailure, type NodeFit } from '../scheduling/schedu
 
 export type Verdict = (cause: ControllerCause, detail: string, extra?: Partial<ControllerDiagnosis>) => ControllerDiagnosis;
 
+const FARGATE_TAINT_KEY = 'eks.amazonaws.com/compute-type';
+
 const NODE_STATE_KINDS = new Set(['not-ready', 'unschedulable', 'fargate']);
 
 /** A Ready, schedulable, non-Fargate node: somewhere a fixed Deployment could run. */
@@ -64,6 +66,17 @@ export function fromNodes(
     });
   }
   const usable = fits.filter(isUsable);
+  const fargate = fargateTaintEverywhere(fits);
+  if (usable.length === 0 && fargate) {
+    return verdict(
+      'UNTOLERATED_TAINT',
+      `${ref} does not tolerate ${fargate}, and every captured node carries it (${listCapped(
+        fits.map((f) => f.name),
+        3,
+      )}: Fargate nodes, one pod each): no node accepts the pod until it tolerates the taint. Fargate profiles were not captured: check first that one selects namespace ${pod.metadata?.namespace ?? 'default'} (Karpenter meant to run on Fargate); without one, the pods also need a place to run (a profile or a node group).`,
+      { evidence },
+    );
+  }
   if (usable.length === 0) {
     return verdict(
       'UNKNOWN',
@@ -95,6 +108,18 @@ export function fromNodes(
     ...new Set(onlySelection.flatMap((f) => f.failures.filter((x) => SELECTION_KINDS.has(x.kind)).map((x) => x.detail))),
   ];
   return verdict('NODE_SELECTOR_MISMATCH', `No node matches ${ref}'s node selection: ${selection.join('; ')}.`, { evidence });
+}
+
+/**
+ * Every captured node is a Fargate node whose `eks.amazonaws.com/compute-type=fargate:NoSchedule`
+ * taint the pod does not tolerate: the taint rejects it everywhere, whatever else does. Returns the
+ * taint as text, or undefined when some node is not such a node.
+ */
+function fargateTaintEverywhere(fits: NodeFit[]): string | undefined {
+  const taintOf = (f: NodeFit) =>
+    f.failures.find((x) => x.kind === 'taint' && x.taint?.key === FARGATE_TAINT_KEY && x.taint.effect === 'NoSchedule');
+  if (fits.length === 0 || !fits.every((f) => f.failures.some((x) => x.kind === 'fargate') && taintOf(f))) return undefined;
+  return fits.map(taintOf)[0]?.detail.replace(/^taint /, '');
 }
 
 /** When every usable node fails on both taints and selection, follow what the scheduler counted. */

@@ -34,7 +34,7 @@ export function controllerRemediation(d: ControllerDiagnosis, env: ControllerEnv
     case 'ANTI_AFFINITY_TOO_FEW_NODES':
       return manualRemediation(antiAffinitySteps(d, env, clusterName));
     case 'UNTOLERATED_TAINT':
-      return manualRemediation(taintSteps(d, env));
+      return manualRemediation(taintSteps(d, env, clusterName));
     case 'NODE_SELECTOR_MISMATCH':
       return manualRemediation(selectorSteps(d, env));
     case 'UNKNOWN':
@@ -143,7 +143,7 @@ function blockingTaints(fits: NodeFit[]): Taint[] {
   return [...seen.values()];
 }
 
-function taintSteps(d: ControllerDiagnosis, env: ControllerEnv): string[] {
+function taintSteps(d: ControllerDiagnosis, env: ControllerEnv, clusterName: string): string[] {
   const fromMessage = d.scheduler.reasons.find((r) => r.kind === 'taint' && r.taint)?.taint;
   const taints = blockingTaints(d.fits);
   if (taints.length === 0 && fromMessage) taints.push({ key: fromMessage.key, value: fromMessage.value, effect: 'NoSchedule' });
@@ -165,6 +165,14 @@ function taintSteps(d: ControllerDiagnosis, env: ControllerEnv): string[] {
   ];
   if (taints.length === 0)
     steps.unshift(commandStep('find the taint', 'kubectl get nodes -o custom-columns=NAME:.metadata.name,TAINTS:.spec.taints'));
+  // Only Fargate nodes, each running its one pod: the toleration helps once a profile gives the pods nodes of their own.
+  if (!env.snapshot.captured.has('fargateprofiles') && d.fits.length > 0 && d.fits.every((f) => !isUsable(f)))
+    steps.unshift(
+      commandStep(
+        `every node is a Fargate node: the Fargate profiles; the toleration below is the fix when one selects namespace ${env.namespace}; without such a profile the pods also need a place to run (a profile for that namespace, or a node group Karpenter does not manage)`,
+        `aws eks list-fargate-profiles --cluster-name ${shellQuote(clusterName)}`,
+      ),
+    );
   return steps;
 }
 

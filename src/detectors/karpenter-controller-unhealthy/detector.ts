@@ -12,6 +12,7 @@ import { listCapped, podRef } from '../scheduling/pending.ts';
 import { awsUnreachable, lastErrorLine, leaderElectionLost, type AwsUnreachable } from './crash-logs.ts';
 import { diagnoseNetwork, type NetworkDiagnosis } from './network-diagnosis.ts';
 import { earliestTermination, failureText, podFailure, type PodFailure } from './restarts.ts';
+import { clusterNameMissing, crdMissing, imageVersion } from './start-config.ts';
 import { unhealthyRemediation, type UnhealthyEnv, type UnhealthyStepCause } from './unhealthy-steps.ts';
 
 /**
@@ -62,6 +63,7 @@ function unhealthyFinding(ctx: DetectContext, info: ControllerInfo): Finding<'KA
     clusterName: knownClusterName(ctx),
     release: labelOf(info, 'app.kubernetes.io/instance') ?? 'karpenter',
     chartVersion: chartVersion(info),
+    controllerVersion: controllerVersion(info, chosen),
     region: regionOf(ctx, diagnosis),
     clusterEndpoint: ctx.snapshot.cluster?.endpoint,
     failure: chosen,
@@ -100,6 +102,7 @@ function logOnlyFinding(ctx: DetectContext): Finding<'KARPENTER_CONTROLLER_UNHEA
     clusterName: knownClusterName(ctx),
     release: 'karpenter',
     chartVersion: undefined,
+    controllerVersion: undefined,
     region: blocked.aws.region ?? regionOfClusterArn(ctx.snapshot.cluster?.arn),
     clusterEndpoint: ctx.snapshot.cluster?.endpoint,
     failure: undefined,
@@ -168,6 +171,8 @@ function diagnose(ctx: DetectContext, info: ControllerInfo, f: PodFailure): Diag
   }
   const error = lastErrorLine(logs);
   const message = f.termination?.message?.trim();
+  const startConfig = startConfigDiagnosis(ctx, info, f, error);
+  if (startConfig) return startConfig;
   if (error && isDeniedLogLine(error) && !isLaunchLogLine(error)) {
     // The same line is a KARPENTER_IAM_DENIED finding, whose steps tell a missing grant from a deny.
     const action = deniedCall(error).action;
@@ -199,6 +204,60 @@ function diagnose(ctx: DetectContext, info: ControllerInfo, f: PodFailure): Diag
   };
 }
 
+/**
+ * A start-up error the capture explains (start-config.ts): the cluster name the env leaves unset,
+ * a group/version none of the captured CRDs serves.
+ */
+function startConfigDiagnosis(
+  ctx: DetectContext,
+  info: ControllerInfo,
+  f: PodFailure,
+  error: LogLine | undefined,
+): Diagnosis | undefined {
+  const container = controllerContainer(f, info);
+  const exit = f.termination?.exitCode !== undefined ? ` (exit code ${f.termination.exitCode})` : '';
+  const unset = clusterNameMissing(error, container);
+  if (error && unset) {
+    const how = unset.clusterName === '' ? 'set to ""' : 'not set';
+    const endpoint = unset.endpointEmpty ? ' (CLUSTER_ENDPOINT is empty too)' : '';
+    return {
+      cause: { cause: 'CLUSTER_NAME_MISSING', ...unset },
+      detail: `the controller refuses to start${exit} without a cluster name: CLUSTER_NAME is ${how} in its container${endpoint}, and its log says "${quoted(error)}"; the Helm values that set it are missing or under a key the chart does not read`,
+      evidence: [logEvidence(error), `${podRef(f.pod)} container ${container?.name ?? 'controller'}: ${envText(container)}`],
+    };
+  }
+  const crds = ctx.snapshot.captured.has('crds') ? ctx.snapshot.crds : undefined;
+  const version = controllerVersion(info, f);
+  const missing = crdMissing(error, crds, version);
+  if (error && missing) {
+    const needs = version ? `, which Karpenter ${version} needs,` : '';
+    const what =
+      missing.crds.length > 0
+        ? `${missing.crds.join(', ')} (${missing.groupVersion})${needs} ${missing.crds.length > 1 ? 'are' : 'is'} not among the captured CRDs`
+        : `no captured CRD serves ${missing.groupVersion}`;
+    return {
+      cause: { cause: 'CRD_MISSING', ...missing },
+      detail: `the controller cannot start${exit}: ${what}, and its log says "${quoted(error)}"`,
+      evidence: [
+        logEvidence(error),
+        `captured CRDs: ${listCapped(ctx.snapshot.crds.map((c) => c.metadata?.name ?? '?').sort())}; none serves ${missing.groupVersion}`,
+        ...(version ? [`controller version: ${version}`] : []),
+      ],
+    };
+  }
+  return undefined;
+}
+
+/** `CLUSTER_NAME="", CLUSTER_ENDPOINT=""`: the two settings as the container has them. */
+function envText(container: Container | undefined): string {
+  return ['CLUSTER_NAME', 'CLUSTER_ENDPOINT']
+    .map((name) => {
+      const e = container?.env?.find((v) => v.name === name);
+      return e ? `${name}=${JSON.stringify(e.value ?? '')}` : `${name} not set`;
+    })
+    .join(', ');
+}
+
 function networkDiagnosis(aws: AwsUnreachable, network: NetworkDiagnosis): Diagnosis {
   return {
     cause: network.cause,
@@ -226,10 +285,19 @@ function logEvidence(line: LogLine): string {
 }
 
 /** The failing container of the pod, else the Deployment's template container of that name. */
-function memoryOf(f: PodFailure, info: ControllerInfo) {
+function controllerContainer(f: PodFailure, info: ControllerInfo): Container | undefined {
   const pick = (containers: Container[] | undefined) =>
     containers?.find((c) => c.name === f.container) ?? containers?.find((c) => c.name === 'controller') ?? containers?.[0];
-  const container = pick(f.pod.spec?.containers) ?? pick(info.deployment?.spec?.template?.spec?.containers);
+  return pick(f.pod.spec?.containers) ?? pick(info.deployment?.spec?.template?.spec?.containers);
+}
+
+/** The controller's version: its chart label, else its image tag (`controller:v0.32.3@sha256:…`). */
+function controllerVersion(info: ControllerInfo, f: PodFailure): string | undefined {
+  return chartVersion(info)?.replace(/^v/, '') ?? imageVersion(controllerContainer(f, info)?.image);
+}
+
+function memoryOf(f: PodFailure, info: ControllerInfo) {
+  const container = controllerContainer(f, info);
   const value = (q: string | number | undefined) => (q === undefined ? undefined : String(q));
   return {
     limit: value(container?.resources?.limits?.memory),

@@ -11,6 +11,8 @@ import {
   type NetworkEnv,
 } from './network-steps.ts';
 import type { PodFailure } from './restarts.ts';
+import { clusterNameSteps, crdSteps, type StartConfigEnv } from './start-config-steps.ts';
+import type { ClusterNameMissing, CrdMissing } from './start-config.ts';
 
 /**
  * The fix for each cause of a crashing Karpenter controller, as commands filled with the cluster's
@@ -26,6 +28,8 @@ export interface UnhealthyEnv {
   release: string;
   /** The installed chart version (`helm.sh/chart: karpenter-1.8.1`, `app.kubernetes.io/version`), when labelled. */
   chartVersion: string | undefined;
+  /** The controller's version (chart label, else image tag), which names its Helm values and CRDs. */
+  controllerVersion: string | undefined;
   region: string | undefined;
   /** The cluster's API endpoint, for `settings.clusterEndpoint`. */
   clusterEndpoint: string | undefined;
@@ -41,6 +45,8 @@ export type UnhealthyStepCause =
   | ({ cause: 'DNS_RESOLUTION_FAILED' } & DnsFailure)
   | ({ cause: 'VPC_ENDPOINT_BLOCKED' } & BlockedEndpoint)
   | { cause: 'AWS_API_UNREACHABLE'; services: readonly AwsService[] }
+  | ({ cause: 'CLUSTER_NAME_MISSING' } & ClusterNameMissing)
+  | ({ cause: 'CRD_MISSING' } & CrdMissing)
   /** deniedAction: the last error is AWS denying that call (`eks:DescribeCluster`), a KARPENTER_IAM_DENIED finding. */
   | { cause: 'CRASH_LOOP'; deniedAction?: string }
   | { cause: 'UNKNOWN'; logsCaptured: boolean };
@@ -97,6 +103,10 @@ export function unhealthyRemediation(c: UnhealthyStepCause, env: UnhealthyEnv): 
       return manualRemediation(blockedEndpointSteps(network, c));
     case 'AWS_API_UNREACHABLE':
       return manualRemediation([commandStep('the calls that timed out', previousLog), ...endpointSteps(env, c.services)]);
+    case 'CLUSTER_NAME_MISSING':
+      return manualRemediation(clusterNameSteps(c, startConfigEnv(env)));
+    case 'CRD_MISSING':
+      return manualRemediation(crdSteps(c, startConfigEnv(env)));
     case 'CRASH_LOOP':
       if (c.deniedAction !== undefined) {
         return manualRemediation([
@@ -122,6 +132,18 @@ export function unhealthyRemediation(c: UnhealthyStepCause, env: UnhealthyEnv): 
         commandStep('the exit code, the termination message and the events of the pod', describe),
       ]);
   }
+}
+
+function startConfigEnv(env: UnhealthyEnv): StartConfigEnv {
+  return {
+    namespace: env.namespace,
+    deploymentName: env.deploymentName,
+    release: env.release,
+    version: env.controllerVersion,
+    clusterName: env.clusterName,
+    clusterEndpoint: env.clusterEndpoint,
+    region: env.region,
+  };
 }
 
 function helmUpgrade(env: UnhealthyEnv, sets: readonly string[]): string {

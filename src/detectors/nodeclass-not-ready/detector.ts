@@ -15,6 +15,8 @@ import type { EC2NodeClass } from '../../domain/kube.ts';
 import { ownWords, type OwnWords } from './own-words.ts';
 import { explainUnmapped } from './own-words-fixes.ts';
 import type { Explanation } from './nodeclass-fix-context.ts';
+import { provisionerSelectorErrors } from './provisioner-log.ts';
+import { provisionerLogFinding } from './provisioner-log-finding.ts';
 
 const CAUSE_TITLE = {
   AMI_NOT_FOUND: 'no AMI matches its amiSelectorTerms',
@@ -37,8 +39,13 @@ export const nodeClassNotReady: Detector<'NODECLASS_NOT_READY'> = {
   code: 'NODECLASS_NOT_READY',
   requires: ['ec2nodeclasses'],
   // Cluster version and ARN, Fargate subnets and the controller's namespace only fill in the steps.
-  refinedBy: ['cluster', 'fargateprofiles', 'pods', 'deployments'],
+  refinedBy: ['cluster', 'fargateprofiles', 'pods', 'deployments', 'subnets', 'logs'],
+  // A Provisioner-era log saying no subnet or security group matches is evidence enough (provisioner-log.ts).
+  evidenceIn: (snapshot) => provisionerSelectorErrors(snapshot.logs).length > 0,
   detect(ctx) {
+    // Without any EC2NodeClass (the Provisioner era) Karpenter's own selector errors are the only witness.
+    if (ctx.snapshot.nodeClasses.length === 0)
+      return provisionerSelectorErrors(ctx.snapshot.logs).map((e) => provisionerLogFinding(ctx, e));
     const fx = fixContext(ctx);
     const findings: Finding<'NODECLASS_NOT_READY'>[] = [];
     for (const nc of ctx.snapshot.nodeClasses) {

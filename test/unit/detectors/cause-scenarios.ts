@@ -50,6 +50,24 @@ function withoutTag<T extends { tags: Record<string, string> }>(resource: T, key
   return { ...resource, tags };
 }
 
+/** Karpenter v0.6's reconciler error (pkg/cloudprovider/aws/subnets.go) for Provisioner default. */
+const provisionerSubnetsError = (selector: string) =>
+  logLine({
+    level: 'ERROR',
+    time: minutesAfter(T0, 55),
+    message: 'Reconciler error',
+    'reconciler kind': 'Provisioner',
+    name: 'default',
+    error: `no subnets matched selector map[${selector}]`,
+  });
+const provisionerGroupsError = logLine({
+  level: 'ERROR',
+  time: minutesAfter(T0, 55),
+  message:
+    'Could not launch node, launching instances, getting launch template configs, getting launch templates, no security groups exist given constraints',
+  provisioner: 'default',
+});
+
 /** When the scenarios are judged: an hour after their objects appeared. */
 export const NOW = new Date(minutesAfter(T0, 60));
 const SYSTEM_NODE = 'ip-10-59-127-151.ec2.internal';
@@ -516,6 +534,23 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    // test/incidents/eksctl-subnets-missing-discovery-tag and security-group-selector-criteria-anded: no EC2NodeClass yet.
+    name: 'Provisioner-era log: no subnet and no security group matches the selectors',
+    snapshot: snapshotOf({
+      logs: [provisionerSubnetsError('karpenter.sh/discovery:demo-cluster'), provisionerGroupsError],
+      subnets: [subnet({ id: 'subnet-0a1b2c3d4e5f60001' })],
+    }),
+    produces: ['NODECLASS_NOT_READY/SUBNETS_NOT_FOUND', 'NODECLASS_NOT_READY/SECURITY_GROUPS_NOT_FOUND'],
+  },
+  {
+    name: 'Provisioner-era log: no subnet matched, yet a captured subnet carries the tags',
+    snapshot: snapshotOf({
+      logs: [provisionerSubnetsError('karpenter.sh/discovery:demo')],
+      subnets: [subnet({ id: 'subnet-0a1b2c3d4e5f60001' })],
+    }),
+    produces: ['NODECLASS_NOT_READY/UNKNOWN'],
+  },
+  {
     name: "EC2NodeClasses explained by Karpenter's own words (Ready message, nodeclass controller log)",
     snapshot: snapshotOf({
       nodeClasses: [
@@ -774,6 +809,30 @@ export const SCENARIOS: Scenario[] = [
       }),
     ]),
     produces: ['KARPENTER_CONTROLLER_UNHEALTHY/VPC_ENDPOINT_BLOCKED'],
+  },
+  {
+    // test/incidents/cluster-name-empty-wrong-values-key: the option parser wants the name the env leaves unset.
+    name: 'controller started without a cluster name',
+    snapshot: crashing({ reason: 'Error', exitCode: 2 }, [
+      previousLine({ message: 'validating options, missing field, cluster-name' }),
+    ]),
+    produces: ['KARPENTER_CONTROLLER_UNHEALTHY/CLUSTER_NAME_MISSING'],
+  },
+  {
+    // test/incidents/crd-machine-missing-v032: the API server serves no karpenter.sh/v1alpha5 and no captured CRD does.
+    name: 'controller needs a CRD that is not installed',
+    snapshot: snapshotOf({
+      pods: [coredns, crashingController({ reason: 'Error', exitCode: 2 })],
+      deployments: [karpenterDeployment({ replicas: 1, readyReplicas: 0 })],
+      logs: [
+        previousLine({
+          message:
+            'panic: failed to setup machine provider id indexer: failed to get API group resources: unable to retrieve the complete list of server APIs: karpenter.sh/v1alpha5: the server could not find the requested resource',
+        }),
+      ],
+      crds: [crd({ plural: 'nodepools', group: 'karpenter.sh', kind: 'NodePool' })],
+    }),
+    produces: ['KARPENTER_CONTROLLER_UNHEALTHY/CRD_MISSING'],
   },
   {
     name: 'controller panics on a bad setting',
