@@ -2,6 +2,7 @@
  * The AWS APIs as karpenter-sentinel uses them, in domain types. Real adapters wrap the SDK v3
  * clients; the simulator's in-memory AWS implements the same interfaces.
  */
+import type { InstanceTypeInfo } from '../domain/instance-types.ts';
 import type {
   AccessEntry,
   ClusterInfo,
@@ -54,6 +55,11 @@ export interface Ec2Port {
   deleteLaunchTemplate(launchTemplateId: string): Promise<boolean>;
   /** Exactly these subnets, every page; ids that do not exist are simply absent. `[]` asks nothing. */
   describeSubnets(subnetIds: readonly string[]): Promise<Subnet[]>;
+  /**
+   * The region's instance types (`DescribeInstanceTypes`, every page), as Karpenter itself reads
+   * them. Live adapters may answer from a cache of the region's listing (instance types rarely change).
+   */
+  describeInstanceTypes(): Promise<InstanceTypeInfo[]>;
 }
 
 export interface EksPort {

@@ -2,6 +2,7 @@ import {
   DeleteLaunchTemplateCommand,
   DescribeLaunchTemplatesCommand,
   paginateDescribeInstances,
+  paginateDescribeInstanceTypes,
   paginateDescribeLaunchTemplates,
   paginateDescribeSubnets,
   TerminateInstancesCommand,
@@ -10,6 +11,7 @@ import {
   type Filter,
 } from '@aws-sdk/client-ec2';
 import type { Instance, LaunchTemplate, Subnet } from '../../domain/aws.ts';
+import type { InstanceTypeInfo } from '../../domain/instance-types.ts';
 import { CLUSTER_TAG, LAUNCH_TEMPLATE_CLUSTER_TAGS, legacyClusterTag } from '../../domain/tags.ts';
 import { TERMINATE_BATCH_SIZE, type Ec2Port, type InstanceQuery, type TerminationResult } from '../../ports/aws.ts';
 import { chunks } from '../../support/concurrency.ts';
@@ -17,6 +19,7 @@ import { awsCall, awsErrorName, awsErrorText, isNotFound, sourceError } from './
 import { SourceError } from '../../ports/errors.ts';
 import { LEGACY_CLUSTER_TAG_VALUES } from './scope.ts';
 import { allPages, fromSdkOutput } from './sdk-output.ts';
+import { INSTANCE_TYPES_BY_REGION, type InstanceTypeCache } from './instance-type-cache.ts';
 
 /** DescribeInstances' largest page when filtering. */
 export const INSTANCE_PAGE_SIZE = 1000;
@@ -30,6 +33,8 @@ export const LAUNCH_TEMPLATE_ID_BATCH_SIZE = 200;
 export const SUBNET_PAGE_SIZE = 1000;
 /** Subnet ids go in a `subnet-id` filter, 200 values each (see describeSubnets). */
 export const SUBNET_ID_FILTER_SIZE = 200;
+/** DescribeInstanceTypes' largest page: about 13 pages for a region's 1,200-odd types. */
+export const INSTANCE_TYPE_PAGE_SIZE = 100;
 
 /**
  * Errors one instance can cause for its whole batch: a missing id, termination protection, or
@@ -44,11 +49,18 @@ const ONE_INSTANCE_FAILS_THE_BATCH = new Set([
   'UnauthorizedOperation',
 ]);
 
+export interface Ec2AdapterOptions {
+  /** Where a region's instance types are kept between scans. Default: the process's (INSTANCE_TYPES_BY_REGION). */
+  instanceTypeCache?: InstanceTypeCache;
+}
+
 export class Ec2Adapter implements Ec2Port {
   readonly #client: EC2Client;
+  readonly #instanceTypes: InstanceTypeCache;
 
-  constructor(client: EC2Client) {
+  constructor(client: EC2Client, options: Ec2AdapterOptions = {}) {
     this.#client = client;
+    this.#instanceTypes = options.instanceTypeCache ?? INSTANCE_TYPES_BY_REGION;
   }
 
   async describeInstances(query: InstanceQuery): Promise<Instance[]> {
@@ -166,6 +178,21 @@ export class Ec2Adapter implements Ec2Port {
       for (const subnet of subnets) byId.set(subnet.id, subnet);
     }
     return [...byId.values()];
+  }
+
+  /** Every page, once per region and TTL for the whole process (see instance-type-cache.ts). */
+  async describeInstanceTypes(): Promise<InstanceTypeInfo[]> {
+    const region = await this.#client.config.region();
+    return this.#instanceTypes.get(region, () =>
+      awsCall('DescribeInstanceTypes', () => {
+        const pages = paginateDescribeInstanceTypes({ client: this.#client, pageSize: INSTANCE_TYPE_PAGE_SIZE }, {});
+        return allPages(pages, (page) => {
+          const output = fromSdkOutput('DescribeInstanceTypes', 'instancetypes', { InstanceTypes: page.InstanceTypes ?? [] });
+          // An item EC2 gives that cannot be read is left out: the live scan needs every readable one.
+          return output.instanceTypes;
+        });
+      }),
+    );
   }
 
   async deleteLaunchTemplate(launchTemplateId: string): Promise<boolean> {

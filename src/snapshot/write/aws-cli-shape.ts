@@ -73,7 +73,7 @@ export function awsCliDocuments(snapshot: ClusterSnapshot): AwsCliDocument[] {
   }
   if (captured.has('subnets')) documents.push(output(FILES.subnets, describeSubnets(snapshot.subnets)));
   if (captured.has('instancetypes')) {
-    documents.push(output(FILES.instancetypes, { InstanceTypes: snapshot.instanceTypes.map(instanceTypeOutput) }));
+    documents.push(output(FILES.instancetypes, describeInstanceTypes(snapshot.instanceTypes)));
   }
   documents.push(...gapDocuments(snapshot.gaps));
   return documents;
@@ -232,6 +232,11 @@ function describeSubnets(subnets: readonly Subnet[]): JsonRecord {
       }),
     ),
   };
+}
+
+/** `aws ec2 describe-instance-types`. */
+export function describeInstanceTypes(types: readonly InstanceTypeInfo[]): JsonRecord {
+  return { InstanceTypes: types.map(instanceTypeOutput) };
 }
 
 /**
