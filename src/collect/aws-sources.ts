@@ -36,7 +36,7 @@ export function collectAws(
     }),
     instanceprofiles: async () => ({ source: 'instanceprofiles', profiles: await aws.iam.listInstanceProfiles() }),
     // The region's, not the cluster's: one paginated listing, reused across scans by the adapter's cache.
-    instancetypes: async () => ({ source: 'instancetypes', instanceTypes: await aws.ec2.describeInstanceTypes(), rejected: [] }),
+    instancetypes: async () => ({ source: 'instancetypes', ...(await aws.ec2.describeInstanceTypes()) }),
   };
   /**
    * The templates the cluster's instances name, so that one absent from the listing is known gone

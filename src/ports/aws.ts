@@ -38,6 +38,12 @@ export interface TerminationResult {
   error?: string;
 }
 
+/** A DescribeInstanceTypes listing: the types read, and the items that could not be (`InstanceTypes[3] (x9.huge)`). */
+export interface InstanceTypeListing {
+  instanceTypes: InstanceTypeInfo[];
+  rejected: string[];
+}
+
 export interface Ec2Port {
   /** Every page; terminated instances included (callers decide). */
   describeInstances(query: InstanceQuery): Promise<Instance[]>;
@@ -59,7 +65,7 @@ export interface Ec2Port {
    * The region's instance types (`DescribeInstanceTypes`, every page), as Karpenter itself reads
    * them. Live adapters may answer from a cache of the region's listing (instance types rarely change).
    */
-  describeInstanceTypes(): Promise<InstanceTypeInfo[]>;
+  describeInstanceTypes(): Promise<InstanceTypeListing>;
 }
 
 export interface EksPort {

@@ -189,7 +189,7 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
         // failure the capture recorded fails again.
         begin('DescribeInstanceTypes', {});
         assertNoGap(snapshot, 'instancetypes');
-        return [...state.instanceTypes.values()].map((t) => structuredClone(t));
+        return { instanceTypes: [...state.instanceTypes.values()].map((t) => structuredClone(t)), rejected: [] };
       },
     },
     eks: {

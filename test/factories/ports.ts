@@ -8,7 +8,7 @@ import type { InstanceTypeInfo } from '../../src/domain/instance-types.ts';
 import type { Deployment, EC2NodeClass, NodeClaim, NodePool, Pod } from '../../src/domain/kube.ts';
 import { toIsoSeconds } from '../../src/domain/kube-helpers.ts';
 import { nodePoolOfClaim } from '../../src/domain/tags.ts';
-import type { Ec2Port, InstanceQuery, TerminationResult } from '../../src/ports/aws.ts';
+import type { Ec2Port, InstanceQuery, InstanceTypeListing, TerminationResult } from '../../src/ports/aws.ts';
 import { KubeConflictError, SourceError } from '../../src/ports/errors.ts';
 import type {
   DeploymentAnnotationPatch,
@@ -208,9 +208,9 @@ export class FakeEc2 implements Ec2Port {
   instanceTypes: InstanceTypeInfo[] = [];
   instanceTypeCalls = 0;
 
-  describeInstanceTypes(): Promise<InstanceTypeInfo[]> {
+  describeInstanceTypes(): Promise<InstanceTypeListing> {
     this.instanceTypeCalls++;
-    return Promise.resolve(this.instanceTypes.map(clone));
+    return Promise.resolve({ instanceTypes: this.instanceTypes.map(clone), rejected: [] });
   }
 }
 

@@ -128,8 +128,8 @@ describe('inMemoryAws: queries as the real adapter answers them', () => {
     gapped.gaps.push({ source: 'instancetypes', error });
 
     // Act
-    const fromCapture = await captured.ec2.describeInstanceTypes();
-    const common = await uncaptured.ec2.describeInstanceTypes();
+    const fromCapture = (await captured.ec2.describeInstanceTypes()).instanceTypes;
+    const { instanceTypes: common } = await uncaptured.ec2.describeInstanceTypes();
     const denied = await inMemoryAws(gapped)
       .ec2.describeInstanceTypes()
       .catch((e: unknown) => e);

@@ -11,9 +11,14 @@ import {
   type Filter,
 } from '@aws-sdk/client-ec2';
 import type { Instance, LaunchTemplate, Subnet } from '../../domain/aws.ts';
-import type { InstanceTypeInfo } from '../../domain/instance-types.ts';
 import { CLUSTER_TAG, LAUNCH_TEMPLATE_CLUSTER_TAGS, legacyClusterTag } from '../../domain/tags.ts';
-import { TERMINATE_BATCH_SIZE, type Ec2Port, type InstanceQuery, type TerminationResult } from '../../ports/aws.ts';
+import {
+  TERMINATE_BATCH_SIZE,
+  type Ec2Port,
+  type InstanceQuery,
+  type InstanceTypeListing,
+  type TerminationResult,
+} from '../../ports/aws.ts';
 import { chunks } from '../../support/concurrency.ts';
 import { awsCall, awsErrorName, awsErrorText, isNotFound, sourceError } from './errors.ts';
 import { SourceError } from '../../ports/errors.ts';
@@ -181,16 +186,25 @@ export class Ec2Adapter implements Ec2Port {
   }
 
   /** Every page, once per region and TTL for the whole process (see instance-type-cache.ts). */
-  async describeInstanceTypes(): Promise<InstanceTypeInfo[]> {
+  async describeInstanceTypes(): Promise<InstanceTypeListing> {
     const region = await this.#client.config.region();
     return this.#instanceTypes.get(region, () =>
-      awsCall('DescribeInstanceTypes', () => {
+      awsCall('DescribeInstanceTypes', async () => {
         const pages = paginateDescribeInstanceTypes({ client: this.#client, pageSize: INSTANCE_TYPE_PAGE_SIZE }, {});
-        return allPages(pages, (page) => {
+        const listing: InstanceTypeListing = { instanceTypes: [], rejected: [] };
+        for await (const page of pages) {
+          // Each page is read as `aws ec2 describe-instance-types` prints it; the rejected items are
+          // named by their place in the whole listing, as in a captured one.
+          const offset = listing.instanceTypes.length + listing.rejected.length;
           const output = fromSdkOutput('DescribeInstanceTypes', 'instancetypes', { InstanceTypes: page.InstanceTypes ?? [] });
-          // An item EC2 gives that cannot be read is left out: the live scan needs every readable one.
-          return output.instanceTypes;
-        });
+          listing.instanceTypes.push(...output.instanceTypes);
+          listing.rejected.push(
+            ...output.rejected.map((r) =>
+              r.replace(/^InstanceTypes\[(\d+)\]/, (_, i: string) => `InstanceTypes[${offset + Number(i)}]`),
+            ),
+          );
+        }
+        return listing;
       }),
     );
   }

@@ -1,4 +1,4 @@
-import type { InstanceTypeInfo } from '../../domain/instance-types.ts';
+import type { InstanceTypeListing } from '../../ports/aws.ts';
 
 /**
  * How long a region's instance types are reused. EC2 adds instance types a few times a year and
@@ -14,7 +14,7 @@ export const INSTANCE_TYPES_MAX_REGIONS = 8;
 
 interface Entry {
   at: number;
-  types: Promise<InstanceTypeInfo[]>;
+  listing: Promise<InstanceTypeListing>;
 }
 
 /**
@@ -33,24 +33,28 @@ export class InstanceTypeCache {
     this.#now = options.now ?? Date.now;
   }
 
-  get(region: string, list: () => Promise<InstanceTypeInfo[]>): Promise<InstanceTypeInfo[]> {
+  get(region: string, list: () => Promise<InstanceTypeListing>): Promise<InstanceTypeListing> {
     const now = this.#now();
     const cached = this.#entries.get(region);
     // A copy of the list: what one scan does with it is no other's business.
-    if (cached && now - cached.at < this.#ttlMs) return cached.types.then((types) => [...types]);
+    if (cached && now - cached.at < this.#ttlMs) return cached.listing.then(copy);
     this.#entries.delete(region);
     while (this.#entries.size >= this.#maxRegions) {
       const oldest = this.#entries.keys().next();
       if (oldest.done) break;
       this.#entries.delete(oldest.value);
     }
-    const entry: Entry = { at: now, types: list() };
+    const entry: Entry = { at: now, listing: list() };
     this.#entries.set(region, entry);
-    entry.types.catch(() => {
+    entry.listing.catch(() => {
       if (this.#entries.get(region) === entry) this.#entries.delete(region);
     });
-    return entry.types.then((types) => [...types]);
+    return entry.listing.then(copy);
   }
+}
+
+function copy(listing: InstanceTypeListing): InstanceTypeListing {
+  return { instanceTypes: [...listing.instanceTypes], rejected: [...listing.rejected] };
 }
 
 /**

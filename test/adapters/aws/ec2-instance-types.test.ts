@@ -24,21 +24,23 @@ const G5 = G5_XLARGE_ITEM as SdkInstanceTypeInfo;
 const calls = () => ec2.commandCalls(DescribeInstanceTypesCommand).length;
 
 describe('Ec2Adapter.describeInstanceTypes', () => {
-  it('reads every page, 100 types a page, through the AWS CLI reader', async () => {
+  it('reads every page, 100 types a page, through the AWS CLI reader; an item it cannot read is named by its place', async () => {
     // Prepare
+    const { VCpuInfo: _vcpus, ...noVcpus } = { ...G5, InstanceType: 'g5.2xlarge' as const };
     const pages = pagesOf<DescribeInstanceTypesCommandInput, DescribeInstanceTypesCommandOutput>(
       { InstanceTypes: [M5], NextToken: 'page-2', $metadata: {} },
-      { InstanceTypes: [G5], $metadata: {} },
+      { InstanceTypes: [G5, noVcpus], $metadata: {} },
     );
     ec2.on(DescribeInstanceTypesCommand).callsFake(pages.answer);
     const adapter = new Ec2Adapter(clientIn('us-east-1'), { instanceTypeCache: new InstanceTypeCache() });
 
     // Act
-    const types = await adapter.describeInstanceTypes();
+    const { instanceTypes: types, rejected } = await adapter.describeInstanceTypes();
 
     // Assess
     expect(pages.inputs).toEqual([{ MaxResults: INSTANCE_TYPE_PAGE_SIZE }, { MaxResults: 100, NextToken: 'page-2' }]);
     expect(types.map((t) => t.name)).toEqual(['m5.large', 'g5.xlarge']);
+    expect(rejected).toEqual(['InstanceTypes[2] (g5.2xlarge)']);
     expect(types[1]).toMatchObject({ vcpus: 4, gpu: { name: 'A10G', count: 1 }, localNvmeGB: 250 });
   });
 
@@ -113,7 +115,7 @@ describe('Ec2Adapter.describeInstanceTypes', () => {
 
     // Act
     const denied = await adapter.describeInstanceTypes().catch((error: unknown) => error);
-    const types = await adapter.describeInstanceTypes();
+    const { instanceTypes: types } = await adapter.describeInstanceTypes();
 
     // Assess
     expect(denied).toBeInstanceOf(SourceError);

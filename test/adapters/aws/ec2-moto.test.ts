@@ -61,10 +61,13 @@ describe('Ec2Adapter.describeInstanceTypes against moto', () => {
     });
 
     // Act
-    const types = await new Ec2Adapter(client, { instanceTypeCache: new InstanceTypeCache() }).describeInstanceTypes();
+    const { instanceTypes: types, rejected } = await new Ec2Adapter(client, {
+      instanceTypeCache: new InstanceTypeCache(),
+    }).describeInstanceTypes();
 
     // Assess
     expect(types.length).toBeGreaterThan(500);
+    expect(rejected).toEqual([]);
     expect(new Set(types.map((t) => t.name)).size).toBe(types.length);
     expect(types.find((t) => t.name === 'm5.large')).toEqual({
       name: 'm5.large',
