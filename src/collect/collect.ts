@@ -96,9 +96,7 @@ export function readNothingOfTheCluster(snapshot: ClusterSnapshot): boolean {
 function unreadableReason(snapshot: ClusterSnapshot, kubeWanted: readonly SourceName[]): string | undefined {
   const [first] = snapshot.gaps;
   if (!first) return undefined;
-  // The region's instance types (perhaps from the adapter's cache) say nothing about the cluster.
-  if ([...snapshot.captured].every((s) => s === 'instancetypes'))
-    return `nothing could be read (${first.source}: ${first.error})`;
+  if (readNothingOfTheCluster(snapshot)) return `nothing could be read (${first.source}: ${first.error})`;
   if (snapshot.cluster?.gone || kubeWanted.length === 0 || kubeWanted.some((s) => snapshot.captured.has(s))) return undefined;
   const kubeGap = snapshot.gaps.find((g) => kubeWanted.includes(g.source)) ?? first;
   return `its Kubernetes API could not be read (${kubeGap.source}: ${kubeGap.error})`;

@@ -2,8 +2,8 @@ import type { InstanceTypeListing } from '../../ports/aws.ts';
 
 /**
  * How long a region's instance types are reused. EC2 adds instance types a few times a year and
- * never changes one's vCPUs or memory; a type new since the listing is simply unknown (the
- * evaluation then says so) until the next listing. Six hours keeps a warm Lambda, invoked for every
+ * never changes one's vCPUs or memory; a type new since the listing is absent from it until the
+ * next one. Six hours keeps a warm Lambda, invoked for every
  * scan, at four full DescribeInstanceTypes listings (about 13 pages each) a day per region, far
  * from EC2's request-rate limits Karpenter shares, and bounds how stale a listing can be.
  */
