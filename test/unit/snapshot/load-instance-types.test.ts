@@ -77,6 +77,21 @@ describe('loadSnapshot: aws ec2 describe-instance-types', () => {
     expect(snapshot.gaps).toEqual([{ source: 'instancetypes', error: expect.stringContaining('1 object set aside') }]);
   });
 
+  it('reads `--query InstanceTypes` (the items, whole); an empty result named after the command is captured, none', async () => {
+    // Prepare
+    const items = await captureDir({ 'types.json': [M5_LARGE_ITEM] });
+    const none = await captureDir({ 'instance-types.json': '[]\n' });
+
+    // Act
+    const { snapshot } = await loadSnapshot([items]);
+    const { snapshot: empty } = await loadSnapshot([none]);
+
+    // Assess
+    expect(snapshot.instanceTypes).toEqual([M5_LARGE]);
+    expect(empty.captured).toEqual(new Set(['instancetypes']));
+    expect(empty.instanceTypes).toEqual([]);
+  });
+
   it('reads the saved error of a denied describe-instance-types as a gap of the source', async () => {
     // Prepare
     const dir = await captureDir({
