@@ -9,6 +9,7 @@ import { dump } from 'js-yaml';
 import type { Instance } from '../src/domain/aws.ts';
 import type { KubeEvent, KubeObject } from '../src/domain/kube.ts';
 import type { ClusterSnapshot } from '../src/domain/snapshot.ts';
+import { describeInstanceTypes } from '../src/snapshot/write/aws-cli-shape.ts';
 
 export interface CaptureFile {
   path: string;
@@ -110,6 +111,7 @@ export function writeCaptureFiles(snapshot: ClusterSnapshot, dir: string, format
       ...(Object.keys(s.tags).length > 0 ? { Tags: awsTags(s.tags) } : {}),
     })),
   });
+  json('describe-instance-types.json', describeInstanceTypes(snapshot.instanceTypes));
   const lines = (previous: boolean) =>
     snapshot.logs
       .filter((l) => (l.previous === true) === previous)

@@ -6,7 +6,14 @@ import type { AwsPorts } from '../ports/aws.ts';
 import type { AwsCliOutput } from '../snapshot/aws-cli.ts';
 import type { CaptureMerger } from '../snapshot/capture-merger.ts';
 
-export const AWS_SOURCES = ['instances', 'fargateprofiles', 'accessentries', 'launchtemplates', 'instanceprofiles'] as const;
+export const AWS_SOURCES = [
+  'instances',
+  'fargateprofiles',
+  'accessentries',
+  'launchtemplates',
+  'instanceprofiles',
+  'instancetypes',
+] as const;
 
 /** One task per AWS source wanted (the cluster itself is described first, by the collector). */
 export function collectAws(
@@ -28,6 +35,8 @@ export function collectAws(
       templates: await aws.ec2.describeLaunchTemplates(clusterName, await templatesNamed()),
     }),
     instanceprofiles: async () => ({ source: 'instanceprofiles', profiles: await aws.iam.listInstanceProfiles() }),
+    // The region's, not the cluster's: one paginated listing, reused across scans by the adapter's cache.
+    instancetypes: async () => ({ source: 'instancetypes', ...(await aws.ec2.describeInstanceTypes()) }),
   };
   /**
    * The templates the cluster's instances name, so that one absent from the listing is known gone

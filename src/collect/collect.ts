@@ -85,10 +85,18 @@ export async function collectSnapshot(ports: CollectPorts, options: CollectOptio
   return unreadable ? { snapshot, notices, setAside, unreadable } : { snapshot, notices, setAside };
 }
 
+/**
+ * Whether nothing about the cluster was read. The region's instance types (perhaps from the
+ * adapter's cache, with credentials that no longer work) say nothing about it.
+ */
+export function readNothingOfTheCluster(snapshot: ClusterSnapshot): boolean {
+  return [...snapshot.captured].every((s) => s === 'instancetypes');
+}
+
 function unreadableReason(snapshot: ClusterSnapshot, kubeWanted: readonly SourceName[]): string | undefined {
   const [first] = snapshot.gaps;
   if (!first) return undefined;
-  if (snapshot.captured.size === 0) return `nothing could be read (${first.source}: ${first.error})`;
+  if (readNothingOfTheCluster(snapshot)) return `nothing could be read (${first.source}: ${first.error})`;
   if (snapshot.cluster?.gone || kubeWanted.length === 0 || kubeWanted.some((s) => snapshot.captured.has(s))) return undefined;
   const kubeGap = snapshot.gaps.find((g) => kubeWanted.includes(g.source)) ?? first;
   return `its Kubernetes API could not be read (${kubeGap.source}: ${kubeGap.error})`;

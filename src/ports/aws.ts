@@ -2,6 +2,7 @@
  * The AWS APIs as karpenter-sentinel uses them, in domain types. Real adapters wrap the SDK v3
  * clients; the simulator's in-memory AWS implements the same interfaces.
  */
+import type { InstanceTypeInfo } from '../domain/instance-types.ts';
 import type {
   AccessEntry,
   ClusterInfo,
@@ -37,6 +38,12 @@ export interface TerminationResult {
   error?: string;
 }
 
+/** A DescribeInstanceTypes listing: the types read, and the items that could not be (`InstanceTypes[3] (x9.huge)`). */
+export interface InstanceTypeListing {
+  instanceTypes: InstanceTypeInfo[];
+  rejected: string[];
+}
+
 export interface Ec2Port {
   /** Every page; terminated instances included (callers decide). */
   describeInstances(query: InstanceQuery): Promise<Instance[]>;
@@ -54,6 +61,11 @@ export interface Ec2Port {
   deleteLaunchTemplate(launchTemplateId: string): Promise<boolean>;
   /** Exactly these subnets, every page; ids that do not exist are simply absent. `[]` asks nothing. */
   describeSubnets(subnetIds: readonly string[]): Promise<Subnet[]>;
+  /**
+   * The region's instance types (`DescribeInstanceTypes`, every page), as Karpenter itself reads
+   * them. Live adapters may answer from a cache of the region's listing (instance types rarely change).
+   */
+  describeInstanceTypes(): Promise<InstanceTypeListing>;
 }
 
 export interface EksPort {

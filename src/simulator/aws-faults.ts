@@ -7,6 +7,7 @@ export type AwsOperation =
   | 'DescribeLaunchTemplates'
   | 'DeleteLaunchTemplate'
   | 'DescribeSubnets'
+  | 'DescribeInstanceTypes'
   | 'DescribeCluster'
   | 'ListClusters'
   | 'ListFargateProfiles'

@@ -15,10 +15,12 @@ import type {
   LaunchTemplate,
   Subnet,
 } from '../domain/aws.ts';
+import type { InstanceTypeInfo } from '../domain/instance-types.ts';
 import { isSetAsideGap, type ClusterSnapshot, type SourceName } from '../domain/snapshot.ts';
 import type { AwsPorts, InstanceQuery, TerminationResult } from '../ports/aws.ts';
 import { SourceError } from '../ports/errors.ts';
 import { awsError, AwsFaults, type AwsOperation } from './aws-faults.ts';
+import { SIMULATED_INSTANCE_TYPES } from './instance-types.ts';
 
 export { AWS_WRITE_OPERATIONS, awsError, AwsFaults, type AwsOperation, type FaultSpec } from './aws-faults.ts';
 
@@ -47,6 +49,8 @@ export interface InMemoryAwsState {
   launchTemplates: Map<string, LaunchTemplate>;
   instanceProfiles: Map<string, InstanceProfile>;
   subnets: Map<string, Subnet>;
+  /** The capture's `describe-instance-types`, else SIMULATED_INSTANCE_TYPES: every region has instance types. */
+  instanceTypes: Map<string, InstanceTypeInfo>;
 }
 
 export interface InMemoryAws extends AwsPorts {
@@ -77,6 +81,12 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
     launchTemplates: new Map(snapshot.launchTemplates.map((t) => [t.id, structuredClone(t)])),
     instanceProfiles: new Map(snapshot.instanceProfiles.map((p) => [p.name, structuredClone(p)])),
     subnets: new Map(snapshot.subnets.map((s) => [s.id, structuredClone(s)])),
+    instanceTypes: new Map(
+      (snapshot.captured.has('instancetypes') ? snapshot.instanceTypes : SIMULATED_INSTANCE_TYPES).map((t) => [
+        t.name,
+        structuredClone(t),
+      ]),
+    ),
   };
   const calls: AwsCall[] = [];
   const faults = new AwsFaults();
@@ -174,6 +184,13 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
           return subnet ? [structuredClone(subnet)] : [];
         });
       },
+      async describeInstanceTypes() {
+        // Not in the capture is no denial here: the account has instance types all the same. A
+        // failure the capture recorded fails again.
+        begin('DescribeInstanceTypes', {});
+        assertNoGap(snapshot, 'instancetypes');
+        return { instanceTypes: [...state.instanceTypes.values()].map((t) => structuredClone(t)), rejected: [] };
+      },
     },
     eks: {
       async describeCluster(name) {
@@ -230,13 +247,18 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
  * saying why (code `NotInCapture`, so a caller can tell the two apart).
  */
 function assertCaptured(snapshot: ClusterSnapshot, source: SourceName, operation: AwsOperation): void {
-  const gap = snapshot.gaps.find((g) => g.source === source && !isSetAsideGap(g));
-  if (gap) throw new SourceError(gap.error, { code: /failed: ([\w.]+):/.exec(gap.error)?.[1] ?? 'SimulatedGap' });
+  assertNoGap(snapshot, source);
   if (!snapshot.captured.has(source)) {
     throw new SourceError(`${operation} failed: AccessDenied (simulated): ${source} not in the capture`, {
       code: 'NotInCapture',
     });
   }
+}
+
+/** A gap the capture recorded on `source` fails with the file scan's own text. */
+function assertNoGap(snapshot: ClusterSnapshot, source: SourceName): void {
+  const gap = snapshot.gaps.find((g) => g.source === source && !isSetAsideGap(g));
+  if (gap) throw new SourceError(gap.error, { code: /failed: ([\w.]+):/.exec(gap.error)?.[1] ?? 'SimulatedGap' });
 }
 
 function regionOf(snapshot: ClusterSnapshot): string {

@@ -7,6 +7,7 @@ import type {
   LaunchTemplate,
   Subnet,
 } from '../domain/aws.ts';
+import { instanceTypeFromApi, type InstanceTypeInfo } from '../domain/instance-types.ts';
 import {
   arrayAt,
   awsTags,
@@ -31,7 +32,9 @@ export type AwsCliOutput =
   | { source: 'accessentries'; entries: AccessEntry[] }
   | { source: 'launchtemplates'; templates: LaunchTemplate[] }
   | { source: 'instanceprofiles'; profiles: InstanceProfile[] }
-  | { source: 'subnets'; subnets: Subnet[] };
+  | { source: 'subnets'; subnets: Subnet[] }
+  /** `rejected`: the items instanceTypeFromApi could not read (`InstanceTypes[3] (x9.huge)`), set aside by the merger. */
+  | { source: 'instancetypes'; instanceTypes: InstanceTypeInfo[]; rejected: string[] };
 
 /** The top-level key each supported command prints, and how to read it. */
 const READERS: readonly [key: string, read: (document: JsonRecord) => AwsCliOutput][] = [
@@ -48,6 +51,7 @@ const READERS: readonly [key: string, read: (document: JsonRecord) => AwsCliOutp
   ],
   ['InstanceProfile', (d) => ({ source: 'instanceprofiles', profiles: [readInstanceProfile(d.InstanceProfile, 0)] })], // get-instance-profile
   ['Subnets', (d) => ({ source: 'subnets', subnets: arrayAt(d, 'Subnets', '').map(readSubnet) })], // aws ec2 describe-subnets
+  ['InstanceTypes', readInstanceTypes], // aws ec2 describe-instance-types
 ];
 
 /** Whether the document has the top-level key of an AWS CLI output this tool reads. */
@@ -226,4 +230,23 @@ function ipv6CidrBlocks(value: unknown): string[] | undefined {
 
 function optBoolean(value: unknown): boolean | undefined {
   return typeof value === 'boolean' ? value : undefined;
+}
+
+/**
+ * `aws ec2 describe-instance-types`: each item as instanceTypeFromApi reads it. An item it cannot
+ * read (no name, vCPUs or memory) is named in `rejected`, not fatal: the others are still good.
+ */
+function readInstanceTypes(document: JsonRecord): AwsCliOutput {
+  const instanceTypes: InstanceTypeInfo[] = [];
+  const rejected: string[] = [];
+  arrayAt(document, 'InstanceTypes', '').forEach((raw, i) => {
+    const info = instanceTypeFromApi(raw);
+    if (info) {
+      instanceTypes.push(info);
+      return;
+    }
+    const name = isRecord(raw) ? optText(raw.InstanceType) : undefined;
+    rejected.push(`InstanceTypes[${i}]${name ? ` (${name})` : ''}`);
+  });
+  return { source: 'instancetypes', instanceTypes, rejected };
 }

@@ -8,6 +8,7 @@ import type {
   LogLine,
   Subnet,
 } from '../domain/aws.ts';
+import type { InstanceTypeInfo } from '../domain/instance-types.ts';
 import { UsageError } from '../domain/errors.ts';
 import type { KubeEvent, KubeObject } from '../domain/kube.ts';
 import { emptySnapshot, setAsideGap, type ClusterSnapshot, type Gap, type SourceName } from '../domain/snapshot.ts';
@@ -44,6 +45,7 @@ export class CaptureMerger {
   readonly #launchTemplates = new Map<string, LaunchTemplate>();
   readonly #instanceProfiles = new Map<string, InstanceProfile>();
   readonly #subnets = new Map<string, Subnet>();
+  readonly #instanceTypes = new Map<string, InstanceTypeInfo>();
   readonly #logs: LogLine[] = [];
   readonly #notices: string[] = [];
   /** Per source: a pagination token seen, and whether some page had none (the last one). */
@@ -154,6 +156,9 @@ export class CaptureMerger {
       case 'subnets':
         for (const s of output.subnets) this.#subnets.set(s.id, s);
         break;
+      case 'instancetypes':
+        for (const t of output.instanceTypes) this.#instanceTypes.set(t.name, t);
+        break;
     }
   }
 
@@ -190,6 +195,17 @@ export class CaptureMerger {
         return { ...output, profiles: keep(output.profiles, 'InstanceProfile', (r) => r.name) };
       case 'subnets':
         return { ...output, subnets: keep(output.subnets, 'Subnet', (r) => r.id) };
+      case 'instancetypes': {
+        // What instanceTypeFromApi could not read is set aside like any malformed object.
+        for (const item of output.rejected) {
+          const name = oneLine(item, 100);
+          mapFor(this.#setAside, 'instancetypes').set(
+            `InstanceType/${name}`,
+            `${path}: InstanceType ${name}: has no InstanceType name, VCpuInfo.DefaultVCpus or MemoryInfo.SizeInMiB; object set aside`,
+          );
+        }
+        return { ...output, instanceTypes: keep(output.instanceTypes, 'InstanceType', (r) => r.name) };
+      }
     }
   }
 
@@ -221,6 +237,7 @@ export class CaptureMerger {
       launchTemplates: [...this.#launchTemplates.values()],
       instanceProfiles: [...this.#instanceProfiles.values()],
       subnets: [...this.#subnets.values()],
+      instanceTypes: [...this.#instanceTypes.values()],
       logs: this.#logs,
     };
     const evidence = {

@@ -52,6 +52,9 @@ const AWS: readonly [file: string, command: string][] = [
   // untagged (docs/guardrails.md, "Provenance"), as the live scan's lookup by id finds.
   ['launch-templates.json', 'aws_ ec2 describe-launch-templates'],
   ['instance-profiles.json', 'aws_ iam list-instance-profiles'],
+  // The region's instance types, for PODS_PENDING_PROLONGED to evaluate NodePool requirements
+  // against (docs/capture.md); about 6 MB, read in well under a second.
+  ['instance-types.json', 'aws_ ec2 describe-instance-types'],
 ];
 
 export function captureScript(options: CaptureScriptOptions = {}): string {

@@ -23,6 +23,7 @@ export const SOURCE_OF_OPERATION: Readonly<Record<string, SourceName>> = {
   ListInstanceProfiles: 'instanceprofiles',
   GetInstanceProfile: 'instanceprofiles',
   DescribeSubnets: 'subnets',
+  DescribeInstanceTypes: 'instancetypes',
 };
 
 const AWS_CLI_ERROR = /An error occurred \(([^)\s]+)\) when calling the (\w+) operation(?: \([^)\n]*\))?: ?([^\r\n]*)/g;

@@ -24,6 +24,9 @@ const MEANT_BY_NAME: Readonly<Record<string, SourceName>> = {
   instanceprofiles: 'instanceprofiles',
   subnets: 'subnets',
   'describe-subnets': 'subnets',
+  'instance-types': 'instancetypes',
+  instancetypes: 'instancetypes',
+  'describe-instance-types': 'instancetypes',
 };
 
 const PREFIXES: readonly [prefix: string, source: SourceName][] = [

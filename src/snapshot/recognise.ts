@@ -79,7 +79,12 @@ export function recogniseCapture(content: CaptureContent, baseName: string): Con
 }
 
 /** AWS CLI outputs an empty `--query` result (`[]`) may stand for, by file name. */
-const AWS_LIST_FILE_NAMES: Readonly<Record<string, SourceName>> = { subnets: 'subnets', 'describe-subnets': 'subnets' };
+const AWS_LIST_FILE_NAMES: Readonly<Record<string, SourceName>> = {
+  subnets: 'subnets',
+  'describe-subnets': 'subnets',
+  'instance-types': 'instancetypes',
+  'describe-instance-types': 'instancetypes',
+};
 
 function capturedByFileName(baseName: string): Contribution[] {
   const key = baseName.toLowerCase();
@@ -126,7 +131,7 @@ const WHOLE_OUTPUT = 'capture the whole output (`kubectl get ... -o json`, or th
 /**
  * A bare JSON array: `jq .items` (objects, like list items), or the AWS CLI's `--query`. Instances
  * flattened by `--query 'Reservations[].Instances[]'` (or reservations by `Reservations[]`) are
- * still whole instances, and `--query Subnets` whole subnets; a projection down to IDs or columns is not enough to judge anything.
+ * still whole instances, and `--query Subnets` whole subnets (`--query InstanceTypes` whole instance types); a projection down to IDs or columns is not enough to judge anything.
  */
 function recogniseArray(document: unknown[], prefix: string): Recognised[] {
   if (document.length === 0) return [{ type: 'empty-list' }];
@@ -149,7 +154,9 @@ function recogniseArray(document: unknown[], prefix: string): Recognised[] {
           ? { Reservations: document }
           : typeof first.SubnetId === 'string'
             ? { Subnets: document }
-            : undefined;
+            : typeof first.InstanceType === 'string' && isRecord(first.VCpuInfo)
+              ? { InstanceTypes: document }
+              : undefined;
     const outputs = wrapped ? readAwsCliOutput(wrapped) : undefined;
     if (outputs) return awsContributions(outputs, undefined);
   }

@@ -4,10 +4,11 @@
  * and record every write so tests can assert what was done. Add to them with small, additive edits.
  */
 import type { Instance, LaunchTemplate, Subnet } from '../../src/domain/aws.ts';
+import type { InstanceTypeInfo } from '../../src/domain/instance-types.ts';
 import type { Deployment, EC2NodeClass, NodeClaim, NodePool, Pod } from '../../src/domain/kube.ts';
 import { toIsoSeconds } from '../../src/domain/kube-helpers.ts';
 import { nodePoolOfClaim } from '../../src/domain/tags.ts';
-import type { Ec2Port, InstanceQuery, TerminationResult } from '../../src/ports/aws.ts';
+import type { Ec2Port, InstanceQuery, InstanceTypeListing, TerminationResult } from '../../src/ports/aws.ts';
 import { KubeConflictError, SourceError } from '../../src/ports/errors.ts';
 import type {
   DeploymentAnnotationPatch,
@@ -201,6 +202,15 @@ export class FakeEc2 implements Ec2Port {
   describeSubnets(subnetIds: readonly string[]): Promise<Subnet[]> {
     this.subnetCalls.push([...subnetIds]);
     return Promise.resolve(this.subnets.filter((s) => subnetIds.includes(s.id)).map(clone));
+  }
+
+  /** What DescribeInstanceTypes answers. */
+  instanceTypes: InstanceTypeInfo[] = [];
+  instanceTypeCalls = 0;
+
+  describeInstanceTypes(): Promise<InstanceTypeListing> {
+    this.instanceTypeCalls++;
+    return Promise.resolve({ instanceTypes: this.instanceTypes.map(clone), rejected: [] });
   }
 }
 

@@ -572,6 +572,7 @@ describe('IAM', () => {
     'ec2:DescribeInstances',
     'ec2:DescribeLaunchTemplates',
     'ec2:DescribeSubnets',
+    'ec2:DescribeInstanceTypes',
   ]);
 
   it('grants no wildcard action, in roles or in the Allow statements of resource policies', () => {
@@ -806,6 +807,7 @@ describe('IAM', () => {
         'dynamodb:GetItem',
         'dynamodb:PutItem',
         'dynamodb:Query',
+        'ec2:DescribeInstanceTypes',
         'ec2:DescribeInstances',
         'ec2:DescribeLaunchTemplates',
         'ec2:DescribeSubnets',

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterSnapshot } from '../../src/domain/snapshot.ts';
 import { SourceError } from '../../src/ports/errors.ts';
 import { awsError, inMemoryAws } from '../../src/simulator/in-memory-aws.ts';
+import { SIMULATED_INSTANCE_TYPES } from '../../src/simulator/instance-types.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
 import { cluster, instance, instanceProfile, snapshotOf, subnet } from '../factories/aws.ts';
 
@@ -111,6 +112,34 @@ describe('inMemoryAws: queries as the real adapter answers them', () => {
       code: 'NotInCapture',
       summary: 'DescribeSubnets failed: AccessDenied (simulated): subnets not in the capture',
     });
+  });
+
+  it("answers DescribeInstanceTypes with the capture's types, else common ones; a failure the capture recorded fails again", async () => {
+    // Prepare
+    const gpu = {
+      ...SIMULATED_INSTANCE_TYPES[0]!,
+      name: 'g6.xlarge',
+      gpu: { name: 'L4', manufacturer: 'NVIDIA', count: 1, memoryMiB: 22888 },
+    };
+    const captured = inMemoryAws(snapshotOf({ instanceTypes: [gpu] }));
+    const uncaptured = inMemoryAws(snapshotOf({ instances: [] }));
+    const gapped = snapshotOf({});
+    const error = 'DescribeInstanceTypes failed: UnauthorizedOperation: You are not authorized to perform this operation.';
+    gapped.gaps.push({ source: 'instancetypes', error });
+
+    // Act
+    const fromCapture = (await captured.ec2.describeInstanceTypes()).instanceTypes;
+    const { instanceTypes: common } = await uncaptured.ec2.describeInstanceTypes();
+    const denied = await inMemoryAws(gapped)
+      .ec2.describeInstanceTypes()
+      .catch((e: unknown) => e);
+
+    // Assess
+    expect(fromCapture).toEqual([gpu]);
+    expect(common.map((t) => t.name)).toEqual(expect.arrayContaining(['m5.large', 'm7g.large', 'g5.xlarge', 'inf2.xlarge']));
+    expect(common.find((t) => t.name === 'm5.large')).toMatchObject({ vcpus: 2, memoryMiB: 8192, architectures: ['x86_64'] });
+    expect(captured.callsTo('DescribeInstanceTypes')).toEqual([{ operation: 'DescribeInstanceTypes', input: {} }]);
+    expect(denied).toMatchObject({ code: 'UnauthorizedOperation', summary: error });
   });
 
   it('the healthy example has two subnets with thousands of free addresses', async () => {

@@ -2,6 +2,7 @@ import {
   DeleteLaunchTemplateCommand,
   DescribeLaunchTemplatesCommand,
   paginateDescribeInstances,
+  paginateDescribeInstanceTypes,
   paginateDescribeLaunchTemplates,
   paginateDescribeSubnets,
   TerminateInstancesCommand,
@@ -11,12 +12,19 @@ import {
 } from '@aws-sdk/client-ec2';
 import type { Instance, LaunchTemplate, Subnet } from '../../domain/aws.ts';
 import { CLUSTER_TAG, LAUNCH_TEMPLATE_CLUSTER_TAGS, legacyClusterTag } from '../../domain/tags.ts';
-import { TERMINATE_BATCH_SIZE, type Ec2Port, type InstanceQuery, type TerminationResult } from '../../ports/aws.ts';
+import {
+  TERMINATE_BATCH_SIZE,
+  type Ec2Port,
+  type InstanceQuery,
+  type InstanceTypeListing,
+  type TerminationResult,
+} from '../../ports/aws.ts';
 import { chunks } from '../../support/concurrency.ts';
 import { awsCall, awsErrorName, awsErrorText, isNotFound, sourceError } from './errors.ts';
 import { SourceError } from '../../ports/errors.ts';
 import { LEGACY_CLUSTER_TAG_VALUES } from './scope.ts';
 import { allPages, fromSdkOutput } from './sdk-output.ts';
+import { INSTANCE_TYPES_BY_REGION, type InstanceTypeCache } from './instance-type-cache.ts';
 
 /** DescribeInstances' largest page when filtering. */
 export const INSTANCE_PAGE_SIZE = 1000;
@@ -30,6 +38,8 @@ export const LAUNCH_TEMPLATE_ID_BATCH_SIZE = 200;
 export const SUBNET_PAGE_SIZE = 1000;
 /** Subnet ids go in a `subnet-id` filter, 200 values each (see describeSubnets). */
 export const SUBNET_ID_FILTER_SIZE = 200;
+/** DescribeInstanceTypes' largest page: about 13 pages for a region's 1,200-odd types. */
+export const INSTANCE_TYPE_PAGE_SIZE = 100;
 
 /**
  * Errors one instance can cause for its whole batch: a missing id, termination protection, or
@@ -44,11 +54,18 @@ const ONE_INSTANCE_FAILS_THE_BATCH = new Set([
   'UnauthorizedOperation',
 ]);
 
+export interface Ec2AdapterOptions {
+  /** Where a region's instance types are kept between scans. Default: the process's (INSTANCE_TYPES_BY_REGION). */
+  instanceTypeCache?: InstanceTypeCache;
+}
+
 export class Ec2Adapter implements Ec2Port {
   readonly #client: EC2Client;
+  readonly #instanceTypes: InstanceTypeCache;
 
-  constructor(client: EC2Client) {
+  constructor(client: EC2Client, options: Ec2AdapterOptions = {}) {
     this.#client = client;
+    this.#instanceTypes = options.instanceTypeCache ?? INSTANCE_TYPES_BY_REGION;
   }
 
   async describeInstances(query: InstanceQuery): Promise<Instance[]> {
@@ -166,6 +183,30 @@ export class Ec2Adapter implements Ec2Port {
       for (const subnet of subnets) byId.set(subnet.id, subnet);
     }
     return [...byId.values()];
+  }
+
+  /** Every page, once per region and TTL for the whole process (see instance-type-cache.ts). */
+  async describeInstanceTypes(): Promise<InstanceTypeListing> {
+    const region = await this.#client.config.region();
+    return this.#instanceTypes.get(region, () =>
+      awsCall('DescribeInstanceTypes', async () => {
+        const pages = paginateDescribeInstanceTypes({ client: this.#client, pageSize: INSTANCE_TYPE_PAGE_SIZE }, {});
+        const listing: InstanceTypeListing = { instanceTypes: [], rejected: [] };
+        for await (const page of pages) {
+          // Each page is read as `aws ec2 describe-instance-types` prints it; the rejected items are
+          // named by their place in the whole listing, as in a captured one.
+          const offset = listing.instanceTypes.length + listing.rejected.length;
+          const output = fromSdkOutput('DescribeInstanceTypes', 'instancetypes', { InstanceTypes: page.InstanceTypes ?? [] });
+          listing.instanceTypes.push(...output.instanceTypes);
+          listing.rejected.push(
+            ...output.rejected.map((r) =>
+              r.replace(/^InstanceTypes\[(\d+)\]/, (_, i: string) => `InstanceTypes[${offset + Number(i)}]`),
+            ),
+          );
+        }
+        return listing;
+      }),
+    );
   }
 
   async deleteLaunchTemplate(launchTemplateId: string): Promise<boolean> {

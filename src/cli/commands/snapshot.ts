@@ -2,7 +2,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ParseArgsOptionsConfig } from 'node:util';
 import { ClusterUnreadableError, InputError, UsageError } from '../../domain/errors.ts';
-import { collectSnapshot } from '../../collect/collect.ts';
+import { collectSnapshot, readNothingOfTheCluster } from '../../collect/collect.ts';
 import { captureFiles } from '../../snapshot/write/capture-files.ts';
 import { parseFlags, readLimitsOf, stringOf } from '../args.ts';
 import { printNotices, writeLines, writeNote } from '../io.ts';
@@ -65,7 +65,7 @@ export const snapshotCommand: Command = {
     });
     printNotices(notices, ctx);
     // What AWS says is still worth a bug report when the API is out of reach; nothing at all is not.
-    if (snapshot.captured.size === 0 && unreadable) throw new ClusterUnreadableError(clusterName, unreadable);
+    if (readNothingOfTheCluster(snapshot) && unreadable) throw new ClusterUnreadableError(clusterName, unreadable);
     const files = captureFiles(snapshot, ctx.services.clock(), setAside);
     for (const file of files) await writeFile(join(out, file.name), file.text, { flag: 'wx' });
     writeLines(ctx.io.stdout, `wrote ${files.length} files to ${visibleLine(out)} (${[...snapshot.captured].sort().join(', ')})`);

@@ -12,6 +12,7 @@ import type {
   LaunchTemplate,
   Subnet,
 } from '../../domain/aws.ts';
+import type { InstanceTypeInfo } from '../../domain/instance-types.ts';
 import type { ClusterSnapshot, Gap, SourceName } from '../../domain/snapshot.ts';
 import { SOURCE_OF_OPERATION } from '../cli-error-text.ts';
 import { withoutUndefined, type JsonRecord } from '../../domain/shape.ts';
@@ -30,7 +31,14 @@ export interface AwsCliDocument {
 
 type AwsSource = Extract<
   SourceName,
-  'instances' | 'cluster' | 'fargateprofiles' | 'accessentries' | 'launchtemplates' | 'instanceprofiles' | 'subnets'
+  | 'instances'
+  | 'cluster'
+  | 'fargateprofiles'
+  | 'accessentries'
+  | 'launchtemplates'
+  | 'instanceprofiles'
+  | 'subnets'
+  | 'instancetypes'
 >;
 
 /** Per source, its file (without extension). */
@@ -43,6 +51,7 @@ const FILES: Readonly<Record<AwsSource, string>> = {
   instanceprofiles: 'list-instance-profiles',
   // As capture-script names it.
   subnets: 'subnets',
+  instancetypes: 'instance-types',
 };
 
 /** The captured AWS sources of a snapshot as AWS CLI outputs, and its AWS gaps as CLI errors. */
@@ -63,6 +72,9 @@ export function awsCliDocuments(snapshot: ClusterSnapshot): AwsCliDocument[] {
     documents.push(output(FILES.instanceprofiles, listInstanceProfiles(snapshot.instanceProfiles)));
   }
   if (captured.has('subnets')) documents.push(output(FILES.subnets, describeSubnets(snapshot.subnets)));
+  if (captured.has('instancetypes')) {
+    documents.push(output(FILES.instancetypes, describeInstanceTypes(snapshot.instanceTypes)));
+  }
   documents.push(...gapDocuments(snapshot.gaps));
   return documents;
 }
@@ -220,6 +232,49 @@ function describeSubnets(subnets: readonly Subnet[]): JsonRecord {
       }),
     ),
   };
+}
+
+/** `aws ec2 describe-instance-types`. */
+export function describeInstanceTypes(types: readonly InstanceTypeInfo[]): JsonRecord {
+  return { InstanceTypes: types.map(instanceTypeOutput) };
+}
+
+/**
+ * One item of `aws ec2 describe-instance-types`, holding what instanceTypeFromApi reads back: the
+ * default network card's interfaces, one GPU and one Neuron device kind, NVMe instance storage.
+ */
+function instanceTypeOutput(t: InstanceTypeInfo): JsonRecord {
+  return withoutUndefined({
+    InstanceType: t.name,
+    Hypervisor: t.hypervisor === '' ? undefined : t.hypervisor,
+    BareMetal: t.bareMetal,
+    SupportedUsageClasses: t.usageClasses,
+    ProcessorInfo: withoutUndefined({ SupportedArchitectures: t.architectures, Manufacturer: t.cpuManufacturer }),
+    VCpuInfo: { DefaultVCpus: t.vcpus },
+    MemoryInfo: { SizeInMiB: t.memoryMiB },
+    InstanceStorageInfo: t.localNvmeGB === undefined ? undefined : { TotalSizeInGB: t.localNvmeGB, NvmeSupport: 'required' },
+    NetworkInfo: {
+      MaximumNetworkInterfaces: t.maxNetworkInterfaces,
+      Ipv4AddressesPerInterface: t.ipv4PerInterface,
+      DefaultNetworkCardIndex: 0,
+      NetworkCards: [{ NetworkCardIndex: 0, MaximumNetworkInterfaces: t.maxNetworkInterfaces }],
+    },
+    GpuInfo: t.gpu
+      ? {
+          Gpus: [
+            {
+              Name: t.gpu.name,
+              Manufacturer: t.gpu.manufacturer,
+              Count: t.gpu.count,
+              MemoryInfo: { SizeInMiB: t.gpu.memoryMiB },
+            },
+          ],
+        }
+      : undefined,
+    NeuronInfo: t.neuron
+      ? { NeuronDevices: [{ Name: t.neuron.name, Count: t.neuron.count, CoreInfo: { Count: t.neuron.coresPerDevice } }] }
+      : undefined,
+  });
 }
 
 /**

@@ -33,6 +33,7 @@ JSON
   *"describe-launch-templates"*) echo '{"LaunchTemplates": []}' ;;
   *"list-instance-profiles"*) echo '{"InstanceProfiles": []}' ;;
   *"describe-subnets"*) echo '{"Subnets": []}' ;;
+  *"describe-instance-types"*) echo '{"InstanceTypes": []}' ;;
   *) echo "fake aws: unexpected: $*" >&2; exit 1 ;;
 esac
 `;

@@ -5,6 +5,7 @@ import { KubeUnreachableError } from '../../../src/ports/errors.ts';
 import type { ClusterConnection } from '../../../src/ports/cluster.ts';
 import type { KubeListQuery, PodLogQuery } from '../../../src/ports/kubernetes.ts';
 import { awsError } from '../../../src/simulator/in-memory-aws.ts';
+import { SIMULATED_INSTANCE_TYPES } from '../../../src/simulator/instance-types.ts';
 import { simulateSnapshot, type Simulation } from '../../../src/simulator/simulation.ts';
 import { snapshotOf, subnet } from '../../factories/aws.ts';
 import { ec2NodeClass, nodeClaim, nodePool } from '../../factories/karpenter.ts';
@@ -320,6 +321,27 @@ describe('collectSnapshot: PodDisruptionBudgets, VolumeAttachments, subnets', ()
     expect(snapshot.gaps).toHaveLength(3);
     expect(['pdbs', 'volumeattachments', 'subnets'].some((s) => snapshot.captured.has(s as never))).toBe(false);
     expect(snapshot.nodeClasses).toHaveLength(1);
+  });
+
+  it("reads the region's instance types with one DescribeInstanceTypes; denied, they are a gap and the rest is read", async () => {
+    // Prepare
+    const m5 = { ...SIMULATED_INSTANCE_TYPES[0]!, name: 'm5.large' };
+    const simulation = await cluster({ ...healthyParts(), instanceTypes: [m5] });
+    const denied = await cluster({ ...healthyParts(), instanceTypes: [m5] });
+    denied.aws.faults.fail('DescribeInstanceTypes', { error: awsError('ThrottlingException', 'Rate exceeded') });
+
+    // Act
+    const { snapshot } = await collectSnapshot(simulation.connection, { clusterName: 'demo' });
+    const throttled = await collectSnapshot(denied.connection, { clusterName: 'demo' });
+
+    // Assess
+    expect(snapshot.instanceTypes).toEqual([m5]);
+    expect(simulation.aws.callsTo('DescribeInstanceTypes')).toHaveLength(1);
+    expect(throttled.unreadable).toBeUndefined();
+    expect(throttled.snapshot.gaps).toEqual([
+      { source: 'instancetypes', error: 'DescribeInstanceTypes failed: ThrottlingException: Rate exceeded' },
+    ]);
+    expect(throttled.snapshot.nodeClasses).toHaveLength(1);
   });
 
   it('describes the subnets of the EC2NodeClasses even when the EC2NodeClasses themselves are not wanted', async () => {

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../../../src/domain/report.ts';
+import { loadSnapshot } from '../../../../src/snapshot/load.ts';
+import { M5_LARGE_ITEM } from '../../../factories/instance-type-items.ts';
 import { run } from '../cli-harness.ts';
 
 const CONVERSION_FAILED =
@@ -23,6 +25,7 @@ const PODS = JSON.stringify({
     },
   ],
 });
+const INSTANCE_TYPES = JSON.stringify({ InstanceTypes: [M5_LARGE_ITEM] });
 const CLUSTER = JSON.stringify({
   cluster: {
     name: 'demo',
@@ -50,7 +53,7 @@ case "$*" in
 esac
 `;
 
-/** aws: every call answers, but launch templates are denied. */
+/** aws: every call answers, but launch templates are denied; instance types only for the region asked. */
 const FAKE_AWS = `#!/bin/sh
 case "$*" in
   *"describe-cluster"*--query*) echo vpc-0abc ;;
@@ -62,6 +65,7 @@ case "$*" in
   *"describe-launch-templates"*) echo 'An error occurred (UnauthorizedOperation) when calling the DescribeLaunchTemplates operation: You are not authorized to perform this operation.' >&2; exit 254 ;;
   *"list-instance-profiles"*) echo '{"InstanceProfiles": []}' ;;
   *"describe-subnets"*) echo '{"Subnets": []}' ;;
+  "--region us-east-1 --output json ec2 describe-instance-types") printf '%s\\n' '${INSTANCE_TYPES}' ;;
   *) echo "fake aws: unexpected: $*" >&2; exit 1 ;;
 esac
 `;
@@ -87,7 +91,15 @@ describe('capture-script', () => {
 
     expect(spawnSync('sh', ['-n'], { input: text }).status).toBe(0);
     expect(text).not.toMatch(/set -e/);
-    for (const file of ['pods.json', 'nodeclaims.json', 'pdb.json', 'volumeattachments.json', 'subnets.json', 'cluster.json']) {
+    for (const file of [
+      'pods.json',
+      'nodeclaims.json',
+      'pdb.json',
+      'volumeattachments.json',
+      'subnets.json',
+      'cluster.json',
+      'instance-types.json',
+    ]) {
       expect(text).toContain(` ${file} `);
     }
     expect(text).toContain('>"$out/$file" 2>&1');
@@ -143,5 +155,8 @@ describe('capture-script', () => {
     // A missing aws-auth is an answer (authentication mode API), not a gap.
     expect(report.gaps.map((g) => g.source)).not.toContain('configmaps');
     expect(report.unreadFiles).toBeUndefined();
+    expect(report.gaps.map((g) => g.source)).not.toContain('instancetypes');
+    const { snapshot } = await loadSnapshot([join(work, folder ?? '?', 'instance-types.json')]);
+    expect(snapshot.instanceTypes.map((t) => t.name)).toEqual(['m5.large']);
   });
 });

@@ -6,6 +6,9 @@ import { loadSnapshot, snapshotFromFiles } from '../../../../src/snapshot/load.t
 import { isRecord } from '../../../../src/domain/shape.ts';
 import { awsCliDocuments, describeCluster } from '../../../../src/snapshot/write/aws-cli-shape.ts';
 import { cluster, instance, snapshotOf } from '../../../factories/aws.ts';
+import { BUNDLED_ROWS } from '../../../../src/detectors/instance-types/bundled-table.ts';
+import { decodeRow } from '../../../../src/detectors/instance-types/table-rows.ts';
+import type { InstanceTypeInfo } from '../../../../src/domain/instance-types.ts';
 
 const EXAMPLES = new URL('../../../../examples/', import.meta.url);
 const exampleNames = readdirSync(EXAMPLES, { withFileTypes: true })
@@ -20,6 +23,7 @@ const AWS_SOURCES: readonly SourceName[] = [
   'launchtemplates',
   'instanceprofiles',
   'subnets',
+  'instancetypes',
 ];
 
 /** What a snapshot knows about AWS. */
@@ -34,6 +38,7 @@ function awsPart(snapshot: ClusterSnapshot) {
     launchTemplates: snapshot.launchTemplates,
     instanceProfiles: snapshot.instanceProfiles,
     subnets: snapshot.subnets,
+    instanceTypes: snapshot.instanceTypes,
   };
 }
 
@@ -65,8 +70,9 @@ describe('awsCliDocuments: the AWS sources of every example read back the same',
       const { snapshot } = await loadSnapshot([new URL(name, EXAMPLES).pathname]);
       for (const source of AWS_SOURCES) if (snapshot.captured.has(source)) captured.add(source);
     }
-    // Fargate profiles and access entries from the examples, the rest from the unit cases below
-    expect([...captured].sort()).toEqual([...AWS_SOURCES].sort());
+    // Fargate profiles and access entries from the examples, the rest from the unit cases below;
+    // no example holds instance types (a region's are about 6 MB): the bundled table's are written below.
+    expect([...captured].sort()).toEqual(AWS_SOURCES.filter((s) => s !== 'instancetypes').sort());
   });
 });
 
@@ -89,6 +95,7 @@ describe('awsCliDocuments: records the examples do not hold', () => {
       launchTemplates: [],
       instanceProfiles: [],
       subnets: [],
+      instanceTypes: [],
     });
 
     // Act
@@ -154,6 +161,32 @@ describe('awsCliDocuments: records the examples do not hold', () => {
       },
     ]);
     expect(back.captured.has('instances')).toBe(false);
+  });
+
+  it('writes instance types as describe-instance-types: every type of the bundled table reads back the same', () => {
+    // Prepare: GPUs, Neuron devices, NVMe storage, bare metal without a hypervisor, i386 and Macs among them
+    const instanceTypes = BUNDLED_ROWS.map(decodeRow).filter((t): t is InstanceTypeInfo => t !== undefined);
+    const snapshot = snapshotOf({ instanceTypes });
+
+    // Act
+    const documents = awsCliDocuments(snapshot);
+    const back = readBack(snapshot);
+
+    // Assess
+    expect(documents.map((d) => d.name)).toEqual(['instance-types.json']);
+    expect(
+      instanceTypes.some((t) => t.gpu) && instanceTypes.some((t) => t.neuron) && instanceTypes.some((t) => t.hypervisor === ''),
+    ).toBe(true);
+    expect(back.instanceTypes).toEqual(instanceTypes);
+    expect(back.captured).toEqual(new Set(['instancetypes']));
+  });
+
+  it('writes a denied DescribeInstanceTypes as the CLI error, which reads back as the same gap', () => {
+    const snapshot = snapshotOf({});
+    const error = 'DescribeInstanceTypes failed: UnauthorizedOperation: You are not authorized to perform this operation.';
+    snapshot.gaps.push({ source: 'instancetypes', error });
+
+    expect(readBack(snapshot).gaps).toEqual([{ source: 'instancetypes', error }]);
   });
 
   it('each single output is one the AWS CLI reader reads on its own', () => {

@@ -1,0 +1,205 @@
+/**
+ * `aws ec2 describe-instance-types` items as EC2 gives them: copied from moto 5.2.1's copy of the
+ * API (moto/ec2/resources/instance_types.json.gz, Apache-2.0), for tests of the readers and writers.
+ */
+
+export const M5_LARGE_ITEM = {
+  AutoRecoverySupported: true,
+  BareMetal: false,
+  BurstablePerformanceSupported: false,
+  CurrentGeneration: false,
+  DedicatedHostsSupported: true,
+  EbsInfo: {
+    AttachmentLimitType: 'shared',
+    EbsOptimizedInfo: {
+      BaselineBandwidthInMbps: 650,
+      BaselineIops: 3600,
+      BaselineThroughputInMBps: 81.25,
+      MaximumBandwidthInMbps: 4750,
+      MaximumIops: 18750,
+      MaximumThroughputInMBps: 593.75,
+    },
+    EbsOptimizedSupport: 'default',
+    EncryptionSupport: 'supported',
+    MaximumEbsAttachments: 27,
+    NvmeSupport: 'required',
+  },
+  FreeTierEligible: false,
+  HibernationSupported: true,
+  Hypervisor: 'nitro',
+  InstanceStorageSupported: false,
+  InstanceType: 'm5.large',
+  MemoryInfo: {
+    SizeInMiB: 8192,
+  },
+  NetworkInfo: {
+    ConnectionTrackingConfiguration: {
+      DefaultTcpEstablishedTimeout: 432000,
+      DefaultUdpStreamTimeout: 180,
+      DefaultUdpTimeout: 30,
+    },
+    DefaultNetworkCardIndex: 0,
+    EfaSupported: false,
+    EnaSrdSupported: false,
+    EnaSupport: 'required',
+    EncryptionInTransitSupported: false,
+    FlexibleEnaQueuesSupport: 'unsupported',
+    Ipv4AddressesPerInterface: 10,
+    Ipv6AddressesPerInterface: 10,
+    Ipv6Supported: true,
+    MaximumNetworkCards: 1,
+    MaximumNetworkInterfaces: 3,
+    NetworkCards: [
+      {
+        BaselineBandwidthInGbps: 0.75,
+        DefaultEnaQueueCountPerInterface: 8,
+        MaximumNetworkInterfaces: 3,
+        NetworkCardIndex: 0,
+        NetworkPerformance: 'Up to 10 Gigabit',
+        PeakBandwidthInGbps: 10.0,
+      },
+    ],
+    NetworkPerformance: 'Up to 10 Gigabit',
+    SecondaryNetworkSupported: false,
+  },
+  NitroEnclavesSupport: 'unsupported',
+  NitroTpmInfo: {
+    SupportedVersions: ['2.0'],
+  },
+  NitroTpmSupport: 'supported',
+  PhcSupport: 'unsupported',
+  PlacementGroupInfo: {
+    SupportedStrategies: ['cluster', 'partition', 'spread'],
+  },
+  ProcessorInfo: {
+    Manufacturer: 'Intel',
+    SupportedArchitectures: ['x86_64'],
+    SustainedClockSpeedInGhz: 3.1,
+  },
+  RebootMigrationSupport: 'supported',
+  SupportedBootModes: ['legacy-bios', 'uefi'],
+  SupportedRootDeviceTypes: ['ebs'],
+  SupportedUsageClasses: ['on-demand', 'spot'],
+  SupportedVirtualizationTypes: ['hvm'],
+  VCpuInfo: {
+    DefaultCores: 1,
+    DefaultThreadsPerCore: 2,
+    DefaultVCpus: 2,
+    ValidCores: [1],
+    ValidThreadsPerCore: [1, 2],
+  },
+};
+
+/** One NVIDIA A10G and 250 GB of NVMe instance storage. */
+export const G5_XLARGE_ITEM = {
+  AutoRecoverySupported: false,
+  BareMetal: false,
+  BurstablePerformanceSupported: false,
+  CurrentGeneration: true,
+  DedicatedHostsSupported: false,
+  EbsInfo: {
+    AttachmentLimitType: 'shared',
+    EbsOptimizedInfo: {
+      BaselineBandwidthInMbps: 700,
+      BaselineIops: 3000,
+      BaselineThroughputInMBps: 87.5,
+      MaximumBandwidthInMbps: 3500,
+      MaximumIops: 15000,
+      MaximumThroughputInMBps: 437.5,
+    },
+    EbsOptimizedSupport: 'default',
+    EncryptionSupport: 'supported',
+    MaximumEbsAttachments: 25,
+    NvmeSupport: 'required',
+  },
+  FreeTierEligible: false,
+  GpuInfo: {
+    Gpus: [
+      {
+        Count: 1,
+        GpuPartitionSize: 1.0,
+        LogicalGpuCount: 1,
+        Manufacturer: 'NVIDIA',
+        MemoryInfo: {
+          SizeInMiB: 22888,
+        },
+        Name: 'A10G',
+        Workloads: ['graphics', 'ml-ai'],
+      },
+    ],
+    TotalGpuMemoryInMiB: 22888,
+  },
+  HibernationSupported: false,
+  Hypervisor: 'nitro',
+  InstanceStorageInfo: {
+    Disks: [
+      {
+        Count: 1,
+        SizeInGB: 250,
+        Type: 'ssd',
+      },
+    ],
+    EncryptionSupport: 'required',
+    NvmeSupport: 'required',
+    TotalSizeInGB: 250,
+  },
+  InstanceStorageSupported: true,
+  InstanceType: 'g5.xlarge',
+  MemoryInfo: {
+    SizeInMiB: 16384,
+  },
+  NetworkInfo: {
+    ConnectionTrackingConfiguration: {
+      DefaultTcpEstablishedTimeout: 432000,
+      DefaultUdpStreamTimeout: 180,
+      DefaultUdpTimeout: 30,
+    },
+    DefaultNetworkCardIndex: 0,
+    EfaSupported: false,
+    EnaSrdSupported: false,
+    EnaSupport: 'required',
+    EncryptionInTransitSupported: true,
+    FlexibleEnaQueuesSupport: 'unsupported',
+    Ipv4AddressesPerInterface: 15,
+    Ipv6AddressesPerInterface: 15,
+    Ipv6Supported: true,
+    MaximumNetworkCards: 1,
+    MaximumNetworkInterfaces: 4,
+    NetworkCards: [
+      {
+        BaselineBandwidthInGbps: 2.5,
+        DefaultEnaQueueCountPerInterface: 8,
+        MaximumNetworkInterfaces: 4,
+        NetworkCardIndex: 0,
+        NetworkPerformance: 'Up to 10 Gigabit',
+        PeakBandwidthInGbps: 10.0,
+      },
+    ],
+    NetworkPerformance: 'Up to 10 Gigabit',
+    SecondaryNetworkSupported: false,
+  },
+  NitroEnclavesSupport: 'supported',
+  NitroTpmInfo: {
+    SupportedVersions: ['2.0'],
+  },
+  NitroTpmSupport: 'supported',
+  PhcSupport: 'unsupported',
+  PlacementGroupInfo: {
+    SupportedStrategies: ['cluster', 'partition', 'spread'],
+  },
+  ProcessorInfo: {
+    Manufacturer: 'AMD',
+    SupportedArchitectures: ['x86_64'],
+    SustainedClockSpeedInGhz: 3.3,
+  },
+  RebootMigrationSupport: 'unsupported',
+  SupportedBootModes: ['legacy-bios', 'uefi'],
+  SupportedRootDeviceTypes: ['ebs'],
+  SupportedUsageClasses: ['on-demand', 'spot'],
+  SupportedVirtualizationTypes: ['hvm'],
+  VCpuInfo: {
+    DefaultCores: 2,
+    DefaultThreadsPerCore: 2,
+    DefaultVCpus: 4,
+  },
+};
