@@ -66,3 +66,20 @@ export function buildReport(input: {
     summary,
   };
 }
+
+/**
+ * Sources that only sharpen a cause and prove nothing about any instance or node: a gap in one
+ * leaves the report incomplete, yet does not stop a remediation (docs/guardrails.md). A detector
+ * that failed on their data is still a gap that stops everything.
+ */
+export const ADVISORY_SOURCES: ReadonlySet<SourceName> = new Set<SourceName>(['instancetypes']);
+
+/** Whether remediations may act on a report: complete, or incomplete only for gaps in advisory sources. */
+export function completeForActions(report: Pick<Report, 'complete' | 'gaps' | 'unreadFiles'>): boolean {
+  if (report.complete) return true;
+  return (
+    (report.unreadFiles ?? []).length === 0 &&
+    report.gaps.length > 0 &&
+    report.gaps.every((g) => ADVISORY_SOURCES.has(g.source) && g.detector === undefined)
+  );
+}

@@ -1,6 +1,6 @@
 import { ACTION_KINDS, type ActionKind } from '../domain/codes.ts';
 import type { Finding, Remediation } from '../domain/finding.ts';
-import type { Report } from '../domain/report.ts';
+import { completeForActions, type Report } from '../domain/report.ts';
 import type { ActionSettings } from '../domain/settings.ts';
 import type { ActionExecutor, ExecuteContext } from './execute-context.ts';
 import { errorSummary, failed } from './execute-context.ts';
@@ -29,7 +29,7 @@ export async function executeRemediations(report: Report, ctx: ExecuteContext): 
     if (positions.length === 0) continue;
     const findings = positions.map((i) => report.findings[i]!);
     const results = await EXECUTORS[action]
-      .execute(findings, { ...ctx, complete: report.complete })
+      .execute(findings, { ...ctx, complete: completeForActions(report) })
       .catch((error: unknown) => findings.map((f) => failed(f.remediation!, errorSummary(error))));
     positions.forEach((position, k) => {
       const result = results[k];

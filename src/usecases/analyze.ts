@@ -1,5 +1,5 @@
 import type { Finding } from '../domain/finding.ts';
-import { buildReport, type Report } from '../domain/report.ts';
+import { buildReport, completeForActions, type Report } from '../domain/report.ts';
 import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
 import { SOURCE_NAMES, type ClusterSnapshot, type Gap, type SourceName } from '../domain/snapshot.ts';
 import { detectorVerdict, type Detector } from '../detectors/detector.ts';
@@ -49,7 +49,6 @@ export function analyze(snapshot: ClusterSnapshot, options: AnalyzeOptions): Rep
   }
   const allGaps = [...gaps.values(), ...failed];
   const unreadFiles = snapshot.unreadFiles ?? [];
-  const complete = allGaps.length === 0 && unreadFiles.length === 0;
   // The report owns the order; planning walks it, so the per-run caps pick the same findings every run.
   // A source with a gap is reported there: listing it again as "not captured" would say less.
   const notCaptured = SOURCE_NAMES.filter((s) => lacked.has(s) && !withGap.has(s));
@@ -61,7 +60,13 @@ export function analyze(snapshot: ClusterSnapshot, options: AnalyzeOptions): Rep
     unreadFiles,
     findings,
   });
-  const planned = planRemediations(report.findings, { snapshot, index, actions: options.actions, complete, now: options.now });
+  const planned = planRemediations(report.findings, {
+    snapshot,
+    index,
+    actions: options.actions,
+    complete: completeForActions(report),
+    now: options.now,
+  });
   return { ...report, findings: planned };
 }
 

@@ -4,7 +4,7 @@ import { manualRemediation, newFinding } from '../../../src/domain/finding.ts';
 import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import { detectorVerdict } from '../../../src/detectors/detector.ts';
 import { analyze } from '../../../src/usecases/analyze.ts';
-import { instance, snapshotOf } from '../../factories/aws.ts';
+import { instance, karpenterSnapshotOf, snapshotOf } from '../../factories/aws.ts';
 import { pod } from '../../factories/kube.ts';
 
 const NOW = new Date('2026-01-01T01:00:00Z');
@@ -119,6 +119,18 @@ describe('analyze: completeness rules', () => {
     const report = run(snapshot, [orphanProposer]);
 
     expect(report.findings[0]?.remediation).toMatchObject({ status: 'skipped', reason: expect.stringContaining('incomplete') });
+
+    // A gap in the instance types only (they prove nothing about an instance) leaves the report
+    // incomplete but the termination planned.
+    const advisory = karpenterSnapshotOf({ instances: [instance({ id: 'i-0aaa' })] });
+    advisory.gaps.push({ source: 'instancetypes', error: 'DescribeInstanceTypes: AccessDenied' });
+    const planned = run(advisory, [orphanProposer]);
+    expect(planned.complete).toBe(false);
+    expect(planned.findings[0]?.remediation).toMatchObject({ status: 'planned' });
+
+    // … but not when anything else is missing too.
+    advisory.gaps.push({ source: 'nodes', error: '403 Forbidden' });
+    expect(run(advisory, [orphanProposer]).findings[0]?.remediation).toMatchObject({ status: 'skipped' });
   });
 });
 
