@@ -20,7 +20,7 @@ import { isSetAsideGap, type ClusterSnapshot, type SourceName } from '../domain/
 import type { AwsPorts, InstanceQuery, TerminationResult } from '../ports/aws.ts';
 import { SourceError } from '../ports/errors.ts';
 import { awsError, AwsFaults, type AwsOperation } from './aws-faults.ts';
-import { SIMULATED_INSTANCE_TYPES } from './instance-types.ts';
+import { simulatedInstanceTypes } from './instance-types.ts';
 
 export { AWS_WRITE_OPERATIONS, awsError, AwsFaults, type AwsOperation, type FaultSpec } from './aws-faults.ts';
 
@@ -49,7 +49,7 @@ export interface InMemoryAwsState {
   launchTemplates: Map<string, LaunchTemplate>;
   instanceProfiles: Map<string, InstanceProfile>;
   subnets: Map<string, Subnet>;
-  /** The capture's `describe-instance-types`, else SIMULATED_INSTANCE_TYPES: every region has instance types. */
+  /** The capture's `describe-instance-types`, else simulatedInstanceTypes(): every region has instance types. */
   instanceTypes: Map<string, InstanceTypeInfo>;
 }
 
@@ -82,7 +82,7 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
     instanceProfiles: new Map(snapshot.instanceProfiles.map((p) => [p.name, structuredClone(p)])),
     subnets: new Map(snapshot.subnets.map((s) => [s.id, structuredClone(s)])),
     instanceTypes: new Map(
-      (snapshot.captured.has('instancetypes') ? snapshot.instanceTypes : SIMULATED_INSTANCE_TYPES).map((t) => [
+      (snapshot.captured.has('instancetypes') ? snapshot.instanceTypes : simulatedInstanceTypes()).map((t) => [
         t.name,
         structuredClone(t),
       ]),

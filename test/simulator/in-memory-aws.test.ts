@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterSnapshot } from '../../src/domain/snapshot.ts';
 import { SourceError } from '../../src/ports/errors.ts';
 import { awsError, inMemoryAws } from '../../src/simulator/in-memory-aws.ts';
-import { SIMULATED_INSTANCE_TYPES } from '../../src/simulator/instance-types.ts';
+import { simulatedInstanceTypes } from '../../src/simulator/instance-types.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
 import { cluster, instance, instanceProfile, snapshotOf, subnet } from '../factories/aws.ts';
 
@@ -117,7 +117,7 @@ describe('inMemoryAws: queries as the real adapter answers them', () => {
   it("answers DescribeInstanceTypes with the capture's types, else common ones; a failure the capture recorded fails again", async () => {
     // Prepare
     const gpu = {
-      ...SIMULATED_INSTANCE_TYPES[0]!,
+      ...simulatedInstanceTypes()[0]!,
       name: 'g6.xlarge',
       gpu: { name: 'L4', manufacturer: 'NVIDIA', count: 1, memoryMiB: 22888 },
     };

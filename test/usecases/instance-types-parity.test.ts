@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXAMPLES_NOW } from '../../src/cli/commands/demo.ts';
 import { collectSnapshot } from '../../src/collect/collect.ts';
 import { awsError } from '../../src/simulator/in-memory-aws.ts';
-import { SIMULATED_INSTANCE_TYPES } from '../../src/simulator/instance-types.ts';
+import { simulatedInstanceTypes } from '../../src/simulator/instance-types.ts';
 import { simulateSnapshot, type Simulation } from '../../src/simulator/simulation.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
 import { run } from '../unit/cli/cli-harness.ts';
@@ -58,7 +58,7 @@ describe('instance types: live scan, snapshot --out, scan --from', () => {
     const fromFolder = (await loadSnapshot([out])).snapshot;
 
     // Assess
-    expect(live.instanceTypes).toEqual(SIMULATED_INSTANCE_TYPES);
+    expect(live.instanceTypes).toEqual(simulatedInstanceTypes());
     expect(await readdir(out)).toContain('instance-types.json');
     expect(fromFolder.instanceTypes).toEqual(live.instanceTypes);
     expect(fromFolder.captured.has('instancetypes')).toBe(true);

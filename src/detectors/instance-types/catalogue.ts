@@ -1,9 +1,9 @@
 import type { InstanceTypeInfo } from '../../domain/instance-types.ts';
 import type { ConfigMap, Deployment, EC2NodeClass, KubeletConfiguration, NodePool } from '../../domain/kube.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
-import { BUNDLED_ROWS, BUNDLED_TABLE_DATE, BUNDLED_TABLE_SOURCE } from './bundled-table.ts';
+import { BUNDLED_TABLE_DATE, BUNDLED_TABLE_SOURCE } from '../../domain/bundled-instance-types.ts';
+import { bundledInstanceTypes } from '../../domain/instance-type-rows.ts';
 import { DEFAULT_VM_MEMORY_OVERHEAD, type CapacitySettings, type KubeletSettings } from './capacity.ts';
-import { decodeRow } from './table-rows.ts';
 
 /**
  * The instance types a scan evaluates and the settings Karpenter would estimate them with. The
@@ -18,13 +18,6 @@ export interface InstanceTypeCatalogue {
   describe: string;
 }
 
-let bundled: InstanceTypeInfo[] | undefined;
-
-function bundledTypes(): InstanceTypeInfo[] {
-  bundled ??= BUNDLED_ROWS.flatMap((row) => decodeRow(row) ?? []);
-  return bundled;
-}
-
 export function instanceTypeCatalogue(snapshot: ClusterSnapshot): InstanceTypeCatalogue {
   if (snapshot.captured.has('instancetypes') && snapshot.instanceTypes.length > 0)
     return {
@@ -32,7 +25,7 @@ export function instanceTypeCatalogue(snapshot: ClusterSnapshot): InstanceTypeCa
       source: 'account',
       describe: `the ${snapshot.instanceTypes.length} instance types of the account's DescribeInstanceTypes`,
     };
-  const types = bundledTypes();
+  const types = bundledInstanceTypes();
   return {
     types,
     source: 'bundled',

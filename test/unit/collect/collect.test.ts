@@ -5,7 +5,7 @@ import { KubeUnreachableError } from '../../../src/ports/errors.ts';
 import type { ClusterConnection } from '../../../src/ports/cluster.ts';
 import type { KubeListQuery, PodLogQuery } from '../../../src/ports/kubernetes.ts';
 import { awsError } from '../../../src/simulator/in-memory-aws.ts';
-import { SIMULATED_INSTANCE_TYPES } from '../../../src/simulator/instance-types.ts';
+import { simulatedInstanceTypes } from '../../../src/simulator/instance-types.ts';
 import { simulateSnapshot, type Simulation } from '../../../src/simulator/simulation.ts';
 import { snapshotOf, subnet } from '../../factories/aws.ts';
 import { ec2NodeClass, nodeClaim, nodePool } from '../../factories/karpenter.ts';
@@ -325,7 +325,7 @@ describe('collectSnapshot: PodDisruptionBudgets, VolumeAttachments, subnets', ()
 
   it("reads the region's instance types with one DescribeInstanceTypes; denied, they are a gap and the rest is read", async () => {
     // Prepare
-    const m5 = { ...SIMULATED_INSTANCE_TYPES[0]!, name: 'm5.large' };
+    const m5 = { ...simulatedInstanceTypes()[0]!, name: 'm5.large' };
     const simulation = await cluster({ ...healthyParts(), instanceTypes: [m5] });
     const denied = await cluster({ ...healthyParts(), instanceTypes: [m5] });
     denied.aws.faults.fail('DescribeInstanceTypes', { error: awsError('ThrottlingException', 'Rate exceeded') });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BUNDLED_ROWS, BUNDLED_TABLE_DATE } from '../../../../src/detectors/instance-types/bundled-table.ts';
+import { BUNDLED_TABLE_DATE } from '../../../../src/domain/bundled-instance-types.ts';
 import { capacitySettings, instanceTypeCatalogue, vmMemoryOverhead } from '../../../../src/detectors/instance-types/catalogue.ts';
-import { decodeRow, encodeRow } from '../../../../src/detectors/instance-types/table-rows.ts';
 import { instanceTypeFromApi, type InstanceTypeInfo } from '../../../../src/domain/instance-types.ts';
 import { snapshotOf } from '../../../factories/aws.ts';
 import { ec2NodeClass, nodePool } from '../../../factories/karpenter.ts';
@@ -21,22 +20,6 @@ const G5: InstanceTypeInfo = {
   ipv4PerInterface: 15,
   bareMetal: false,
 };
-
-describe('the bundled table', () => {
-  it('round-trips a row, and refuses a value that holds its separator', () => {
-    expect(decodeRow(encodeRow(G5))).toEqual(G5);
-    expect(() => encodeRow({ ...G5, gpu: { ...G5.gpu!, name: 'A|B' } })).toThrow(/separator/);
-  });
-
-  it('decodes every row, holds the types incidents name, and says when it was made', () => {
-    const types = BUNDLED_ROWS.map(decodeRow);
-
-    expect(types.every(Boolean)).toBe(true);
-    expect(types.length).toBeGreaterThan(800);
-    expect(types.find((t) => t?.name === 'm6a.2xlarge')).toMatchObject({ vcpus: 8, memoryMiB: 32768 });
-    expect(BUNDLED_TABLE_DATE).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-  });
-});
 
 describe('which instance types a scan evaluates', () => {
   it("prefers the account's own DescribeInstanceTypes, and says which it used", () => {

@@ -6,8 +6,8 @@ import { loadSnapshot, snapshotFromFiles } from '../../../../src/snapshot/load.t
 import { isRecord } from '../../../../src/domain/shape.ts';
 import { awsCliDocuments, describeCluster } from '../../../../src/snapshot/write/aws-cli-shape.ts';
 import { cluster, instance, snapshotOf } from '../../../factories/aws.ts';
-import { BUNDLED_ROWS } from '../../../../src/detectors/instance-types/bundled-table.ts';
-import { decodeRow } from '../../../../src/detectors/instance-types/table-rows.ts';
+import { BUNDLED_ROWS } from '../../../../src/domain/bundled-instance-types.ts';
+import { decodeRow } from '../../../../src/domain/instance-type-rows.ts';
 import type { InstanceTypeInfo } from '../../../../src/domain/instance-types.ts';
 
 const EXAMPLES = new URL('../../../../examples/', import.meta.url);

@@ -1,7 +1,8 @@
-import type { InstanceTypeInfo } from '../../domain/instance-types.ts';
+import { BUNDLED_ROWS } from './bundled-instance-types.ts';
+import type { InstanceTypeInfo } from './instance-types.ts';
 
 /**
- * The bundled table keeps one instance type per line, `|`-separated, so the generated file stays
+ * The bundled instance-type table (bundled-instance-types.ts, docs/instance-types.md) keeps one instance type per line, `|`-separated, so the generated file stays
  * small and its diffs readable:
  *   name|vcpus|memoryMiB|architectures|usageClasses|hypervisor|cpuManufacturer|interfaces|ipv4PerInterface|metal|nvmeGB|gpu|neuron
  * lists are `,`-joined; gpu is `name;manufacturer;count;memoryMiB`, neuron `name;count;coresPerDevice`;
@@ -57,4 +58,12 @@ export function decodeRow(row: string): InstanceTypeInfo | undefined {
     info.neuron = { name: nName, count: Number(count), coresPerDevice: Number(cores) };
   }
   return info;
+}
+
+let bundled: InstanceTypeInfo[] | undefined;
+
+/** The bundled table, decoded on first use (not at load: most scans never need it). */
+export function bundledInstanceTypes(): readonly InstanceTypeInfo[] {
+  bundled ??= BUNDLED_ROWS.flatMap((row) => decodeRow(row) ?? []);
+  return bundled;
 }
