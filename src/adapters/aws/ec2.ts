@@ -191,12 +191,14 @@ export class Ec2Adapter implements Ec2Port {
     return this.#instanceTypes.get(region, () =>
       awsCall('DescribeInstanceTypes', async () => {
         const pages = paginateDescribeInstanceTypes({ client: this.#client, pageSize: INSTANCE_TYPE_PAGE_SIZE }, {});
+        const outputs = await allPages(pages, (page) => [
+          fromSdkOutput('DescribeInstanceTypes', 'instancetypes', { InstanceTypes: page.InstanceTypes ?? [] }),
+        ]);
+        // Each page is read as `aws ec2 describe-instance-types` prints it; the rejected items are
+        // named by their place in the whole listing, as in a captured one.
         const listing: InstanceTypeListing = { instanceTypes: [], rejected: [] };
-        for await (const page of pages) {
-          // Each page is read as `aws ec2 describe-instance-types` prints it; the rejected items are
-          // named by their place in the whole listing, as in a captured one.
+        for (const output of outputs) {
           const offset = listing.instanceTypes.length + listing.rejected.length;
-          const output = fromSdkOutput('DescribeInstanceTypes', 'instancetypes', { InstanceTypes: page.InstanceTypes ?? [] });
           listing.instanceTypes.push(...output.instanceTypes);
           listing.rejected.push(
             ...output.rejected.map((r) =>

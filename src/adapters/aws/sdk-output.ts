@@ -24,9 +24,26 @@ export function fromSdkOutput<S extends AwsCliOutput['source']>(operation: strin
   throw new SourceError(`${operation} failed: unexpected response`, { code: 'UnexpectedResponse' });
 }
 
+/**
+ * Pages one listing may take. Far above any real account (10,000 pages are millions of items), it
+ * stops a NextToken that never ends, from a broken or hostile endpoint, reading forever.
+ */
+export const MAX_PAGES = 10_000;
+
 /** Every page's items in order, from an SDK paginator (`itemsOf` may convert a page on the way). */
-export async function allPages<P, T>(pages: AsyncIterable<P>, itemsOf: (page: P) => readonly T[] | undefined): Promise<T[]> {
+export async function allPages<P, T>(
+  pages: AsyncIterable<P>,
+  itemsOf: (page: P) => readonly T[] | undefined,
+  maxPages = MAX_PAGES,
+): Promise<T[]> {
   const items: T[] = [];
-  for await (const page of pages) items.push(...(itemsOf(page) ?? []));
+  let count = 0;
+  for await (const page of pages) {
+    if (++count > maxPages)
+      throw new SourceError(`listing stopped after ${maxPages} pages: the endpoint keeps returning a next token`, {
+        code: 'TooManyPages',
+      });
+    items.push(...(itemsOf(page) ?? []));
+  }
   return items;
 }
