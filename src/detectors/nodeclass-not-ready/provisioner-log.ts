@@ -25,8 +25,20 @@ export interface ProvisionerSelectorError {
   since: string | null;
 }
 
+/** Read once per log list: the detector's evidence check and its detection both ask. */
+const READ = new WeakMap<readonly LogLine[], ProvisionerSelectorError[]>();
+
 /** One error per kind and Provisioner, its last line quoted; none that stopped recurring an hour before the log ends. */
 export function provisionerSelectorErrors(logs: readonly LogLine[]): ProvisionerSelectorError[] {
+  let errors = READ.get(logs);
+  if (!errors) {
+    errors = readSelectorErrors(logs);
+    READ.set(logs, errors);
+  }
+  return errors;
+}
+
+function readSelectorErrors(logs: readonly LogLine[]): ProvisionerSelectorError[] {
   const byKey = new Map<string, { error: ProvisionerSelectorError; times: (string | undefined)[] }>();
   for (const line of logs) {
     const text = logText(line);
@@ -43,7 +55,10 @@ export function provisionerSelectorErrors(logs: readonly LogLine[]): Provisioner
       line,
       since: seen?.error.since ?? isoSeconds(line.time),
     };
-    byKey.set(key, { error, times: [...(seen?.times ?? []), line.time] });
+    if (seen) {
+      seen.error = error;
+      seen.times.push(line.time);
+    } else byKey.set(key, { error, times: [line.time] });
   }
   const newest = newestLogTime(logs);
   return [...byKey.values()].filter((e) => !stoppedRecurring(e.times, newest)).map((e) => e.error);
