@@ -113,6 +113,3 @@ export function instanceTypeFromApi(raw: unknown): InstanceTypeInfo | undefined 
   if (storage && storage.NvmeSupport !== 'unsupported' && nvmeGB !== undefined) info.localNvmeGB = nvmeGB;
   return info;
 }
-
-/** Where the instance types a scan evaluated came from, for the finding's evidence. */
-export type InstanceTypeSource = 'live' | 'capture' | 'bundled';

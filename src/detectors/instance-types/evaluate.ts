@@ -41,17 +41,27 @@ function allows(t: InstanceTypeInfo, labels: Map<string, string>, r: LabelSelect
   return requirementMatches(r, labels.get(r.key));
 }
 
+/** Type and family names once per list of types, like the labels. */
+const NAMES = new WeakMap<readonly InstanceTypeInfo[], { names: Set<string>; families: Set<string> }>();
+
 function unknownNamesOf(requirements: readonly LabelSelectorRequirement[], types: readonly InstanceTypeInfo[]): string[] {
-  const names = new Set(types.map((t) => t.name));
-  const families = new Set(types.map((t) => t.name.split('.')[0]));
-  const unknown: string[] = [];
-  for (const r of requirements) {
-    if (r.operator !== 'In') continue;
-    if (r.key === 'node.kubernetes.io/instance-type' || r.key === 'beta.kubernetes.io/instance-type')
-      unknown.push(...(r.values ?? []).filter((v) => !names.has(v)));
-    if (r.key === 'karpenter.k8s.aws/instance-family') unknown.push(...(r.values ?? []).filter((v) => !families.has(v)));
+  const named = requirements.filter(
+    (r) =>
+      r.operator === 'In' &&
+      (r.key === 'node.kubernetes.io/instance-type' ||
+        r.key === 'beta.kubernetes.io/instance-type' ||
+        r.key === 'karpenter.k8s.aws/instance-family'),
+  );
+  if (named.length === 0) return [];
+  let known = NAMES.get(types);
+  if (!known) {
+    known = { names: new Set(types.map((t) => t.name)), families: new Set(types.map((t) => t.name.split('.')[0] ?? '')) };
+    NAMES.set(types, known);
   }
-  return unknown;
+  const { names, families } = known;
+  return named.flatMap((r) =>
+    (r.values ?? []).filter((v) => !(r.key === 'karpenter.k8s.aws/instance-family' ? families : names).has(v)),
+  );
 }
 
 /** How near an allowed type comes: the smallest share of a short resource it covers. */
@@ -80,7 +90,8 @@ export function evaluateTypes(
   const relevant = requirements.filter(judged);
   const labelled = labelledTypes(types);
   const allowed = labelled.filter(({ t, labels }) => relevant.every((r) => allows(t, labels, r))).map(({ t }) => t);
-  const excludesAll = relevant.filter((r) => !labelled.some(({ t, labels }) => allows(t, labels, r)));
+  // Only read when nothing is allowed: which requirement alone leaves no type.
+  const excludesAll = allowed.length ? [] : relevant.filter((r) => !labelled.some(({ t, labels }) => allows(t, labels, r)));
   const fitting: InstanceTypeInfo[] = [];
   let closest: TypeFit['closest'];
   let best = -Infinity;

@@ -5,6 +5,7 @@ import { describeCondition } from '../karpenter/readiness.ts';
 import { parseQuantity } from '../scheduling/quantity.ts';
 import { formatRequirement, formatTaint, requirementMatches, untoleratedTaints } from '../scheduling/scheduling.ts';
 import { NODEPOOL_LABEL } from '../../domain/tags.ts';
+import { unattributedError, type UnattributedError } from './unattributed-log.ts';
 import { isAutoModeRef, isEc2NodeClassRef } from '../../domain/auto-mode.ts';
 
 /**
@@ -150,7 +151,7 @@ export interface KarpenterLogFacts {
   /** `no nodepools found` was logged. */
   noNodePools: boolean;
   /** `could not schedule pod` errors that name no pod (a cut or reformatted line), the latest last; at most 20. */
-  unattributed: { error: string; origin: string }[];
+  unattributed: UnattributedError[];
 }
 
 function refOf(value: unknown): { namespace?: string; name?: string } | undefined {
@@ -173,7 +174,7 @@ export function karpenterLogFacts(logs: readonly LogLine[]): KarpenterLogFacts {
       const error = line.error ?? message.replace(/^could not schedule pod,?\s*/i, '');
       if (pod?.name && error) facts.errorsByPod.set(`${pod.namespace ?? 'default'}/${pod.name}`, { error, origin: line.origin });
       else if (!pod?.name && error) {
-        facts.unattributed.push({ error, origin: line.origin });
+        facts.unattributed.push(unattributedError(error, line.origin));
         if (facts.unattributed.length > 20) facts.unattributed.shift();
       }
     } else if (lower.startsWith('ignoring nodepool, not ready')) {

@@ -109,7 +109,7 @@ function overheadSteps(e: PoolEstimate, type: InstanceTypeInfo, controller: { na
   const needed = e.needed.memory ?? 0;
   const without = allocatable(type, { ...e.settings, vmMemoryOverheadPercent: 0 }).amounts.memory ?? 0;
   if (without < needed) return [];
-  const capacity = (type.memoryMiB - (type.architectures[0] === 'arm64' ? 64 : 0)) * 2 ** 20;
+  const capacity = allocatable(type, e.settings).memory.capacityBytes;
   const most = Math.floor(((without - needed) / capacity) * 1000) / 1000;
   const ns = controller?.namespace ?? 'karpenter';
   return [

@@ -344,11 +344,8 @@ export class WorkloadDiagnoser {
     const estimates = alternatives
       .slice(0, 5)
       .map((reqs) => estimatePool(p.name, [...poolRequirements, ...reqs], needed, this.#catalogue(), overhead, settings));
-    return (
-      estimates.find((e) => !conclusive(e)) ??
-      estimates[0] ??
-      estimatePool(p.name, poolRequirements, needed, this.#catalogue(), overhead, settings)
-    );
+    // `alternatives` always holds one at least: the selector alone.
+    return estimates.find((e) => !conclusive(e)) ?? (estimates[0] as PoolEstimate);
   }
 
   /** Every NodePool rejects the pods only over a zone key: a zone no NodePool serves, not a label mismatch. */
