@@ -16,6 +16,7 @@
  * (Karpenter's chart v0.32–v1.0.x exposes port 8443 only with `webhook.enabled=true`); else find
  * the Service, or run a Karpenter that still serves conversion (v1.0.x; v1.1 removed it).
  */
+import { chartVersionOf, helmUpgrade } from '../karpenter/helm.ts';
 import { commandStep } from '../../domain/finding.ts';
 import type { CustomResourceDefinition, Service } from '../../domain/kube.ts';
 import { shellJson, shellQuote } from '../../domain/shell.ts';
@@ -106,9 +107,7 @@ function helmRelease(s: Service): { release: string; version: string | undefined
     annotations['meta.helm.sh/release-name'] ??
     (labels['app.kubernetes.io/managed-by'] === 'Helm' ? labels['app.kubernetes.io/instance'] : undefined);
   if (!release) return undefined;
-  const version =
-    /^karpenter-(\d+\.\d+\.\d+\S*)$/.exec(labels['helm.sh/chart'] ?? '')?.[1] ?? labels['app.kubernetes.io/version'];
-  return { release, version };
+  return { release, version: chartVersionOf(labels) };
 }
 
 /** A Service port that serves webhooks: named like the chart's `https-webhook`, not its `webhook-metrics`. */
@@ -151,11 +150,10 @@ function repairSteps(input: StepInput, when: string): string[] {
   if (helm && target) {
     const port = target.port ?? 443;
     const sets = ['webhook.enabled=true', ...(port === CHART_WEBHOOK_PORT ? [] : [`webhook.port=${port}`])];
-    const version = helm.version ? ` --version ${shellQuote(helm.version)}` : '';
     return [
       commandStep(
         `${when}Service ${target.namespace}/${target.name} was installed by Helm without a webhook port: Karpenter's chart (v0.32–v1.0.x) exposes port ${CHART_WEBHOOK_PORT} only with webhook.enabled=true, so turn it on${helm.version ? '' : ' (add --version with the installed chart version, `helm list -n ' + target.namespace + '`, or Helm upgrades Karpenter too)'}`,
-        `helm upgrade ${shellQuote(helm.release)} oci://public.ecr.aws/karpenter/karpenter -n ${shellQuote(target.namespace)}${version} --reuse-values ${sets.map((s) => `--set ${shellQuote(s)}`).join(' ')}`,
+        helmUpgrade({ release: helm.release, namespace: target.namespace, chartVersion: helm.version }, sets),
       ),
     ];
   }

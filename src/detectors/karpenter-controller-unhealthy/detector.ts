@@ -1,7 +1,7 @@
 import type { LogLine } from '../../domain/aws.ts';
 import { regionOfClusterArn } from '../../domain/aws.ts';
 import { newFinding, type Finding } from '../../domain/finding.ts';
-import type { Container, Pod } from '../../domain/kube.ts';
+import type { Container } from '../../domain/kube.ts';
 import type { ControllerInfo } from '../../domain/snapshot-index.ts';
 import { deniedCall, isDeniedLogLine, isLaunchLogLine, logHeadText, trimError } from '../cloud-errors/cloud-errors.ts';
 import type { DetectContext, Detector } from '../detector.ts';
@@ -14,6 +14,7 @@ import { diagnoseNetwork, type NetworkDiagnosis } from './network-diagnosis.ts';
 import { earliestTermination, failureText, podFailure, type PodFailure } from './restarts.ts';
 import { clusterNameMissing, crdMissing, imageVersion } from './start-config.ts';
 import { unhealthyRemediation, type UnhealthyEnv, type UnhealthyStepCause } from './unhealthy-steps.ts';
+import { karpenterRelease } from '../karpenter/helm.ts';
 
 /**
  * KARPENTER_CONTROLLER_UNHEALTHY: a controller pod that was scheduled but keeps dying
@@ -57,12 +58,13 @@ function unhealthyFinding(ctx: DetectContext, info: ControllerInfo): Finding<'KA
   const kinds = [
     ...new Set(failures.map((f) => (f.crashLooping ? 'CrashLoopBackOff' : f.oomKilled ? 'OOMKilled' : 'restarting'))),
   ];
+  const release = karpenterRelease(info);
   const env: UnhealthyEnv = {
     namespace: info.namespace,
     deploymentName,
     clusterName: knownClusterName(ctx),
-    release: labelOf(info, 'app.kubernetes.io/instance') ?? 'karpenter',
-    chartVersion: chartVersion(info),
+    release: release.release,
+    chartVersion: release.chartVersion,
     controllerVersion: controllerVersion(info, chosen),
     region: regionOf(ctx, diagnosis),
     clusterEndpoint: ctx.snapshot.cluster?.endpoint,
@@ -293,7 +295,7 @@ function controllerContainer(f: PodFailure, info: ControllerInfo): Container | u
 
 /** The controller's version: its chart label, else its image tag (`controller:v0.32.3@sha256:…`). */
 function controllerVersion(info: ControllerInfo, f: PodFailure): string | undefined {
-  return chartVersion(info)?.replace(/^v/, '') ?? imageVersion(controllerContainer(f, info)?.image);
+  return karpenterRelease(info).chartVersion?.replace(/^v/, '') ?? imageVersion(controllerContainer(f, info)?.image);
 }
 
 function memoryOf(f: PodFailure, info: ControllerInfo) {
@@ -304,18 +306,6 @@ function memoryOf(f: PodFailure, info: ControllerInfo) {
     request: value(container?.resources?.requests?.memory),
     memoryLimitEnv: container?.env?.find((e) => e.name === 'MEMORY_LIMIT')?.value,
   };
-}
-
-function labelOf(info: ControllerInfo, key: string): string | undefined {
-  return (
-    info.deployment?.metadata?.labels?.[key] ?? info.pods.find((p: Pod) => p.metadata?.labels?.[key])?.metadata?.labels?.[key]
-  );
-}
-
-/** `helm.sh/chart: karpenter-1.8.1` → `1.8.1`, else `app.kubernetes.io/version`. */
-function chartVersion(info: ControllerInfo): string | undefined {
-  const chart = /^karpenter-(\d+\.\d+\.\d+\S*)$/.exec(labelOf(info, 'helm.sh/chart') ?? '')?.[1];
-  return chart ?? labelOf(info, 'app.kubernetes.io/version');
 }
 
 function regionOf(ctx: DetectContext, d: Diagnosis): string | undefined {

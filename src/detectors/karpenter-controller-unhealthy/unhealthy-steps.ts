@@ -13,6 +13,7 @@ import {
 import type { PodFailure } from './restarts.ts';
 import { clusterNameSteps, crdSteps, type StartConfigEnv } from './start-config-steps.ts';
 import type { ClusterNameMissing, CrdMissing } from './start-config.ts';
+import { helmUpgrade, versionNote } from '../karpenter/helm.ts';
 
 /**
  * The fix for each cause of a crashing Karpenter controller, as commands filled with the cluster's
@@ -145,16 +146,6 @@ function startConfigEnv(env: UnhealthyEnv): StartConfigEnv {
     region: env.region,
   };
 }
-
-function helmUpgrade(env: UnhealthyEnv, sets: readonly string[]): string {
-  const version = env.chartVersion ? ` --version ${shellQuote(env.chartVersion)}` : '';
-  return `helm upgrade ${shellQuote(env.release)} oci://public.ecr.aws/karpenter/karpenter -n ${shellQuote(env.namespace)}${version} --reuse-values ${sets.map((s) => `--set ${shellQuote(s)}`).join(' ')}`;
-}
-
-const versionNote = (env: UnhealthyEnv) =>
-  env.chartVersion
-    ? ''
-    : ' (add --version with the installed chart version, `helm list -n NAMESPACE`, or Helm upgrades Karpenter too)';
 
 /** Twice the current limit, at least 1Gi: the chart's default requests nothing and limits nothing. */
 function nextMemory(limit: string | undefined): string {
