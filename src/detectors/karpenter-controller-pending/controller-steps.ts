@@ -7,6 +7,7 @@ import { nodesRejectedFor } from '../scheduling/scheduler-messages.ts';
 import { isCandidate, type NodeFit } from '../scheduling/scheduling.ts';
 import { shellJson, shellQuote, shellWords } from '../../domain/shell.ts';
 import { visibleLine } from '../../domain/visible.ts';
+import { helmUpgrade, karpenterRelease, versionNote, type KarpenterRelease } from '../karpenter/helm.ts';
 
 /**
  * The fix for each cause of a Pending Karpenter controller, as commands filled with the cluster's
@@ -102,10 +103,7 @@ function antiAffinitySteps(d: ControllerDiagnosis, env: ControllerEnv, clusterNa
     env.deployment?.spec?.replicas ?? env.controllerPods.filter((p) => p.metadata?.namespace === env.namespace).length;
   const steps = [
     `kubectl scale deployment -n ${shellQuote(env.namespace)} ${shellQuote(env.deploymentName)} --replicas=${eligible}`,
-    commandStep(
-      'keep it across upgrades',
-      `helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n ${shellQuote(env.namespace)} --reuse-values --set replicas=${eligible}`,
-    ),
+    commandStep(`keep it across upgrades${versionNote(releaseOf(env))}`, helmUpgrade(releaseOf(env), [`replicas=${eligible}`])),
   ];
   const nodeGroups = [
     ...new Set(candidates.map((f) => f.node.metadata?.labels?.['eks.amazonaws.com/nodegroup']).filter((g): g is string => !!g)),
@@ -155,8 +153,8 @@ function taintSteps(d: ControllerDiagnosis, env: ControllerEnv, clusterName: str
   const patch = shellJson({ spec: { template: { spec: { tolerations: all } } } });
   const steps = [
     commandStep(
-      "add the toleration(s) to the chart's values and upgrade",
-      `helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n ${shellQuote(env.namespace)} --reuse-values --set-json ${shellQuote(`tolerations=${JSON.stringify(all)}`)}`,
+      `add the toleration(s) to the chart's values and upgrade${versionNote(releaseOf(env))}`,
+      helmUpgrade(releaseOf(env), [`tolerations=${JSON.stringify(all)}`], '--set-json'),
     ),
     commandStep(
       'or patch the Deployment now (Helm will revert it on the next upgrade)',
@@ -286,4 +284,9 @@ function unknownSteps(d: ControllerDiagnosis, env: ControllerEnv, clusterName: s
         `kubectl get events -n ${shellQuote(env.namespace)} --field-selector ${shellQuote(`involvedObject.name=${d.pod.metadata?.name ?? ''}`)}`,
       ];
   }
+}
+
+/** The controller's Helm release, from its Deployment's or pods' labels. */
+function releaseOf(env: ControllerEnv): KarpenterRelease {
+  return karpenterRelease({ namespace: env.namespace, deployment: env.deployment, pods: [...env.controllerPods] });
 }

@@ -25,12 +25,15 @@ export function chartVersionOf(labels: Readonly<Record<string, string>> | undefi
   return chartVersionFrom(labels?.['helm.sh/chart'], labels?.['app.kubernetes.io/version']);
 }
 
-function labelOf(info: ControllerInfo, key: string): string | undefined {
+function labelOf(info: Pick<ControllerInfo, 'deployment' | 'pods'>, key: string): string | undefined {
   return info.deployment?.metadata?.labels?.[key] ?? info.pods.find((p) => p.metadata?.labels?.[key])?.metadata?.labels?.[key];
 }
 
 /** The release a controller was installed by, from its Deployment's labels or else its pods'. */
-export function karpenterRelease(info: ControllerInfo | undefined, fallbackNamespace = 'karpenter'): KarpenterRelease {
+export function karpenterRelease(
+  info: Pick<ControllerInfo, 'namespace' | 'deployment' | 'pods'> | undefined,
+  fallbackNamespace = 'karpenter',
+): KarpenterRelease {
   if (!info) return { release: 'karpenter', namespace: fallbackNamespace, chartVersion: undefined };
   return {
     release: labelOf(info, 'app.kubernetes.io/instance') ?? 'karpenter',

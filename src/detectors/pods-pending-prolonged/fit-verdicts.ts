@@ -9,6 +9,7 @@ import type { PoolFacts, WorkloadVerdict } from './workload-verdicts.ts';
 import { describeCoverage, type PoolZones } from './zones.ts';
 import { visibleLine } from '../../domain/visible.ts';
 import type { EstimateWords } from './type-estimate.ts';
+import { helmUpgrade, versionNote, type KarpenterRelease } from '../karpenter/helm.ts';
 
 /**
  * NO_INSTANCE_TYPE_FITS and TOPOLOGY_UNSATISFIABLE: a NodePool matches the pods, yet nothing it may
@@ -63,8 +64,8 @@ export interface InstanceTypeInput {
   poolEvents: ReadonlyMap<string, string>;
   quoted: string[];
   typos: { label: string; suggestion: string }[];
-  /** Where the controller runs, for the minValues policy step. */
-  controller: { namespace: string; name: string } | undefined;
+  /** The controller's Helm release, for the minValues policy step. */
+  release: KarpenterRelease;
   /** Our own evaluation of the allowed instance types (docs/instance-types.md), when it has one. */
   estimate?: EstimateWords;
   /** NodePools Karpenter named, when none was captured. */
@@ -219,11 +220,10 @@ export function instanceTypeVerdict(input: InstanceTypeInput): WorkloadVerdict {
     );
   }
   if (minValues) {
-    const ns = input.controller?.namespace ?? 'karpenter';
     steps.push(
       commandStep(
-        'or let Karpenter launch when it cannot meet minValues (MIN_VALUES_POLICY=BestEffort, Helm value settings.minValuesPolicy, Karpenter v1.4+)',
-        `helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n ${shellQuote(ns)} --reuse-values --set settings.minValuesPolicy=BestEffort`,
+        `or let Karpenter launch when it cannot meet minValues (MIN_VALUES_POLICY=BestEffort, Helm value settings.minValuesPolicy, Karpenter v1.4+)${versionNote(input.release)}`,
+        helmUpgrade(input.release, ['settings.minValuesPolicy=BestEffort']),
       ),
     );
   }

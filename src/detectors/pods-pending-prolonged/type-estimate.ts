@@ -7,6 +7,7 @@ import { allocatable, type CapacitySettings } from '../instance-types/capacity.t
 import { evaluateTypes, type TypeFit } from '../instance-types/evaluate.ts';
 import { formatQuantity, type ResourceAmounts } from '../scheduling/quantity.ts';
 import { formatRequirement } from '../scheduling/scheduling.ts';
+import { helmUpgrade, versionNote, type KarpenterRelease } from '../karpenter/helm.ts';
 
 /**
  * NO_INSTANCE_TYPE_FITS in our own words: the instance types a NodePool's requirements allow, the
@@ -65,7 +66,7 @@ function amountText(resource: string, amount: number): string {
 export function estimateWords(
   estimates: readonly PoolEstimate[],
   catalogue: InstanceTypeCatalogue,
-  controller: { namespace: string } | undefined,
+  release: KarpenterRelease,
 ): EstimateWords {
   const words: EstimateWords = { reasons: [], evidence: [`instance types: ${catalogue.describe}`], checks: [], steps: [] };
   for (const e of estimates.slice(0, 3)) {
@@ -91,7 +92,7 @@ export function estimateWords(
       `NodePool ${e.pool}: ${names.length} type(s) allowed, none fits; closest ${c.type.name}: ${c.short.map((k) => `${k} ${amountText(k, c.allocatable.amounts[k] ?? 0)} < ${amountText(k, needed[k] ?? 0)}`).join(', ')}`,
     );
     if (c.short.length === 1 && c.short[0] === 'memory') {
-      const [check, option] = overheadSteps(e, c.type, controller);
+      const [check, option] = overheadSteps(e, c.type, release);
       if (check && option) {
         words.checks.push(check);
         words.steps.push(option);
@@ -105,21 +106,20 @@ export function estimateWords(
  * Memory is all that is short and the VM overhead estimate decides it: the type would hold the pods
  * with a smaller estimate. Whether that is true of the real machine is for a running node to say.
  */
-function overheadSteps(e: PoolEstimate, type: InstanceTypeInfo, controller: { namespace: string } | undefined): string[] {
+function overheadSteps(e: PoolEstimate, type: InstanceTypeInfo, release: KarpenterRelease): string[] {
   const needed = e.needed.memory ?? 0;
   const without = allocatable(type, { ...e.settings, vmMemoryOverheadPercent: 0 }).amounts.memory ?? 0;
   if (without < needed) return [];
   const capacity = allocatable(type, e.settings).memory.capacityBytes;
   const most = Math.floor(((without - needed) / capacity) * 1000) / 1000;
-  const ns = controller?.namespace ?? 'karpenter';
   return [
     commandStep(
       `Karpenter's VM memory overhead estimate decides it (${e.overhead.from}): ${type.name} would hold the pods with a value of at most ${most}. Compare the capacity.memory a running ${type.name} node reports with the ${type.memoryMiB} MiB EC2 lists`,
       `kubectl get nodes -l ${shellQuote(`node.kubernetes.io/instance-type=${type.name}`)} -o jsonpath='{range .items[*]}{.metadata.name}{"\\t"}{.status.capacity.memory}{"\\n"}{end}'`,
     ),
     commandStep(
-      `only if the real overhead is that small: lower the top-level settings.vmMemoryOverheadPercent (VM_MEMORY_OVERHEAD_PERCENT; in v0.32 settings.aws.vmMemoryOverheadPercent alone changes nothing). It applies to every instance type`,
-      `helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n ${shellQuote(ns)} --reuse-values --set settings.vmMemoryOverheadPercent=${most}`,
+      `only if the real overhead is that small: lower the top-level settings.vmMemoryOverheadPercent (VM_MEMORY_OVERHEAD_PERCENT; in v0.32 settings.aws.vmMemoryOverheadPercent alone changes nothing). It applies to every instance type${versionNote(release)}`,
+      helmUpgrade(release, [`settings.vmMemoryOverheadPercent=${most}`]),
     ),
   ];
 }

@@ -34,6 +34,7 @@ import { parseResources } from '../scheduling/quantity.ts';
 import { podRequests } from '../scheduling/scheduling.ts';
 import { conclusive, estimatePool, estimateWords, type PoolEstimate } from './type-estimate.ts';
 import { unattributedErrorFor } from './unattributed-log.ts';
+import { karpenterRelease } from '../karpenter/helm.ts';
 
 export type { WorkloadCause, WorkloadVerdict } from './workload-verdicts.ts';
 import { podRef } from '../scheduling/pending.ts';
@@ -258,9 +259,7 @@ export class WorkloadDiagnoser {
     const poolEvents = this.#noCompatibleInstanceTypes(usable);
     const everyPoolFiltered = usable.length > 0 && usable.every((p) => poolEvents.has(p.name));
     const controller = this.#index.controllers.find((c) => c.readyPods > 0) ?? this.#index.controllers[0];
-    const controllerRef = controller
-      ? { namespace: controller.namespace, name: controller.deploymentName ?? 'karpenter' }
-      : undefined;
+    const release = karpenterRelease(controller);
     if (shortfalls.length > 0 || everyPoolFiltered) {
       const estimates = this.#explainShortfalls(pod, said).filter(conclusive);
       const namedPools = [...new Set(shortfalls.flatMap((s) => (s.nodePool ? [s.nodePool] : [])))];
@@ -271,8 +270,8 @@ export class WorkloadDiagnoser {
         poolEvents,
         quoted,
         typos: typoHints(karpenterSays ?? ''),
-        controller: controllerRef,
-        ...(estimates.length ? { estimate: estimateWords(estimates, this.#catalogue(), controllerRef) } : {}),
+        release,
+        ...(estimates.length ? { estimate: estimateWords(estimates, this.#catalogue(), release) } : {}),
         ...(namedPools.length ? { namedPools } : {}),
       });
     }
@@ -301,8 +300,8 @@ export class WorkloadDiagnoser {
       poolEvents,
       quoted,
       typos: [],
-      controller: controllerRef,
-      estimate: estimateWords(estimates, this.#catalogue(), controllerRef),
+      release,
+      estimate: estimateWords(estimates, this.#catalogue(), release),
     });
   }
 

@@ -170,6 +170,24 @@ describe("PODS_PENDING_PROLONGED / NO_INSTANCE_TYPE_FITS explaining Karpenter's 
     expect(text(f!)).not.toContain('InsufficientCapacityError');
   });
 
+  it('never prints a helm upgrade that would also upgrade Karpenter: --version from the chart label, else a warning', () => {
+    const p = requesting({ cpu: '6', memory: '28Gi' });
+    const labelled = karpenterPod({ name: 'karpenter-5697769d6c-cdwct', nodeName: 'ip-10-59-127-151.ec2.internal' });
+    labelled.metadata!.labels = {
+      ...labelled.metadata!.labels,
+      'helm.sh/chart': 'karpenter-0.32.7',
+      'app.kubernetes.io/instance': 'kp',
+    };
+
+    const unlabelled = detect(snapshotOf({ pods: [CONTROLLER, p], events: [], logs: [logged(true)] }))[0];
+    const known = detect(snapshotOf({ pods: [labelled, p], events: [], logs: [logged(true)] }))[0];
+
+    expect(unlabelled?.remediation?.steps.join('\n')).toContain('or Helm upgrades Karpenter too');
+    expect(known?.remediation?.steps.join('\n')).toContain(
+      'helm upgrade kp oci://public.ecr.aws/karpenter/karpenter -n karpenter --version 0.32.7 --reuse-values --set settings.vmMemoryOverheadPercent=0.071',
+    );
+  });
+
   it('ties a line without a pod field to the pod whose requests it carries, and to no other', () => {
     const mine = requesting({ cpu: '6', memory: '28Gi' });
     const other = requesting({ cpu: '6', memory: '27Gi' }, 'train-2');
