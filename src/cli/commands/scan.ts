@@ -66,9 +66,9 @@ Input:
   --cluster NAME               live: the EKS cluster to scan; --from/--simulate: its name when no describe-cluster output is given
   --region REGION              live: AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)
   --context NAME               live: reach the Kubernetes API through this kubeconfig context (KUBECONFIG or ~/.kube/config)
+                               instead of an EKS token for the ambient AWS credentials
   --kube-read-limits LIMITS    live: raise how much one Kubernetes list or log may read, e.g. response-size=64MiB,list-items=500000
                                (also KUBE_READ_LIMITS; names and defaults in docs/usage.md)
-                               instead of an EKS token for the ambient AWS credentials
   --simulate PATH...           serve captured files as a cluster (fake Kubernetes API on 127.0.0.1, in-memory AWS)
   --apply                      carry out the planned remediations (live and simulated scans; default: dry run)
   --now ISO-8601               the time to judge ages against, e.g. 2026-01-01T00:00:00Z (default: now)
