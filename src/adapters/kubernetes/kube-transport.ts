@@ -149,13 +149,7 @@ export class KubeTransport {
   }
 
   #tooLarge(request: KubeHttpRequest, error: BodyTooLargeError): ResponseTooLargeError {
-    const limit = this.#maxResponseBytes;
-    const what = error.unpacked ? 'unpacks (gzip) to more than' : 'is longer than';
-    return new ResponseTooLargeError(
-      `${request.method} ${request.path}: the response ${what} ${formatByteSize(limit)} (${raiseHint('responseBytes', limit)})`,
-      { bytes: error.bytesReceived, unpacked: error.unpacked },
-      { cause: error },
-    );
+    return tooLarge(`${request.method} ${request.path}: the response`, error, this.#maxResponseBytes, error);
   }
 
   /** Closes idle keep-alive connections. */
@@ -265,4 +259,19 @@ function queryString(query: KubeHttpRequest['query']): string {
   for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
   const text = params.toString();
   return text === '' ? '' : `?${text}`;
+}
+
+/** `WHAT is longer than 32 MiB (raise …)`, or `unpacks (gzip) to more than`: one wording for a body past the cap. */
+export function tooLarge(
+  what: string,
+  body: { bytesReceived: number; unpacked: boolean },
+  limit: number,
+  cause: Error,
+): ResponseTooLargeError {
+  const past = body.unpacked ? 'unpacks (gzip) to more than' : 'is longer than';
+  return new ResponseTooLargeError(
+    `${what} ${past} ${formatByteSize(limit)} (${raiseHint('responseBytes', limit)})`,
+    { bytes: body.bytesReceived, unpacked: body.unpacked },
+    { cause },
+  );
 }

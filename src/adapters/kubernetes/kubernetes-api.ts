@@ -29,14 +29,14 @@ import { isRecord } from '../../domain/shape.ts';
 import type { JsonRecord } from '../../domain/shape.ts';
 import { jsonText } from '../../domain/json.ts';
 import { errorForNetwork, errorForStatus } from './kube-errors.ts';
-import { KubeTransport } from './kube-transport.ts';
+import { KubeTransport, tooLarge } from './kube-transport.ts';
 import type { KubeAccess, KubeHttpRequest, KubeTransportOptions } from './kube-transport.ts';
 import { DEFAULT_RETRY_POLICY, withRetries } from './retry.ts';
 import type { RetryEnvironment, RetryPolicy } from './retry.ts';
 
 export const DEFAULT_PAGE_SIZE = 500;
 
-export interface KubernetesApiOptions extends KubeTransportOptions {
+export interface KubernetesApiOptions extends Omit<KubeTransportOptions, 'maxResponseBytes'> {
   /** Retry waits go through `sleep`; a Retry-After date is read against `now`. */
   clock?: Clock;
   retry?: Partial<RetryPolicy>;
@@ -46,7 +46,7 @@ export interface KubernetesApiOptions extends KubeTransportOptions {
   pageSize?: number;
   /**
    * How much one list or log may read (docs/usage.md, `--kube-read-limits`); DEFAULT_KUBE_READ_LIMITS
-   * for those left out. `responseBytes` here wins over `maxResponseBytes`.
+   * for those left out.
    */
   readLimits?: Partial<KubeReadLimits>;
 }
@@ -67,11 +67,7 @@ export class KubernetesApi implements KubernetesPort {
   readonly #limits: KubeReadLimits;
 
   constructor(config: KubeAccess, options: KubernetesApiOptions = {}) {
-    this.#limits = {
-      ...DEFAULT_KUBE_READ_LIMITS,
-      ...(options.maxResponseBytes === undefined ? {} : { responseBytes: options.maxResponseBytes }),
-      ...options.readLimits,
-    };
+    this.#limits = { ...DEFAULT_KUBE_READ_LIMITS, ...options.readLimits };
     this.#transport = new KubeTransport(config, { ...options, maxResponseBytes: this.#limits.responseBytes });
     this.#clock = options.clock ?? SYSTEM_CLOCK;
     this.#retry = {
@@ -136,15 +132,13 @@ export class KubernetesApi implements KubernetesPort {
           pageSize = Math.ceil(pageSize / 2);
           continue;
         }
-        if (err instanceof ResponseTooLargeError) {
-          const what = err.unpacked ? 'unpacks (gzip) to more than' : 'is longer than';
-          const limit = limits.responseBytes;
-          throw new ResponseTooLargeError(
-            `${listed}: a page of one item ${what} ${formatByteSize(limit)} (${raiseHint('responseBytes', limit)})`,
-            { bytes: err.bytesReceived, unpacked: err.unpacked },
-            { cause: err },
+        if (err instanceof ResponseTooLargeError)
+          throw tooLarge(
+            `${listed}: a page of one item`,
+            { bytesReceived: err.bytesReceived, unpacked: err.unpacked },
+            limits.responseBytes,
+            err,
           );
-        }
         throw err;
       }
       pages++;
@@ -191,6 +185,8 @@ export class KubernetesApi implements KubernetesPort {
   }
 
   async podLog(query: PodLogQuery): Promise<string> {
+    // The server is asked for limitBytes; the client holds to it (and to the log-size limit) whatever it sends.
+    const cap = Math.min(query.limitBytes ?? Infinity, this.#limits.logBytes);
     const request: KubeHttpRequest = {
       method: 'GET',
       path: `${objectPath('pods', KUBE_RESOURCES.pods, query.pod, query.namespace)}/log`,
@@ -201,12 +197,10 @@ export class KubernetesApi implements KubernetesPort {
         limitBytes: query.limitBytes,
       },
       accept: 'text/plain, */*',
-      // The server is asked for limitBytes; the client holds to it (and to the log-size limit) whatever it sends.
-      truncateAt: Math.min(query.limitBytes ?? Infinity, this.#limits.logBytes),
+      truncateAt: cap,
     };
     const answer = await this.#send(request);
     if (answer.truncated) {
-      const cap = Math.min(query.limitBytes ?? Infinity, this.#limits.logBytes);
       const hint = cap === this.#limits.logBytes ? ` (${raiseHint('logBytes', cap)})` : '';
       query.onTruncated?.(
         `GET ${request.path}: the log was cut at ${formatByteSize(cap)}; its first ${formatByteSize(cap)} are kept${hint}`,
