@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer';
 import type { LogLine } from '../domain/aws.ts';
 import type { ByteReader } from './capture-content.ts';
 import { isRecord, type JsonRecord } from '../domain/shape.ts';
-import { RecordJoiner, type LogRecord } from './log-records.ts';
+import { ANSI_ESCAPE, KUBECTL_PREFIX, KUBECTL_TIMESTAMP, RecordJoiner, type LogRecord } from './log-records.ts';
 
 /**
  * `kubectl logs` of the Karpenter controller → one LogLine per record: a line, or an entry that
@@ -136,14 +136,9 @@ function recordLine(record: LogRecord, file: string): LogLine {
   return { ...parseLogLine(record.head, origin), continuation: record.rest.join('\n') };
 }
 
-const KUBECTL_PREFIX = /^\[(?:pod\/)?[^\]\s/]+\/[^\]\s]+\] ?/; // kubectl logs --prefix
 /** `stern karpenter -n karpenter`: pod and container names before each JSON line. */
 const STERN_PREFIX = /^[a-z0-9][a-z0-9.-]* [a-z0-9][a-z0-9-]* (?=\{)/;
-/** Colours from a terminal (zap's development encoder, stern, `kubectl logs` piped through a pager). */
-// eslint-disable-next-line no-control-regex
-const ANSI_ESCAPE = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)$/;
-const TIMESTAMP_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) /; // kubectl logs --timestamps
 const LEVELS: Readonly<Record<string, string>> = {
   DEBUG: 'DEBUG',
   INFO: 'INFO',
@@ -160,12 +155,12 @@ export function parseLogLine(line: string, origin: string): LogLine {
   const plain = line.includes('\u001b') ? line.replace(ANSI_ESCAPE, '') : line;
   let rest = plain.replace(KUBECTL_PREFIX, '').replace(STERN_PREFIX, '');
   let kubectlTime: string | undefined;
-  const stamped = TIMESTAMP_PREFIX.exec(rest);
+  const stamped = KUBECTL_TIMESTAMP.exec(rest);
   const afterStamp = stamped ? rest.slice(stamped[0].length) : '';
   if (
     stamped &&
     (afterStamp.startsWith('{') ||
-      TIMESTAMP_PREFIX.test(afterStamp) ||
+      KUBECTL_TIMESTAMP.test(afterStamp) ||
       afterStamp.split('\t')[0]?.match(TIMESTAMP) ||
       /^(?:panic: |fatal error: )/.test(afterStamp))
   ) {

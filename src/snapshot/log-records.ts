@@ -37,9 +37,10 @@ export interface LogRecord {
   json: boolean;
 }
 
-const KUBECTL_PREFIX = /^\[(?:pod\/)?[^\]\s/]+\/[^\]\s]+\] ?/; // kubectl logs --prefix
+export const KUBECTL_PREFIX = /^\[(?:pod\/)?[^\]\s/]+\/[^\]\s]+\] ?/; // kubectl logs --prefix
+/** Colours from a terminal (zap's development encoder, stern, `kubectl logs` piped through a pager). */
 // eslint-disable-next-line no-control-regex
-const ANSI_ESCAPE = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+export const ANSI_ESCAPE = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 /** `stern karpenter -n karpenter`: pod and container names before each JSON line. */
 const STERN_JSON = /^[a-z0-9][a-z0-9.-]* [a-z0-9][a-z0-9-]* \{/;
 const ENTRY_START = /^(?:\{|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d|panic: |fatal error: |[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ )/;
@@ -54,8 +55,8 @@ function bare(line: string): string {
   return plain.replace(KUBECTL_PREFIX, '');
 }
 
-/** `kubectl logs --timestamps`: an RFC 3339 time and a space before each line as the container wrote it. */
-const KUBECTL_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) /;
+/** `kubectl logs --timestamps`: an RFC 3339 time (captured) and a space before each line as the container wrote it. */
+export const KUBECTL_TIMESTAMP = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) /;
 
 /** The line after kubectl's time, when it has one. */
 function stampOf(line: string): string | undefined {
