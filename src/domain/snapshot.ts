@@ -119,6 +119,15 @@ export interface ClusterSnapshot {
   unreadFiles?: string[];
 }
 
+/** The name a snapshot carries when no --cluster, describe-cluster, controller or tag named its cluster. */
+export const UNKNOWN_CLUSTER = 'unknown';
+
+/** The cluster's name, unless the capture did not say it (steps then read `$CLUSTER_NAME`). */
+export function knownClusterName(snapshot: ClusterSnapshot): string | undefined {
+  const name = snapshot.cluster?.name ?? snapshot.clusterName;
+  return snapshot.cluster || name !== UNKNOWN_CLUSTER ? name : undefined;
+}
+
 export function emptySnapshot(clusterName: string): ClusterSnapshot {
   return {
     clusterName,

@@ -3,8 +3,7 @@ import { UsageError } from '../domain/errors.ts';
 import type { Container } from '../domain/kube.ts';
 import { CLUSTER_TAG } from '../domain/tags.ts';
 import type { ControllerInfo } from '../domain/snapshot-index.ts';
-
-const UNKNOWN_CLUSTER = 'unknown';
+import { UNKNOWN_CLUSTER } from '../domain/snapshot.ts';
 
 export interface ClusterNameEvidence {
   /** `--cluster NAME`. */

@@ -3,6 +3,7 @@ import { regionOfClusterArn } from '../../domain/aws.ts';
 import { newFinding, type Finding } from '../../domain/finding.ts';
 import type { Container } from '../../domain/kube.ts';
 import type { ControllerInfo } from '../../domain/snapshot-index.ts';
+import { knownClusterName } from '../../domain/snapshot.ts';
 import { deniedCall, isDeniedLogLine, isLaunchLogLine, logHeadText, trimError } from '../cloud-errors/cloud-errors.ts';
 import type { DetectContext, Detector } from '../detector.ts';
 import { controllerIdentity } from '../aws-iam/controller-iam.ts';
@@ -62,7 +63,7 @@ function unhealthyFinding(ctx: DetectContext, info: ControllerInfo): Finding<'KA
   const env: UnhealthyEnv = {
     namespace: info.namespace,
     deploymentName,
-    clusterName: knownClusterName(ctx),
+    clusterName: knownClusterName(ctx.snapshot),
     release: release.release,
     chartVersion: release.chartVersion,
     controllerVersion: controllerVersion(info, chosen),
@@ -101,7 +102,7 @@ function logOnlyFinding(ctx: DetectContext): Finding<'KARPENTER_CONTROLLER_UNHEA
   const env: UnhealthyEnv = {
     namespace: id.namespace,
     deploymentName: name,
-    clusterName: knownClusterName(ctx),
+    clusterName: knownClusterName(ctx.snapshot),
     release: 'karpenter',
     chartVersion: undefined,
     controllerVersion: undefined,
@@ -125,12 +126,6 @@ function logOnlyFinding(ctx: DetectContext): Finding<'KARPENTER_CONTROLLER_UNHEA
     ],
     remediation: unhealthyRemediation(diagnosis.cause, env),
   });
-}
-
-/** The cluster's name, unless the capture did not say it (the snapshot then calls it `unknown`). */
-function knownClusterName(ctx: DetectContext): string | undefined {
-  const name = ctx.snapshot.cluster?.name ?? ctx.snapshot.clusterName;
-  return ctx.snapshot.cluster || name !== 'unknown' ? name : undefined;
 }
 
 function latestFirst(a: PodFailure, b: PodFailure): number {

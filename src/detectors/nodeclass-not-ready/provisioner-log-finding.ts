@@ -5,6 +5,7 @@ import { regionFlag, regionOf } from '../aws-iam/iam-arn.ts';
 import { logHeadText, trimError } from '../cloud-errors/cloud-errors.ts';
 import type { DetectContext } from '../detector.ts';
 import { selectorText, subnetMatches, type ProvisionerSelectorError } from './provisioner-log.ts';
+import { knownClusterName } from '../../domain/snapshot.ts';
 
 /**
  * NODECLASS_NOT_READY from a Provisioner-era log line alone (provisioner-log.ts): Karpenter says no
@@ -93,7 +94,7 @@ export function provisionerLogFinding(ctx: DetectContext, e: ProvisionerSelector
       ),
       commandStep(
         "the cluster's subnets, among which the private ones are those for nodes",
-        `aws eks describe-cluster${region} --name ${ctx.snapshot.clusterName !== 'unknown' ? shellQuote(ctx.snapshot.clusterName) : '"$CLUSTER_NAME"'} --query cluster.resourcesVpcConfig.subnetIds --output text`,
+        `aws eks describe-cluster${region} --name ${clusterArg(ctx)} --query cluster.resourcesVpcConfig.subnetIds --output text`,
       ),
       ...(tag
         ? [
@@ -131,4 +132,10 @@ function subnetEvidence(
   return [
     `none of the ${subnets.length} captured subnet(s) matches ${selectorText(selector)}${near.length ? `; ${near.map((s) => `${s.id} has ${[...keys].map((k) => `${k}=${s.tags[k] ?? '(none)'}`).join(', ')}`).join('; ')}` : '; none carries the key'}`,
   ];
+}
+
+/** The cluster's name for a command, or `"$CLUSTER_NAME"` when the capture did not name it. */
+function clusterArg(ctx: DetectContext): string {
+  const name = knownClusterName(ctx.snapshot);
+  return name === undefined ? '"$CLUSTER_NAME"' : shellQuote(name);
 }
