@@ -11,7 +11,7 @@ import {
   type DeniedCall,
 } from '../cloud-errors/cloud-errors.ts';
 import { controllerIdentity } from '../aws-iam/controller-iam.ts';
-import { readDenial, type DenialReading } from '../aws-iam/denial.ts';
+import { denialExplanation, readDenial } from '../aws-iam/denial.ts';
 import { denialSteps } from '../aws-iam/denial-steps.ts';
 import { newestLogTime, stoppedRecurring } from '../karpenter/log-recency.ts';
 
@@ -75,7 +75,7 @@ function findingFor(ctx: DetectContext, action: string | undefined, denials: Den
   const by = controllers.length ? ` in controller ${controllers.join(', ')}` : '';
   const detail = [
     `AWS denied ${what}${resource ? ` on ${resource}` : ''} to Karpenter's controller role${principal ? ` ${principal}` : ''}${by}${codes.length ? ` (${codes.join(', ')})` : ''}.`,
-    explanation(reading, action),
+    denialExplanation(reading, action),
     'Karpenter keeps retrying and the feature that needs the call does not work until it is allowed.',
   ]
     .filter(Boolean)
@@ -101,27 +101,4 @@ function findingFor(ctx: DetectContext, action: string | undefined, denials: Den
     remediation: manualRemediation(steps),
     discriminator: action ?? 'unknown-action',
   });
-}
-
-/** What the text says about the policy that refused the call, for the cause detail. */
-function explanation(reading: DenialReading, action: string | undefined): string {
-  const named = reading.policyArn ? ` (${reading.policyArn})` : '';
-  switch (reading.cause) {
-    case 'IRSA_TRUST_POLICY_MISMATCH':
-      return "STS refused the controller's web identity (IRSA): the role's trust policy does not accept this cluster's OIDC provider and service account, so no permission on the role is ever used.";
-    case 'DENIED_BY_SCP':
-      return `AWS says the deny is in a service control policy${named}: an Allow on the role cannot override it.`;
-    case 'DENIED_BY_PERMISSIONS_BOUNDARY':
-      return `AWS says the role's permissions boundary${named} does not allow it: an Allow on the role cannot widen the boundary.`;
-    case 'EXPLICIT_DENY':
-      return `The deny is explicit, in ${reading.policy ?? 'a policy'}${named}: an Allow on the role cannot override it.`;
-    case 'DENIED_BY_OTHER_POLICY':
-      return `AWS says ${reading.policy ?? 'another policy'}${named} refuses it, not the role's own permissions.`;
-    case 'MISSING_PERMISSION':
-      return reading.stated
-        ? "AWS says no identity-based policy allows it: the controller role's policy lacks it."
-        : 'The message does not say which policy refused it: most often the role lacks the permission, but an SCP, a permissions boundary or a Deny statement give the same message.';
-    case 'DENIED_UNKNOWN_POLICY':
-      return action ? '' : 'The log names neither the action nor the policy; decode the authorization message to find both.';
-  }
 }

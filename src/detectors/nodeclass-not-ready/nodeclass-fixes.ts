@@ -8,7 +8,7 @@ import { describeSecurityGroupsCommand, describeSubnetsCommand, formatTerms } fr
 import { shellQuote, shellWords } from '../../domain/shell.ts';
 import { visibleLine } from '../../domain/visible.ts';
 import { deniedCallInText } from '../cloud-errors/cloud-errors.ts';
-import { readDenial, type DenialCause } from '../aws-iam/denial.ts';
+import { denialExplanation, readDenial, type DenialCause } from '../aws-iam/denial.ts';
 import { denialSteps } from '../aws-iam/denial-steps.ts';
 import { conditionText } from '../karpenter/readiness.ts';
 
@@ -147,7 +147,7 @@ function explainValidation(c: Condition, nc: EC2NodeClass, fx: FixContext): Expl
       launch: true,
     };
     return {
-      detail: `EC2NodeClass ${name}: Karpenter's dry-run of ${action} was denied (${quoted(c)}). ${VALIDATION_DENIAL[reading.cause] ?? VALIDATION_DENIAL.MISSING_PERMISSION}`,
+      detail: `EC2NodeClass ${name}: Karpenter's dry-run of ${action} was denied (${quoted(c)}). ${VALIDATION_DENIAL[reading.cause] ?? denialExplanation(reading, action)}`,
       steps: [
         ...(reading.stated
           ? []
