@@ -4,7 +4,7 @@ import { captureContent, type ByteSource } from './capture-content.ts';
 import { CaptureMerger } from './capture-merger.ts';
 import { asPreviousLog, isPreviousControllerLog, readControllerLogFrom } from './controller-logs.ts';
 import type { LoadOptions, LoadResult } from './load-result.ts';
-import { sourceMeantByFile } from './file-source.ts';
+import { commandMeantByFile, sourceMeantByFile } from './file-source.ts';
 import { SavedCliError } from './not-an-output.ts';
 import { recogniseCapture } from './recognise.ts';
 import { oneLine, ShapeError } from '../domain/shape.ts';
@@ -85,7 +85,9 @@ export class SnapshotAssembler {
     // A stray note or script is no capture; a `.json`/`.yaml` file or a saved error was meant as one.
     if (!source && (saved !== undefined || /\.(?:json|ya?ml)(?:\.gz)?$/i.test(rawPath))) this.#unread.push(failure.message);
     this.#merger.add(failure.file, [
-      ...(source ? [{ type: 'gap' as const, source, error: saved ?? `${failure.file}: ${problem}` }] : []),
+      ...(source
+        ? [{ type: 'gap' as const, source, error: gapText(basename(rawPath), saved) ?? `${failure.file}: ${problem}` }]
+        : []),
       { type: 'note', text: `${problem}; left out${source ? ` (${source} is a gap)` : ''}, the scan goes on without it` },
     ]);
   }
@@ -101,6 +103,13 @@ export class SnapshotAssembler {
 }
 
 const int = (n: number) => n.toLocaleString('en-US');
+
+/** A saved error in the tool's own words, after the command that failed: `aws ec2 describe-instances failed: ...`. */
+function gapText(fileName: string, saved: string | undefined): string | undefined {
+  if (saved === undefined) return undefined;
+  const command = commandMeantByFile(fileName);
+  return command ? `${command} failed: ${saved}` : saved;
+}
 
 /** Logs are the one kind recognised by name: their lines have no shape to recognise. */
 function isControllerLog(path: string): boolean {

@@ -6,6 +6,8 @@
  */
 import { UsageError } from '../domain/errors.ts';
 import { shellQuote } from '../domain/shell.ts';
+import { PREFLIGHT } from './capture-script-preflight.ts';
+import { REDACT_FUNCTION } from './capture-script-redact.ts';
 
 /** EKS cluster names: a letter or digit, then letters, digits, `-` and `_`, at most 100. */
 const CLUSTER_NAME = /^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/;
@@ -65,43 +67,24 @@ export function captureScript(options: CaptureScriptOptions = {}): string {
 # karpenter-sentinel capture script: saves what 'karpenter-sentinel scan --from' reads, one file
 # per command, with the command's errors (> file 2>&1). Commands that fail are expected on a
 # broken cluster: their error text is read as a gap, or as the diagnosis. Nothing is changed.
+# What may hold a secret (env values, annotations copying a whole object) is left out on its way
+# to disk, as 'snapshot' leaves it out: the .tgz can be shared.
 #   sh capture.sh [CLUSTER [REGION]]   (default: the values given to capture-script, else the
-#                                       current kubectl context's EKS cluster; AWS_REGION)
+#                                       current kubectl context's EKS cluster and region)
 cluster=\${1:-${cluster}}
 region=\${2:-${region}}
-if [ -z "$cluster" ]; then
-  context=$(kubectl config current-context 2>/dev/null)
-  case $context in
-    arn:aws*:eks:*:*:cluster/*)
-      cluster=\${context##*/}
-      rest=\${context#arn:*:eks:}
-      [ -n "$region" ] || region=\${rest%%:*}
-      ;;
-  esac
-fi
-case $cluster in
-  '' | [!0-9A-Za-z]* | *[!0-9A-Za-z_-]*)
-    echo "capture.sh: give the EKS cluster name: sh capture.sh CLUSTER [REGION]" >&2
-    exit 2
-    ;;
-esac
-case $region in
-  *[!a-z0-9-]*) region_ok= ;;
-  '' | [a-z][a-z]-*-[0-9] | [a-z][a-z]-*-[0-9][0-9]) region_ok=1 ;;
-  *) region_ok= ;;
-esac
-if [ -z "$region_ok" ]; then
-  echo "capture.sh: not an AWS region: $region" >&2
-  exit 2
-fi
+
+aws_() {
+  aws --region "$region" --output json "$@"
+}
+
+${PREFLIGHT}
 
 out=karpenter-capture-$cluster-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$out" || exit 2
 failed=0
-
-aws_() {
-  if [ -n "$region" ]; then aws --region "$region" --output json "$@"; else aws --output json "$@"; fi
-}
+left_out_values=0
+left_out_annotations=0
 
 # run FILE COMMAND...: the command's output and errors go to FILE; the script goes on either way.
 run() {
@@ -115,8 +98,40 @@ run() {
   fi
 }
 
-${KUBECTL.map(([file, command]) => `run ${file} ${command}`).join('\n')}
+${REDACT_FUNCTION}
 
+# kube FILE COMMAND...: as run, through redact on the way to FILE. The exit codes of both, and
+# what redact left out, come back on fd 3.
+kube() {
+  file=$1
+  shift
+  status=$({ { "$@" 2>&1 3>&-; echo "ran $?" >&3; } | redact 2>&3 >"$out/$file"; echo "redacted $?" >&3; } 3>&1)
+  ran=
+  redacted=
+  word_before=
+  for word in $status; do
+    case $word_before:$word in
+      *:*[!0-9]* | *:) ;;
+      ran:*) ran=$word ;;
+      redacted:*) redacted=$word ;;
+      env:*) left_out_values=$((left_out_values + word)) ;;
+      annotations:*) left_out_annotations=$((left_out_annotations + word)) ;;
+    esac
+    word_before=$word
+  done
+  if [ "$redacted" != 0 ]; then
+    rm -f "$out/$file"
+    failed=$((failed + 1))
+    echo "not saved: $out/$file (kubectl's output was not the indented JSON the script can take env values out of)" >&2
+  elif [ "$ran" = 0 ]; then
+    echo "saved $out/$file"
+  else
+    failed=$((failed + 1))
+    echo "saved $out/$file (the command failed; its error is in the file)" >&2
+  fi
+}
+
+${KUBECTL.map(([file, command]) => `kube ${file} ${command}`).join('\n')}
 # The controller's log: only when kubectl could read it (an error saved as a .log would read as log lines).
 namespace=$(kubectl get pods -A -l app.kubernetes.io/name=karpenter -o jsonpath='{.items[0].metadata.namespace}' 2>/dev/null)
 case $namespace in '' | *[!a-z0-9-]*) namespace=karpenter ;; esac
@@ -154,6 +169,7 @@ case $vpc in
   *) run subnets.json aws_ ec2 describe-subnets ;;
 esac
 
+echo "left out, as snapshot does: $left_out_values env values, $left_out_annotations annotations copying a whole object"
 tar czf "$out.tgz" "$out" && echo "packed $out.tgz (to share; scan --from reads the folder)"
 echo "$failed command(s) failed; their errors were saved and are read as gaps."
 echo "next: karpenter-sentinel scan --from $out"

@@ -46,3 +46,47 @@ export function sourceMeantByFile(fileName: string): SourceName | undefined {
   const named = sourceNamedByFile(base) ?? (Object.hasOwn(MEANT_BY_NAME, base) ? MEANT_BY_NAME[base] : undefined);
   return named ?? PREFIXES.find(([prefix]) => base.startsWith(prefix))?.[1];
 }
+
+/**
+ * The command that captures each source, as the capture recipe and `capture-script` run it
+ * (docs/capture.md): a saved error then reads `aws ec2 describe-instances failed: You must specify
+ * a region. ...`, naming what failed in the user's terms.
+ */
+const COMMAND_OF_SOURCE: Readonly<Record<SourceName, string>> = {
+  pods: 'kubectl get pods',
+  deployments: 'kubectl get deployments',
+  replicasets: 'kubectl get replicasets',
+  nodes: 'kubectl get nodes',
+  events: 'kubectl get events',
+  configmaps: 'kubectl get configmap aws-auth',
+  services: 'kubectl get services',
+  crds: 'kubectl get crd',
+  nodeclaims: 'kubectl get nodeclaims',
+  nodepools: 'kubectl get nodepools',
+  ec2nodeclasses: 'kubectl get ec2nodeclasses',
+  pdbs: 'kubectl get pdb',
+  volumeattachments: 'kubectl get volumeattachments',
+  logs: 'kubectl logs',
+  cluster: 'aws eks describe-cluster',
+  instances: 'aws ec2 describe-instances',
+  fargateprofiles: 'aws eks list-fargate-profiles',
+  accessentries: 'aws eks list-access-entries',
+  launchtemplates: 'aws ec2 describe-launch-templates',
+  instanceprofiles: 'aws iam list-instance-profiles',
+  subnets: 'aws ec2 describe-subnets',
+  instancetypes: 'aws ec2 describe-instance-types',
+};
+
+/** One object's file (`fargate-profile-NAME.json`, `access-entry-NAME.json`) was a describe. */
+const DESCRIBE_PREFIXES: readonly [prefix: string, command: string][] = [
+  ['fargate-profile-', 'aws eks describe-fargate-profile'],
+  ['access-entry-', 'aws eks describe-access-entry'],
+];
+
+/** The command that wrote a capture file, from its name as sourceMeantByFile reads it; undefined when the name says nothing. */
+export function commandMeantByFile(fileName: string): string | undefined {
+  const source = sourceMeantByFile(fileName);
+  if (!source) return undefined;
+  const base = fileName.toLowerCase();
+  return DESCRIBE_PREFIXES.find(([prefix]) => base.startsWith(prefix))?.[1] ?? COMMAND_OF_SOURCE[source];
+}

@@ -12,7 +12,7 @@ export class SavedCliError extends ShapeError {
 
 /** The first line of `text` that is kubectl's or the AWS CLI's own failure, one line; undefined when none is. */
 export function savedCliError(text: string): string | undefined {
-  const error = firstLines(text, 8)
+  const error = firstLines(text, 8, KLOG_LINE)
     .map(cliError)
     .find((e) => e !== undefined);
   return error === undefined ? undefined : oneLine(error, 300);
@@ -26,14 +26,21 @@ export function diagnoseNotAnOutput(text: string): string | undefined {
   const lines = firstLines(text, 8);
   const [first, second] = lines;
   if (first === undefined) return undefined;
+  const withoutKlog = firstLines(text, 8, KLOG_LINE);
   for (const diagnosis of DIAGNOSES) {
-    const problem = diagnosis(first, second, lines);
+    const problem = diagnosis(first, second, lines, withoutKlog);
     if (problem) return problem;
   }
   return undefined;
 }
 
-type Diagnosis = (first: string, second: string | undefined, lines: readonly string[]) => string | undefined;
+/** `withoutKlog`: the first lines that are not client-go log lines (kubectl's `E0108 ...` before its error). */
+type Diagnosis = (
+  first: string,
+  second: string | undefined,
+  lines: readonly string[],
+  withoutKlog: readonly string[],
+) => string | undefined;
 
 export const LOOKS_LIKE_LOGS =
   'looks like controller logs (controller logs need a .log suffix: kubectl logs ... > karpenter.log)';
@@ -47,8 +54,8 @@ const DIAGNOSES: readonly Diagnosis[] = [
       : undefined,
   (first) => (/^<\?xml\s/i.test(first) ? 'an XML file, not a kubectl or aws CLI output' : undefined),
   (first) => (/^#!/.test(first) ? 'a script, not a kubectl or aws CLI output' : undefined),
-  (_first, _second, lines) => {
-    const error = lines.map(cliError).find((e) => e !== undefined);
+  (_first, _second, _lines, withoutKlog) => {
+    const error = withoutKlog.map(cliError).find((e) => e !== undefined);
     return error
       ? `holds an error instead of an output (${oneLine(error, 160)}): capture it again once the command works`
       : undefined;
@@ -82,6 +89,9 @@ function cliError(line: string): string | undefined {
     /^The connection to the server .+ was refused.*/,
     /^An error occurred \([^)]+\) when calling the \w+ operation.*/,
     /^Unable to locate credentials.*/,
+    // AWS CLI v1 with no region configured, and with AWS_PROFILE naming no profile.
+    /^You must specify a region\..*/,
+    /^The config profile \([^)]*\) could not be found$/,
     /^Could not connect to the endpoint URL: .+/,
     /^aws: error: .+/,
     /^(?:usage|Usage): (?:aws|kubectl) .+/,
@@ -102,15 +112,21 @@ function looksLikeLogLine(line: string): boolean {
   return parsed.level !== undefined && (parsed.time !== undefined || /^[IWEF]\d{4} /.test(line));
 }
 
-/** The first `count` lines that are not blank, trimmed at the end. */
-function firstLines(text: string, count: number): string[] {
+/**
+ * client-go's log lines, which kubectl prints before its error when it cannot reach the server
+ * (kubectl 1.32: up to 7 `E1129 00:17:39.497375   11426 memcache.go:265] ...` lines).
+ */
+const KLOG_LINE = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] /;
+
+/** The first `count` lines that are not blank (nor match `skip`), trimmed at the end. */
+function firstLines(text: string, count: number, skip?: RegExp): string[] {
   const lines: string[] = [];
   let start = 0;
   while (lines.length < count && start < text.length) {
     const end = text.indexOf('\n', start);
     const line = text.slice(start, end < 0 ? text.length : end).trimEnd();
     start = end < 0 ? text.length : end + 1;
-    if (line.trim() !== '') lines.push(line.length > 4096 ? line.slice(0, 4096) : line);
+    if (line.trim() !== '' && !skip?.test(line)) lines.push(line.length > 4096 ? line.slice(0, 4096) : line);
   }
   return lines;
 }

@@ -13,16 +13,21 @@ const USAGE = `Usage:
   karpenter-sentinel capture-script [--cluster NAME] [--region R] > capture.sh
   sh capture.sh [CLUSTER [REGION]]
 
-Prints a POSIX sh script that runs every kubectl and aws command 'scan --from' reads, each into
+Prints a POSIX sh script that first prints the kubectl context, the EKS cluster and the AWS
+region it will capture, and refuses (one line, exit 2) with no region, or when the context is
+another EKS cluster. Then it runs every kubectl and aws command 'scan --from' reads, each into
 its own file with its errors (> file 2>&1), going on past failures: on a broken cluster the
 errors are the evidence (a failed 'kubectl get nodeclaims' may name a broken conversion webhook).
-It writes a folder karpenter-capture-CLUSTER-TIME, packs it as a .tgz to share, and says how to
-scan the folder. Read-only; run it where kubectl and the AWS CLI reach the cluster.
+Env values and annotations that copy a whole object are left out on their way to disk, as
+'snapshot' leaves them out. It writes a folder karpenter-capture-CLUSTER-TIME, packs it as a
+.tgz to share, and says how to scan the folder. Read-only; needs sh, awk and tar, and runs
+where kubectl and the AWS CLI reach the cluster.
 
   --cluster NAME               the EKS cluster (default: the script's first argument, else the
                                current kubectl context's EKS cluster)
   --region REGION              its AWS region (default: the script's second argument, else the
-                               AWS CLI's configured region)
+                               context's EKS ARN, AWS_REGION, AWS_DEFAULT_REGION, then
+                               aws configure get region)
 
 Exit codes: 0 printed, 2 usage error.`;
 

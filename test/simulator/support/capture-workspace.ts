@@ -1,7 +1,8 @@
 /**
  * A folder in which the capture recipe (`capture-script`) runs with the real kubectl against a
  * simulation: a kubeconfig for it, and on PATH a fake AWS CLI that prints the example's
- * describe-cluster (and its VPC for `--query`) and an account with nothing else in it.
+ * describe-cluster (its VPC for `--query`, and the simulator's URL as its endpoint, so that the
+ * script's context check passes) and an account with nothing else in it.
  */
 import { spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -18,9 +19,10 @@ export interface CaptureWorkspace {
   remove(): Promise<void>;
 }
 
-function fakeAws(clusterJson: string, vpcId: string): string {
+function fakeAws(clusterJson: string, vpcId: string, endpoint: string): string {
   return `#!/bin/sh
 case "$*" in
+  *"describe-cluster"*cluster.endpoint*) echo ${endpoint} ;;
   *"describe-cluster"*--query*) echo ${vpcId} ;;
   *"describe-cluster"*) cat <<'JSON'
 ${clusterJson.trim()}
@@ -43,7 +45,10 @@ export async function captureWorkspace(sim: Simulation, example: string, vpcId: 
   const dir = await mkdtemp(join(tmpdir(), 'sentinel-recipe-'));
   await mkdir(join(dir, 'bin'));
   await writeFile(join(dir, 'kubeconfig'), sim.kubeApi.kubeconfig());
-  await writeFile(join(dir, 'bin', 'aws'), fakeAws(await readFile(join(example, 'cluster.json'), 'utf8'), vpcId));
+  await writeFile(
+    join(dir, 'bin', 'aws'),
+    fakeAws(await readFile(join(example, 'cluster.json'), 'utf8'), vpcId, sim.kubeApi.url),
+  );
   await chmod(join(dir, 'bin', 'aws'), 0o755);
   const env = {
     ...process.env,

@@ -42,7 +42,11 @@ describe('loadSnapshot: a capture of a broken cluster, with broken files among g
       expect.arrayContaining([
         { source: 'nodeclaims', error: CONVERSION_FAILED },
         { source: 'fargateprofiles', error: 'ListFargateProfiles failed: AccessDeniedException: User is not authorized' },
-        { source: 'instances', error: 'Could not connect to the endpoint URL: "https://ec2.us-east-1.amazonaws.com/"' },
+        {
+          source: 'instances',
+          error:
+            'aws ec2 describe-instances failed: Could not connect to the endpoint URL: "https://ec2.us-east-1.amazonaws.com/"',
+        },
         {
           source: 'nodepools',
           error: `${join(dir, 'nodepools.json')}: empty file: the command that wrote it printed nothing; run it again (\`> file 2>&1\` keeps its error)`,

@@ -70,6 +70,14 @@ const AWS_TABLE = `-------------------------------------------------------------
 ||  OwnerId          |  069057294951                       ||
 `;
 
+/**
+ * What AWS CLI v1 (1.45) and kubectl 1.32 print with no configuration (HOME empty): run here, not
+ * written from memory. kubectl prints client-go's log line once per discovery attempt before its
+ * error: nine times for `kubectl get pods,deploy,rs,nodes,events -A -o json`.
+ */
+const KUBECTL_CLIENT_GO_ERROR =
+  'E1129 00:30:52.083268   31700 memcache.go:265] "Unhandled Error" err="couldn\'t get current server API group list: Get \\"http://localhost:8080/api?timeout=32s\\": dial tcp 127.0.0.1:8080: connect: connection refused"\n';
+
 const GET_TABLE_MESSAGE = '`kubectl get` table output: capture it with `kubectl get ... -o json` (or -o yaml)';
 const DESCRIBE_MESSAGE = '`kubectl describe` output: capture it with `kubectl get ... -o yaml`';
 const AGAIN = 'capture it again once the command works';
@@ -115,6 +123,21 @@ describe('loadSnapshot: files that are no output, and what to capture instead', 
       `holds an error instead of an output (Unable to locate credentials. You can configure credentials by running "aws configure".): ${AGAIN}`,
     ],
     [
+      'instances.json',
+      'You must specify a region. You can also configure your region by running "aws configure".\n',
+      `holds an error instead of an output (You must specify a region. You can also configure your region by running "aws configure".): ${AGAIN}`,
+    ],
+    [
+      'cluster.json',
+      'The config profile (prod) could not be found\n',
+      `holds an error instead of an output (The config profile (prod) could not be found): ${AGAIN}`,
+    ],
+    [
+      'workloads.json',
+      `${KUBECTL_CLIENT_GO_ERROR.repeat(9)}The connection to the server localhost:8080 was refused - did you specify the right host or port?\n`,
+      `holds an error instead of an output (The connection to the server localhost:8080 was refused - did you specify the right host or port?): ${AGAIN}`,
+    ],
+    [
       'nodeclaims-from-github.json',
       '<!DOCTYPE html>\n<html lang="en">\n<head><title>nodeclaims.json at main · acme/infra</title></head>\n<body>{"apiVersion": "v1"}</body>\n</html>\n',
       'an HTML page, not a kubectl or aws CLI output (saved from a browser? save the raw file instead)',
@@ -139,6 +162,43 @@ describe('loadSnapshot: files that are no output, and what to capture instead', 
     // Assess
     expect(error).toBeInstanceOf(InputError);
     expect((error as InputError).message).toBe(`${join(dir, name)}: ${problem}`);
+  });
+
+  it('reads a saved error as a gap in the tool’s own words, after the command that failed', async () => {
+    // Prepare
+    const dir = await captureDir({
+      'nodes.json': { apiVersion: 'v1', kind: 'List', items: [] },
+      'instances.json': 'You must specify a region. You can also configure your region by running "aws configure".\n',
+      'instance-profiles.json': 'Unable to locate credentials. You can configure credentials by running "aws configure".\n',
+      'fargate-profile-karpenter.json': 'The config profile (prod) could not be found\n',
+      'nodeclaims.json': `${KUBECTL_CLIENT_GO_ERROR.repeat(7)}The connection to the server localhost:8080 was refused - did you specify the right host or port?\n`,
+    });
+
+    // Act
+    const { snapshot } = await loadSnapshot([dir]);
+
+    // Assess
+    expect(snapshot.gaps).toEqual([
+      {
+        source: 'fargateprofiles',
+        error: 'aws eks describe-fargate-profile failed: The config profile (prod) could not be found',
+      },
+      {
+        source: 'instanceprofiles',
+        error:
+          'aws iam list-instance-profiles failed: Unable to locate credentials. You can configure credentials by running "aws configure".',
+      },
+      {
+        source: 'instances',
+        error:
+          'aws ec2 describe-instances failed: You must specify a region. You can also configure your region by running "aws configure".',
+      },
+      {
+        source: 'nodeclaims',
+        error:
+          'kubectl get nodeclaims failed: The connection to the server localhost:8080 was refused - did you specify the right host or port?',
+      },
+    ]);
   });
 
   it('still reads kubectl and AWS CLI errors naming what could not be listed as gaps', async () => {

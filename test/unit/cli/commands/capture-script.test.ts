@@ -42,6 +42,8 @@ const CLUSTER = JSON.stringify({
  */
 const FAKE_KUBECTL = `#!/bin/sh
 case "$*" in
+  "config current-context") echo demo-context ;;
+  "config view"*) ;;
   "get pods -A -o json") printf '%s\\n' '${PODS}' ;;
   "get nodeclaims.karpenter.sh -o json") printf '%s\\n' '${EMPTY_LIST}'; echo 'Error from server: ${CONVERSION_FAILED}' >&2; exit 1 ;;
   "get nodepools.karpenter.sh -o json") exit 0 ;;
@@ -53,7 +55,7 @@ case "$*" in
 esac
 `;
 
-/** aws: every call answers, but launch templates are denied; instance types only for the region asked. */
+/** aws: every call answers, but launch templates are denied and EC2's endpoint is out of reach for instances; instance types only for the region asked. */
 const FAKE_AWS = `#!/bin/sh
 case "$*" in
   *"describe-cluster"*--query*) echo vpc-0abc ;;
@@ -61,7 +63,7 @@ case "$*" in
   *"list-fargate-profiles"*--query*) ;;
   *"list-fargate-profiles"*) echo '{"fargateProfileNames": []}' ;;
   *"list-access-entries"*) echo '{"accessEntries": []}' ;;
-  *"describe-instances"*) echo '{"Reservations": []}' ;;
+  *"describe-instances"*) echo 'Could not connect to the endpoint URL: "https://ec2.us-east-1.amazonaws.com/"' >&2; exit 255 ;;
   *"describe-launch-templates"*) echo 'An error occurred (UnauthorizedOperation) when calling the DescribeLaunchTemplates operation: You are not authorized to perform this operation.' >&2; exit 254 ;;
   *"list-instance-profiles"*) echo '{"InstanceProfiles": []}' ;;
   *"describe-subnets"*) echo '{"Subnets": []}' ;;
@@ -149,6 +151,12 @@ describe('capture-script', () => {
         { source: 'nodeclaims', error: CONVERSION_FAILED },
         { source: 'nodepools', error: expect.stringContaining('nodepools.json: empty file') },
         { source: 'launchtemplates', error: expect.stringContaining('UnauthorizedOperation') },
+        // The tool's own words, after the command that failed.
+        {
+          source: 'instances',
+          error:
+            'aws ec2 describe-instances failed: Could not connect to the endpoint URL: "https://ec2.us-east-1.amazonaws.com/"',
+        },
         { source: 'logs', error: expect.stringContaining('cannot list resource "pods"') },
       ]),
     );
