@@ -18,15 +18,15 @@ export interface TableOptions {
   style?: Style;
   /** Printed after the counts, so the last line says what `$?` will be. */
   outcome?: ExitOutcome;
-  /** The terminal's width: prose wraps to it, the overview fits it; steps are never wrapped. Default: no wrapping. */
+  /** The terminal's width: prose wraps to it, the overview fits it; commands in steps are never wrapped. Default: no wrapping. */
   width?: number;
 }
 
 /**
  * The human report, read top to bottom at 3 a.m.: what is incomplete, a one-line overview per
  * finding, each finding in full, then the counts and the exit code. Prose wraps to the width under
- * a hanging indent; steps never do, so commands can be copied whole (a long one runs long), and
- * multi-line steps keep their own line breaks under an indent.
+ * a hanging indent, a step's `# why` into more `# ` lines; commands never do, so they can be
+ * copied whole (a long one runs long), and multi-line steps keep their own line breaks.
  */
 export function renderTable(unsafe: Report, options: TableOptions = {}): string {
   const style = options.style ?? PLAIN_STYLE;
