@@ -2,6 +2,7 @@ import type { Finding } from '../../domain/finding.ts';
 import type { Report } from '../../domain/report.ts';
 import { findingBlock, remediationBrief } from './table-finding.ts';
 import {
+  CAPTURED_ALL_READ,
   describeResource,
   exitLine,
   GAPS_MEAN,
@@ -47,7 +48,9 @@ function header(report: Report, style: Style, width: number): string[] {
   const head = `cluster ${style.bold(report.cluster)} at ${report.generatedAt}`;
   const notCaptured = notCapturedLine(report);
   const lacking = notCaptured ? wrapLine(notCaptured, width, '  ') : [];
-  if (report.complete) return [...wrapLine(`${head} · data complete`, width, '  '), ...lacking];
+  if (report.complete && !notCaptured) return wrapLine(`${head} · data complete`, width, '  ');
+  // What was not captured comes first: "data complete" above it would read as a contradiction.
+  if (report.complete) return [...wrapLine(head, width, '  '), ...lacking, ...wrapLine(CAPTURED_ALL_READ, width, '  ')];
   const files = report.unreadFiles ?? [];
   const count = report.gaps.length + files.length === 1 ? '1 gap' : `${report.gaps.length + files.length} gaps`;
   return [
