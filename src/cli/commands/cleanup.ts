@@ -17,6 +17,7 @@ import { ANSI_STYLE, colourEnabled, PLAIN_STYLE } from '../render/style.ts';
 import type { Command } from './command.ts';
 import { visibleLine } from '../../domain/visible.ts';
 import { visibleJson } from '../render/json.ts';
+import { docReference } from '../doc-path.ts';
 
 const OPTIONS = {
   cluster: { type: 'string' },
@@ -66,7 +67,7 @@ Options:
   --nodeclaim-wait DUR         how long to wait for the NodeClaims of deleted NodePools (default ${formatDuration(DEFAULT_NODECLAIM_WAIT_MS)})
   --timeout DUR                the whole run's deadline (default ${formatDuration(DEFAULT_CLEANUP_TIMEOUT_MS)}); when it passes, no new step
                                starts and running the command again carries on where it stopped
-  -o, --output FORMAT          table (default) or json (the result object of docs/cleanup.md)
+  -o, --output FORMAT          table (default) or json (the result object of ${docReference('cleanup.md')})
 
 Progress goes to stderr: a line per step and note, and on a terminal the wait on one line rewritten in place.
 --apply on a simulation changes only the simulation.

@@ -86,6 +86,14 @@ describe('dist/kubectl-sentinel, on a machine without Node.js', () => {
     expect(wrong.stderr).toBe("karpenter-sentinel: unknown option --form for 'scan' (see kubectl sentinel help scan)\n");
   });
 
+  it('points its help at docs it carries: an absolute path to a file it unpacked', async () => {
+    const result = await runProcess(binary, ['cleanup', '--help'], { cwd: work, env });
+
+    const doc = /(\S+\/docs\/cleanup\.md)/.exec(result.stdout)?.[1] ?? '';
+    expect(doc.startsWith(scratch)).toBe(true);
+    expect(existsSync(doc)).toBe(true);
+  });
+
   it('unpacks its examples once, into a folder only this user may enter', async () => {
     await runProcess(binary, ['--version'], { cwd: work, env });
     const [folder, ...others] = await readdir(scratch);

@@ -90,6 +90,15 @@ describe('the installed karpenter-sentinel, run outside the checkout', () => {
     expect(result.stdout).toBe(`karpenter-sentinel ${await packageVersion()}\n`);
   });
 
+  it('points its help at docs it ships: an absolute path inside the installed package', async () => {
+    const result = await runProcess(installed, ['scan', '--help'], { cwd: work, env });
+    const pkg = path.join(path.dirname(path.dirname(installed)), 'lib', 'node_modules', 'karpenter-sentinel');
+
+    const doc = /(\S+\/docs\/usage\.md)/.exec(result.stdout)?.[1] ?? '';
+    expect(doc).toBe(path.join(pkg, 'docs', 'usage.md'));
+    expect(existsSync(doc)).toBe(true);
+  });
+
   it('scans a capture offline and prints the JSON report', async () => {
     const result = await runProcess(installed, ['scan', '--from', capture, '-o', 'json', '--fail-on', 'never'], {
       cwd: path.dirname(capture),
