@@ -18,6 +18,7 @@ import type { Command } from './command.ts';
 import { visibleLine } from '../../domain/visible.ts';
 import { visibleJson } from '../render/json.ts';
 import { docReference } from '../doc-path.ts';
+import { withBundledExamples } from '../bundled-examples.ts';
 
 const OPTIONS = {
   cluster: { type: 'string' },
@@ -84,7 +85,7 @@ export const cleanupCommand: Command = {
     const nodeClaimWaitMs = durationOf('nodeclaim-wait', values['nodeclaim-wait'], DEFAULT_NODECLAIM_WAIT_MS);
     const timeoutMs = durationOf('timeout', values.timeout, DEFAULT_CLEANUP_TIMEOUT_MS);
     if (timeoutMs <= 0) throw new UsageError(`--timeout must be longer than 0 (got '${stringOf(values.timeout)}')`);
-    const simulate = stringsOf(values.simulate);
+    const simulate = withBundledExamples(stringsOf(values.simulate), ctx);
     const clusterName = stringOf(values.cluster);
     if (clusterName?.trim() === '') throw new UsageError('--cluster needs a name');
     if (clusterName !== undefined && !isEksClusterName(clusterName)) {

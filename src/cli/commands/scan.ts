@@ -31,6 +31,7 @@ import { colourEnabled } from '../render/style.ts';
 import { DEFAULT_MAX_FILE_BYTES } from '../../snapshot/size-limit.ts';
 import type { Command } from './command.ts';
 import { docReference } from '../doc-path.ts';
+import { withBundledExamples } from '../bundled-examples.ts';
 
 const OPTIONS = {
   from: { type: 'string', multiple: true },
@@ -129,8 +130,8 @@ export const scanCommand: Command = {
       initializationMs: durationOf('initialization', values.initialization, d.initializationMs),
     };
     const maxTerminationsPerRun = countOf('max-terminations', values['max-terminations'], CLI_ACTIONS.maxTerminationsPerRun);
-    const from = stringsOf(values.from);
-    const simulate = stringsOf(values.simulate);
+    const from = withBundledExamples(stringsOf(values.from), ctx);
+    const simulate = withBundledExamples(stringsOf(values.simulate), ctx);
     const clusterName = stringOf(values.cluster);
     if (clusterName?.trim() === '') throw new UsageError('--cluster needs a name');
     const maxFileBytes = byteSizeOf('max-file-size', values['max-file-size']);
