@@ -17,7 +17,7 @@ export interface Cause<C extends FindingCode = FindingCode> {
 export interface Remediation {
   action: RemediationAction;
   status: RemediationStatus;
-  /** Why it was skipped or failed; empty otherwise. */
+  /** Why it was skipped or failed, or what came of an applied action; empty when planned or manual. */
   reason: string;
   /** Commands or edits a human can run, filled with real names and ARNs. */
   steps: string[];
