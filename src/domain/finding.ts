@@ -85,7 +85,7 @@ export type NewFinding<C extends FindingCode> = Omit<Finding<C>, 'id'> & { discr
 
 /** The one way detectors build findings, so ids are always derived the same way. */
 export function newFinding<C extends FindingCode>(f: NewFinding<C>): Finding<C> {
-  // Spelled out so the report's key order is DESIGN.md's, whatever order a detector wrote.
+  // Spelled out so the key order is the one docs/report-json.md#report-json shows, whatever order a detector wrote.
   return {
     id: findingId(f.code, f.resource, f.discriminator),
     code: f.code,
