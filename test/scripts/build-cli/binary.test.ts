@@ -5,11 +5,12 @@
  * simulator must work from an empty folder.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBinary } from '../../../scripts/build-cli.ts';
+import { REPO_ROOT } from '../../../scripts/functions.ts';
 import { findingsOf, copyExample, EXAMPLE_FINDINGS, exampleCount, packageVersion, runProcess } from './run.ts';
 
 let work = '';
@@ -46,6 +47,13 @@ afterAll(async () => {
 });
 
 describe('dist/kubectl-sentinel, on a machine without Node.js', () => {
+  it('is the size the README says, within 2% (most of it is Node itself)', async () => {
+    const readme = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const stated = Number(/dist\/kubectl-sentinel \(about ([\d.]+) MB\)/.exec(readme)?.[1]);
+
+    expect(Math.abs((await stat(binary)).size / 1e6 - stated) / stated).toBeLessThan(0.02);
+  });
+
   it('has nothing but itself on PATH', async () => {
     expect(await readdir(binDir)).toEqual(['kubectl-sentinel']);
   });

@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -72,6 +72,13 @@ describe('the packed tarball', () => {
     expect(files).toContain('package/examples/nodes-not-registering-aws-auth/aws-auth.yaml');
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([]);
     expect((await stat(tarball)).size).toBeLessThan(5 * 1024 * 1024);
+  });
+
+  it('is the size the README says, within 10%', async () => {
+    const readme = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const stated = Number(/karpenter-sentinel-[\d.]+\.tgz \(about ([\d.]+) MB\)/.exec(readme)?.[1]);
+
+    expect(Math.abs((await stat(tarball)).size / 1e6 - stated) / stated).toBeLessThan(0.1);
   });
 
   it('installs globally without fetching a single dependency', () => {
