@@ -1,5 +1,5 @@
 /**
- * Writes a snapshot as the capture files users produce (DESIGN.md "Snapshot input"): one
+ * Writes a snapshot as the capture files users produce (docs/capture.md#what-to-capture): one
  * `kubectl get <plural> -A -o json` (or `-o yaml`) List per resource, the AWS CLI's JSON output, and the
  * controller log as JSON lines. Indented as kubectl and the AWS CLI print them (4 spaces).
  */
@@ -16,7 +16,7 @@ export interface CaptureFile {
   bytes: number;
 }
 
-/** `json`: `kubectl get -o json` Lists, as DESIGN.md shows them; `yaml`: the `-o yaml` twin (kubectl's Lists only; the AWS CLI's output and the log stay as they are). */
+/** `json`: `kubectl get -o json` Lists, as kubectl prints them; `yaml`: the `-o yaml` twin (kubectl's Lists only; the AWS CLI's output and the log stay as they are). */
 export type KubectlFormat = 'json' | 'yaml';
 
 export function writeCaptureFiles(snapshot: ClusterSnapshot, dir: string, format: KubectlFormat = 'json'): CaptureFile[] {

@@ -573,7 +573,7 @@ function loadSection(r: AnalysisResults): Section {
       ...yamlRows(r, w),
     ],
     notes: [
-      'Written by `writeCaptureFiles` (bench/capture-files.ts) in the DESIGN.md input format, 4-space indented as kubectl and the AWS CLI print it; loaded in a fresh child process.',
+      'Written by `writeCaptureFiles` (bench/capture-files.ts) in the capture format of docs/capture.md, 4-space indented as kubectl and the AWS CLI print it; loaded in a fresh child process.',
       'The `-o yaml` twin: the same cluster with each kubectl List written as `kubectl get -o yaml` prints it (2-space indent, entries at column 0; the AWS CLI files and the log unchanged), loaded and analysed the same way in its own child process.',
     ],
   };

@@ -9,7 +9,7 @@
  *   from the project's own Node 22 (node@22 devDependency): no Node.js needed on the machine, and
  *   a kubectl plugin by its name (`kubectl sentinel scan ...`). SEA in Node 22 runs one CommonJS
  *   script, so the CLI is bundled again as CJS; the files it reads beside its sources (examples/,
- *   the TLS material, package.json) travel as one SEA asset that src/cli/binary.ts unpacks.
+ *   docs/, the TLS material, package.json) travel as one SEA asset that src/cli/binary.ts unpacks.
  *
  * Usage: `node scripts/build-cli.ts [--binary] [--out FILE]`.
  */
@@ -80,11 +80,13 @@ async function bundledFiles(root: string): Promise<Record<string, string>> {
   for (const f of TLS_FILES) {
     files[`dist/cli/tls/${f}`] = await readFile(path.join(REPO_ROOT, 'src', 'simulator', 'tls', f), 'utf8');
   }
-  const examples = path.join(REPO_ROOT, 'examples');
-  for (const entry of await readdir(examples, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const full = path.join(entry.parentPath, entry.name);
-    files[path.relative(REPO_ROOT, full).split(path.sep).join('/')] = await readFile(full, 'utf8');
+  // The examples for the demo and scan; the docs the help names (src/cli/doc-path.ts).
+  for (const folder of ['examples', 'docs']) {
+    for (const entry of await readdir(path.join(REPO_ROOT, folder), { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const full = path.join(entry.parentPath, entry.name);
+      files[path.relative(REPO_ROOT, full).split(path.sep).join('/')] = await readFile(full, 'utf8');
+    }
   }
   return files;
 }

@@ -281,7 +281,7 @@ export function readCleanupConfig(env: NodeJS.ProcessEnv = process.env): Cleanup
   return read.done(config);
 }
 
-/** The deployed service fixes what is safe by default: restarts applied, terminations only planned (DESIGN.md). */
+/** The deployed service fixes what is safe by default: restarts applied, terminations only planned (docs/guardrails.md#remediation-modes). */
 export const SERVICE_ACTIONS: ActionSettings = {
   ...CLI_ACTIONS,
   modes: { ROLLOUT_RESTART: 'apply', TERMINATE_INSTANCE: 'dry-run' },

@@ -1,5 +1,5 @@
 /**
- * The `cleanup` function's event → a CleanupRequest (DESIGN.md "Destroy-time cleanup"). The event is
+ * The `cleanup` function's event → a CleanupRequest (docs/cleanup.md#the-cleanup-function). The event is
  * typed by hand (`aws lambda invoke`, a Terraform provisioner), and a mistake here deletes things, so
  * nothing is guessed: a misspelt field ("dryrun") or a string "false" is refused, never read as the
  * opposite of a dry run or silently ignored.

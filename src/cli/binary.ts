@@ -2,8 +2,8 @@
  * The entry of the single executable (`npm run build:binary`, scripts/build-cli.ts): a Node SEA,
  * bundled as CommonJS, usually installed as `kubectl-sentinel` so that kubectl runs it as a plugin.
  *
- * The CLI reads a few files beside its sources (examples/ for the demo, the simulator's TLS
- * material, package.json for --version). The binary carries them as one SEA asset and unpacks
+ * The CLI reads a few files beside its sources (examples/ for the demo, docs/ the help names,
+ * the simulator's TLS material, package.json for --version). The binary carries them as one SEA asset and unpacks
  * them once per version into a private folder under the temporary directory; the build points
  * the bundle's `import.meta.url` at that folder, so every such read finds its file.
  */

@@ -44,7 +44,7 @@ Exit codes: 0 nothing at or above --fail-on (cleanup: complete), 1 something is 
 
 /**
  * The command line. Never throws and never prints a stack trace unless --debug: every error is
- * one line on stderr and an exit code (DESIGN.md "Commands").
+ * one line on stderr and an exit code (docs/usage.md#exit-codes).
  */
 export async function runCli(
   argv: readonly string[],

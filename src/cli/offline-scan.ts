@@ -28,7 +28,7 @@ export async function scanCapture(paths: readonly string[], settings: OfflineSca
   });
 }
 
-/** DESIGN.md: 0 when nothing is at or above `--fail-on`, 1 when something is. */
+/** 0 when nothing is at or above `--fail-on`, 1 when something is (docs/usage.md#exit-codes). */
 export function exitCodeFor(report: Report, failOn: FailOn): 0 | 1 {
   if (failOn === 'never') return 0;
   return report.findings.some((f) => SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn]) ? 1 : 0;

@@ -14,7 +14,7 @@ export interface DetectContext {
 /**
  * One finding code. Pure: no I/O, no clock but `ctx.now`.
  *
- * Completeness (DESIGN.md): the engine runs a detector only when every source in `requires` was
+ * Completeness (docs/capture.md#completeness): the engine runs a detector only when every source in `requires` was
  * captured and, if `anyOf` is given, at least one of those too. A detector none of whose
  * `requires`/`anyOf` sources was captured was not asked for; one with some but not all
  * `requires` does not run and the report gets a gap. `refinedBy` sources only sharpen causes.

@@ -1,4 +1,4 @@
-/** Public contract: finding codes, cause codes, severities and remediation vocabulary (DESIGN.md). */
+/** Public contract: finding codes, cause codes, severities and remediation vocabulary (docs/findings.md#findings-and-causes). */
 
 export const SEVERITIES = ['critical', 'warning', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -93,7 +93,7 @@ export const CAUSES_BY_FINDING = {
     'LAUNCH_TEMPLATE_UNKNOWN',
     'LAUNCH_TEMPLATE_NOT_KARPENTERS',
   ],
-  // Second wave (DESIGN.md): what blocks a node Karpenter is terminating or wants to replace.
+  // What blocks a node Karpenter is terminating or wants to replace (docs/findings.md#node_termination_stuck).
   NODE_TERMINATION_STUCK: [
     'CONTROLLER_UNAVAILABLE',
     'PDB_BLOCKS_EVICTION',

@@ -17,7 +17,7 @@ export interface Cause<C extends FindingCode = FindingCode> {
 export interface Remediation {
   action: RemediationAction;
   status: RemediationStatus;
-  /** Why it was skipped or failed; empty otherwise. */
+  /** Why it was skipped or failed, or what came of an applied action; empty when planned or manual. */
   reason: string;
   /** Commands or edits a human can run, filled with real names and ARNs. */
   steps: string[];
@@ -85,7 +85,7 @@ export type NewFinding<C extends FindingCode> = Omit<Finding<C>, 'id'> & { discr
 
 /** The one way detectors build findings, so ids are always derived the same way. */
 export function newFinding<C extends FindingCode>(f: NewFinding<C>): Finding<C> {
-  // Spelled out so the report's key order is DESIGN.md's, whatever order a detector wrote.
+  // Spelled out so the key order is the one docs/report-json.md#report-json shows, whatever order a detector wrote.
   return {
     id: findingId(f.code, f.resource, f.discriminator),
     code: f.code,

@@ -5,7 +5,7 @@ import type { Gap, SourceName } from './snapshot.ts';
 
 export const REPORT_SCHEMA_VERSION = 1;
 
-/** `--output json` shape (DESIGN.md "Report"): keep stable. */
+/** `--output json` shape (docs/report-json.md#report-json): keep stable. */
 export interface Report {
   schemaVersion: typeof REPORT_SCHEMA_VERSION;
   cluster: string;

@@ -1,6 +1,6 @@
 import type { ActionKind, Severity } from './codes.ts';
 
-/** Thresholds the detectors use (DESIGN.md defaults). All durations in milliseconds. */
+/** Thresholds the detectors use (defaults: docs/usage.md#scanning-captured-files-scan---from). All durations in milliseconds. */
 export interface DetectionSettings {
   controllerPendingMs: number;
   workloadPendingMs: number;

@@ -28,7 +28,7 @@ export function checkCaptureScriptOptions(options: CaptureScriptOptions): void {
   }
 }
 
-/** One kubectl command per file: the kinds DESIGN.md's snapshot input lists, and the second wave's. */
+/** One kubectl command per file: the Kubernetes kinds docs/capture.md#what-to-capture lists. */
 const KUBECTL: readonly [file: string, command: string][] = [
   ['pods.json', 'kubectl get pods -A -o json'],
   ['deployments.json', 'kubectl get deployments -A -o json'],

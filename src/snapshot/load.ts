@@ -1,5 +1,5 @@
 /**
- * Offline input: `karpenter-sentinel scan --from PATH...` (DESIGN.md "Snapshot input").
+ * Offline input: `karpenter-sentinel scan --from PATH...` (docs/capture.md#what-to-capture).
  * Everything a user can capture with kubectl and the AWS CLI, recognised by content.
  */
 import type { LoadOptions, LoadResult } from './load-result.ts';

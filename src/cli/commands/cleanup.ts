@@ -17,6 +17,8 @@ import { ANSI_STYLE, colourEnabled, PLAIN_STYLE } from '../render/style.ts';
 import type { Command } from './command.ts';
 import { visibleLine } from '../../domain/visible.ts';
 import { visibleJson } from '../render/json.ts';
+import { docReference } from '../doc-path.ts';
+import { withBundledExamples } from '../bundled-examples.ts';
 
 const OPTIONS = {
   cluster: { type: 'string' },
@@ -66,7 +68,7 @@ Options:
   --nodeclaim-wait DUR         how long to wait for the NodeClaims of deleted NodePools (default ${formatDuration(DEFAULT_NODECLAIM_WAIT_MS)})
   --timeout DUR                the whole run's deadline (default ${formatDuration(DEFAULT_CLEANUP_TIMEOUT_MS)}); when it passes, no new step
                                starts and running the command again carries on where it stopped
-  -o, --output FORMAT          table (default) or json (the result object of docs/cleanup.md)
+  -o, --output FORMAT          table (default) or json (the result object of ${docReference('cleanup.md')})
 
 Progress goes to stderr: a line per step and note, and on a terminal the wait on one line rewritten in place.
 --apply on a simulation changes only the simulation.
@@ -83,7 +85,7 @@ export const cleanupCommand: Command = {
     const nodeClaimWaitMs = durationOf('nodeclaim-wait', values['nodeclaim-wait'], DEFAULT_NODECLAIM_WAIT_MS);
     const timeoutMs = durationOf('timeout', values.timeout, DEFAULT_CLEANUP_TIMEOUT_MS);
     if (timeoutMs <= 0) throw new UsageError(`--timeout must be longer than 0 (got '${stringOf(values.timeout)}')`);
-    const simulate = stringsOf(values.simulate);
+    const simulate = withBundledExamples(stringsOf(values.simulate), ctx);
     const clusterName = stringOf(values.cluster);
     if (clusterName?.trim() === '') throw new UsageError('--cluster needs a name');
     if (clusterName !== undefined && !isEksClusterName(clusterName)) {

@@ -30,6 +30,8 @@ import { incompleteWarning } from '../render/format.ts';
 import { colourEnabled } from '../render/style.ts';
 import { DEFAULT_MAX_FILE_BYTES } from '../../snapshot/size-limit.ts';
 import type { Command } from './command.ts';
+import { docReference } from '../doc-path.ts';
+import { withBundledExamples } from '../bundled-examples.ts';
 
 const OPTIONS = {
   from: { type: 'string', multiple: true },
@@ -68,7 +70,7 @@ Input:
   --context NAME               live: reach the Kubernetes API through this kubeconfig context (KUBECONFIG or ~/.kube/config)
                                instead of an EKS token for the ambient AWS credentials
   --kube-read-limits LIMITS    live: raise how much one Kubernetes list or log may read, e.g. response-size=64MiB,list-items=500000
-                               (also KUBE_READ_LIMITS; names and defaults in docs/usage.md)
+                               (also KUBE_READ_LIMITS; names and defaults in ${docReference('usage.md')})
   --simulate PATH...           serve captured files as a cluster (fake Kubernetes API on 127.0.0.1, in-memory AWS)
   --apply                      carry out the planned remediations (live and simulated scans; default: dry run)
   --now ISO-8601               the time to judge ages against, e.g. 2026-01-01T00:00:00Z (default: now)
@@ -128,8 +130,8 @@ export const scanCommand: Command = {
       initializationMs: durationOf('initialization', values.initialization, d.initializationMs),
     };
     const maxTerminationsPerRun = countOf('max-terminations', values['max-terminations'], CLI_ACTIONS.maxTerminationsPerRun);
-    const from = stringsOf(values.from);
-    const simulate = stringsOf(values.simulate);
+    const from = withBundledExamples(stringsOf(values.from), ctx);
+    const simulate = withBundledExamples(stringsOf(values.simulate), ctx);
     const clusterName = stringOf(values.cluster);
     if (clusterName?.trim() === '') throw new UsageError('--cluster needs a name');
     const maxFileBytes = byteSizeOf('max-file-size', values['max-file-size']);

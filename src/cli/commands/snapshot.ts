@@ -9,6 +9,7 @@ import { printNotices, writeLines, writeNote } from '../io.ts';
 import type { Command } from './command.ts';
 import { visibleLine } from '../../domain/visible.ts';
 import { isSetAsideGap, type Gap } from '../../domain/snapshot.ts';
+import { docReference } from '../doc-path.ts';
 
 const OPTIONS = {
   cluster: { type: 'string' },
@@ -35,7 +36,7 @@ it offline:
   --region REGION              AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)
   --context NAME               reach the Kubernetes API through this kubeconfig context instead of an EKS token
   --kube-read-limits LIMITS    raise how much one Kubernetes list or log may read, e.g. response-size=64MiB,list-items=500000
-                               (also KUBE_READ_LIMITS; names and defaults in docs/usage.md)
+                               (also KUBE_READ_LIMITS; names and defaults in ${docReference('usage.md')})
 
 Exit codes: 0 written (even with sources that could not be read: see SNAPSHOT.md), 2 usage error.`;
 

@@ -75,6 +75,12 @@ export function notCapturedLine(report: Report): string | undefined {
   return `not captured: ${sources.join(', ')} — causes that need them may be less precise`;
 }
 
+/**
+ * Said after the not-captured line of a report with no gaps: what it did capture was read in
+ * full, though "data complete" would be untrue with sources missing.
+ */
+export const CAPTURED_ALL_READ = 'everything that was captured was read: no gaps';
+
 /** `nodeclaims: 403 Forbidden; pods: 2 objects set aside as malformed (see notes)`: what happened, per gap, on one line. */
 export function gapsDetail(report: Report): string {
   return visibleLine(

@@ -7,7 +7,7 @@ import type { Report } from '../../domain/report.ts';
 const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**
- * Exactly the Report object (DESIGN.md "Report"), nothing else. Characters that would act on a
+ * Exactly the Report object (docs/report-json.md#report-json), nothing else. Characters that would act on a
  * terminal are written as `\uXXXX` escapes: the same JSON value to a parser, inert on screen.
  */
 export function renderJson(report: Report): string {

@@ -1,6 +1,7 @@
 import type { Finding } from '../../domain/finding.ts';
 import type { Report } from '../../domain/report.ts';
 import {
+  CAPTURED_ALL_READ,
   describeRemediation,
   describeResource,
   GAPS_MEAN,
@@ -20,16 +21,17 @@ export function renderMarkdown(unsafe: Report): string {
     `Generated at ${text(report.generatedAt)}.`,
     '',
   ];
-  if (report.complete) {
+  const notCaptured = notCapturedLine(report);
+  if (report.complete && !notCaptured) {
     out.push('Data complete: every source the checks asked for was captured.', '');
-  } else {
+  } else if (!report.complete) {
     out.push(`> **Data incomplete:** ${GAPS_MEAN} because of these gaps:`);
     for (const gap of report.gaps) out.push(`> - ${markdownCode(gap.source)}: ${text(gap.error)}`);
     for (const file of report.unreadFiles ?? []) out.push(`> - left out: ${text(file)}`);
     out.push('');
   }
-  const notCaptured = notCapturedLine(report);
   if (notCaptured) out.push(`**Not captured:** ${text(notCaptured.slice('not captured: '.length))}`, '');
+  if (notCaptured && report.complete) out.push(`${capitalised(CAPTURED_ALL_READ)}.`, '');
   out.push(`**Summary:** ${summaryLine(report.summary)}`, '');
   if (report.findings.length === 0) {
     out.push(report.complete ? 'No findings.' : 'No findings in the data that was captured.');
@@ -73,3 +75,7 @@ const fenced = markdownFence;
 /** Text from the data, on one line and shown literally. */
 const text = markdownText;
 const paragraph = markdownParagraph;
+
+function capitalised(sentence: string): string {
+  return sentence.charAt(0).toUpperCase() + sentence.slice(1);
+}

@@ -2,13 +2,15 @@ import type { Finding, Remediation } from '../../domain/finding.ts';
 import { describeResource, isManual, NOT_RUN_NOTE } from './format.ts';
 import type { Style } from './style.ts';
 import { NO_WRAP, wrapLine } from './wrap.ts';
+import { wrapStep } from './wrap-step.ts';
 
 /** Past this many facts a finding shows the first ones and how many more the JSON report holds. */
 export const MAX_EVIDENCE_SHOWN = 8;
 
 /**
  * One finding in full: heading, title, since, cause, evidence, then the remediation and its steps.
- * Prose wraps to `width`, each item hanging under its own indent; the steps never wrap.
+ * Prose wraps to `width`, each item hanging under its own indent; so do a step's prose and `# why`
+ * comments, never its commands (wrap-step.ts).
  */
 export function findingBlock(finding: Finding, style: Style, width: number = NO_WRAP): string[] {
   const prose = (line: string, hang: string) => wrapLine(line, width, hang);
@@ -54,7 +56,7 @@ function remediationLines(remediation: Remediation | null, style: Style, width: 
   const prose = (line: string) => wrapLine(line, width, '    ');
   const steps = remediation.steps.flatMap((step, i) => {
     const number = `    ${i + 1}. `;
-    return indentBlock(step, number, ' '.repeat(number.length));
+    return wrapStep(step, number, ' '.repeat(number.length), width);
   });
   const stepsFollow = steps.length > 0;
   if (isManual(remediation)) return [`  remediation: manual${stepsFollow ? ' (do these by hand):' : ''}`, ...steps];
@@ -79,9 +81,4 @@ function statusWord(remediation: Remediation, style: Style): string {
   if (remediation.status === 'skipped') return style.warn('SKIPPED');
   if (remediation.status === 'failed') return style.severity('critical', 'FAILED');
   return remediation.status;
-}
-
-/** First line after `first`, continuation lines after `rest`; the text itself is untouched. */
-function indentBlock(text: string, first: string, rest: string): string[] {
-  return text.split('\n').map((line, i) => (i === 0 ? first : line === '' ? '' : rest) + line);
 }

@@ -2,6 +2,7 @@ import type { Finding } from '../../domain/finding.ts';
 import type { Report } from '../../domain/report.ts';
 import { findingBlock, remediationBrief } from './table-finding.ts';
 import {
+  CAPTURED_ALL_READ,
   describeResource,
   exitLine,
   GAPS_MEAN,
@@ -18,15 +19,15 @@ export interface TableOptions {
   style?: Style;
   /** Printed after the counts, so the last line says what `$?` will be. */
   outcome?: ExitOutcome;
-  /** The terminal's width: prose wraps to it, the overview fits it; steps are never wrapped. Default: no wrapping. */
+  /** The terminal's width: prose wraps to it, the overview fits it; commands in steps are never wrapped. Default: no wrapping. */
   width?: number;
 }
 
 /**
  * The human report, read top to bottom at 3 a.m.: what is incomplete, a one-line overview per
  * finding, each finding in full, then the counts and the exit code. Prose wraps to the width under
- * a hanging indent; steps never do, so commands can be copied whole (a long one runs long), and
- * multi-line steps keep their own line breaks under an indent.
+ * a hanging indent, a step's `# why` into more `# ` lines; commands never do, so they can be
+ * copied whole (a long one runs long), and multi-line steps keep their own line breaks.
  */
 export function renderTable(unsafe: Report, options: TableOptions = {}): string {
   const style = options.style ?? PLAIN_STYLE;
@@ -47,7 +48,9 @@ function header(report: Report, style: Style, width: number): string[] {
   const head = `cluster ${style.bold(report.cluster)} at ${report.generatedAt}`;
   const notCaptured = notCapturedLine(report);
   const lacking = notCaptured ? wrapLine(notCaptured, width, '  ') : [];
-  if (report.complete) return [...wrapLine(`${head} · data complete`, width, '  '), ...lacking];
+  if (report.complete && !notCaptured) return wrapLine(`${head} · data complete`, width, '  ');
+  // What was not captured comes first: "data complete" above it would read as a contradiction.
+  if (report.complete) return [...wrapLine(head, width, '  '), ...lacking, ...wrapLine(CAPTURED_ALL_READ, width, '  ')];
   const files = report.unreadFiles ?? [];
   const count = report.gaps.length + files.length === 1 ? '1 gap' : `${report.gaps.length + files.length} gaps`;
   return [

@@ -133,7 +133,7 @@ function latestFirst(a: PodFailure, b: PodFailure): number {
   return time(b) - time(a) || podRef(a.pod).localeCompare(podRef(b.pod));
 }
 
-/** The first cause of DESIGN.md's order that applies. */
+/** The first cause that applies, in the order of the table in docs/findings.md#karpenter_controller_unhealthy. */
 function diagnose(ctx: DetectContext, info: ControllerInfo, f: PodFailure): Diagnosis {
   const logs = ctx.snapshot.logs;
   const pod = podRef(f.pod);

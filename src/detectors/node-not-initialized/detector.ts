@@ -78,7 +78,7 @@ function longestStuckFirst(a: Stuck, b: Stuck): number {
 
 const CAUSE_ORDER: readonly Cause[] = CAUSES_BY_FINDING.NODE_NOT_INITIALIZED;
 
-/** The cause most of the pool's NodeClaims share; a tie goes to the one listed first in DESIGN.md. */
+/** The cause most of the pool's NodeClaims share; a tie goes to the one listed first (docs/findings.md#node_not_initialized). */
 function mainCause(stuck: readonly Stuck[]): Cause {
   const count = (c: Cause) => stuck.filter((s) => s.diagnosis.cause === c).length;
   return [...CAUSE_ORDER].sort((a, b) => count(b) - count(a) || CAUSE_ORDER.indexOf(a) - CAUSE_ORDER.indexOf(b))[0] ?? 'UNKNOWN';

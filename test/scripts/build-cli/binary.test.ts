@@ -5,11 +5,12 @@
  * simulator must work from an empty folder.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBinary } from '../../../scripts/build-cli.ts';
+import { REPO_ROOT } from '../../../scripts/functions.ts';
 import { findingsOf, copyExample, EXAMPLE_FINDINGS, exampleCount, packageVersion, runProcess } from './run.ts';
 
 let work = '';
@@ -46,6 +47,13 @@ afterAll(async () => {
 });
 
 describe('dist/kubectl-sentinel, on a machine without Node.js', () => {
+  it('is the size the README says, within 2% (most of it is Node itself)', async () => {
+    const readme = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const stated = Number(/dist\/kubectl-sentinel \(about ([\d.]+) MB\)/.exec(readme)?.[1]);
+
+    expect(Math.abs((await stat(binary)).size / 1e6 - stated) / stated).toBeLessThan(0.02);
+  });
+
   it('has nothing but itself on PATH', async () => {
     expect(await readdir(binDir)).toEqual(['kubectl-sentinel']);
   });
@@ -84,6 +92,14 @@ describe('dist/kubectl-sentinel, on a machine without Node.js', () => {
     expect(help.stdout).toContain('Usage: kubectl sentinel <command> [options]');
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toBe("karpenter-sentinel: unknown option --form for 'scan' (see kubectl sentinel help scan)\n");
+  });
+
+  it('points its help at docs it carries: an absolute path to a file it unpacked', async () => {
+    const result = await runProcess(binary, ['cleanup', '--help'], { cwd: work, env });
+
+    const doc = /(\S+\/docs\/cleanup\.md)/.exec(result.stdout)?.[1] ?? '';
+    expect(doc.startsWith(scratch)).toBe(true);
+    expect(existsSync(doc)).toBe(true);
   });
 
   it('unpacks its examples once, into a folder only this user may enter', async () => {

@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -74,6 +74,13 @@ describe('the packed tarball', () => {
     expect((await stat(tarball)).size).toBeLessThan(5 * 1024 * 1024);
   });
 
+  it('is the size the README says, within 10%', async () => {
+    const readme = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const stated = Number(/karpenter-sentinel-[\d.]+\.tgz \(about ([\d.]+) MB\)/.exec(readme)?.[1]);
+
+    expect(Math.abs((await stat(tarball)).size / 1e6 - stated) / stated).toBeLessThan(0.1);
+  });
+
   it('installs globally without fetching a single dependency', () => {
     const pkg = path.join(path.dirname(path.dirname(installed)), 'lib', 'node_modules', 'karpenter-sentinel');
 
@@ -88,6 +95,15 @@ describe('the installed karpenter-sentinel, run outside the checkout', () => {
 
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe(`karpenter-sentinel ${await packageVersion()}\n`);
+  });
+
+  it('points its help at docs it ships: an absolute path inside the installed package', async () => {
+    const result = await runProcess(installed, ['scan', '--help'], { cwd: work, env });
+    const pkg = path.join(path.dirname(path.dirname(installed)), 'lib', 'node_modules', 'karpenter-sentinel');
+
+    const doc = /(\S+\/docs\/usage\.md)/.exec(result.stdout)?.[1] ?? '';
+    expect(doc).toBe(path.join(pkg, 'docs', 'usage.md'));
+    expect(existsSync(doc)).toBe(true);
   });
 
   it('scans a capture offline and prints the JSON report', async () => {

@@ -1,5 +1,5 @@
 /**
- * The cause-code contract of DESIGN.md's table, across every detector at once: each detector
+ * The cause-code contract of docs/findings.md's cause tables, across every detector at once: each detector
  * emits only the cause codes of its own row (CAUSES_BY_FINDING), and every cause code of the table
  * is produced by some realistic scenario. A property test then throws random mixes of the same
  * objects (captured or not) at all detectors: no throw, and still no cause outside its row.
@@ -51,7 +51,7 @@ function mergeSnapshots(parts: readonly ClusterSnapshot[], captured: Set<SourceN
 
 const pairsOf = (findings: readonly Finding[]): Pair[] => findings.map((f) => `${f.code}/${f.cause?.code ?? 'null'}` as Pair);
 
-describe('cause codes: DESIGN.md table', () => {
+describe('cause codes: docs/findings.md tables', () => {
   it.each(SCENARIOS.map((s) => [s.name, s] as const))('%s', (_name, scenario) => {
     // Act
     const findings = run(scenario.snapshot);

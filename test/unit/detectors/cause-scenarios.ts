@@ -1,5 +1,5 @@
 /**
- * Realistic snapshots, one or more per cause code of DESIGN.md's table, shared by the tests that
+ * Realistic snapshots, one or more per cause code of docs/findings.md, shared by the tests that
  * run every detector at once (cause-code contract, pasteable steps).
  */
 import type { FindingCode } from '../../../src/domain/codes.ts';
@@ -218,7 +218,7 @@ export interface Scenario {
   produces: Pair[];
 }
 
-/** One or more realistic snapshots per cause code of DESIGN.md's table. */
+/** One or more realistic snapshots per cause code of docs/findings.md. */
 export const SCENARIOS: Scenario[] = [
   {
     name: 'controller kept default-scheduler under an ACTIVE Fargate profile',

@@ -138,4 +138,13 @@ describe('renderMarkdown: what was not captured, and files left out', () => {
     expect(text).toContain('> - left out: capture/dump.yaml: holds an error instead of an output');
     expect(text).toContain('**Not captured:** fargateprofiles — causes that need them may be less precise');
   });
+
+  it('does not call data with sources not captured complete: those come first, then that the rest was read', () => {
+    const text = renderMarkdown({ ...reportOf([orphan]), notCaptured: ['fargateprofiles' as const] });
+
+    expect(text).not.toMatch(/data complete/i);
+    expect(text).toContain(
+      '**Not captured:** fargateprofiles — causes that need them may be less precise\n\nEverything that was captured was read: no gaps.\n',
+    );
+  });
 });

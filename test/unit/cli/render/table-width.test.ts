@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLES_NOW } from '../../../../src/cli/commands/demo.ts';
 import { describeResource } from '../../../../src/cli/render/format.ts';
-import { ANSI_STYLE } from '../../../../src/cli/render/style.ts';
+import { ANSI_STYLE, PLAIN_STYLE } from '../../../../src/cli/render/style.ts';
+import { findingBlock } from '../../../../src/cli/render/table-finding.ts';
 import { renderTable } from '../../../../src/cli/render/table.ts';
 import { displayWidth } from '../../../../src/cli/render/wrap.ts';
 import type { Finding } from '../../../../src/domain/finding.ts';
@@ -33,11 +34,32 @@ beforeAll(async () => {
   report = buildReport({ cluster: 'aws-2026-eks', now: NOW, gaps: [setAsideGap('pods', 2)], findings });
 });
 
-/** A step as the table shows it: its number, then each further line under the same indent. */
-function stepBlock(step: string, i: number): string[] {
-  const number = `    ${i + 1}. `;
-  return step.split('\n').map((line, j) => (j === 0 ? number : line === '' ? '' : ' '.repeat(number.length)) + line);
+/**
+ * The lines of a step a shell runs: the first unless it is a `# why` comment or a one-line step
+ * that names no program first (prose), and every line after the first that is not a comment
+ * (continuations, YAML, JSON to paste). Written apart from the renderer's own rule on purpose.
+ */
+function commandLines(step: string): string[] {
+  const lines = step.split('\n');
+  const isCommand = (line: string, j: number) =>
+    !line.startsWith('# ') &&
+    line !== '' &&
+    (j > 0 || lines.length > 1 || /^(kubectl|aws|eksctl|helm|[A-Za-z_]\w*=)\s/.test(line));
+  return lines.filter(isCommand);
 }
+
+/** The lines the table prints for step `i` of `finding` at `width` (number and indent removed). */
+function renderedStep(finding: Finding, i: number, width: number): string[] {
+  const number = `    ${i + 1}. `;
+  const lines = findingBlock(finding, PLAIN_STYLE, width);
+  const first = lines.findIndex((l) => l.startsWith(number));
+  const rest = lines.slice(first + 1);
+  const end = rest.findIndex((l) => !l.startsWith(' '.repeat(number.length)));
+  return [lines[first]!, ...rest.slice(0, end === -1 ? rest.length : end)].map((l) => l.slice(number.length));
+}
+
+/** A step read as one line: line breaks, `# ` at the start of a line and runs of spaces gone. */
+const flat = (text: string) => text.replace(/\n(# )?/g, ' ').replace(/ +/g, ' ');
 
 function overviewRows(text: string): string[] {
   const lines = text.split('\n');
@@ -47,22 +69,32 @@ function overviewRows(text: string): string[] {
 }
 
 describe.each([60, 80, 120])('the table at %i columns', (width) => {
-  it('has no line wider than the terminal but a step’s or one word too long to break', () => {
+  it('has no line wider than the terminal but a command or one word too long to break', () => {
     const text = renderTable(report, { width });
 
-    const stepLines = new Set(report.findings.flatMap((f) => (f.remediation?.steps ?? []).flatMap(stepBlock)));
-    const tooWide = text.split('\n').filter((l) => displayWidth(l) > width && !stepLines.has(l));
-    // What is left over is a single word (an ARN, a URL) under its indent or list mark.
-    for (const line of tooWide) expect(line.trim().replace(/^- /, '')).not.toContain(' ');
+    const commands = new Set(report.findings.flatMap((f) => (f.remediation?.steps ?? []).flatMap(commandLines)));
+    const tooWide = text
+      .split('\n')
+      .filter((l) => displayWidth(l) > width && !commands.has(l.trimStart().replace(/^\d+\. /, '')));
+    // What is left over is a single word (an ARN, a URL) under its indent, list mark or `# `.
+    for (const line of tooWide) expect(line.trim().replace(/^(- |# )/, '')).not.toContain(' ');
     expect(report.findings.length).toBeGreaterThan(15);
   });
 
-  it('prints every step unbroken and identical to the report’s, numbered, in order', () => {
-    const text = renderTable(report, { width });
-
+  it('prints every command of every step whole, its `# why` wrapped into `# ` lines, so it still pastes', () => {
     for (const finding of report.findings) {
       for (const [i, step] of (finding.remediation?.steps ?? []).entries()) {
-        expect(text).toContain(stepBlock(step, i).join('\n'));
+        const rendered = renderedStep(finding, i, width);
+        const commands = commandLines(step);
+        // Commands come out whole and in order, as the report has them.
+        expect(rendered.filter((l) => commands.includes(l))).toEqual(commands);
+        // Nothing but line breaks (and `# ` to start a comment line) was added or lost.
+        expect(flat(rendered.join('\n'))).toBe(flat(step));
+        // A wrapped comment stays a comment: every line before the command starts with `# `.
+        if (step.startsWith('# ')) {
+          const command = rendered.indexOf(commands[0] ?? '');
+          for (const line of rendered.slice(0, command)) expect(line).toMatch(/^# /);
+        }
       }
     }
   });

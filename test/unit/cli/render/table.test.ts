@@ -233,13 +233,34 @@ describe('renderTable with hostile text in the data', () => {
 });
 
 describe('renderTable: what was not captured, and files left out', () => {
-  it('says which refining sources were not captured, under a complete header too', () => {
+  it('says which refining sources were not captured first, and never "data complete" above them', () => {
     const report = { ...reportOf([orphan]), notCaptured: ['fargateprofiles' as const, 'accessentries' as const] };
 
     const lines = renderTable(report).split('\n');
 
-    expect(lines[0]).toMatch(/· data complete$/);
-    expect(lines[1]).toBe('not captured: fargateprofiles, accessentries — causes that need them may be less precise');
+    expect(lines.slice(0, 3)).toEqual([
+      'cluster demo at 2026-01-01T01:00:00Z',
+      'not captured: fargateprofiles, accessentries — causes that need them may be less precise',
+      'everything that was captured was read: no gaps',
+    ]);
+    expect(lines.join('\n')).not.toMatch(/data complete/i);
+  });
+
+  it('says "data complete" only when nothing the checks use was left out', () => {
+    expect(renderTable({ ...reportOf([orphan]), notCaptured: [] }).split('\n')[0]).toMatch(/· data complete$/);
+  });
+
+  it('lists what was not captured after the gaps of an incomplete report, without "complete"', () => {
+    const report = {
+      ...reportOf([orphan], [{ source: 'pods' as const, error: '403 Forbidden' }]),
+      notCaptured: ['fargateprofiles' as const],
+    };
+
+    const lines = renderTable(report).split('\n');
+
+    expect(lines[0]).toContain('DATA INCOMPLETE (1 gap)');
+    expect(lines.indexOf('not captured: fargateprofiles — causes that need them may be less precise')).toBe(2);
+    expect(lines.join('\n')).not.toMatch(/data complete|no gaps/);
   });
 
   it('counts a file left out as incomplete data and names it', () => {

@@ -1,0 +1,32 @@
+import { existsSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { writeNote, type CliContext } from './io.ts';
+
+/** An example's folder name: nothing that could climb out of examples/. */
+const EXAMPLE_NAME = /^[a-z0-9][a-z0-9-]*$/;
+
+/**
+ * Capture paths with bundled examples resolved, so `scan --from healthy` (or `examples/healthy`,
+ * as the docs and the demo write it) works from any folder, not only from the package's own. A path
+ * that exists is always taken as it is; one that does not and names a bundled example is that
+ * example, said in a note; anything else is left for the loader to refuse.
+ */
+export function withBundledExamples(paths: readonly string[], ctx: CliContext): string[] {
+  return paths.map((given) => {
+    if (existsSync(given)) return given;
+    const name = given.replace(/^(\.\/)?examples\//, '').replace(/\/$/, '');
+    if (!EXAMPLE_NAME.test(name)) return given;
+    const folder = fileURLToPath(new URL(name, ctx.services.examplesRoot));
+    if (!isDirectory(folder)) return given;
+    writeNote(ctx, `note: no file or folder ${given} here: using the bundled example ${folder}`);
+    return folder;
+  });
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
