@@ -154,8 +154,9 @@ case $vpc in
   *) run subnets.json aws_ ec2 describe-subnets ;;
 esac
 
+date -u +%Y-%m-%dT%H:%M:%SZ >"$out/captured-at.txt" # when the reads ended: scan --from judges ages at it (docs/capture.md)
 tar czf "$out.tgz" "$out" && echo "packed $out.tgz (to share; scan --from reads the folder)"
 echo "$failed command(s) failed; their errors were saved and are read as gaps."
-echo "next: karpenter-sentinel scan --from $out"
+echo "next: karpenter-sentinel scan --from $out --cluster $cluster"
 `;
 }

@@ -7,6 +7,7 @@ import {
   NOT_RUN_NOTE,
   notCapturedLine,
   summaryLine,
+  timeSourceLine,
   visibleReport,
 } from './format.ts';
 import { markdownCode, markdownFence, markdownParagraph, markdownText } from '../../domain/markdown.ts';
@@ -20,6 +21,11 @@ export function renderMarkdown(unsafe: Report): string {
     `Generated at ${text(report.generatedAt)}.`,
     '',
   ];
+  const time = timeSourceLine(report);
+  if (time) {
+    out.push(`**Time:** ${text(time.slice('time: '.length))}`, '');
+    for (const note of report.timeSource?.notes ?? []) out.push(`> ${text(note)}`, '');
+  }
   if (report.complete) {
     out.push('Data complete: every source the checks asked for was captured.', '');
   } else {

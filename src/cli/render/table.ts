@@ -8,6 +8,7 @@ import {
   gapsLine,
   notCapturedLine,
   summaryLine,
+  timeSourceLine,
   visibleReport,
   type ExitOutcome,
 } from './format.ts';
@@ -46,7 +47,11 @@ export function renderTable(unsafe: Report, options: TableOptions = {}): string 
 function header(report: Report, style: Style, width: number): string[] {
   const head = `cluster ${style.bold(report.cluster)} at ${report.generatedAt}`;
   const notCaptured = notCapturedLine(report);
-  const lacking = notCaptured ? wrapLine(notCaptured, width, '  ') : [];
+  const time = timeSourceLine(report);
+  const lacking = [
+    ...(time ? wrapLine(`  ${time}`, width, '    ') : []),
+    ...(notCaptured ? wrapLine(notCaptured, width, '  ') : []),
+  ];
   if (report.complete) return [...wrapLine(`${head} · data complete`, width, '  '), ...lacking];
   const files = report.unreadFiles ?? [];
   const count = report.gaps.length + files.length === 1 ? '1 gap' : `${report.gaps.length + files.length} gaps`;
