@@ -21,7 +21,8 @@ export type CaptureFile =
 
 /**
  * Capture files → snapshot, without touching the filesystem (the CLI, tests, the simulator and a
- * live collector's fixtures share it). Later files win over earlier ones for the same object.
+ * live collector's fixtures share it). Of one object in several files, the newer resourceVersion,
+ * else the later file, wins, with a note when the copies differ (duplicate-objects.ts).
  * Throws only InputError (a file is wrong) and UsageError (the files disagree about the cluster).
  */
 export function snapshotFromFiles(files: readonly CaptureFile[], options: LoadOptions = {}): LoadResult {
