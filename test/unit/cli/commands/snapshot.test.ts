@@ -199,6 +199,35 @@ describe('snapshot --cluster --out', () => {
     expect(await readFile(join(out, 'SNAPSHOT.md'), 'utf8')).toContain('Could not be read');
   });
 
+  it('a scan of the folder, without --now, reports every source SNAPSHOT.md lists as not read, with its error, as the live scan did', async () => {
+    const live = await services('orphans-after-destroy', false, (snapshot) => {
+      snapshot.gaps.push({ source: 'nodeclaims', error: '403 Forbidden: nodeclaims is forbidden' });
+    });
+    const out = join(dir, 'capture');
+
+    await run(['snapshot', '--cluster', live.cluster, '--out', out], { services: live });
+    const fromCapture = await run(['scan', '--from', out, '-o', 'json'], {
+      services: { clock: () => new Date('2027-01-01T00:00:00Z') },
+    });
+    const liveScan = await run(['scan', '--cluster', live.cluster, '--now', EXAMPLES_NOW, '-o', 'json'], { services: live });
+
+    const summary = await readFile(join(out, 'SNAPSHOT.md'), 'utf8');
+    const listed = (/Could not be read[^\n]*\n\n((?:- .*\n)+)/.exec(summary)?.[1] ?? '').trim().split('\n');
+    const report = JSON.parse(fromCapture.stdout) as Report;
+    const gaps = report.gaps.map((g) => `- ${g.source}: ${g.error}`);
+    console.log('LISTED', listed, gaps);
+    expect(listed.length).toBeGreaterThan(1);
+    for (const line of listed)
+      expect(
+        gaps.some((g) => line.startsWith(g.slice(0, 40))),
+        line,
+      ).toBe(true);
+    expect(report.gaps.map((g) => g.source).sort()).toEqual(
+      (JSON.parse(liveScan.stdout) as Report).gaps.map((g) => g.source).sort(),
+    );
+    expect(report.complete).toBe(false);
+  });
+
   it('records an object set aside as malformed: SNAPSHOT.md says which and why, and a scan of the folder still has the gap', async () => {
     const broken = pod({ name: 'web-1', namespace: 'shop', nodeName: 'ip-10-0-1-20.ec2.internal' });
     const live = await services('nodes-not-registering-aws-auth', true, (snapshot) => {
