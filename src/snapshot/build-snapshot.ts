@@ -50,11 +50,13 @@ export class SnapshotAssembler {
 
   addFile(file: CaptureFile): void {
     const path = displayPath(file.path);
+    // A few are enough to judge by (and to name in notes); thousands of them are no capture's.
+    const room = this.#recorded.size < MAX_RECORDED_TIMES;
     const folder = folderTimeOf(path);
-    if (folder) this.#recorded.set(folder.where, folder);
+    if (folder && room) this.#recorded.set(folder.where, folder);
     if (isCaptureTimeFile(basename(file.path))) {
       // Not a capture of the cluster: when it was taken. Counted as no file read.
-      this.#recorded.set(path, recordedTimeIn(basename(file.path), path, leadingText(file)));
+      if (room) this.#recorded.set(path, recordedTimeIn(basename(file.path), path, leadingText(file)));
       return;
     }
     try {
@@ -130,6 +132,8 @@ function leadingText(file: CaptureFile): string {
     return ''; // unreadable: judged as no time ("not a time"), never a failed scan
   }
 }
+
+const MAX_RECORDED_TIMES = 20;
 
 const int = (n: number) => n.toLocaleString('en-US');
 

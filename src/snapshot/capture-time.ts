@@ -122,7 +122,11 @@ export function judgeCaptureTime(input: {
     );
     return judged(newest.time, 'newest-timestamp', newest.where, notes);
   }
-  notes.push('the capture records no time and holds no timestamp: judged at the wall clock (--now sets the time)');
+  notes.push(
+    newest
+      ? `the capture records no time, and its newest timestamp (${newest.where} ${toIsoSeconds(newest.time)}) is before Kubernetes existed: judged at the wall clock, ${formatDuration(wallClock.getTime() - newest.time.getTime())} after it (--now sets the time)`
+      : 'the capture records no time and holds no timestamp: judged at the wall clock (--now sets the time)',
+  );
   return judged(wallClock, 'wall-clock', 'the wall clock', notes);
 }
 

@@ -121,6 +121,32 @@ describe('the time a capture is judged at', () => {
     });
   });
 
+  it('says how long after the newest timestamp the wall clock is, when that stamp is before Kubernetes existed', () => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web-1', namespace: 'shop', creationTimestamp: '1970-01-01T00:00:00Z' },
+    };
+
+    const judged = judge([{ path: 'capture/pods.json', text: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [pod] }) }]);
+
+    expect(judged.timeSource.source).toBe('wall-clock');
+    expect(judged.timeSource.notes).toEqual([
+      'the capture records no time, and its newest timestamp (Pod shop/web-1 creationTimestamp 1970-01-01T00:00:00Z) is before Kubernetes existed: judged at the wall clock, 20605d12h after it (--now sets the time)',
+    ]);
+  });
+
+  it('keeps at most 20 recorded times, so thousands of hostile time files cannot flood the notes', () => {
+    const files = Array.from({ length: 1000 }, (_, i) =>
+      CAPTURED_AT('not a time', `capture/${String(i).padStart(4, '0')}/captured-at.txt`),
+    );
+
+    const judged = judge([...files, nodes('2026-01-01T00:59:30Z')]);
+
+    expect(judged.timeSource.source).toBe('newest-timestamp');
+    expect(judged.timeSource.notes.length).toBeLessThanOrEqual(21);
+  });
+
   it.each([
     ['9999-12-31T23:59:59Z', 'is after the wall clock'],
     ['2026-06-03T12:00:00Z', 'is after the wall clock'],
