@@ -4,28 +4,41 @@ import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
 import { analyze } from '../usecases/analyze.ts';
 import type { FailOn } from './args.ts';
 import type { LoadOptions } from '../snapshot/load.ts';
+import { judgeCaptureTime } from '../snapshot/capture-time.ts';
 import type { CliContext } from './io.ts';
 import { printNotices } from './io.ts';
 
 export interface OfflineScanSettings {
   detection: DetectionSettings;
   actions: ActionSettings;
-  now: Date;
+  /** `--now`; without it, the capture's own time (capture-time.ts), else the wall clock. */
+  now?: Date;
   clusterName?: string;
   /** `--max-file-size`. */
   maxFileBytes?: number;
 }
 
-/** Captured files → Report. What the loader noticed (skipped files, guesses) goes to stderr. */
+/**
+ * Captured files → Report, judged at the capture's time (the report's `timeSource` says which).
+ * What the loader noticed (skipped files, guesses) and what the reader should know about the
+ * time go to stderr.
+ */
 export async function scanCapture(paths: readonly string[], settings: OfflineScanSettings, ctx: CliContext): Promise<Report> {
-  const { snapshot, notices } = await ctx.services.loadSnapshot(paths, loadOptionsOf(settings));
-  printNotices(notices, ctx);
-  return analyze(snapshot, {
+  const { snapshot, notices, recordedTimes } = await ctx.services.loadSnapshot(paths, loadOptionsOf(settings));
+  const { time, timeSource } = judgeCaptureTime({
+    ...(settings.now ? { nowOption: settings.now } : {}),
+    recorded: recordedTimes ?? [],
+    snapshot,
+    wallClock: ctx.services.clock(),
+  });
+  printNotices([...notices, ...timeSource.notes], ctx);
+  const report = analyze(snapshot, {
     detection: settings.detection,
     actions: settings.actions,
-    now: settings.now,
+    now: time,
     ...(ctx.services.detectors ? { detectors: ctx.services.detectors } : {}),
   });
+  return { ...report, timeSource };
 }
 
 /** 0 when nothing is at or above `--fail-on`, 1 when something is (docs/usage.md#exit-codes). */

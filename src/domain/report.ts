@@ -25,6 +25,33 @@ export interface Report {
   unreadFiles?: string[];
   findings: Finding[];
   summary: Record<Severity, number>;
+  /**
+   * Where `generatedAt`, the time ages were judged at, came from (docs/report-json.md "timeSource").
+   * Set by scans of captured files, whose own time is not the wall clock's. Additive.
+   */
+  timeSource?: TimeSource;
+}
+
+/**
+ * The sources of the time an offline scan judges ages at, most trusted first
+ * (docs/capture.md "The capture's time").
+ */
+export const TIME_SOURCES = [
+  'now-option',
+  'snapshot-summary',
+  'captured-at-file',
+  'capture-folder-name',
+  'newest-timestamp',
+  'wall-clock',
+] as const;
+export type TimeSourceKind = (typeof TIME_SOURCES)[number];
+
+export interface TimeSource {
+  source: TimeSourceKind;
+  /** What gave it, in words: `capture/SNAPSHOT.md: Taken at 2026-01-01T01:00:00Z`. */
+  detail: string;
+  /** What the reader should know about it: a recorded time not used and why, a lower bound. */
+  notes: string[];
 }
 
 /** Most severe first, then by code and resource, so output is deterministic. */

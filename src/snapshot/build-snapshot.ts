@@ -2,6 +2,7 @@ import { basename, extname } from 'node:path';
 import { InputError, NothingReadableError, SentinelError, UsageError } from '../domain/errors.ts';
 import { captureContent, type ByteSource } from './capture-content.ts';
 import { CaptureMerger } from './capture-merger.ts';
+import { folderTimeOf, isCaptureTimeFile, MAX_TIME_FILE_BYTES, recordedTimeIn, type RecordedTime } from './capture-time.ts';
 import { asPreviousLog, isPreviousControllerLog, readControllerLogFrom } from './controller-logs.ts';
 import type { LoadOptions, LoadResult } from './load-result.ts';
 import { commandMeantByFile, sourceMeantByFile } from './file-source.ts';
@@ -20,7 +21,8 @@ export type CaptureFile =
 
 /**
  * Capture files → snapshot, without touching the filesystem (the CLI, tests, the simulator and a
- * live collector's fixtures share it). Later files win over earlier ones for the same object.
+ * live collector's fixtures share it). Of one object in several files, the newer resourceVersion,
+ * else the later file, wins, with a note when the copies differ (duplicate-objects.ts).
  * Throws only InputError (a file is wrong) and UsageError (the files disagree about the cluster).
  */
 export function snapshotFromFiles(files: readonly CaptureFile[], options: LoadOptions = {}): LoadResult {
@@ -38,6 +40,8 @@ export class SnapshotAssembler {
   readonly #leftOut: InputError[] = [];
   /** Those among them that were meant as captures but say not of what (see ClusterSnapshot.unreadFiles). */
   readonly #unread: string[] = [];
+  /** Times the capture says it was taken at (capture-time.ts), one per file or folder that says one. */
+  readonly #recorded = new Map<string, RecordedTime>();
 
   /** `maxFileBytes`: `--max-file-size` (see captureContent). */
   constructor(options: Pick<LoadOptions, 'maxFileBytes'> = {}) {
@@ -46,6 +50,15 @@ export class SnapshotAssembler {
 
   addFile(file: CaptureFile): void {
     const path = displayPath(file.path);
+    // A few are enough to judge by (and to name in notes); thousands of them are no capture's.
+    const room = this.#recorded.size < MAX_RECORDED_TIMES;
+    const folder = folderTimeOf(path);
+    if (folder && room) this.#recorded.set(folder.where, folder);
+    if (isCaptureTimeFile(basename(file.path))) {
+      // Not a capture of the cluster: when it was taken. Counted as no file read.
+      if (room) this.#recorded.set(path, recordedTimeIn(basename(file.path), path, leadingText(file)));
+      return;
+    }
     try {
       const content = captureContent(
         basename(file.path),
@@ -96,11 +109,33 @@ export class SnapshotAssembler {
     // Nothing at all could be read: there is nothing to scan, and every file is named.
     if (this.#files === 0 && this.#leftOut.length === 1) throw this.#leftOut[0] as InputError;
     if (this.#files === 0 && this.#leftOut.length > 1) throw new NothingReadableError(this.#leftOut.map((e) => e.message));
+    const [timeFile] = this.#recorded.keys();
+    if (this.#files === 0 && this.#leftOut.length === 0 && timeFile !== undefined) {
+      throw new InputError(timeFile, 'says when a capture was taken, but no capture file was given with it');
+    }
     const { snapshot, notices } = this.#merger.finish(options.clusterName || undefined);
     if (this.#unread.length > 0) snapshot.unreadFiles = this.#unread.map(visibleLine);
-    return { snapshot, notices, files: this.#files };
+    return { snapshot, notices, files: this.#files, recordedTimes: [...this.#recorded.values()] };
   }
 }
+
+/** The start of a small file that says when the capture was taken (MAX_TIME_FILE_BYTES: the time is on its first lines). */
+function leadingText(file: CaptureFile): string {
+  if ('text' in file) return file.text.slice(0, MAX_TIME_FILE_BYTES);
+  if ('bytes' in file) return new TextDecoder().decode(file.bytes.subarray(0, MAX_TIME_FILE_BYTES));
+  try {
+    const reader = file.source.open();
+    try {
+      return new TextDecoder().decode(reader.next()?.subarray(0, MAX_TIME_FILE_BYTES));
+    } finally {
+      reader.close();
+    }
+  } catch {
+    return ''; // unreadable: judged as no time ("not a time"), never a failed scan
+  }
+}
+
+const MAX_RECORDED_TIMES = 20;
 
 const int = (n: number) => n.toLocaleString('en-US');
 

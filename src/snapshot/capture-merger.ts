@@ -13,6 +13,7 @@ import { UsageError } from '../domain/errors.ts';
 import type { KubeEvent, KubeObject } from '../domain/kube.ts';
 import { emptySnapshot, setAsideGap, type ClusterSnapshot, type Gap, type SourceName } from '../domain/snapshot.ts';
 import type { AwsCliOutput } from './aws-cli.ts';
+import { DuplicateObjects } from './duplicate-objects.ts';
 import { controllerClusterMismatch, controllerClusterNames, resolveClusterName } from './cluster-name.ts';
 import { treatDeletedClusterAsHavingNoKubernetesObjects } from './deleted-cluster.ts';
 import type { LoadResult } from './load-result.ts';
@@ -53,6 +54,8 @@ export class CaptureMerger {
   /** Objects set aside as malformed, per source and key, with the note that says why. */
   readonly #setAside = new Map<SourceName, Map<string, string>>();
   #unnamed = 0;
+  /** The same object in several files: which copy is kept, and a note when they differ. */
+  readonly #duplicates = new DuplicateObjects();
 
   add(path: string, contributions: readonly Contribution[]): void {
     let secrets = 0;
@@ -63,11 +66,13 @@ export class CaptureMerger {
         case 'captured':
           this.#captured.add(c.source);
           break;
-        case 'object':
+        case 'object': {
           this.#captured.add(c.source);
-          mapFor(this.#objects, c.source).set(c.key, c.object);
+          const objects = mapFor(this.#objects, c.source);
+          if (this.#duplicates.kubeObject(c.key, objects.get(c.key), c.object, path)) objects.set(c.key, c.object);
           this.#setAside.get(c.source)?.delete(c.key);
           break;
+        }
         case 'malformed': {
           // Later files win: a malformed copy replaces an earlier good one, and is itself set aside.
           this.#captured.add(c.source);
@@ -135,7 +140,9 @@ export class CaptureMerger {
     const output = this.#wellFormedAws(path, raw);
     switch (output?.source) {
       case 'instances':
-        for (const i of output.instances) this.#instances.set(i.id, i);
+        for (const i of output.instances) {
+          if (this.#duplicates.instance(this.#instances.get(i.id), i, path)) this.#instances.set(i.id, i);
+        }
         break;
       case 'cluster':
         this.#clusters.push(output.cluster);
@@ -210,6 +217,7 @@ export class CaptureMerger {
   }
 
   finish(clusterOption: string | undefined): MergeResult {
+    this.#notices.push(...this.#duplicates.notes());
     const setAside = this.#noteSetAside();
     const cluster = this.#clusterInfo();
     const objects = <T>(source: SourceName) => [...(this.#objects.get(source)?.values() ?? [])] as T[];

@@ -1,5 +1,6 @@
 /** What loading capture files gives, apart from load.ts so the snapshot builder needs no import cycle. */
 import type { ClusterSnapshot } from '../domain/snapshot.ts';
+import type { RecordedTime } from './capture-time.ts';
 
 export interface LoadOptions {
   /** `--cluster NAME`: wins over every name found in the capture (and must agree with describe-cluster). */
@@ -20,4 +21,9 @@ export interface LoadResult {
   notices: string[];
   /** Number of files read. */
   files: number;
+  /**
+   * When the capture says it was taken (SNAPSHOT.md, captured-at.txt, a capture-script folder
+   * name), as written: judgeCaptureTime checks and picks. Absent from loaders that know none.
+   */
+  recordedTimes?: RecordedTime[];
 }

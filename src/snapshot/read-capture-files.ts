@@ -5,12 +5,14 @@ import { join } from 'node:path';
 import { InputError, UsageError } from '../domain/errors.ts';
 import { displayPath, type CaptureFile } from './build-snapshot.ts';
 import type { ByteSource } from './capture-content.ts';
+import { SNAPSHOT_SUMMARY } from './capture-time.ts';
 
 /**
  * `--from PATH...` → the capture files to read, in order. Directories are walked recursively in
  * sorted (code point) order so that "later files win" is deterministic; inside them, hidden
  * entries (`.DS_Store`, `.git`) and Markdown notes (a capture's README) are not captures and are
- * skipped. A file reached twice (given twice, or through a symlink) is listed once.
+ * skipped, but for SNAPSHOT.md, which says when the capture was taken. A file reached twice
+ * (given twice, or through a symlink) is listed once.
  */
 export async function listCaptureFiles(paths: readonly string[]): Promise<string[]> {
   if (paths.length === 0) throw new UsageError('no capture given: pass --from PATH (files or directories)');
@@ -109,7 +111,8 @@ async function walkDirectory(directory: string, real: string, files: string[], s
   } catch (error) {
     throw new InputError(displayPath(directory), `cannot be read (${codeOf(error)})`, { cause: error });
   }
-  const kept = entries.filter((e) => !e.name.startsWith('.') && !isMarkdown(e.name));
+  // SNAPSHOT.md is a note, but the one that says when the capture was taken (capture-time.ts).
+  const kept = entries.filter((e) => !e.name.startsWith('.') && (!isMarkdown(e.name) || e.name === SNAPSHOT_SUMMARY));
   kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of kept) {
     const path = join(directory, entry.name);

@@ -1,6 +1,6 @@
 import type { Severity } from '../../domain/codes.ts';
 import type { Remediation, ResourceRef } from '../../domain/finding.ts';
-import type { Report } from '../../domain/report.ts';
+import type { Report, TimeSourceKind } from '../../domain/report.ts';
 import type { FailOn } from '../args.ts';
 import { visibleLine, visibleText } from '../../domain/visible.ts';
 
@@ -80,6 +80,25 @@ export function notCapturedLine(report: Report): string | undefined {
  * full, though "data complete" would be untrue with sources missing.
  */
 export const CAPTURED_ALL_READ = 'everything that was captured was read: no gaps';
+
+/** What each source of the time ages were judged at is, for the reader (docs/capture.md "The capture's time"). */
+const TIME_SOURCE_WORDS: Record<TimeSourceKind, string> = {
+  'now-option': 'given by --now',
+  'snapshot-summary': "the capture's, from SNAPSHOT.md",
+  'captured-at-file': "the capture's, from captured-at.txt",
+  'capture-folder-name': "the capture's, from the capture script's folder name",
+  'newest-timestamp': 'the newest timestamp in the capture, which was taken at or after it',
+  'wall-clock': 'the wall clock (the capture records no time)',
+};
+
+/** `time: the capture's, from SNAPSHOT.md (capture/SNAPSHOT.md: Taken at ...)`; undefined when the report does not say. */
+export function timeSourceLine(report: Report): string | undefined {
+  const time = report.timeSource;
+  if (!time) return undefined;
+  return time.source === 'now-option'
+    ? `time: ${TIME_SOURCE_WORDS[time.source]}`
+    : `time: ${TIME_SOURCE_WORDS[time.source]} (${time.detail})`;
+}
 
 /** `nodeclaims: 403 Forbidden; pods: 2 objects set aside as malformed (see notes)`: what happened, per gap, on one line. */
 export function gapsDetail(report: Report): string {

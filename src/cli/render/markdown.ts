@@ -8,6 +8,7 @@ import {
   NOT_RUN_NOTE,
   notCapturedLine,
   summaryLine,
+  timeSourceLine,
   visibleReport,
 } from './format.ts';
 import { markdownCode, markdownFence, markdownParagraph, markdownText } from '../../domain/markdown.ts';
@@ -21,6 +22,11 @@ export function renderMarkdown(unsafe: Report): string {
     `Generated at ${text(report.generatedAt)}.`,
     '',
   ];
+  const time = timeSourceLine(report);
+  if (time) {
+    out.push(`**Time:** ${text(time.slice('time: '.length))}`, '');
+    for (const note of report.timeSource?.notes ?? []) out.push(`> ${text(note)}`, '');
+  }
   const notCaptured = notCapturedLine(report);
   if (report.complete && !notCaptured) {
     out.push('Data complete: every source the checks asked for was captured.', '');

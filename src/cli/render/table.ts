@@ -9,6 +9,7 @@ import {
   gapsLine,
   notCapturedLine,
   summaryLine,
+  timeSourceLine,
   visibleReport,
   type ExitOutcome,
 } from './format.ts';
@@ -47,14 +48,19 @@ export function renderTable(unsafe: Report, options: TableOptions = {}): string 
 function header(report: Report, style: Style, width: number): string[] {
   const head = `cluster ${style.bold(report.cluster)} at ${report.generatedAt}`;
   const notCaptured = notCapturedLine(report);
+  const time = timeSourceLine(report);
+  const timeLines = time ? wrapLine(`  ${time}`, width, '    ') : [];
   const lacking = notCaptured ? wrapLine(notCaptured, width, '  ') : [];
-  if (report.complete && !notCaptured) return wrapLine(`${head} · data complete`, width, '  ');
+  if (report.complete && !notCaptured) return [...wrapLine(`${head} · data complete`, width, '  '), ...timeLines];
   // What was not captured comes first: "data complete" above it would read as a contradiction.
-  if (report.complete) return [...wrapLine(head, width, '  '), ...lacking, ...wrapLine(CAPTURED_ALL_READ, width, '  ')];
+  if (report.complete) {
+    return [...wrapLine(head, width, '  '), ...timeLines, ...lacking, ...wrapLine(CAPTURED_ALL_READ, width, '  ')];
+  }
   const files = report.unreadFiles ?? [];
   const count = report.gaps.length + files.length === 1 ? '1 gap' : `${report.gaps.length + files.length} gaps`;
   return [
     ...wrapLine(`${head} · ${style.warn(`DATA INCOMPLETE (${count})`)} · ${GAPS_MEAN}:`, width, '  '),
+    ...timeLines,
     ...report.gaps.flatMap((gap) => wrapLine(`  ${style.warn('gap')} ${gap.source}: ${gap.error}`, width, '      ')),
     ...files.flatMap((file) => wrapLine(`  ${style.warn('left out')} ${file}`, width, '      ')),
     ...lacking,

@@ -2,6 +2,7 @@ import { isSetAsideGap, type ClusterSnapshot, type SourceName } from '../../doma
 import type { KubeObject } from '../../domain/kube.ts';
 import { toIsoSeconds } from '../../domain/kube-helpers.ts';
 import { markdownCode, markdownText } from '../../domain/markdown.ts';
+import { shellQuote } from '../../domain/shell.ts';
 import { visibleLine } from '../../domain/visible.ts';
 import { GAPS_FILE, gapsFileText } from '../gaps-file.ts';
 import { awsCliDocuments, writtenAsCliError } from './aws-cli-shape.ts';
@@ -87,7 +88,8 @@ function summary(snapshot: ClusterSnapshot, takenAt: Date, redactions: Redaction
     '',
     `Taken at ${toIsoSeconds(takenAt)}. Analyse it with:`,
     '',
-    '    karpenter-sentinel scan --from THIS-FOLDER',
+    // No --now: the scan judges at "Taken at" above. --cluster: the name, should describe-cluster have failed.
+    `    karpenter-sentinel scan --from THIS-FOLDER --cluster ${visibleLine(shellQuote(snapshot.clusterName))}`,
     '',
     `Captured: ${captured.join(', ') || 'nothing'}. Secrets are never read.`,
     '',

@@ -44,6 +44,16 @@ export async function copyExample(dir: string): Promise<string> {
   return target;
 }
 
+/**
+ * The one note a scan of the example prints, lines unwrapped: it records no capture time, so it
+ * is judged at its newest timestamp (docs/capture.md "The capture's time").
+ */
+export function isExampleTimeNote(stderr: string): boolean {
+  return /^note: no capture time recorded \(.*\): judged at the newest timestamp in the capture, .*\(--now sets the time\)$/.test(
+    stderr.replace(/\n +/g, ' ').trim(),
+  );
+}
+
 /** Each finding of a JSON report as `CODE because CAUSE`. */
 export function findingsOf(stdout: string): string[] {
   return (JSON.parse(stdout) as Report).findings.map((f) => `${f.code} because ${f.cause?.code ?? 'no known cause'}`);

@@ -79,7 +79,11 @@ describe('bin/karpenter-sentinel.js', () => {
   });
 
   it('starts --version, --help and scan --from without loading client-node or the AWS SDK', async () => {
-    for (const args of [['--version'], ['--help'], ['scan', '--from', capture, '--cluster', 'demo', '--fail-on', 'never']]) {
+    for (const args of [
+      ['--version'],
+      ['--help'],
+      ['scan', '--from', capture, '--cluster', 'demo', '--fail-on', 'never', '--now', '2026-01-01T00:00:00Z'],
+    ]) {
       const result = await runBin(args, [HEAVY_MODULES_REFUSED]);
 
       expect(result.stderr).toBe('');

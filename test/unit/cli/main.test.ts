@@ -145,7 +145,9 @@ describe('runCli: errors are one line, never a stack trace', () => {
   it('accepts --debug anywhere before -- without it reaching the command', async () => {
     const services = { loadSnapshot: async () => ({ snapshot, notices: [], files: 1 }) };
 
-    const result = await run(['--debug', 'scan', '--from', 'cap', '--fail-on', 'never'], { services });
+    const result = await run(['--debug', 'scan', '--from', 'cap', '--fail-on', 'never', '--now', '2026-01-01T00:00:00Z'], {
+      services,
+    });
 
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');

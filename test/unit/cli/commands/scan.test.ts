@@ -235,11 +235,13 @@ describe('scan --from: output formats', () => {
       'notCaptured',
       'findings',
       'summary',
+      'timeSource',
     ]);
     expect(report).toMatchObject({
       schemaVersion: 1,
       cluster: 'demo',
       generatedAt: '2026-01-01T00:07:00Z',
+      timeSource: { source: 'now-option', detail: '--now 2026-01-01T00:07:00Z', notes: [] },
       complete: true,
       gaps: [],
     });
