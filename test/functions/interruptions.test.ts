@@ -12,6 +12,8 @@ import type { ClusterStatus } from '../../src/ports/state.ts';
 import { ec2Client } from '../adapters/aws/sdk-fixtures.ts';
 import { sampleEvent } from '../support/lambda.ts';
 import { batchOf, harness, NOW, SAMPLES, variant } from './interruptions-support.ts';
+import { KARPENTER_SPOT_INTERRUPTED, sqsRecord } from './karpenter-fixtures.ts';
+import { redrive } from '../support/sqs-redrive.ts';
 
 const SPOT = 'i-0c5e8f1a2b3d4e5f6';
 
@@ -370,6 +372,40 @@ describe('interruptions handler: malformed records', () => {
     ]);
     expect(problems[1]?.problem).toBe('unknown detail-type "EC2 AMI State Change" from source "aws.ec2"');
     expect(problems[2]?.problem).toBe('EC2 Spot Instance Interruption Warning: detail.instance-id is missing');
+  });
+});
+
+describe('interruptions handler: Karpenter’s own spot_interrupted example (i-0123456789)', () => {
+  const at = (body: string, id: string) => body.replace('1e5527d7-bb36-4607-3370-4164db56a40e', id);
+
+  it('is resolved and counted, never dead-lettered; the same message with a hostile instance id still is', async () => {
+    const h = harness();
+    h.clock.set('2022-08-11T14:00:05Z');
+    const hostile = at(KARPENTER_SPOT_INTERRUPTED, 'hostile-1').replace(
+      '"instance-id": "i-0123456789"',
+      `"instance-id": ${JSON.stringify('i-0123456789$(reboot)')}`,
+    );
+    const tooLong = at(KARPENTER_SPOT_INTERRUPTED, 'hostile-2').replace(
+      '"instance-id": "i-0123456789"',
+      `"instance-id": "i-${'0'.repeat(18)}"`,
+    );
+
+    const result = await redrive(
+      h.invoke,
+      [sqsRecord('karpenter', KARPENTER_SPOT_INTERRUPTED), sqsRecord('hostile', hostile), sqsRecord('too-long', tooLong)],
+      { maxReceiveCount: 5 },
+    );
+
+    expect(result.processed).toEqual(['karpenter']);
+    expect(result.dlq.map((r) => r.messageId).sort()).toEqual(['hostile', 'too-long']);
+    const described = h.aws.callsTo('DescribeInstances').map((c) => (c.input.query as { instanceIds: string[] }).instanceIds);
+    expect(described[0]).toEqual(['i-0123456789']);
+    expect(described.flat().every((id) => id === 'i-0123456789')).toBe(true);
+    expect(h.metrics.datums).toEqual([count('none', 'none', 'SpotInterruption')]);
+    const problems = h.logs.filter((l) => l.message === 'malformed record').map((l) => l.problem);
+    expect(problems).toContain(
+      'EC2 Spot Instance Interruption Warning: detail.instance-id "i-0123456789$(reboot)" is not an EC2 instance id',
+    );
   });
 });
 
