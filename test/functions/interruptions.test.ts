@@ -375,6 +375,66 @@ describe('interruptions handler: malformed records', () => {
   });
 });
 
+describe('interruptions handler: stale and future-dated events are acknowledged, not acted on', () => {
+  const notActedOn = (h: ReturnType<typeof harness>) => h.logs.filter((l) => String(l.message).endsWith('event not acted on'));
+
+  it.each([
+    ['a Spot warning from 1970', '1970-01-01T00:00:00Z', 'stale event not acted on', 'stale'],
+    ['a Spot warning 30 min 1 s old', '2027-06-01T11:29:29Z', 'stale event not acted on', 'stale'],
+    ['a Spot warning dated a day ahead', '2027-06-02T12:00:30Z', 'future-dated event not acted on', 'future'],
+    ['a Spot warning dated 5 min 1 s ahead', '2027-06-01T12:05:31Z', 'future-dated event not acted on', 'future'],
+  ])(
+    '%s: acknowledged with one warning; no DescribeInstances, no count, no alert even with Karpenter down',
+    async (_, time, message, reason) => {
+      const h = harness();
+      await h.saveStatus('prod-eu', 'unavailable');
+
+      const response = await h.invoke(batchOf(variant('spot-interruption', { eventId: 'old', time, messageId: 'm-old' })));
+
+      expect(response).toEqual({ batchItemFailures: [] });
+      expect(h.aws.callsTo('DescribeInstances')).toEqual([]);
+      expect(h.metrics.datums).toEqual([]);
+      expect(h.alerts.published).toEqual([]);
+      expect(notActedOn(h)).toEqual([
+        expect.objectContaining({ message, messageId: 'm-old', eventId: 'old', kind: 'SpotInterruption', time }),
+      ]);
+      expect(String(notActedOn(h)[0]?.level).toUpperCase()).toBe('WARN');
+      expect(h.logs.find((l) => l.message === 'interruptions handled')).toMatchObject({ [reason]: 1, counted: 0, failed: 0 });
+    },
+  );
+
+  it.each([
+    ['30 min old', '2027-06-01T11:30:30Z'],
+    ['5 min ahead', '2027-06-01T12:05:30Z'],
+  ])('a Spot warning %s is still counted and alerted', async (_, time) => {
+    const h = harness();
+    await h.saveStatus('prod-eu', 'unavailable');
+
+    await h.invoke(batchOf(variant('spot-interruption', { eventId: 'edge', time })));
+
+    expect(h.metrics.datums).toEqual([count('prod-eu', 'spot-general', 'SpotInterruption')]);
+    expect(h.alerts.published.map((a) => a.code)).toEqual(['INTERRUPTION_UNATTENDED']);
+    expect(notActedOn(h)).toEqual([]);
+  });
+
+  it('a scheduled change announced days ago is news until its maintenance has ended', async () => {
+    const ahead = harness();
+    ahead.clock.set('2027-06-04T12:00:00Z'); // 3 days after the announcement, a day before the start
+
+    await ahead.invokeSample('health-scheduled-change');
+
+    expect(ahead.alerts.published.map((a) => a.code)).toEqual(['SCHEDULED_MAINTENANCE', 'SCHEDULED_MAINTENANCE']);
+    const over = harness();
+    over.clock.set('2027-06-05T19:30:01Z'); // 30 min 1 s after its end
+
+    await over.invokeSample('health-scheduled-change');
+
+    expect(over.alerts.published).toEqual([]);
+    expect(over.metrics.datums).toEqual([]);
+    expect(notActedOn(over).map((l) => [l.message, l.kind])).toEqual([['stale event not acted on', 'ScheduledChange']]);
+  });
+});
+
 describe('interruptions handler: Karpenter’s own spot_interrupted example (i-0123456789)', () => {
   const at = (body: string, id: string) => body.replace('1e5527d7-bb36-4607-3370-4164db56a40e', id);
 
