@@ -295,6 +295,21 @@ describe('interruptions handler: scheduled maintenance (SCHEDULED_MAINTENANCE)',
     ]);
   });
 
+  it('with Karpenter down, the unattended alert gives the maintenance window, not the time of the announcement', async () => {
+    const h = harness();
+    await h.saveStatus('prod-eu', 'unavailable');
+
+    await h.invokeSample('health-scheduled-change');
+
+    const unattended = h.alerts.published.find((a) => a.code === 'INTERRUPTION_UNATTENDED');
+    expect(unattended?.description).toContain(
+      '`i-0e9f1a3b5c7d2e4f8` (NodePool `on-demand`, m6i.xlarge in eu-west-1c, node `ip-10-20-3-52.eu-west-1.compute.internal`): ' +
+        'scheduled change (AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED) from 2027-06-05T17:00:00Z to 2027-06-05T19:00:00Z, ' +
+        'announced 2027-06-01T11:58:12Z',
+    );
+    expect(unattended?.description).not.toContain('SCHEDULED) at ');
+  });
+
   it('is not sent when alerts start at critical; the unattended alert still is', async () => {
     const h = harness({ settings: { minSeverity: 'critical' } });
     await h.saveStatus('prod-eu', 'unavailable');
