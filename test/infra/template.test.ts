@@ -589,6 +589,18 @@ describe('IAM', () => {
     'ec2:DescribeInstanceTypes',
   ]);
 
+  it.each(['scan', 'cleanup'])(
+    '%s may list instance profiles and read their tags (the proof of Karpenter’s), on instance profiles only',
+    (fn) => {
+      const reads = roleStatements(roleOf(template, fn).role).filter((s) => s.Action.includes('iam:ListInstanceProfileTags'));
+
+      expect(reads).toHaveLength(1);
+      expect(reads[0]?.Effect).toBe('Allow');
+      expect([...(reads[0]?.Action ?? [])].sort()).toEqual(['iam:ListInstanceProfileTags', 'iam:ListInstanceProfiles']);
+      expect(reads[0]?.Resource).toEqual([{ 'Fn::Sub': 'arn:${AWS::Partition}:iam::${AWS::AccountId}:instance-profile/*' }]);
+    },
+  );
+
   it('grants no wildcard action, in roles or in the Allow statements of resource policies', () => {
     const resourcePolicies = [
       ...resourcesOfType(slackTemplate, 'AWS::SQS::QueuePolicy').map(([, p]) => at(p, 'Properties', 'PolicyDocument')),
