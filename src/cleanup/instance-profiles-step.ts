@@ -8,8 +8,9 @@
  * uses it (docs/cleanup.md, step 4).
  */
 import type { Instance, InstanceProfile } from '../domain/aws.ts';
-import { isKarpenterInstanceProfile, whyNoNodeClassNames } from '../domain/instance-profiles.ts';
+import { hasLegacyKarpenterName, isKarpenterInstanceProfile, whyNoNodeClassNames } from '../domain/instance-profiles.ts';
 import type { EC2NodeClass } from '../domain/kube.ts';
+import { SourceError } from '../ports/errors.ts';
 import type { CleanupContext } from './budget.ts';
 import { stillRuns, whyInstancesMayRun, type InstancesOutcome } from './instances-step.ts';
 import type { NodePoolsOutcome } from './nodepools-outcome.ts';
@@ -31,13 +32,18 @@ export async function instanceProfilesStep(
   }
   if (out.outOfTime()) return out;
   const { iam, region } = ctx.connection.aws;
-  let profiles: InstanceProfile[];
+  let listed: InstanceProfile[];
   try {
     // Every path: profiles of Karpenter before v1.7 live at `/`.
-    profiles = (await iam.listInstanceProfiles()).filter((p) => isKarpenterInstanceProfile(p, request.clusterName, region));
+    listed = await iam.listInstanceProfiles();
   } catch (error) {
     out.fail(failedCall('ListInstanceProfiles', undefined, error));
     return out;
+  }
+  const profiles = listed.filter((p) => isKarpenterInstanceProfile(p, request.clusterName, region));
+  for (const profile of listed.filter((p) => unprovenForWantOfTags(p, request.clusterName, region))) {
+    const failed = failedCall('ListInstanceProfileTags', profile.name, new SourceError(profile.tagsUnreadable ?? ''));
+    out.fail(`${failed}; not deleted: only its tags can prove Karpenter made it for this cluster`, profile.name);
   }
   const toDelete: InstanceProfile[] = [];
   const held = await whyHeld(ctx, out, profiles, before.nodepools.nodeClasses, stillRuns(before.instances));
@@ -67,6 +73,20 @@ export async function instanceProfilesStep(
     }
   }
   return out;
+}
+
+/**
+ * Named as Karpenter before v1.7 named the cluster's profiles, at `/`, but its tags (the rest of the
+ * proof) could not be read: an error naming it, never a deletion. Profiles under Karpenter's v1.7
+ * path are proven by the path alone, and other names cannot be the cluster's whatever their tags.
+ */
+function unprovenForWantOfTags(profile: InstanceProfile, cluster: string, region: string): boolean {
+  return (
+    profile.tagsUnreadable !== undefined &&
+    !isKarpenterInstanceProfile(profile, cluster, region) &&
+    (profile.path ?? '/') === '/' &&
+    hasLegacyKarpenterName(profile, cluster)
+  );
 }
 
 type Held = { reason: string; instances?: string[] } | 'unknown';

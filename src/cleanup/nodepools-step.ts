@@ -8,7 +8,8 @@
  */
 import type { ClusterInfo } from '../domain/aws.ts';
 import type { EC2NodeClass, NodePool } from '../domain/kube.ts';
-import { KubeUnreachableError } from '../ports/errors.ts';
+import { networkFailureOf } from '../domain/network-errors.ts';
+import { KubeUnreachableError, SourceError } from '../ports/errors.ts';
 import type { KubernetesPort } from '../ports/kubernetes.ts';
 import { oneLine } from '../domain/shape.ts';
 import type { CleanupContext } from './budget.ts';
@@ -19,12 +20,29 @@ import { isNodeClaimOfGoingPool, selectNodePools } from './select.ts';
 import { failedCall, namesOf, plannedLine } from './text.ts';
 
 /**
- * What to do about a Kubernetes API that refuses or cannot be reached: the run goes on without the
- * NodePools, and the next one fails the same way until the access is there or they are left alone.
+ * What to do about a Kubernetes API that refuses (401, 403): the run goes on without the NodePools,
+ * and the next one fails the same way until the access is there or they are left alone.
  */
 const KUBE_ACCESS_HINT =
   'give the caller list/delete on nodepools (infra/kubernetes/rbac.yaml, group karpenter-sentinel-cleanup; ' +
   'for the function, its access entry) or run with deleteNodePools false / --keep-nodepools';
+
+/** What to do about an API endpoint the caller cannot reach (DNS, refused, timed out, TLS): no permission helps there. */
+const KUBE_REACH_HINT =
+  "check that the cluster's API endpoint is reachable from where this runs: its name resolves (DNS), public endpoint " +
+  'access is on (the cleanup function reaches it only that way), or from inside the VPC of a private endpoint port 443 ' +
+  'is open to you; then run again, or run with deleteNodePools false / --keep-nodepools';
+
+/** Any other failure (a 5xx, a missing CRD): the reason says what; nothing to advise but another run. */
+const KUBE_RETRY_HINT = 'run again once the reason above is fixed, or run with deleteNodePools false / --keep-nodepools';
+
+/** RBAC advice only where the API refused the caller; reachability advice where the network failed (domain/network-errors.ts). */
+function kubeHint(error: unknown): string {
+  const code = error instanceof SourceError ? error.code : undefined;
+  if (code === '401' || code === '403') return KUBE_ACCESS_HINT;
+  if (networkFailureOf(code) !== undefined) return KUBE_REACH_HINT;
+  return KUBE_RETRY_HINT;
+}
 
 export async function nodePoolsStep(ctx: CleanupContext): Promise<NodePoolsOutcome> {
   const { request } = ctx;
@@ -45,7 +63,7 @@ export async function nodePoolsStep(ctx: CleanupContext): Promise<NodePoolsOutco
     listed = await listNodePools(kube);
   } catch (error) {
     const why = whyUnreadable('list NodePools', error);
-    out.fail(notDeleted(why));
+    out.fail(notDeleted(why, error));
     out.holdAll(why);
     return out;
   }
@@ -72,7 +90,7 @@ export async function nodePoolsStep(ctx: CleanupContext): Promise<NodePoolsOutco
       // false: gone since it was listed, which is what was wanted (and not this run's doing).
       if (await kube.deleteNodePool(name)) out.done.push(name);
     } catch (error) {
-      out.fail(failedCall('delete NodePool', name, error), name);
+      out.fail(`${failedCall('delete NodePool', name, error)} — ${kubeHint(error)}`, name);
       notDeletedPools.push(name);
     }
   }
@@ -144,15 +162,15 @@ async function reachKube(
     return { kube: await connection.connectKube(cluster), cluster };
   } catch (error) {
     const why = whyUnreadable('connect to the Kubernetes API', error);
-    out.fail(notDeleted(why));
+    out.fail(notDeleted(why, error));
     out.holdAll(why);
     return undefined;
   }
 }
 
-/** One line: why, then what to do; the why is cut first, so the hint always shows. */
-function notDeleted(why: string): string {
-  return `NodePools not deleted: ${oneLine(why, 300)} — ${KUBE_ACCESS_HINT}`;
+/** One line: why, then what to do about `error`; the why is cut first, so the hint always shows. */
+function notDeleted(why: string, error: unknown): string {
+  return `NodePools not deleted: ${oneLine(why, 300)} — ${kubeHint(error)}`;
 }
 
 /** `no NodePool named nope (present: ondemand-pool, spot-pool)`: a typo deletes nothing, and says so. */

@@ -1,8 +1,9 @@
-import type { Instance } from '../domain/aws.ts';
+import type { Instance, InstanceProfile } from '../domain/aws.ts';
 import type { EC2NodeClass } from '../domain/kube.ts';
 import { launchTemplateIdsOf } from '../domain/provenance.ts';
 import type { SourceName } from '../domain/snapshot.ts';
 import type { AwsPorts } from '../ports/aws.ts';
+import { SourceError } from '../ports/errors.ts';
 import type { AwsCliOutput } from '../snapshot/aws-cli.ts';
 import type { CaptureMerger } from '../snapshot/capture-merger.ts';
 
@@ -34,7 +35,7 @@ export function collectAws(
       source: 'launchtemplates',
       templates: await aws.ec2.describeLaunchTemplates(clusterName, await templatesNamed()),
     }),
-    instanceprofiles: async () => ({ source: 'instanceprofiles', profiles: await aws.iam.listInstanceProfiles() }),
+    instanceprofiles: async () => ({ source: 'instanceprofiles', profiles: wholeProfiles(await aws.iam.listInstanceProfiles()) }),
     // The region's, not the cluster's: one paginated listing, reused across scans by the adapter's cache.
     instancetypes: async () => ({ source: 'instancetypes', ...(await aws.ec2.describeInstanceTypes()) }),
   };
@@ -86,4 +87,14 @@ export async function collectSubnets(
   } catch (error) {
     gap('subnets', error);
   }
+}
+
+/**
+ * The scan judges provenance by these tags: a profile whose tags could not be read makes the source
+ * a gap, as a failed listing does, rather than an untagged profile that would prove nothing.
+ */
+function wholeProfiles(profiles: InstanceProfile[]): InstanceProfile[] {
+  const unreadable = profiles.find((p) => p.tagsUnreadable !== undefined);
+  if (unreadable?.tagsUnreadable !== undefined) throw new SourceError(unreadable.tagsUnreadable);
+  return profiles;
 }

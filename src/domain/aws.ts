@@ -123,6 +123,11 @@ export interface InstanceProfile {
   createDate?: string;
   roles: { name: string; arn?: string }[];
   tags: Record<string, string>;
+  /**
+   * Why its tags could not be read (ListInstanceProfileTags denied or failing for this profile), when
+   * so; `tags` is then empty and proves nothing. The other profiles of the listing are whole.
+   */
+  tagsUnreadable?: string;
 }
 
 /** One line of Karpenter controller log output (JSON line or plain text). */

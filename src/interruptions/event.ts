@@ -75,8 +75,13 @@ export function isParseError<T>(result: T | ParseError): result is ParseError {
   return typeof result === 'object' && result !== null && !Array.isArray(result) && 'code' in result && 'message' in result;
 }
 
-/** EC2 instance ids: `i-` and 8 or 17 hex digits. */
-const INSTANCE_ID = /^i-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
+/**
+ * EC2 instance ids: `i-` and lower-case hex digits. EC2 issues 8 or 17; Karpenter's own examples
+ * and tests use lengths in between (`i-0123456789` in its spot_interrupted example, `i-01234567890123`
+ * in its docs), which Karpenter accepts, so 8 to 17 are. Still strictly hex and bounded: the id
+ * reaches alerts, shell steps and DescribeInstances.
+ */
+const INSTANCE_ID = /^i-[0-9a-f]{8,17}$/;
 
 export function isInstanceId(value: unknown): value is string {
   return typeof value === 'string' && INSTANCE_ID.test(value);

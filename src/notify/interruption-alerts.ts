@@ -208,9 +208,18 @@ function instanceFacts(events: readonly ResolvedEvent[]): string {
 }
 
 function happenings(events: readonly ResolvedEvent[]): string {
-  return events
-    .map((e) => `${KIND_TEXT[e.kind]}${e.action ? ` (${markdownText(e.action)})` : ''} at ${markdownText(e.time)}`)
-    .join('; ');
+  return events.map(happening).join('; ');
+}
+
+/** What happens when: a scheduled change by its maintenance window (days after AWS Health announced it), the rest by the event's time. */
+function happening(e: ResolvedEvent): string {
+  const what = `${KIND_TEXT[e.kind]}${e.action ? ` (${markdownText(e.action)})` : ''}`;
+  const change = e.scheduledChange;
+  if (!change) return `${what} at ${markdownText(e.time)}`;
+  const window = change.startTime
+    ? `from ${change.startTime}${change.endTime ? ` to ${change.endTime}` : ''}`
+    : 'start not given';
+  return `${what} ${markdownText(window)}, announced ${markdownText(e.time)}`;
 }
 
 function kubeconfigStep(events: readonly ResolvedEvent[], cluster: string): string {

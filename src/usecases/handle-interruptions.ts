@@ -16,7 +16,8 @@ import { planAlerts, type SurgeGroup } from '../notify/interruption-alert-plan.t
 import { Batch, type Delivery } from '../interruptions/batch.ts';
 import { isParseError } from '../interruptions/event.ts';
 import { resolveEvent } from '../interruptions/owner.ts';
-import { parseRecord } from '../interruptions/parse.ts';
+import { parseRecord, type ParsedRecord } from '../interruptions/parse.ts';
+import { FUTURE_TOLERANCE_MS, STALE_AFTER_MS, staleness } from '../interruptions/freshness.ts';
 import { surgeAlertKey, surgeCounterKey, windowExpiry, windowStartOf } from '../interruptions/surge-window.ts';
 import { alertWanted, SURGE_KINDS, UNATTENDED_KINDS } from '../notify/interruption-alerts.ts';
 import { interruptionMetrics } from '../notify/interruption-metrics.ts';
@@ -67,7 +68,17 @@ export interface QueueRecord {
 export interface InterruptionsResult {
   /** messageIds to report as batch item failures, in record order. */
   failed: string[];
-  summary: { records: number; counted: number; ignored: number; duplicates: number; alerts: number; failed: number };
+  summary: {
+    records: number;
+    counted: number;
+    ignored: number;
+    duplicates: number;
+    /** Acknowledged without being counted or alerted: older than STALE_AFTER_MS, or dated in the future. */
+    stale: number;
+    future: number;
+    alerts: number;
+    failed: number;
+  };
 }
 
 export interface HandleInterruptionsOptions {
@@ -85,7 +96,7 @@ export async function handleInterruptions(
   const { state, logger } = deps;
   const now = deps.clock.now();
   const batch = new Batch(logger);
-  const summary = { records: records.length, counted: 0, ignored: 0, duplicates: 0, alerts: 0, failed: 0 };
+  const summary = { records: records.length, counted: 0, ignored: 0, duplicates: 0, stale: 0, future: 0, alerts: 0, failed: 0 };
 
   const unique = new Map<string, Delivery>();
   for (const record of records) {
@@ -94,6 +105,8 @@ export async function handleInterruptions(
       batch.malformed(record.messageId, parsed.code, parsed.message);
     } else if (parsed.events.length === 0) {
       summary.ignored += 1;
+    } else if (notNews(parsed, record.messageId, now, logger, summary)) {
+      // acknowledged: retrying cannot make it news, and the DLQ is for what could not be read
     } else if (unique.has(parsed.eventId)) {
       summary.duplicates += 1; // the same event twice in one batch: the first record carries it
     } else {
@@ -153,6 +166,32 @@ export async function handleInterruptions(
   summary.failed = failed.length;
   logger.info('interruptions handled', { ...summary, ...(options.signal?.aborted ? { timedOut: true } : {}) });
   return { failed, summary };
+}
+
+/** A stale or future-dated record: one warning naming it, counted in the summary; true when so. */
+function notNews(
+  parsed: ParsedRecord,
+  messageId: string,
+  now: Date,
+  logger: Logger,
+  summary: { stale: number; future: number },
+): boolean {
+  const late = staleness(parsed, now);
+  if (!late) return false;
+  summary[late.reason] += 1;
+  const [first] = parsed.events;
+  logger.warn(late.reason === 'stale' ? 'stale event not acted on' : 'future-dated event not acted on', {
+    messageId,
+    eventId: parsed.eventId,
+    kind: parsed.kind,
+    time: first?.time,
+    ageSeconds: Math.round(late.ageMs / 1000),
+    instances: parsed.events.length,
+    ...(late.reason === 'stale'
+      ? { staleAfterSeconds: STALE_AFTER_MS / 1000 }
+      : { futureToleranceSeconds: FUTURE_TOLERANCE_MS / 1000 }),
+  });
+  return true;
 }
 
 /** ONE DescribeInstances for every instance of the batch; when it fails, every claimed record fails. */

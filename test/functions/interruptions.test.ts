@@ -12,6 +12,8 @@ import type { ClusterStatus } from '../../src/ports/state.ts';
 import { ec2Client } from '../adapters/aws/sdk-fixtures.ts';
 import { sampleEvent } from '../support/lambda.ts';
 import { batchOf, harness, NOW, SAMPLES, variant } from './interruptions-support.ts';
+import { KARPENTER_SPOT_INTERRUPTED, sqsRecord } from './karpenter-fixtures.ts';
+import { redrive } from '../support/sqs-redrive.ts';
 
 const SPOT = 'i-0c5e8f1a2b3d4e5f6';
 
@@ -293,6 +295,21 @@ describe('interruptions handler: scheduled maintenance (SCHEDULED_MAINTENANCE)',
     ]);
   });
 
+  it('with Karpenter down, the unattended alert gives the maintenance window, not the time of the announcement', async () => {
+    const h = harness();
+    await h.saveStatus('prod-eu', 'unavailable');
+
+    await h.invokeSample('health-scheduled-change');
+
+    const unattended = h.alerts.published.find((a) => a.code === 'INTERRUPTION_UNATTENDED');
+    expect(unattended?.description).toContain(
+      '`i-0e9f1a3b5c7d2e4f8` (NodePool `on-demand`, m6i.xlarge in eu-west-1c, node `ip-10-20-3-52.eu-west-1.compute.internal`): ' +
+        'scheduled change (AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED) from 2027-06-05T17:00:00Z to 2027-06-05T19:00:00Z, ' +
+        'announced 2027-06-01T11:58:12Z',
+    );
+    expect(unattended?.description).not.toContain('SCHEDULED) at ');
+  });
+
   it('is not sent when alerts start at critical; the unattended alert still is', async () => {
     const h = harness({ settings: { minSeverity: 'critical' } });
     await h.saveStatus('prod-eu', 'unavailable');
@@ -370,6 +387,100 @@ describe('interruptions handler: malformed records', () => {
     ]);
     expect(problems[1]?.problem).toBe('unknown detail-type "EC2 AMI State Change" from source "aws.ec2"');
     expect(problems[2]?.problem).toBe('EC2 Spot Instance Interruption Warning: detail.instance-id is missing');
+  });
+});
+
+describe('interruptions handler: stale and future-dated events are acknowledged, not acted on', () => {
+  const notActedOn = (h: ReturnType<typeof harness>) => h.logs.filter((l) => String(l.message).endsWith('event not acted on'));
+
+  it.each([
+    ['a Spot warning from 1970', '1970-01-01T00:00:00Z', 'stale event not acted on', 'stale'],
+    ['a Spot warning 30 min 1 s old', '2027-06-01T11:29:29Z', 'stale event not acted on', 'stale'],
+    ['a Spot warning dated a day ahead', '2027-06-02T12:00:30Z', 'future-dated event not acted on', 'future'],
+    ['a Spot warning dated 5 min 1 s ahead', '2027-06-01T12:05:31Z', 'future-dated event not acted on', 'future'],
+  ])(
+    '%s: acknowledged with one warning; no DescribeInstances, no count, no alert even with Karpenter down',
+    async (_, time, message, reason) => {
+      const h = harness();
+      await h.saveStatus('prod-eu', 'unavailable');
+
+      const response = await h.invoke(batchOf(variant('spot-interruption', { eventId: 'old', time, messageId: 'm-old' })));
+
+      expect(response).toEqual({ batchItemFailures: [] });
+      expect(h.aws.callsTo('DescribeInstances')).toEqual([]);
+      expect(h.metrics.datums).toEqual([]);
+      expect(h.alerts.published).toEqual([]);
+      expect(notActedOn(h)).toEqual([
+        expect.objectContaining({ message, messageId: 'm-old', eventId: 'old', kind: 'SpotInterruption', time }),
+      ]);
+      expect(String(notActedOn(h)[0]?.level).toUpperCase()).toBe('WARN');
+      expect(h.logs.find((l) => l.message === 'interruptions handled')).toMatchObject({ [reason]: 1, counted: 0, failed: 0 });
+    },
+  );
+
+  it.each([
+    ['30 min old', '2027-06-01T11:30:30Z'],
+    ['5 min ahead', '2027-06-01T12:05:30Z'],
+  ])('a Spot warning %s is still counted and alerted', async (_, time) => {
+    const h = harness();
+    await h.saveStatus('prod-eu', 'unavailable');
+
+    await h.invoke(batchOf(variant('spot-interruption', { eventId: 'edge', time })));
+
+    expect(h.metrics.datums).toEqual([count('prod-eu', 'spot-general', 'SpotInterruption')]);
+    expect(h.alerts.published.map((a) => a.code)).toEqual(['INTERRUPTION_UNATTENDED']);
+    expect(notActedOn(h)).toEqual([]);
+  });
+
+  it('a scheduled change announced days ago is news until its maintenance has ended', async () => {
+    const ahead = harness();
+    ahead.clock.set('2027-06-04T12:00:00Z'); // 3 days after the announcement, a day before the start
+
+    await ahead.invokeSample('health-scheduled-change');
+
+    expect(ahead.alerts.published.map((a) => a.code)).toEqual(['SCHEDULED_MAINTENANCE', 'SCHEDULED_MAINTENANCE']);
+    const over = harness();
+    over.clock.set('2027-06-05T19:30:01Z'); // 30 min 1 s after its end
+
+    await over.invokeSample('health-scheduled-change');
+
+    expect(over.alerts.published).toEqual([]);
+    expect(over.metrics.datums).toEqual([]);
+    expect(notActedOn(over).map((l) => [l.message, l.kind])).toEqual([['stale event not acted on', 'ScheduledChange']]);
+  });
+});
+
+describe('interruptions handler: Karpenter’s own spot_interrupted example (i-0123456789)', () => {
+  const at = (body: string, id: string) => body.replace('1e5527d7-bb36-4607-3370-4164db56a40e', id);
+
+  it('is resolved and counted, never dead-lettered; the same message with a hostile instance id still is', async () => {
+    const h = harness();
+    h.clock.set('2022-08-11T14:00:05Z');
+    const hostile = at(KARPENTER_SPOT_INTERRUPTED, 'hostile-1').replace(
+      '"instance-id": "i-0123456789"',
+      `"instance-id": ${JSON.stringify('i-0123456789$(reboot)')}`,
+    );
+    const tooLong = at(KARPENTER_SPOT_INTERRUPTED, 'hostile-2').replace(
+      '"instance-id": "i-0123456789"',
+      `"instance-id": "i-${'0'.repeat(18)}"`,
+    );
+
+    const result = await redrive(
+      h.invoke,
+      [sqsRecord('karpenter', KARPENTER_SPOT_INTERRUPTED), sqsRecord('hostile', hostile), sqsRecord('too-long', tooLong)],
+      { maxReceiveCount: 5 },
+    );
+
+    expect(result.processed).toEqual(['karpenter']);
+    expect(result.dlq.map((r) => r.messageId).sort()).toEqual(['hostile', 'too-long']);
+    const described = h.aws.callsTo('DescribeInstances').map((c) => (c.input.query as { instanceIds: string[] }).instanceIds);
+    expect(described[0]).toEqual(['i-0123456789']);
+    expect(described.flat().every((id) => id === 'i-0123456789')).toBe(true);
+    expect(h.metrics.datums).toEqual([count('none', 'none', 'SpotInterruption')]);
+    const problems = h.logs.filter((l) => l.message === 'malformed record').map((l) => l.problem);
+    expect(problems).toContain(
+      'EC2 Spot Instance Interruption Warning: detail.instance-id "i-0123456789$(reboot)" is not an EC2 instance id',
+    );
   });
 });
 

@@ -49,7 +49,7 @@ const SLACK_PARAMETER = '/karpenter-sentinel/slack-webhook';
 let workDir: string;
 /** Packaged with the default params: slack-notify's condition is false. */
 let template: Template;
-/** Packaged with `--param slackWebhookParameter=...`: every function deployed. */
+/** Packaged with `--param slackWebhookParameter=...` (every function deployed) and a concurrency cap of 12. */
 let slackTemplate: Template;
 let packageDir: string;
 /** Packaged with `--param clusters=...`: the scan and cleanup roles may terminate and delete, for those clusters only. */
@@ -65,7 +65,7 @@ beforeAll(async () => {
     serviceDir: path.join(workDir, 'service-slack'),
     packageDir: path.join(workDir, 'slack'),
     bundlesFrom: packaged.serviceDir,
-    params: { slackWebhookParameter: SLACK_PARAMETER },
+    params: { slackWebhookParameter: SLACK_PARAMETER, interruptionsMaxConcurrency: '12' },
   });
   await packageService({
     serviceDir: path.join(workDir, 'service-clusters'),
@@ -285,6 +285,20 @@ describe('queues', () => {
     const properties = mappings[0]?.[1].Properties;
     expect(properties?.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
     expect(properties?.FunctionName).toEqual(getAtt(lambdaLogicalId(fn)));
+  });
+
+  it('caps the interruptions event source at 5 concurrent invocations (param interruptionsMaxConcurrency), reserving nothing', () => {
+    const scaling = (t: Template, queue: string) =>
+      resourcesOfType(t, 'AWS::Lambda::EventSourceMapping')
+        .filter(([, m]) => JSON.stringify(m.Properties?.EventSourceArn) === JSON.stringify(getAtt(queue)))
+        .map(([, m]) => m.Properties?.ScalingConfig);
+
+    expect(scaling(template, 'InterruptionQueue')).toEqual([{ MaximumConcurrency: 5 }]);
+    expect(scaling(slackTemplate, 'InterruptionQueue')).toEqual([{ MaximumConcurrency: 12 }]);
+    // Reserved concurrency would take from the account's pool and throttle SQS batches into the DLQ.
+    for (const [id, fn] of resourcesOfType(slackTemplate, 'AWS::Lambda::Function')) {
+      expect(fn.Properties?.ReservedConcurrentExecutions, id).toBeUndefined();
+    }
   });
 
   it('lets only this stack’s five rules send to the interruption queue', () => {
@@ -574,6 +588,18 @@ describe('IAM', () => {
     'ec2:DescribeSubnets',
     'ec2:DescribeInstanceTypes',
   ]);
+
+  it.each(['scan', 'cleanup'])(
+    '%s may list instance profiles and read their tags (the proof of Karpenter’s), on instance profiles only',
+    (fn) => {
+      const reads = roleStatements(roleOf(template, fn).role).filter((s) => s.Action.includes('iam:ListInstanceProfileTags'));
+
+      expect(reads).toHaveLength(1);
+      expect(reads[0]?.Effect).toBe('Allow');
+      expect([...(reads[0]?.Action ?? [])].sort()).toEqual(['iam:ListInstanceProfileTags', 'iam:ListInstanceProfiles']);
+      expect(reads[0]?.Resource).toEqual([{ 'Fn::Sub': 'arn:${AWS::Partition}:iam::${AWS::AccountId}:instance-profile/*' }]);
+    },
+  );
 
   it('grants no wildcard action, in roles or in the Allow statements of resource policies', () => {
     const resourcePolicies = [

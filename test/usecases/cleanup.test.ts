@@ -440,6 +440,28 @@ describe('with the Karpenter controller still running', () => {
  * is gone (lt-0a6d3f8b2c9e14705). Its instance profile, under /karpenter/eu-central-1/platform-eks-dev/,
  * is the proof instead; prod-postgres-primary, with only forgeable tags, stays unproven.
  */
+describe('a Kubernetes API that cannot be reached', () => {
+  it('connection refused (the real adapter over TCP): advice about reaching the endpoint, none about RBAC; nothing terminated', async () => {
+    const { simulation, cleanup } = await simulate(withController());
+    // Nothing listens on its port any more; closed here, so not again after the test.
+    running.splice(running.indexOf(simulation), 1);
+    await simulation.kubeApi.close();
+
+    const result = await cleanup(APPLY);
+
+    expect(result.errors).toHaveLength(1);
+    const [error] = result.errors;
+    expect(error?.step).toBe('nodepools');
+    expect(error?.message).toMatch(
+      /^NodePools not deleted: Kubernetes API unreachable: connection refused by https:\/\/127\.0\.0\.1:\d+/,
+    );
+    expect(error?.message).toContain("check that the cluster's API endpoint is reachable from where this runs");
+    expect(error?.message).not.toContain('rbac.yaml');
+    expect(error?.message).not.toContain('list/delete on nodepools');
+    expect(simulation.aws.callsTo('TerminateInstances')).toEqual([]);
+  });
+});
+
 describe('an instance whose launch template Karpenter already deleted', () => {
   it('is proven by its instance profile, listed before anything is terminated, and terminated; the forged one is not', async () => {
     const { simulation, cleanup } = await simulate();

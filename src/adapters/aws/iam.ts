@@ -8,8 +8,10 @@ import {
 } from '@aws-sdk/client-iam';
 import type { InstanceProfile } from '../../domain/aws.ts';
 import type { IamPort } from '../../ports/aws.ts';
+import { SourceError } from '../../ports/errors.ts';
 import { mapBounded } from '../../support/concurrency.ts';
-import { awsCall, isNotFound, sourceError } from './errors.ts';
+import { awsCall, isAbort, isNotFound, sourceError } from './errors.ts';
+import { InvocationTimeoutError } from '../../support/abort.ts';
 import { allPages, fromSdkOutput } from './sdk-output.ts';
 
 /** ListInstanceProfiles' largest page. */
@@ -36,7 +38,11 @@ export class IamAdapter implements IamPort {
     this.#client = client;
   }
 
-  /** Every page; tags only for the profiles Karpenter may have made (the list itself carries none). */
+  /**
+   * Every page; tags only for the profiles Karpenter may have made (the list itself carries none).
+   * A profile whose tags cannot be read comes back untagged and marked `tagsUnreadable`: one denied
+   * or failing ListInstanceProfileTags does not take the other profiles with it.
+   */
   async listInstanceProfiles(pathPrefix?: string): Promise<InstanceProfile[]> {
     const listed = await awsCall('ListInstanceProfiles', () => {
       const pages = paginateListInstanceProfiles(
@@ -45,22 +51,35 @@ export class IamAdapter implements IamPort {
       );
       return allPages(pages, (page) => page.InstanceProfiles);
     });
+    const unreadable = new Map<string, string>();
     const tagged = await mapBounded(listed, IAM_TAG_CONCURRENCY, async (profile) => {
       if (!mayBeKarpenters(profile) || !profile.InstanceProfileName) return [profile];
       const tags = await this.#tags(profile.InstanceProfileName);
-      return tags ? [{ ...profile, Tags: tags }] : [];
+      if (tags === 'gone') return [];
+      if (tags instanceof SourceError) {
+        unreadable.set(profile.InstanceProfileName, tags.summary);
+        return [{ ...profile, Tags: [] }];
+      }
+      return [{ ...profile, Tags: tags }];
     });
-    return fromSdkOutput('ListInstanceProfiles', 'instanceprofiles', { InstanceProfiles: tagged.flat() }).profiles;
+    const { profiles } = fromSdkOutput('ListInstanceProfiles', 'instanceprofiles', { InstanceProfiles: tagged.flat() });
+    return profiles.map((p) => {
+      const why = unreadable.get(p.name);
+      return why === undefined ? p : { ...p, tagsUnreadable: why };
+    });
   }
 
-  /** undefined when the profile was deleted since it was listed. */
-  async #tags(instanceProfileName: string): Promise<Tag[] | undefined> {
+  /** 'gone' when the profile was deleted since it was listed; the error when its tags cannot be read. */
+  async #tags(instanceProfileName: string): Promise<Tag[] | 'gone' | SourceError> {
     try {
       const pages = paginateListInstanceProfileTags({ client: this.#client }, { InstanceProfileName: instanceProfileName });
       return await allPages(pages, (page) => page.Tags);
     } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw sourceError('ListInstanceProfileTags', error);
+      if (isNotFound(error)) return 'gone';
+      // The invocation's deadline stops the whole listing, as any other call of it.
+      if (isAbort(error))
+        throw new InvocationTimeoutError('ListInstanceProfileTags stopped: the invocation’s deadline', { cause: error });
+      return sourceError('ListInstanceProfileTags', error);
     }
   }
 

@@ -3,6 +3,7 @@
  * the policy is tested without a server.
  */
 import { STATUS_CODES } from 'node:http';
+import { networkFailureOf } from '../../domain/network-errors.ts';
 import { KubeConflictError, KubeUnreachableError, SourceError } from '../../ports/errors.ts';
 
 /** A failure worth another attempt; `error` is what the caller gets when the attempts run out. */
@@ -88,40 +89,6 @@ export function errorForStatus(
   return new SourceError(summary, { code });
 }
 
-// Certificate problems as Node names them (OpenSSL verify codes, and Node's own hostname check).
-const TLS_ERROR_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_NOT_YET_VALID',
-  'CERT_HAS_EXPIRED',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'INVALID_CA',
-  'HOSTNAME_MISMATCH',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'EPROTO',
-]);
-
-// Dropped or stalled connections: the request may well succeed on a fresh one.
-const TRANSIENT_NETWORK_CODES = new Set([
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'ECONNABORTED',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'EAI_AGAIN',
-  'ERR_STREAM_PREMATURE_CLOSE',
-  'UND_ERR_SOCKET',
-  'KUBE_REQUEST_TIMEOUT',
-]);
-
 function errorCode(err: unknown): string | undefined {
   if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string') return err.code;
   return undefined;
@@ -131,22 +98,21 @@ function errorCode(err: unknown): string | undefined {
 export function errorForNetwork(err: unknown, server: string): SourceError | TransientKubeError {
   const code = errorCode(err);
   const message = oneLineText(thrownMessage(err));
-  if (code !== undefined && (TLS_ERROR_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_'))) {
-    return new KubeUnreachableError(`TLS verification failed for ${server}: ${message}`, { code, cause: err });
+  switch (networkFailureOf(code)) {
+    case 'tls':
+      return new KubeUnreachableError(`TLS verification failed for ${server}: ${message}`, { code, cause: err });
+    case 'refused':
+      return new KubeUnreachableError(`connection refused by ${server}`, { code, cause: err });
+    case 'connect-timeout':
+      return new KubeUnreachableError(
+        `cannot connect to ${server}: ${message} (a private endpoint needs a network path to its VPC)`,
+        { code, cause: err },
+      );
+    case 'unresolved':
+      return new KubeUnreachableError(`cannot resolve ${server}: ${message}`, { code, cause: err });
+    case 'transient':
+      return new TransientKubeError(new SourceError(`${message} (${server})`, { code, cause: err }));
+    default:
+      return new SourceError(`request to ${server} failed: ${message}`, { code, cause: err });
   }
-  if (code === 'ECONNREFUSED') return new KubeUnreachableError(`connection refused by ${server}`, { code, cause: err });
-  if (code === 'KUBE_CONNECT_TIMEOUT') {
-    return new KubeUnreachableError(
-      `cannot connect to ${server}: ${message} (a private endpoint needs a network path to its VPC)`,
-      {
-        code,
-        cause: err,
-      },
-    );
-  }
-  if (code === 'ENOTFOUND') return new KubeUnreachableError(`cannot resolve ${server}: ${message}`, { code, cause: err });
-  if (code !== undefined && TRANSIENT_NETWORK_CODES.has(code)) {
-    return new TransientKubeError(new SourceError(`${message} (${server})`, { code, cause: err }));
-  }
-  return new SourceError(`request to ${server} failed: ${message}`, { code, cause: err });
 }

@@ -109,6 +109,30 @@ describe('IamAdapter.listInstanceProfiles', () => {
     expect((await new IamAdapter(client).listInstanceProfiles()).map((p) => p.name)).toEqual(['demo_2']);
   });
 
+  it('one profile whose tags are denied comes back untagged and marked; the others keep theirs', async () => {
+    // Prepare
+    const denied = new Error(
+      `User: arn:aws:sts::${ACCOUNT}:assumed-role/CleanupRole/x is not authorized to perform: iam:ListInstanceProfileTags on resource: instance profile demo_1`,
+    );
+    denied.name = 'AccessDenied';
+    iam
+      .on(ListInstanceProfilesCommand)
+      .resolves({ InstanceProfiles: [sdkProfile('demo_1'), sdkProfile('demo_2')] })
+      .on(ListInstanceProfileTagsCommand, { InstanceProfileName: 'demo_1' })
+      .rejects(denied)
+      .on(ListInstanceProfileTagsCommand, { InstanceProfileName: 'demo_2' })
+      .resolves({ Tags: [{ Key: 'eks:eks-cluster-name', Value: 'demo' }] });
+
+    // Act
+    const profiles = await new IamAdapter(client).listInstanceProfiles();
+
+    // Assess
+    expect(profiles.map((p) => [p.name, p.tags, p.tagsUnreadable])).toEqual([
+      ['demo_1', {}, `ListInstanceProfileTags failed: AccessDenied: ${denied.message}`],
+      ['demo_2', { 'eks:eks-cluster-name': 'demo' }, undefined],
+    ]);
+  });
+
   it('turns AccessDenied into a SourceError (the seed: iam:ListInstanceProfiles not allowed)', async () => {
     // Prepare
     const denied = new Error(

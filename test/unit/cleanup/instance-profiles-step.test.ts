@@ -21,6 +21,46 @@ function world(instances = [instance({ id: 'i-karpenter' })], dryRun = false) {
   );
 }
 
+describe('instanceProfilesStep when ListInstanceProfileTags fails for one profile', () => {
+  const DENIED =
+    'ListInstanceProfileTags failed: AccessDenied: User: arn:aws:sts::111122223333:assumed-role/CleanupRole/x is not authorized to perform: iam:ListInstanceProfileTags on resource: instance profile demo_222';
+  const LEGACY = instanceProfile({
+    name: 'demo_111222',
+    role: 'KarpenterNodeRole-demo',
+    tags: { 'karpenter.k8s.aws/ec2nodeclass': 'default', 'eks:eks-cluster-name': 'demo' },
+  });
+  const UNREADABLE = { ...instanceProfile({ name: 'demo_222', role: 'KarpenterNodeRole-demo' }), tagsUnreadable: DENIED };
+  const OTHERS_UNREADABLE = { ...instanceProfile({ name: 'staging_333', role: 'StagingRole' }), tagsUnreadable: DENIED };
+
+  it('goes on with the others; that profile is an error naming it, and keeps its role', async () => {
+    const w = stepWorld(
+      snapshotOf({
+        cluster: cluster(),
+        instances: [],
+        launchTemplates: [],
+        instanceProfiles: [KARPENTERS, LEGACY, UNREADABLE, OTHERS_UNREADABLE],
+      }),
+      { dryRun: false },
+    );
+
+    const out = await instanceProfilesStep(w.ctx, { nodepools: w.nodepools(), instances: w.instances() });
+
+    expect(out.done.sort()).toEqual(['demo_111', 'demo_111222']);
+    expect(out.errors).toEqual([
+      {
+        step: 'instance-profiles',
+        resource: 'demo_222',
+        message: expect.stringMatching(
+          /^ListInstanceProfileTags demo_222 failed: AccessDenied: .*iam:ListInstanceProfileTags.*; not deleted: only its tags can prove Karpenter made it for this cluster$/,
+        ),
+      },
+    ]);
+    expect(w.aws.state.instanceProfiles.get('demo_222')?.roles.map((r) => r.name)).toEqual(['KarpenterNodeRole-demo']);
+    expect(w.aws.callsTo('DeleteInstanceProfile').map((c) => c.input.profileName)).not.toContain('demo_222');
+    expect(w.aws.state.instanceProfiles.has('staging_333')).toBe(true);
+  });
+});
+
 describe('instanceProfilesStep', () => {
   it('never takes a look-alike outside Karpenter’s path: its role stays on it', async () => {
     const w = world([]);

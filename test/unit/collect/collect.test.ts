@@ -7,7 +7,7 @@ import type { KubeListQuery, PodLogQuery } from '../../../src/ports/kubernetes.t
 import { awsError } from '../../../src/simulator/in-memory-aws.ts';
 import { simulatedInstanceTypes } from '../../../src/simulator/instance-types.ts';
 import { simulateSnapshot, type Simulation } from '../../../src/simulator/simulation.ts';
-import { snapshotOf, subnet } from '../../factories/aws.ts';
+import { instanceProfile, snapshotOf, subnet } from '../../factories/aws.ts';
 import { ec2NodeClass, nodeClaim, nodePool } from '../../factories/karpenter.ts';
 import {
   condition,
@@ -321,6 +321,22 @@ describe('collectSnapshot: PodDisruptionBudgets, VolumeAttachments, subnets', ()
     expect(snapshot.gaps).toHaveLength(3);
     expect(['pdbs', 'volumeattachments', 'subnets'].some((s) => snapshot.captured.has(s as never))).toBe(false);
     expect(snapshot.nodeClasses).toHaveLength(1);
+  });
+
+  it('an instance profile whose tags could not be read makes the instance profiles a gap: untagged, it would prove nothing', async () => {
+    // Prepare
+    const why = 'ListInstanceProfileTags failed: AccessDenied: not authorized to perform: iam:ListInstanceProfileTags';
+    const simulation = await cluster({
+      ...healthyParts(),
+      instanceProfiles: [{ ...instanceProfile({ name: 'demo_1', role: 'KarpenterNodeRole-demo' }), tagsUnreadable: why }],
+    });
+
+    // Act
+    const { snapshot } = await collectSnapshot(simulation.connection, { clusterName: 'demo' });
+
+    // Assess
+    expect(snapshot.gaps.map((g) => [g.source, g.error])).toEqual([['instanceprofiles', why]]);
+    expect(snapshot.captured.has('instanceprofiles')).toBe(false);
   });
 
   it("reads the region's instance types with one DescribeInstanceTypes; denied, they are a gap and the rest is read", async () => {

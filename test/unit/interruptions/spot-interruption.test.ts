@@ -38,6 +38,24 @@ describe('EC2 Spot Instance Interruption Warning', () => {
     expect(record.events.map((e) => [e.instanceId, e.action])).toEqual([['i-1234abcd', 'stop']]);
   });
 
+  it.each(['i-0123456789', 'i-01234567890123'])('accepts %s, an id length Karpenter’s own examples use', (id) => {
+    const record = parsed(eventBody({ detailType: DETAIL_TYPE, detail: { 'instance-id': id, 'instance-action': 'terminate' } }));
+
+    expect(record.events.map((e) => e.instanceId)).toEqual([id]);
+  });
+
+  it.each([
+    ['7 digits', 'i-1234abc'],
+    ['18 digits', `i-${'0'.repeat(18)}`],
+    ['upper case', 'i-0123456789ABCDEF0'],
+    ['a shell substitution', 'i-0123456789$(reboot)'],
+    ['a line break', 'i-0123456789\nkubectl delete nodes --all'],
+  ])('rejects an id with %s', (_, id) => {
+    const error = parseError(eventBody({ detailType: DETAIL_TYPE, detail: { 'instance-id': id } }));
+
+    expect(error.code).toBe('invalid-field');
+  });
+
   it('is registered under aws.ec2 and its detail-type', () => {
     expect([spotInterruption.source, spotInterruption.detailType]).toEqual(['aws.ec2', DETAIL_TYPE]);
   });

@@ -3,6 +3,7 @@ import type { ClusterInfo, Instance, InstanceProfile, LaunchTemplate } from '../
 import type { CleanupProgress, CleanupRequest } from '../../../src/domain/cleanup.ts';
 import type { EC2NodeClass, NodeClaim, NodePool, Pod } from '../../../src/domain/kube.ts';
 import { KubeUnreachableError, SourceError } from '../../../src/ports/errors.ts';
+import { errorForNetwork, errorForStatus, TransientKubeError } from '../../../src/adapters/kubernetes/kube-errors.ts';
 import { AWS_WRITE_OPERATIONS, inMemoryAws } from '../../../src/simulator/in-memory-aws.ts';
 import { runCleanup, type CleanupSettings } from '../../../src/usecases/cleanup.ts';
 import type { ClusterConnection } from '../../../src/ports/cluster.ts';
@@ -316,7 +317,7 @@ describe('runCleanup order: nothing goes while what depends on it may still run'
         {
           step: 'nodepools',
           resource: 'spot-pool',
-          message: 'delete NodePool spot-pool failed: 403 Forbidden: nodepools "spot-pool" is forbidden',
+          message: `delete NodePool spot-pool failed: 403 Forbidden: nodepools "spot-pool" is forbidden — ${KUBE_ACCESS_HINT}`,
         },
       ],
     });
@@ -722,9 +723,21 @@ describe('runCleanup when nothing can drain the NodeClaims', () => {
   });
 });
 
-/** What a nodepools error says to do about a Kubernetes API that refuses or cannot be reached. */
+const SERVER = 'https://abc.gr7.eu-west-1.eks.amazonaws.com';
+const networkError = (code: string, message: string) => Object.assign(new Error(message), { code });
+/** What the Kubernetes adapter throws once the retries of a transient network failure ran out (same code). */
+function transientError(cause: Error): SourceError {
+  const transient = errorForNetwork(cause, SERVER);
+  if (!(transient instanceof TransientKubeError)) throw new Error(`${cause.message} is not transient`);
+  return new SourceError(`${transient.error.summary} (after 4 attempts)`, { code: transient.error.code, cause: transient.error });
+}
+
+/** What a nodepools error says to do about a Kubernetes API that refuses the caller (401, 403). */
 const KUBE_ACCESS_HINT =
   'give the caller list/delete on nodepools (infra/kubernetes/rbac.yaml, group karpenter-sentinel-cleanup; for the function, its access entry) or run with deleteNodePools false / --keep-nodepools';
+/** ... and about one it cannot reach (DNS, refused, timed out, TLS). */
+const KUBE_REACH_HINT =
+  "check that the cluster's API endpoint is reachable from where this runs: its name resolves (DNS), public endpoint access is on (the cleanup function reaches it only that way), or from inside the VPC of a private endpoint port 443 is open to you; then run again, or run with deleteNodePools false / --keep-nodepools";
 
 describe('runCleanup on part of a cluster, or without its API', () => {
   it('a NodePool subset: only those NodePools and their instances; launch templates and profiles stay', async () => {
@@ -762,8 +775,8 @@ describe('runCleanup on part of a cluster, or without its API', () => {
   it.each([
     [
       'unreachable',
-      new KubeUnreachableError('connect ECONNREFUSED 10.0.1.15:443'),
-      `NodePools not deleted: Kubernetes API unreachable: connect ECONNREFUSED 10.0.1.15:443 — ${KUBE_ACCESS_HINT}`,
+      new KubeUnreachableError('connection refused by https://10.0.1.15', { code: 'ECONNREFUSED' }),
+      `NodePools not deleted: Kubernetes API unreachable: connection refused by https://10.0.1.15 — ${KUBE_REACH_HINT}`,
     ],
     [
       'forbidden',
@@ -820,9 +833,63 @@ describe('runCleanup on part of a cluster, or without its API', () => {
     );
   });
 
+  it.each([
+    [
+      'ENOTFOUND',
+      errorForNetwork(networkError('ENOTFOUND', 'getaddrinfo ENOTFOUND abc.gr7.eu-west-1.eks.amazonaws.com'), SERVER),
+    ],
+    [
+      'EAI_AGAIN, after its retries',
+      transientError(networkError('EAI_AGAIN', 'getaddrinfo EAI_AGAIN abc.gr7.eu-west-1.eks.amazonaws.com')),
+    ],
+    ['ECONNREFUSED', errorForNetwork(networkError('ECONNREFUSED', 'connect ECONNREFUSED 10.0.1.15:443'), SERVER)],
+    ['a connect timeout', errorForNetwork(networkError('KUBE_CONNECT_TIMEOUT', 'no connection within 10 s'), SERVER)],
+    ['a request timeout, after its retries', transientError(networkError('KUBE_REQUEST_TIMEOUT', 'no answer within 30 s'))],
+  ])('%s listing NodePools: reachability advice, no RBAC advice', async (_, error) => {
+    const w = world();
+    w.kube.listError = error;
+
+    const result = await w.cleanup();
+
+    const message = result.errors[0]?.message ?? '';
+    expect(message.endsWith(`— ${KUBE_REACH_HINT}`)).toBe(true);
+    expect(message).not.toContain('rbac.yaml');
+  });
+
+  it.each([
+    ['401', errorForStatus(401, '{"message":"Unauthorized"}', undefined, new Date())],
+    ['403', errorForStatus(403, '{"message":"nodepools.karpenter.sh is forbidden"}', undefined, new Date())],
+  ])('%s listing NodePools: RBAC and access-entry advice, no reachability advice', async (_, error) => {
+    const w = world();
+    w.kube.listError = error;
+
+    const result = await w.cleanup();
+
+    const message = result.errors[0]?.message ?? '';
+    expect(message.endsWith(`— ${KUBE_ACCESS_HINT}`)).toBe(true);
+    expect(message).not.toContain('API endpoint is reachable');
+  });
+
+  it('a NodePool whose deletion hit a DNS failure: reachability advice on its error, not RBAC', async () => {
+    const w = world({ ...partialDestroy(), pods: RUNNING_CONTROLLER });
+    w.kube.deleteErrors.set(
+      'spot-pool',
+      transientError(networkError('EAI_AGAIN', 'getaddrinfo EAI_AGAIN abc.gr7.eu-west-1.eks.amazonaws.com')),
+    );
+
+    const result = await w.cleanup();
+
+    expect(result.errors).toEqual([
+      expect.objectContaining({ step: 'nodepools', resource: 'spot-pool', message: expect.stringMatching(/EAI_AGAIN/) }),
+    ]);
+    expect(result.errors[0]?.message.endsWith(`— ${KUBE_REACH_HINT}`)).toBe(true);
+  });
+
   it('Kubernetes API error with a long reason: the reason is cut, the hint what to do stays, all on one line', async () => {
     const w = world();
-    w.kube.listError = new KubeUnreachableError(`401 Unauthorized:\n${'no access entry for the caller; '.repeat(30)}`);
+    w.kube.listError = new KubeUnreachableError(`401 Unauthorized:\n${'no access entry for the caller; '.repeat(30)}`, {
+      code: '401',
+    });
 
     const result = await w.cleanup();
 
