@@ -94,6 +94,8 @@ async function dispatch(args: string[], ctx: CliContext, program: string): Promi
     return 0;
   }
   if (name.startsWith('-')) {
+    // `kubectl sentinel -o json`: flags alone are the default command's, as for no arguments.
+    if (program !== PROGRAM) return scanCommand.run(args, ctx);
     throw new UsageError(
       `unknown option ${name}; a command comes first, e.g. karpenter-sentinel scan --from DIR (see karpenter-sentinel --help)`,
     );
