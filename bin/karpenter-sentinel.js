@@ -22,4 +22,11 @@ if (!fromSources) {
   enableCompileCache?.();
 }
 const { runCli } = await import(fromSources ? '../src/cli/main.ts' : '../dist/cli/karpenter-sentinel.mjs');
-process.exitCode = await runCli(process.argv.slice(2));
+// Installed as `kubectl-sentinel` too (package.json bin): kubectl runs that for `kubectl sentinel`,
+// and the usage then says what the user types (as src/cli/binary.ts does for the single executable).
+const { basename } = await import('node:path');
+const invoked = basename(process.argv[1] ?? '').replace(/\.(c|m)?js$/, '');
+const options = invoked.startsWith('kubectl-')
+  ? { program: `kubectl ${invoked.slice('kubectl-'.length).replaceAll('_', '-')}` }
+  : {};
+process.exitCode = await runCli(process.argv.slice(2), undefined, {}, options);

@@ -4,6 +4,7 @@ import { parseKubeReadLimits, type KubeReadLimits } from '../domain/kube-read-li
 import { SEVERITIES, type Severity } from '../domain/codes.ts';
 import { UsageError } from '../domain/errors.ts';
 import { parseDuration } from '../domain/settings.ts';
+import { didYouMean } from './suggest.ts';
 
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
@@ -25,9 +26,9 @@ export function parseFlags(
 ): ParsedFlags {
   const parsed = (() => {
     try {
-      return parseArgs({ args: [...args], options, strict: true, allowPositionals: true, tokens: true });
+      return parseArgs({ args: kubectlStyle(args, options), options, strict: true, allowPositionals: true, tokens: true });
     } catch (err) {
-      throw toUsageError(command, err);
+      throw toUsageError(command, err, options);
     }
   })();
   const values: Values = { ...parsed.values };
@@ -59,13 +60,48 @@ export function parseFlags(
   return { values };
 }
 
-function toUsageError(command: string, err: unknown): Error {
+/**
+ * kubectl's spellings node:util's parseArgs reads otherwise: `-o=json` (parseArgs would take
+ * `=json` as the value) becomes `-o json`. `-ojson` and `--output=json` parse as they are.
+ */
+function kubectlStyle(args: readonly string[], options: ParseArgsOptionsConfig): string[] {
+  const end = args.indexOf('--');
+  const head = end === -1 ? args : args.slice(0, end);
+  const shortWithValue = new Set(Object.values(options).flatMap((o) => (o.type === 'string' && o.short ? [o.short] : [])));
+  const spread = head.flatMap((arg) => {
+    const match = /^-(\w)=(.*)$/s.exec(arg);
+    return match && shortWithValue.has(match[1] as string) ? [`-${match[1]}`, match[2] as string] : [arg];
+  });
+  return end === -1 ? spread : [...spread, ...args.slice(end)];
+}
+
+/**
+ * kubectl flags no command here takes, with why: a scan reads every namespace (the Karpenter
+ * controller is found by its label wherever it runs), so there is no namespace to choose.
+ */
+const KUBECTL_FLAGS_NOT_TAKEN: Record<string, string> = {
+  '-n': 'every namespace is read (the Karpenter controller is found by its label app.kubernetes.io/name=karpenter wherever it runs)',
+  '--namespace':
+    'every namespace is read (the Karpenter controller is found by its label app.kubernetes.io/name=karpenter wherever it runs)',
+};
+
+function toUsageError(command: string, err: unknown, options: ParseArgsOptionsConfig): Error {
   const code = (err as { code?: unknown }).code;
   const message = err instanceof Error ? err.message : String(err);
   // Node words these "Unknown option '--x'" and "Option '-o, --output <value>' argument missing".
   const flag = /--[\w-]+/.exec(message)?.[0] ?? /'(-\w)/.exec(message)?.[1] ?? '';
   const help = `(see karpenter-sentinel help ${command})`;
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(`unknown option ${flag} for '${command}' ${help}`);
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const notTaken = KUBECTL_FLAGS_NOT_TAKEN[flag];
+    if (notTaken !== undefined) return new UsageError(`${flag} does not apply to '${command}': ${notTaken}`);
+    const suggestion = flag.startsWith('--')
+      ? didYouMean(
+          flag,
+          Object.keys(options).map((name) => `--${name}`),
+        )
+      : '';
+    return new UsageError(`unknown option ${flag} for '${command}'${suggestion} ${help}`);
+  }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     if (message.includes('does not take an argument')) return new UsageError(`${flag} takes no value`);
     if (message.includes('ambiguous')) {

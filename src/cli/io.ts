@@ -85,10 +85,22 @@ export const DEFAULT_WIDTH = 100;
  * own width, else DEFAULT_WIDTH (a pipe or a file has no width).
  */
 export function outputWidth(stream: OutputStream, terminal: TerminalEnvironment): number {
+  return givenWidth(stream, terminal) ?? DEFAULT_WIDTH;
+}
+
+/** What help is wrapped to without COLUMNS or a terminal: the width help texts are read at. */
+export const HELP_DEFAULT_WIDTH = 80;
+
+/** `--help`'s width: COLUMNS, else the terminal's, else 80 (docs/usage.md, "Help and width"). */
+export function helpWidth(stream: OutputStream, terminal: TerminalEnvironment): number {
+  return givenWidth(stream, terminal) ?? HELP_DEFAULT_WIDTH;
+}
+
+function givenWidth(stream: OutputStream, terminal: TerminalEnvironment): number | undefined {
   if (terminal.columns !== undefined) return terminal.columns;
   const columns = stream.columns;
   if (stream.isTTY === true && columns !== undefined && Number.isInteger(columns) && columns > 0) return columns;
-  return DEFAULT_WIDTH;
+  return undefined;
 }
 
 /** A `note:` or `warning:` line on stderr, wrapped to its width under a two-space indent. */

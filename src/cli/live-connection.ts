@@ -19,7 +19,8 @@ export async function connectLive(target: LiveTarget, environment = readCliCloud
   const region = target.region ?? environment.region;
   if (!region) throw new UsageError('no AWS region: pass --region REGION or set AWS_REGION');
   // One credential chain for the SDK clients and the EKS token: SSO or assume-role resolves once.
-  const credentials = defaultProvider();
+  // --profile as the AWS CLI's: the credential chain reads that profile (SSO, assume-role, keys).
+  const credentials = defaultProvider(target.profile ? { profile: target.profile } : {});
   const readLimits = kubeReadLimits(target, environment);
   const aws = awsPorts(createAwsClients({ region, credentials }));
   // client-node (~0.9 s to import) is only needed to read a kubeconfig. A context is read now, so a
@@ -30,7 +31,9 @@ export async function connectLive(target: LiveTarget, environment = readCliCloud
       : (await import('../adapters/kubernetes/connect.ts')).connectWithKubeconfig(
           {
             context: target.context,
-            ...(environment.kubeconfig ? { kubeconfigPath: environment.kubeconfig } : {}),
+            ...((target.kubeconfig ?? environment.kubeconfig)
+              ? { kubeconfigPath: target.kubeconfig ?? environment.kubeconfig }
+              : {}),
           },
           { readLimits },
         );

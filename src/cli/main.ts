@@ -7,6 +7,9 @@ import { demoCommand } from './commands/demo.ts';
 import { scanCommand } from './commands/scan.ts';
 import { snapshotCommand } from './commands/snapshot.ts';
 import { reportError } from './errors.ts';
+import { helpWidth } from './io.ts';
+import { wrapHelp } from './render/help.ts';
+import { didYouMean } from './suggest.ts';
 import { DEFAULT_SERVICES, processIO, writeLines } from './io.ts';
 import type { CliContext, CliIO, CliServices, OutputStream } from './io.ts';
 
@@ -32,13 +35,15 @@ ${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
   ${'help'.padEnd(width)}  show this, or a command's options: help <command>
 
 Quick start:
-  karpenter-sentinel demo                                      the bundled failures, in a simulated cluster
-  karpenter-sentinel scan --cluster NAME [--region R] [--apply]  live scan; --apply fixes what is safe
-  karpenter-sentinel scan --from ./capture                     offline analysis of kubectl / aws CLI output
-  karpenter-sentinel snapshot --cluster NAME --out ./capture   capture a cluster for later or a bug report
-  karpenter-sentinel cleanup --cluster NAME [--apply]          before/after terraform destroy: what Karpenter left
+  karpenter-sentinel demo                       the bundled failures, in a simulated cluster
+  karpenter-sentinel scan                       live: the current kubectl context's EKS cluster
+  karpenter-sentinel scan --cluster NAME        live: an EKS cluster; --apply fixes what is safe
+  karpenter-sentinel scan --from ./capture      offline analysis of kubectl / aws CLI output
+  karpenter-sentinel snapshot --out ./capture   capture a cluster for later or a bug report
+  karpenter-sentinel cleanup --cluster NAME     before/after terraform destroy: what Karpenter left
 
 Global options: --help, --version, --debug (print the stack of an error)
+As a kubectl plugin (kubectl-sentinel on PATH), 'kubectl sentinel' alone scans the current context.
 Exit codes: 0 nothing at or above --fail-on (cleanup: complete), 1 something is (cleanup: errors or\nnot complete), 2 usage or input error.`;
 }
 
@@ -78,7 +83,9 @@ function invokedAs(stream: OutputStream, program: string): OutputStream {
 async function dispatch(args: string[], ctx: CliContext, program: string): Promise<number> {
   const [name, ...rest] = args;
   if (name === undefined) {
-    writeLines(ctx.io.stderr, asInvoked(usage(), program));
+    // `kubectl sentinel` alone scans the current context, as kubectl plugins do (docs/usage.md).
+    if (program !== PROGRAM) return scanCommand.run([], ctx);
+    writeHelp(ctx.io.stderr, usage(), ctx.io, program);
     return 2;
   }
   if (name === 'help' || name === '--help' || name === '-h') return help(rest, ctx.io, program);
@@ -87,13 +94,15 @@ async function dispatch(args: string[], ctx: CliContext, program: string): Promi
     return 0;
   }
   if (name.startsWith('-')) {
+    // `kubectl sentinel -o json`: flags alone are the default command's, as for no arguments.
+    if (program !== PROGRAM) return scanCommand.run(args, ctx);
     throw new UsageError(
       `unknown option ${name}; a command comes first, e.g. karpenter-sentinel scan --from DIR (see karpenter-sentinel --help)`,
     );
   }
   const command = findCommand(name);
   if (wantsHelp(rest)) {
-    writeLines(ctx.io.stdout, asInvoked(command.usage, program));
+    writeHelp(ctx.io.stdout, command.usage, ctx.io, program);
     return 0;
   }
   return command.run(rest, ctx);
@@ -103,14 +112,20 @@ function help(rest: string[], io: CliIO, program: string): number {
   const [topic, extra] = rest;
   if (extra !== undefined) throw new UsageError(`help takes at most one command (got '${rest.join(' ')}')`);
   const general = topic === undefined || topic === 'help' || topic === '--help' || topic === '-h';
-  writeLines(io.stdout, asInvoked(general ? usage() : findCommand(topic).usage, program));
+  writeHelp(io.stdout, general ? usage() : findCommand(topic).usage, io, program);
   return 0;
+}
+
+/** Help as the user typed the program, wrapped to the terminal (render/help.ts). */
+function writeHelp(stream: OutputStream, text: string, io: CliIO, program: string): void {
+  writeLines(stream, wrapHelp(asInvoked(text, program), helpWidth(stream, io.terminal)));
 }
 
 function findCommand(name: string): Command {
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {
-    throw new UsageError(`unknown command '${name}' (commands: ${[...COMMANDS.map((c) => c.name), 'help'].join(', ')})`);
+    const names = [...COMMANDS.map((c) => c.name), 'help'];
+    throw new UsageError(`unknown command '${name}'${didYouMean(name, names)} (commands: ${names.join(', ')})`);
   }
   return command;
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Context } from '@kubernetes/client-node';
 import { InputError, UsageError } from '../../domain/errors.ts';
+import type { KubeContextFacts } from '../../domain/eks-context.ts';
 import { thrownMessage } from './kube-errors.ts';
 import { assertVerifiedTls } from './kubeconfig.ts';
 
@@ -90,4 +91,30 @@ function checkContext(config: KubeConfig, context: Context, where: string): void
     throw new InputError(where, `context "${context.name}" names user "${context.user}", which is not defined`);
   }
   assertVerifiedTls(cluster, where);
+}
+
+/**
+ * The selected context as domain/eks-context.ts reads it: its name, its cluster entry and server,
+ * and its user's exec plugin (command, args, env). The kubeconfig is checked as loadKubeConfig does.
+ */
+export function kubeContextFacts(selection: KubeconfigSelection = {}): KubeContextFacts {
+  const config = loadKubeConfig(selection);
+  const context = config.getContextObject(config.getCurrentContext()) as Context;
+  const cluster = config.getCluster(context.cluster);
+  const exec = execOf(config.getUser(context.user)?.exec);
+  return { name: context.name, clusterEntry: context.cluster, server: cluster?.server ?? '', ...(exec ? { exec } : {}) };
+}
+
+/** client-node keeps a user's `exec` as parsed YAML (`any`): only strings are taken from it. */
+function execOf(exec: unknown): KubeContextFacts['exec'] {
+  if (typeof exec !== 'object' || exec === null) return undefined;
+  const { command, args, env } = exec as { command?: unknown; args?: unknown; env?: unknown };
+  if (typeof command !== 'string') return undefined;
+  const strings = Array.isArray(args) ? args.filter((a): a is string => typeof a === 'string') : [];
+  const variables: Record<string, string> = {};
+  for (const entry of Array.isArray(env) ? (env as unknown[]) : []) {
+    const { name, value } = (entry ?? {}) as { name?: unknown; value?: unknown };
+    if (typeof name === 'string' && typeof value === 'string') variables[name] = value;
+  }
+  return { command, args: strings, env: variables };
 }

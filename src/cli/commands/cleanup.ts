@@ -25,6 +25,8 @@ const OPTIONS = {
   simulate: { type: 'string', multiple: true },
   region: { type: 'string' },
   context: { type: 'string' },
+  kubeconfig: { type: 'string' },
+  profile: { type: 'string' },
   apply: { type: 'boolean' },
   nodepool: { type: 'string', multiple: true },
   'keep-nodepools': { type: 'boolean' },
@@ -57,6 +59,8 @@ Input:
   --cluster NAME               live: the EKS cluster; --simulate: its name when no describe-cluster output is given
   --region REGION              live: AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)
   --context NAME               live: reach the Kubernetes API through this kubeconfig context instead of an EKS token
+  --kubeconfig PATH            live: the kubeconfig file for --context (default: KUBECONFIG, else ~/.kube/config)
+  --profile NAME               live: the AWS profile for the AWS calls and the EKS token
   --simulate PATH...           clean a simulated cluster seeded from captured files (fake Kubernetes API, in-memory AWS)
   --apply                      do it (default: dry run, lists what would be done and changes nothing)
   --max-file-size SIZE         --simulate: refuse a capture file holding more than this, unpacked (default ${formatByteSize(DEFAULT_MAX_FILE_BYTES).replace(' ', '')})
@@ -150,14 +154,17 @@ export const cleanupCommand: Command = {
 /** Only --cluster or --simulate (with --cluster naming the simulated cluster); live-only flags with --simulate are errors. */
 function checkModeFlags(simulate: string[], values: ParsedFlags['values']): void {
   if (simulate.length > 0) {
-    for (const flag of ['region', 'context'] as const) {
+    for (const flag of ['region', 'context', 'kubeconfig', 'profile'] as const) {
       if (values[flag] !== undefined)
         throw new UsageError(`--${flag} applies to a live cleanup only (--cluster without --simulate)`);
     }
     return;
   }
   if (values.cluster === undefined) {
-    throw new UsageError('cleanup needs --cluster NAME or --simulate PATH... (see karpenter-sentinel help cleanup)');
+    // Never the kubectl context's: cleanup deletes, so the cluster is named, not inferred (docs/usage.md).
+    throw new UsageError(
+      'cleanup needs --cluster NAME (never taken from the kubectl context: cleanup deletes) or --simulate PATH... (see karpenter-sentinel help cleanup)',
+    );
   }
   if (values['max-file-size'] !== undefined) throw new UsageError('--max-file-size applies to captured files only (--simulate)');
 }
@@ -180,7 +187,15 @@ function requestOf(values: ParsedFlags['values']): Omit<CleanupRequest, 'cluster
 function liveTarget(clusterName: string, values: ParsedFlags['values']): LiveTarget {
   const region = stringOf(values.region);
   const context = stringOf(values.context);
-  return { clusterName, ...(region ? { region } : {}), ...(context ? { context } : {}) };
+  const kubeconfig = stringOf(values.kubeconfig);
+  const profile = stringOf(values.profile);
+  return {
+    clusterName,
+    ...(region ? { region } : {}),
+    ...(context ? { context } : {}),
+    ...(kubeconfig ? { kubeconfig } : {}),
+    ...(profile ? { profile } : {}),
+  };
 }
 
 /** One line for a log: what is left to do, or undefined when nothing is. */

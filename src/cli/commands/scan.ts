@@ -17,7 +17,6 @@ import {
   durationOf,
   instantOf,
   parseFlags,
-  readLimitsOf,
   stringOf,
   stringsOf,
   type ParsedFlags,
@@ -25,6 +24,9 @@ import {
 import { outputWidth, writeLines, writeNote } from '../io.ts';
 import { exitCodeFor, scanCapture } from '../offline-scan.ts';
 import { actionsFor, scanLiveCluster, scanSimulation, type LiveTarget } from '../cluster-scan.ts';
+import type { CliContext } from '../io.ts';
+import { liveFlagsOf } from '../live-flags.ts';
+import { resolveLiveTarget } from '../live-target.ts';
 import { renderReport } from '../render/index.ts';
 import { incompleteWarning } from '../render/format.ts';
 import { colourEnabled } from '../render/style.ts';
@@ -39,6 +41,8 @@ const OPTIONS = {
   cluster: { type: 'string' },
   region: { type: 'string' },
   context: { type: 'string' },
+  kubeconfig: { type: 'string' },
+  profile: { type: 'string' },
   'kube-read-limits': { type: 'string' },
   apply: { type: 'boolean' },
   now: { type: 'string' },
@@ -59,22 +63,27 @@ const OPTIONS = {
 const d = DEFAULT_DETECTION;
 
 const USAGE = `Usage:
-  karpenter-sentinel scan --from PATH... [options]      analyse captured kubectl / aws CLI output
+  karpenter-sentinel scan [--context CTX] [--apply]     live scan of the kubectl context's EKS cluster
   karpenter-sentinel scan --cluster NAME [--apply]      live scan of an EKS cluster
+  karpenter-sentinel scan --from PATH... [options]      analyse captured kubectl / aws CLI output
   karpenter-sentinel scan --simulate PATH... [--apply]  the live scan against a simulated cluster seeded from captured files
 
 Input:
   --from PATH...               files or directories (read recursively); repeat the flag or list several paths
-  --cluster NAME               live: the EKS cluster to scan; --from/--simulate: its name when no describe-cluster output is given
-  --region REGION              live: AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)
-  --context NAME               live: reach the Kubernetes API through this kubeconfig context (KUBECONFIG or ~/.kube/config)
-                               instead of an EKS token for the ambient AWS credentials
-  --kube-read-limits LIMITS    live: raise how much one Kubernetes list or log may read, e.g. response-size=64MiB,list-items=500000
+  --cluster NAME               live: the EKS cluster to scan (default: the one the kubeconfig context names);
+                               --from/--simulate: its name when no describe-cluster output is given
+  --region REGION              live: AWS region (default: the context's, else AWS_REGION, then AWS_DEFAULT_REGION)
+  --context NAME               live: the kubeconfig context to reach the Kubernetes API through (default: the
+                               current context; with --cluster alone, an EKS token for the AWS credentials)
+  --kubeconfig PATH            live: the kubeconfig file (default: KUBECONFIG, else ~/.kube/config)
+  --profile NAME               live: the AWS profile for the AWS calls and the EKS token (default: the
+                               context's AWS_PROFILE, else the AWS SDK's default credentials)
+  --kube-read-limits LIMITS    live: raise how much one Kubernetes list or log may read, e.g. list-items=500000
                                (also KUBE_READ_LIMITS; names and defaults in ${docReference('usage.md')})
   --simulate PATH...           serve captured files as a cluster (fake Kubernetes API on 127.0.0.1, in-memory AWS)
   --apply                      carry out the planned remediations (live and simulated scans; default: dry run)
   --now ISO-8601               the time to judge ages against, e.g. 2026-01-01T00:00:00Z (default: --from: the capture's
-                               own time, see docs/capture.md; else now)
+                               own time, see ${docReference('capture.md')}; else now)
   --max-file-size SIZE         --from/--simulate: refuse a capture file holding more than this, unpacked (default ${formatByteSize(DEFAULT_MAX_FILE_BYTES).replace(' ', '')}; 512MiB, 2GiB, bytes)
 
 Thresholds (90s, 5m, 1h30m, or seconds):
@@ -89,8 +98,9 @@ Thresholds (90s, 5m, 1h30m, or seconds):
   --max-terminations N         at most N instance terminations per run (default ${CLI_ACTIONS.maxTerminationsPerRun})
 
 Output:
-  -o, --output FORMAT          table (default), json or markdown; the table's prose wraps to COLUMNS, else the
-                               terminal's width, else 100 (its commands never wrap)
+  -o, --output FORMAT          table (default), json or markdown (also -ojson, -o=json, --output=json); the
+                               table's prose wraps to COLUMNS, else the terminal's width, else 100 (its
+                               commands never wrap)
   --fail-on SEVERITY           exit 1 when a finding is at or above: critical, warning (default), info, never
 
 Nothing is changed without --apply. With it: the Karpenter controller is restarted (ROLLOUT_RESTART, 15m
@@ -98,6 +108,8 @@ cooldown, at most ${CLI_ACTIONS.maxRestartsPerHour} per hour) and orphaned insta
 (TERMINATE_INSTANCE, only on complete data, re-checked just before). --apply on a simulation changes only the simulation.
 Files that cannot be read (empty, a saved kubectl or aws error, over --max-file-size, not an output) are
 left out with a note naming each and a gap; the scan goes on and says the data is incomplete.
+A live scan says first, on stderr, which context, cluster and region it scans. -n/--namespace is not
+taken: every namespace is read. As a kubectl plugin, 'kubectl sentinel' alone is 'scan'.
 Exit codes: 0 nothing at or above --fail-on, 1 something is, 2 usage error or no capture file could be read.`;
 
 /** `--orphan-grace`, no shorter than MIN_ORPHAN_GRACE_MS (docs/guardrails.md). */
@@ -147,7 +159,7 @@ export const scanCommand: Command = {
         ? await scanCapture(from, { ...settings, ...capture, ...(nowOption ? { now: nowOption } : {}) }, ctx)
         : simulate.length > 0
           ? await scanSimulation(simulate, { ...settings, ...capture, now }, ctx)
-          : await scanLiveCluster(liveTarget(clusterName!, values), { ...settings, now }, ctx);
+          : await scanLiveCluster(await liveTarget(values, ctx), { ...settings, now }, ctx);
     const outcome = { code: exitCodeFor(report, failOn), failOn };
     const colour = colourEnabled(ctx.io.stdout, ctx.io.terminal);
     writeLines(
@@ -162,7 +174,9 @@ export const scanCommand: Command = {
   },
 };
 
-/** One of --from, --simulate, --cluster; flags that make no sense for the mode chosen are errors, not ignored. */
+const LIVE_ONLY_FLAGS = ['region', 'context', 'kubeconfig', 'profile', 'kube-read-limits'] as const;
+
+/** One of --from, --simulate, or live (--cluster, else the kubeconfig context); flags that make no sense for the mode chosen are errors, not ignored. */
 function checkModeFlags(from: string[], simulate: string[], values: ParsedFlags['values']): void {
   if (from.length > 0 && simulate.length > 0) {
     throw new UsageError('--from and --simulate cannot be combined: --from analyses files, --simulate serves them as a cluster');
@@ -171,23 +185,19 @@ function checkModeFlags(from: string[], simulate: string[], values: ParsedFlags[
     const mode = from.length > 0 ? '--from' : '--simulate';
     if (from.length > 0 && values.apply)
       throw new UsageError('offline captures cannot be changed; --apply needs --cluster or --simulate');
-    for (const flag of ['region', 'context', 'kube-read-limits'] as const) {
-      if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to a live scan only (--cluster without ${mode})`);
+    for (const flag of LIVE_ONLY_FLAGS) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to a live scan only (not with ${mode})`);
     }
     return;
-  }
-  if (values.cluster === undefined) {
-    throw new UsageError(
-      'scan needs --from PATH... (captured files), --simulate PATH... or --cluster NAME (see karpenter-sentinel help scan)',
-    );
   }
   if (values['max-file-size'] !== undefined)
     throw new UsageError('--max-file-size applies to captured files only (--from or --simulate)');
 }
 
-function liveTarget(clusterName: string, values: ParsedFlags['values']): LiveTarget {
-  const region = stringOf(values.region);
-  const context = stringOf(values.context);
-  const readLimits = readLimitsOf('kube-read-limits', values['kube-read-limits']);
-  return { clusterName, ...(region ? { region } : {}), ...(context ? { context } : {}), ...(readLimits ? { readLimits } : {}) };
+/** The live target (the kubeconfig context unless --cluster alone), announced on stderr before anything is read. */
+async function liveTarget(values: ParsedFlags['values'], ctx: CliContext): Promise<LiveTarget> {
+  const flags = { ...liveFlagsOf(values), otherwise: '--from PATH... for captured files' };
+  const { target, announcement } = await resolveLiveTarget(flags);
+  if (announcement) writeNote(ctx, announcement);
+  return target;
 }

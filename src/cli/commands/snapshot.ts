@@ -4,7 +4,9 @@ import type { ParseArgsOptionsConfig } from 'node:util';
 import { ClusterUnreadableError, InputError, UsageError } from '../../domain/errors.ts';
 import { collectSnapshot, readNothingOfTheCluster } from '../../collect/collect.ts';
 import { captureFiles } from '../../snapshot/write/capture-files.ts';
-import { parseFlags, readLimitsOf, stringOf } from '../args.ts';
+import { parseFlags, stringOf } from '../args.ts';
+import { liveFlagsOf } from '../live-flags.ts';
+import { resolveLiveTarget } from '../live-target.ts';
 import { printNotices, writeLines, writeNote } from '../io.ts';
 import type { Command } from './command.ts';
 import { visibleLine } from '../../domain/visible.ts';
@@ -16,11 +18,13 @@ const OPTIONS = {
   out: { type: 'string' },
   region: { type: 'string' },
   context: { type: 'string' },
+  kubeconfig: { type: 'string' },
+  profile: { type: 'string' },
   'kube-read-limits': { type: 'string' },
 } as const satisfies ParseArgsOptionsConfig;
 
 const USAGE = `Usage:
-  karpenter-sentinel snapshot --cluster NAME --out DIR [--region R] [--context CTX]
+  karpenter-sentinel snapshot --out DIR [--context CTX | --cluster NAME] [--region R]
 
 Reads the cluster as a live scan does (read-only) and writes what it read into DIR in the format
 'scan --from' reads: kubectl Lists (pods.json, nodeclaims.json, ...), AWS CLI outputs
@@ -31,11 +35,15 @@ kube-system/aws-auth are left out (SNAPSHOT.md says so). Attach DIR to a bug rep
 it offline:
   karpenter-sentinel scan --from DIR
 
-  --cluster NAME               the EKS cluster
   --out DIR                    a new or empty folder (existing files are never overwritten)
-  --region REGION              AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)
-  --context NAME               reach the Kubernetes API through this kubeconfig context instead of an EKS token
-  --kube-read-limits LIMITS    raise how much one Kubernetes list or log may read, e.g. response-size=64MiB,list-items=500000
+  --cluster NAME               the EKS cluster (default: the one the kubeconfig context names)
+  --region REGION              AWS region (default: the context's, else AWS_REGION, then AWS_DEFAULT_REGION)
+  --context NAME               the kubeconfig context to reach the Kubernetes API through (default: the
+                               current context; with --cluster alone, an EKS token for the AWS credentials)
+  --kubeconfig PATH            the kubeconfig file (default: KUBECONFIG, else ~/.kube/config)
+  --profile NAME               the AWS profile for the AWS calls and the EKS token (default: the context's
+                               AWS_PROFILE, else the AWS SDK's default credentials)
+  --kube-read-limits LIMITS    raise how much one Kubernetes list or log may read, e.g. list-items=500000
                                (also KUBE_READ_LIMITS; names and defaults in ${docReference('usage.md')})
 
 Exit codes: 0 written (even with sources that could not be read: see SNAPSHOT.md), 2 usage error.`;
@@ -46,20 +54,13 @@ export const snapshotCommand: Command = {
   usage: USAGE,
   async run(args, ctx) {
     const { values } = parseFlags('snapshot', args, OPTIONS);
-    const clusterName = stringOf(values.cluster)?.trim();
     const out = stringOf(values.out);
-    if (!clusterName) throw new UsageError('snapshot needs --cluster NAME');
     if (!out?.trim()) throw new UsageError('snapshot needs --out DIR');
+    const { target, announcement } = await resolveLiveTarget(liveFlagsOf(values));
     await ensureEmptyFolder(out);
-    const region = stringOf(values.region);
-    const context = stringOf(values.context);
-    const readLimits = readLimitsOf('kube-read-limits', values['kube-read-limits']);
-    const connection = await ctx.services.connectLive({
-      clusterName,
-      ...(region ? { region } : {}),
-      ...(context ? { context } : {}),
-      ...(readLimits ? { readLimits } : {}),
-    });
+    if (announcement) writeNote(ctx, announcement.replace(/^scanning/, 'capturing'));
+    const { clusterName } = target;
+    const connection = await ctx.services.connectLive(target);
     const { snapshot, notices, setAside, unreadable } = await collectSnapshot(connection, {
       clusterName,
       now: ctx.services.clock(),

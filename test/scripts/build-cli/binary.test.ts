@@ -91,7 +91,9 @@ describe('dist/kubectl-sentinel, on a machine without Node.js', () => {
 
     expect(help.stdout).toContain('Usage: kubectl sentinel <command> [options]');
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toBe("karpenter-sentinel: unknown option --form for 'scan' (see kubectl sentinel help scan)\n");
+    expect(wrong.stderr).toBe(
+      "karpenter-sentinel: unknown option --form for 'scan'; did you mean --from? (see kubectl sentinel help scan)\n",
+    );
   });
 
   it('points its help at docs it carries: an absolute path to a file it unpacked', async () => {
@@ -132,9 +134,18 @@ describe('kubectl sentinel (the real kubectl finding the binary on PATH)', () =>
   });
 
   it('passes the exit code through: a usage error is 2', async () => {
-    const result = await runProcess(findKubectl(), ['sentinel', 'scan'], { cwd: work, env });
+    const result = await runProcess(findKubectl(), ['sentinel', 'scan', '--bogus'], { cwd: work, env });
 
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('(see kubectl sentinel help scan)');
+  });
+
+  it('alone, scans the current context: without a kubeconfig (HOME has none) it says what to pass', async () => {
+    const result = await runProcess(findKubectl(), ['sentinel'], { cwd: work, env });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `karpenter-sentinel: ${path.join(work, '.kube', 'config')}: kubeconfig not found: pass --kubeconfig PATH, or --cluster NAME (and --region REGION), or --from PATH... for captured files\n`,
+    );
   });
 });

@@ -75,7 +75,9 @@ describe('bin/karpenter-sentinel.js', () => {
     const result = await runBin(['scan', '--form', capture]);
 
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe("karpenter-sentinel: unknown option --form for 'scan' (see karpenter-sentinel help scan)\n");
+    expect(result.stderr).toBe(
+      "karpenter-sentinel: unknown option --form for 'scan'; did you mean --from? (see karpenter-sentinel help scan)\n",
+    );
   });
 
   it('starts --version, --help and scan --from without loading client-node or the AWS SDK', async () => {

@@ -384,11 +384,16 @@ describe('cleanup --cluster', () => {
     };
 
     const result = await cleanup(
-      ['--cluster', CLUSTER, '--region', 'eu-central-1', '--context', 'admin@dev', '--apply', '-o', 'json'],
+      [
+        ...['--cluster', CLUSTER, '--region', 'eu-central-1', '--context', 'admin@dev'],
+        ...['--kubeconfig', '/etc/kube/dev', '--profile', 'dev-admin', '--apply', '-o', 'json'],
+      ],
       { connectLive, timer: shared.timer },
     );
 
-    expect(targets).toEqual([{ clusterName: CLUSTER, region: 'eu-central-1', context: 'admin@dev' }]);
+    expect(targets).toEqual([
+      { clusterName: CLUSTER, region: 'eu-central-1', context: 'admin@dev', kubeconfig: '/etc/kube/dev', profile: 'dev-admin' },
+    ]);
     expect(result.code).toBe(0);
     expect(resultOf(result.stdout)).toEqual({ cluster: CLUSTER, dryRun: false, complete: true, ...EXPECTED, errors: [] });
   });
@@ -396,7 +401,11 @@ describe('cleanup --cluster', () => {
 
 describe('cleanup usage errors', () => {
   it.each([
-    [[], 'cleanup needs --cluster NAME or --simulate PATH... (see karpenter-sentinel help cleanup)'],
+    [
+      [],
+      'cleanup needs --cluster NAME (never taken from the kubectl context: cleanup deletes) or --simulate PATH... (see karpenter-sentinel help cleanup)',
+    ],
+    [['--simulate', 'cap', '--profile', 'p'], '--profile applies to a live cleanup only (--cluster without --simulate)'],
     [['--simulate', 'cap', '--region', 'us-east-1'], '--region applies to a live cleanup only (--cluster without --simulate)'],
     [['--simulate', 'cap', '--context', 'admin'], '--context applies to a live cleanup only (--cluster without --simulate)'],
     [['--cluster', 'a', '--cluster', 'b'], "--cluster given more than once for 'cleanup'"],

@@ -30,7 +30,9 @@ describe('runCli: the program name in usage and hints', () => {
 
     expect(help.stdout).toContain('kubectl sentinel scan --from PATH...');
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toBe("karpenter-sentinel: unknown option --form for 'scan' (see kubectl sentinel help scan)\n");
+    expect(wrong.stderr).toBe(
+      "karpenter-sentinel: unknown option --form for 'scan'; did you mean --from? (see kubectl sentinel help scan)\n",
+    );
   });
 
   it('keeps the product name in --version and says karpenter-sentinel by default', async () => {

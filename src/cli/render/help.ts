@@ -1,0 +1,39 @@
+/**
+ * `--help` fitted to the terminal (docs/usage.md, "Help and width"). Help texts are written as
+ * two columns, a flag or command and, after two or more spaces, what it does; a line too wide is
+ * broken at spaces only, its continuation under the description column so the flags stay in line.
+ * When the description column leaves too little room, the description goes under its flag,
+ * indented. A single word wider than the width (none in the help texts today) stays whole.
+ */
+import { displayWidth, wrapLine } from './wrap.ts';
+
+/** Narrower than this beside its flag, a description goes on the lines under it. */
+const MIN_DESCRIPTION = 24;
+/** How far a description under its flag, or a wrapped flag column, is indented past the flag. */
+const UNDER = 4;
+
+const ENTRY = /^( *)(\S(?:.*?\S)?)( {2,})(\S.*)$/;
+
+export function wrapHelp(text: string, width: number): string {
+  return text
+    .split('\n')
+    .flatMap((line) => wrapHelpLine(line, width))
+    .join('\n');
+}
+
+function wrapHelpLine(line: string, width: number): string[] {
+  if (displayWidth(line) <= width) return [line];
+  const entry = ENTRY.exec(line);
+  const indent = /^ */.exec(line)?.[0] ?? '';
+  if (!entry) {
+    // A continuation indented past the room left: under its entry, as its description went.
+    if (indent.length + MIN_DESCRIPTION <= width) return wrapLine(line, width, indent);
+    const under = ' '.repeat(2 + UNDER);
+    return wrapLine(under + line.trimStart(), width, under);
+  }
+  const [, lead = '', first = '', gap = '', description = ''] = entry;
+  const column = displayWidth(lead + first + gap);
+  if (column + MIN_DESCRIPTION <= width) return wrapLine(line, width, ' '.repeat(column));
+  const under = lead + ' '.repeat(UNDER);
+  return [...wrapLine(lead + first, width, under), ...wrapLine(under + description, width, under)];
+}

@@ -1,0 +1,67 @@
+/** `--help` fits the terminal: every help screen, at 80 and 60 columns, with flags still in line. */
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../../src/cli/main.ts';
+import { wrapHelp } from '../../../src/cli/render/help.ts';
+
+async function help(argv: string[], columns: number | undefined, program?: string): Promise<string> {
+  const out: string[] = [];
+  const stream = { write: (s: string) => out.push(s), isTTY: false };
+  const terminal = { noColor: true, forceColor: false, ...(columns === undefined ? {} : { columns }) };
+  await runCli(argv, { stdout: stream, stderr: stream, terminal }, {}, program ? { program } : {});
+  return out.join('');
+}
+
+/** The commands the general help lists: a command added later is checked too. */
+async function commandNames(): Promise<string[]> {
+  const text = await help(['--help'], 1000);
+  const listed = text.slice(text.indexOf('Commands:\n') + 'Commands:\n'.length).split('\n\n')[0] ?? '';
+  return listed.split('\n').map((line) => line.trim().split(' ')[0] as string);
+}
+
+const overWidth = (text: string, width: number) => text.split('\n').filter((line) => [...line].length > width);
+
+describe('help wrapped to the terminal', () => {
+  it.each([80, 60])('no line of any help screen is wider than %i columns, under either program name', async (width) => {
+    const names = await commandNames();
+    expect(names).toEqual(expect.arrayContaining(['scan', 'snapshot', 'capture-script', 'cleanup', 'demo', 'help']));
+    for (const program of ['karpenter-sentinel', 'kubectl sentinel']) {
+      for (const argv of [['--help'], ...names.map((name) => ['help', name])]) {
+        expect({ argv, program, over: overWidth(await help(argv, width, program), width) }).toEqual({ argv, program, over: [] });
+      }
+    }
+  });
+
+  it('keeps every word and flag whole: the wrapped text has the same words as the wide one', async () => {
+    const names = await commandNames();
+    for (const name of names) {
+      const wide = await help(['help', name], 1000);
+      const narrow = await help(['help', name], 60);
+      expect(narrow.split(/\s+/)).toEqual(wide.split(/\s+/));
+    }
+  });
+
+  it('continues a wrapped description under the description column, so the flags stay in line', async () => {
+    const text = await help(['help', 'scan'], 80);
+    const lines = text.split('\n');
+    const at = lines.findIndex((line) => line.startsWith('  --cluster NAME '));
+    const column = lines[at]!.indexOf('live:');
+
+    expect(column).toBe(31);
+    expect(lines[at + 1]).toMatch(new RegExp(`^ {${column}}\\S`));
+    expect(lines.find((line) => line.startsWith('  --from PATH... '))!.indexOf('files')).toBe(column);
+  });
+
+  it('is 80 columns wide when neither COLUMNS nor a terminal gives a width (a pipe)', async () => {
+    const text = await help(['help', 'scan'], undefined);
+
+    expect(overWidth(text, 80)).toEqual([]);
+    expect(overWidth(text, 79).length).toBeGreaterThan(0);
+  });
+
+  it('puts a description under its entry when beside it would leave too little room', () => {
+    expect(wrapHelp('  karpenter-sentinel scan --cluster NAME        live: an EKS cluster', 40).split('\n')).toEqual([
+      '  karpenter-sentinel scan --cluster NAME',
+      '      live: an EKS cluster',
+    ]);
+  });
+});
