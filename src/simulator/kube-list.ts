@@ -28,6 +28,11 @@ export interface ListView {
 /** Typed lists of built-in kinds leave `apiVersion`/`kind` off their items; custom resources keep them. */
 const CUSTOM_GROUPS: ReadonlySet<string> = new Set(KARPENTER_API_GROUPS);
 
+/** Karpenter's kinds, served from CRDs rather than built into the API server. */
+export function isCustomResource(resource: SimResourceName): boolean {
+  return CUSTOM_GROUPS.has(SIM_RESOURCES[resource].group);
+}
+
 interface ContinueToken {
   /** Resource and namespace the token was issued for. */
   r: string;

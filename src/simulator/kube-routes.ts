@@ -9,7 +9,7 @@ import { jsonText } from '../domain/json.ts';
 import { isRecord, type JsonRecord } from '../domain/shape.ts';
 import { resourceAt } from './discovery.ts';
 import { CORE_EVENTS_VIEW } from './core-events.ts';
-import { fullBody, listBody, type ListView } from './kube-list.ts';
+import { fullBody, isCustomResource, listBody, type ListView } from './kube-list.ts';
 import { SIM_RESOURCES, type KubeStore, type SimResourceName, type StoredObject } from './kube-store.ts';
 import { applyPatch } from './patch.ts';
 import {
@@ -135,7 +135,7 @@ function patchObject(
 ): StoredObject {
   const current = existing(store, resource, name, namespace);
   if (request.body.trim() === '') throw badRequest('the body of the request was empty');
-  const patched = applyPatch(request.contentType, current.object, request.body);
+  const patched = applyPatch(request.contentType, current.object, request.body, isCustomResource(resource));
   const before = metadataOf(current.object);
   const after = metadataOf(patched);
   if (after.resourceVersion !== undefined && after.resourceVersion !== before.resourceVersion) throw conflict(resource, name);
