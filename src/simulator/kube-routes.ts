@@ -12,6 +12,7 @@ import { CORE_EVENTS_VIEW } from './core-events.ts';
 import { fullBody, isCustomResource, listBody, type ListView } from './kube-list.ts';
 import { SIM_RESOURCES, type KubeStore, type SimResourceName, type StoredObject } from './kube-store.ts';
 import { applyPatch } from './patch.ts';
+import { podLog } from './pod-logs.ts';
 import {
   alreadyExists,
   ApiStatusError,
@@ -271,55 +272,6 @@ function deleteOptions(body: string): JsonRecord {
   } catch {
     throw badRequest('the body of the request could not be decoded as DeleteOptions');
   }
-}
-
-/** `kubectl logs`: the container's lines, the last `tailLines` of them, at most `limitBytes`. */
-function podLog(store: KubeStore, namespace: string, name: string, query: URLSearchParams): string {
-  const pod = store.get('pods', name, namespace);
-  if (!pod && !store.hasPodLog(namespace, name)) throw notFound('pods', name);
-  const container = query.get('container') ?? undefined;
-  const containers = pod ? containerNames(pod.object) : [];
-  if (container !== undefined && containers.length > 0 && !containers.includes(container)) {
-    throw badRequest(`container ${container} is not valid for pod ${name}`);
-  }
-  if (container === undefined && containers.length > 1) {
-    throw badRequest(`a container name must be specified for pod ${name}, choose one of: [${containers.join(' ')}]`);
-  }
-  const previous = query.get('previous') === 'true';
-  let lines: readonly string[] | undefined = store.podLog(namespace, name, container ?? containers[0], previous);
-  if (previous && lines === undefined) {
-    // The kubelet keeps the last terminated container: a pod that restarted has one, its log not captured.
-    if (!pod || restarts(pod.object) === 0) {
-      throw badRequest(`previous terminated container "${container ?? containers[0] ?? ''}" in pod "${name}" not found`);
-    }
-    lines = [];
-  }
-  lines ??= [];
-  const tail = nonNegativeInteger(query, 'tailLines');
-  if (tail !== undefined) lines = tail === 0 ? [] : lines.slice(-tail);
-  const text = lines.map((l) => `${l}\n`).join('');
-  const limitBytes = nonNegativeInteger(query, 'limitBytes');
-  return limitBytes === undefined ? text : Buffer.from(text).subarray(0, limitBytes).toString('utf8');
-}
-
-/** Restarts of all a pod's containers, from its stored status. */
-function restarts(pod: JsonRecord): number {
-  const status = isRecord(pod.status) ? pod.status : {};
-  const statuses = Array.isArray(status.containerStatuses) ? status.containerStatuses : [];
-  return statuses.reduce<number>((n, c) => n + (isRecord(c) && typeof c.restartCount === 'number' ? c.restartCount : 0), 0);
-}
-
-function nonNegativeInteger(query: URLSearchParams, name: string): number | undefined {
-  const text = query.get(name);
-  if (text === null) return undefined;
-  if (!/^\d+$/.test(text)) throw badRequest(`${name}: Invalid value: "${text}": must be a non-negative integer`);
-  return Number(text);
-}
-
-function containerNames(pod: JsonRecord): string[] {
-  const spec = isRecord(pod.spec) ? pod.spec : {};
-  const containers = Array.isArray(spec.containers) ? spec.containers : [];
-  return containers.flatMap((c) => (isRecord(c) && typeof c.name === 'string' ? [c.name] : []));
 }
 
 function metadataOf(object: JsonRecord): JsonRecord {
