@@ -24,6 +24,8 @@ export interface KubeApiServerOptions {
   maxBodyBytes?: number;
   /** Controllers of the simulated cluster reacting to API calls (the simulated Karpenter). */
   reactor?: ApiReactor;
+  /** The cluster's time, for the ages kubectl's tables show; the system clock when absent. */
+  now?: () => Date;
 }
 
 export interface ServerStats {
@@ -80,6 +82,7 @@ export async function startKubeApiServer(store: KubeStore, options: KubeApiServe
     faults,
     maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
     reactor: options.reactor,
+    now: options.now ?? (() => new Date()),
     address: () => address,
     countSent: (bytes) => {
       counters.bytesSent += bytes;
@@ -124,6 +127,7 @@ interface HandlerContext {
   faults: FaultInjector;
   maxBodyBytes: number;
   reactor: ApiReactor | undefined;
+  now(): Date;
   address(): string;
   /** Adds to the bytes sent (stats). */
   countSent(bytes: number): void;
@@ -166,7 +170,14 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     return;
   }
   const body = method === 'GET' || method === 'HEAD' ? '' : await readBody(req, ctx.maxBodyBytes);
-  const request = { method, query: url.searchParams, body, contentType: String(req.headers['content-type'] ?? '') };
+  const request = {
+    method,
+    query: url.searchParams,
+    body,
+    contentType: String(req.headers['content-type'] ?? ''),
+    accept: String(req.headers.accept ?? ''),
+    now: ctx.now(),
+  };
   ctx.send(res, route(ctx, path, request));
 }
 

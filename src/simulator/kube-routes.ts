@@ -12,6 +12,7 @@ import { CORE_EVENTS_VIEW } from './core-events.ts';
 import { fullBody, isCustomResource, listBody, type ListView } from './kube-list.ts';
 import { SIM_RESOURCES, type KubeStore, type SimResourceName, type StoredObject } from './kube-store.ts';
 import { applyPatch } from './patch.ts';
+import { includeObjectOf, tableOf, wantsTable } from './tables/table.ts';
 import { podLog } from './pod-logs.ts';
 import {
   alreadyExists,
@@ -34,6 +35,10 @@ export interface ApiRequest {
   query: URLSearchParams;
   body: string;
   contentType: string;
+  /** The Accept header: a Table when kubectl asks for one (tables/table.ts). */
+  accept?: string;
+  /** The simulated cluster's time, for the ages a Table shows. */
+  now?: Date;
 }
 
 export interface ApiResponse {
@@ -96,9 +101,14 @@ export function serveResource(store: KubeStore, route: ResourceRoute, request: A
     }
     const { resource, namespace, view } = route;
     if (!request.query.has('continue')) reactor?.beforeList?.(resource);
+    if (wantsTable(request.accept ?? '')) return { status: 200, body: listTable(store, route, request) };
     return { status: 200, body: listBody(store, { resource, namespace, query: request.query, ...(view ? { view } : {}) }) };
   }
   const { resource, name, namespace, view } = route;
+  if (request.method === 'GET' && wantsTable(request.accept ?? '')) {
+    const object = existing(store, resource, name, namespace).object;
+    return { status: 200, body: jsonText(tableOf(resource, [object], tableOptions(request, view))) };
+  }
   if (view) {
     if (request.method !== 'GET') throw METHOD_NOT_ALLOWED;
     return { status: 200, body: jsonText(view.render(existing(store, resource, name, namespace).object)) };
@@ -115,6 +125,24 @@ export function serveResource(store: KubeStore, route: ResourceRoute, request: A
     default:
       throw METHOD_NOT_ALLOWED;
   }
+}
+
+/** A LIST as a Table: the same page, selectors and continue token as the JSON list (of the stored objects). */
+function listTable(store: KubeStore, route: ResourceRoute & { type: 'collection' }, request: ApiRequest): string {
+  const list = JSON.parse(
+    listBody(store, { resource: route.resource, namespace: route.namespace, query: request.query }).toString('utf8'),
+  ) as {
+    metadata: JsonRecord;
+    items: JsonRecord[];
+  };
+  const { group, version, kind } = SIM_RESOURCES[route.resource];
+  const apiVersion = group ? `${group}/${version}` : version;
+  const items = list.items.map((item) => ({ apiVersion, kind, ...item }));
+  return jsonText(tableOf(route.resource, items, { ...tableOptions(request, route.view), listMetadata: list.metadata }));
+}
+
+function tableOptions(request: ApiRequest, view: ListView | undefined) {
+  return { include: includeObjectOf(request.query), now: request.now ?? new Date(), ...(view ? { render: view.render } : {}) };
 }
 
 function existing(store: KubeStore, resource: SimResourceName, name: string, namespace: string | undefined): StoredObject {
