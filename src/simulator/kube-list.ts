@@ -112,7 +112,8 @@ export function fullBody(stored: StoredObject): Buffer {
   return Buffer.concat(fullChunks(stored));
 }
 
-function predicateOf(resource: SimResourceName, query: URLSearchParams): ObjectPredicate | undefined {
+/** The label and field selectors of a LIST or WATCH; undefined when it selects everything. */
+export function predicateOf(resource: SimResourceName, query: URLSearchParams): ObjectPredicate | undefined {
   try {
     const byLabel = parseLabelSelector(query.get('labelSelector'));
     const byField = parseFieldSelector(resource, query.get('fieldSelector'));

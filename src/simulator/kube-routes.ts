@@ -96,9 +96,6 @@ export function serveResource(store: KubeStore, route: ResourceRoute, request: A
       return { status: 201, body: fullBody(createObject(store, route.resource, route.namespace, request)) };
     }
     if (request.method !== 'GET') throw METHOD_NOT_ALLOWED;
-    if (request.query.get('watch') === 'true' || request.query.get('watch') === '1') {
-      throw badRequest('watch is not supported by the simulated API server');
-    }
     const { resource, namespace, view } = route;
     if (!request.query.has('continue')) reactor?.beforeList?.(resource);
     if (wantsTable(request.accept ?? '')) return { status: 200, body: listTable(store, route, request) };
