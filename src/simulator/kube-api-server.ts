@@ -50,6 +50,7 @@ export interface SimulatedKubeApi {
   readonly stats: ServerStats;
   /** Kubeconfig YAML for this server (server URL, inline CA, bearer-token user). */
   kubeconfig(options?: KubeconfigOptions): string;
+  /** Ends open watches and stops the server; calling it again waits for the same close. */
   close(): Promise<void>;
 }
 
@@ -112,6 +113,7 @@ export async function startKubeApiServer(store: KubeStore, options: KubeApiServe
   await listen(server);
   address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   const url = `https://${address}`;
+  let closing: Promise<void> | undefined;
   return {
     url,
     caPem: caPem ?? '',
@@ -123,7 +125,8 @@ export async function startKubeApiServer(store: KubeStore, options: KubeApiServe
     close: () => {
       // Watches end with their last event sent, as when an API server shuts down, before the sockets close.
       for (const end of [...watches]) end();
-      return closeServer(server);
+      closing ??= closeServer(server);
+      return closing;
     },
   };
 }
