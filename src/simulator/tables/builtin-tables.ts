@@ -9,7 +9,7 @@ import { coreEvent } from '../core-events.ts';
 import { ageOf } from './age.ts';
 import { list, number, record, text } from './fields.ts';
 import { podCells, POD_COLUMNS } from './pod-row.ts';
-import type { ColumnDefinition, TableKind } from './table.ts';
+import type { ColumnDefinition, TableKind } from './table-kind.ts';
 
 const NAME: ColumnDefinition = { name: 'Name', type: 'string', format: 'name', priority: 0 };
 const AGE: ColumnDefinition = { name: 'Age', type: 'string', priority: 0 };

@@ -8,7 +8,7 @@ import type { JsonRecord } from '../../domain/shape.ts';
 import type { SimResourceName } from '../kube-store.ts';
 import { ageOf } from './age.ts';
 import { list, record, text } from './fields.ts';
-import type { ColumnDefinition, TableKind } from './table.ts';
+import type { ColumnDefinition, TableKind } from './table-kind.ts';
 
 interface PrinterColumn {
   name: string;

@@ -9,7 +9,7 @@
 import { isRecord, type JsonRecord } from '../../domain/shape.ts';
 import { list, number, record, text } from './fields.ts';
 import { ageOf } from './age.ts';
-import type { ColumnDefinition } from './table.ts';
+import type { ColumnDefinition } from './table-kind.ts';
 
 export const POD_COLUMNS: readonly ColumnDefinition[] = [
   { name: 'Name', type: 'string', format: 'name', priority: 0 },

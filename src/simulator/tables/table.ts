@@ -10,19 +10,9 @@ import type { SimResourceName } from '../kube-store.ts';
 import { badRequest } from '../status.ts';
 import { BUILTIN_TABLES, DEFAULT_TABLE } from './builtin-tables.ts';
 import { KARPENTER_TABLES } from './karpenter-tables.ts';
+import type { ColumnDefinition, TableKind } from './table-kind.ts';
 
-export interface ColumnDefinition {
-  name: string;
-  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
-  format?: 'name';
-  priority: 0 | 1;
-}
-
-/** How one kind prints: its columns and one object's cells, in that order. */
-export interface TableKind {
-  columns: readonly ColumnDefinition[];
-  cells(object: JsonRecord, now: Date): unknown[];
-}
+export type { ColumnDefinition, TableKind } from './table-kind.ts';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
