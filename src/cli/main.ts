@@ -4,6 +4,7 @@ import { captureScriptCommand } from './commands/capture-script.ts';
 import { cleanupCommand } from './commands/cleanup.ts';
 import type { Command } from './commands/command.ts';
 import { demoCommand } from './commands/demo.ts';
+import { sandboxCommand } from './commands/sandbox.ts';
 import { scanCommand } from './commands/scan.ts';
 import { snapshotCommand } from './commands/snapshot.ts';
 import { reportError } from './errors.ts';
@@ -22,7 +23,14 @@ export interface CliOptions {
   program?: string;
 }
 
-const COMMANDS: readonly Command[] = [scanCommand, snapshotCommand, captureScriptCommand, cleanupCommand, demoCommand];
+const COMMANDS: readonly Command[] = [
+  scanCommand,
+  snapshotCommand,
+  captureScriptCommand,
+  cleanupCommand,
+  demoCommand,
+  sandboxCommand,
+];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

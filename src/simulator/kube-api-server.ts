@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { apiGroupDocument, apiGroupListDocument, apiResourceListDocument, apiVersionsDocument } from './discovery.ts';
 import { FaultInjector, type FaultSpec } from './faults.ts';
 import { sendHostileBody } from './hostile-bodies.ts';
+import { checkWatchRequest, streamWatch } from './kube-watch.ts';
 import { SIM_RESOURCES, type AccessDenial, type KubeStore } from './kube-store.ts';
 import { kubeconfigText, type KubeconfigOptions } from './kubeconfig.ts';
 import { resolveRoute, serveResource, type ApiReactor, type ApiResponse } from './kube-routes.ts';
@@ -24,6 +25,8 @@ export interface KubeApiServerOptions {
   maxBodyBytes?: number;
   /** Controllers of the simulated cluster reacting to API calls (the simulated Karpenter). */
   reactor?: ApiReactor;
+  /** The cluster's time, for the ages kubectl's tables show; the system clock when absent. */
+  now?: () => Date;
 }
 
 export interface ServerStats {
@@ -47,6 +50,7 @@ export interface SimulatedKubeApi {
   readonly stats: ServerStats;
   /** Kubeconfig YAML for this server (server URL, inline CA, bearer-token user). */
   kubeconfig(options?: KubeconfigOptions): string;
+  /** Ends open watches and stops the server; calling it again waits for the same close. */
   close(): Promise<void>;
 }
 
@@ -74,12 +78,15 @@ export async function startKubeApiServer(store: KubeStore, options: KubeApiServe
     },
   };
   let address = '';
+  const watches = new Set<() => void>();
   const context: HandlerContext = {
     store,
     token,
     faults,
     maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
     reactor: options.reactor,
+    now: options.now ?? (() => new Date()),
+    watches,
     address: () => address,
     countSent: (bytes) => {
       counters.bytesSent += bytes;
@@ -106,6 +113,7 @@ export async function startKubeApiServer(store: KubeStore, options: KubeApiServe
   await listen(server);
   address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   const url = `https://${address}`;
+  let closing: Promise<void> | undefined;
   return {
     url,
     caPem: caPem ?? '',
@@ -114,7 +122,12 @@ export async function startKubeApiServer(store: KubeStore, options: KubeApiServe
     faults,
     stats,
     kubeconfig: (kubeconfigOptions) => kubeconfigText(url, caPem ?? '', token, kubeconfigOptions),
-    close: () => closeServer(server),
+    close: () => {
+      // Watches end with their last event sent, as when an API server shuts down, before the sockets close.
+      for (const end of [...watches]) end();
+      closing ??= closeServer(server);
+      return closing;
+    },
   };
 }
 
@@ -124,6 +137,9 @@ interface HandlerContext {
   faults: FaultInjector;
   maxBodyBytes: number;
   reactor: ApiReactor | undefined;
+  now(): Date;
+  /** Open watches: each entry ends one (the server ends them all when it stops). */
+  watches: Set<() => void>;
   address(): string;
   /** Adds to the bytes sent (stats). */
   countSent(bytes: number): void;
@@ -166,8 +182,45 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     return;
   }
   const body = method === 'GET' || method === 'HEAD' ? '' : await readBody(req, ctx.maxBodyBytes);
-  const request = { method, query: url.searchParams, body, contentType: String(req.headers['content-type'] ?? '') };
+  const request = {
+    method,
+    query: url.searchParams,
+    body,
+    contentType: String(req.headers['content-type'] ?? ''),
+    accept: String(req.headers.accept ?? ''),
+    now: ctx.now(),
+  };
+  const watched = isWatch(request) ? watchedCollection(path) : undefined;
+  if (watched) {
+    const watch = { ...watched, query: url.searchParams, accept: request.accept, now: ctx.now };
+    checkWatchRequest(watch);
+    const end = streamWatch(ctx.store, watch, res, () => ctx.watches.delete(end));
+    ctx.watches.add(end);
+    return;
+  }
   ctx.send(res, route(ctx, path, request));
+}
+
+function isWatch(request: { method: string; query: URLSearchParams }): boolean {
+  const watch = request.query.get('watch');
+  return request.method === 'GET' && (watch === 'true' || watch === '1');
+}
+
+/** The collection a WATCH is for; undefined when the path is not one (then it is answered as a GET). */
+function watchedCollection(path: string) {
+  const segments = path
+    .split('/')
+    .filter((s) => s !== '')
+    .map(decodeURIComponent);
+  const [root, a, b] = segments;
+  const found =
+    root === 'api' && a
+      ? resolveRoute('', a, segments.slice(2))
+      : root === 'apis' && a && b
+        ? resolveRoute(a, b, segments.slice(3))
+        : undefined;
+  if (found?.type !== 'collection') return undefined;
+  return { resource: found.resource, namespace: found.namespace, ...(found.view ? { view: found.view } : {}) };
 }
 
 function route(ctx: HandlerContext, path: string, request: Parameters<typeof serveResource>[2]): ApiResponse {

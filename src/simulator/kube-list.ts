@@ -28,6 +28,11 @@ export interface ListView {
 /** Typed lists of built-in kinds leave `apiVersion`/`kind` off their items; custom resources keep them. */
 const CUSTOM_GROUPS: ReadonlySet<string> = new Set(KARPENTER_API_GROUPS);
 
+/** Karpenter's kinds, served from CRDs rather than built into the API server. */
+export function isCustomResource(resource: SimResourceName): boolean {
+  return CUSTOM_GROUPS.has(SIM_RESOURCES[resource].group);
+}
+
 interface ContinueToken {
   /** Resource and namespace the token was issued for. */
   r: string;
@@ -107,7 +112,8 @@ export function fullBody(stored: StoredObject): Buffer {
   return Buffer.concat(fullChunks(stored));
 }
 
-function predicateOf(resource: SimResourceName, query: URLSearchParams): ObjectPredicate | undefined {
+/** The label and field selectors of a LIST or WATCH; undefined when it selects everything. */
+export function predicateOf(resource: SimResourceName, query: URLSearchParams): ObjectPredicate | undefined {
   try {
     const byLabel = parseLabelSelector(query.get('labelSelector'));
     const byField = parseFieldSelector(resource, query.get('fieldSelector'));

@@ -9,9 +9,11 @@ import { jsonText } from '../domain/json.ts';
 import { isRecord, type JsonRecord } from '../domain/shape.ts';
 import { resourceAt } from './discovery.ts';
 import { CORE_EVENTS_VIEW } from './core-events.ts';
-import { fullBody, listBody, type ListView } from './kube-list.ts';
+import { fullBody, isCustomResource, listBody, type ListView } from './kube-list.ts';
 import { SIM_RESOURCES, type KubeStore, type SimResourceName, type StoredObject } from './kube-store.ts';
 import { applyPatch } from './patch.ts';
+import { includeObjectOf, tableOf, wantsTable } from './tables/table.ts';
+import { podLog } from './pod-logs.ts';
 import {
   alreadyExists,
   ApiStatusError,
@@ -33,6 +35,10 @@ export interface ApiRequest {
   query: URLSearchParams;
   body: string;
   contentType: string;
+  /** The Accept header: a Table when kubectl asks for one (tables/table.ts). */
+  accept?: string;
+  /** The simulated cluster's time, for the ages a Table shows. */
+  now?: Date;
 }
 
 export interface ApiResponse {
@@ -90,14 +96,16 @@ export function serveResource(store: KubeStore, route: ResourceRoute, request: A
       return { status: 201, body: fullBody(createObject(store, route.resource, route.namespace, request)) };
     }
     if (request.method !== 'GET') throw METHOD_NOT_ALLOWED;
-    if (request.query.get('watch') === 'true' || request.query.get('watch') === '1') {
-      throw badRequest('watch is not supported by the simulated API server');
-    }
     const { resource, namespace, view } = route;
     if (!request.query.has('continue')) reactor?.beforeList?.(resource);
+    if (wantsTable(request.accept ?? '')) return { status: 200, body: listTable(store, route, request) };
     return { status: 200, body: listBody(store, { resource, namespace, query: request.query, ...(view ? { view } : {}) }) };
   }
   const { resource, name, namespace, view } = route;
+  if (request.method === 'GET' && wantsTable(request.accept ?? '')) {
+    const object = existing(store, resource, name, namespace).object;
+    return { status: 200, body: jsonText(tableOf(resource, [object], tableOptions(request, view))) };
+  }
   if (view) {
     if (request.method !== 'GET') throw METHOD_NOT_ALLOWED;
     return { status: 200, body: jsonText(view.render(existing(store, resource, name, namespace).object)) };
@@ -114,6 +122,24 @@ export function serveResource(store: KubeStore, route: ResourceRoute, request: A
     default:
       throw METHOD_NOT_ALLOWED;
   }
+}
+
+/** A LIST as a Table: the same page, selectors and continue token as the JSON list (of the stored objects). */
+function listTable(store: KubeStore, route: ResourceRoute & { type: 'collection' }, request: ApiRequest): string {
+  const list = JSON.parse(
+    listBody(store, { resource: route.resource, namespace: route.namespace, query: request.query }).toString('utf8'),
+  ) as {
+    metadata: JsonRecord;
+    items: JsonRecord[];
+  };
+  const { group, version, kind } = SIM_RESOURCES[route.resource];
+  const apiVersion = group ? `${group}/${version}` : version;
+  const items = list.items.map((item) => ({ apiVersion, kind, ...item }));
+  return jsonText(tableOf(route.resource, items, { ...tableOptions(request, route.view), listMetadata: list.metadata }));
+}
+
+function tableOptions(request: ApiRequest, view: ListView | undefined) {
+  return { include: includeObjectOf(request.query), now: request.now ?? new Date(), ...(view ? { render: view.render } : {}) };
 }
 
 function existing(store: KubeStore, resource: SimResourceName, name: string, namespace: string | undefined): StoredObject {
@@ -135,7 +161,7 @@ function patchObject(
 ): StoredObject {
   const current = existing(store, resource, name, namespace);
   if (request.body.trim() === '') throw badRequest('the body of the request was empty');
-  const patched = applyPatch(request.contentType, current.object, request.body);
+  const patched = applyPatch(request.contentType, current.object, request.body, isCustomResource(resource));
   const before = metadataOf(current.object);
   const after = metadataOf(patched);
   if (after.resourceVersion !== undefined && after.resourceVersion !== before.resourceVersion) throw conflict(resource, name);
@@ -271,55 +297,6 @@ function deleteOptions(body: string): JsonRecord {
   } catch {
     throw badRequest('the body of the request could not be decoded as DeleteOptions');
   }
-}
-
-/** `kubectl logs`: the container's lines, the last `tailLines` of them, at most `limitBytes`. */
-function podLog(store: KubeStore, namespace: string, name: string, query: URLSearchParams): string {
-  const pod = store.get('pods', name, namespace);
-  if (!pod && !store.hasPodLog(namespace, name)) throw notFound('pods', name);
-  const container = query.get('container') ?? undefined;
-  const containers = pod ? containerNames(pod.object) : [];
-  if (container !== undefined && containers.length > 0 && !containers.includes(container)) {
-    throw badRequest(`container ${container} is not valid for pod ${name}`);
-  }
-  if (container === undefined && containers.length > 1) {
-    throw badRequest(`a container name must be specified for pod ${name}, choose one of: [${containers.join(' ')}]`);
-  }
-  const previous = query.get('previous') === 'true';
-  let lines: readonly string[] | undefined = store.podLog(namespace, name, container ?? containers[0], previous);
-  if (previous && lines === undefined) {
-    // The kubelet keeps the last terminated container: a pod that restarted has one, its log not captured.
-    if (!pod || restarts(pod.object) === 0) {
-      throw badRequest(`previous terminated container "${container ?? containers[0] ?? ''}" in pod "${name}" not found`);
-    }
-    lines = [];
-  }
-  lines ??= [];
-  const tail = nonNegativeInteger(query, 'tailLines');
-  if (tail !== undefined) lines = tail === 0 ? [] : lines.slice(-tail);
-  const text = lines.map((l) => `${l}\n`).join('');
-  const limitBytes = nonNegativeInteger(query, 'limitBytes');
-  return limitBytes === undefined ? text : Buffer.from(text).subarray(0, limitBytes).toString('utf8');
-}
-
-/** Restarts of all a pod's containers, from its stored status. */
-function restarts(pod: JsonRecord): number {
-  const status = isRecord(pod.status) ? pod.status : {};
-  const statuses = Array.isArray(status.containerStatuses) ? status.containerStatuses : [];
-  return statuses.reduce<number>((n, c) => n + (isRecord(c) && typeof c.restartCount === 'number' ? c.restartCount : 0), 0);
-}
-
-function nonNegativeInteger(query: URLSearchParams, name: string): number | undefined {
-  const text = query.get(name);
-  if (text === null) return undefined;
-  if (!/^\d+$/.test(text)) throw badRequest(`${name}: Invalid value: "${text}": must be a non-negative integer`);
-  return Number(text);
-}
-
-function containerNames(pod: JsonRecord): string[] {
-  const spec = isRecord(pod.spec) ? pod.spec : {};
-  const containers = Array.isArray(spec.containers) ? spec.containers : [];
-  return containers.flatMap((c) => (isRecord(c) && typeof c.name === 'string' ? [c.name] : []));
 }
 
 function metadataOf(object: JsonRecord): JsonRecord {

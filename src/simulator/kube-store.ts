@@ -73,6 +73,17 @@ export interface AccessDenial {
   message: string;
 }
 
+/** One write to the store, as a watch reports it. */
+export interface StoreChange {
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  /** The object after the write; for DELETED, as it was, at the delete's resourceVersion. */
+  readonly stored: StoredObject;
+  readonly resourceVersion: number;
+}
+
+/** How many past writes a watch can start from, like the API server's watch cache. */
+const CHANGE_HISTORY = 1000;
+
 class StoreError extends Error {
   override name = 'StoreError';
 }
@@ -130,6 +141,29 @@ export class KubeStore {
   readonly denials: AccessDenial[] = [];
   /** Kubernetes version served on /version, e.g. `1.32`. */
   kubernetesVersion = '1.32';
+  readonly #changes: StoreChange[] = [];
+  /** The newest resourceVersion whose write the history no longer holds. */
+  #forgottenUpTo = 0;
+  readonly #watchers = new Set<(change: StoreChange) => void>();
+
+  /** Calls `listener` after every write from now on; returns the function that stops it. */
+  watch(listener: (change: StoreChange) => void): () => void {
+    this.#watchers.add(listener);
+    return () => this.#watchers.delete(listener);
+  }
+
+  /** The writes after `resourceVersion`, oldest first; undefined when older ones were forgotten. */
+  changesSince(resourceVersion: number): readonly StoreChange[] | undefined {
+    if (resourceVersion < this.#forgottenUpTo) return undefined;
+    return this.#changes.filter((c) => c.resourceVersion > resourceVersion);
+  }
+
+  #record(type: StoreChange['type'], stored: StoredObject): void {
+    const change = { type, stored, resourceVersion: this.#resourceVersion };
+    this.#changes.push(change);
+    if (this.#changes.length > CHANGE_HISTORY) this.#forgottenUpTo = this.#changes.shift()?.resourceVersion ?? 0;
+    for (const watcher of this.#watchers) watcher(change);
+  }
 
   get resourceVersion(): string {
     return String(this.#resourceVersion);
@@ -183,6 +217,7 @@ export class KubeStore {
     const stored = new StoredEntry(resource, namespace, name, full, Buffer.from(jsonText(nextBody)));
     if (options.dryRun) return stored;
     table.set(stored);
+    this.#record(previous ? 'MODIFIED' : 'ADDED', stored);
     if (namespace !== undefined && resource !== 'namespaces') this.#ensureNamespace(namespace, metadata.creationTimestamp);
     return stored;
   }
@@ -195,6 +230,10 @@ export class KubeStore {
     if (!existing) return undefined;
     table.delete(key);
     this.#resourceVersion++;
+    const metadata = isRecord(existing.object.metadata) ? existing.object.metadata : {};
+    const object: JsonRecord = { ...existing.object, metadata: { ...metadata, resourceVersion: this.resourceVersion } };
+    const { apiVersion: _apiVersion, kind: _kind, ...body } = object;
+    this.#record('DELETED', new StoredEntry(resource, existing.namespace, existing.name, object, Buffer.from(jsonText(body))));
     if (resource === 'pods') {
       this.#logs.delete(key);
       this.#previousLogs.delete(key);

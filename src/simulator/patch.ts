@@ -1,19 +1,28 @@
 /**
  * The three patch kinds the API server accepts on PATCH, applied to a copy of the object.
  *
- * Strategic merge patches are applied as JSON merge patches (RFC 7386) with the map directives
- * `$patch: replace|delete` honoured and other `$` directive keys dropped: lists are replaced
- * whole, not merged by key. Enough for annotations, labels and rollout restarts.
+ * Strategic merge patches merge lists by their patch merge key (strategic-merge.ts); the API
+ * server refuses them for custom resources (Karpenter's kinds), as it has no merge keys for them.
  */
 import { isRecord, type JsonRecord } from '../domain/shape.ts';
 import { ApiStatusError, badRequest } from './status.ts';
+import { strategicMerge } from './strategic-merge.ts';
 
 const MERGE_PATCH = 'application/merge-patch+json';
 const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
 const JSON_PATCH = 'application/json-patch+json';
 
-export function applyPatch(contentType: string, object: JsonRecord, body: string): JsonRecord {
+/** `custom`: the object is a custom resource, which takes no strategic merge patch. */
+export function applyPatch(contentType: string, object: JsonRecord, body: string, custom = false): JsonRecord {
   const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  if (custom && type === STRATEGIC_MERGE_PATCH) {
+    // kube-apiserver's answer for a custom resource, accepted types as it lists them.
+    throw new ApiStatusError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${JSON_PATCH}, ${MERGE_PATCH}, application/apply-patch+yaml`,
+    );
+  }
   if (type !== MERGE_PATCH && type !== STRATEGIC_MERGE_PATCH && type !== JSON_PATCH) {
     throw new ApiStatusError(
       415,
@@ -29,30 +38,19 @@ export function applyPatch(contentType: string, object: JsonRecord, body: string
   }
   if (type === JSON_PATCH) return applyJsonPatch(object, patch);
   if (!isRecord(patch)) throw badRequest('error decoding patch: a merge patch must be a JSON object');
-  return mergePatch(object, patch, type === STRATEGIC_MERGE_PATCH) as JsonRecord;
+  if (type === STRATEGIC_MERGE_PATCH) return strategicMerge(object, patch);
+  return mergePatch(object, patch) as JsonRecord;
 }
 
 /** RFC 7386: maps merge recursively, `null` deletes, anything else replaces. */
-function mergePatch(target: unknown, patch: unknown, strategic: boolean): unknown {
+function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isRecord(patch)) return patch;
-  if (strategic && patch.$patch === 'replace') return withoutDirectives(patch);
   const out: JsonRecord = isRecord(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
-    if (strategic && key.startsWith('$')) continue;
-    if (value === null || (strategic && isRecord(value) && value.$patch === 'delete')) delete out[key];
-    else out[key] = mergePatch(out[key], value, strategic);
+    if (value === null) delete out[key];
+    else out[key] = mergePatch(out[key], value);
   }
   return out;
-}
-
-function withoutDirectives(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutDirectives);
-  if (!isRecord(value)) return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([k]) => !k.startsWith('$'))
-      .map(([k, v]) => [k, withoutDirectives(v)]),
-  );
 }
 
 // --- RFC 6902 ---------------------------------------------------------------------------

@@ -117,8 +117,16 @@ function logSourcePod(snapshot: ClusterSnapshot, deployment: Deployment | undefi
       phase: 'Running',
       conditions: [{ type: 'Ready', status: 'True' }],
       ...(since ? { startTime: since } : {}),
-      // A previous log was captured: the container restarted once, so the collector reads it.
-      ...(restarted ? { containerStatuses: [{ name: 'controller', ready: true, restartCount: 1 }] } : {}),
+      // Running, so its log is served; restarted once when a previous log was captured, so the collector reads that too.
+      containerStatuses: [
+        {
+          name: 'controller',
+          ready: true,
+          restartCount: restarted ? 1 : 0,
+          state: { running: since ? { startedAt: since } : {} },
+          ...(restarted ? { lastState: { terminated: { exitCode: 1, reason: 'Error' } } } : {}),
+        },
+      ],
     },
   };
 }

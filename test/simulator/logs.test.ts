@@ -12,19 +12,36 @@ const lines = Array.from({ length: 10 }, (_, i) => `{"level":"INFO","message":"l
 beforeAll(async () => {
   const store = new KubeStore();
   const controller = pod({ name: 'karpenter-a', namespace: 'karpenter', nodeName: 'n1' });
-  controller.spec = { containers: [{ name: 'controller' }] };
+  controller.spec = { nodeName: 'n1', containers: [{ name: 'controller' }] };
   const twoContainers = pod({ name: 'web', namespace: 'shop', nodeName: 'n1' });
-  twoContainers.spec = { containers: [{ name: 'app' }, { name: 'sidecar' }] };
+  twoContainers.spec = { nodeName: 'n1', containers: [{ name: 'app' }, { name: 'sidecar' }] };
   store.put('pods', controller as JsonRecord);
   store.put('pods', twoContainers as JsonRecord);
   store.setPodLog('karpenter', 'karpenter-a', lines, 'controller');
   store.setPodLog('karpenter', 'karpenter-a', ['{"level":"ERROR","message":"panic: leader election lost"}'], 'controller', true);
   const restarted = pod({ name: 'karpenter-b', namespace: 'karpenter', nodeName: 'n1' });
-  restarted.spec = { containers: [{ name: 'controller' }] };
+  restarted.spec = { nodeName: 'n1', containers: [{ name: 'controller' }] };
   restarted.status = { ...restarted.status, containerStatuses: [{ name: 'controller', restartCount: 2 }] };
   store.put('pods', restarted as JsonRecord);
+  // Never started, though a capture holds lines for them: the API server must not serve those.
+  for (const [name, nodeName, status] of NEVER_STARTED) {
+    const stuck = pod({ name, namespace: 'karpenter', ...(nodeName ? { nodeName } : {}), phase: 'Pending' });
+    stuck.spec = { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'controller' }] };
+    stuck.status = { phase: 'Pending', ...status };
+    store.put('pods', stuck as JsonRecord);
+    store.setPodLog('karpenter', name, ['{"level":"ERROR","message":"from another pod"}'], 'controller');
+  }
   api = await startKubeApiServer(store);
 });
+
+const waiting = (reason: string) => ({ containerStatuses: [{ name: 'controller', state: { waiting: { reason } } }] });
+const NEVER_STARTED: readonly [string, string | undefined, JsonRecord][] = [
+  ['creating', 'n1', waiting('ContainerCreating')],
+  ['pull-backoff', 'n1', waiting('ImagePullBackOff')],
+  ['pull-error', 'n1', waiting('ErrImagePull')],
+  ['no-status-yet', 'n1', {}],
+  ['unscheduled', undefined, {}],
+];
 
 afterAll(() => api.close());
 
@@ -87,5 +104,27 @@ describe('pod logs', () => {
     expect(uncaptured.text).toBe('');
     expect(never.status).toBe(400);
     expect(never.json().message).toBe('previous terminated container "app" in pod "web" not found');
+  });
+
+  it.each([
+    ['creating', 'container "controller" in pod "creating" is waiting to start: ContainerCreating'],
+    ['pull-backoff', 'container "controller" in pod "pull-backoff" is waiting to start: trying and failing to pull image'],
+    ['pull-error', `container "controller" in pod "pull-error" is waiting to start: image can't be pulled`],
+    ['no-status-yet', 'container "controller" in pod "no-status-yet" is waiting to start: ContainerCreating'],
+  ])(
+    "a container that never started (%s) is refused with the kubelet's 400, its captured lines not served",
+    async (name, message) => {
+      const response = await call(api, `/api/v1/namespaces/karpenter/pods/${name}/log`);
+
+      expect(response.status).toBe(400);
+      expect(response.json()).toMatchObject({ reason: 'BadRequest', message });
+    },
+  );
+
+  it('a pod no node runs yet has an empty log, as the API server answers it', async () => {
+    const response = await call(api, '/api/v1/namespaces/karpenter/pods/unscheduled/log');
+
+    expect(response.status).toBe(200);
+    expect(response.text).toBe('');
   });
 });

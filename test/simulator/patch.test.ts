@@ -70,13 +70,126 @@ describe('PATCH', () => {
   it('strategic merge drops directive keys and honours $patch: delete on a map', async () => {
     const response = await call(api, DEPLOYMENT, {
       method: 'PATCH',
-      body: { $retainKeys: ['spec'], spec: { template: { metadata: { annotations: { $patch: 'delete' } } } } },
+      body: { spec: { template: { metadata: { annotations: { $patch: 'delete' } } } } },
       contentType: 'application/strategic-merge-patch+json',
     });
 
     const after = response.json() as unknown as Deployment & Record<string, unknown>;
     expect(after.spec.template.metadata.annotations).toBeUndefined();
-    expect(after.$retainKeys).toBeUndefined();
+    expect(after.$patch).toBeUndefined();
+  });
+
+  it('strategic merge merges containers and env by name (kubectl set image / set env) and leaves the others', async () => {
+    const seed = await call(api, DEPLOYMENT, {
+      method: 'PATCH',
+      body: {
+        spec: {
+          template: {
+            spec: {
+              containers: [
+                {
+                  name: 'main',
+                  image: 'app:1',
+                  env: [
+                    { name: 'A', value: '1' },
+                    { name: 'B', value: '2' },
+                  ],
+                },
+                { name: 'sidecar', image: 'proxy:1' },
+              ],
+            },
+          },
+        },
+      },
+    });
+    expect(seed.status).toBe(200);
+
+    const response = await call(api, DEPLOYMENT, {
+      method: 'PATCH',
+      body: {
+        spec: { template: { spec: { containers: [{ name: 'main', image: 'app:2', env: [{ name: 'B', value: '3' }] }] } } },
+      },
+      contentType: 'application/strategic-merge-patch+json',
+    });
+
+    const spec = (response.json() as { spec: { template: { spec: { containers: unknown[] } } } }).spec.template.spec;
+    expect(response.status).toBe(200);
+    expect(spec.containers).toEqual([
+      {
+        name: 'main',
+        image: 'app:2',
+        env: [
+          { name: 'A', value: '1' },
+          { name: 'B', value: '3' },
+        ],
+      },
+      { name: 'sidecar', image: 'proxy:1' },
+    ]);
+  });
+
+  it('strategic merge: $patch delete removes one list element, $patch replace a whole list, finalizers merge as a set', async () => {
+    const containers = [{ name: 'main' }, { name: 'sidecar' }];
+    await call(api, DEPLOYMENT, {
+      method: 'PATCH',
+      body: {
+        metadata: { finalizers: ['example.com/a'] },
+        spec: { template: { spec: { containers, volumes: [{ name: 'v1' }, { name: 'v2' }] } } },
+      },
+    });
+
+    const response = await call(api, DEPLOYMENT, {
+      method: 'PATCH',
+      body: {
+        metadata: { finalizers: ['example.com/b'] },
+        spec: {
+          template: {
+            spec: {
+              containers: [{ name: 'sidecar', $patch: 'delete' }],
+              volumes: [{ name: 'v3' }, { $patch: 'replace' }],
+            },
+          },
+        },
+      },
+      contentType: 'application/strategic-merge-patch+json',
+    });
+
+    const after = response.json() as {
+      metadata: { finalizers: string[] };
+      spec: { template: { spec: { containers: unknown[]; volumes: unknown[] } } };
+    };
+    expect(after.spec.template.spec.containers).toEqual([{ name: 'main' }]);
+    expect(after.spec.template.spec.volumes).toEqual([{ name: 'v3' }]);
+    expect(after.metadata.finalizers).toEqual(['example.com/a', 'example.com/b']);
+  });
+
+  it('a merge patch (RFC 7386) still replaces lists whole', async () => {
+    await call(api, DEPLOYMENT, {
+      method: 'PATCH',
+      body: { spec: { template: { spec: { containers: [{ name: 'main' }, { name: 'sidecar' }] } } } },
+    });
+
+    const response = await call(api, DEPLOYMENT, {
+      method: 'PATCH',
+      body: { spec: { template: { spec: { containers: [{ name: 'main', image: 'app:2' }] } } } },
+    });
+
+    const spec = (response.json() as { spec: { template: { spec: { containers: unknown[] } } } }).spec.template.spec;
+    expect(spec.containers).toEqual([{ name: 'main', image: 'app:2' }]);
+  });
+
+  it("a strategic merge patch of a custom resource (a NodePool) is refused with the API server's 415", async () => {
+    const response = await call(api, '/apis/karpenter.sh/v1/nodepools/default', {
+      method: 'PATCH',
+      body: { metadata: { annotations: { a: 'b' } } },
+      contentType: 'application/strategic-merge-patch+json',
+    });
+
+    expect(response.status).toBe(415);
+    expect(response.json()).toMatchObject({
+      reason: 'UnsupportedMediaType',
+      message:
+        'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+    });
   });
 
   it('merge patch null deletes a key', async () => {

@@ -43,7 +43,7 @@ function seededStore() {
           pod({ name: `web-${i}`, namespace: 'shop', labels: { app: 'web' } }),
         ),
         ...Array.from({ length: PODS_PER_NAMESPACE }, (_, i) => pod({ name: `api-${i}`, namespace: 'checkout' })),
-        karpenterPod({ name: 'karpenter-5697769d6c-abcde' }),
+        karpenterPod({ name: 'karpenter-5697769d6c-abcde', nodeName: 'ip-10-0-0-0.ec2.internal' }),
       ],
       deployments: [karpenterDeployment()],
       replicaSets: [],

@@ -54,7 +54,7 @@ describe('runCli: commands and help', () => {
 
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      "karpenter-sentinel: unknown command 'scna'; did you mean scan? (commands: scan, snapshot, capture-script, cleanup, demo, help)\n",
+      "karpenter-sentinel: unknown command 'scna'; did you mean scan? (commands: scan, snapshot, capture-script, cleanup, demo, sandbox, help)\n",
     );
   });
 

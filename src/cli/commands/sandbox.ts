@@ -1,0 +1,144 @@
+import { stat } from 'node:fs/promises';
+import { isAbsolute, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { UsageError } from '../../domain/errors.ts';
+import { shellQuote, shellWords } from '../../domain/shell.ts';
+import { visibleLine } from '../../domain/visible.ts';
+import { instantOf, stringOf } from '../args.ts';
+import { printNotices, writeLines } from '../io.ts';
+import type { CliContext } from '../io.ts';
+import type { Command } from './command.ts';
+import { EXAMPLES_NOW } from './demo.ts';
+
+const OPTIONS = {
+  now: { type: 'string' },
+} as const satisfies ParseArgsOptionsConfig;
+
+const USAGE = `Usage:
+  karpenter-sentinel sandbox PATH... [--now ISO-8601]
+  karpenter-sentinel sandbox EXAMPLE [--now ISO-8601]
+
+Serves captured files (the scan --from format), or a bundled example named as in
+examples/ (e.g. fargate-bootstrap-deadlock), as a Kubernetes API server on 127.0.0.1 for
+kubectl, until Ctrl-C. It writes a kubeconfig of its own in a private temporary folder (your
+~/.kube/config is not touched) and prints the lines to use it. kubectl get (with the columns
+a cluster prints), -w, describe, logs, patch, annotate, label, delete and rollout restart work;
+changes stay in the sandbox and are gone when it stops.
+
+  --now ISO-8601               the capture's time: the sandbox clock starts there and runs on, so ages
+                               read as when captured (default: ${EXAMPLES_NOW} for a bundled example,
+                               else now)
+
+Exit codes: 0 stopped with Ctrl-C (SIGINT) or SIGTERM, 2 usage error or nothing could be read.`;
+
+export const sandboxCommand: Command = {
+  name: 'sandbox',
+  summary: 'serve a capture or an example as a cluster for kubectl (rehearse without a cluster)',
+  usage: USAGE,
+  async run(args, ctx) {
+    const { values, positionals } = parseSandboxArgs(args);
+    if (positionals.length === 0)
+      throw new UsageError('sandbox needs a capture folder or a bundled example name (see karpenter-sentinel help sandbox)');
+    const inputs = await Promise.all(positionals.map((p) => resolveInput(p, ctx)));
+    const examplesOnly = inputs.every((i) => i.example);
+    const capturedAt = instantOf('now', values.now, () => (examplesOnly ? new Date(EXAMPLES_NOW) : ctx.services.clock()));
+    const loaded = await ctx.services.loadSnapshot(inputs.map((i) => i.path));
+    printNotices(loaded.notices, ctx);
+    const { startSandbox } = await import('../../simulator/sandbox.ts');
+    const sandbox = await startSandbox(loaded.snapshot, { capturedAt });
+    try {
+      const now = stringOf(values.now) ?? (examplesOnly ? EXAMPLES_NOW : undefined);
+      writeLines(ctx.io.stdout, instructions({ ...sandbox, url: sandbox.kubeApi.url, typed: inputs.map((i) => i.shown), now }));
+      await untilStopped();
+    } finally {
+      await sandbox.close();
+    }
+    writeLines(ctx.io.stderr, `karpenter-sentinel: sandbox stopped; ${sandbox.kubeconfigPath} removed`);
+    return 0;
+  },
+};
+
+function parseSandboxArgs(args: readonly string[]) {
+  try {
+    return parseArgs({ args: [...args], options: OPTIONS, strict: true, allowPositionals: true });
+  } catch (err) {
+    throw new UsageError(`sandbox: ${err instanceof Error ? err.message : String(err)} (see karpenter-sentinel help sandbox)`);
+  }
+}
+
+interface Input {
+  path: string;
+  example: boolean;
+  /** As a scan command line should name it: what was typed, or the example's folder. */
+  shown: string;
+}
+
+/** A path that exists, else a bundled example of that name. */
+async function resolveInput(typed: string, ctx: CliContext): Promise<Input> {
+  if (await exists(typed)) return { path: typed, example: false, shown: typed };
+  if (/^[a-z0-9][a-z0-9-]*$/.test(typed)) {
+    const folder = fileURLToPath(new URL(`${typed}/`, ctx.services.examplesRoot));
+    if (await exists(folder)) return { path: folder, example: true, shown: asTyped(folder) };
+  }
+  throw new UsageError(
+    `sandbox: no file or folder '${visibleLine(typed)}', and no bundled example of that name (the names are the folders of examples/)`,
+  );
+}
+
+/** A folder as a user would type it from here: relative when under the current folder. */
+function asTyped(path: string): string {
+  const fromHere = relative(process.cwd(), path);
+  return fromHere && !fromHere.startsWith('..') && !isAbsolute(fromHere) ? fromHere : path;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Shown {
+  url: string;
+  kubeconfigPath: string;
+  context: string;
+  clusterName: string;
+  typed: readonly string[];
+  now: string | undefined;
+}
+
+/** What to paste: every value that reaches the shell is quoted. */
+function instructions(s: Shown): string {
+  const kubeconfig = shellQuote(s.kubeconfigPath);
+  const scan = shellWords(['karpenter-sentinel', 'scan', '--simulate', ...s.typed, ...(s.now ? ['--now', s.now] : [])]);
+  return `Sandbox: ${visibleLine(s.typed.join(' '))} (cluster ${visibleLine(s.clusterName)}) served at ${s.url}
+Context: ${s.context}
+Kubeconfig: ${kubeconfig} (removed when the sandbox stops; ~/.kube/config is not touched)
+
+Use it in this shell:
+  export KUBECONFIG=${kubeconfig}
+  kubectl get pods -A
+or per command:
+  kubectl --kubeconfig ${kubeconfig} get pods -A
+
+Scan the same capture (the live code path, in a simulation of its own; changes made here are not in it):
+  ${scan}
+
+Stop with Ctrl-C.`;
+}
+
+/** Resolves at the first SIGINT or SIGTERM; the sandbox then closes its server and removes its files. */
+function untilStopped(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,72 @@
+/**
+ * `karpenter-sentinel sandbox`: a capture served as a cluster for kubectl, until stopped. The
+ * simulated API server on 127.0.0.1 with the simulated Karpenter reacting to deletes, a kubeconfig
+ * of its own in a private temporary folder (the user's ~/.kube/config is never touched), and a
+ * clock that starts at the capture's time and runs on, so ages read as they did when captured.
+ */
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ClusterSnapshot } from '../domain/snapshot.ts';
+import type { Clock } from '../ports/clock.ts';
+import { inMemoryAws } from './in-memory-aws.ts';
+import { simulatedKarpenter } from './karpenter-controller.ts';
+import { startKubeApiServer, type SimulatedKubeApi } from './kube-api-server.ts';
+import { storeFromSnapshot } from './seed.ts';
+
+export interface SandboxOptions {
+  /** The capture's time: the cluster's clock starts there. Default: the wall clock. */
+  capturedAt?: Date;
+  /** Where the kubeconfig's private folder is made; the system's temporary folder by default. */
+  parentDir?: string;
+}
+
+export interface Sandbox {
+  readonly kubeApi: SimulatedKubeApi;
+  /** The kubeconfig file kubectl is pointed at (mode 0600, in a folder only the user can read). */
+  readonly kubeconfigPath: string;
+  /** Its only context (also its cluster and user name). */
+  readonly context: string;
+  readonly clusterName: string;
+  /** Stops the server (ending open watches) and removes the kubeconfig and its folder. */
+  close(): Promise<void>;
+}
+
+export async function startSandbox(seed: ClusterSnapshot, options: SandboxOptions = {}): Promise<Sandbox> {
+  const started = Date.now();
+  const offset = options.capturedAt ? options.capturedAt.getTime() - started : 0;
+  const clock: Clock = {
+    now: () => new Date(Date.now() + offset),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  };
+  const store = storeFromSnapshot(seed);
+  const reactor = simulatedKarpenter({ store, aws: inMemoryAws(seed), clock });
+  const kubeApi = await startKubeApiServer(store, { reactor, now: clock.now });
+  const context = contextNameFor(seed.clusterName);
+  let dir: string | undefined;
+  try {
+    dir = await mkdtemp(join(options.parentDir ?? tmpdir(), 'karpenter-sentinel-sandbox-'));
+    const kubeconfigPath = join(dir, 'kubeconfig');
+    await writeFile(kubeconfigPath, kubeApi.kubeconfig({ name: context }), { mode: 0o600 });
+    await chmod(kubeconfigPath, 0o600);
+    const folder = dir;
+    let closed: Promise<void> | undefined;
+    return {
+      kubeApi,
+      kubeconfigPath,
+      context,
+      clusterName: seed.clusterName,
+      close: () => (closed ??= kubeApi.close().finally(() => rm(folder, { recursive: true, force: true }))),
+    };
+  } catch (error) {
+    await kubeApi.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** `sandbox-<cluster>`, with what a kubeconfig name or a shell would trip on replaced. */
+export function contextNameFor(clusterName: string): string {
+  const safe = clusterName.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 60);
+  return `sandbox-${safe || 'cluster'}`;
+}

@@ -1,0 +1,79 @@
+/**
+ * `karpenter-sentinel sandbox` as a user runs it: the lines it prints work as printed, Ctrl-C
+ * stops it cleanly and removes its kubeconfig, and bad input is one line and exit 2.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { access, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../../../../bin/karpenter-sentinel.js', import.meta.url));
+const run = promisify(execFile);
+let home: string;
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'sandbox-cli-home-'));
+});
+
+afterAll(() => rm(home, { recursive: true, force: true }));
+
+function sandbox(...args: string[]) {
+  const child = spawn(process.execPath, [BIN, 'sandbox', ...args], { env: { ...process.env, HOME: home } });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (c: Buffer) => (output.stdout += c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => (output.stderr += c.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output, exited };
+}
+
+describe('karpenter-sentinel sandbox', () => {
+  it('serves a bundled example by name: the printed kubectl line works, Ctrl-C stops it with 0 and removes the kubeconfig', async () => {
+    const { child, output, exited } = sandbox('fargate-bootstrap-deadlock');
+    await until(() => output.stdout.includes('Stop with Ctrl-C.'));
+    const line = /^ {2}kubectl --kubeconfig (\S+) get pods -A$/m.exec(output.stdout);
+    const kubeconfig = line?.[1] ?? '';
+
+    const { stdout } = await run('kubectl', ['--kubeconfig', kubeconfig, 'get', 'pods', '-A'], {
+      env: { ...process.env, HOME: home },
+      timeout: 20_000,
+    });
+    child.kill('SIGINT');
+    const code = await exited;
+
+    expect(output.stdout).toMatch(/^Context: sandbox-\S+$/m);
+    expect(output.stdout).toContain(`export KUBECONFIG=${kubeconfig}`);
+    expect(output.stdout).toMatch(/karpenter-sentinel scan --simulate \S*fargate-bootstrap-deadlock --now 2026-01-01T01:00:00Z/);
+    expect(stdout).toMatch(/^NAMESPACE\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/m);
+    expect(stdout).toMatch(/karpenter\s+karpenter-\S+\s+0\/1\s+Pending/);
+    expect(code).toBe(0);
+    expect(output.stderr).toContain('sandbox stopped');
+    await expect(access(kubeconfig)).rejects.toThrow();
+  });
+
+  it('a name that is neither a path nor an example is one line and exit 2', async () => {
+    const { output, exited } = sandbox('no-such-example');
+
+    expect(await exited).toBe(2);
+    expect(output.stderr.trim().split('\n')).toEqual([
+      "karpenter-sentinel: sandbox: no file or folder 'no-such-example', and no bundled example of that name (the names are the folders of examples/)",
+    ]);
+  });
+
+  it('without a capture it says what it needs', async () => {
+    const { output, exited } = sandbox();
+
+    expect(await exited).toBe(2);
+    expect(output.stderr).toContain('sandbox needs a capture folder or a bundled example name');
+  });
+});
+
+async function until(ready: () => boolean): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (ready()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('timed out waiting for the sandbox');
+}
