@@ -100,6 +100,14 @@ export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
 export const DEFAULT_SERVICE_NAME = 'karpenter-sentinel';
 
+/**
+ * What Lambda sets in an on-demand environment, where Powertools reports `cold_start` (only there):
+ * `npm run invoke` stands in for one, so its log lines carry the key as the deployed ones do.
+ */
+export function actAsOnDemandLambda(env: NodeJS.ProcessEnv = process.env): void {
+  env.AWS_LAMBDA_INITIALIZATION_TYPE ??= 'on-demand';
+}
+
 export function readLoggingConfig(env: NodeJS.ProcessEnv = process.env): LoggingConfig {
   const read = new EnvReader(env);
   const level = read.optional('POWERTOOLS_LOG_LEVEL')?.toUpperCase();

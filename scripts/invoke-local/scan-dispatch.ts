@@ -4,7 +4,8 @@ import { RecordingScanQueue } from '../../src/adapters/memory/outputs.ts';
 import { readDispatchConfig } from '../../src/config.ts';
 import { createScanDispatchHandler } from '../../src/service/handlers/scan-dispatch.ts';
 import { inMemoryAws } from '../../src/simulator/in-memory-aws.ts';
-import { loadCapture, localMetrics, PLACEHOLDER_ENV, type LocalFunction, type LocalSetup } from './local.ts';
+import { loadCapture, localMetrics, PLACEHOLDER_ENV, deployedHooks, type LocalFunction, type LocalSetup } from './local.ts';
+import { dispatchEffectiveConfiguration } from '../../src/service/compose/effective-config.ts';
 
 export async function localScanDispatch(setup: LocalSetup): Promise<LocalFunction> {
   const config = readDispatchConfig({
@@ -21,6 +22,7 @@ export async function localScanDispatch(setup: LocalSetup): Promise<LocalFunctio
     queue,
     clock: setup.clock,
     logger: setup.logger,
+    ...deployedHooks(setup, dispatchEffectiveConfiguration(config, setup.logging)),
     metrics: metrics.sink,
     settings: { clusters: config.clusters, optInTag: config.optInTag, region: config.region },
   });
