@@ -11,14 +11,17 @@
  *
  * Prints one JSON document on stdout: { function, now, response, alerts (as chat notifications),
  * metrics (the datums), emf (the same metrics as the EMF documents the deployed function writes to
- * its log), queued, slack, notes }; the handler's log lines, EMF lines included, go to stderr. Exit 0 when the handler
+ * its log), queued, slack, notes }; the handler's log lines, EMF lines included, go to stderr, in
+ * the deployed shape (Powertools: upper-case `level`, the Lambda context keys of a synthetic
+ * context, the `effective configuration` line first; POWERTOOLS_LOG_LEVEL applies). Exit 0 when the handler
  * returned, 1 when it threw (the document then carries `error`), 2 with one line on stderr when
  * the command line, the event file, the capture or a setting is wrong.
  */
 import path from 'node:path';
 import { SentinelError } from '../src/domain/errors.ts';
 import { chatNotificationOf } from '../src/domain/chat-notification.ts';
-import { jsonLogger } from '../src/support/logger.ts';
+import { actAsOnDemandLambda, readLoggingConfig } from '../src/config.ts';
+import { powertoolsLogging } from '../src/service/powertools-logger.ts';
 import { REPO_ROOT, type LambdaFunctionName } from './functions.ts';
 import { steppingClock } from '../test/support/clock.ts';
 import { localContext, type LocalFunction, type LocalSetup } from './invoke-local/local.ts';
@@ -41,16 +44,21 @@ const BUILDERS: Record<LambdaFunctionName, (setup: LocalSetup) => Promise<LocalF
 
 async function main(argv: readonly string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`${USAGE}\n`);
+    writeDocument(`${USAGE}\n`);
     return 0;
   }
   const request = parseRequest(argv, () => new Date());
+  // Logged as deployed: the same Powertools logger, POWERTOOLS_* settings and Lambda context keys.
+  const logging = readLoggingConfig();
+  const { logger, context } = powertoolsLogging(logging);
   const fn = await BUILDERS[request.fn]({
     capture: request.simulate ?? [defaultCapture(request.fn)],
     clusters: request.clusters,
     // Fixed at --now; a wait (a retry's backoff) moves it on at once instead of waiting.
     clock: steppingClock(request.now),
-    logger: jsonLogger({}, (line) => process.stderr.write(`${line}\n`)),
+    logger,
+    logging,
+    logContext: context,
     logLine: (line) => process.stderr.write(`${line}\n`),
   });
   let response: unknown;
@@ -62,7 +70,7 @@ async function main(argv: readonly string[]): Promise<number> {
   } finally {
     await fn.close();
   }
-  process.stdout.write(`${JSON.stringify(documentOf(request, fn, response, error), null, 2)}\n`);
+  writeDocument(`${JSON.stringify(documentOf(request, fn, response, error), null, 2)}\n`);
   return error === undefined ? 0 : 1;
 }
 
@@ -86,6 +94,18 @@ function oneLine(error: unknown): string {
     error instanceof SentinelError ? error.message : error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return text.replace(/\s*\n\s*/g, ' ');
 }
+
+/**
+ * stdout carries only the document. Powertools writes INFO lines to stdout (as deployed, where
+ * Lambda collects both streams): here every other write to stdout goes to stderr, with the WARN
+ * and ERROR lines, so the log reads as the deployed one and the document stays parseable.
+ */
+const stdoutWrite = process.stdout.write.bind(process.stdout);
+function writeDocument(text: string): void {
+  stdoutWrite(text);
+}
+process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+actAsOnDemandLambda();
 
 main(process.argv.slice(2)).then(
   (code) => {

@@ -4,6 +4,7 @@
 import { isEksClusterName } from './domain/aws.ts';
 import { SEVERITIES } from './domain/codes.ts';
 import { SentinelError } from './domain/errors.ts';
+import { oneLine } from './domain/shape.ts';
 import { KUBE_READ_LIMITS_VARIABLE, parseKubeReadLimits, type KubeReadLimits } from './domain/kube-read-limits.ts';
 import {
   ACTION_MODES,
@@ -64,12 +65,21 @@ export function readCliCloudEnvironment(env: NodeJS.ProcessEnv = process.env): C
 // its settings once, at cold start, and a bad value stops it there with a message naming the variable.
 // ---------------------------------------------------------------------------------------------
 
-/** One or more invalid variables: the message names each one and what was wrong. */
+/** What one bad variable may add to the line: a value pasted by mistake (a whole file) must not flood the log. */
+const MAX_PROBLEM_CHARS = 300;
+
+/**
+ * One or more invalid variables: the message names each one and what was wrong. Thrown at cold
+ * start, it fails the init and Lambda logs it with its `stack` split into lines: that stack is the
+ * message alone, so the log shows one line naming the variable (docs/service.md, "Configuration"),
+ * not the frames of a minified bundle, which say nothing about a setting.
+ */
 export class ConfigError extends SentinelError {
   readonly variables: string[];
   constructor(problems: { variable: string; problem: string }[]) {
-    super(`invalid configuration: ${problems.map((p) => `${p.variable} ${p.problem}`).join('; ')}`);
+    super(`invalid configuration: ${problems.map((p) => oneLine(`${p.variable} ${p.problem}`, MAX_PROBLEM_CHARS)).join('; ')}`);
     this.variables = problems.map((p) => p.variable);
+    this.stack = `${this.name}: ${this.message}`;
   }
 }
 
@@ -89,6 +99,14 @@ export interface LoggingConfig {
 export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
 export const DEFAULT_SERVICE_NAME = 'karpenter-sentinel';
+
+/**
+ * What Lambda sets in an on-demand environment, where Powertools reports `cold_start` (only there):
+ * `npm run invoke` stands in for one, so its log lines carry the key as the deployed ones do.
+ */
+export function actAsOnDemandLambda(env: NodeJS.ProcessEnv = process.env): void {
+  env.AWS_LAMBDA_INITIALIZATION_TYPE ??= 'on-demand';
+}
 
 export function readLoggingConfig(env: NodeJS.ProcessEnv = process.env): LoggingConfig {
   const read = new EnvReader(env);

@@ -9,7 +9,8 @@ import { createCleanupHandler } from '../../src/service/handlers/cleanup.ts';
 import { AWS_WRITE_OPERATIONS } from '../../src/simulator/in-memory-aws.ts';
 import { simulateSnapshot } from '../../src/simulator/simulation.ts';
 import { NO_WAIT_CLOCK } from '../../test/support/clock.ts';
-import { loadCapture, PLACEHOLDER_ENV, type LocalFunction, type LocalSetup } from './local.ts';
+import { loadCapture, PLACEHOLDER_ENV, deployedHooks, type LocalFunction, type LocalSetup } from './local.ts';
+import { cleanupEffectiveConfiguration } from '../../src/service/compose/effective-config.ts';
 
 /** serverless.yml's timeout for cleanup: the remaining time the local context starts with. */
 export const CLEANUP_TIMEOUT_MS = 900_000;
@@ -23,6 +24,7 @@ export async function localCleanup(setup: LocalSetup): Promise<LocalFunction> {
     connection: simulation.connection,
     clock: setup.clock,
     logger: setup.logger,
+    ...deployedHooks(setup, cleanupEffectiveConfiguration(config, setup.logging)),
     // A stack serving the captured cluster (serverless.yml `clusters`): a real run for another is refused, as deployed.
     settings: { ...config, clusters: config.clusters ?? [capture.snapshot.clusterName] },
   });

@@ -11,7 +11,8 @@ import { createInterruptionsHandler } from '../../src/service/handlers/interrupt
 import { inMemoryAws } from '../../src/simulator/in-memory-aws.ts';
 import { controllerStatusOf } from '../../src/usecases/controller-status.ts';
 import { CLUSTER_STATUS_TTL_MS } from '../../src/usecases/scan-service.ts';
-import { loadCapture, PLACEHOLDER_ENV, localMetrics, type LocalFunction, type LocalSetup } from './local.ts';
+import { loadCapture, PLACEHOLDER_ENV, localMetrics, deployedHooks, type LocalFunction, type LocalSetup } from './local.ts';
+import { interruptionsEffectiveConfiguration } from '../../src/service/compose/effective-config.ts';
 import { interruptionSettings } from '../../src/usecases/handle-interruptions.ts';
 
 export async function localInterruptions(setup: LocalSetup): Promise<LocalFunction> {
@@ -30,6 +31,7 @@ export async function localInterruptions(setup: LocalSetup): Promise<LocalFuncti
     metrics: metrics.sink,
     clock: setup.clock,
     logger: setup.logger,
+    ...deployedHooks(setup, interruptionsEffectiveConfiguration(config, setup.logging)),
     settings: interruptionSettings(config),
   });
   const notes = () => {

@@ -14,6 +14,9 @@ import type { Clock } from '../../src/ports/clock.ts';
 import type { MetricsSink, ScanRequest } from '../../src/ports/notify.ts';
 import type { Logger } from '../../src/support/logger.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
+import type { LoggingConfig } from '../../src/config.ts';
+import type { ServiceHooks } from '../../src/service/middleware.ts';
+import type { EffectiveConfiguration } from '../../src/service/compose/effective-config.ts';
 import { lambdaContext } from '../../test/support/lambda.ts';
 
 /**
@@ -34,7 +37,12 @@ export interface LocalSetup {
   /** `--clusters a,b` (scan-dispatch only): the CLUSTERS variable. */
   clusters: string | undefined;
   clock: Clock;
+  /** The deployed functions' logger (Powertools, src/service/powertools-logger.ts), writing to stderr here. */
   logger: Logger;
+  /** POWERTOOLS_SERVICE_NAME and POWERTOOLS_LOG_LEVEL as read when deployed. */
+  logging: LoggingConfig;
+  /** Powertools' injectLambdaContext for that logger: the Lambda context keys on every line. */
+  logContext: NonNullable<ServiceHooks['logContext']>;
   /** Where the function's raw log lines go (EMF metrics): stderr, with the log lines. */
   logLine: (line: string) => void;
 }
@@ -48,6 +56,23 @@ export interface LocalOutputs {
   queued?: readonly ScanRequest[];
   slack?: readonly unknown[];
   notes: readonly string[];
+}
+
+/**
+ * What the composition roots (src/service/compose/) add around a handler, so a local invoke logs
+ * exactly as the deployed function: the Lambda context on every line and the `effective
+ * configuration` line (then its warnings) on the first invocation.
+ */
+export function deployedHooks(
+  setup: LocalSetup,
+  configuration: EffectiveConfiguration,
+  warnings?: readonly string[],
+): ServiceHooks {
+  return {
+    logContext: setup.logContext,
+    effectiveConfiguration: configuration,
+    ...(warnings ? { configWarnings: warnings } : {}),
+  };
 }
 
 export interface LocalFunction {

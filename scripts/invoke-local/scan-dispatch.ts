@@ -4,7 +4,8 @@ import { RecordingScanQueue } from '../../src/adapters/memory/outputs.ts';
 import { readDispatchConfig } from '../../src/config.ts';
 import { createScanDispatchHandler } from '../../src/service/handlers/scan-dispatch.ts';
 import { inMemoryAws } from '../../src/simulator/in-memory-aws.ts';
-import { loadCapture, PLACEHOLDER_ENV, type LocalFunction, type LocalSetup } from './local.ts';
+import { loadCapture, localMetrics, PLACEHOLDER_ENV, deployedHooks, type LocalFunction, type LocalSetup } from './local.ts';
+import { dispatchEffectiveConfiguration } from '../../src/service/compose/effective-config.ts';
 
 export async function localScanDispatch(setup: LocalSetup): Promise<LocalFunction> {
   const config = readDispatchConfig({
@@ -15,23 +16,26 @@ export async function localScanDispatch(setup: LocalSetup): Promise<LocalFunctio
   const notes = [...capture.notices];
   const aws = inMemoryAws(capture.snapshot);
   const queue = new RecordingScanQueue();
+  const metrics = localMetrics(setup.logger, setup.logLine);
   const handler = createScanDispatchHandler({
     eks: aws.eks,
     queue,
     clock: setup.clock,
     logger: setup.logger,
-    settings: { clusters: config.clusters, optInTag: config.optInTag },
+    ...deployedHooks(setup, dispatchEffectiveConfiguration(config, setup.logging)),
+    metrics: metrics.sink,
+    settings: { clusters: config.clusters, optInTag: config.optInTag, region: config.region },
   });
   const cluster = capture.snapshot.cluster;
   const { key, value } = config.optInTag;
-  if (config.clusters) notes.push('CLUSTERS is set (--clusters): no EKS call is made');
+  if (config.clusters) notes.push('CLUSTERS is set (--clusters): checked against ListClusters, no DescribeCluster');
   else if (cluster && cluster.tags?.[key] !== value)
     notes.push(
       `cluster ${cluster.name} of ${capture.label} lacks the opt-in tag ${key}=${value}: pass --clusters NAME,... to queue it`,
     );
   return {
     invoke: (event, context) => handler(event as ScheduledEvent, context),
-    outputs: () => ({ queued: queue.sent, notes }),
+    outputs: () => ({ queued: queue.sent, metrics: metrics.datums(), emf: metrics.emf(), notes }),
     close: async () => undefined,
   };
 }

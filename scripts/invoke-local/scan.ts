@@ -9,7 +9,16 @@ import { readScanConfig } from '../../src/config.ts';
 import { createScanHandler } from '../../src/service/handlers/scan.ts';
 import { simulatedSources, simulateSnapshot, type Simulation } from '../../src/simulator/simulation.ts';
 import { NO_WAIT_CLOCK } from '../../test/support/clock.ts';
-import { captureAs, loadCapture, PLACEHOLDER_ENV, localMetrics, type LocalFunction, type LocalSetup } from './local.ts';
+import {
+  captureAs,
+  loadCapture,
+  PLACEHOLDER_ENV,
+  localMetrics,
+  deployedHooks,
+  type LocalFunction,
+  type LocalSetup,
+} from './local.ts';
+import { scanEffectiveConfiguration } from '../../src/service/compose/effective-config.ts';
 
 export async function localScan(setup: LocalSetup): Promise<LocalFunction> {
   const settings = readScanConfig(PLACEHOLDER_ENV);
@@ -41,6 +50,7 @@ export async function localScan(setup: LocalSetup): Promise<LocalFunction> {
     metrics: metrics.sink,
     clock: setup.clock,
     logger: setup.logger,
+    ...deployedHooks(setup, scanEffectiveConfiguration(settings, setup.logging), settings.warnings),
   });
   return {
     invoke: (event, context) => handler(event as SQSEvent, context),

@@ -2,7 +2,8 @@
 import type { SNSEvent } from 'aws-lambda';
 import { readSlackConfig } from '../../src/config.ts';
 import { createSlackNotifyHandler } from '../../src/service/handlers/slack-notify.ts';
-import { PLACEHOLDER_ENV, type LocalFunction, type LocalSetup } from './local.ts';
+import { PLACEHOLDER_ENV, deployedHooks, type LocalFunction, type LocalSetup } from './local.ts';
+import { slackEffectiveConfiguration } from '../../src/service/compose/effective-config.ts';
 
 /** Never fetched: the poster below does not post. */
 const FAKE_WEBHOOK_URL = 'https://hooks.slack.com/services/T00000000/B00000000/local-invoke-posts-nowhere';
@@ -20,6 +21,7 @@ export async function localSlackNotify(setup: LocalSetup): Promise<LocalFunction
     },
     clock: setup.clock,
     logger: setup.logger,
+    ...deployedHooks(setup, slackEffectiveConfiguration(config, setup.logging)),
     maxAttempts: config.maxAttempts,
   });
   return {

@@ -149,13 +149,13 @@ async function reachKube(
   if (cluster.gone) {
     // Said where it looked: a typo in the name or the region looks just like a deleted cluster.
     const region = connection.aws.region;
-    out.note(
+    out.noteInResult(
       `no cluster ${request.clusterName} in ${region} (deleted already, or a wrong name or region?): no NodePools to delete; only leftovers tagged for it in ${region} are cleaned`,
     );
     return undefined;
   }
   if (cluster.status === 'DELETING') {
-    out.note('cluster DELETING: no NodePools to delete');
+    out.noteInResult('cluster DELETING: no NodePools to delete');
     return undefined;
   }
   try {

@@ -23,6 +23,8 @@ export class StepOutcome {
   readonly held: Held[] = [];
   readonly errors: CleanupError[] = [];
   readonly notStarted: CleanupStepNotStarted[] = [];
+  /** What the caller must read though nothing failed (the cluster does not exist): the result's `notes`. */
+  readonly notes: string[] = [];
   /** The deadline came during this step: the run stops, and the next one starts here. */
   stopped = false;
   readonly #budget: CleanupBudget;
@@ -46,6 +48,12 @@ export class StepOutcome {
 
   note(message: string): void {
     this.#budget.note(this.step, message);
+  }
+
+  /** A note the result carries too (`notes`), not only the progress log: the caller sees it. */
+  noteInResult(message: string): void {
+    this.notes.push(message);
+    this.note(message);
   }
 
   /** True (and the step stopped) once the deadline has come. */

@@ -31,6 +31,7 @@ export function cleanupResultOf(request: CleanupRequest, outcomes: CleanupOutcom
   const base = emptyCleanupResult(request);
   const templatesHeld = outcomes['launch-templates']?.held ?? [];
   const profilesHeld = outcomes['instance-profiles']?.held ?? [];
+  const notes = ran.flatMap((s) => s.notes);
   const stoppedAt = stoppedBeforeStart ? (request.deleteNodePools ? 'nodepools' : 'instances') : stopped;
   return {
     ...base,
@@ -41,6 +42,7 @@ export function cleanupResultOf(request: CleanupRequest, outcomes: CleanupOutcom
     launchTemplatesDeleted: sorted(outcomes['launch-templates']?.done),
     instanceProfilesDeleted: sorted(outcomes['instance-profiles']?.done),
     errors,
+    ...(notes.length > 0 ? { notes } : {}),
     ...(stoppedAt !== undefined ? { stoppedAt } : {}),
     ...(stepsNotStarted.length > 0 ? { stepsNotStarted } : {}),
     ...(templatesHeld.length > 0

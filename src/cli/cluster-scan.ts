@@ -3,7 +3,7 @@ import { CLI_ACTIONS, type ActionSettings, type DetectionSettings } from '../dom
 import { isSetAsideGap } from '../domain/snapshot.ts';
 import { simulatedSources } from '../simulator/simulated-sources.ts';
 import { scanCluster, type ScanClusterResult } from '../usecases/scan-cluster.ts';
-import { ClusterUnreadableError } from '../domain/errors.ts';
+import { ClusterNotFoundError, ClusterUnreadableError, clusterNotFoundText } from '../domain/errors.ts';
 import type { CliContext } from './io.ts';
 import type { LiveTarget } from './live-target.ts';
 
@@ -32,7 +32,7 @@ export function actionsFor(apply: boolean, maxTerminationsPerRun: number): Actio
 export async function scanLiveCluster(target: LiveTarget, settings: ClusterScanSettings, ctx: CliContext): Promise<Report> {
   const connection = await ctx.services.connectLive(target);
   const result = await scanCluster(connection, { ...settings, clusterName: target.clusterName, ...detectorsOf(ctx) });
-  return reportOf(result, target.clusterName, ctx);
+  return reportOf(result, target.clusterName, connection.aws.region, ctx);
 }
 
 /** The live code path against a simulated cluster seeded from captured files (see simulatedSources). */
@@ -49,16 +49,24 @@ export async function scanSimulation(paths: readonly string[], settings: Cluster
       ...(loaded.snapshot.unreadFiles ? { unreadFiles: loaded.snapshot.unreadFiles } : {}),
       ...detectorsOf(ctx),
     });
-    return reportOf(result, simulation.seed.clusterName, ctx);
+    return reportOf(result, simulation.seed.clusterName, simulation.connection.aws.region, ctx);
   } finally {
     await simulation.close();
   }
 }
 
-/** A scan that read nothing of the cluster is an error (exit 2), never an empty "no findings" report. */
-function reportOf(result: ScanClusterResult, clusterName: string, ctx: CliContext): Report {
+/**
+ * A scan that read nothing of the cluster is an error (exit 2), never an empty "no findings" report;
+ * so is one of a cluster EKS does not know, unless instances are still tagged for it (a deleted
+ * cluster's orphans): their report comes with one note that the cluster itself does not exist.
+ */
+function reportOf(result: ScanClusterResult, clusterName: string, region: string, ctx: CliContext): Report {
   printNotices(result.notices, ctx);
   if (result.unreadable) throw new ClusterUnreadableError(clusterName, result.unreadable);
+  if (result.snapshot.cluster?.gone === true) {
+    if (result.report.findings.length === 0) throw new ClusterNotFoundError(clusterName, region);
+    printNotices([clusterNotFoundText(clusterName, region)], ctx);
+  }
   return result.report;
 }
 

@@ -24,6 +24,8 @@ export type AlertEvent = (typeof ALERT_EVENTS)[number];
  */
 export const SERVICE_ALERT_CODES = [
   'CLUSTER_UNREADABLE',
+  /** EKS says the cluster does not exist (ResourceNotFoundException): a typo, a wrong region or account, or deleted. */
+  'CLUSTER_NOT_FOUND',
   'INTERRUPTION_UNATTENDED',
   'INTERRUPTION_SURGE',
   'SCHEDULED_MAINTENANCE',

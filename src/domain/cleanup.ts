@@ -79,6 +79,12 @@ export interface CleanupResult {
   launchTemplatesDeleted: string[];
   instanceProfilesDeleted: string[];
   errors: CleanupError[];
+  /**
+   * Only when there are some (additive): what the caller must know though nothing failed, e.g. that
+   * EKS has no such cluster (deleted already, or a wrong name or region), so only leftovers tagged
+   * for it were looked for. The result stays complete: see docs/cleanup.md.
+   */
+  notes?: string[];
   /** Only when time ran out: the step the next run starts with (additive to the original shape). */
   stoppedAt?: CleanupStep;
   /** Only when the ordering rule held a step back (additive): the result is then not complete. */

@@ -2,6 +2,7 @@
  * Typed errors. Each carries the exit code the CLI maps it to and a one-line message meant
  * for a human; `cause` keeps the underlying error for debugging (never printed by default).
  */
+import { shellQuote } from './shell.ts';
 export class SentinelError extends Error {
   /** 1 is reserved for "findings at or above --fail-on"; every error is 2. */
   readonly exitCode: number = 2;
@@ -27,6 +28,18 @@ export class InputError extends SentinelError {
 export class ClusterUnreadableError extends SentinelError {
   constructor(cluster: string, why: string) {
     super(`cannot scan cluster ${cluster}: ${why}`);
+  }
+}
+
+/** One line for the log and the CLI: where EKS was asked, and what it may mean. */
+export function clusterNotFoundText(cluster: string, region: string): string {
+  return `cluster ${cluster} does not exist in ${region} for this AWS account (EKS DescribeCluster: ResourceNotFoundException): a typo, another region or account, or deleted`;
+}
+
+/** A live scan of a cluster EKS does not know, that found nothing tagged for it either: exit 2, one line. */
+export class ClusterNotFoundError extends SentinelError {
+  constructor(cluster: string, region: string) {
+    super(`${clusterNotFoundText(cluster, region)}; the region's clusters: aws eks list-clusters --region ${shellQuote(region)}`);
   }
 }
 

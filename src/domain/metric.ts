@@ -31,4 +31,6 @@ export const METRIC = {
   scanGaps: 'ScanGaps',
   clustersScanned: 'ClustersScanned',
   scanFailures: 'ScanFailures',
+  /** A cluster EKS says does not exist (ResourceNotFoundException): scan-dispatch's CLUSTERS check and the scan. */
+  clustersNotFound: 'ClustersNotFound',
 } as const;

@@ -19,6 +19,10 @@ import { markdownText } from '../domain/markdown.ts';
 
 /** The open-alert key (and alert code) of "the scan could not read the cluster at all". */
 export const UNREADABLE_KEY = 'CLUSTER_UNREADABLE' satisfies ServiceAlertCode;
+/** The open-alert key (and alert code) of "EKS says the cluster does not exist". */
+export const NOT_FOUND_KEY = 'CLUSTER_NOT_FOUND' satisfies ServiceAlertCode;
+/** Alerts about the scan itself, not a finding: never resolved by a finding's absence. */
+const SERVICE_KEYS: ReadonlySet<string> = new Set([UNREADABLE_KEY, NOT_FOUND_KEY]);
 
 export interface AlertPlan {
   alerts: Alert[];
@@ -33,6 +37,8 @@ export interface ScanAlertInput {
   report: Report;
   /** Why the scan read nothing of the cluster (ScanClusterResult.unreadable). */
   unreadable?: string;
+  /** Set when EKS said the cluster does not exist (DescribeCluster ResourceNotFoundException): where it looked. */
+  notFound?: { region: string };
   open: readonly OpenAlert[];
   now: Date;
   settings: AlertSettings;
@@ -54,6 +60,7 @@ export function planScanAlerts(input: ScanAlertInput): AlertPlan {
   const nowIso = toIsoSeconds(now);
 
   planUnreadable(input, open.get(UNREADABLE_KEY), plan);
+  planNotFound(input, open.get(NOT_FOUND_KEY), plan);
 
   const findings = uniqueById(report.findings);
   for (const f of findings) {
@@ -84,7 +91,7 @@ export function planScanAlerts(input: ScanAlertInput): AlertPlan {
   if (input.unreadable === undefined && report.complete) {
     const present = new Set(findings.map((f) => f.id));
     const gone = [...open.values()]
-      .filter((o) => o.key !== UNREADABLE_KEY && !present.has(o.key))
+      .filter((o) => !SERVICE_KEYS.has(o.key) && !present.has(o.key))
       .sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || a.key.localeCompare(b.key));
     for (const o of gone) {
       plan.alerts.push(resolvedAlert(o, now, 'no longer found by a complete scan'));
@@ -132,6 +139,50 @@ function planUnreadable(input: ScanAlertInput, existing: OpenAlert | undefined, 
     existing
       ? { ...existing, title, lastSent: nowIso }
       : { cluster, key: UNREADABLE_KEY, code: UNREADABLE_KEY, severity, title, firstSeen: nowIso, lastSent: nowIso },
+  );
+}
+
+/**
+ * CLUSTER_NOT_FOUND: opened / reminder / resolved like CLUSTER_UNREADABLE. A cluster that does not
+ * exist is nothing to monitor: a name to correct, or one to take out of `clusters` once deleted.
+ */
+function planNotFound(input: ScanAlertInput, existing: OpenAlert | undefined, plan: AlertPlan): void {
+  const { cluster, now, settings, notFound } = input;
+  const nowIso = toIsoSeconds(now);
+  if (notFound === undefined) {
+    if (existing) {
+      plan.alerts.push(resolvedAlert(existing, now, 'EKS describes the cluster again'));
+      plan.clear.push(NOT_FOUND_KEY);
+    }
+    return;
+  }
+  const severity: Severity = 'critical';
+  if (SEVERITY_RANK[severity] < SEVERITY_RANK[settings.minSeverity]) return;
+  if (existing && !reminderDue(existing, now, settings.reminderIntervalMs)) return;
+  const title = `Cluster ${cluster} does not exist in ${notFound.region}: nothing to monitor`;
+  const lead = existing ? [`Still not found since ${sinceText(existing.firstSeen, now)}.`, ''] : [];
+  plan.alerts.push({
+    event: existing ? 'reminder' : 'opened',
+    severity,
+    cluster,
+    code: NOT_FOUND_KEY,
+    title,
+    description: [
+      ...lead,
+      `**Error:** EKS DescribeCluster answered ResourceNotFoundException for ${markdownText(cluster)} in ${markdownText(notFound.region)}.`,
+      'A typo, another region or account, or a deleted cluster: none of its Kubernetes objects can be read. Only EC2 instances still tagged for it are looked at (orphans of a deleted cluster).',
+    ].join('\n'),
+    nextSteps: [
+      `aws eks list-clusters --region ${shellQuote(notFound.region)} --output text`,
+      `aws sts get-caller-identity --query Account --output text`,
+      'Correct the name, or remove a deleted cluster from the `clusters` parameter (docs/deploy.md) and deploy again.',
+    ],
+    threadId: NOT_FOUND_KEY,
+  });
+  plan.save.push(
+    existing
+      ? { ...existing, title, lastSent: nowIso }
+      : { cluster, key: NOT_FOUND_KEY, code: NOT_FOUND_KEY, severity, title, firstSeen: nowIso, lastSent: nowIso },
   );
 }
 

@@ -39,7 +39,7 @@ export const INTERRUPTION_ALERT_SEVERITY = {
   INTERRUPTION_UNATTENDED: 'critical',
   INTERRUPTION_SURGE: 'warning',
   SCHEDULED_MAINTENANCE: 'warning',
-} as const satisfies Record<Exclude<ServiceAlertCode, 'CLUSTER_UNREADABLE'>, Severity>;
+} as const satisfies Record<Exclude<ServiceAlertCode, 'CLUSTER_UNREADABLE' | 'CLUSTER_NOT_FOUND'>, Severity>;
 
 export type InterruptionAlertCode = keyof typeof INTERRUPTION_ALERT_SEVERITY;
 

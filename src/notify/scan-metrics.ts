@@ -142,3 +142,28 @@ function remediationCounts(findings: readonly Finding[]): Map<string, number> {
   }
   return counts;
 }
+
+/** What an EC2 reading still tells of a cluster that does not exist: the instances tagged for it and what was done to them. */
+const KEPT_FOR_A_MISSING_CLUSTER: ReadonlySet<string> = new Set([METRIC.orphanedInstances, METRIC.findings, METRIC.remediations]);
+
+/** ClustersNotFound per cluster and account-wide (its alarm), plus only the EC2-based series of the scan. */
+export function notFoundMetrics(cluster: string, scanned: readonly MetricDatum[]): MetricDatum[] {
+  return [
+    ...scanned.filter((d) => KEPT_FOR_A_MISSING_CLUSTER.has(d.name) && d.dimensions.Cluster !== undefined),
+    ...clustersNotFound([cluster]),
+  ];
+}
+
+/** ClustersNotFound, 1 per cluster (dashboard) and their count account-wide (the alarm). */
+export function clustersNotFound(clusters: readonly string[]): MetricDatum[] {
+  if (clusters.length === 0) return [];
+  return [
+    ...clusters.map((cluster): MetricDatum => ({
+      name: METRIC.clustersNotFound,
+      unit: 'Count',
+      value: 1,
+      dimensions: { Cluster: cluster },
+    })),
+    { name: METRIC.clustersNotFound, unit: 'Count', value: clusters.length, dimensions: {} },
+  ];
+}

@@ -2,7 +2,9 @@ import type { ClusterInfo } from '../domain/aws.ts';
 import { toIsoSeconds } from '../domain/kube-helpers.ts';
 import type { OptInTag } from '../domain/settings.ts';
 import type { EksPort } from '../ports/aws.ts';
-import type { ScanQueue, ScanRequest } from '../ports/notify.ts';
+import type { MetricsSink, ScanQueue, ScanRequest } from '../ports/notify.ts';
+import { clusterNotFoundText } from '../domain/errors.ts';
+import { clustersNotFound } from '../notify/scan-metrics.ts';
 import type { Logger } from '../support/logger.ts';
 import { errorFields } from '../support/logger.ts';
 import { mapBounded } from '../support/concurrency.ts';
@@ -16,19 +18,25 @@ const NOT_SCANNABLE = new Set(['CREATING', 'DELETING']);
 export interface DispatchScansDependencies {
   eks: EksPort;
   queue: ScanQueue;
+  /** ClustersNotFound (EMF lines on stdout: no permission needed); its alarm is the alert (infra/alarms.yml). */
+  metrics: MetricsSink;
   logger: Logger;
 }
 
 export interface DispatchScansSettings {
-  /** Scan exactly these (no EKS call); undefined: every cluster carrying the opt-in tag. */
+  /** Scan exactly these (checked against one ListClusters per tick); undefined: every cluster carrying the opt-in tag. */
   clusters: readonly string[] | undefined;
   optInTag: OptInTag;
+  /** Named in the `cluster not found` line: where ListClusters looked. */
+  region: string;
 }
 
 export interface DispatchSummary {
   requestedAt: string;
   /** The clusters a scan request was sent for. */
   dispatched: string[];
+  /** Names in CLUSTERS that EKS does not list in this account and region: not dispatched (additive). */
+  notFound: string[];
   skipped: {
     /** Listed clusters without the opt-in tag. */
     optedOut: number;
@@ -50,13 +58,53 @@ export async function dispatchScans(
   tick: Date,
 ): Promise<DispatchSummary> {
   const requestedAt = toIsoSeconds(tick);
-  const summary: DispatchSummary = { requestedAt, dispatched: [], skipped: { optedOut: 0, notActive: 0, describeFailed: 0 } };
+  const summary: DispatchSummary = {
+    requestedAt,
+    dispatched: [],
+    notFound: [],
+    skipped: { optedOut: 0, notActive: 0, describeFailed: 0 },
+  };
   summary.dispatched = settings.clusters
-    ? [...new Set(settings.clusters)]
+    ? await listedClusters(deps, [...new Set(settings.clusters)], settings.region, summary, tick)
     : await optedInClusters(deps, settings.optInTag, summary);
   const requests: ScanRequest[] = summary.dispatched.map((cluster) => ({ cluster, requestedAt }));
   if (requests.length > 0) await deps.queue.send(requests);
   return summary;
+}
+
+/**
+ * CLUSTERS checked once per tick with one paginated ListClusters (one call for any number of names,
+ * and an action the role already has for the opt-in mode: nothing new to grant). A name EKS does not
+ * list is not queued: a WARN line and ClustersNotFound, whose alarm alerts once. When the list
+ * itself fails, every name is queued as before: the scan of a missing cluster says so itself.
+ */
+async function listedClusters(
+  deps: DispatchScansDependencies,
+  names: readonly string[],
+  region: string,
+  summary: DispatchSummary,
+  tick: Date,
+): Promise<string[]> {
+  let existing: ReadonlySet<string>;
+  try {
+    existing = new Set(await deps.eks.listClusters());
+  } catch (error) {
+    deps.logger.warn('CLUSTERS not checked: every name is queued; each scan reports a cluster that does not exist', {
+      ...errorFields(error),
+    });
+    return [...names];
+  }
+  summary.notFound = names.filter((name) => !existing.has(name));
+  for (const cluster of summary.notFound) {
+    deps.logger.warn('cluster not found', { cluster, notFound: clusterNotFoundText(cluster, region), region });
+  }
+  if (summary.notFound.length > 0) {
+    // Not worth failing the tick (the clusters that exist are queued next): a warning only.
+    await deps.metrics
+      .put(clustersNotFound(summary.notFound), tick)
+      .catch((error: unknown) => deps.logger.warn('metrics not written', { ...errorFields(error) }));
+  }
+  return names.filter((name) => existing.has(name));
 }
 
 async function optedInClusters(deps: DispatchScansDependencies, tag: OptInTag, summary: DispatchSummary): Promise<string[]> {

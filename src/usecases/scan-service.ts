@@ -6,7 +6,8 @@ import type { SourceName } from '../domain/snapshot.ts';
 import type { Finding, Remediation } from '../domain/finding.ts';
 import { planScanAlerts } from '../notify/finding-alerts.ts';
 import { remediationAlert } from '../notify/remediation-alerts.ts';
-import { scanMetrics } from '../notify/scan-metrics.ts';
+import { notFoundMetrics, scanMetrics } from '../notify/scan-metrics.ts';
+import { clusterNotFoundText } from '../domain/errors.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { AlertPublisher, MetricsSink, ScanRequest } from '../ports/notify.ts';
 import type { OutboxEntry, StateStore } from '../ports/state.ts';
@@ -75,8 +76,9 @@ export interface ScanBatchOptions {
 }
 
 /** `stepped-aside`: another scan of the cluster held its lease; this request was redundant. */
+/** `not-found`: EKS says the cluster does not exist (a typo, another region or account, or deleted). */
 export type ScanOutcome =
-  'scanned' | 'unreadable' | 'duplicate' | 'stale' | 'in-progress' | 'stepped-aside' | 'malformed' | 'failed';
+  'scanned' | 'unreadable' | 'not-found' | 'duplicate' | 'stale' | 'in-progress' | 'stepped-aside' | 'malformed' | 'failed';
 
 export interface ScanBatchResult {
   /** Message ids to report as batch item failures (SQS delivers them again, then to the DLQ). */
@@ -106,6 +108,7 @@ export async function scanBatch(
   const counts: Record<ScanOutcome, number> = {
     scanned: 0,
     unreadable: 0,
+    'not-found': 0,
     duplicate: 0,
     stale: 0,
     'in-progress': 0,
@@ -266,6 +269,8 @@ async function scanOne(
   if (signal?.aborted)
     throw new InvocationTimeoutError('scan stopped before the invocation’s deadline', { cause: signal.reason });
   const { report, snapshot, unreadable } = scan;
+  // EKS's ResourceNotFoundException: not a healthy cluster with nothing to report, nothing to monitor at all.
+  const notFound = snapshot.cluster?.gone === true ? { region: connection.aws.region } : undefined;
   // What the CLI prints as `note:` lines (objects set aside as malformed, ...): the report's gaps point here.
   for (const notice of scan.notices) log.warn(`note: ${notice}`);
   const toAnnounce = await recordOutcomes(deps, announcements, report, log);
@@ -277,6 +282,7 @@ async function scanOne(
     cluster,
     report,
     ...(unreadable !== undefined ? { unreadable } : {}),
+    ...(notFound ? { notFound } : {}),
     open: await state.openAlerts(cluster),
     now,
     settings: settings.alerts,
@@ -292,8 +298,7 @@ async function scanOne(
   const announced = leftOver + (await deliverAnnouncements(deps, toAnnounce, log));
 
   const outcomes = report.findings.flatMap((f) => (f.remediation && f.remediation.action !== 'MANUAL' ? [f.remediation] : []));
-  log.info(unreadable ? 'cluster unreadable' : 'cluster scanned', {
-    ...(unreadable !== undefined ? { unreadable } : {}),
+  const fields = {
     complete: report.complete,
     findings: report.findings.length,
     applied: outcomes.filter((r) => r.status === 'applied').length,
@@ -301,9 +306,26 @@ async function scanOne(
     alerts: plan.alerts.length,
     announced,
     durationMs,
-  });
-  // An unreadable cluster's empty snapshot would read as "0 pending pods": only the failure counts.
-  if (unreadable !== undefined) return { outcome: 'unreadable', datums: scanFailure(cluster) };
+  };
+  // WARN, not INFO: a blind scan must show under POWERTOOLS_LOG_LEVEL=WARN and in the query of docs/service.md.
+  if (notFound) {
+    log.warn('cluster not found', {
+      notFound: clusterNotFoundText(cluster, notFound.region),
+      region: notFound.region,
+      ...fields,
+    });
+    // Its "0 pending pods" would be no reading at all: no Kubernetes gauge, and not a cluster scanned.
+    return {
+      outcome: 'not-found',
+      datums: notFoundMetrics(cluster, scanMetrics({ cluster, snapshot, report, durationMs, now })),
+    };
+  }
+  if (unreadable !== undefined) {
+    log.warn('cluster unreadable', { unreadable, ...fields });
+    // An unreadable cluster's empty snapshot would read as "0 pending pods": only the failure counts.
+    return { outcome: 'unreadable', datums: scanFailure(cluster) };
+  }
+  log.info('cluster scanned', fields);
   return {
     outcome: 'scanned',
     datums: scanMetrics({ cluster, snapshot, report, durationMs, now }),

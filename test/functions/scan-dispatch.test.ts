@@ -4,7 +4,7 @@
  */
 import type { ScheduledEvent, SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RecordingScanQueue } from '../../src/adapters/memory/outputs.ts';
+import { RecordingMetricsSink, RecordingScanQueue } from '../../src/adapters/memory/outputs.ts';
 import { readDispatchConfig } from '../../src/config.ts';
 import type { ClusterInfo } from '../../src/domain/aws.ts';
 import type { EksPort } from '../../src/ports/aws.ts';
@@ -38,15 +38,17 @@ function accountOf(clusters: readonly ClusterInfo[]): InMemoryAws[] {
 
 function dispatcher(eks: EksPort, env: Record<string, string> = {}) {
   const queue = new RecordingScanQueue();
+  const metrics = new RecordingMetricsSink();
   const logs: Record<string, unknown>[] = [];
   const handler = createScanDispatchHandler({
     eks,
     queue,
+    metrics,
     clock: steppingClock('2026-01-01T01:00:02Z'),
     logger: jsonLogger({}, (line) => logs.push(JSON.parse(line) as Record<string, unknown>)),
     settings: readDispatchConfig({ AWS_REGION: 'eu-west-1', SCAN_QUEUE_URL: QUEUE_URL, ...env }),
   });
-  return { queue, logs, invoke: (event: ScheduledEvent) => handler(event, lambdaContext()) };
+  return { queue, metrics, logs, invoke: (event: ScheduledEvent) => handler(event, lambdaContext()) };
 }
 
 describe('scan-dispatch', () => {
@@ -68,14 +70,21 @@ describe('scan-dispatch', () => {
     expect(logs.at(-1)).toMatchObject({ message: 'invocation done', function: 'scan-dispatch', dispatched: 2, optedOut: 1 });
   });
 
-  it('CLUSTERS set: queues exactly those and calls no EKS API', async () => {
-    const accounts = accountOf([cluster({ name: 'shop-prod', tags: OPTED_IN })]);
-    const { queue, invoke } = dispatcher(eksOf(accounts), { CLUSTERS: 'payments-prod, legacy-eks' });
+  it('CLUSTERS set: queues those EKS lists, and a name it does not list is a WARN line and ClustersNotFound, not a scan request', async () => {
+    const accounts = accountOf([cluster({ name: 'payments-prod' }), cluster({ name: 'shop-prod', tags: OPTED_IN })]);
+    const { queue, metrics, logs, invoke } = dispatcher(eksOf(accounts), { CLUSTERS: 'payments-prod, payments-prd' });
 
     await invoke(sampleEvent<ScheduledEvent>('scan-dispatch.schedule'));
 
-    expect(queue.sent.map((r) => r.cluster)).toEqual(['payments-prod', 'legacy-eks']);
-    expect(accounts[0]!.calls).toEqual([]);
+    expect(queue.sent.map((r) => r.cluster)).toEqual(['payments-prod']);
+    expect(accounts.flatMap((a) => a.calls.map((c) => c.operation))).toEqual(['ListClusters', 'ListClusters']);
+    expect(logs.filter((l) => l.level === 'warn')).toEqual([
+      expect.objectContaining({ message: 'cluster not found', cluster: 'payments-prd', region: 'eu-west-1' }),
+    ]);
+    expect(metrics.datums.filter((d) => d.name === 'ClustersNotFound' && !d.dimensions.Cluster)).toEqual([
+      { name: 'ClustersNotFound', unit: 'Count', value: 1, dimensions: {} },
+    ]);
+    expect(logs.at(-1)).toMatchObject({ message: 'invocation done', dispatched: 1, notFound: 1 });
   });
 
   it('a DescribeCluster failure skips only that cluster', async () => {

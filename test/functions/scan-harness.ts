@@ -52,6 +52,11 @@ export interface ScanService {
 export interface ScanServiceOptions {
   /** Clusters to simulate (cluster names above); a request for any other fails to connect. */
   clusters: string[];
+  /**
+   * Requested name → simulated cluster: the request reaches that cluster's account, whose EKS knows
+   * no cluster of the requested name (a typo, a deleted cluster).
+   */
+  unknownNames?: Record<string, string>;
   /** Extra environment, as serverless.yml would set it (e.g. TERMINATE_INSTANCE_MODE=apply). */
   env?: Record<string, string>;
   /** The scans' clock starts here; default: 5 s after the tick. */
@@ -90,7 +95,7 @@ export async function startScanService(dynamo: LocalDynamo, options: ScanService
     settings,
     connect: async (clusterName): Promise<ServiceConnection> => {
       connects.set(clusterName, (connects.get(clusterName) ?? 0) + 1);
-      const simulation = simulations.get(clusterName);
+      const simulation = simulations.get(options.unknownNames?.[clusterName] ?? clusterName);
       if (!simulation)
         throw new Error(`eks:DescribeCluster failed: ResourceNotFoundException: No cluster found for name: ${clusterName}.`);
       return { ...simulation.connection, sources: simulatedSources(simulation.seed) };

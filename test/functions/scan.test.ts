@@ -2,6 +2,7 @@
  * The scan function fed events/scan.*.json: real handler and use case, the state table over
  * dynalite, clusters simulated from examples/ (real HTTPS Kubernetes API, in-memory AWS).
  */
+import { readFileSync } from 'node:fs';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../../src/domain/alert.ts';
@@ -270,6 +271,34 @@ describe('scan: one cluster per record', () => {
     expect(datumsOf(service, 'PendingPods', { Cluster: HEALTHY })).toEqual([]);
   });
 
+  it('a cluster EKS does not know is not "scanned, healthy": a WARN line, ClustersNotFound, one deduplicated alert, no gauges', async () => {
+    const service = await start({ clusters: [HEALTHY], unknownNames: { 'aws-2026-eks-typo': HEALTHY } });
+
+    const response = await service.invoke(scanMessage('aws-2026-eks-typo', TICK));
+    service.clock.advance(60_000);
+    const nextMinute = await service.invoke(scanMessage('aws-2026-eks-typo', minutesAfterTick(1)));
+
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(nextMinute).toEqual({ batchItemFailures: [] });
+    expect(channel(service.alerts.published)).toEqual(['opened CLUSTER_NOT_FOUND']);
+    expect(service.alerts.published[0]).toMatchObject({
+      severity: 'critical',
+      title: 'Cluster aws-2026-eks-typo does not exist in us-east-1: nothing to monitor',
+    });
+    expect(service.logs.filter((l) => l.message === 'cluster scanned')).toEqual([]);
+    expect(service.logs.filter((l) => l.message === 'cluster not found')).toEqual([
+      expect.objectContaining({ level: 'warn', cluster: 'aws-2026-eks-typo', region: 'us-east-1', findings: 0 }),
+      expect.objectContaining({ level: 'warn', cluster: 'aws-2026-eks-typo', alerts: 0 }),
+    ]);
+    expect(datumsOf(service, 'ClustersNotFound', {})).toHaveLength(2);
+    expect(datumsOf(service, 'ClustersNotFound', { Cluster: 'aws-2026-eks-typo' })[0]?.value).toBe(1);
+    // Not a cluster scanned (the watchdog alarm must not be fed by it), and no Kubernetes reading.
+    expect(datumsOf(service, 'ClustersScanned', {})).toEqual([]);
+    for (const gauge of ['PendingPods', 'ControllerReadyReplicas', 'UnregisteredNodeClaims', 'ScanGaps', 'ScanFailures']) {
+      expect(service.metrics.datums.filter((d) => d.name === gauge)).toEqual([]);
+    }
+  });
+
   it('a request older than SCAN_MAX_AGE is acknowledged without scanning: a newer one is queued', async () => {
     const service = await start({ clusters: [ORPHANS] });
 
@@ -405,5 +434,40 @@ describe('scan: through the queue redrive policy', () => {
       'opened KARPENTER_CONTROLLER_PENDING',
       'remediation-applied KARPENTER_CONTROLLER_PENDING',
     ]);
+  });
+});
+
+/** The Logs Insights query of docs/service.md ("Logs"), as the doc gives it: its `filter message like /…/` regex. */
+function documentedQueryRegex(): RegExp {
+  const doc = readFileSync(new URL('../../docs/service.md', import.meta.url), 'utf8');
+  const pattern = /\| filter message like \/(.+)\/\s*$/m.exec(doc)?.[1];
+  if (!pattern) throw new Error('docs/service.md has no `filter message like /…/` query');
+  return new RegExp(pattern);
+}
+
+describe('scan: the log lines of scans that did not read their cluster', () => {
+  it('are WARN or ERROR, and the Logs Insights query of docs/service.md finds each of them and no cluster scanned', async () => {
+    const service = await start({ clusters: [HEALTHY, ORPHANS], unknownNames: { 'shop-prd': HEALTHY } });
+    service.cluster(HEALTHY).kubeApi.faults.add({ path: /^\//, status: 401, message: 'Unauthorized' });
+
+    // Unreadable, not found, failed (no such account at all: the connection fails), and one read.
+    await service.invoke(scanMessage(HEALTHY, TICK));
+    await service.invoke(scanMessage('shop-prd', TICK));
+    await service.invoke(scanMessage('not-simulated', TICK));
+    await service.invoke(scanMessage(ORPHANS, TICK));
+
+    const query = documentedQueryRegex();
+    const byMessage = (prefix: string) => service.logs.filter((l) => String(l.message).startsWith(prefix));
+    const blind = [...byMessage('cluster unreadable'), ...byMessage('cluster not found'), ...byMessage('scan failed')];
+    expect(blind.map((l) => [l.message, l.level])).toEqual([
+      ['cluster unreadable', 'warn'],
+      ['cluster not found', 'warn'],
+      ['scan failed', 'error'],
+    ]);
+    for (const line of blind) expect(String(line.message)).toMatch(query);
+    expect(byMessage('cluster scanned')).toHaveLength(1);
+    expect('cluster scanned').not.toMatch(query);
+    expect('scan stopped: the invocation’s deadline').toMatch(query);
+    expect('scan not started: the invocation’s deadline is near; retried').toMatch(query);
   });
 });

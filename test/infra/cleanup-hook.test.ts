@@ -161,6 +161,18 @@ describe('invoke-cleanup.sh', () => {
     expect(run.stderr).toBe('');
   });
 
+  it('prints the result’s notes (a cluster that does not exist) and still exits 0 when the run completed', () => {
+    const note =
+      'no cluster demo in eu-west-1 (deleted already, or a wrong name or region?): no NodePools to delete; only leftovers tagged for it in eu-west-1 are cleaned';
+    replies([{ result: { ...result({ instancesTerminated: ['i-0a1'] }), notes: [note] } }]);
+
+    const run = runHook(BASE_ENV);
+
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(`karpenter-cleanup: note: ${note}\n`);
+    expect(run.stdout).toContain('cluster demo is clean after 1 invocation(s)');
+  });
+
   it('sends no nodePools without NODE_POOLS (every NodePool) and no --region without AWS_REGION (the CLI decides)', () => {
     replies([{ result: result() }]);
 

@@ -114,22 +114,20 @@ describe.concurrent('npm run invoke (offline local invoke)', () => {
     expect(doc.metrics).toEqual([]);
   });
 
-  it('scan-dispatch --clusters queues exactly those, stamped with the tick time', async () => {
+  it('scan-dispatch --clusters queues those the capture’s EKS lists, stamped with the tick time; another name is ClustersNotFound', async () => {
     const run = await invoke(
       'scan-dispatch',
       'events/scan-dispatch.schedule.json',
       '--simulate',
       'examples/healthy',
       '--clusters',
-      'shop-prod,ml-prod',
+      'aws-2026-eks,aws-2026-eks-typo',
     );
 
     const doc = documentOf(run);
-    expect(doc.queued).toEqual([
-      { cluster: 'shop-prod', requestedAt: '2026-01-01T01:00:00Z' },
-      { cluster: 'ml-prod', requestedAt: '2026-01-01T01:00:00Z' },
-    ]);
-    expect(doc.response).toMatchObject({ dispatched: ['shop-prod', 'ml-prod'] });
+    expect(doc.queued).toEqual([{ cluster: 'aws-2026-eks', requestedAt: '2026-01-01T01:00:00Z' }]);
+    expect(doc.response).toMatchObject({ dispatched: ['aws-2026-eks'], notFound: ['aws-2026-eks-typo'] });
+    expect(doc.metrics).toContainEqual({ name: 'ClustersNotFound', unit: 'Count', value: 1, dimensions: {} });
   });
 
   it('scan-dispatch without --clusters asks the capture’s EKS: its cluster lacks the opt-in tag, nothing is queued', async () => {

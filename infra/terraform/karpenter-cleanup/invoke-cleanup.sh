@@ -248,6 +248,12 @@ print_not_started() {
     END { for (i = 0; i < n; i++) printf "  - [%s] not started: %s\n", step[i], reason[i] }' "$flat"
 }
 
+# notes[] (what the caller must know though nothing failed: no such cluster in the region) as
+# "karpenter-cleanup: note: ..." lines, before the lists: the destroy goes on, but it is not hidden.
+print_notes() {
+  awk -v program="$program" 'BEGIN { FS = "\t" } $1 ~ /^notes\.[0-9]+$/ { printf "%s: note: %s\n", program, substr($0, length($1) + 2) }' "$flat"
+}
+
 # Counts over every invocation: each reports only what it did itself.
 total_pools=0
 total_instances=0
@@ -302,6 +308,7 @@ while :; do
     *) fail "unexpected response from $FUNCTION_NAME (no \"complete\"): $(excerpt "$response")" ;;
   esac
 
+  print_notes
   print_lists
   total_pools=$((total_pools + $(count nodePoolsDeleted)))
   total_instances=$((total_instances + $(count instancesTerminated)))

@@ -130,6 +130,7 @@ export const cleanupCommand: Command = {
 
     if (output === 'json') {
       writeLines(ctx.io.stdout, visibleJson(result));
+      for (const note of result.notes ?? []) writeNote(ctx, `note: ${visibleLine(note)}`);
       // JSON is often piped on: say where a human looks what the result means.
       const problem = problemOf(result);
       if (problem) writeNote(ctx, `warning: cleanup not complete: ${visibleLine(problem)}`);

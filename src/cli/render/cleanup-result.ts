@@ -38,6 +38,8 @@ export function renderCleanupResult(result: CleanupResult, options: CleanupResul
   const style = options.style ?? PLAIN_STYLE;
   const width = options.width ?? NO_WRAP;
   const lines = [header(result, options, style), ''];
+  // Above the steps: a cluster that does not exist changes how every section reads.
+  for (const note of result.notes ?? []) lines.push(`${style.warn('Note:')} ${visible(note)}`, '');
   for (const section of sections(result)) {
     lines.push(...sectionLines(section, result, options, style));
     if (section.step === 'instances') lines.push(...notProvenLines(result, style));

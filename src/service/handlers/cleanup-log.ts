@@ -12,7 +12,7 @@ export function logProgress(log: Logger, progress: CleanupProgress): void {
 export function resultMessage(result: CleanupResult): string {
   const run = result.dryRun ? 'cleanup dry run' : 'cleanup';
   if (result.stoppedAt) return `${run} stopped before step ${result.stoppedAt}: time ran out, invoke again to carry on`;
-  if (result.complete) return `${run} complete`;
+  if (result.complete) return result.notes ? `${run} complete; note: ${result.notes.join('; ')}` : `${run} complete`;
   const notStarted = [...new Set((result.stepsNotStarted ?? []).map((s) => s.step))];
   const held = notStarted.length > 0 ? `, not started: ${notStarted.join(', ')} (see stepsNotStarted)` : '';
   return `${run} finished with ${result.errors.length} error(s)${held}`;
@@ -30,6 +30,7 @@ export function summarise(response: unknown): Record<string, unknown> {
     launchTemplatesDeleted: result.launchTemplatesDeleted.length,
     instanceProfilesDeleted: result.instanceProfilesDeleted.length,
     errors: result.errors.length,
+    ...(result.notes ? { notes: result.notes } : {}),
     ...(result.stepsNotStarted ? { stepsNotStarted: result.stepsNotStarted.map((s) => s.step) } : {}),
   };
 }

@@ -54,7 +54,8 @@ export function createCleanupHandler(deps: CleanupFunctionDependencies) {
         { deadline: deadlineOf(deps, context), nodeClaimWaitMs: deps.settings.nodeClaimWaitMs },
       );
       // The whole result, lists included: the log is the record of what this run deleted.
-      if (result.errors.length > 0) log.warn(resultMessage(result), { ...result });
+      // A note (no such cluster) is a WARN too: under POWERTOOLS_LOG_LEVEL=WARN it must still show.
+      if (result.errors.length > 0 || result.notes) log.warn(resultMessage(result), { ...result });
       else log.info(resultMessage(result), { ...result });
       return result;
     });

@@ -31,5 +31,12 @@ export function createScanDispatchHandler(deps: ScanDispatchDependencies) {
 
 function summarise(response: unknown): Record<string, unknown> {
   const summary = response as DispatchSummary | undefined;
-  return summary ? { requestedAt: summary.requestedAt, dispatched: summary.dispatched.length, ...summary.skipped } : {};
+  return summary
+    ? {
+        requestedAt: summary.requestedAt,
+        dispatched: summary.dispatched.length,
+        notFound: summary.notFound.length,
+        ...summary.skipped,
+      }
+    : {};
 }

@@ -26,6 +26,19 @@ function resultOf(overrides: Partial<CleanupResult>): CleanupResult {
 const lastLine = (text: string) => text.trimEnd().split('\n').at(-1);
 
 describe('renderCleanupResult', () => {
+  it('puts the result’s notes (no such cluster) under the heading, before the steps', () => {
+    const note = 'no cluster dev in eu-central-1 (deleted already, or a wrong name or region?): no NodePools to delete';
+
+    const lines = renderCleanupResult(resultOf({ complete: true, nodePoolsDeleted: [], notes: [note] }), options).split('\n');
+
+    expect(lines.slice(0, 4)).toEqual([
+      'cleanup of cluster dev (eu-central-1) · DRY RUN — nothing changed',
+      '',
+      `Note: ${note}`,
+      '',
+    ]);
+  });
+
   it('says what a dry run would do, step by step, and the command that does it', () => {
     const text = renderCleanupResult(resultOf({}), options);
 

@@ -818,6 +818,8 @@ describe('runCleanup on part of a cluster, or without its API', () => {
     expect(result).toMatchObject({ complete: true, errors: [], instancesTerminated: ['i-pending', 'i-running', 'i-stopped'] });
     expect(w.connects).toEqual([]);
     expect(stepMessages(w.progress)[0]).toBe(message);
+    // Not only in the progress log: the caller (the Terraform hook, the CLI) reads the result.
+    expect(result.notes).toEqual([message]);
   });
 
   it('cluster not found: says in which region it looked, and that only its tagged leftovers there are cleaned', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterInfo } from '../../../src/domain/aws.ts';
-import { RecordingScanQueue } from '../../../src/adapters/memory/outputs.ts';
+import { RecordingMetricsSink, RecordingScanQueue } from '../../../src/adapters/memory/outputs.ts';
 import type { EksPort } from '../../../src/ports/aws.ts';
 import { jsonLogger } from '../../../src/support/logger.ts';
 import { inMemoryAws, type InMemoryAws } from '../../../src/simulator/in-memory-aws.ts';
@@ -32,7 +32,7 @@ function account(clusters: ClusterInfo[]) {
 function deps(eks: EksPort) {
   const lines: Record<string, unknown>[] = [];
   const logger = jsonLogger({}, (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
-  return { eks, queue: new RecordingScanQueue(), logger, lines };
+  return { eks, queue: new RecordingScanQueue(), metrics: new RecordingMetricsSink(), logger, lines };
 }
 
 describe('dispatchScans', () => {
@@ -45,7 +45,7 @@ describe('dispatchScans', () => {
     ]);
     const d = deps(aws.eks);
 
-    const summary = await dispatchScans(d, { clusters: undefined, optInTag: OPT_IN }, TICK);
+    const summary = await dispatchScans(d, { clusters: undefined, optInTag: OPT_IN, region: 'eu-west-1' }, TICK);
 
     expect(d.queue.sent).toEqual([
       { cluster: 'shop-prod', requestedAt: '2026-01-01T01:00:00Z' },
@@ -54,6 +54,7 @@ describe('dispatchScans', () => {
     expect(summary).toEqual({
       requestedAt: '2026-01-01T01:00:00Z',
       dispatched: ['shop-prod', 'ml-prod'],
+      notFound: [],
       skipped: { optedOut: 2, notActive: 0, describeFailed: 0 },
     });
   });
@@ -65,24 +66,82 @@ describe('dispatchScans', () => {
     ]);
     const d = deps(aws.eks);
 
-    await dispatchScans(d, { clusters: undefined, optInTag: { key: 'sentinel.example.com/watch', value: 'yes' } }, TICK);
+    await dispatchScans(
+      d,
+      { clusters: undefined, optInTag: { key: 'sentinel.example.com/watch', value: 'yes' }, region: 'eu-west-1' },
+      TICK,
+    );
 
     expect(d.queue.sent.map((r) => r.cluster)).toEqual(['payments']);
   });
 
-  it('with an explicit list, queues exactly those clusters and calls EKS not at all', async () => {
-    const aws = account([cluster({ name: 'shop-prod', tags: optedIn })]);
+  it('with an explicit list, queues exactly those that exist, checked with one ListClusters and no DescribeCluster', async () => {
+    const aws = account([
+      cluster({ name: 'legacy-eks' }),
+      cluster({ name: 'untagged-eks' }),
+      cluster({ name: 'shop-prod', tags: optedIn }),
+    ]);
     const d = deps(aws.eks);
 
-    const summary = await dispatchScans(d, { clusters: ['legacy-eks', 'untagged-eks', 'legacy-eks'], optInTag: OPT_IN }, TICK);
+    const summary = await dispatchScans(
+      d,
+      { clusters: ['legacy-eks', 'untagged-eks', 'legacy-eks'], optInTag: OPT_IN, region: 'eu-west-1' },
+      TICK,
+    );
 
     expect(d.queue.sent).toEqual([
       { cluster: 'legacy-eks', requestedAt: '2026-01-01T01:00:00Z' },
       { cluster: 'untagged-eks', requestedAt: '2026-01-01T01:00:00Z' },
     ]);
     expect(summary.dispatched).toEqual(['legacy-eks', 'untagged-eks']);
-    expect(aws.listCalls()).toBe(0);
+    expect(summary.notFound).toEqual([]);
+    expect(aws.listCalls()).toBe(1);
     expect(aws.describeCalls()).toBe(0);
+    expect(d.metrics.datums).toEqual([]);
+  });
+
+  it('a name in the explicit list that EKS does not list is not queued: one WARN line and ClustersNotFound each', async () => {
+    const aws = account([cluster({ name: 'shop-prod' }), cluster({ name: 'ml-prod' })]);
+    const d = deps(aws.eks);
+
+    const summary = await dispatchScans(
+      d,
+      { clusters: ['shop-prod', 'shop-prd', 'ml-prod', 'deleted-eks'], optInTag: OPT_IN, region: 'eu-west-1' },
+      TICK,
+    );
+
+    expect(d.queue.sent.map((r) => r.cluster)).toEqual(['shop-prod', 'ml-prod']);
+    expect(summary.notFound).toEqual(['shop-prd', 'deleted-eks']);
+    expect(d.lines).toEqual([
+      expect.objectContaining({ level: 'warn', message: 'cluster not found', cluster: 'shop-prd', region: 'eu-west-1' }),
+      expect.objectContaining({ level: 'warn', message: 'cluster not found', cluster: 'deleted-eks', region: 'eu-west-1' }),
+    ]);
+    expect(d.lines[0]?.notFound).toBe(
+      'cluster shop-prd does not exist in eu-west-1 for this AWS account (EKS DescribeCluster: ResourceNotFoundException): a typo, another region or account, or deleted',
+    );
+    expect(d.metrics.datums).toEqual([
+      { name: 'ClustersNotFound', unit: 'Count', value: 1, dimensions: { Cluster: 'shop-prd' } },
+      { name: 'ClustersNotFound', unit: 'Count', value: 1, dimensions: { Cluster: 'deleted-eks' } },
+      { name: 'ClustersNotFound', unit: 'Count', value: 2, dimensions: {} },
+    ]);
+  });
+
+  it('when ListClusters fails, the explicit list is queued whole (each scan reports a missing cluster itself), with a warning', async () => {
+    const d = deps({
+      listClusters: async () => {
+        throw new Error('ThrottlingException: Rate exceeded');
+      },
+      describeCluster: async () => {
+        throw new Error('not called');
+      },
+      fargateProfiles: async () => [],
+      accessEntries: async () => [],
+    });
+
+    const summary = await dispatchScans(d, { clusters: ['shop-prod', 'shop-prd'], optInTag: OPT_IN, region: 'eu-west-1' }, TICK);
+
+    expect(summary.dispatched).toEqual(['shop-prod', 'shop-prd']);
+    expect(d.lines).toEqual([expect.objectContaining({ level: 'warn', error: expect.stringContaining('Rate exceeded') })]);
   });
 
   it('a cluster whose DescribeCluster fails is logged and skipped; the others still go', async () => {
@@ -96,7 +155,7 @@ describe('dispatchScans', () => {
     });
     const d = deps(aws.eks);
 
-    const summary = await dispatchScans(d, { clusters: undefined, optInTag: OPT_IN }, TICK);
+    const summary = await dispatchScans(d, { clusters: undefined, optInTag: OPT_IN, region: 'eu-west-1' }, TICK);
 
     expect(d.queue.sent.map((r) => r.cluster)).toEqual(['shop-prod', 'ml-prod']);
     expect(summary.skipped).toEqual({ optedOut: 0, notActive: 0, describeFailed: 1 });
@@ -117,7 +176,7 @@ describe('dispatchScans', () => {
     aws.byName.get('old-eks')!.state.cluster!.gone = true;
     const d = deps(aws.eks);
 
-    const summary = await dispatchScans(d, { clusters: undefined, optInTag: OPT_IN }, TICK);
+    const summary = await dispatchScans(d, { clusters: undefined, optInTag: OPT_IN, region: 'eu-west-1' }, TICK);
 
     expect(d.queue.sent.map((r) => r.cluster)).toEqual(['shop-prod']);
     expect(summary.skipped).toEqual({ optedOut: 0, notActive: 3, describeFailed: 0 });
@@ -128,7 +187,7 @@ describe('dispatchScans', () => {
     const d = deps(aws.eks);
     d.queue.failNext = new Error('a send would fail');
 
-    const summary = await dispatchScans(d, { clusters: undefined, optInTag: OPT_IN }, TICK);
+    const summary = await dispatchScans(d, { clusters: undefined, optInTag: OPT_IN, region: 'eu-west-1' }, TICK);
 
     expect(summary.dispatched).toEqual([]);
     expect(d.queue.sent).toEqual([]);
@@ -139,7 +198,9 @@ describe('dispatchScans', () => {
     const d = deps(aws.eks);
     d.queue.failNext = new Error('SendMessageBatch failed for 1 of 1 scan requests: shop-prod (AccessDenied)');
 
-    await expect(dispatchScans(d, { clusters: undefined, optInTag: OPT_IN }, TICK)).rejects.toThrow(/shop-prod/);
+    await expect(dispatchScans(d, { clusters: undefined, optInTag: OPT_IN, region: 'eu-west-1' }, TICK)).rejects.toThrow(
+      /shop-prod/,
+    );
   });
 
   it('describes clusters a few at a time', async () => {
@@ -160,7 +221,7 @@ describe('dispatchScans', () => {
     };
     const d = deps(eks);
 
-    const summary = await dispatchScans(d, { clusters: undefined, optInTag: OPT_IN }, TICK);
+    const summary = await dispatchScans(d, { clusters: undefined, optInTag: OPT_IN, region: 'eu-west-1' }, TICK);
 
     expect(summary.dispatched).toHaveLength(23);
     expect(most).toBeGreaterThan(1);

@@ -166,7 +166,10 @@ describe('kubectl habits on the command line', () => {
   });
 
   it.each([
-    [['scna'], "unknown command 'scna'; did you mean scan? (commands: scan, snapshot, capture-script, cleanup, demo, sandbox, help)"],
+    [
+      ['scna'],
+      "unknown command 'scna'; did you mean scan? (commands: scan, snapshot, capture-script, cleanup, demo, sandbox, help)",
+    ],
     [['scan', '--form', 'x'], "unknown option --form for 'scan'; did you mean --from? (see karpenter-sentinel help scan)"],
     [
       ['scan', '--kubeconfg', 'x'],

@@ -184,6 +184,33 @@ describe('scan --cluster', () => {
     );
   });
 
+  it('a cluster EKS does not know is one line saying so and where it looked, not "No findings"', async () => {
+    const { services, simulation } = await liveServices('healthy');
+
+    const result = await run(['scan', '--cluster', `${simulation.seed.clusterName}-typo`, '--now', EXAMPLES_NOW], { services });
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `karpenter-sentinel: cluster ${simulation.seed.clusterName}-typo does not exist in ${simulation.connection.aws.region} for this AWS account (EKS DescribeCluster: ResourceNotFoundException): a typo, another region or account, or deleted; the region's clusters: aws eks list-clusters --region ${simulation.connection.aws.region}\n`,
+    );
+  });
+
+  it('a deleted cluster whose instances are still tagged for it: their report, with one note that the cluster does not exist', async () => {
+    const { snapshot } = await loadSnapshot([example('orphans-after-destroy')]);
+    const simulation = await simulateSnapshot({ ...snapshot, cluster: { name: snapshot.clusterName, gone: true } });
+    simulations.push(simulation);
+
+    const result = await run(['scan', '--cluster', snapshot.clusterName, '--now', EXAMPLES_NOW, '-o', 'json'], {
+      services: { connectLive: async () => simulation.connection },
+    });
+
+    expect(result.stderr).toContain(
+      `note: cluster ${snapshot.clusterName} does not exist in ${simulation.connection.aws.region}`,
+    );
+    expect((JSON.parse(result.stdout) as Report).findings.map((f) => f.code)).toContain('ORPHANED_INSTANCE');
+  });
+
   it('a wrong --context or an insecure kubeconfig is refused before any AWS call', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sentinel-kubeconfig-'));
     const kubeconfig = join(dir, 'config');

@@ -73,6 +73,10 @@ describe('composition roots', () => {
     );
 
     expect(scan.settings.actions.modes).toEqual({ ROLLOUT_RESTART: 'apply', TERMINATE_INSTANCE: 'dry-run' });
-    expect(dispatch.settings).toEqual({ clusters: undefined, optInTag: { key: 'karpenter-sentinel/enabled', value: 'true' } });
+    expect(dispatch.settings).toEqual({
+      clusters: undefined,
+      optInTag: { key: 'karpenter-sentinel/enabled', value: 'true' },
+      region: 'eu-west-1',
+    });
   });
 });
