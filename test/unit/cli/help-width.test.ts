@@ -18,7 +18,9 @@ async function commandNames(): Promise<string[]> {
   return listed.split('\n').map((line) => line.trim().split(' ')[0] as string);
 }
 
-const overWidth = (text: string, width: number) => text.split('\n').filter((line) => [...line].length > width);
+/** Lines wider than `width`, but for one word too long to fit anywhere (a doc's absolute path), kept whole by design. */
+const overWidth = (text: string, width: number) =>
+  text.split('\n').filter((line) => [...line].length > width && line.trim().includes(' '));
 
 const indentOf = (line: string) => line.length - line.trimStart().length;
 
