@@ -135,3 +135,22 @@ export function eventLastSeenMs(event: KubeEvent): number {
 export function newestFirst(events: readonly KubeEvent[]): KubeEvent[] {
   return [...events].sort((a, b) => eventLastSeenMs(b) - eventLastSeenMs(a));
 }
+
+/**
+ * The selector as kubectl's `-l` value (`app=web,tier in (a,b),!legacy`); `''` for the empty
+ * selector (every pod of the namespace); undefined for a missing selector or an operator kubectl
+ * cannot write.
+ */
+export function selectorArg(selector: LabelSelector | undefined): string | undefined {
+  if (!selector) return undefined;
+  const parts = Object.entries(selector.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
+  for (const e of selector.matchExpressions ?? []) {
+    const values = (e.values ?? []).join(',');
+    if (e.operator === 'In') parts.push(`${e.key} in (${values})`);
+    else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${values})`);
+    else if (e.operator === 'Exists') parts.push(e.key);
+    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
+    else return undefined;
+  }
+  return parts.join(',');
+}

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { apiGroupDocument, apiGroupListDocument, apiResourceListDocument, apiVersionsDocument } from './discovery.ts';
 import { FaultInjector, type FaultSpec } from './faults.ts';
 import { sendHostileBody } from './hostile-bodies.ts';
-import { checkWatchRequest, streamWatch } from './kube-watch.ts';
+import { streamWatch } from './kube-watch.ts';
 import { SIM_RESOURCES, type AccessDenial, type KubeStore } from './kube-store.ts';
 import { kubeconfigText, type KubeconfigOptions } from './kubeconfig.ts';
 import { resolveRoute, serveResource, type ApiReactor, type ApiResponse } from './kube-routes.ts';
@@ -190,12 +190,11 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     accept: String(req.headers.accept ?? ''),
     now: ctx.now(),
   };
-  const watched = isWatch(request) ? watchedCollection(path) : undefined;
-  if (watched) {
-    const watch = { ...watched, query: url.searchParams, accept: request.accept, now: ctx.now };
-    checkWatchRequest(watch);
-    const end = streamWatch(ctx.store, watch, res, () => ctx.watches.delete(end));
-    ctx.watches.add(end);
+  const watched = isWatch(request) ? resourceRouteOf(path) : undefined;
+  if (watched?.type === 'collection') {
+    const { resource, namespace, view } = watched;
+    const watch = { resource, namespace, ...(view ? { view } : {}), query: url.searchParams, accept: request.accept };
+    streamWatch(ctx.store, { ...watch, now: ctx.now }, res, ctx.watches);
     return;
   }
   ctx.send(res, route(ctx, path, request));
@@ -206,39 +205,39 @@ function isWatch(request: { method: string; query: URLSearchParams }): boolean {
   return request.method === 'GET' && (watch === 'true' || watch === '1');
 }
 
-/** The collection a WATCH is for; undefined when the path is not one (then it is answered as a GET). */
-function watchedCollection(path: string) {
-  const segments = path
+function segmentsOf(path: string): string[] {
+  return path
     .split('/')
     .filter((s) => s !== '')
     .map(decodeURIComponent);
+}
+
+/** The group, version and what follows in `/api/VERSION/...` or `/apis/GROUP/VERSION/...`. */
+function groupVersionOf(segments: readonly string[]): { group: string; version: string; rest: string[] } | undefined {
   const [root, a, b] = segments;
-  const found =
-    root === 'api' && a
-      ? resolveRoute('', a, segments.slice(2))
-      : root === 'apis' && a && b
-        ? resolveRoute(a, b, segments.slice(3))
-        : undefined;
-  if (found?.type !== 'collection') return undefined;
-  return { resource: found.resource, namespace: found.namespace, ...(found.view ? { view: found.view } : {}) };
+  if (root === 'api' && a) return { group: '', version: a, rest: segments.slice(2) };
+  if (root === 'apis' && a && b) return { group: a, version: b, rest: segments.slice(3) };
+  return undefined;
+}
+
+/** The resource route a path names (a collection, an object, a subresource); undefined when none. */
+function resourceRouteOf(path: string) {
+  const at = groupVersionOf(segmentsOf(path));
+  return at && at.rest.length > 0 ? resolveRoute(at.group, at.version, at.rest) : undefined;
 }
 
 function route(ctx: HandlerContext, path: string, request: Parameters<typeof serveResource>[2]): ApiResponse {
-  const segments = path
-    .split('/')
-    .filter((s) => s !== '')
-    .map(decodeURIComponent);
-  const [root, a, b] = segments;
+  const segments = segmentsOf(path);
+  const [root, a] = segments;
   const isGet = request.method === 'GET';
   if (root === 'version' && segments.length === 1 && isGet) return { status: 200, body: versionDocument(ctx.store) };
   if (root === 'api' && isGet && segments.length === 1) return { status: 200, body: apiVersionsDocument(ctx.address()) };
   if (root === 'apis' && isGet && segments.length === 1) return { status: 200, body: apiGroupListDocument() };
   if (root === 'apis' && isGet && a && segments.length === 2) return documentOrNotFound(apiGroupDocument(a));
-  const [group, version, rest] =
-    root === 'api' && a ? ['', a, segments.slice(2)] : root === 'apis' && a && b ? [a, b, segments.slice(3)] : [];
-  if (group === undefined || version === undefined || rest === undefined) throw RESOURCE_NOT_FOUND;
-  if (rest.length === 0 && isGet) return documentOrNotFound(apiResourceListDocument(group, version));
-  const resourceRoute = resolveRoute(group, version, rest);
+  const at = groupVersionOf(segments);
+  if (!at) throw RESOURCE_NOT_FOUND;
+  if (at.rest.length === 0 && isGet) return documentOrNotFound(apiResourceListDocument(at.group, at.version));
+  const resourceRoute = resourceRouteOf(path);
   if (!resourceRoute) throw RESOURCE_NOT_FOUND;
   return serveResource(ctx.store, resourceRoute, request, ctx.reactor);
 }

@@ -45,9 +45,15 @@ interface ContinueToken {
 const EXPIRED_MESSAGE =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue value from the response to list again.';
 
-export function listBody(store: KubeStore, request: ListRequest): Buffer {
+/** One page of a LIST: the matching stored objects and the list's metadata (resourceVersion, continue). */
+export interface ListPage {
+  objects: StoredObject[];
+  metadata: JsonRecord;
+}
+
+/** Selects a LIST's page (selectors, `limit`, `continue`); what is sent is left to the caller. */
+export function listPage(store: KubeStore, request: ListRequest): ListPage {
   const { resource, namespace, query, view } = request;
-  const info = SIM_RESOURCES[resource];
   const matches = predicateOf(resource, query);
   const limit = limitOf(query.get('limit'));
   const scope = `${view?.name ?? resource}/${namespace ?? ''}`;
@@ -56,23 +62,31 @@ export function listBody(store: KubeStore, request: ListRequest): Buffer {
   let index = token ? lowerBound(all, token.after) : 0;
   if (token && all[index]?.key === token.after) index++;
   const listVersion = token ? String(token.rv) : store.resourceVersion;
-  const withKind = CUSTOM_GROUPS.has(info.group);
-  const chunks: Buffer[] = [];
-  let count = 0;
-  let last: StoredObject | undefined;
-  for (; index < all.length && (limit === undefined || count < limit); index++) {
+  const objects: StoredObject[] = [];
+  for (; index < all.length && (limit === undefined || objects.length < limit); index++) {
     const object = all[index];
-    if (!object || (matches && !matches(object.object))) continue;
-    if (count++ > 0) chunks.push(COMMA);
-    if (view) chunks.push(Buffer.from(jsonText(withoutType(view.render(object.object)))));
-    else if (withKind) chunks.push(...fullChunks(object));
-    else chunks.push(object.body);
-    last = object;
+    if (object && (!matches || matches(object.object))) objects.push(object);
   }
-  const metadata: Record<string, unknown> = { resourceVersion: listVersion };
+  const metadata: JsonRecord = { resourceVersion: listVersion };
+  const last = objects.at(-1);
   if (index < all.length && last !== undefined) {
     metadata.continue = encodeToken({ r: scope, rv: Number(listVersion), after: last.key });
     if (!matches) metadata.remainingItemCount = all.length - index;
+  }
+  return { objects, metadata };
+}
+
+export function listBody(store: KubeStore, request: ListRequest): Buffer {
+  const { resource, view } = request;
+  const info = SIM_RESOURCES[resource];
+  const { objects, metadata } = listPage(store, request);
+  const withKind = CUSTOM_GROUPS.has(info.group);
+  const chunks: Buffer[] = [];
+  for (const object of objects) {
+    if (chunks.length > 0) chunks.push(COMMA);
+    if (view) chunks.push(Buffer.from(jsonText(withoutType(view.render(object.object)))));
+    else if (withKind) chunks.push(...fullChunks(object));
+    else chunks.push(object.body);
   }
   const envelope = JSON.stringify({
     kind: `${view?.kind ?? info.kind}List`,

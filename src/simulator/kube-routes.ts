@@ -9,7 +9,7 @@ import { jsonText } from '../domain/json.ts';
 import { isRecord, type JsonRecord } from '../domain/shape.ts';
 import { resourceAt } from './discovery.ts';
 import { CORE_EVENTS_VIEW } from './core-events.ts';
-import { fullBody, isCustomResource, listBody, type ListView } from './kube-list.ts';
+import { fullBody, isCustomResource, listBody, listPage, type ListView } from './kube-list.ts';
 import { SIM_RESOURCES, type KubeStore, type SimResourceName, type StoredObject } from './kube-store.ts';
 import { applyPatch } from './patch.ts';
 import { includeObjectOf, tableOf, wantsTable } from './tables/table.ts';
@@ -124,18 +124,12 @@ export function serveResource(store: KubeStore, route: ResourceRoute, request: A
   }
 }
 
-/** A LIST as a Table: the same page, selectors and continue token as the JSON list (of the stored objects). */
+/** A LIST as a Table: the same page, selectors and continue token as the JSON list, from the stored objects. */
 function listTable(store: KubeStore, route: ResourceRoute & { type: 'collection' }, request: ApiRequest): string {
-  const list = JSON.parse(
-    listBody(store, { resource: route.resource, namespace: route.namespace, query: request.query }).toString('utf8'),
-  ) as {
-    metadata: JsonRecord;
-    items: JsonRecord[];
-  };
-  const { group, version, kind } = SIM_RESOURCES[route.resource];
-  const apiVersion = group ? `${group}/${version}` : version;
-  const items = list.items.map((item) => ({ apiVersion, kind, ...item }));
-  return jsonText(tableOf(route.resource, items, { ...tableOptions(request, route.view), listMetadata: list.metadata }));
+  const { resource, namespace, view } = route;
+  const page = listPage(store, { resource, namespace, query: request.query, ...(view ? { view } : {}) });
+  const objects = page.objects.map((stored) => stored.object);
+  return jsonText(tableOf(resource, objects, { ...tableOptions(request, view), listMetadata: page.metadata }));
 }
 
 function tableOptions(request: ApiRequest, view: ListView | undefined) {

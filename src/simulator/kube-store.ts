@@ -48,15 +48,27 @@ class StoredEntry implements StoredObject {
   readonly name: string;
   readonly key: string;
   readonly object: JsonRecord;
-  readonly body: Buffer;
+  #body: Buffer | (() => Buffer);
 
-  constructor(resource: SimResourceName, namespace: string | undefined, name: string, object: JsonRecord, body: Buffer) {
+  /** `body` may be a function: a deleted object's body is serialised only if a watch reads it. */
+  constructor(
+    resource: SimResourceName,
+    namespace: string | undefined,
+    name: string,
+    object: JsonRecord,
+    body: Buffer | (() => Buffer),
+  ) {
     this.resource = resource;
     this.namespace = namespace;
     this.name = name;
     this.key = objectKey(namespace, name);
     this.object = object;
-    this.body = body;
+    this.#body = body;
+  }
+
+  get body(): Buffer {
+    if (typeof this.#body === 'function') this.#body = this.#body();
+    return this.#body;
   }
 
   get bodyJson(): string {
@@ -144,6 +156,7 @@ export class KubeStore {
   readonly #changes: StoreChange[] = [];
   /** The newest resourceVersion whose write the history no longer holds. */
   #forgottenUpTo = 0;
+
   readonly #watchers = new Set<(change: StoreChange) => void>();
 
   /** Calls `listener` after every write from now on; returns the function that stops it. */
@@ -156,6 +169,14 @@ export class KubeStore {
   changesSince(resourceVersion: number): readonly StoreChange[] | undefined {
     if (resourceVersion < this.#forgottenUpTo) return undefined;
     return this.#changes.filter((c) => c.resourceVersion > resourceVersion);
+  }
+
+  /**
+   * The resourceVersion just before the oldest write the history holds: the watch cache's
+   * `oldest-1`, which its 410 `too old resource version: X (Y)` names as Y.
+   */
+  get historyStartsAfter(): number {
+    return (this.#changes[0]?.resourceVersion ?? this.#resourceVersion + 1) - 1;
   }
 
   #record(type: StoreChange['type'], stored: StoredObject): void {
@@ -233,7 +254,8 @@ export class KubeStore {
     const metadata = isRecord(existing.object.metadata) ? existing.object.metadata : {};
     const object: JsonRecord = { ...existing.object, metadata: { ...metadata, resourceVersion: this.resourceVersion } };
     const { apiVersion: _apiVersion, kind: _kind, ...body } = object;
-    this.#record('DELETED', new StoredEntry(resource, existing.namespace, existing.name, object, Buffer.from(jsonText(body))));
+    const serialise = () => Buffer.from(jsonText(body));
+    this.#record('DELETED', new StoredEntry(resource, existing.namespace, existing.name, object, serialise));
     if (resource === 'pods') {
       this.#logs.delete(key);
       this.#previousLogs.delete(key);

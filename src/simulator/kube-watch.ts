@@ -4,15 +4,15 @@
  * with an ADDED event per existing object; with one, it replays the writes after it (an ERROR
  * event with a 410 Status when that is older than the store remembers, as the API server's watch
  * cache answers). Then MODIFIED and DELETED as the store changes. It ends after `timeoutSeconds`
- * (default 30 minutes, the API server's minimum request timeout) or when the server stops.
+ * (absent or 0: 30 minutes, the API server's minimum request timeout) or when the server stops.
  * Table requests get each object as a one-row Table, the column definitions in the first only.
  */
 import type { ServerResponse } from 'node:http';
 import { jsonText } from '../domain/json.ts';
 import type { JsonRecord } from '../domain/shape.ts';
 import { fullBody, predicateOf, type ListView } from './kube-list.ts';
-import type { KubeStore, SimResourceName, StoreChange, StoredObject } from './kube-store.ts';
-import { badRequest } from './status.ts';
+import type { KubeStore, SimResourceName, StoredObject } from './kube-store.ts';
+import { badRequest, statusBody } from './status.ts';
 import { includeObjectOf, tableOf, wantsTable } from './tables/table.ts';
 
 export interface WatchRequest {
@@ -24,30 +24,29 @@ export interface WatchRequest {
   now(): Date;
 }
 
+/** The API server's `--min-request-timeout` (30 minutes): a watch without timeoutSeconds, or with 0, runs this long. */
 const DEFAULT_TIMEOUT_SECONDS = 1800;
+/** Node's timers fire at once past 2^31-1 ms (about 24.8 days); longer watches are cut to that. */
+const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
-/** Checks what can be refused before the stream starts (a 400 then is an ordinary answer). */
-export function checkWatchRequest(request: WatchRequest): void {
-  predicateOf(request.resource, request.query);
-  if (wantsTable(request.accept)) includeObjectOf(request.query);
-  const timeout = request.query.get('timeoutSeconds');
-  if (timeout !== null && !/^\d+$/.test(timeout)) {
-    throw badRequest(`timeoutSeconds: Invalid value: "${timeout}": must be a non-negative integer`);
-  }
+/**
+ * Streams the watch on `res`, registering its end in `open` (the server calls them all when it
+ * stops) until it ends. What can be refused is refused before the stream starts, by throwing an
+ * ApiStatusError the caller answers (a 400 then is an ordinary answer). The caller has already
+ * answered faults and authentication.
+ */
+export function streamWatch(store: KubeStore, request: WatchRequest, res: ServerResponse, open: Set<() => void>): void {
+  const matches = predicateOf(request.resource, request.query);
+  const table = wantsTable(request.accept);
+  const include = table ? includeObjectOf(request.query) : 'Object';
+  const timeoutMs = timeoutSecondsOf(request.query) * 1000;
   const version = request.query.get('resourceVersion');
   if (version !== null && version !== '' && !/^\d+$/.test(version)) {
     throw badRequest(`resourceVersion: Invalid value: "${version}": must be an integer`);
   }
-}
+  const from = version === null || version === '' || version === '0' ? undefined : Number(version);
+  const replay = from === undefined ? undefined : store.changesSince(from);
 
-/**
- * Streams the watch on `res`; returns the function that ends it (the server calls it when it
- * stops). The caller has already answered faults and authentication.
- */
-export function streamWatch(store: KubeStore, request: WatchRequest, res: ServerResponse, onEnd: () => void): () => void {
-  const matches = predicateOf(request.resource, request.query);
-  const table = wantsTable(request.accept);
-  const include = table ? includeObjectOf(request.query) : 'Object';
   let first = true;
   const encode = (type: string, stored: StoredObject): string => {
     const object = table
@@ -69,7 +68,12 @@ export function streamWatch(store: KubeStore, request: WatchRequest, res: Server
     (!matches || matches(stored.object));
 
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
-  const version = request.query.get('resourceVersion');
+  if (from !== undefined && replay === undefined) {
+    // As the watch cache: the expiry is the stream's only event (client-go then lists afresh).
+    const message = `too old resource version: ${from} (${store.historyStartsAfter})`;
+    res.end(`{"type":"ERROR","object":${statusBody(410, 'Expired', message)}}\n`);
+    return;
+  }
   let ended = false;
   const stopWatching = store.watch((change) => {
     if (!ended && relevant(change.stored)) res.write(encode(change.type, change.stored));
@@ -79,36 +83,22 @@ export function streamWatch(store: KubeStore, request: WatchRequest, res: Server
     ended = true;
     stopWatching();
     clearTimeout(timer);
+    open.delete(end);
     res.end();
-    onEnd();
   };
-  const seconds = Number(request.query.get('timeoutSeconds') ?? DEFAULT_TIMEOUT_SECONDS);
-  const timer = setTimeout(end, seconds * 1000);
+  const timer = setTimeout(end, timeoutMs);
+  open.add(end);
   res.on('close', end);
-  if (version === null || version === '' || version === '0') {
-    for (const stored of store.list(request.resource, request.namespace)) {
-      if (relevant(stored)) res.write(encode('ADDED', stored));
-    }
-  } else {
-    const changes: readonly StoreChange[] | undefined = store.changesSince(Number(version));
-    if (changes === undefined) {
-      res.write(`${jsonText({ type: 'ERROR', object: tooOld(version, store.resourceVersion) })}\n`);
-      end();
-      return end;
-    }
-    for (const change of changes) if (relevant(change.stored)) res.write(encode(change.type, change.stored));
-  }
-  return end;
+  const initial = replay ?? store.list(request.resource, request.namespace).map((stored) => ({ type: 'ADDED', stored }));
+  for (const change of initial) if (relevant(change.stored)) res.write(encode(change.type, change.stored));
 }
 
-function tooOld(requested: string, current: string): JsonRecord {
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: `too old resource version: ${requested} (${current})`,
-    reason: 'Expired',
-    code: 410,
-  };
+/** timeoutSeconds as the API server reads it: absent or 0 is the default; a number, else a 400. */
+function timeoutSecondsOf(query: URLSearchParams): number {
+  const timeout = query.get('timeoutSeconds');
+  if (timeout !== null && !/^\d+$/.test(timeout)) {
+    throw badRequest(`timeoutSeconds: Invalid value: "${timeout}": must be a non-negative integer`);
+  }
+  const seconds = Number(timeout ?? 0);
+  return seconds === 0 ? DEFAULT_TIMEOUT_SECONDS : Math.min(seconds, MAX_TIMEOUT_SECONDS);
 }

@@ -8,6 +8,7 @@
 import { isRecord, type JsonRecord } from '../domain/shape.ts';
 import type { KubeStore } from './kube-store.ts';
 import { badRequest, notFound } from './status.ts';
+import { list, record, text } from './tables/fields.ts';
 
 /** kubelet's waiting reasons for a container it has not created yet (pkg/kubelet/kubelet_pods.go). */
 const CONTAINER_CREATING = 'ContainerCreating';
@@ -38,12 +39,14 @@ export function podLog(store: KubeStore, namespace: string, name: string, query:
     if (refusal !== undefined) throw badRequest(refusal);
   }
   let lines: readonly string[] | undefined = store.podLog(namespace, name, chosen, previous);
-  if (previous && lines === undefined) {
-    // The kubelet keeps the last terminated container: a pod that restarted has one, its log not captured.
-    if (!pod || restarts(pod.object) === 0) {
+  if (previous) {
+    // The kubelet answers from that container's last termination (validateContainerLogStatus): none, no
+    // previous log, whatever the capture holds. A terminated one whose log was not captured reads empty.
+    const status = pod && chosen !== undefined ? containerStatusOf(pod.object, chosen) : undefined;
+    const terminated = status !== undefined && isRecord(record(status.lastState).terminated);
+    if ((status !== undefined && !terminated) || (status === undefined && lines === undefined)) {
       throw badRequest(`previous terminated container "${chosen ?? ''}" in pod "${name}" not found`);
     }
-    lines = [];
   }
   lines ??= [];
   const tail = nonNegativeInteger(query, 'tailLines');
@@ -60,34 +63,29 @@ export function podLog(store: KubeStore, namespace: string, name: string, query:
  * not created it (ContainerCreating, or PodInitializing behind init containers); any other phase
  * means it ran (captures often leave container statuses out).
  */
-export function notStartedRefusal(pod: JsonRecord, container: string, podName: string): string | 'unscheduled' | undefined {
-  const spec = isRecord(pod.spec) ? pod.spec : {};
-  const status = isRecord(pod.status) ? pod.status : {};
-  const found = [status.containerStatuses, status.initContainerStatuses]
-    .flatMap((list) => (Array.isArray(list) ? list : []))
-    .find((c): c is JsonRecord => isRecord(c) && c.name === container);
+function notStartedRefusal(pod: JsonRecord, container: string, podName: string): string | 'unscheduled' | undefined {
+  const spec = record(pod.spec);
+  const status = record(pod.status);
+  const found = containerStatusOf(pod, container);
   const prefix = `container ${JSON.stringify(container)} in pod ${JSON.stringify(podName)}`;
   if (found) {
-    const state = isRecord(found.state) ? found.state : {};
-    const last = isRecord(found.lastState) ? found.lastState : {};
-    if (state.running || state.terminated || last.terminated) return undefined;
+    const state = record(found.state);
+    if (state.running || state.terminated || record(found.lastState).terminated) return undefined;
     if (isRecord(state.waiting)) {
-      const reason = typeof state.waiting.reason === 'string' ? state.waiting.reason : '';
+      const reason = text(state.waiting.reason);
       return `${prefix} is waiting to start: ${WAITING_WORDS[reason] ?? reason}`;
     }
     return `${prefix} is waiting to start - no logs yet`;
   }
-  if (typeof spec.nodeName !== 'string' || spec.nodeName === '') return 'unscheduled';
+  if (text(spec.nodeName) === '') return 'unscheduled';
   if (status.phase !== 'Pending') return undefined;
-  const initContainers = Array.isArray(spec.initContainers) ? spec.initContainers : [];
-  return `${prefix} is waiting to start: ${initContainers.length > 0 ? POD_INITIALIZING : CONTAINER_CREATING}`;
+  return `${prefix} is waiting to start: ${list(spec.initContainers).length > 0 ? POD_INITIALIZING : CONTAINER_CREATING}`;
 }
 
-/** Restarts of all a pod's containers, from its stored status. */
-function restarts(pod: JsonRecord): number {
-  const status = isRecord(pod.status) ? pod.status : {};
-  const statuses = Array.isArray(status.containerStatuses) ? status.containerStatuses : [];
-  return statuses.reduce<number>((n, c) => n + (isRecord(c) && typeof c.restartCount === 'number' ? c.restartCount : 0), 0);
+/** The status the pod reports for one of its containers (or init containers); undefined when it lists none. */
+function containerStatusOf(pod: JsonRecord, container: string): JsonRecord | undefined {
+  const status = record(pod.status);
+  return [...list(status.containerStatuses), ...list(status.initContainerStatuses)].find((c) => c.name === container);
 }
 
 function nonNegativeInteger(query: URLSearchParams, name: string): number | undefined {
@@ -98,7 +96,5 @@ function nonNegativeInteger(query: URLSearchParams, name: string): number | unde
 }
 
 function containerNames(pod: JsonRecord): string[] {
-  const spec = isRecord(pod.spec) ? pod.spec : {};
-  const containers = Array.isArray(spec.containers) ? spec.containers : [];
-  return containers.flatMap((c) => (isRecord(c) && typeof c.name === 'string' ? [c.name] : []));
+  return list(record(pod.spec).containers).flatMap((c) => (typeof c.name === 'string' ? [c.name] : []));
 }

@@ -21,8 +21,18 @@ beforeAll(async () => {
   store.setPodLog('karpenter', 'karpenter-a', ['{"level":"ERROR","message":"panic: leader election lost"}'], 'controller', true);
   const restarted = pod({ name: 'karpenter-b', namespace: 'karpenter', nodeName: 'n1' });
   restarted.spec = { nodeName: 'n1', containers: [{ name: 'controller' }] };
-  restarted.status = { ...restarted.status, containerStatuses: [{ name: 'controller', restartCount: 2 }] };
+  restarted.status = { ...restarted.status, containerStatuses: [{ name: 'controller', restartCount: 2, lastState: TERMINATED }] };
   store.put('pods', restarted as JsonRecord);
+  const oneRestarted = pod({ name: 'one-restarted', namespace: 'shop', nodeName: 'n1' });
+  oneRestarted.spec = { nodeName: 'n1', containers: [{ name: 'a' }, { name: 'b' }] };
+  oneRestarted.status = {
+    ...oneRestarted.status,
+    containerStatuses: [
+      { name: 'a', restartCount: 3, state: { running: {} }, lastState: TERMINATED },
+      { name: 'b', restartCount: 0, state: { running: {} }, lastState: {} },
+    ],
+  };
+  store.put('pods', oneRestarted as JsonRecord);
   // Never started, though a capture holds lines for them: the API server must not serve those.
   for (const [name, nodeName, status] of NEVER_STARTED) {
     const stuck = pod({ name, namespace: 'karpenter', ...(nodeName ? { nodeName } : {}), phase: 'Pending' });
@@ -34,6 +44,7 @@ beforeAll(async () => {
   api = await startKubeApiServer(store);
 });
 
+const TERMINATED = { terminated: { reason: 'Error', exitCode: 1 } };
 const waiting = (reason: string) => ({ containerStatuses: [{ name: 'controller', state: { waiting: { reason } } }] });
 const NEVER_STARTED: readonly [string, string | undefined, JsonRecord][] = [
   ['creating', 'n1', waiting('ContainerCreating')],
@@ -104,6 +115,15 @@ describe('pod logs', () => {
     expect(uncaptured.text).toBe('');
     expect(never.status).toBe(400);
     expect(never.json().message).toBe('previous terminated container "app" in pod "web" not found');
+  });
+
+  it('previous=true for a container that never restarted is refused though another container of the pod did', async () => {
+    const restartedOne = await call(api, '/api/v1/namespaces/shop/pods/one-restarted/log?container=a&previous=true');
+    const otherOne = await call(api, '/api/v1/namespaces/shop/pods/one-restarted/log?container=b&previous=true');
+
+    expect(restartedOne.status).toBe(200);
+    expect(otherOne.status).toBe(400);
+    expect(otherOne.json().message).toBe('previous terminated container "b" in pod "one-restarted" not found');
   });
 
   it.each([

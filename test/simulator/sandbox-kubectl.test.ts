@@ -12,7 +12,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/simulator/sandbox.ts';
 import { cluster, snapshotOf } from '../factories/aws.ts';
 import { nodeClaim, nodePool } from '../factories/karpenter.ts';
-import { containerStatus, deployment, karpenterPod, minutesAfter, node, pod, T0 } from '../factories/kube.ts';
+import {
+  containerStatus,
+  deployment,
+  event,
+  karpenterPod,
+  minutesAfter,
+  node,
+  pod,
+  service,
+  T0,
+  volumeAttachment,
+} from '../factories/kube.ts';
 
 const run = promisify(execFile);
 let sandbox: Sandbox;
@@ -63,6 +74,24 @@ beforeAll(async () => {
     ],
     nodePools: [nodePool({ name: 'default', nodeClass: 'al2023' })],
     nodeClaims: [nodeClaim({ name: 'default-abc', instanceId: 'i-0abc' })],
+    services: [
+      (() => {
+        const web = service({ name: 'web', namespace: 'shop', ports: [80, 443] });
+        return {
+          ...web,
+          metadata: { ...web.metadata, creationTimestamp: T0 },
+          spec: { ...web.spec, clusterIP: '10.100.0.10', clusterIPs: ['10.100.0.10'], selector: { app: 'web' } },
+        };
+      })(),
+    ],
+    volumeAttachments: [volumeAttachment({ name: 'csi-0abc', nodeName: 'n1', persistentVolumeName: 'pvc-data' })],
+    events: [
+      // A singleton event of events.k8s.io (no count), about a kind without a name, its message ending in a newline.
+      {
+        ...event({ kind: 'Node', name: '', namespace: 'shop', reason: 'Rebooted', message: 'node rebooted\n' }),
+        count: undefined,
+      },
+    ],
   });
   sandbox = await startSandbox(snapshot, { capturedAt: new Date(minutesAfter(T0, 60)) });
   home = await mkdtemp(join(tmpdir(), 'sandbox-kubectl-home-'));
@@ -134,6 +163,41 @@ describe('kubectl v1.32 against the sandbox', () => {
     expect(nodePools[0]).toEqual(['NAME', 'NODECLASS', 'NODES', 'READY', 'AGE']);
     expect(nodePools[1]?.slice(0, 2)).toEqual(['default', 'al2023']);
     expect(nodeClaims[0]).toEqual(['NAME', 'TYPE', 'CAPACITY', 'ZONE', 'NODE', 'READY', 'AGE']);
+  });
+
+  it('get services -o wide and get volumeattachments show the columns a cluster prints', async () => {
+    const services = rows((await kubectl('get', 'services', '-n', 'shop', '-o', 'wide')).stdout);
+    const attachments = rows((await kubectl('get', 'volumeattachments')).stdout);
+
+    expect(services).toEqual([
+      ['NAME', 'TYPE', 'CLUSTER-IP', 'EXTERNAL-IP', 'PORT(S)', 'AGE', 'SELECTOR'],
+      ['web', 'ClusterIP', '10.100.0.10', '<none>', '80/TCP,443/TCP', '60m', 'app=web'],
+    ]);
+    expect(attachments).toEqual([
+      ['NAME', 'ATTACHER', 'PV', 'NODE', 'ATTACHED', 'AGE'],
+      ['csi-0abc', 'ebs.csi.aws.com', 'pvc-data', 'n1', 'true', '60m'],
+    ]);
+  });
+
+  it('get events -o wide prints a nameless object as its kind, the message trimmed and a singleton count of 1', async () => {
+    const { stdout } = await kubectl('get', 'events', '-n', 'shop', '-o', 'wide');
+
+    const [header, row] = rows(stdout);
+    expect(header).toEqual([
+      'LAST SEEN',
+      'TYPE',
+      'REASON',
+      'OBJECT',
+      'SUBOBJECT',
+      'SOURCE',
+      'MESSAGE',
+      'FIRST SEEN',
+      'COUNT',
+      'NAME',
+    ]);
+    expect(row?.slice(2, 4)).toEqual(['Rebooted', 'node']);
+    expect(row?.slice(-4, -1)).toEqual(['node rebooted', '60m', '1']);
+    expect(stdout.split('\n')).toHaveLength(3);
   });
 
   it('get pods -w prints the existing pods, then a change made through the API', async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonRecord } from '../../src/domain/shape.ts';
 import { humanDuration } from '../../src/simulator/tables/age.ts';
 import { podCells } from '../../src/simulator/tables/pod-row.ts';
-import { wantsTable } from '../../src/simulator/tables/table.ts';
+import { tableOf, wantsTable } from '../../src/simulator/tables/table.ts';
 
 const NOW = new Date('2026-01-01T01:00:00Z');
 
@@ -100,5 +100,30 @@ describe('wantsTable', () => {
     ).toBe(true);
     expect(wantsTable('application/json, */*')).toBe(false);
     expect(wantsTable('application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json')).toBe(false);
+  });
+});
+
+describe('column definitions as the API server declares them (printers.go)', () => {
+  const columns = (resource: 'deployments' | 'configmaps' | 'events') =>
+    (tableOf(resource, [], { include: 'None', now: NOW }).columnDefinitions as JsonRecord[]).map((c) => [
+      c.name,
+      c.type,
+      c.format,
+    ]);
+
+  it('Deployment UP-TO-DATE and AVAILABLE and ConfigMap DATA are declared strings (their cells are numbers)', () => {
+    expect(columns('deployments').slice(2, 4)).toEqual([
+      ['Up-to-date', 'string', ''],
+      ['Available', 'string', ''],
+    ]);
+    expect(columns('configmaps')[1]).toEqual(['Data', 'string', '']);
+  });
+
+  it("an event's Name column has the name format; its Count cell is a number", () => {
+    const event = { metadata: { name: 'e1', namespace: 'shop' }, regarding: { kind: 'Pod', name: 'p' }, reason: 'R', note: 'm' };
+    const table = tableOf('events', [event], { include: 'None', now: NOW });
+
+    expect(columns('events').at(-1)).toEqual(['Name', 'string', 'name']);
+    expect((table.rows as { cells: unknown[] }[])[0]?.cells.at(-2)).toBe(1);
   });
 });

@@ -86,4 +86,53 @@ describe('WATCH', () => {
 
     expect(response.status).toBe(400);
   });
+
+  it('from a forgotten resourceVersion, ends with one 410 ERROR naming the oldest version it can still replay', async () => {
+    for (let i = 0; i < 1005; i++) api.store.put('configmaps', { metadata: { name: `c${i % 3}`, namespace: 'shop' } });
+    const oldestReplayable = Number(api.store.resourceVersion) - 1000 + 1;
+
+    const expired = await call(api, '/api/v1/namespaces/shop/pods?watch=true&resourceVersion=2');
+    const next = await call(api, '/api/v1/namespaces/shop/pods');
+
+    expect(expired.status).toBe(200);
+    const lines = expired.text.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '')).toEqual({
+      type: 'ERROR',
+      object: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `too old resource version: 2 (${oldestReplayable - 1})`,
+        reason: 'Expired',
+        code: 410,
+      },
+    });
+    // The keep-alive connection survives the expired watch: the next request is answered on it.
+    expect(next.status).toBe(200);
+  });
+
+  it.each(['0', '3000000'])(
+    'timeoutSeconds=%s keeps the watch open (0 is the default; huge values are capped)',
+    async (seconds) => {
+      const stream = watch(`/api/v1/namespaces/shop/pods?watch=true&timeoutSeconds=${seconds}`);
+      await until(() => stream.events.length === 1);
+
+      await call(api, '/api/v1/namespaces/shop/pods/a', { method: 'PATCH', body: { metadata: { labels: { x: 'y' } } } });
+      await until(() => stream.events.length === 2);
+      await api.close();
+
+      expect(await stream.ended).toBe(200);
+      expect(stream.events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED']);
+    },
+  );
+
+  it('a bad resourceVersion or label selector is a 400 before any stream', async () => {
+    const version = await call(api, '/api/v1/pods?watch=true&resourceVersion=latest');
+    const selector = await call(api, '/api/v1/pods?watch=true&labelSelector=a%20b%20c');
+
+    expect([version.status, selector.status]).toEqual([400, 400]);
+    expect(version.json().message).toBe('resourceVersion: Invalid value: "latest": must be an integer');
+  });
 });

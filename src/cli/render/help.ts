@@ -13,12 +13,44 @@ const MIN_DESCRIPTION = 24;
 const UNDER = 4;
 
 const ENTRY = /^( *)(\S(?:.*?\S)?)( {2,})(\S.*)$/;
+/** A prose line that starts a block of its own (`Exit codes: ...`), never joined to the line before. */
+const LABEL = /^[A-Z][a-z]+(?: [a-z]+)*: /;
 
 export function wrapHelp(text: string, width: number): string {
-  return text
-    .split('\n')
+  return reflow(text.split('\n'))
     .flatMap((line) => wrapHelpLine(line, width))
     .join('\n');
+}
+
+/**
+ * Joins the lines the help texts are hand-wrapped into (at about 100 columns) back into one line
+ * per paragraph, so wrapping at another width does not leave a short line at each old break: a
+ * prose line (not indented) joins the prose line before it, and a line indented to an entry's
+ * description column joins that entry. Blank lines, a line ending in `:`, a line starting with a
+ * label (`Exit codes: `), indented command examples and the entries themselves stay where they are.
+ */
+function reflow(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const line of lines) {
+    const previous = out.at(-1);
+    if (previous !== undefined && continues(previous, line)) out[out.length - 1] = `${previous} ${line.trimStart()}`;
+    else out.push(line);
+  }
+  return out;
+}
+
+function continues(previous: string, line: string): boolean {
+  if (line.trim() === '' || previous.trim() === '' || previous.endsWith(':')) return false;
+  const indent = indentOf(line);
+  if (indent === 0) return indentOf(previous) === 0 && !LABEL.test(line);
+  const entry = indentOf(previous) > 0 ? ENTRY.exec(previous) : null;
+  if (!entry) return false;
+  const [, lead = '', first = '', gap = ''] = entry;
+  return indent === displayWidth(lead + first + gap);
+}
+
+function indentOf(line: string): number {
+  return /^ */.exec(line)?.[0].length ?? 0;
 }
 
 function wrapHelpLine(line: string, width: number): string[] {

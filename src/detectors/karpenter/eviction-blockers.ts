@@ -27,10 +27,10 @@
  *   A terminating pod is not a blocker (the eviction API does not check budgets for it), though
  *   the drain still waits for it. PDB selectors follow policy/v1: an empty selector `{}` selects
  *   every pod of the namespace, a missing one none.
- * - Text helpers: `pdbRef`, `describePdb`, `describeBudgetStatus`, `selectorArg` (the `-l` value
- *   of a selector, undefined when kubectl cannot express it), `isDisruptedTaint`.
+ * - Text helpers: `pdbRef`, `describePdb`, `describeBudgetStatus`, `isDisruptedTaint` (a
+ *   selector's `-l` value is `selectorArg` in src/domain/kube-helpers.ts, shared with the simulator).
  */
-import type { LabelSelector, Pod, PodDisruptionBudget, Taint } from '../../domain/kube.ts';
+import type { Pod, PodDisruptionBudget, Taint } from '../../domain/kube.ts';
 import { ageMs, conditionOf, parseGoDuration, selectorMatches } from '../../domain/kube-helpers.ts';
 import { tolerates } from '../scheduling/scheduling.ts';
 
@@ -182,23 +182,4 @@ export function describeBudgetStatus(pdb: PodDisruptionBudget): string {
 /** `PDB shop/web (minAvailable 1; disruptionsAllowed 0, currentHealthy 1, desiredHealthy 1, expectedPods 1)`. */
 export function describePdb(pdb: PodDisruptionBudget): string {
   return `PDB ${pdbRef(pdb)} (${describeBudgetSpec(pdb)}; ${describeBudgetStatus(pdb)})`;
-}
-
-/**
- * The selector as kubectl's `-l` value (`app=web,tier in (a,b),!legacy`); `''` for the empty
- * selector (every pod of the namespace); undefined for a missing selector or an operator kubectl
- * cannot write.
- */
-export function selectorArg(selector: LabelSelector | undefined): string | undefined {
-  if (!selector) return undefined;
-  const parts = Object.entries(selector.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
-  for (const e of selector.matchExpressions ?? []) {
-    const values = (e.values ?? []).join(',');
-    if (e.operator === 'In') parts.push(`${e.key} in (${values})`);
-    else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${values})`);
-    else if (e.operator === 'Exists') parts.push(e.key);
-    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
-    else return undefined;
-  }
-  return parts.join(',');
 }

@@ -14,7 +14,8 @@
 import { commandStep } from '../../domain/finding.ts';
 import type { Pod, PodDisruptionBudget } from '../../domain/kube.ts';
 import { shellJson, shellQuote, shellWords } from '../../domain/shell.ts';
-import { selectorArg, type MultiplePdbs, type PdbBlock } from './eviction-blockers.ts';
+import { selectorArg } from '../../domain/kube-helpers.ts';
+import type { MultiplePdbs, PdbBlock } from './eviction-blockers.ts';
 
 const q = shellQuote;
 

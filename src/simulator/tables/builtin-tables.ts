@@ -1,12 +1,14 @@
 /**
  * The columns the API server prints for the built-in kinds the simulator serves (kubectl get
- * nodes, deployments, replicasets, events, namespaces, configmaps, pdb), and the default
- * NAME / CREATED AT table of a kind without a printer.
+ * nodes, deployments, replicasets, events, namespaces, configmaps, pdb, services,
+ * volumeattachments), as Kubernetes' pkg/printers/internalversion/printers.go declares and fills
+ * them, and the default NAME / CREATED AT table of a kind without a printer.
  */
-import type { JsonRecord } from '../../domain/shape.ts';
+import { isRecord, type JsonRecord } from '../../domain/shape.ts';
 import type { SimResourceName } from '../kube-store.ts';
 import { coreEvent } from '../core-events.ts';
 import { ageOf } from './age.ts';
+import { selectorArg } from '../../domain/kube-helpers.ts';
 import { list, number, record, text } from './fields.ts';
 import { podCells, POD_COLUMNS } from './pod-row.ts';
 import type { ColumnDefinition, TableKind } from './table-kind.ts';
@@ -79,22 +81,25 @@ function workloadWide(object: JsonRecord): string[] {
   ];
 }
 
-/** A label selector as kubectl prints it: `k=v,k2 in (a,b)`; `<none>` when it selects by nothing. */
+/**
+ * A workload's selector as the printers show it (`k=v,k2 in (a,b)`); `<none>` when it selects by
+ * nothing, `<invalid>` for an operator a selector cannot have (as LabelSelectorAsSelector fails).
+ */
 function selectorText(selector: unknown): string {
   const { matchLabels, matchExpressions } = record(selector);
-  const parts = Object.entries(record(matchLabels)).map(([k, v]) => `${k}=${text(v)}`);
-  for (const e of list(matchExpressions)) {
-    const values = Array.isArray(e.values) ? e.values.map(text).join(',') : '';
-    const op = text(e.operator);
-    if (op === 'Exists') parts.push(text(e.key));
-    else if (op === 'DoesNotExist') parts.push(`!${text(e.key)}`);
-    else parts.push(`${text(e.key)} ${op === 'NotIn' ? 'notin' : 'in'} (${values})`);
-  }
-  return parts.length === 0 ? '<none>' : parts.join(',');
+  const arg = selectorArg({
+    matchLabels: Object.fromEntries(Object.entries(record(matchLabels)).map(([k, v]) => [k, text(v)])),
+    matchExpressions: list(matchExpressions).map((e) => ({
+      key: text(e.key),
+      operator: text(e.operator),
+      values: Array.isArray(e.values) ? e.values.map(text) : [],
+    })),
+  });
+  return arg === undefined ? '<invalid>' : arg || '<none>';
 }
 
 const DEPLOYMENTS: TableKind = {
-  columns: [NAME, column('Ready'), column('Up-to-date', 0, 'integer'), column('Available', 0, 'integer'), AGE, ...WORKLOAD_WIDE],
+  columns: [NAME, column('Ready'), column('Up-to-date'), column('Available'), AGE, ...WORKLOAD_WIDE],
   cells(deployment, now) {
     const spec = record(deployment.spec);
     const status = record(deployment.status);
@@ -145,7 +150,7 @@ const EVENTS: TableKind = {
     column('Message'),
     column('First Seen', 1),
     column('Count', 1),
-    column('Name', 1),
+    { ...NAME, priority: 1 },
   ],
   cells(stored, now) {
     const event = coreEvent(stored);
@@ -154,23 +159,29 @@ const EVENTS: TableKind = {
     const series = record(event.series);
     const firstSeen = text(event.firstTimestamp) || text(event.eventTime);
     const lastSeen = text(series.lastObservedTime) || text(event.lastTimestamp) || firstSeen;
-    const count = typeof series.count === 'number' ? series.count : typeof event.count === 'number' ? event.count : 1;
+    // Singleton events (events.k8s.io without a series) have no count: the printer shows 1.
+    const count = isRecord(event.series) ? number(series.count) : number(event.count) || 1;
+    const kind = text(involved.kind).toLowerCase();
+    const name = text(involved.name);
     return [
       ageOf(lastSeen, now),
       text(event.type),
       text(event.reason),
-      `${text(involved.kind).toLowerCase()}/${text(involved.name)}`,
+      name === '' ? kind : `${kind}/${name}`,
       text(involved.fieldPath),
-      [text(source.component) || text(event.reportingComponent), text(source.host) || text(event.reportingInstance)]
-        .filter((s) => s !== '')
-        .join(', '),
-      text(event.message),
+      sourceOf(text(source.component) || text(event.reportingComponent), text(source.host) || text(event.reportingInstance)),
+      text(event.message).trim(),
       ageOf(firstSeen, now),
-      String(count),
+      count,
       nameOf(event),
     ];
   },
 };
+
+/** `component, host`; the component alone without a host (formatEventSource). */
+function sourceOf(component: string, host: string): string {
+  return host === '' ? component : `${component}, ${host}`;
+}
 
 const NAMESPACES: TableKind = {
   columns: [NAME, column('Status'), AGE],
@@ -178,7 +189,7 @@ const NAMESPACES: TableKind = {
 };
 
 const CONFIG_MAPS: TableKind = {
-  columns: [NAME, column('Data', 0, 'integer'), AGE],
+  columns: [NAME, column('Data'), AGE],
   cells: (configMap, now) => [
     nameOf(configMap),
     Object.keys(record(configMap.data)).length + Object.keys(record(configMap.binaryData)).length,
@@ -201,6 +212,65 @@ const PDBS: TableKind = {
   },
 };
 
+const SERVICES: TableKind = {
+  columns: [NAME, column('Type'), column('Cluster-IP'), column('External-IP'), column('Port(s)'), AGE, column('Selector', 1)],
+  cells(service, now) {
+    const spec = record(service.spec);
+    const type = text(spec.type) || 'ClusterIP';
+    const clusterIps = Array.isArray(spec.clusterIPs) ? spec.clusterIPs.map(text) : [];
+    const ports = list(spec.ports).map((port) => {
+      const protocol = text(port.protocol) || 'TCP';
+      const nodePort = number(port.nodePort);
+      return nodePort > 0 ? `${number(port.port)}:${nodePort}/${protocol}` : `${number(port.port)}/${protocol}`;
+    });
+    const selector = Object.entries(record(spec.selector))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, value]) => `${key}=${text(value)}`);
+    return [
+      nameOf(service),
+      type,
+      clusterIps[0] || text(spec.clusterIP) || '<none>',
+      externalIpOf(type, spec, record(service.status)),
+      ports.join(',') || '<none>',
+      ageOfObject(service, now),
+      selector.join(',') || '<none>',
+    ];
+  },
+};
+
+/** The EXTERNAL-IP cell: external IPs, and for a LoadBalancer its ingress (`<pending>` before it has one). */
+function externalIpOf(type: string, spec: JsonRecord, status: JsonRecord): string {
+  const externalIps = Array.isArray(spec.externalIPs) ? spec.externalIPs.map(text) : [];
+  if (type === 'ClusterIP' || type === 'NodePort') return externalIps.join(',') || '<none>';
+  if (type === 'ExternalName') return text(spec.externalName);
+  if (type !== 'LoadBalancer') return '<unknown>';
+  const ingress = list(record(status.loadBalancer).ingress).map((i) => text(i.ip) || text(i.hostname));
+  const balancers = [...new Set(ingress.filter((i) => i !== ''))].sort();
+  return [...balancers, ...externalIps].join(',') || '<pending>';
+}
+
+const VOLUME_ATTACHMENTS: TableKind = {
+  columns: [
+    NAME,
+    { name: 'Attacher', type: 'string', format: 'name', priority: 0 },
+    column('PV'),
+    column('Node'),
+    column('Attached', 0, 'boolean'),
+    AGE,
+  ],
+  cells(attachment, now) {
+    const spec = record(attachment.spec);
+    return [
+      nameOf(attachment),
+      text(spec.attacher),
+      text(record(spec.source).persistentVolumeName),
+      text(spec.nodeName),
+      record(attachment.status).attached === true,
+      ageOfObject(attachment, now),
+    ];
+  },
+};
+
 const PODS: TableKind = { columns: POD_COLUMNS, cells: podCells };
 
 export const BUILTIN_TABLES: Partial<Record<SimResourceName, TableKind>> = {
@@ -212,6 +282,8 @@ export const BUILTIN_TABLES: Partial<Record<SimResourceName, TableKind>> = {
   namespaces: NAMESPACES,
   configmaps: CONFIG_MAPS,
   poddisruptionbudgets: PDBS,
+  services: SERVICES,
+  volumeattachments: VOLUME_ATTACHMENTS,
 };
 
 /** The API server's table for a kind without a printer: the name and when it was created. */

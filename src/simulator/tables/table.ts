@@ -12,8 +12,6 @@ import { BUILTIN_TABLES, DEFAULT_TABLE } from './builtin-tables.ts';
 import { KARPENTER_TABLES } from './karpenter-tables.ts';
 import type { ColumnDefinition, TableKind } from './table-kind.ts';
 
-export type { ColumnDefinition, TableKind } from './table-kind.ts';
-
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
 const TABLES: Partial<Record<SimResourceName, TableKind>> = { ...BUILTIN_TABLES, ...KARPENTER_TABLES };
@@ -38,7 +36,7 @@ export function includeObjectOf(query: URLSearchParams): IncludeObject {
   throw badRequest(`includeObject: Unsupported value: "${value}": supported values: "Metadata", "None", "Object"`);
 }
 
-export function tableKindOf(resource: SimResourceName): TableKind {
+function tableKindOf(resource: SimResourceName): TableKind {
   return TABLES[resource] ?? DEFAULT_TABLE;
 }
 

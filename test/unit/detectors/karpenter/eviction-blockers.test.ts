@@ -5,9 +5,9 @@ import {
   evictionBlockers,
   isDisruptedTaint,
   pdbsSelecting,
-  selectorArg,
   waitsForDrain,
 } from '../../../../src/detectors/karpenter/eviction-blockers.ts';
+import { selectorArg } from '../../../../src/domain/kube-helpers.ts';
 import type { LabelSelector, Pod, PodDisruptionBudget } from '../../../../src/domain/kube.ts';
 import { T0, minutesAfter, pdb, pod, withAnnotations } from '../../../factories/kube.ts';
 
