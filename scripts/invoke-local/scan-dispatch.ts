@@ -3,6 +3,7 @@ import type { ScheduledEvent } from 'aws-lambda';
 import { RecordingScanQueue } from '../../src/adapters/memory/outputs.ts';
 import { readDispatchConfig } from '../../src/config.ts';
 import { createScanDispatchHandler } from '../../src/service/handlers/scan-dispatch.ts';
+import { dispatchSettings } from '../../src/usecases/dispatch-scans.ts';
 import { inMemoryAws } from '../../src/simulator/in-memory-aws.ts';
 import { loadCapture, PLACEHOLDER_ENV, deployedHooks, type LocalFunction, type LocalSetup } from './local.ts';
 import { dispatchEffectiveConfiguration } from '../../src/service/compose/effective-config.ts';
@@ -22,7 +23,7 @@ export async function localScanDispatch(setup: LocalSetup): Promise<LocalFunctio
     clock: setup.clock,
     logger: setup.logger,
     ...deployedHooks(setup, dispatchEffectiveConfiguration(config, setup.logging)),
-    settings: { clusters: config.clusters, optInTag: config.optInTag, region: config.region },
+    settings: dispatchSettings(config),
   });
   const cluster = capture.snapshot.cluster;
   const { key, value } = config.optInTag;

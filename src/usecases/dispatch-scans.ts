@@ -27,6 +27,11 @@ export interface DispatchScansSettings {
   region: string;
 }
 
+/** The use case's settings out of the function's validated configuration. */
+export function dispatchSettings(config: DispatchScansSettings): DispatchScansSettings {
+  return { clusters: config.clusters, optInTag: config.optInTag, region: config.region };
+}
+
 export interface DispatchSummary {
   requestedAt: string;
   /** The clusters a scan request was sent for. */

@@ -10,6 +10,7 @@ import { type DispatchConfig, type LoggingConfig } from '../../config.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { InvocationSignal } from '../../support/abort.ts';
 import type { ScanDispatchDependencies } from '../handlers/scan-dispatch.ts';
+import { dispatchSettings } from '../../usecases/dispatch-scans.ts';
 import { powertoolsLogging } from '../powertools-logger.ts';
 import { abortable, sdkClientConfig } from '../../adapters/aws/sdk-config.ts';
 import { dispatchEffectiveConfiguration } from './effective-config.ts';
@@ -23,7 +24,7 @@ export function composeScanDispatch(config: DispatchConfig, logging: LoggingConf
     queue: new SqsScanQueue(abortable(new SQSClient(sdk), invocationSignal.current), config.scanQueueUrl),
     clock: SYSTEM_CLOCK,
     logger,
-    settings: { clusters: config.clusters, optInTag: config.optInTag, region: config.region },
+    settings: dispatchSettings(config),
     logContext: context,
     effectiveConfiguration: dispatchEffectiveConfiguration(config, logging),
     invocationSignal,

@@ -4,7 +4,8 @@ import { RecordingScanQueue } from '../../../src/adapters/memory/outputs.ts';
 import type { EksPort } from '../../../src/ports/aws.ts';
 import { jsonLogger } from '../../../src/support/logger.ts';
 import { inMemoryAws, type InMemoryAws } from '../../../src/simulator/in-memory-aws.ts';
-import { dispatchScans } from '../../../src/usecases/dispatch-scans.ts';
+import { dispatchScans, dispatchSettings } from '../../../src/usecases/dispatch-scans.ts';
+import { readDispatchConfig } from '../../../src/config.ts';
 import { cluster, snapshotOf } from '../../factories/aws.ts';
 
 const TICK = new Date('2026-01-01T01:00:00.734Z');
@@ -225,5 +226,15 @@ describe('dispatchScans', () => {
     expect(summary.dispatched).toHaveLength(23);
     expect(most).toBeGreaterThan(1);
     expect(most).toBeLessThanOrEqual(5);
+  });
+
+  it('dispatchSettings: the configuration the deployed function and npm run invoke read, down to what the use case uses', () => {
+    const config = readDispatchConfig({
+      AWS_REGION: 'eu-west-1',
+      SCAN_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/scan',
+      CLUSTERS: 'shop-prod,ml-prod',
+    });
+
+    expect(dispatchSettings(config)).toEqual({ clusters: ['shop-prod', 'ml-prod'], optInTag: OPT_IN, region: 'eu-west-1' });
   });
 });
