@@ -282,8 +282,7 @@ describe('interruptions handler: scheduled maintenance (SCHEDULED_MAINTENANCE)',
     ]);
     const [prod] = h.alerts.published;
     expect(prod).toMatchObject({ event: 'scheduled-maintenance', code: 'SCHEDULED_MAINTENANCE', severity: 'warning' });
-    expect(prod?.description).toContain('**Starts:** 2027-06-05T17:00:00Z (in 4d4h)');
-    expect(prod?.description).toContain('**Ends:** 2027-06-05T19:00:00Z');
+    expect(prod?.description).toContain('**Maintenance:** from 2027-06-05T17:00:00Z (in 4d4h) to 2027-06-05T19:00:00Z');
     expect(prod?.description).toContain('`i-0e9f1a3b5c7d2e4f8` (NodePool `on-demand`');
     expect(prod?.nextSteps).toEqual([
       'aws eks update-kubeconfig --region eu-west-1 --name prod-eu',
@@ -304,7 +303,7 @@ describe('interruptions handler: scheduled maintenance (SCHEDULED_MAINTENANCE)',
     const unattended = h.alerts.published.find((a) => a.code === 'INTERRUPTION_UNATTENDED');
     expect(unattended?.description).toContain(
       '`i-0e9f1a3b5c7d2e4f8` (NodePool `on-demand`, m6i.xlarge in eu-west-1c, node `ip-10-20-3-52.eu-west-1.compute.internal`): ' +
-        'scheduled change (AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED) from 2027-06-05T17:00:00Z to 2027-06-05T19:00:00Z, ' +
+        'scheduled change (AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED) from 2027-06-05T17:00:00Z (in 4d4h) to 2027-06-05T19:00:00Z, ' +
         'announced 2027-06-01T11:58:12Z',
     );
     expect(unattended?.description).not.toContain('SCHEDULED) at ');
