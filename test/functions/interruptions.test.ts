@@ -431,6 +431,42 @@ describe('interruptions handler: stale and future-dated events are acknowledged,
     expect(notActedOn(h)).toEqual([]);
   });
 
+  it.each([
+    [
+      'fresh at its first receive 40 min ago, retried now (throttling, the cap): counted and alerted',
+      '2027-06-01T11:20:05Z',
+      'counted',
+    ],
+    ['already 30 min 1 s old at its first receive: stale', '2027-06-01T11:50:01Z', 'stale'],
+  ])('a Spot warning of 11:20:00 %s', async (_, firstReceive, outcome) => {
+    const h = harness();
+    await h.saveStatus('prod-eu', 'unavailable');
+    const record = variant('spot-interruption', { eventId: 'retried', time: '2027-06-01T11:20:00Z', messageId: 'm-retried' });
+    record.attributes = {
+      ...record.attributes,
+      ApproximateReceiveCount: '5',
+      ApproximateFirstReceiveTimestamp: String(Date.parse(firstReceive)),
+    };
+
+    const response = await h.invoke(batchOf(record));
+
+    expect(response).toEqual({ batchItemFailures: [] });
+    if (outcome === 'counted') {
+      expect(h.metrics.datums).toEqual([count('prod-eu', 'spot-general', 'SpotInterruption')]);
+      expect(h.alerts.published.map((a) => a.code)).toEqual(['INTERRUPTION_UNATTENDED']);
+      expect(notActedOn(h)).toEqual([]);
+    } else {
+      expect(h.alerts.published).toEqual([]);
+      expect(notActedOn(h)).toEqual([
+        expect.objectContaining({
+          message: 'stale event not acted on',
+          ageSeconds: 1801,
+          firstReceivedAt: '2027-06-01T11:50:01.000Z',
+        }),
+      ]);
+    }
+  });
+
   it('a scheduled change announced days ago is news until its maintenance has ended', async () => {
     const ahead = harness();
     ahead.clock.set('2027-06-04T12:00:00Z'); // 3 days after the announcement, a day before the start
