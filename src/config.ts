@@ -102,7 +102,9 @@ export const DEFAULT_SERVICE_NAME = 'karpenter-sentinel';
 
 /**
  * What Lambda sets in an on-demand environment, where Powertools reports `cold_start` (only there):
- * `npm run invoke` stands in for one, so its log lines carry the key as the deployed ones do.
+ * `npm run invoke` (scripts/invoke-local.ts, its only caller) stands in for one, so its log lines
+ * carry the key as the deployed ones do. Here, not in the script: only this file touches the
+ * environment (eslint.config.js, no-restricted-syntax).
  */
 export function actAsOnDemandLambda(env: NodeJS.ProcessEnv = process.env): void {
   env.AWS_LAMBDA_INITIALIZATION_TYPE ??= 'on-demand';

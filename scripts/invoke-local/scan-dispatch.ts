@@ -3,8 +3,9 @@ import type { ScheduledEvent } from 'aws-lambda';
 import { RecordingScanQueue } from '../../src/adapters/memory/outputs.ts';
 import { readDispatchConfig } from '../../src/config.ts';
 import { createScanDispatchHandler } from '../../src/service/handlers/scan-dispatch.ts';
+import { dispatchSettings } from '../../src/usecases/dispatch-scans.ts';
 import { inMemoryAws } from '../../src/simulator/in-memory-aws.ts';
-import { loadCapture, localMetrics, PLACEHOLDER_ENV, deployedHooks, type LocalFunction, type LocalSetup } from './local.ts';
+import { loadCapture, PLACEHOLDER_ENV, deployedHooks, type LocalFunction, type LocalSetup } from './local.ts';
 import { dispatchEffectiveConfiguration } from '../../src/service/compose/effective-config.ts';
 
 export async function localScanDispatch(setup: LocalSetup): Promise<LocalFunction> {
@@ -16,15 +17,13 @@ export async function localScanDispatch(setup: LocalSetup): Promise<LocalFunctio
   const notes = [...capture.notices];
   const aws = inMemoryAws(capture.snapshot);
   const queue = new RecordingScanQueue();
-  const metrics = localMetrics(setup.logger, setup.logLine);
   const handler = createScanDispatchHandler({
     eks: aws.eks,
     queue,
     clock: setup.clock,
     logger: setup.logger,
     ...deployedHooks(setup, dispatchEffectiveConfiguration(config, setup.logging)),
-    metrics: metrics.sink,
-    settings: { clusters: config.clusters, optInTag: config.optInTag, region: config.region },
+    settings: dispatchSettings(config),
   });
   const cluster = capture.snapshot.cluster;
   const { key, value } = config.optInTag;
@@ -35,7 +34,7 @@ export async function localScanDispatch(setup: LocalSetup): Promise<LocalFunctio
     );
   return {
     invoke: (event, context) => handler(event as ScheduledEvent, context),
-    outputs: () => ({ queued: queue.sent, metrics: metrics.datums(), emf: metrics.emf(), notes }),
+    outputs: () => ({ queued: queue.sent, notes }),
     close: async () => undefined,
   };
 }

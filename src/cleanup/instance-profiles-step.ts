@@ -10,7 +10,6 @@
 import type { Instance, InstanceProfile } from '../domain/aws.ts';
 import { hasLegacyKarpenterName, isKarpenterInstanceProfile, whyNoNodeClassNames } from '../domain/instance-profiles.ts';
 import type { EC2NodeClass } from '../domain/kube.ts';
-import { SourceError } from '../ports/errors.ts';
 import type { CleanupContext } from './budget.ts';
 import { stillRuns, whyInstancesMayRun, type InstancesOutcome } from './instances-step.ts';
 import type { NodePoolsOutcome } from './nodepools-outcome.ts';
@@ -41,8 +40,8 @@ export async function instanceProfilesStep(
     return out;
   }
   const profiles = listed.filter((p) => isKarpenterInstanceProfile(p, request.clusterName, region));
-  for (const profile of listed.filter((p) => unprovenForWantOfTags(p, request.clusterName, region))) {
-    const failed = failedCall('ListInstanceProfileTags', profile.name, new SourceError(profile.tagsUnreadable ?? ''));
+  for (const profile of listed.filter((p) => unprovenForWantOfTags(p, request.clusterName))) {
+    const failed = failedCall('ListInstanceProfileTags', profile.name, profile.tagsUnreadable);
     out.fail(`${failed}; not deleted: only its tags can prove Karpenter made it for this cluster`, profile.name);
   }
   const toDelete: InstanceProfile[] = [];
@@ -77,16 +76,15 @@ export async function instanceProfilesStep(
 
 /**
  * Named as Karpenter before v1.7 named the cluster's profiles, at `/`, but its tags (the rest of the
- * proof) could not be read: an error naming it, never a deletion. Profiles under Karpenter's v1.7
- * path are proven by the path alone, and other names cannot be the cluster's whatever their tags.
+ * proof) could not be read: an error naming it, never a deletion (without tags it is never a
+ * candidate). Profiles under Karpenter's v1.7 path are proven by the path alone, and other names
+ * cannot be the cluster's whatever their tags.
  */
-function unprovenForWantOfTags(profile: InstanceProfile, cluster: string, region: string): boolean {
-  return (
-    profile.tagsUnreadable !== undefined &&
-    !isKarpenterInstanceProfile(profile, cluster, region) &&
-    (profile.path ?? '/') === '/' &&
-    hasLegacyKarpenterName(profile, cluster)
-  );
+function unprovenForWantOfTags(
+  profile: InstanceProfile,
+  cluster: string,
+): profile is InstanceProfile & { tagsUnreadable: string } {
+  return profile.tagsUnreadable !== undefined && (profile.path ?? '/') === '/' && hasLegacyKarpenterName(profile, cluster);
 }
 
 type Held = { reason: string; instances?: string[] } | 'unknown';

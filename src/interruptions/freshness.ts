@@ -1,17 +1,17 @@
 /**
  * Whether an EventBridge event is still news. EventBridge stamps `time` when it sees the event and
- * delivers it to the queue within seconds, so a record's age is the time it spent in the queue. A
- * record far older than the queue's own retries, or dated ahead of the clock, describes nothing
- * happening now: it is acknowledged and logged, never counted or alerted on (docs/service.md,
- * "Interruptions").
+ * delivers it to the queue within seconds, so a record's age when the queue first hands it out is
+ * the time it waited there. A record already old then, or dated ahead of the clock, describes
+ * nothing happening now: it is acknowledged and logged, never counted or alerted on
+ * (docs/service.md, "Interruptions"). Its retries are judged as of that first receive, so a record
+ * that was fresh then is acted on however long its retries take (throttling, the concurrency cap).
  */
 import type { ParsedRecord } from './parse.ts';
 
 /**
- * 30 minutes. Longer than any real delivery takes: the queue's fifth and last receive of a record
- * comes 4 × 390 s (its visibility timeout, infra/queues.yml) = 26 minutes after the first, and a
- * burst under the concurrency cap waits seconds. Fifteen times the two minutes a Spot or
- * capacity-reservation warning gives: the instance such an event announces is long gone.
+ * 30 minutes between the event and its first receive. A real delivery waits seconds (minutes at
+ * most, a mass reclaim queued behind the concurrency cap); fifteen times the two minutes a Spot or
+ * capacity-reservation warning gives, the instance such an event announces is long gone.
  */
 export const STALE_AFTER_MS = 30 * 60_000;
 
@@ -25,17 +25,25 @@ export interface Staleness {
 }
 
 /**
- * Why the record is not news, or undefined when it is. A scheduled change is news until its
- * maintenance has ended (its end, else its start), however long ago AWS Health announced it.
+ * Why the record is not news, or undefined when it is. Its age is taken at its first receive
+ * (SQS's ApproximateFirstReceiveTimestamp; now when not given, or when later than now). A scheduled
+ * change with a maintenance time is news until 30 minutes after its maintenance has ended (its
+ * end, else its start), however long ago AWS Health announced it.
  */
-export function staleness(record: ParsedRecord, now: Date): Staleness | undefined {
+export function staleness(record: ParsedRecord, now: Date, firstReceivedAt?: Date): Staleness | undefined {
   const first = record.events[0];
   if (!first) return undefined;
-  const ageMs = now.getTime() - Date.parse(first.time);
-  if (ageMs < -FUTURE_TOLERANCE_MS) return { reason: 'future', ageMs };
-  if (ageMs <= STALE_AFTER_MS) return undefined;
+  const time = Date.parse(first.time);
+  const ageNow = now.getTime() - time;
+  if (ageNow < -FUTURE_TOLERANCE_MS) return { reason: 'future', ageMs: ageNow };
   const change = first.scheduledChange;
   const over = change?.endTime ?? change?.startTime;
-  if (over !== undefined && now.getTime() - Date.parse(over) <= STALE_AFTER_MS) return undefined;
-  return { reason: 'stale', ageMs };
+  // A maintenance window is judged by the clock: news until it has ended, whenever received.
+  if (over !== undefined) {
+    return ageNow <= STALE_AFTER_MS || now.getTime() - Date.parse(over) <= STALE_AFTER_MS
+      ? undefined
+      : { reason: 'stale', ageMs: ageNow };
+  }
+  const ageMs = Math.min(now.getTime(), firstReceivedAt?.getTime() ?? Number.POSITIVE_INFINITY) - time;
+  return ageMs <= STALE_AFTER_MS ? undefined : { reason: 'stale', ageMs };
 }

@@ -101,88 +101,109 @@ export function planScanAlerts(input: ScanAlertInput): AlertPlan {
   return plan;
 }
 
-/** CLUSTER_UNREADABLE follows the same opened / reminder / resolved cycle as a finding. */
+/** What a service alert says while its condition holds. */
+interface ServiceAlertText {
+  title: string;
+  /** "Still … since": the reminder's lead. */
+  still: string;
+  description: string[];
+  nextSteps: string[];
+}
+
+/** CLUSTER_UNREADABLE: the scan read nothing of the cluster (and EKS did not say it is gone). */
 function planUnreadable(input: ScanAlertInput, existing: OpenAlert | undefined, plan: AlertPlan): void {
-  const { cluster, now, settings } = input;
-  const nowIso = toIsoSeconds(now);
-  if (input.unreadable === undefined) {
-    if (existing) {
-      plan.alerts.push(resolvedAlert(existing, now, 'the scan reads the cluster again'));
-      plan.clear.push(UNREADABLE_KEY);
-    }
-    return;
-  }
-  const severity: Severity = 'critical';
-  if (SEVERITY_RANK[severity] < SEVERITY_RANK[settings.minSeverity]) return;
-  if (existing && !reminderDue(existing, now, settings.reminderIntervalMs)) return;
-  const title = `Cannot read cluster ${cluster}: the sentinel is blind to it`;
-  const lead = existing ? [`Still unreadable since ${sinceText(existing.firstSeen, now)}.`, ''] : [];
-  plan.alerts.push({
-    event: existing ? 'reminder' : 'opened',
-    severity,
-    cluster,
-    code: UNREADABLE_KEY,
-    title,
-    description: [
-      ...lead,
-      `**Error:** ${markdownText(input.unreadable)}`,
-      'Nothing of the cluster could be read, so no Karpenter problem can be found or fixed there, and no open alert of it is resolved until a scan reads it again.',
-    ].join('\n'),
-    nextSteps: [
-      `aws eks describe-cluster --name ${shellQuote(cluster)} --query 'cluster.[status,endpoint,accessConfig]'`,
-      `aws eks list-access-entries --cluster-name ${shellQuote(cluster)}`,
-      `karpenter-sentinel scan --cluster ${shellQuote(cluster)}`,
-    ],
-    threadId: UNREADABLE_KEY,
-  });
-  plan.save.push(
-    existing
-      ? { ...existing, title, lastSent: nowIso }
-      : { cluster, key: UNREADABLE_KEY, code: UNREADABLE_KEY, severity, title, firstSeen: nowIso, lastSent: nowIso },
-  );
+  const { cluster, unreadable, notFound } = input;
+  const text: ServiceAlertText | undefined =
+    unreadable === undefined
+      ? undefined
+      : {
+          title: `Cannot read cluster ${cluster}: the sentinel is blind to it`,
+          still: 'Still unreadable',
+          description: [
+            `**Error:** ${markdownText(unreadable)}`,
+            'Nothing of the cluster could be read, so no Karpenter problem can be found or fixed there, and no open alert of it is resolved until a scan reads it again.',
+          ],
+          nextSteps: [
+            `aws eks describe-cluster --name ${shellQuote(cluster)} --query 'cluster.[status,endpoint,accessConfig]'`,
+            `aws eks list-access-entries --cluster-name ${shellQuote(cluster)}`,
+            `karpenter-sentinel scan --cluster ${shellQuote(cluster)}`,
+          ],
+        };
+  const resolvedWhy =
+    notFound === undefined
+      ? 'the scan reads the cluster again'
+      : `EKS says the cluster does not exist in ${notFound.region}: nothing left to read (see ${NOT_FOUND_KEY})`;
+  planServiceAlert(input, UNREADABLE_KEY, existing, text, resolvedWhy, plan);
 }
 
 /**
- * CLUSTER_NOT_FOUND: opened / reminder / resolved like CLUSTER_UNREADABLE. A cluster that does not
- * exist is nothing to monitor: a name to correct, or one to take out of `clusters` once deleted.
+ * CLUSTER_NOT_FOUND: a cluster that does not exist is nothing to monitor: a name to correct, or one
+ * to take out of `clusters` once deleted.
  */
 function planNotFound(input: ScanAlertInput, existing: OpenAlert | undefined, plan: AlertPlan): void {
-  const { cluster, now, settings, notFound } = input;
+  const { cluster, notFound, unreadable } = input;
+  const text: ServiceAlertText | undefined =
+    notFound === undefined
+      ? undefined
+      : {
+          title: `Cluster ${cluster} does not exist in ${notFound.region}: nothing to monitor`,
+          still: 'Still not found',
+          description: [
+            `**Error:** EKS DescribeCluster answered ResourceNotFoundException for ${markdownText(cluster)} in ${markdownText(notFound.region)}.`,
+            'A typo, another region or account, or a deleted cluster: none of its Kubernetes objects can be read. Only EC2 instances still tagged for it are looked at (orphans of a deleted cluster).',
+          ],
+          nextSteps: [
+            `aws eks list-clusters --region ${shellQuote(notFound.region)} --output text`,
+            `aws sts get-caller-identity --query Account --output text`,
+            'Correct the name, or remove a deleted cluster from the `clusters` parameter (docs/deploy.md) and deploy again.',
+          ],
+        };
+  const resolvedWhy =
+    unreadable === undefined
+      ? 'EKS describes the cluster again'
+      : `EKS describes the cluster again, but the scan cannot read it (see ${UNREADABLE_KEY})`;
+  planServiceAlert(input, NOT_FOUND_KEY, existing, text, resolvedWhy, plan);
+}
+
+/**
+ * A service alert follows the same opened / reminder / resolved cycle as a finding: `text` while
+ * its condition holds, else resolved (when open) for `resolvedWhy`.
+ */
+function planServiceAlert(
+  input: ScanAlertInput,
+  key: ServiceAlertCode,
+  existing: OpenAlert | undefined,
+  text: ServiceAlertText | undefined,
+  resolvedWhy: string,
+  plan: AlertPlan,
+): void {
+  const { cluster, now, settings } = input;
   const nowIso = toIsoSeconds(now);
-  if (notFound === undefined) {
+  if (text === undefined) {
     if (existing) {
-      plan.alerts.push(resolvedAlert(existing, now, 'EKS describes the cluster again'));
-      plan.clear.push(NOT_FOUND_KEY);
+      plan.alerts.push(resolvedAlert(existing, now, resolvedWhy));
+      plan.clear.push(key);
     }
     return;
   }
   const severity: Severity = 'critical';
   if (SEVERITY_RANK[severity] < SEVERITY_RANK[settings.minSeverity]) return;
   if (existing && !reminderDue(existing, now, settings.reminderIntervalMs)) return;
-  const title = `Cluster ${cluster} does not exist in ${notFound.region}: nothing to monitor`;
-  const lead = existing ? [`Still not found since ${sinceText(existing.firstSeen, now)}.`, ''] : [];
+  const lead = existing ? [`${text.still} since ${sinceText(existing.firstSeen, now)}.`, ''] : [];
   plan.alerts.push({
     event: existing ? 'reminder' : 'opened',
     severity,
     cluster,
-    code: NOT_FOUND_KEY,
-    title,
-    description: [
-      ...lead,
-      `**Error:** EKS DescribeCluster answered ResourceNotFoundException for ${markdownText(cluster)} in ${markdownText(notFound.region)}.`,
-      'A typo, another region or account, or a deleted cluster: none of its Kubernetes objects can be read. Only EC2 instances still tagged for it are looked at (orphans of a deleted cluster).',
-    ].join('\n'),
-    nextSteps: [
-      `aws eks list-clusters --region ${shellQuote(notFound.region)} --output text`,
-      `aws sts get-caller-identity --query Account --output text`,
-      'Correct the name, or remove a deleted cluster from the `clusters` parameter (docs/deploy.md) and deploy again.',
-    ],
-    threadId: NOT_FOUND_KEY,
+    code: key,
+    title: text.title,
+    description: [...lead, ...text.description].join('\n'),
+    nextSteps: text.nextSteps,
+    threadId: key,
   });
   plan.save.push(
     existing
-      ? { ...existing, title, lastSent: nowIso }
-      : { cluster, key: NOT_FOUND_KEY, code: NOT_FOUND_KEY, severity, title, firstSeen: nowIso, lastSent: nowIso },
+      ? { ...existing, title: text.title, lastSent: nowIso }
+      : { cluster, key, code: key, severity, title: text.title, firstSeen: nowIso, lastSent: nowIso },
   );
 }
 

@@ -79,6 +79,7 @@ export function planAlerts(
       threshold: settings.surgeThreshold,
       windowStart: g.start,
       windowMs: settings.surgeWindowMs,
+      now,
     });
     planned.push({ alert, from: [...g.deliveries] });
   }

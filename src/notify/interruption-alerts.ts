@@ -89,7 +89,7 @@ export function unattendedAlert(input: UnattendedInput): Alert {
         `${status.readyReplicas}/${status.desiredReplicas} replicas ready. Karpenter cordons and drains the nodes EC2 is about to ` +
         'take; while it is down, their pods are killed with the instance.',
       '',
-      ...listed(instances.map(([, evs]) => `- ${instanceFacts(evs)}: ${happenings(evs)}`)),
+      ...listed(instances.map(([, evs]) => `- ${instanceFacts(evs)}: ${happenings(evs, now)}`)),
     ].join('\n'),
     nextSteps: [
       kubeconfigStep(events, cluster),
@@ -110,10 +110,11 @@ export interface SurgeInput {
   windowMs: number;
   /** This batch's events of the window (the latest ones). */
   events: readonly ResolvedEvent[];
+  now: Date;
 }
 
 export function surgeAlert(input: SurgeInput): Alert {
-  const { cluster, nodePool, total, threshold, windowStart, windowMs, events } = input;
+  const { cluster, nodePool, total, threshold, windowStart, windowMs, events, now } = input;
   const window = formatDuration(windowMs);
   const region = events[0]?.region;
   const spotTypes = [
@@ -131,7 +132,7 @@ export function surgeAlert(input: SurgeInput): Alert {
         'it picks keeps being taken back: pods restart again and again.',
       '',
       '**Latest:**',
-      ...listed(byInstance(events).map(([, evs]) => `- ${instanceFacts(evs)}: ${happenings(evs)}`)),
+      ...listed(byInstance(events).map(([, evs]) => `- ${instanceFacts(evs)}: ${happenings(evs, now)}`)),
     ].join('\n'),
     nextSteps: [
       kubeconfigStep(events, cluster),
@@ -161,7 +162,6 @@ export interface ScheduledMaintenanceInput {
 export function scheduledMaintenanceAlert(input: ScheduledMaintenanceInput): Alert {
   const { cluster, change, events, now } = input;
   const instances = byInstance(events);
-  const start = change.startTime ? `${change.startTime}${inText(change.startTime, now)}` : 'not given';
   return {
     event: 'scheduled-maintenance',
     severity: INTERRUPTION_ALERT_SEVERITY.SCHEDULED_MAINTENANCE,
@@ -173,8 +173,7 @@ export function scheduledMaintenanceAlert(input: ScheduledMaintenanceInput): Ale
     description: [
       `AWS Health${change.statusCode ? ` (${markdownText(change.statusCode)})` : ''} scheduled change ${markdownCode(change.eventTypeCode)} affects ` +
         `${count(instances.length, 'Karpenter instance')} of ${markdownText(cluster)}.`,
-      `**Starts:** ${markdownText(start)}`,
-      ...(change.endTime ? [`**Ends:** ${markdownText(change.endTime)}`] : []),
+      `**Maintenance:** ${markdownText(maintenanceWindow(change, now))}`,
       `**Event:** ${markdownCode(change.eventArn)}`,
       '',
       ...listed(instances.map(([, evs]) => `- ${instanceFacts(evs)}`)),
@@ -207,19 +206,22 @@ function instanceFacts(events: readonly ResolvedEvent[]): string {
   return `${markdownCode(e.instanceId)} (NodePool ${markdownCode(e.nodePool)}${where ? `, ${where}` : ''}${node})`;
 }
 
-function happenings(events: readonly ResolvedEvent[]): string {
-  return events.map(happening).join('; ');
+function happenings(events: readonly ResolvedEvent[], now: Date): string {
+  return events.map((e) => happening(e, now)).join('; ');
 }
 
 /** What happens when: a scheduled change by its maintenance window (days after AWS Health announced it), the rest by the event's time. */
-function happening(e: ResolvedEvent): string {
+function happening(e: ResolvedEvent, now: Date): string {
   const what = `${KIND_TEXT[e.kind]}${e.action ? ` (${markdownText(e.action)})` : ''}`;
   const change = e.scheduledChange;
   if (!change) return `${what} at ${markdownText(e.time)}`;
-  const window = change.startTime
-    ? `from ${change.startTime}${change.endTime ? ` to ${change.endTime}` : ''}`
-    : 'start not given';
-  return `${what} ${markdownText(window)}, announced ${markdownText(e.time)}`;
+  return `${what} ${markdownText(maintenanceWindow(change, now))}, announced ${markdownText(e.time)}`;
+}
+
+/** A scheduled change's maintenance window, the same in every alert: `from START (in 4d4h) to END`. */
+function maintenanceWindow(change: ScheduledChange, now: Date): string {
+  if (!change.startTime) return `start not given${change.endTime ? `, ends ${change.endTime}` : ''}`;
+  return `from ${change.startTime}${inText(change.startTime, now)}${change.endTime ? ` to ${change.endTime}` : ''}`;
 }
 
 function kubeconfigStep(events: readonly ResolvedEvent[], cluster: string): string {

@@ -22,11 +22,48 @@ export interface ScanMetricsInput {
   now: Date;
 }
 
+type AddDatum = (name: string, unit: MetricUnit, value: number, dimensions?: Record<string, string>) => void;
+
+/** Datums into `datums`, each with the cluster's dimension. */
+function adder(cluster: string, datums: MetricDatum[]): AddDatum {
+  return (name, unit, value, dimensions = {}) =>
+    datums.push({ name, unit, value, dimensions: { Cluster: cluster, ...dimensions } });
+}
+
+// Each finding says how many objects it stands for and their NodePool (Finding.counts, set by
+// the detector): the series follow the detector's own grouping without re-reading the snapshot.
+const COUNTED: readonly [FindingCode, string][] = [
+  ['NODECLAIM_NOT_REGISTERED', METRIC.unregisteredNodeClaims],
+  ['NODECLAIM_LAUNCH_FAILED', METRIC.launchFailedNodeClaims],
+  ['ORPHANED_INSTANCE', METRIC.orphanedInstances],
+  ['NODE_TERMINATION_STUCK', METRIC.stuckTerminations],
+  ['DISRUPTION_BLOCKED', METRIC.disruptionBlockedNodeClaims],
+  ['CONSOLIDATION_CHURN', METRIC.consolidationDisruptions],
+  ['NODE_NOT_INITIALIZED', METRIC.uninitializedNodeClaims],
+];
+
+function addCounted(add: AddDatum, counted: readonly [FindingCode, string][], snapshot: ClusterSnapshot, report: Report): void {
+  for (const [code, name] of counted) {
+    if (!detectorRuns(code, snapshot.captured)) continue;
+    const findings = report.findings.filter((f) => f.code === code);
+    add(name, 'Count', sum(findings));
+    for (const [pool, n] of byPool(findings)) add(name, 'Count', n, { NodePool: pool });
+  }
+}
+
+/** Findings by severity and automated actions by outcome. */
+function addOutcomes(add: AddDatum, report: Report): void {
+  for (const severity of SEVERITIES) add(METRIC.findings, 'Count', report.summary[severity], { Severity: severity });
+  for (const [key, n] of remediationCounts(report.findings)) {
+    const [action, outcome] = key.split('/') as [string, string];
+    add(METRIC.remediations, 'Count', n, { Action: action, Outcome: outcome });
+  }
+}
+
 export function scanMetrics(input: ScanMetricsInput): MetricDatum[] {
   const { cluster, snapshot, report } = input;
   const datums: MetricDatum[] = [];
-  const add = (name: string, unit: MetricUnit, value: number, dimensions: Record<string, string> = {}) =>
-    datums.push({ name, unit, value, dimensions: { Cluster: cluster, ...dimensions } });
+  const add = adder(cluster, datums);
 
   if (snapshot.captured.has('pods')) {
     const pending = snapshot.pods.filter(isUnboundPending);
@@ -45,23 +82,7 @@ export function scanMetrics(input: ScanMetricsInput): MetricDatum[] {
     );
   }
 
-  // Each finding says how many objects it stands for and their NodePool (Finding.counts, set by
-  // the detector): the series follow the detector's own grouping without re-reading the snapshot.
-  const counted: [FindingCode, string][] = [
-    ['NODECLAIM_NOT_REGISTERED', METRIC.unregisteredNodeClaims],
-    ['NODECLAIM_LAUNCH_FAILED', METRIC.launchFailedNodeClaims],
-    ['ORPHANED_INSTANCE', METRIC.orphanedInstances],
-    ['NODE_TERMINATION_STUCK', METRIC.stuckTerminations],
-    ['DISRUPTION_BLOCKED', METRIC.disruptionBlockedNodeClaims],
-    ['CONSOLIDATION_CHURN', METRIC.consolidationDisruptions],
-    ['NODE_NOT_INITIALIZED', METRIC.uninitializedNodeClaims],
-  ];
-  for (const [code, name] of counted) {
-    if (!detectorRuns(code, snapshot.captured)) continue;
-    const findings = report.findings.filter((f) => f.code === code);
-    add(name, 'Count', sum(findings));
-    for (const [pool, n] of byPool(findings)) add(name, 'Count', n, { NodePool: pool });
-  }
+  addCounted(add, COUNTED, snapshot, report);
 
   // Restarts of the controller's containers as kubelet counts them (the sum over its pods).
   if (controllers.some((c) => c.pods.length > 0)) {
@@ -80,12 +101,7 @@ export function scanMetrics(input: ScanMetricsInput): MetricDatum[] {
     }
   }
 
-  for (const severity of SEVERITIES) add(METRIC.findings, 'Count', report.summary[severity], { Severity: severity });
-
-  for (const [key, n] of remediationCounts(report.findings)) {
-    const [action, outcome] = key.split('/') as [string, string];
-    add(METRIC.remediations, 'Count', n, { Action: action, Outcome: outcome });
-  }
+  addOutcomes(add, report);
 
   add(METRIC.scanDuration, 'Milliseconds', input.durationMs);
   add(METRIC.scanGaps, 'Count', report.gaps.length);
@@ -143,15 +159,18 @@ function remediationCounts(findings: readonly Finding[]): Map<string, number> {
   return counts;
 }
 
-/** What an EC2 reading still tells of a cluster that does not exist: the instances tagged for it and what was done to them. */
-const KEPT_FOR_A_MISSING_CLUSTER: ReadonlySet<string> = new Set([METRIC.orphanedInstances, METRIC.findings, METRIC.remediations]);
-
-/** ClustersNotFound per cluster and account-wide (its alarm), plus only the EC2-based series of the scan. */
-export function notFoundMetrics(cluster: string, scanned: readonly MetricDatum[]): MetricDatum[] {
-  return [
-    ...scanned.filter((d) => KEPT_FOR_A_MISSING_CLUSTER.has(d.name) && d.dimensions.Cluster !== undefined),
-    ...clustersNotFound([cluster]),
-  ];
+/**
+ * A cluster that does not exist: ClustersNotFound per cluster and account-wide (its alarm), plus
+ * what an EC2 reading still tells of it: the instances tagged for it (OrphanedInstances), the
+ * findings and what was done to them. No Kubernetes gauge, no ClustersScanned.
+ */
+export function notFoundMetrics(input: Pick<ScanMetricsInput, 'cluster' | 'snapshot' | 'report'>): MetricDatum[] {
+  const { cluster, snapshot, report } = input;
+  const datums: MetricDatum[] = [];
+  const add = adder(cluster, datums);
+  addCounted(add, [['ORPHANED_INSTANCE', METRIC.orphanedInstances]], snapshot, report);
+  addOutcomes(add, report);
+  return [...datums, ...clustersNotFound([cluster])];
 }
 
 /** ClustersNotFound, 1 per cluster (dashboard) and their count account-wide (the alarm). */

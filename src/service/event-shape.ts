@@ -20,6 +20,8 @@ export interface SqsRecordEnvelope {
   body: string;
   /** ApproximateReceiveCount, 1 when missing or unreadable. */
   receiveCount: number;
+  /** ApproximateFirstReceiveTimestamp (set by SQS, not the sender): when the queue first handed the message out; undefined when missing or unreadable. */
+  firstReceivedAt: Date | undefined;
 }
 
 /** The records of an SQS event; every one must name its message, or no batch item failure could. */
@@ -31,10 +33,12 @@ export function sqsRecordsOf(event: unknown): SqsRecordEnvelope[] {
     }
     const attributes = isObject(record.attributes) ? record.attributes : {};
     const count = Number(attributes.ApproximateReceiveCount);
+    const firstReceived = Number(attributes.ApproximateFirstReceiveTimestamp);
     return {
       messageId: record.messageId,
       body: typeof record.body === 'string' ? record.body : '',
       receiveCount: Number.isSafeInteger(count) && count >= 1 ? count : 1,
+      firstReceivedAt: Number.isSafeInteger(firstReceived) && firstReceived > 0 ? new Date(firstReceived) : undefined,
     };
   });
 }

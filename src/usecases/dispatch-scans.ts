@@ -2,9 +2,7 @@ import type { ClusterInfo } from '../domain/aws.ts';
 import { toIsoSeconds } from '../domain/kube-helpers.ts';
 import type { OptInTag } from '../domain/settings.ts';
 import type { EksPort } from '../ports/aws.ts';
-import type { MetricsSink, ScanQueue, ScanRequest } from '../ports/notify.ts';
-import { clusterNotFoundText } from '../domain/errors.ts';
-import { clustersNotFound } from '../notify/scan-metrics.ts';
+import type { ScanQueue, ScanRequest } from '../ports/notify.ts';
 import type { Logger } from '../support/logger.ts';
 import { errorFields } from '../support/logger.ts';
 import { mapBounded } from '../support/concurrency.ts';
@@ -18,8 +16,6 @@ const NOT_SCANNABLE = new Set(['CREATING', 'DELETING']);
 export interface DispatchScansDependencies {
   eks: EksPort;
   queue: ScanQueue;
-  /** ClustersNotFound (EMF lines on stdout: no permission needed); its alarm is the alert (infra/alarms.yml). */
-  metrics: MetricsSink;
   logger: Logger;
 }
 
@@ -27,15 +23,23 @@ export interface DispatchScansSettings {
   /** Scan exactly these (checked against one ListClusters per tick); undefined: every cluster carrying the opt-in tag. */
   clusters: readonly string[] | undefined;
   optInTag: OptInTag;
-  /** Named in the `cluster not found` line: where ListClusters looked. */
+  /** Named in the `configured clusters not listed by EKS` line: where ListClusters looked. */
   region: string;
+}
+
+/** The use case's settings out of the function's validated configuration. */
+export function dispatchSettings(config: DispatchScansSettings): DispatchScansSettings {
+  return { clusters: config.clusters, optInTag: config.optInTag, region: config.region };
 }
 
 export interface DispatchSummary {
   requestedAt: string;
   /** The clusters a scan request was sent for. */
   dispatched: string[];
-  /** Names in CLUSTERS that EKS does not list in this account and region: not dispatched (additive). */
+  /**
+   * Names in CLUSTERS that EKS does not list in this account and region (additive). Still
+   * dispatched: their scan reports the cluster not found and looks for instances still tagged for it.
+   */
   notFound: string[];
   skipped: {
     /** Listed clusters without the opt-in tag. */
@@ -65,7 +69,7 @@ export async function dispatchScans(
     skipped: { optedOut: 0, notActive: 0, describeFailed: 0 },
   };
   summary.dispatched = settings.clusters
-    ? await listedClusters(deps, [...new Set(settings.clusters)], settings.region, summary, tick)
+    ? await listedClusters(deps, [...new Set(settings.clusters)], settings.region, summary)
     : await optedInClusters(deps, settings.optInTag, summary);
   const requests: ScanRequest[] = summary.dispatched.map((cluster) => ({ cluster, requestedAt }));
   if (requests.length > 0) await deps.queue.send(requests);
@@ -74,16 +78,16 @@ export async function dispatchScans(
 
 /**
  * CLUSTERS checked once per tick with one paginated ListClusters (one call for any number of names,
- * and an action the role already has for the opt-in mode: nothing new to grant). A name EKS does not
- * list is not queued: a WARN line and ClustersNotFound, whose alarm alerts once. When the list
- * itself fails, every name is queued as before: the scan of a missing cluster says so itself.
+ * and an action the role already has for the opt-in mode: nothing new to grant). Every name is
+ * queued all the same: the scan of a name EKS does not know is what reports it (ClustersNotFound,
+ * the CLUSTER_NOT_FOUND alert with its reminders and resolution) and finds the orphans of a deleted
+ * cluster (docs/service.md). Dispatch only warns, once per tick, and counts nothing (no double count).
  */
 async function listedClusters(
   deps: DispatchScansDependencies,
   names: readonly string[],
   region: string,
   summary: DispatchSummary,
-  tick: Date,
 ): Promise<string[]> {
   let existing: ReadonlySet<string>;
   try {
@@ -95,16 +99,14 @@ async function listedClusters(
     return [...names];
   }
   summary.notFound = names.filter((name) => !existing.has(name));
-  for (const cluster of summary.notFound) {
-    deps.logger.warn('cluster not found', { cluster, notFound: clusterNotFoundText(cluster, region), region });
-  }
   if (summary.notFound.length > 0) {
-    // Not worth failing the tick (the clusters that exist are queued next): a warning only.
-    await deps.metrics
-      .put(clustersNotFound(summary.notFound), tick)
-      .catch((error: unknown) => deps.logger.warn('metrics not written', { ...errorFields(error) }));
+    deps.logger.warn('configured clusters not listed by EKS; queued all the same, their scans report them', {
+      clusters: summary.notFound,
+      region,
+      evidence: `not in eks:ListClusters for this account in ${region}`,
+    });
   }
-  return names.filter((name) => existing.has(name));
+  return [...names];
 }
 
 async function optedInClusters(deps: DispatchScansDependencies, tag: OptInTag, summary: DispatchSummary): Promise<string[]> {

@@ -63,6 +63,8 @@ export interface InterruptionsDependencies {
 export interface QueueRecord {
   messageId: string;
   body: string;
+  /** When SQS first handed the message out (ApproximateFirstReceiveTimestamp): a retry is judged as of then. */
+  firstReceivedAt?: Date | undefined;
 }
 
 export interface InterruptionsResult {
@@ -105,7 +107,7 @@ export async function handleInterruptions(
       batch.malformed(record.messageId, parsed.code, parsed.message);
     } else if (parsed.events.length === 0) {
       summary.ignored += 1;
-    } else if (notNews(parsed, record.messageId, now, logger, summary)) {
+    } else if (notNews(parsed, record, now, logger, summary)) {
       // acknowledged: retrying cannot make it news, and the DLQ is for what could not be read
     } else if (unique.has(parsed.eventId)) {
       summary.duplicates += 1; // the same event twice in one batch: the first record carries it
@@ -171,12 +173,12 @@ export async function handleInterruptions(
 /** A stale or future-dated record: one warning naming it, counted in the summary; true when so. */
 function notNews(
   parsed: ParsedRecord,
-  messageId: string,
+  { messageId, firstReceivedAt }: QueueRecord,
   now: Date,
   logger: Logger,
   summary: { stale: number; future: number },
 ): boolean {
-  const late = staleness(parsed, now);
+  const late = staleness(parsed, now, firstReceivedAt);
   if (!late) return false;
   summary[late.reason] += 1;
   const [first] = parsed.events;
@@ -186,6 +188,7 @@ function notNews(
     kind: parsed.kind,
     time: first?.time,
     ageSeconds: Math.round(late.ageMs / 1000),
+    ...(firstReceivedAt ? { firstReceivedAt: firstReceivedAt.toISOString() } : {}),
     instances: parsed.events.length,
     ...(late.reason === 'stale'
       ? { staleAfterSeconds: STALE_AFTER_MS / 1000 }

@@ -317,7 +317,7 @@ async function scanOne(
     // Its "0 pending pods" would be no reading at all: no Kubernetes gauge, and not a cluster scanned.
     return {
       outcome: 'not-found',
-      datums: notFoundMetrics(cluster, scanMetrics({ cluster, snapshot, report, durationMs, now })),
+      datums: notFoundMetrics({ cluster, snapshot, report }),
     };
   }
   if (unreadable !== undefined) {

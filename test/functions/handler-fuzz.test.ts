@@ -71,7 +71,6 @@ describe('fuzzed events', () => {
         const handler = createScanDispatchHandler({
           eks: aws.eks,
           queue,
-          metrics: new RecordingMetricsSink(),
           clock: steppingClock('2026-01-01T01:00:02Z'),
           logger: quiet(),
           settings: readDispatchConfig({
@@ -334,7 +333,6 @@ describe('what the fuzz found (each was a TypeError from the handler)', () => {
     const handler = createScanDispatchHandler({
       eks: aws.eks,
       queue: new RecordingScanQueue(),
-      metrics: new RecordingMetricsSink(),
       clock: steppingClock('2026-01-01T01:00:02Z'),
       logger: quiet(),
       settings: readDispatchConfig({

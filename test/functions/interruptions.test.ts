@@ -282,8 +282,7 @@ describe('interruptions handler: scheduled maintenance (SCHEDULED_MAINTENANCE)',
     ]);
     const [prod] = h.alerts.published;
     expect(prod).toMatchObject({ event: 'scheduled-maintenance', code: 'SCHEDULED_MAINTENANCE', severity: 'warning' });
-    expect(prod?.description).toContain('**Starts:** 2027-06-05T17:00:00Z (in 4d4h)');
-    expect(prod?.description).toContain('**Ends:** 2027-06-05T19:00:00Z');
+    expect(prod?.description).toContain('**Maintenance:** from 2027-06-05T17:00:00Z (in 4d4h) to 2027-06-05T19:00:00Z');
     expect(prod?.description).toContain('`i-0e9f1a3b5c7d2e4f8` (NodePool `on-demand`');
     expect(prod?.nextSteps).toEqual([
       'aws eks update-kubeconfig --region eu-west-1 --name prod-eu',
@@ -304,7 +303,7 @@ describe('interruptions handler: scheduled maintenance (SCHEDULED_MAINTENANCE)',
     const unattended = h.alerts.published.find((a) => a.code === 'INTERRUPTION_UNATTENDED');
     expect(unattended?.description).toContain(
       '`i-0e9f1a3b5c7d2e4f8` (NodePool `on-demand`, m6i.xlarge in eu-west-1c, node `ip-10-20-3-52.eu-west-1.compute.internal`): ' +
-        'scheduled change (AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED) from 2027-06-05T17:00:00Z to 2027-06-05T19:00:00Z, ' +
+        'scheduled change (AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED) from 2027-06-05T17:00:00Z (in 4d4h) to 2027-06-05T19:00:00Z, ' +
         'announced 2027-06-01T11:58:12Z',
     );
     expect(unattended?.description).not.toContain('SCHEDULED) at ');
@@ -430,6 +429,42 @@ describe('interruptions handler: stale and future-dated events are acknowledged,
     expect(h.metrics.datums).toEqual([count('prod-eu', 'spot-general', 'SpotInterruption')]);
     expect(h.alerts.published.map((a) => a.code)).toEqual(['INTERRUPTION_UNATTENDED']);
     expect(notActedOn(h)).toEqual([]);
+  });
+
+  it.each([
+    [
+      'fresh at its first receive 40 min ago, retried now (throttling, the cap): counted and alerted',
+      '2027-06-01T11:20:05Z',
+      'counted',
+    ],
+    ['already 30 min 1 s old at its first receive: stale', '2027-06-01T11:50:01Z', 'stale'],
+  ])('a Spot warning of 11:20:00 %s', async (_, firstReceive, outcome) => {
+    const h = harness();
+    await h.saveStatus('prod-eu', 'unavailable');
+    const record = variant('spot-interruption', { eventId: 'retried', time: '2027-06-01T11:20:00Z', messageId: 'm-retried' });
+    record.attributes = {
+      ...record.attributes,
+      ApproximateReceiveCount: '5',
+      ApproximateFirstReceiveTimestamp: String(Date.parse(firstReceive)),
+    };
+
+    const response = await h.invoke(batchOf(record));
+
+    expect(response).toEqual({ batchItemFailures: [] });
+    if (outcome === 'counted') {
+      expect(h.metrics.datums).toEqual([count('prod-eu', 'spot-general', 'SpotInterruption')]);
+      expect(h.alerts.published.map((a) => a.code)).toEqual(['INTERRUPTION_UNATTENDED']);
+      expect(notActedOn(h)).toEqual([]);
+    } else {
+      expect(h.alerts.published).toEqual([]);
+      expect(notActedOn(h)).toEqual([
+        expect.objectContaining({
+          message: 'stale event not acted on',
+          ageSeconds: 1801,
+          firstReceivedAt: '2027-06-01T11:50:01.000Z',
+        }),
+      ]);
+    }
   });
 
   it('a scheduled change announced days ago is news until its maintenance has ended', async () => {

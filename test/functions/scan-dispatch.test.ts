@@ -4,7 +4,7 @@
  */
 import type { ScheduledEvent, SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RecordingMetricsSink, RecordingScanQueue } from '../../src/adapters/memory/outputs.ts';
+import { RecordingScanQueue } from '../../src/adapters/memory/outputs.ts';
 import { readDispatchConfig } from '../../src/config.ts';
 import type { ClusterInfo } from '../../src/domain/aws.ts';
 import type { EksPort } from '../../src/ports/aws.ts';
@@ -38,17 +38,15 @@ function accountOf(clusters: readonly ClusterInfo[]): InMemoryAws[] {
 
 function dispatcher(eks: EksPort, env: Record<string, string> = {}) {
   const queue = new RecordingScanQueue();
-  const metrics = new RecordingMetricsSink();
   const logs: Record<string, unknown>[] = [];
   const handler = createScanDispatchHandler({
     eks,
     queue,
-    metrics,
     clock: steppingClock('2026-01-01T01:00:02Z'),
     logger: jsonLogger({}, (line) => logs.push(JSON.parse(line) as Record<string, unknown>)),
     settings: readDispatchConfig({ AWS_REGION: 'eu-west-1', SCAN_QUEUE_URL: QUEUE_URL, ...env }),
   });
-  return { queue, metrics, logs, invoke: (event: ScheduledEvent) => handler(event, lambdaContext()) };
+  return { queue, logs, invoke: (event: ScheduledEvent) => handler(event, lambdaContext()) };
 }
 
 describe('scan-dispatch', () => {
@@ -70,21 +68,22 @@ describe('scan-dispatch', () => {
     expect(logs.at(-1)).toMatchObject({ message: 'invocation done', function: 'scan-dispatch', dispatched: 2, optedOut: 1 });
   });
 
-  it('CLUSTERS set: queues those EKS lists, and a name it does not list is a WARN line and ClustersNotFound, not a scan request', async () => {
+  it('CLUSTERS set: checked with ListClusters only; a name it does not list is one WARN line and is queued all the same', async () => {
     const accounts = accountOf([cluster({ name: 'payments-prod' }), cluster({ name: 'shop-prod', tags: OPTED_IN })]);
-    const { queue, metrics, logs, invoke } = dispatcher(eksOf(accounts), { CLUSTERS: 'payments-prod, payments-prd' });
+    const { queue, logs, invoke } = dispatcher(eksOf(accounts), { CLUSTERS: 'payments-prod, payments-prd' });
 
     await invoke(sampleEvent<ScheduledEvent>('scan-dispatch.schedule'));
 
-    expect(queue.sent.map((r) => r.cluster)).toEqual(['payments-prod']);
+    expect(queue.sent.map((r) => r.cluster)).toEqual(['payments-prod', 'payments-prd']);
     expect(accounts.flatMap((a) => a.calls.map((c) => c.operation))).toEqual(['ListClusters', 'ListClusters']);
     expect(logs.filter((l) => l.level === 'warn')).toEqual([
-      expect.objectContaining({ message: 'cluster not found', cluster: 'payments-prd', region: 'eu-west-1' }),
+      expect.objectContaining({
+        clusters: ['payments-prd'],
+        region: 'eu-west-1',
+        evidence: 'not in eks:ListClusters for this account in eu-west-1',
+      }),
     ]);
-    expect(metrics.datums.filter((d) => d.name === 'ClustersNotFound' && !d.dimensions.Cluster)).toEqual([
-      { name: 'ClustersNotFound', unit: 'Count', value: 1, dimensions: {} },
-    ]);
-    expect(logs.at(-1)).toMatchObject({ message: 'invocation done', dispatched: 1, notFound: 1 });
+    expect(logs.at(-1)).toMatchObject({ message: 'invocation done', dispatched: 2, notFound: 1 });
   });
 
   it('a DescribeCluster failure skips only that cluster', async () => {
@@ -177,5 +176,28 @@ describe('scan-dispatch → scan', () => {
     expect(scan.alerts.published).toHaveLength(alerts);
     expect(scan.connects.get(FARGATE)).toBe(1);
     expect(scan.connects.get(HEALTHY)).toBeUndefined();
+  });
+
+  it('a deleted cluster left in CLUSTERS: queued with one WARN; its scan raises CLUSTER_NOT_FOUND and finds the orphans tagged for it', async () => {
+    scan = await startScanService(dynamo, { clusters: [ORPHANS] });
+    const aws = scan.cluster(ORPHANS).aws;
+    aws.state.cluster!.gone = true;
+    const { queue, logs, invoke } = dispatcher(eksOf([aws]), { CLUSTERS: ORPHANS });
+
+    await invoke(sampleEvent<ScheduledEvent>('scan-dispatch.schedule'));
+    const scanned = await scan.invoke(asSqsEvent(queue.sent));
+
+    expect(queue.sent.map((r) => r.cluster)).toEqual([ORPHANS]);
+    expect(logs.filter((l) => l.level === 'warn')).toEqual([expect.objectContaining({ clusters: [ORPHANS] })]);
+    expect(scanned.batchItemFailures).toEqual([]);
+    expect(scan.alerts.published.map((a) => `${a.event} ${a.code}`).sort()).toEqual([
+      'opened CLUSTER_NOT_FOUND',
+      'opened INSTANCE_PROVENANCE_UNPROVEN',
+      'opened ORPHANED_INSTANCE',
+      'opened ORPHANED_INSTANCE',
+    ]);
+    expect(scan.metrics.datums.filter((d) => d.name === 'ClustersNotFound' && !d.dimensions.Cluster)).toEqual([
+      { name: 'ClustersNotFound', unit: 'Count', value: 1, dimensions: {} },
+    ]);
   });
 });

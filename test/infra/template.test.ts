@@ -520,18 +520,37 @@ describe('alarms', () => {
     });
   });
 
-  it.each([METRIC.scanGaps, METRIC.scanFailures])('alarms on %s in 3 consecutive minutes (account-wide series)', (metric) => {
-    const alarm = alarms().find((a) => a.MetricName === metric);
+  /**
+   * Whether the alarm is in ALARM after `scans` consecutive breaching scans, one every
+   * `everyMinutes` (missing data as the alarm treats it): CloudWatch's M out of N evaluation.
+   */
+  function firesAfter(alarm: Record<string, unknown> | undefined, scans: number, everyMinutes: number): boolean {
+    const period = Number(alarm?.Period) / 60;
+    const periods = Number(alarm?.EvaluationPeriods);
+    const needed = Number(alarm?.DatapointsToAlarm ?? periods);
+    const breachingMinutes = new Set(Array.from({ length: scans }, (_, i) => i * everyMinutes));
+    const last = (scans - 1) * everyMinutes;
+    let breaching = 0;
+    for (let p = 0; p < periods; p++) {
+      const end = last - p * period;
+      for (let m = end; m > end - period; m--) if (breachingMinutes.has(m)) breaching += 1;
+    }
+    return alarm?.TreatMissingData === 'notBreaching' && breaching >= needed;
+  }
 
-    expect(alarm).toMatchObject({
-      Namespace: METRICS_NAMESPACE,
-      Statistic: 'Sum',
-      Period: 60,
-      EvaluationPeriods: 3,
-      DatapointsToAlarm: 3,
-    });
-    expect(alarm?.Dimensions).toBeUndefined();
-  });
+  it.each([METRIC.scanGaps, METRIC.scanFailures, METRIC.clustersNotFound])(
+    'alarms on %s after 3 breaching scans running, at rate(1 minute) and at the documented rate(5 minutes), not after 2 (account-wide series)',
+    (metric) => {
+      const alarm = alarms().find((a) => a.MetricName === metric);
+
+      expect(alarm).toMatchObject({ Namespace: METRICS_NAMESPACE, Statistic: 'Sum', Period: 60 });
+      expect(alarm?.Dimensions).toBeUndefined();
+      for (const everyMinutes of [1, 5]) {
+        expect(firesAfter(alarm, 3, everyMinutes)).toBe(true);
+        expect(firesAfter(alarm, 2, everyMinutes)).toBe(false);
+      }
+    },
+  );
 
   it('watches the watcher: no cluster scanned for 5 minutes, silence counting as failure', () => {
     const alarm = alarms().find((a) => a.MetricName === METRIC.clustersScanned);

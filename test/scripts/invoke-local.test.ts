@@ -114,7 +114,7 @@ describe.concurrent('npm run invoke (offline local invoke)', () => {
     expect(doc.metrics).toEqual([]);
   });
 
-  it('scan-dispatch --clusters queues those the capture’s EKS lists, stamped with the tick time; another name is ClustersNotFound', async () => {
+  it('scan-dispatch --clusters queues every name, stamped with the tick time; one EKS does not list is reported, its scan counts it', async () => {
     const run = await invoke(
       'scan-dispatch',
       'events/scan-dispatch.schedule.json',
@@ -125,9 +125,12 @@ describe.concurrent('npm run invoke (offline local invoke)', () => {
     );
 
     const doc = documentOf(run);
-    expect(doc.queued).toEqual([{ cluster: 'aws-2026-eks', requestedAt: '2026-01-01T01:00:00Z' }]);
-    expect(doc.response).toMatchObject({ dispatched: ['aws-2026-eks'], notFound: ['aws-2026-eks-typo'] });
-    expect(doc.metrics).toContainEqual({ name: 'ClustersNotFound', unit: 'Count', value: 1, dimensions: {} });
+    expect(doc.queued).toEqual([
+      { cluster: 'aws-2026-eks', requestedAt: '2026-01-01T01:00:00Z' },
+      { cluster: 'aws-2026-eks-typo', requestedAt: '2026-01-01T01:00:00Z' },
+    ]);
+    expect(doc.response).toMatchObject({ dispatched: ['aws-2026-eks', 'aws-2026-eks-typo'], notFound: ['aws-2026-eks-typo'] });
+    expect(doc.metrics).toEqual([]);
   });
 
   it('scan-dispatch without --clusters asks the capture’s EKS: its cluster lacks the opt-in tag, nothing is queued', async () => {

@@ -10,8 +10,7 @@ import type { InstanceProfile } from '../../domain/aws.ts';
 import type { IamPort } from '../../ports/aws.ts';
 import { SourceError } from '../../ports/errors.ts';
 import { mapBounded } from '../../support/concurrency.ts';
-import { awsCall, isAbort, isNotFound, sourceError } from './errors.ts';
-import { InvocationTimeoutError } from '../../support/abort.ts';
+import { awsCall, isNotFound, sourceError } from './errors.ts';
 import { allPages, fromSdkOutput } from './sdk-output.ts';
 
 /** ListInstanceProfiles' largest page. */
@@ -72,14 +71,16 @@ export class IamAdapter implements IamPort {
   /** 'gone' when the profile was deleted since it was listed; the error when its tags cannot be read. */
   async #tags(instanceProfileName: string): Promise<Tag[] | 'gone' | SourceError> {
     try {
-      const pages = paginateListInstanceProfileTags({ client: this.#client }, { InstanceProfileName: instanceProfileName });
-      return await allPages(pages, (page) => page.Tags);
+      return await awsCall('ListInstanceProfileTags', () =>
+        allPages(
+          paginateListInstanceProfileTags({ client: this.#client }, { InstanceProfileName: instanceProfileName }),
+          (page) => page.Tags,
+        ),
+      );
     } catch (error) {
-      if (isNotFound(error)) return 'gone';
-      // The invocation's deadline stops the whole listing, as any other call of it.
-      if (isAbort(error))
-        throw new InvocationTimeoutError('ListInstanceProfileTags stopped: the invocation’s deadline', { cause: error });
-      return sourceError('ListInstanceProfileTags', error);
+      // The invocation's deadline (awsCall's InvocationTimeoutError) stops the whole listing, as any other call of it.
+      if (!(error instanceof SourceError)) throw error;
+      return isNotFound(error.cause) ? 'gone' : error;
     }
   }
 

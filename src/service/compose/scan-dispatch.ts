@@ -1,17 +1,16 @@
 /**
  * Composition root of `scan-dispatch`: an EKS client (clusters and their tags) and the scan queue.
- * Metrics (ClustersNotFound) are EMF lines on stdout. Built once per cold start; nothing of
- * Kubernetes, EC2 or IAM is loaded.
+ * Built once per cold start; nothing of Kubernetes, EC2 or IAM is loaded.
  */
 import { EKSClient } from '@aws-sdk/client-eks';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { EksAdapter } from '../../adapters/aws/eks.ts';
 import { SqsScanQueue } from '../../adapters/aws/sqs.ts';
-import { EmfMetricsSink } from '../../adapters/aws/emf-metrics.ts';
-import { METRICS_NAMESPACE, type DispatchConfig, type LoggingConfig } from '../../config.ts';
+import { type DispatchConfig, type LoggingConfig } from '../../config.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { InvocationSignal } from '../../support/abort.ts';
 import type { ScanDispatchDependencies } from '../handlers/scan-dispatch.ts';
+import { dispatchSettings } from '../../usecases/dispatch-scans.ts';
 import { powertoolsLogging } from '../powertools-logger.ts';
 import { abortable, sdkClientConfig } from '../../adapters/aws/sdk-config.ts';
 import { dispatchEffectiveConfiguration } from './effective-config.ts';
@@ -23,10 +22,9 @@ export function composeScanDispatch(config: DispatchConfig, logging: LoggingConf
   return {
     eks: new EksAdapter(abortable(new EKSClient(sdk), invocationSignal.current)),
     queue: new SqsScanQueue(abortable(new SQSClient(sdk), invocationSignal.current), config.scanQueueUrl),
-    metrics: new EmfMetricsSink(METRICS_NAMESPACE, { logger }),
     clock: SYSTEM_CLOCK,
     logger,
-    settings: { clusters: config.clusters, optInTag: config.optInTag, region: config.region },
+    settings: dispatchSettings(config),
     logContext: context,
     effectiveConfiguration: dispatchEffectiveConfiguration(config, logging),
     invocationSignal,

@@ -27,7 +27,7 @@ export function createInterruptionsHandler(deps: InterruptionsDependencies) {
     )
     .handler(async (event, context, options) => {
       const signal = beginInvocation(deps, context, options, INTERRUPTIONS_STOP_MARGIN_MS);
-      const records = sqsRecordsOf(event).map(({ messageId, body }) => ({ messageId, body }));
+      const records = sqsRecordsOf(event).map(({ messageId, body, firstReceivedAt }) => ({ messageId, body, firstReceivedAt }));
       const claimHoldMs = context.getRemainingTimeInMillis() + CLAIM_MARGIN_MS;
       const { failed } = await handleInterruptions(deps, records, { claimHoldMs, signal });
       return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };

@@ -23,6 +23,16 @@ describe('staleness', () => {
     expect(staleness(spot(time), NOW)?.reason).toBe(reason);
   });
 
+  it('judges the age at the first receive: a retry of a record fresh then is still news', () => {
+    const old = spot('2027-06-01T11:20:00Z');
+
+    expect(staleness(old, NOW)?.reason).toBe('stale');
+    expect(staleness(old, NOW, new Date('2027-06-01T11:20:05Z'))).toBeUndefined();
+    expect(staleness(old, NOW, new Date('2027-06-01T11:50:01Z'))).toEqual({ reason: 'stale', ageMs: 1_801_000 });
+    // A first receive stamped after the function's clock (skew) counts as now.
+    expect(staleness(old, NOW, new Date('2027-06-02T00:00:00Z'))?.reason).toBe('stale');
+  });
+
   it('judges a scheduled change by the end of its maintenance, else its start', () => {
     const health = (detail: Record<string, unknown>) =>
       parsed(

@@ -97,7 +97,7 @@ function scans(settings: AlertSettings = SETTINGS) {
   const open = new Map<string, OpenAlert>();
   return {
     open,
-    scan(r: Report, minutes: number, unreadable?: string): Alert[] {
+    scan(r: Report, minutes: number, unreadable?: string, notFound?: { region: string }): Alert[] {
       const plan = planScanAlerts({
         cluster: CLUSTER,
         report: r,
@@ -105,6 +105,7 @@ function scans(settings: AlertSettings = SETTINGS) {
         now: at(minutes),
         settings,
         ...(unreadable === undefined ? {} : { unreadable }),
+        ...(notFound === undefined ? {} : { notFound }),
       });
       for (const o of plan.save) open.set(o.key, o);
       for (const key of plan.clear) open.delete(key);
@@ -228,6 +229,32 @@ describe('planScanAlerts over a sequence of scans', () => {
 
     expect(summary(partial)).toEqual(['resolved CLUSTER_UNREADABLE']);
     expect(s.open.has(finding.id)).toBe(true);
+  });
+
+  it('an unreadable cluster found not to exist: CLUSTER_UNREADABLE resolved because it does not exist, not "reads again"', () => {
+    const s = scans();
+    s.scan(report([], 0), 0, 'connect ETIMEDOUT');
+
+    const gone = s.scan(report([], 1), 1, undefined, { region: 'eu-west-1' });
+
+    expect(summary(gone)).toEqual(['resolved CLUSTER_UNREADABLE', 'opened CLUSTER_NOT_FOUND']);
+    expect(gone[0]?.description).toMatch(
+      /^Resolved at 2026-01-01T00:01:00Z: EKS says the cluster does not exist in eu-west-1: nothing left to read \(see CLUSTER_NOT_FOUND\)\./,
+    );
+    expect(gone[0]?.description).not.toContain('reads the cluster again');
+  });
+
+  it('CLUSTER_NOT_FOUND: reminded with its own lead, resolved once EKS describes the cluster again', () => {
+    const s = scans();
+    s.scan(report([], 0), 0, undefined, { region: 'eu-west-1' });
+
+    const reminder = s.scan(report([], 240), 240, undefined, { region: 'eu-west-1' });
+    const back = s.scan(report([], 241), 241);
+
+    expect(summary(reminder)).toEqual(['reminder CLUSTER_NOT_FOUND']);
+    expect(reminder[0]?.description).toMatch(/^Still not found since /);
+    expect(summary(back)).toEqual(['resolved CLUSTER_NOT_FOUND']);
+    expect(back[0]?.description).toContain(': EKS describes the cluster again.');
   });
 
   it('never alerts a finding below minSeverity, in any scan', () => {

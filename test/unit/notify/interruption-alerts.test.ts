@@ -108,6 +108,7 @@ describe('surgeAlert', () => {
       windowStart: new Date('2027-06-01T12:00:00Z'),
       windowMs: 600_000,
       events: [resolved('i-0b3d5f7a9c1e2d4f6', { kind: 'CapacityReservationInterruption', nodePool: 'gpu' })],
+      now: NOW,
     });
 
     expect(alert.nextSteps.some((s) => s.includes('get-spot-placement-scores'))).toBe(false);
@@ -137,7 +138,7 @@ describe('scheduledMaintenanceAlert', () => {
     const alert = scheduledMaintenanceAlert({ cluster: 'prod-eu', change, events, now: NOW });
 
     expect(alert.title).toBe('Scheduled maintenance: AWS_EC2_INSTANCE_STOP_SCHEDULED for 1 instance');
-    expect(alert.description).toContain('**Starts:** not given');
+    expect(alert.description).toContain('**Maintenance:** start not given');
     expect(alert.nextSteps).toContain(
       'kubectl drain ip-10-20-3-52.eu-west-1.compute.internal --ignore-daemonsets --delete-emptydir-data',
     );
@@ -154,7 +155,7 @@ describe('scheduledMaintenanceAlert', () => {
       now: NOW,
     });
 
-    expect(alert.description).toContain('**Starts:** 2027-06-01T11:00:00Z (already started)');
+    expect(alert.description).toContain('**Maintenance:** from 2027-06-01T11:00:00Z (already started)');
   });
 });
 

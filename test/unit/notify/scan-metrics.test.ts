@@ -4,7 +4,7 @@ import { newFinding } from '../../../src/domain/finding.ts';
 import { buildReport, type Report } from '../../../src/domain/report.ts';
 import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import type { ClusterSnapshot, Gap } from '../../../src/domain/snapshot.ts';
-import { scanMetrics } from '../../../src/notify/scan-metrics.ts';
+import { notFoundMetrics, scanMetrics } from '../../../src/notify/scan-metrics.ts';
 import { analyze } from '../../../src/usecases/analyze.ts';
 import { instance, karpenterSnapshotOf, snapshotOf, subnet } from '../../factories/aws.ts';
 import { nodeClaim, nodePool, unregisteredConditions } from '../../factories/karpenter.ts';
@@ -105,6 +105,24 @@ function datum(
 function sorted(r: Record<string, string>): [string, string][] {
   return Object.entries(r).sort(([a], [b]) => a.localeCompare(b));
 }
+
+describe('notFoundMetrics', () => {
+  it('a cluster that does not exist: its EC2-based series (orphans, findings, remediations) and ClustersNotFound, nothing else', () => {
+    const snapshot = troubledCluster();
+    const report = analysed(snapshot);
+    const scanned = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 1834, now: NOW });
+
+    const datums = notFoundMetrics({ cluster: CLUSTER, snapshot, report });
+
+    const kept = new Set(['OrphanedInstances', 'Findings', 'Remediations']);
+    expect(datums).toEqual([
+      ...scanned.filter((d) => kept.has(d.name)),
+      { name: 'ClustersNotFound', unit: 'Count', value: 1, dimensions: { Cluster: CLUSTER } },
+      { name: 'ClustersNotFound', unit: 'Count', value: 1, dimensions: {} },
+    ]);
+    expect(datum(datums, 'OrphanedInstances')?.value).toBe(2);
+  });
+});
 
 describe('scanMetrics on a troubled cluster', () => {
   const snapshot = troubledCluster();

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterInfo } from '../../../src/domain/aws.ts';
-import { RecordingMetricsSink, RecordingScanQueue } from '../../../src/adapters/memory/outputs.ts';
+import { RecordingScanQueue } from '../../../src/adapters/memory/outputs.ts';
 import type { EksPort } from '../../../src/ports/aws.ts';
 import { jsonLogger } from '../../../src/support/logger.ts';
 import { inMemoryAws, type InMemoryAws } from '../../../src/simulator/in-memory-aws.ts';
-import { dispatchScans } from '../../../src/usecases/dispatch-scans.ts';
+import { dispatchScans, dispatchSettings } from '../../../src/usecases/dispatch-scans.ts';
+import { readDispatchConfig } from '../../../src/config.ts';
 import { cluster, snapshotOf } from '../../factories/aws.ts';
 
 const TICK = new Date('2026-01-01T01:00:00.734Z');
@@ -32,7 +33,7 @@ function account(clusters: ClusterInfo[]) {
 function deps(eks: EksPort) {
   const lines: Record<string, unknown>[] = [];
   const logger = jsonLogger({}, (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
-  return { eks, queue: new RecordingScanQueue(), metrics: new RecordingMetricsSink(), logger, lines };
+  return { eks, queue: new RecordingScanQueue(), logger, lines };
 }
 
 describe('dispatchScans', () => {
@@ -97,10 +98,10 @@ describe('dispatchScans', () => {
     expect(summary.notFound).toEqual([]);
     expect(aws.listCalls()).toBe(1);
     expect(aws.describeCalls()).toBe(0);
-    expect(d.metrics.datums).toEqual([]);
+    expect(d.lines).toEqual([]);
   });
 
-  it('a name in the explicit list that EKS does not list is not queued: one WARN line and ClustersNotFound each', async () => {
+  it('names in the explicit list that EKS does not list are still queued (their scans report them): one WARN line for all', async () => {
     const aws = account([cluster({ name: 'shop-prod' }), cluster({ name: 'ml-prod' })]);
     const d = deps(aws.eks);
 
@@ -110,20 +111,19 @@ describe('dispatchScans', () => {
       TICK,
     );
 
-    expect(d.queue.sent.map((r) => r.cluster)).toEqual(['shop-prod', 'ml-prod']);
+    expect(d.queue.sent.map((r) => r.cluster)).toEqual(['shop-prod', 'shop-prd', 'ml-prod', 'deleted-eks']);
+    expect(summary.dispatched).toEqual(['shop-prod', 'shop-prd', 'ml-prod', 'deleted-eks']);
     expect(summary.notFound).toEqual(['shop-prd', 'deleted-eks']);
     expect(d.lines).toEqual([
-      expect.objectContaining({ level: 'warn', message: 'cluster not found', cluster: 'shop-prd', region: 'eu-west-1' }),
-      expect.objectContaining({ level: 'warn', message: 'cluster not found', cluster: 'deleted-eks', region: 'eu-west-1' }),
+      expect.objectContaining({
+        level: 'warn',
+        message: 'configured clusters not listed by EKS; queued all the same, their scans report them',
+        clusters: ['shop-prd', 'deleted-eks'],
+        region: 'eu-west-1',
+        evidence: 'not in eks:ListClusters for this account in eu-west-1',
+      }),
     ]);
-    expect(d.lines[0]?.notFound).toBe(
-      'cluster shop-prd does not exist in eu-west-1 for this AWS account (EKS DescribeCluster: ResourceNotFoundException): a typo, another region or account, or deleted',
-    );
-    expect(d.metrics.datums).toEqual([
-      { name: 'ClustersNotFound', unit: 'Count', value: 1, dimensions: { Cluster: 'shop-prd' } },
-      { name: 'ClustersNotFound', unit: 'Count', value: 1, dimensions: { Cluster: 'deleted-eks' } },
-      { name: 'ClustersNotFound', unit: 'Count', value: 2, dimensions: {} },
-    ]);
+    expect(JSON.stringify(d.lines)).not.toContain('DescribeCluster');
   });
 
   it('when ListClusters fails, the explicit list is queued whole (each scan reports a missing cluster itself), with a warning', async () => {
@@ -226,5 +226,15 @@ describe('dispatchScans', () => {
     expect(summary.dispatched).toHaveLength(23);
     expect(most).toBeGreaterThan(1);
     expect(most).toBeLessThanOrEqual(5);
+  });
+
+  it('dispatchSettings: the configuration the deployed function and npm run invoke read, down to what the use case uses', () => {
+    const config = readDispatchConfig({
+      AWS_REGION: 'eu-west-1',
+      SCAN_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/scan',
+      CLUSTERS: 'shop-prod,ml-prod',
+    });
+
+    expect(dispatchSettings(config)).toEqual({ clusters: ['shop-prod', 'ml-prod'], optInTag: OPT_IN, region: 'eu-west-1' });
   });
 });
