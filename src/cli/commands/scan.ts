@@ -99,7 +99,7 @@ Thresholds (90s, 5m, 1h30m, or seconds):
 
 Output:
   -o, --output FORMAT          table (default), json or markdown (also -ojson, -o=json, --output=json); the
-                               table's prose wraps to COLUMNS, else the terminal's width, else 100 (its
+                               table's prose wraps to COLUMNS, else the terminal's width, else 80 (its
                                commands never wrap)
   --fail-on SEVERITY           exit 1 when a finding is at or above: critical, warning (default), info, never
 
