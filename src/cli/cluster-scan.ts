@@ -1,6 +1,8 @@
 import type { Report } from '../domain/report.ts';
 import { CLI_ACTIONS, type ActionSettings, type DetectionSettings } from '../domain/settings.ts';
 import { isSetAsideGap } from '../domain/snapshot.ts';
+import { clockStartingAt } from '../ports/clock.ts';
+import { judgeCaptureTime } from '../snapshot/capture-time.ts';
 import { simulatedSources } from '../simulator/simulated-sources.ts';
 import { scanCluster, type ScanClusterResult } from '../usecases/scan-cluster.ts';
 import { ClusterNotFoundError, ClusterUnreadableError, clusterNotFoundText } from '../domain/errors.ts';
@@ -35,21 +37,42 @@ export async function scanLiveCluster(target: LiveTarget, settings: ClusterScanS
   return reportOf(result, target.clusterName, connection.aws.region, ctx);
 }
 
-/** The live code path against a simulated cluster seeded from captured files (see simulatedSources). */
-export async function scanSimulation(paths: readonly string[], settings: ClusterScanSettings, ctx: CliContext): Promise<Report> {
+export interface SimulationScanSettings extends Omit<ClusterScanSettings, 'now'> {
+  /** `--now`; without it, the capture's own time, found as `scan --from` finds it (capture-time.ts). */
+  now?: Date;
+}
+
+/**
+ * The live code path against a simulated cluster seeded from captured files (see simulatedSources),
+ * judged at the capture's time as `scan --from` judges it: the simulation's clock starts there and
+ * runs on, so its own writes (a deletionTimestamp under --apply) come after the capture's.
+ */
+export async function scanSimulation(
+  paths: readonly string[],
+  settings: SimulationScanSettings,
+  ctx: CliContext,
+): Promise<Report> {
   const loaded = await ctx.services.loadSnapshot(paths, loadOptionsOf(settings));
-  printNotices(loaded.notices, ctx);
-  const simulation = await ctx.services.startSimulation(loaded.snapshot);
+  const { time, timeSource } = judgeCaptureTime({
+    ...(settings.now ? { nowOption: settings.now } : {}),
+    recorded: loaded.recordedTimes ?? [],
+    snapshot: loaded.snapshot,
+    wallClock: ctx.services.clock(),
+  });
+  printNotices([...loaded.notices, ...timeSource.notes], ctx);
+  const clock = clockStartingAt(time, ctx.services.clock);
+  const simulation = await ctx.services.startSimulation(loaded.snapshot, { clock });
   try {
     const result = await scanCluster(simulation.connection, {
       ...settings,
+      now: time,
       clusterName: simulation.seed.clusterName,
       sources: simulatedSources(simulation.seed),
       knownGaps: loaded.snapshot.gaps.filter(isSetAsideGap),
       ...(loaded.snapshot.unreadFiles ? { unreadFiles: loaded.snapshot.unreadFiles } : {}),
       ...detectorsOf(ctx),
     });
-    return reportOf(result, simulation.seed.clusterName, simulation.connection.aws.region, ctx);
+    return { ...reportOf(result, simulation.seed.clusterName, simulation.connection.aws.region, ctx), timeSource };
   } finally {
     await simulation.close();
   }

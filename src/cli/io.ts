@@ -77,23 +77,18 @@ export function printNotices(notices: readonly string[], ctx: CliContext): void 
   for (const notice of notices) writeNote(ctx, `note: ${visibleLine(notice)}`);
 }
 
-/** What prose is wrapped to when neither COLUMNS nor a terminal gives a width (a pipe, a file, a CI log). */
-export const DEFAULT_WIDTH = 100;
+/**
+ * What help and prose are wrapped to when neither COLUMNS nor a terminal gives a width (a pipe, a
+ * file, a CI log): one default for both, kubectl's and a pager's usual 80 (docs/usage.md "Help and width").
+ */
+export const DEFAULT_WIDTH = 80;
 
 /**
- * The width a stream's prose is wrapped to: COLUMNS (when a positive integer), else the terminal's
- * own width, else DEFAULT_WIDTH (a pipe or a file has no width).
+ * The width a stream's help and prose are wrapped to: COLUMNS (when a positive integer), else the
+ * terminal's own width, else DEFAULT_WIDTH (a pipe or a file has no width).
  */
 export function outputWidth(stream: OutputStream, terminal: TerminalEnvironment): number {
   return givenWidth(stream, terminal) ?? DEFAULT_WIDTH;
-}
-
-/** What help is wrapped to without COLUMNS or a terminal: the width help texts are read at. */
-export const HELP_DEFAULT_WIDTH = 80;
-
-/** `--help`'s width: COLUMNS, else the terminal's, else 80 (docs/usage.md, "Help and width"). */
-export function helpWidth(stream: OutputStream, terminal: TerminalEnvironment): number {
-  return givenWidth(stream, terminal) ?? HELP_DEFAULT_WIDTH;
 }
 
 function givenWidth(stream: OutputStream, terminal: TerminalEnvironment): number | undefined {

@@ -8,7 +8,7 @@ import { sandboxCommand } from './commands/sandbox.ts';
 import { scanCommand } from './commands/scan.ts';
 import { snapshotCommand } from './commands/snapshot.ts';
 import { reportError } from './errors.ts';
-import { helpWidth } from './io.ts';
+import { outputWidth } from './io.ts';
 import { wrapHelp } from './render/help.ts';
 import { didYouMean } from './suggest.ts';
 import { DEFAULT_SERVICES, processIO, writeLines } from './io.ts';
@@ -126,7 +126,7 @@ function help(rest: string[], io: CliIO, program: string): number {
 
 /** Help as the user typed the program, wrapped to the terminal (render/help.ts). */
 function writeHelp(stream: OutputStream, text: string, io: CliIO, program: string): void {
-  writeLines(stream, wrapHelp(asInvoked(text, program), helpWidth(stream, io.terminal)));
+  writeLines(stream, wrapHelp(asInvoked(text, program), outputWidth(stream, io.terminal)));
 }
 
 function findCommand(name: string): Command {

@@ -8,7 +8,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClusterSnapshot } from '../domain/snapshot.ts';
-import type { Clock } from '../ports/clock.ts';
+import { clockStartingAt, SYSTEM_CLOCK } from '../ports/clock.ts';
 import { inMemoryAws } from './in-memory-aws.ts';
 import { simulatedKarpenter } from './karpenter-controller.ts';
 import { startKubeApiServer, type SimulatedKubeApi } from './kube-api-server.ts';
@@ -33,12 +33,7 @@ export interface Sandbox {
 }
 
 export async function startSandbox(seed: ClusterSnapshot, options: SandboxOptions = {}): Promise<Sandbox> {
-  const started = Date.now();
-  const offset = options.capturedAt ? options.capturedAt.getTime() - started : 0;
-  const clock: Clock = {
-    now: () => new Date(Date.now() + offset),
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-  };
+  const clock = options.capturedAt ? clockStartingAt(options.capturedAt) : SYSTEM_CLOCK;
   const store = storeFromSnapshot(seed);
   const reactor = simulatedKarpenter({ store, aws: inMemoryAws(seed), clock });
   const kubeApi = await startKubeApiServer(store, { reactor, now: clock.now });

@@ -16,6 +16,7 @@ import { simulatedSources, startSimulation, type Simulation } from '../../src/si
 import { loadSnapshot } from '../../src/snapshot/load.ts';
 import { analyze } from '../../src/usecases/analyze.ts';
 import { scanCluster } from '../../src/usecases/scan-cluster.ts';
+import { run } from '../unit/cli/cli-harness.ts';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 const NAMES = readdirSync(EXAMPLES, { withFileTypes: true })
@@ -60,6 +61,26 @@ describe('every example: scan --simulate gives the report scan --from gives', ()
 
     if (name !== 'healthy') expect(fromFiles.findings.length).toBeGreaterThan(0);
     expect(comparable(live)).toEqual(comparable(fromFiles));
+  });
+});
+
+/** `scan MODE EXAMPLE -o json` as a user types it, without --now, the wall clock at `wallClock`. */
+async function scanJson(mode: '--from' | '--simulate', name: string, wallClock: Date): Promise<Report> {
+  const result = await run(['scan', mode, `${EXAMPLES}${name}`, '-o', 'json'], { services: { clock: () => wallClock } });
+  return JSON.parse(result.stdout) as Report;
+}
+
+describe('every example, without --now, a week after it was captured: scan --simulate judges at the time scan --from finds', () => {
+  const weekLater = new Date(Date.parse(EXAMPLES_NOW) + 7 * 86_400_000);
+
+  it.each(NAMES)('%s', async (name) => {
+    const fromFiles = await scanJson('--from', name, weekLater);
+    const simulated = await scanJson('--simulate', name, weekLater);
+
+    expect(simulated.timeSource?.source).not.toBe('wall-clock');
+    expect(simulated.timeSource).toEqual(fromFiles.timeSource);
+    expect(simulated.generatedAt).toBe(fromFiles.generatedAt);
+    expect(comparable(simulated).findings).toEqual(comparable(fromFiles).findings);
   });
 });
 

@@ -48,7 +48,7 @@ Serves each bundled example under examples/ (captured kubectl / aws CLI output o
 as a simulated cluster (a Kubernetes API on 127.0.0.1 and in-memory AWS), scans it with --apply
 and tells what was found, why, and what was fixed, starting with ${HEADLINE_EXAMPLE} (the
 controller deadlocked on Fargate, fixed by a restart). No cloud account needed; only the
-simulation changes. Prose fits the terminal (COLUMNS, else its width, else 100 columns); commands
+simulation changes. Prose fits the terminal (COLUMNS, else its width, else 80 columns); commands
 are never wrapped. Each example can be rerun on its own with:
   karpenter-sentinel scan --simulate examples/NAME --apply     (or offline: scan --from examples/NAME)
 

@@ -3,13 +3,18 @@ import { isAbsolute, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { UsageError } from '../../domain/errors.ts';
+import { toIsoSeconds } from '../../domain/kube-helpers.ts';
 import { shellQuote, shellWords } from '../../domain/shell.ts';
 import { visibleLine } from '../../domain/visible.ts';
-import { instantOf, stringOf } from '../args.ts';
+import { instantOf } from '../args.ts';
 import { printNotices, writeLines } from '../io.ts';
 import type { CliContext } from '../io.ts';
+import { describeTimeSource } from '../render/format.ts';
+import type { LoadResult } from '../../snapshot/load.ts';
+import { judgeCaptureTime } from '../../snapshot/capture-time.ts';
 import type { Command } from './command.ts';
 import { EXAMPLES_NOW } from './demo.ts';
+import { docReference } from '../doc-path.ts';
 
 const OPTIONS = {
   now: { type: 'string' },
@@ -28,7 +33,7 @@ changes stay in the sandbox and are gone when it stops.
 
   --now ISO-8601               the capture's time: the sandbox clock starts there and runs on, so ages
                                read as when captured (default: ${EXAMPLES_NOW} for a bundled example,
-                               else now)
+                               else the capture's own time as scan finds it, see ${docReference('capture.md')})
 
 Exit codes: 0 stopped with Ctrl-C (SIGINT) or SIGTERM, 2 usage error or nothing could be read.`;
 
@@ -41,15 +46,15 @@ export const sandboxCommand: Command = {
     if (positionals.length === 0)
       throw new UsageError('sandbox needs a capture folder or a bundled example name (see karpenter-sentinel help sandbox)');
     const inputs = await Promise.all(positionals.map((p) => resolveInput(p, ctx)));
-    const examplesOnly = inputs.every((i) => i.example);
-    const capturedAt = instantOf('now', values.now, () => (examplesOnly ? new Date(EXAMPLES_NOW) : ctx.services.clock()));
+    const nowOption = values.now === undefined ? undefined : instantOf('now', values.now, ctx.services.clock);
     const loaded = await ctx.services.loadSnapshot(inputs.map((i) => i.path));
-    printNotices(loaded.notices, ctx);
+    const start = startTime(nowOption, inputs, loaded, ctx);
+    printNotices([...loaded.notices, ...start.notes], ctx);
     const { startSandbox } = await import('../../simulator/sandbox.ts');
-    const sandbox = await startSandbox(loaded.snapshot, { capturedAt });
+    const sandbox = await startSandbox(loaded.snapshot, { capturedAt: start.time });
     try {
-      const now = stringOf(values.now) ?? (examplesOnly ? EXAMPLES_NOW : undefined);
-      writeLines(ctx.io.stdout, instructions({ ...sandbox, url: sandbox.kubeApi.url, typed: inputs.map((i) => i.shown), now }));
+      const typed = inputs.map((i) => i.shown);
+      writeLines(ctx.io.stdout, instructions({ ...sandbox, ...start, url: sandbox.kubeApi.url, typed }));
       await untilStopped();
     } finally {
       await sandbox.close();
@@ -65,6 +70,36 @@ function parseSandboxArgs(args: readonly string[]) {
   } catch (err) {
     throw new UsageError(`sandbox: ${err instanceof Error ? err.message : String(err)} (see karpenter-sentinel help sandbox)`);
   }
+}
+
+interface StartTime {
+  time: Date;
+  /** Where it came from, in words. */
+  source: string;
+  /** The `--now` the printed scan line needs to judge at the same time; none when the scan finds it itself. */
+  now: string | undefined;
+  notes: string[];
+}
+
+/**
+ * The sandbox clock's start: --now, else the examples' capture time for bundled examples (their
+ * files hold only timestamps, up to 40 minutes before it: the demo and their expected findings
+ * are at ${EXAMPLES_NOW}), else the capture's time as `scan --from` and `scan --simulate` find it.
+ */
+function startTime(nowOption: Date | undefined, inputs: readonly Input[], loaded: LoadResult, ctx: CliContext): StartTime {
+  if (!nowOption && inputs.every((i) => i.example)) {
+    return { time: new Date(EXAMPLES_NOW), source: 'when the bundled examples were captured', now: EXAMPLES_NOW, notes: [] };
+  }
+  const { time, timeSource } = judgeCaptureTime({
+    ...(nowOption ? { nowOption } : {}),
+    recorded: loaded.recordedTimes ?? [],
+    snapshot: loaded.snapshot,
+    wallClock: ctx.services.clock(),
+  });
+  // The scan finds a recorded time or timestamp itself; the wall clock will have moved on by then.
+  const exact = time.toISOString().replace('.000Z', 'Z');
+  const now = timeSource.source === 'now-option' || timeSource.source === 'wall-clock' ? exact : undefined;
+  return { time, source: describeTimeSource(timeSource), now, notes: timeSource.notes };
 }
 
 interface Input {
@@ -107,6 +142,8 @@ interface Shown {
   context: string;
   clusterName: string;
   typed: readonly string[];
+  time: Date;
+  source: string;
   now: string | undefined;
 }
 
@@ -116,6 +153,7 @@ function instructions(s: Shown): string {
   const scan = shellWords(['karpenter-sentinel', 'scan', '--simulate', ...s.typed, ...(s.now ? ['--now', s.now] : [])]);
   return `Sandbox: ${visibleLine(s.typed.join(' '))} (cluster ${visibleLine(s.clusterName)}) served at ${s.url}
 Context: ${s.context}
+Time: ${toIsoSeconds(s.time)}, ${s.source}; the sandbox clock starts there and runs on
 Kubeconfig: ${kubeconfig} (removed when the sandbox stops; ~/.kube/config is not touched)
 
 Use it in this shell:

@@ -82,8 +82,8 @@ Input:
                                (also KUBE_READ_LIMITS; names and defaults in ${docReference('usage.md')})
   --simulate PATH...           serve captured files as a cluster (fake Kubernetes API on 127.0.0.1, in-memory AWS)
   --apply                      carry out the planned remediations (live and simulated scans; default: dry run)
-  --now ISO-8601               the time to judge ages against, e.g. 2026-01-01T00:00:00Z (default: --from: the capture's
-                               own time, see ${docReference('capture.md')}; else now)
+  --now ISO-8601               the time to judge ages against, e.g. 2026-01-01T00:00:00Z (default: --from and
+                               --simulate: the capture's own time, see ${docReference('capture.md')}; live: now)
   --max-file-size SIZE         --from/--simulate: refuse a capture file holding more than this, unpacked (default ${formatByteSize(DEFAULT_MAX_FILE_BYTES).replace(' ', '')}; 512MiB, 2GiB, bytes)
 
 Thresholds (90s, 5m, 1h30m, or seconds):
@@ -99,7 +99,7 @@ Thresholds (90s, 5m, 1h30m, or seconds):
 
 Output:
   -o, --output FORMAT          table (default), json or markdown (also -ojson, -o=json, --output=json); the
-                               table's prose wraps to COLUMNS, else the terminal's width, else 100 (its
+                               table's prose wraps to COLUMNS, else the terminal's width, else 80 (its
                                commands never wrap)
   --fail-on SEVERITY           exit 1 when a finding is at or above: critical, warning (default), info, never
 
@@ -131,7 +131,7 @@ export const scanCommand: Command = {
     const { values } = parseFlags('scan', args, OPTIONS, ['from', 'simulate']);
     const output = choiceOf('output', values.output, OUTPUT_FORMATS, 'table');
     const failOn = choiceOf('fail-on', values['fail-on'], FAIL_ON_CHOICES, 'warning');
-    // Undefined without --now: a capture is judged at its own time (offline-scan.ts), a live cluster at the clock's.
+    // Undefined without --now: a capture, read or simulated, is judged at its own time (capture-time.ts), a live cluster at the clock's.
     const nowOption = values.now === undefined ? undefined : instantOf('now', values.now, ctx.services.clock);
     const detection: DetectionSettings = {
       controllerPendingMs: durationOf('controller-pending', values['controller-pending'], d.controllerPendingMs),
@@ -152,14 +152,14 @@ export const scanCommand: Command = {
     checkModeFlags(from, simulate, values);
     const settings = { detection, actions: actionsFor(values.apply === true, maxTerminationsPerRun) };
     const capture = { ...(clusterName ? { clusterName } : {}), ...(maxFileBytes ? { maxFileBytes } : {}) };
-    const now = nowOption ?? ctx.services.clock();
+    const given = nowOption ? { now: nowOption } : {};
 
     const report =
       from.length > 0
-        ? await scanCapture(from, { ...settings, ...capture, ...(nowOption ? { now: nowOption } : {}) }, ctx)
+        ? await scanCapture(from, { ...settings, ...capture, ...given }, ctx)
         : simulate.length > 0
-          ? await scanSimulation(simulate, { ...settings, ...capture, now }, ctx)
-          : await scanLiveCluster(await liveTarget(values, ctx), { ...settings, now }, ctx);
+          ? await scanSimulation(simulate, { ...settings, ...capture, ...given }, ctx)
+          : await scanLiveCluster(await liveTarget(values, ctx), { ...settings, now: nowOption ?? ctx.services.clock() }, ctx);
     const outcome = { code: exitCodeFor(report, failOn), failOn };
     const colour = colourEnabled(ctx.io.stdout, ctx.io.terminal);
     writeLines(

@@ -1,6 +1,6 @@
 import type { Severity } from '../../domain/codes.ts';
 import type { Remediation, ResourceRef } from '../../domain/finding.ts';
-import type { Report, TimeSourceKind } from '../../domain/report.ts';
+import type { Report, TimeSource, TimeSourceKind } from '../../domain/report.ts';
 import type { FailOn } from '../args.ts';
 import { visibleLine, visibleText } from '../../domain/visible.ts';
 
@@ -93,11 +93,12 @@ const TIME_SOURCE_WORDS: Record<TimeSourceKind, string> = {
 
 /** `time: the capture's, from SNAPSHOT.md (capture/SNAPSHOT.md: Taken at ...)`; undefined when the report does not say. */
 export function timeSourceLine(report: Report): string | undefined {
-  const time = report.timeSource;
-  if (!time) return undefined;
-  return time.source === 'now-option'
-    ? `time: ${TIME_SOURCE_WORDS[time.source]}`
-    : `time: ${TIME_SOURCE_WORDS[time.source]} (${time.detail})`;
+  return report.timeSource ? `time: ${describeTimeSource(report.timeSource)}` : undefined;
+}
+
+/** `the capture's, from SNAPSHOT.md (capture/SNAPSHOT.md: Taken at ...)`: where a judged time came from. */
+export function describeTimeSource(time: TimeSource): string {
+  return time.source === 'now-option' ? TIME_SOURCE_WORDS[time.source] : `${TIME_SOURCE_WORDS[time.source]} (${time.detail})`;
 }
 
 /** `nodeclaims: 403 Forbidden; pods: 2 objects set aside as malformed (see notes)`: what happened, per gap, on one line. */

@@ -3,7 +3,8 @@
  * two columns, a flag or command and, after two or more spaces, what it does; a line too wide is
  * broken at spaces only, its continuation under the description column so the flags stay in line.
  * When the description column leaves too little room, the description goes under its flag,
- * indented. A single word wider than the width (none in the help texts today) stays whole.
+ * indented, as it does when a word of it (a doc's absolute path) would not fit beside the flag.
+ * A single word wider than the width stays whole.
  */
 import { displayWidth, wrapLine } from './wrap.ts';
 
@@ -59,13 +60,19 @@ function wrapHelpLine(line: string, width: number): string[] {
   const indent = /^ */.exec(line)?.[0] ?? '';
   if (!entry) {
     // A continuation indented past the room left: under its entry, as its description went.
-    if (indent.length + MIN_DESCRIPTION <= width) return wrapLine(line, width, indent);
+    if (fitsBeside(indent.length, line, width)) return wrapLine(line, width, indent);
     const under = ' '.repeat(2 + UNDER);
     return wrapLine(under + line.trimStart(), width, under);
   }
   const [, lead = '', first = '', gap = '', description = ''] = entry;
   const column = displayWidth(lead + first + gap);
-  if (column + MIN_DESCRIPTION <= width) return wrapLine(line, width, ' '.repeat(column));
+  if (fitsBeside(column, description, width)) return wrapLine(line, width, ' '.repeat(column));
   const under = lead + ' '.repeat(UNDER);
   return [...wrapLine(lead + first, width, under), ...wrapLine(under + description, width, under)];
+}
+
+/** Room for a description at `column`: MIN_DESCRIPTION, and its longest word (a doc's absolute path) whole. */
+function fitsBeside(column: number, description: string, width: number): boolean {
+  const longest = Math.max(0, ...description.trim().split(/\s+/).map(displayWidth));
+  return column + Math.max(MIN_DESCRIPTION, longest) <= width;
 }

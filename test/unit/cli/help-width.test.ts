@@ -1,4 +1,5 @@
 /** `--help` fits the terminal: every help screen, at 80 and 60 columns, with flags still in line. */
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../src/cli/main.ts';
 import { wrapHelp } from '../../../src/cli/render/help.ts';
@@ -86,6 +87,18 @@ describe('help wrapped to the terminal', () => {
 
     expect(overWidth(text, 80)).toEqual([]);
     expect(overWidth(text, 79).length).toBeGreaterThan(0);
+  });
+
+  it('a report piped without COLUMNS wraps its prose at the width help does: one default for both', async () => {
+    const example = fileURLToPath(new URL('../../../examples/termination-stuck-pdb', import.meta.url));
+    const helpText = await help(['help', 'scan'], undefined);
+    const report = await help(['scan', '--from', example, '--fail-on', 'never'], undefined);
+    // Fix-step commands never wrap (a wrapped command pastes as two); everything else is prose.
+    const prose = report.split('\n').filter((line) => !/^\s+kubectl /.test(line));
+
+    expect(overWidth(helpText, 80)).toEqual([]);
+    expect(overWidth(prose.join('\n'), 80)).toEqual([]);
+    expect(overWidth(prose.join('\n'), 79).length).toBeGreaterThan(0);
   });
 
   it('puts a description under its entry when beside it would leave too little room', () => {

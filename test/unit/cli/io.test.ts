@@ -19,10 +19,10 @@ describe('outputWidth: the width prose is wrapped to', () => {
   });
 
   it(`is ${DEFAULT_WIDTH} when nothing says: a pipe, a file, a terminal that gives no width`, () => {
-    expect(DEFAULT_WIDTH).toBe(100);
-    expect(outputWidth(pipe, terminal({}))).toBe(100);
-    expect(outputWidth({ write: () => true, isTTY: false, columns: 60 }, terminal({}))).toBe(100);
-    expect(outputWidth(tty(undefined), terminal({}))).toBe(100);
-    expect(outputWidth(tty(0), terminal({}))).toBe(100);
+    expect(DEFAULT_WIDTH).toBe(80);
+    expect(outputWidth(pipe, terminal({}))).toBe(80);
+    expect(outputWidth({ write: () => true, isTTY: false, columns: 60 }, terminal({}))).toBe(80);
+    expect(outputWidth(tty(undefined), terminal({}))).toBe(80);
+    expect(outputWidth(tty(0), terminal({}))).toBe(80);
   });
 });

@@ -3,7 +3,7 @@
  * stops it cleanly and removes its kubeconfig, and bad input is one line and exit 2.
  */
 import { execFile, spawn } from 'node:child_process';
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { access, cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,6 +51,40 @@ describe('karpenter-sentinel sandbox', () => {
     expect(code).toBe(0);
     expect(output.stderr).toContain('sandbox stopped');
     await expect(access(kubeconfig)).rejects.toThrow();
+  });
+
+  it("a user's capture folder runs from the capture's own time: kubectl's AGE reads as on the day, and the printed scan line judges at that time", async () => {
+    const capture = join(home, 'capture');
+    await cp(fileURLToPath(new URL('../../../../examples/fargate-bootstrap-deadlock', import.meta.url)), capture, {
+      recursive: true,
+    });
+    const { child, output, exited } = sandbox(capture);
+    try {
+      await until(() => output.stdout.includes('Stop with Ctrl-C.'));
+      const kubeconfig = /^ {2}kubectl --kubeconfig (\S+) get pods -A$/m.exec(output.stdout)?.[1] ?? '';
+      const { stdout: pods } = await run('kubectl', ['--kubeconfig', kubeconfig, 'get', 'pods', '-A'], {
+        env: { ...process.env, HOME: home },
+        timeout: 20_000,
+      });
+      const scanLine = /^ {2}(karpenter-sentinel scan --simulate .*)$/m.exec(output.stdout)?.[1] ?? '';
+      const { stdout: json } = await run(
+        process.execPath,
+        [BIN, ...scanLine.split(' ').slice(1), '-o', 'json', '--fail-on', 'never'],
+        {
+          env: { ...process.env, HOME: home },
+          timeout: 60_000,
+        },
+      );
+
+      // The newest timestamp in the files is the FailedScheduling event's; the pods were created 35 minutes before it.
+      expect(output.stdout).toMatch(/^Time: 2026-01-01T00:55:12Z, the newest timestamp in the capture\b/m);
+      expect(pods).toMatch(/karpenter\s+karpenter-\S+\s+0\/1\s+Pending\s+0\s+3[5-9]m$/m);
+      expect(scanLine).toBe(`karpenter-sentinel scan --simulate ${capture}`);
+      expect(JSON.parse(json)).toMatchObject({ generatedAt: '2026-01-01T00:55:12Z', timeSource: { source: 'newest-timestamp' } });
+    } finally {
+      child.kill('SIGINT');
+      await exited;
+    }
   });
 
   it('a name that is neither a path nor an example is one line and exit 2', async () => {
