@@ -28,6 +28,8 @@ export interface LiveFlags {
   readLimits?: Partial<KubeReadLimits>;
   /** What else the command takes when there is no kubeconfig, for the error (`--from PATH...`). */
   otherwise?: string;
+  /** The announcement's first word: `scanning` unless the command does something else (`capturing`). */
+  verb?: string;
 }
 
 export interface ResolvedTarget {
@@ -97,7 +99,7 @@ export async function resolveLiveTarget(
   const profile = flags.profile ?? (sameCluster ? context.profile : undefined);
   const target = { clusterName, region, context: facts.name, ...(profile ? { profile } : {}), ...extras };
   const from = flags.cluster === undefined && context.clusterFrom ? ` (from ${context.clusterFrom})` : '';
-  return { target, announcement: `scanning ${where}: EKS cluster ${shown(target, from)}` };
+  return { target, announcement: `${flags.verb ?? 'scanning'} ${where}: EKS cluster ${shown(target, from)}` };
 }
 
 function shown(target: LiveTarget, from = ''): string {
