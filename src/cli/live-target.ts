@@ -91,6 +91,12 @@ export async function resolveLiveTarget(
       `cannot tell which EKS cluster ${where} (server ${visibleLine(facts.server)}) is for: pass --cluster NAME (and --region REGION)`,
     );
   }
+  if (flags.cluster !== undefined && context.cluster !== undefined && flags.cluster !== context.cluster) {
+    // Else the scan would read Y's Kubernetes API and X's AWS resources: the capture script refuses too.
+    throw new UsageError(
+      `${where} is EKS cluster ${visibleLine(context.cluster)} (from ${context.clusterFrom ?? 'the context'}), not ${visibleLine(clusterName)}: pass --context for ${visibleLine(clusterName)}'s, or --cluster ${visibleLine(context.cluster)}`,
+    );
+  }
   const sameCluster = flags.cluster === undefined || flags.cluster === context.cluster;
   const region = flags.region ?? (sameCluster ? context.region : undefined) ?? environment.region;
   if (!region) {
