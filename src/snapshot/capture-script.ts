@@ -8,11 +8,7 @@ import { UsageError } from '../domain/errors.ts';
 import { shellQuote } from '../domain/shell.ts';
 import { PREFLIGHT } from './capture-script-preflight.ts';
 import { REDACT_FUNCTION } from './capture-script-redact.ts';
-
-/** EKS cluster names: a letter or digit, then letters, digits, `-` and `_`, at most 100. */
-const CLUSTER_NAME = /^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/;
-/** `us-east-1`, `eu-central-1`, `us-gov-west-1`, `cn-north-1`, `ap-southeast-5`. */
-const REGION = /^[a-z]{2}(?:-[a-z]+)+-\d{1,2}$/;
+import { isAwsRegion, isEksClusterName } from '../domain/aws.ts';
 
 export interface CaptureScriptOptions {
   cluster?: string;
@@ -20,10 +16,10 @@ export interface CaptureScriptOptions {
 }
 
 export function checkCaptureScriptOptions(options: CaptureScriptOptions): void {
-  if (options.cluster !== undefined && !CLUSTER_NAME.test(options.cluster)) {
+  if (options.cluster !== undefined && !isEksClusterName(options.cluster)) {
     throw new UsageError('--cluster must be an EKS cluster name (letters, digits, - and _, starting with a letter or digit)');
   }
-  if (options.region !== undefined && !REGION.test(options.region)) {
+  if (options.region !== undefined && !isAwsRegion(options.region)) {
     throw new UsageError('--region must be an AWS region such as us-east-1');
   }
 }
