@@ -9,6 +9,7 @@ import { shellQuote } from '../domain/shell.ts';
 import { PREFLIGHT } from './capture-script-preflight.ts';
 import { REDACT_FUNCTION } from './capture-script-redact.ts';
 import { isAwsRegion, isEksClusterName } from '../domain/aws.ts';
+import { CAPTURED_AT_FILE } from './capture-time.ts';
 
 export interface CaptureScriptOptions {
   cluster?: string;
@@ -166,7 +167,7 @@ case $vpc in
 esac
 
 echo "left out, as snapshot does: $left_out_values env values, $left_out_annotations annotations copying a whole object"
-date -u +%Y-%m-%dT%H:%M:%SZ >"$out/captured-at.txt" # when the reads ended: scan --from judges ages at it (docs/capture.md)
+date -u +%Y-%m-%dT%H:%M:%SZ >"$out/${CAPTURED_AT_FILE}" # when the reads ended: scan --from judges ages at it (docs/capture.md)
 tar czf "$out.tgz" "$out" && echo "packed $out.tgz (to share; scan --from reads the folder)"
 echo "$failed command(s) failed; their errors were saved and are read as gaps."
 echo "next: karpenter-sentinel scan --from $out --cluster $cluster"
