@@ -21,12 +21,9 @@ if (!fromSources) {
   const { enableCompileCache } = await import('node:module');
   enableCompileCache?.();
 }
-const { runCli } = await import(fromSources ? '../src/cli/main.ts' : '../dist/cli/karpenter-sentinel.mjs');
+const { runCli, programName } = await import(fromSources ? '../src/cli/main.ts' : '../dist/cli/karpenter-sentinel.mjs');
 // Installed as `kubectl-sentinel` too (package.json bin): kubectl runs that for `kubectl sentinel`,
-// and the usage then says what the user types (as src/cli/binary.ts does for the single executable).
-const { basename } = await import('node:path');
-const invoked = basename(process.argv[1] ?? '').replace(/\.(c|m)?js$/, '');
-const options = invoked.startsWith('kubectl-')
-  ? { program: `kubectl ${invoked.slice('kubectl-'.length).replaceAll('_', '-')}` }
-  : {};
+// and the usage then says what the user types (src/cli/program-name.ts, shared with the executable).
+const program = programName(process.argv[1] ?? '');
+const options = program === 'karpenter-sentinel' ? {} : { program };
 process.exitCode = await runCli(process.argv.slice(2), undefined, {}, options);

@@ -7,10 +7,11 @@
  * them once per version into a private folder under the temporary directory; the build points
  * the bundle's `import.meta.url` at that folder, so every such read finds its file.
  */
+import { programName } from './program-name.ts';
 import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { getAsset } from 'node:sea';
 import { pathToFileURL } from 'node:url';
 
@@ -22,12 +23,6 @@ type BundledFiles = Record<string, string>;
 
 const FILES_ASSET = 'files.json';
 const COMPLETE = '.complete';
-
-/** kubectl runs `kubectl-sentinel` for `kubectl sentinel`: the usage says what the user types. */
-function programName(executable: string): string {
-  const name = basename(executable).replace(/\.exe$/i, '');
-  return name.startsWith('kubectl-') ? `kubectl ${name.slice('kubectl-'.length).replaceAll('_', '-')}` : 'karpenter-sentinel';
-}
 
 function unpack(root: string): void {
   const files = JSON.parse(getAsset(FILES_ASSET, 'utf8')) as BundledFiles;

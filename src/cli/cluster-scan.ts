@@ -5,7 +5,8 @@ import { clockStartingAt } from '../ports/clock.ts';
 import { judgeCaptureTime } from '../snapshot/capture-time.ts';
 import { simulatedSources } from '../simulator/simulated-sources.ts';
 import { scanCluster, type ScanClusterResult } from '../usecases/scan-cluster.ts';
-import { ClusterNotFoundError, ClusterUnreadableError, clusterNotFoundText } from '../domain/errors.ts';
+import { goneClusterNote } from '../domain/cluster-gone.ts';
+import { ClusterUnreadableError } from '../domain/errors.ts';
 import type { CliContext } from './io.ts';
 import type { LiveTarget } from './live-target.ts';
 
@@ -80,16 +81,13 @@ export async function scanSimulation(
 
 /**
  * A scan that read nothing of the cluster is an error (exit 2), never an empty "no findings" report;
- * so is one of a cluster EKS does not know, unless instances are still tagged for it (a deleted
- * cluster's orphans): their report comes with one note that the cluster itself does not exist.
+ * a cluster EKS does not know follows the rule every mode shares (goneClusterNote).
  */
 function reportOf(result: ScanClusterResult, clusterName: string, region: string, ctx: CliContext): Report {
   printNotices(result.notices, ctx);
   if (result.unreadable) throw new ClusterUnreadableError(clusterName, result.unreadable);
-  if (result.snapshot.cluster?.gone === true) {
-    if (result.report.findings.length === 0) throw new ClusterNotFoundError(clusterName, region);
-    printNotices([clusterNotFoundText(clusterName, region)], ctx);
-  }
+  const gone = goneClusterNote(result.snapshot, result.report, region);
+  if (gone !== undefined) printNotices([gone], ctx);
   return result.report;
 }
 

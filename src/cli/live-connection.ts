@@ -13,11 +13,11 @@ import { connectToEks } from '../adapters/kubernetes/connect-eks.ts';
 import type { KubernetesApi } from '../adapters/kubernetes/kubernetes-api.ts';
 import { KubeUnreachableError } from '../ports/errors.ts';
 import type { ClusterConnection } from '../ports/cluster.ts';
-import type { LiveTarget } from './live-target.ts';
+import { noAwsRegionError, type LiveTarget } from './live-target.ts';
 
 export async function connectLive(target: LiveTarget, environment = readCliCloudEnvironment()): Promise<ClusterConnection> {
   const region = target.region ?? environment.region;
-  if (!region) throw new UsageError('no AWS region: pass --region REGION or set AWS_REGION');
+  if (!region) throw noAwsRegionError(target.clusterName);
   // One credential chain for the SDK clients and the EKS token: SSO or assume-role resolves once.
   // --profile as the AWS CLI's: the credential chain reads that profile (SSO, assume-role, keys).
   const credentials = defaultProvider(target.profile ? { profile: target.profile } : {});

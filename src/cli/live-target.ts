@@ -28,6 +28,8 @@ export interface LiveFlags {
   readLimits?: Partial<KubeReadLimits>;
   /** What else the command takes when there is no kubeconfig, for the error (`--from PATH...`). */
   otherwise?: string;
+  /** The announcement's first word: `scanning` unless the command does something else (`capturing`). */
+  verb?: string;
 }
 
 export interface ResolvedTarget {
@@ -45,6 +47,19 @@ export type ContextReader = (selection: { kubeconfigPath?: string; context?: str
 const readContext: ContextReader = async (selection) =>
   (await import('../adapters/kubernetes/kubeconfig-file.ts')).kubeContextFacts(selection);
 
+/** The AWS shared config's region for a profile (undefined: AWS_PROFILE, else `default`), as the SDK reads it. */
+export type ConfigRegionReader = (profile: string | undefined) => Promise<string | undefined>;
+
+const readConfigRegion: ConfigRegionReader = async (profile) =>
+  (await import('../adapters/aws/shared-config-region.ts')).sharedConfigRegion(profile);
+
+/** The one "no AWS region" line of every live command. */
+export function noAwsRegionError(clusterName: string): UsageError {
+  return new UsageError(
+    `no AWS region for cluster ${visibleLine(clusterName)}: pass --region REGION, set AWS_REGION, or set one in the AWS config (aws configure set region REGION)`,
+  );
+}
+
 /**
  * The cluster a live command reaches, as kubectl would (docs/usage.md, "kubectl plugin and the
  * current context"): `--cluster` alone keeps the EKS-token path; otherwise the kubeconfig context
@@ -55,21 +70,27 @@ export async function resolveLiveTarget(
   flags: LiveFlags,
   environment: CliCloudEnvironment = readCliCloudEnvironment(),
   reader: ContextReader = readContext,
+  configRegion: ConfigRegionReader = readConfigRegion,
 ): Promise<ResolvedTarget> {
   const extras = {
     ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
     ...(flags.readLimits ? { readLimits: flags.readLimits } : {}),
   };
+  const verb = flags.verb ?? 'scanning';
   if (flags.cluster !== undefined && flags.context === undefined && flags.kubeconfig === undefined) {
-    // No region here is connectLive's one-line error, as before the kubeconfig path existed.
-    const region = flags.region ?? environment.region;
+    const given = flags.region ?? environment.region;
+    const region = given ?? (await configRegion(flags.profile));
+    // No region at all is connectLive's noAwsRegionError, as before the kubeconfig path existed.
     const target = {
       clusterName: flags.cluster,
       ...(region ? { region } : {}),
       ...(flags.profile ? { profile: flags.profile } : {}),
       ...extras,
     };
-    return { target };
+    // --cluster alone says it all, unless the region came from the AWS config: then say so.
+    return given === undefined && region !== undefined
+      ? { target, announcement: `${verb} EKS cluster ${shown(target, '', configNote(target))}` }
+      : { target };
   }
   const kubeconfigPath = flags.kubeconfig ?? environment.kubeconfig;
   const facts = await reader({
@@ -89,19 +110,32 @@ export async function resolveLiveTarget(
       `cannot tell which EKS cluster ${where} (server ${visibleLine(facts.server)}) is for: pass --cluster NAME (and --region REGION)`,
     );
   }
-  const sameCluster = flags.cluster === undefined || flags.cluster === context.cluster;
-  const region = flags.region ?? (sameCluster ? context.region : undefined) ?? environment.region;
-  if (!region) {
-    throw new UsageError(`no AWS region for cluster ${clusterName}: ${where} names none; pass --region REGION or set AWS_REGION`);
+  if (flags.cluster !== undefined && context.cluster !== undefined && flags.cluster !== context.cluster) {
+    // Else the scan would read Y's Kubernetes API and X's AWS resources: the capture script refuses too.
+    throw new UsageError(
+      `${where} is EKS cluster ${visibleLine(context.cluster)} (from ${context.clusterFrom ?? 'the context'}), not ${visibleLine(clusterName)}: pass --context for ${visibleLine(clusterName)}'s, or --cluster ${visibleLine(context.cluster)}`,
+    );
   }
+  const sameCluster = flags.cluster === undefined || flags.cluster === context.cluster;
   const profile = flags.profile ?? (sameCluster ? context.profile : undefined);
+  const given = flags.region ?? (sameCluster ? context.region : undefined) ?? environment.region;
+  const region = given ?? (await configRegion(profile));
+  if (region === undefined) throw noAwsRegionError(clusterName);
   const target = { clusterName, region, context: facts.name, ...(profile ? { profile } : {}), ...extras };
   const from = flags.cluster === undefined && context.clusterFrom ? ` (from ${context.clusterFrom})` : '';
-  return { target, announcement: `scanning ${where}: EKS cluster ${shown(target, from)}` };
+  const note = given === undefined ? configNote(target) : '';
+  return { target, announcement: `${verb} ${where}: EKS cluster ${shown(target, from, note)}` };
 }
 
-function shown(target: LiveTarget, from = ''): string {
+/** Where a region read from the AWS shared config came from, for the announcement. */
+function configNote(target: LiveTarget): string {
+  return target.profile
+    ? ` (region from the AWS config of profile ${visibleLine(target.profile)})`
+    : ' (region from the AWS config)';
+}
+
+function shown(target: LiveTarget, from = '', regionNote = ''): string {
   const profile = target.profile ? `, AWS profile ${visibleLine(target.profile)}` : '';
-  const region = target.region ? ` in ${visibleLine(target.region)}` : '';
+  const region = target.region ? ` in ${visibleLine(target.region)}${regionNote}` : '';
   return `${visibleLine(target.clusterName)}${from}${region}${profile}`;
 }

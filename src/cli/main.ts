@@ -15,6 +15,8 @@ import { DEFAULT_SERVICES, processIO, writeLines } from './io.ts';
 import type { CliContext, CliIO, CliServices, OutputStream } from './io.ts';
 
 export type { CliIO } from './io.ts';
+// bin/karpenter-sentinel.js names the program as binary.ts does (from the sources or the bundle).
+export { programName } from './program-name.ts';
 
 const PROGRAM = 'karpenter-sentinel';
 

@@ -1,3 +1,4 @@
+import { goneClusterNote } from '../domain/cluster-gone.ts';
 import { SEVERITY_RANK } from '../domain/codes.ts';
 import type { Report } from '../domain/report.ts';
 import type { ActionSettings, DetectionSettings } from '../domain/settings.ts';
@@ -31,13 +32,15 @@ export async function scanCapture(paths: readonly string[], settings: OfflineSca
     snapshot,
     wallClock: ctx.services.clock(),
   });
-  printNotices([...notices, ...timeSource.notes], ctx);
   const report = analyze(snapshot, {
     detection: settings.detection,
     actions: settings.actions,
     now: time,
     ...(ctx.services.detectors ? { detectors: ctx.services.detectors } : {}),
   });
+  // As live: a capture's region is not known for sure, so the line names none.
+  const gone = goneClusterNote(snapshot, report);
+  printNotices([...notices, ...timeSource.notes, ...(gone === undefined ? [] : [gone])], ctx);
   return { ...report, timeSource };
 }
 

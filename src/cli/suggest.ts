@@ -5,7 +5,7 @@
  */
 const MAX_EDITS = 2;
 
-export function nearestName(typed: string, known: readonly string[]): string | undefined {
+function nearestName(typed: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = MAX_EDITS + 1;
   let tie = false;
@@ -24,7 +24,7 @@ export function didYouMean(typed: string, known: readonly string[]): string {
 }
 
 /** Levenshtein distance (insert, delete, substitute), over code points; long input is cut short. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const [x, y] = [[...a.slice(0, 200)], [...b.slice(0, 200)]];
   let previous = Array.from({ length: y.length + 1 }, (_, j) => j);
   for (let i = 1; i <= x.length; i++) {

@@ -23,6 +23,11 @@ export function isEksClusterName(name: string): boolean {
   return /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/.test(name);
 }
 
+/** An AWS region's name: `us-east-1`, `eu-central-1`, `us-gov-west-1`, `cn-north-1`, `ap-southeast-5`. */
+export function isAwsRegion(name: string): boolean {
+  return /^[a-z]{2}(?:-[a-z]+)+-\d{1,2}$/.test(name);
+}
+
 /** Region of an EKS cluster ARN (`arn:aws:eks:us-east-1:111122223333:cluster/x` → us-east-1). */
 export function regionOfClusterArn(arn: string | undefined): string | undefined {
   return arn ? /^arn:[a-z-]+:eks:([a-z0-9-]+):/.exec(arn)?.[1] : undefined;

@@ -5,7 +5,7 @@
  * `arn:aws:eks:REGION:ACCOUNT:cluster/NAME`, an eksctl-style `NAME.REGION.eksctl.io`, and the
  * region of an `https://….REGION.eks.amazonaws.com` server. Pure: the kubeconfig is read elsewhere.
  */
-import { isEksClusterName } from './aws.ts';
+import { isAwsRegion, isEksClusterName, regionOfClusterArn } from './aws.ts';
 
 /** What a kubeconfig context says about itself (adapters/kubernetes/kubeconfig-file.ts reads it). */
 export interface KubeContextFacts {
@@ -27,8 +27,7 @@ export interface EksContextTarget {
   clusterFrom?: string;
 }
 
-const REGION = /^[a-z]{2}(?:-[a-z]+)+-\d{1,2}$/;
-const ARN = /^arn:aws[a-z-]*:eks:([a-z0-9-]+):\d{12}:cluster\/([^/]+)$/;
+const ARN = /^arn:aws[a-z-]*:eks:[a-z0-9-]+:\d{12}:cluster\/([^/]+)$/;
 const EKSCTL = /(?:^|@)([0-9A-Za-z][A-Za-z0-9_-]*)\.([a-z]{2}(?:-[a-z]+)+-\d{1,2})\.eksctl\.io$/;
 const EKS_SERVER = /^https:\/\/[^/]+\.([a-z]{2}(?:-[a-z]+)+-\d{1,2})\.eks\.amazonaws\.com(?:\.cn)?(?::\d+)?\/?$/;
 
@@ -76,10 +75,10 @@ function execTarget(exec: KubeContextFacts['exec']): EksContextTarget | undefine
 }
 
 function arnTarget(name: string): EksContextTarget | undefined {
-  const match = ARN.exec(name);
-  if (!match || !isEksClusterName(match[2] as string)) return undefined;
-  const region = regionOf(match[1]);
-  return { cluster: match[2] as string, clusterFrom: 'its EKS cluster ARN', ...(region ? { region } : {}) };
+  const cluster = ARN.exec(name)?.[1];
+  if (cluster === undefined || !isEksClusterName(cluster)) return undefined;
+  const region = regionOf(regionOfClusterArn(name));
+  return { cluster, clusterFrom: 'its EKS cluster ARN', ...(region ? { region } : {}) };
 }
 
 function eksctlTarget(name: string): EksContextTarget | undefined {
@@ -90,5 +89,5 @@ function eksctlTarget(name: string): EksContextTarget | undefined {
 
 function regionOf(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
-  return trimmed && REGION.test(trimmed) ? trimmed : undefined;
+  return trimmed && isAwsRegion(trimmed) ? trimmed : undefined;
 }

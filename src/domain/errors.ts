@@ -31,15 +31,19 @@ export class ClusterUnreadableError extends SentinelError {
   }
 }
 
-/** One line for the log and the CLI: where EKS was asked, and what it may mean. */
-export function clusterNotFoundText(cluster: string, region: string): string {
-  return `cluster ${cluster} does not exist in ${region} for this AWS account (EKS DescribeCluster: ResourceNotFoundException): a typo, another region or account, or deleted`;
+/**
+ * One line for the log and the CLI: where EKS was asked, and what it may mean. Without a region
+ * (a capture whose region is only guessed, or not known) none is named: a guess is not a fact.
+ */
+export function clusterNotFoundText(cluster: string, region?: string): string {
+  const where = region === undefined ? '' : ` in ${region}`;
+  return `cluster ${cluster} does not exist${where} for this AWS account (EKS DescribeCluster: ResourceNotFoundException): a typo, another region or account, or deleted`;
 }
 
-/** A live scan of a cluster EKS does not know, that found nothing tagged for it either: exit 2, one line. */
 export class ClusterNotFoundError extends SentinelError {
-  constructor(cluster: string, region: string) {
-    super(`${clusterNotFoundText(cluster, region)}; the region's clusters: aws eks list-clusters --region ${shellQuote(region)}`);
+  constructor(cluster: string, region?: string) {
+    const list = region === undefined ? 'aws eks list-clusters' : `aws eks list-clusters --region ${shellQuote(region)}`;
+    super(`${clusterNotFoundText(cluster, region)}; the region's clusters: ${list}`);
   }
 }
 

@@ -16,8 +16,12 @@ lower() {
 }
 command -v awk >/dev/null 2>&1 || { echo "capture.sh: needs awk, to leave secrets out of what it saves" >&2; exit 2; }
 
-# The kubectl context, and the EKS cluster its name (or its cluster entry's, as aws eks
-# update-kubeconfig --alias leaves it) says: arn:PARTITION:eks:REGION:ACCOUNT:cluster/NAME.
+# The kubectl context, and the EKS cluster it is for, read as the CLI reads it (src/domain/eks-context.ts;
+# docs/usage.md, "kubectl plugin and the current context"), first source first: the user's
+# aws eks get-token --cluster-name NAME --region R (what aws eks update-kubeconfig writes) or
+# aws-iam-authenticator token -i NAME; an ARN-style cluster entry or context name,
+# arn:PARTITION:eks:REGION:ACCOUNT:cluster/NAME (aws eks update-kubeconfig --alias leaves the
+# entry's); eksctl's NAME.REGION.eksctl.io; for the region last, an https://….REGION.eks.amazonaws.com server.
 context=$(kubectl config current-context 2>/dev/null)
 if [ -z "$context" ]; then
   echo "capture.sh: kubectl has no current context: choose the cluster's with kubectl config use-context NAME" >&2
@@ -25,19 +29,75 @@ if [ -z "$context" ]; then
 fi
 context_cluster=$(kubectl config view --minify -o jsonpath='{.contexts[0].context.cluster}' 2>/dev/null)
 server=$(kubectl config view --minify -o jsonpath='{.clusters[0].cluster.server}' 2>/dev/null)
+exec_command=$(kubectl config view --minify -o jsonpath='{.users[0].user.exec.command}' 2>/dev/null | head -n 1)
+# One argument a line (kubectl 1.32 prints {.users[0].user.exec.args} as a JSON array); at most 100.
+exec_args=$(kubectl config view --minify -o jsonpath='{range .users[0].user.exec.args[*]}{@}{"\\n"}{end}' 2>/dev/null | head -n 100)
 echo "kubectl context: $(visible "$context") (server $(visible "$server"))"
+is_region() {
+  case $1 in
+    *[!a-z0-9-]*) return 1 ;;
+    [a-z][a-z]-*-[0-9] | [a-z][a-z]-*-[0-9][0-9]) return 0 ;;
+    *) return 1 ;;
+  esac
+}
+has_arg() {
+  printf '%s\\n' "$exec_args" | grep -qx -e "$1"
+}
+# The value of the first of the flags ($1, space-separated) in the exec args: FLAG VALUE or FLAG=VALUE.
+arg_value() {
+  printf '%s\\n' "$exec_args" | awk -v flags=" $1 " '
+    want { print; exit }
+    index(flags, " " $0 " ") > 0 { want = 1; next }
+    { eq = index($0, "="); if (eq > 1 && index(flags, " " substr($0, 1, eq - 1) " ") > 0) { print substr($0, eq + 1); exit } }'
+}
 eks_name=
 eks_region=
-for name in "$context" "$context_cluster"; do
+exec_flags=
+if has_arg get-token && has_arg eks; then
+  exec_flags="--cluster-name --cluster-id"
+elif has_arg token; then
+  case $exec_command in *aws-iam-authenticator) exec_flags="-i --cluster-id" ;; esac
+fi
+if [ -n "$exec_flags" ]; then
+  eks_name=$(arg_value "$exec_flags")
+  case $eks_name in '' | [!0-9A-Za-z]* | *[!0-9A-Za-z_-]*) eks_name= ;; esac
+  exec_region=$(arg_value --region)
+  is_region "$exec_region" && eks_region=$exec_region
+fi
+for name in "$context_cluster" "$context"; do
   case $name in
     arn:aws*:eks:*:*:cluster/*)
-      eks_name=\${name##*/}
+      arn_name=\${name##*/}
       rest=\${name#arn:*:eks:}
-      eks_region=\${rest%%:*}
+      [ -n "$eks_name" ] || eks_name=$arn_name
+      is_region "\${rest%%:*}" && [ -z "$eks_region" ] && eks_region=\${rest%%:*}
       break
       ;;
   esac
 done
+for name in "$context_cluster" "$context"; do
+  case $name in
+    *.*.eksctl.io)
+      rest=\${name%.eksctl.io}
+      rest=\${rest##*@}
+      is_region "\${rest##*.}" || continue
+      [ -n "$eks_name" ] || eks_name=\${rest%.*}
+      [ -n "$eks_region" ] || eks_region=\${rest##*.}
+      break
+      ;;
+  esac
+done
+if [ -z "$eks_region" ]; then
+  case $server in
+    https://*.eks.amazonaws.com | https://*.eks.amazonaws.com/ | https://*.eks.amazonaws.com.cn | https://*.eks.amazonaws.com.cn/)
+      host=\${server#https://}
+      host=\${host%/}
+      host=\${host%.cn}
+      host=\${host%.eks.amazonaws.com}
+      is_region "\${host##*.}" && eks_region=\${host##*.}
+      ;;
+  esac
+fi
 if [ -z "$cluster" ]; then
   cluster=$eks_name
   cluster_from="from the kubectl context"
@@ -82,12 +142,7 @@ if [ -z "$region" ]; then
   echo "capture.sh: no AWS region: give it (sh capture.sh $cluster REGION), set AWS_REGION, or run aws configure set region REGION" >&2
   exit 2
 fi
-case $region in
-  *[!a-z0-9-]*) region_ok= ;;
-  [a-z][a-z]-*-[0-9] | [a-z][a-z]-*-[0-9][0-9]) region_ok=1 ;;
-  *) region_ok= ;;
-esac
-if [ -z "$region_ok" ]; then
+if ! is_region "$region"; then
   echo "capture.sh: not an AWS region: $(visible "$region") ($region_from)" >&2
   exit 2
 fi

@@ -8,11 +8,8 @@ import { UsageError } from '../domain/errors.ts';
 import { shellQuote } from '../domain/shell.ts';
 import { PREFLIGHT } from './capture-script-preflight.ts';
 import { REDACT_FUNCTION } from './capture-script-redact.ts';
-
-/** EKS cluster names: a letter or digit, then letters, digits, `-` and `_`, at most 100. */
-const CLUSTER_NAME = /^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/;
-/** `us-east-1`, `eu-central-1`, `us-gov-west-1`, `cn-north-1`, `ap-southeast-5`. */
-const REGION = /^[a-z]{2}(?:-[a-z]+)+-\d{1,2}$/;
+import { isAwsRegion, isEksClusterName } from '../domain/aws.ts';
+import { CAPTURED_AT_FILE } from './capture-time.ts';
 
 export interface CaptureScriptOptions {
   cluster?: string;
@@ -20,10 +17,10 @@ export interface CaptureScriptOptions {
 }
 
 export function checkCaptureScriptOptions(options: CaptureScriptOptions): void {
-  if (options.cluster !== undefined && !CLUSTER_NAME.test(options.cluster)) {
+  if (options.cluster !== undefined && !isEksClusterName(options.cluster)) {
     throw new UsageError('--cluster must be an EKS cluster name (letters, digits, - and _, starting with a letter or digit)');
   }
-  if (options.region !== undefined && !REGION.test(options.region)) {
+  if (options.region !== undefined && !isAwsRegion(options.region)) {
     throw new UsageError('--region must be an AWS region such as us-east-1');
   }
 }
@@ -170,7 +167,7 @@ case $vpc in
 esac
 
 echo "left out, as snapshot does: $left_out_values env values, $left_out_annotations annotations copying a whole object"
-date -u +%Y-%m-%dT%H:%M:%SZ >"$out/captured-at.txt" # when the reads ended: scan --from judges ages at it (docs/capture.md)
+date -u +%Y-%m-%dT%H:%M:%SZ >"$out/${CAPTURED_AT_FILE}" # when the reads ended: scan --from judges ages at it (docs/capture.md)
 tar czf "$out.tgz" "$out" && echo "packed $out.tgz (to share; scan --from reads the folder)"
 echo "$failed command(s) failed; their errors were saved and are read as gaps."
 echo "next: karpenter-sentinel scan --from $out --cluster $cluster"

@@ -37,7 +37,7 @@ const EARLIEST = Date.UTC(2014, 5, 1);
 /** A recorded time this much older than a stamp in the files is worth a note: files of another capture. */
 const STAMP_AFTER_RECORD_MS = 10 * 60_000;
 
-export type RecordedSource = Extract<TimeSourceKind, 'snapshot-summary' | 'captured-at-file' | 'capture-folder-name'>;
+type RecordedSource = Extract<TimeSourceKind, 'snapshot-summary' | 'captured-at-file' | 'capture-folder-name'>;
 
 /** A time the capture says it was taken at, as written (parsed only when judged). */
 export interface RecordedTime {
@@ -71,7 +71,7 @@ export function folderTimeOf(path: string): RecordedTime | undefined {
   return undefined;
 }
 
-export interface JudgedTime {
+interface JudgedTime {
   time: Date;
   timeSource: TimeSource;
 }

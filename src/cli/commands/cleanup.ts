@@ -9,7 +9,9 @@ import { DEFAULT_MAX_FILE_BYTES } from '../../snapshot/size-limit.ts';
 import { DEFAULT_NODECLAIM_WAIT_MS } from '../../usecases/cleanup.ts';
 import { byteSizeOf, choiceOf, durationOf, parseFlags, type ParsedFlags, stringOf, stringsOf } from '../args.ts';
 import { cleanupLiveCluster, cleanupSimulation, type CleanupRunOptions } from '../cleanup-run.ts';
-import type { LiveTarget } from '../live-target.ts';
+import { resolveLiveTarget, type LiveTarget } from '../live-target.ts';
+import { liveFlagsOf } from '../live-flags.ts';
+import type { CliContext } from '../io.ts';
 import { outputWidth, writeLines, writeNote } from '../io.ts';
 import { cleanupProgressDisplay } from '../render/cleanup-progress.ts';
 import { renderCleanupResult } from '../render/cleanup-result.ts';
@@ -122,7 +124,7 @@ export const cleanupCommand: Command = {
               options,
               ctx,
             )
-          : await cleanupLiveCluster(liveTarget(clusterName!, values), options, ctx);
+          : await cleanupLiveCluster(await liveTarget(values, ctx), options, ctx);
       } finally {
         progress.clear();
       }
@@ -185,18 +187,14 @@ function requestOf(values: ParsedFlags['values']): Omit<CleanupRequest, 'cluster
   };
 }
 
-function liveTarget(clusterName: string, values: ParsedFlags['values']): LiveTarget {
-  const region = stringOf(values.region);
-  const context = stringOf(values.context);
-  const kubeconfig = stringOf(values.kubeconfig);
-  const profile = stringOf(values.profile);
-  return {
-    clusterName,
-    ...(region ? { region } : {}),
-    ...(context ? { context } : {}),
-    ...(kubeconfig ? { kubeconfig } : {}),
-    ...(profile ? { profile } : {}),
-  };
+/**
+ * The live target as scan resolves it (liveFlagsOf, resolveLiveTarget): --kubeconfig, --context and
+ * --profile mean the same in both. The cluster is always --cluster (checkModeFlags), never inferred.
+ */
+async function liveTarget(values: ParsedFlags['values'], ctx: CliContext): Promise<LiveTarget> {
+  const { target, announcement } = await resolveLiveTarget({ ...liveFlagsOf(values), verb: 'cleaning up' });
+  if (announcement) writeNote(ctx, announcement);
+  return target;
 }
 
 /** One line for a log: what is left to do, or undefined when nothing is. */

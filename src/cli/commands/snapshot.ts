@@ -56,9 +56,9 @@ export const snapshotCommand: Command = {
     const { values } = parseFlags('snapshot', args, OPTIONS);
     const out = stringOf(values.out);
     if (!out?.trim()) throw new UsageError('snapshot needs --out DIR');
-    const { target, announcement } = await resolveLiveTarget(liveFlagsOf(values));
+    const { target, announcement } = await resolveLiveTarget({ ...liveFlagsOf(values), verb: 'capturing' });
     await ensureEmptyFolder(out);
-    if (announcement) writeNote(ctx, announcement.replace(/^scanning/, 'capturing'));
+    if (announcement) writeNote(ctx, announcement);
     const { clusterName } = target;
     const connection = await ctx.services.connectLive(target);
     const { snapshot, notices, setAside, unreadable } = await collectSnapshot(connection, {

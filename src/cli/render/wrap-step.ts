@@ -8,14 +8,14 @@ import { displayWidth, wrapLine } from './wrap.ts';
 const COMMAND_START = /^(?:kubectl|aws|eksctl|helm|karpenter-sentinel|curl|terraform|[A-Za-z_][A-Za-z0-9_]*=)(?:\s|$)/;
 
 /** How the table prints one line of a step. */
-export type StepLineKind = 'comment' | 'prose' | 'verbatim';
+type StepLineKind = 'comment' | 'prose' | 'verbatim';
 
 /**
  * `# why` lines are comments; a one-line step that does not start with a command is prose (the
  * step builders put a command first, or on the line after a `# why`); everything else (commands,
  * the YAML or JSON under them, a command with a trailing `# note`) is verbatim.
  */
-export function stepLineKind(step: string, index: number): StepLineKind {
+function stepLineKind(step: string, index: number): StepLineKind {
   const line = step.split('\n')[index] ?? '';
   if (line.startsWith('# ')) return 'comment';
   if (index === 0 && !step.includes('\n') && !COMMAND_START.test(line)) return 'prose';

@@ -16,6 +16,7 @@ import {
   type Redactions,
 } from './redact.ts';
 import { eventObject, logLinesToText } from './wire.ts';
+import { SNAPSHOT_SUMMARY } from '../capture-time.ts';
 
 export interface CaptureFileText {
   /** File name inside the capture folder. */
@@ -71,7 +72,7 @@ export function captureFiles(snapshot: ClusterSnapshot, takenAt: Date, setAside:
   if (unwritten.length > 0) {
     files.push({ name: GAPS_FILE, text: gapsFileText({ gaps: unwritten, notes: setAside }) });
   }
-  files.push({ name: 'SNAPSHOT.md', text: summary(snapshot, takenAt, redactions, setAside) });
+  files.push({ name: SNAPSHOT_SUMMARY, text: summary(snapshot, takenAt, redactions, setAside) });
   return files;
 }
 

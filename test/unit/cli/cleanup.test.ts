@@ -1,5 +1,7 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVICES, type CliServices } from '../../../src/cli/io.ts';
 import type { CleanupResult } from '../../../src/domain/cleanup.ts';
 import { AWS_WRITE_OPERATIONS } from '../../../src/simulator/in-memory-aws.ts';
@@ -373,7 +375,32 @@ describe('cleanup progress', () => {
 });
 
 describe('cleanup --cluster', () => {
-  it('cleans through the live connection with the region and context given', async () => {
+  const folders: string[] = [];
+  afterEach(async () => {
+    await Promise.all(folders.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  /** A kubeconfig whose current context is `admin@dev`, a renamed context for CLUSTER (get-token args). */
+  async function devKubeconfig(): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), 'sentinel-cleanup-kubeconfig-'));
+    folders.push(dir);
+    const path = join(dir, 'config');
+    await writeFile(
+      path,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'current-context: admin@dev',
+        'clusters: [{name: dev, cluster: {server: "https://127.0.0.1:6443"}}]',
+        `users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: aws, args: [eks, get-token, --cluster-name, ${CLUSTER}, --region, eu-central-1]}}}]`,
+        'contexts: [{name: admin@dev, context: {cluster: dev, user: u}}]',
+      ].join('\n'),
+      { mode: 0o600 },
+    );
+    return path;
+  }
+
+  async function cleanedTargets(argv: string[]) {
     const shared = sharedSimulation();
     const targets: unknown[] = [];
     const { snapshot } = await DEFAULT_SERVICES.loadSnapshot([EXAMPLE]);
@@ -382,20 +409,38 @@ describe('cleanup --cluster', () => {
       targets.push(target);
       return simulation.connection;
     };
+    const result = await cleanup(argv, { connectLive, timer: shared.timer });
+    return { result, targets };
+  }
 
-    const result = await cleanup(
-      [
-        ...['--cluster', CLUSTER, '--region', 'eu-central-1', '--context', 'admin@dev'],
-        ...['--kubeconfig', '/etc/kube/dev', '--profile', 'dev-admin', '--apply', '-o', 'json'],
-      ],
-      { connectLive, timer: shared.timer },
-    );
+  it('cleans through the live connection with the region and context given', async () => {
+    const kubeconfig = await devKubeconfig();
+    const { result, targets } = await cleanedTargets([
+      ...['--cluster', CLUSTER, '--region', 'eu-central-1', '--context', 'admin@dev'],
+      ...['--kubeconfig', kubeconfig, '--profile', 'dev-admin', '--apply', '-o', 'json'],
+    ]);
 
     expect(targets).toEqual([
-      { clusterName: CLUSTER, region: 'eu-central-1', context: 'admin@dev', kubeconfig: '/etc/kube/dev', profile: 'dev-admin' },
+      { clusterName: CLUSTER, region: 'eu-central-1', context: 'admin@dev', kubeconfig, profile: 'dev-admin' },
     ]);
     expect(result.code).toBe(0);
     expect(resultOf(result.stdout)).toEqual({ cluster: CLUSTER, dryRun: false, complete: true, ...EXPECTED, errors: [] });
+  });
+
+  it('--kubeconfig without --context means its current context, as for scan (never dropped)', async () => {
+    const kubeconfig = await devKubeconfig();
+    const { result, targets } = await cleanedTargets(['--cluster', CLUSTER, '--kubeconfig', kubeconfig, '-o', 'json']);
+
+    expect(targets).toEqual([{ clusterName: CLUSTER, region: 'eu-central-1', context: 'admin@dev', kubeconfig }]);
+    expect(result.stderr).toContain(`cleaning up context "admin@dev": EKS cluster ${CLUSTER} in eu-central-1`);
+  });
+
+  it("an empty --profile is one line, as for scan, not the ambient profile's credentials", async () => {
+    const { result, targets } = await cleanedTargets(['--cluster', CLUSTER, '--region', 'eu-central-1', '--profile', '']);
+
+    expect(targets).toEqual([]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('karpenter-sentinel: --profile needs a value\n');
   });
 });
 

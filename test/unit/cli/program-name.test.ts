@@ -43,3 +43,15 @@ describe('runCli: the program name in usage and hints', () => {
     expect(plain.stdout).toContain('Usage: karpenter-sentinel <command> [options]');
   });
 });
+
+describe('programName: one rule for the npm bin and the single executable', () => {
+  it('names the kubectl plugin by what kubectl users type, whatever the file ends in', async () => {
+    const { programName } = await import('../../../src/cli/main.ts');
+
+    expect(programName('/usr/lib/node_modules/karpenter-sentinel/bin/kubectl-sentinel')).toBe('kubectl sentinel');
+    expect(programName('/usr/local/bin/kubectl-sentinel.js')).toBe('kubectl sentinel');
+    expect(programName('C:\\tools\\kubectl-sentinel.exe'.replaceAll('\\', '/'))).toBe('kubectl sentinel');
+    expect(programName('/opt/kubectl-my_plugin')).toBe('kubectl my-plugin');
+    expect(programName('/usr/local/bin/karpenter-sentinel.js')).toBe('karpenter-sentinel');
+  });
+});

@@ -81,3 +81,19 @@ describe('eksTargetOfContext', () => {
     expect(eksTargetOfContext(hostile)).toEqual({});
   });
 });
+
+describe('isAwsRegion: the one region check of the CLI, the capture-script options and the context reader', () => {
+  it('accepts real region names and refuses zones, partitions and shell text', async () => {
+    const { isAwsRegion } = await import('../../../src/domain/aws.ts');
+    const { checkCaptureScriptOptions } = await import('../../../src/snapshot/capture-script.ts');
+
+    for (const region of ['us-east-1', 'eu-central-1', 'us-gov-west-1', 'cn-north-1', 'ap-southeast-5']) {
+      expect(isAwsRegion(region)).toBe(true);
+      expect(() => checkCaptureScriptOptions({ region })).not.toThrow();
+    }
+    for (const bad of ['us-east-1a', 'aws', 'us-east-1; rm -rf /', 'US-EAST-1', '']) {
+      expect(isAwsRegion(bad)).toBe(false);
+      expect(() => checkCaptureScriptOptions({ region: bad })).toThrow('--region must be an AWS region');
+    }
+  });
+});

@@ -9,6 +9,8 @@ import { stubWorkspace, type StubWorkspace } from './capture-script-stubs.ts';
 
 const ARN_DEMO = 'arn:aws:eks:eu-west-1:111122223333:cluster/demo';
 const ENDPOINT = 'https://0F1E2D3C4B5A69788796A5B4C3D2E1F0.gr7.eu-west-1.eks.amazonaws.com';
+/** A server that names no region (a proxy or tunnel): an EKS endpoint's own name says its region. */
+const PROXY_SERVER = 'https://10.0.0.1:6443';
 const OTHER_ENDPOINT = 'https://9A8B7C6D5E4F30211203F4E5D6C7B8A9.yl4.eu-west-1.eks.amazonaws.com';
 
 let work: StubWorkspace;
@@ -28,13 +30,13 @@ function expectRefused(captured: { code: number | null; stderr: string; folder: 
 
 describe('capture script: the AWS region', () => {
   it('refuses in one line when no region is known (none given, none in the context, env or AWS config)', async () => {
-    const captured = await work.capture({ argv: ['--cluster', 'demo'] }, { context: 'prod', server: ENDPOINT }, {});
+    const captured = await work.capture({ argv: ['--cluster', 'demo'] }, { context: 'prod', server: PROXY_SERVER }, {});
 
     expectRefused(
       captured,
       /^capture\.sh: no AWS region: give it \(sh capture\.sh demo REGION\), set AWS_REGION, or run aws configure set region REGION$/,
     );
-    expect(captured.stdout).toContain('kubectl context: prod (server https://0F1E2D3C');
+    expect(captured.stdout).toContain(`kubectl context: prod (server ${PROXY_SERVER})`);
     expect(captured.awsCalls).not.toMatch(/ec2|iam/);
   });
 
@@ -45,7 +47,7 @@ describe('capture script: the AWS region', () => {
   ])('takes the region from %s, prints it, and asks every aws call there', async (from, env, configuredRegion) => {
     const captured = await work.capture(
       { argv: ['--cluster', 'demo'], env },
-      { context: 'prod', server: ENDPOINT },
+      { context: 'prod', server: PROXY_SERVER },
       { endpoint: ENDPOINT, ...(configuredRegion ? { configuredRegion } : {}) },
     );
 

@@ -237,7 +237,7 @@ describe('scan --cluster', () => {
 
   it('without a region anywhere it says how to give one', async () => {
     await expect(connectLive({ clusterName: 'prod' }, { region: undefined, kubeconfig: undefined })).rejects.toThrow(
-      'no AWS region: pass --region REGION or set AWS_REGION',
+      'no AWS region for cluster prod: pass --region REGION, set AWS_REGION, or set one in the AWS config (aws configure set region REGION)',
     );
   });
 });
