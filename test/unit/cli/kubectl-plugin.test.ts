@@ -4,9 +4,8 @@
  * simulated cluster's API over HTTPS through the kubeconfig context, and AWS from moto_server on
  * 127.0.0.1 (the real SDK): no flag names the cluster, the context does.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +16,7 @@ import type { Report } from '../../../src/domain/report.ts';
 import { startKubeApiServer, type SimulatedKubeApi } from '../../../src/simulator/kube-api-server.ts';
 import { storeFromSnapshot } from '../../../src/simulator/seed.ts';
 import { loadSnapshot } from '../../../src/snapshot/load.ts';
+import { startMoto, type Moto } from '../../support/moto.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/karpenter-sentinel.js', import.meta.url));
 const HEALTHY = fileURLToPath(new URL('../../../examples/healthy', import.meta.url));
@@ -25,31 +25,8 @@ const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'not-a-secret
 
 let dir: string;
 let api: SimulatedKubeApi;
-let moto: ChildProcess;
+let moto: Moto;
 let motoUrl: string;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-async function untilAnswering(url: string): Promise<void> {
-  for (let attempt = 0; attempt < 150; attempt++) {
-    try {
-      await fetch(`${url}/moto-api/`);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error("moto_server did not answer within 15 s (pip install 'moto[server]')");
-}
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sentinel-plugin-'));
@@ -58,10 +35,8 @@ beforeAll(async () => {
   api = await startKubeApiServer(storeFromSnapshot(snapshot));
   // What `aws eks update-kubeconfig` names the context, cluster and user.
   await writeFile(join(dir, 'kubeconfig'), api.kubeconfig({ name: ARN }));
-  const port = await freePort();
-  motoUrl = `http://127.0.0.1:${port}`;
-  moto = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
-  await untilAnswering(motoUrl);
+  moto = await startMoto();
+  motoUrl = moto.endpoint;
   const eks = new EKSClient({ region: 'us-east-1', endpoint: motoUrl, credentials: CREDENTIALS });
   await eks.send(
     new CreateClusterCommand({
@@ -73,7 +48,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  moto?.kill();
+  moto?.close();
   await api?.close();
   await rm(dir, { recursive: true, force: true });
 });
