@@ -25,7 +25,8 @@ export class DuplicateObjects {
   /** Whether `incoming` (from `path`) replaces `existing` in the snapshot. */
   kubeObject(key: string, existing: KubeObject | undefined, incoming: KubeObject, path: string): boolean {
     const id = `kube\n${incoming.kind ?? ''}\n${key}`;
-    const name = `${incoming.kind ?? 'object'} ${key.startsWith('/') ? key.slice(1) : key}`;
+    // Named only for a note: built for a differing duplicate, not for every object of a scan.
+    const name = (): string => `${incoming.kind ?? 'object'} ${key.startsWith('/') ? key.slice(1) : key}`;
     return this.#choose(id, name, existing, incoming, path, () => {
       const [before, after] = [versionOf(existing), versionOf(incoming)];
       if (before === undefined || after === undefined || before === after) return undefined;
@@ -36,7 +37,14 @@ export class DuplicateObjects {
   }
 
   instance(existing: Instance | undefined, incoming: Instance, path: string): boolean {
-    return this.#choose(`instance\n${incoming.id}`, `Instance ${incoming.id}`, existing, incoming, path, () => undefined);
+    return this.#choose(
+      `instance\n${incoming.id}`,
+      () => `Instance ${incoming.id}`,
+      existing,
+      incoming,
+      path,
+      () => undefined,
+    );
   }
 
   /** One line per object kept from one of several differing copies, the first few of them. */
@@ -47,7 +55,7 @@ export class DuplicateObjects {
 
   #choose(
     id: string,
-    name: string,
+    name: () => string,
     existing: unknown,
     incoming: unknown,
     path: string,
@@ -63,7 +71,7 @@ export class DuplicateObjects {
     const decided = byVersion() ?? { incomingWins: true, why: 'the file read later' };
     const used = decided.incomingWins ? path : from;
     if (this.#notes.length < NOTES_SHOWN) {
-      this.#notes.push(`${name} is in ${from} and ${path} with different content; used the copy in ${used} (${decided.why})`);
+      this.#notes.push(`${name()} is in ${from} and ${path} with different content; used the copy in ${used} (${decided.why})`);
     } else this.#more++;
     if (decided.incomingWins) this.#origin.set(id, path);
     return decided.incomingWins;

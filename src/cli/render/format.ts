@@ -96,9 +96,13 @@ export function timeSourceLine(report: Report): string | undefined {
   return report.timeSource ? `time: ${describeTimeSource(report.timeSource)}` : undefined;
 }
 
+/** Kinds whose words already say all their detail would (`--now X`, `the wall clock`). */
+const DETAIL_ADDS_NOTHING: ReadonlySet<TimeSourceKind> = new Set(['now-option', 'wall-clock']);
+
 /** `the capture's, from SNAPSHOT.md (capture/SNAPSHOT.md: Taken at ...)`: where a judged time came from. */
 export function describeTimeSource(time: TimeSource): string {
-  return time.source === 'now-option' ? TIME_SOURCE_WORDS[time.source] : `${TIME_SOURCE_WORDS[time.source]} (${time.detail})`;
+  const words = TIME_SOURCE_WORDS[time.source];
+  return DETAIL_ADDS_NOTHING.has(time.source) ? words : `${words} (${time.detail})`;
 }
 
 /** `nodeclaims: 403 Forbidden; pods: 2 objects set aside as malformed (see notes)`: what happened, per gap, on one line. */
