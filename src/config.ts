@@ -84,7 +84,7 @@ export class ConfigError extends SentinelError {
 }
 
 /** The metric namespace is fixed: the dashboard and the alarms name it (the EMF lines carry it). */
-export type { AlertSettings, OptInTag } from './domain/settings.ts';
+export type { AlertSettings } from './domain/settings.ts';
 
 export const METRICS_NAMESPACE = 'KarpenterSentinel';
 
@@ -96,9 +96,9 @@ export interface LoggingConfig {
   logLevel: LogLevelName;
 }
 
-export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;
-export type LogLevelName = (typeof LOG_LEVELS)[number];
-export const DEFAULT_SERVICE_NAME = 'karpenter-sentinel';
+const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;
+type LogLevelName = (typeof LOG_LEVELS)[number];
+const DEFAULT_SERVICE_NAME = 'karpenter-sentinel';
 
 /**
  * What Lambda sets in an on-demand environment, where Powertools reports `cold_start` (only there):
@@ -155,7 +155,7 @@ export interface ScanConfig {
 }
 
 /** The scan function's timeout (serverless.yml) plus a margin: the default lease (a test keeps them apart). */
-export const DEFAULT_SCAN_LEASE_MS = 150_000;
+const DEFAULT_SCAN_LEASE_MS = 150_000;
 const SCAN_LEASE_MIN_MS = 60_000;
 
 export interface InterruptionsConfig {
@@ -171,7 +171,7 @@ export interface InterruptionsConfig {
 }
 
 /** Where the webhook URL is stored (not to be confused with the port `WebhookUrlSource`, which reads it). */
-export type WebhookUrlLocation = { kind: 'ssm-parameter'; name: string } | { kind: 'secrets-manager'; secretId: string };
+type WebhookUrlLocation = { kind: 'ssm-parameter'; name: string } | { kind: 'secrets-manager'; secretId: string };
 
 export interface SlackConfig {
   region: string;

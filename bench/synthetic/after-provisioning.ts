@@ -9,8 +9,8 @@ import { DAY, HOUR, MINUTE, condition, iso, type Generation } from './context.ts
 import type { Fleet, PoolPlan } from './fleet.ts';
 import { addWorkloadObjects, workloadPod, workloadShape, type Workloads } from './workloads.ts';
 
-export const DISRUPTED_TAINT: Taint = { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' };
-export const STARTUP_TAINT: Taint = { key: 'ebs.csi.aws.com/agent-not-ready', effect: 'NoExecute' };
+const DISRUPTED_TAINT: Taint = { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' };
+const STARTUP_TAINT: Taint = { key: 'ebs.csi.aws.com/agent-not-ready', effect: 'NoExecute' };
 
 export interface AfterProvisioning {
   /** The terminating nodes' PDBs (disruptionsAllowed 0). */

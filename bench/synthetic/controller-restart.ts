@@ -7,7 +7,7 @@ import type { LogLine } from '../../src/domain/aws.ts';
 import type { Pod } from '../../src/domain/kube.ts';
 import { DAY, MINUTE, iso, type Generation } from './context.ts';
 
-export const PREVIOUS_LOG_LINES = [
+const PREVIOUS_LOG_LINES = [
   'Starting EventSource',
   'Starting Controller',
   'Starting workers',

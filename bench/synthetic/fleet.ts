@@ -26,7 +26,7 @@ import {
   type PoolPlan,
 } from './pools.ts';
 
-export type { PoolPlan, PoolRole } from './pools.ts';
+export type { PoolPlan } from './pools.ts';
 
 export interface Fleet {
   pools: PoolPlan[];

@@ -55,7 +55,7 @@ const POOL_NAMES = [
  * `limited` has reached its cpu limit; `unmapped` uses a node role that is in neither aws-auth nor
  * an access entry (its NodeClaims never register); `not-ready` pools use a NodeClass that is not Ready.
  */
-export type PoolRole = 'general' | 'limited' | 'unmapped' | 'not-ready';
+type PoolRole = 'general' | 'limited' | 'unmapped' | 'not-ready';
 
 export interface PoolPlan {
   index: number;

@@ -48,7 +48,7 @@ export interface LocalSetup {
 }
 
 /** What the invocation sent, and what the user should know to read it. */
-export interface LocalOutputs {
+interface LocalOutputs {
   alerts?: readonly Alert[];
   metrics?: readonly MetricDatum[];
   /** The same metrics as the deployed function writes them: EMF documents (one log line each). */

@@ -7,7 +7,7 @@ import { SourceError } from '../ports/errors.ts';
 import type { AwsCliOutput } from '../snapshot/aws-cli.ts';
 import type { CaptureMerger } from '../snapshot/capture-merger.ts';
 
-export const AWS_SOURCES = [
+const AWS_SOURCES = [
   'instances',
   'fargateprofiles',
   'accessentries',

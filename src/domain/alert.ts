@@ -4,33 +4,29 @@ import type { Severity } from './codes.ts';
  * What an alert says happened. Finding alerts are deduplicated (opened, a reminder at most every
  * N hours, resolved); remediation outcomes and interruption alerts are sent once per occurrence.
  */
-export const ALERT_EVENTS = [
-  'opened',
-  'reminder',
-  'resolved',
-  'remediation-applied',
-  'remediation-failed',
+export type AlertEvent =
+  | 'opened'
+  | 'reminder'
+  | 'resolved'
+  | 'remediation-applied'
+  | 'remediation-failed'
   /** The scan stopped between acting and recording what the action did (src/notify/remediation-alerts.ts). */
-  'remediation-unknown',
-  'interruption-unattended',
-  'interruption-surge',
-  'scheduled-maintenance',
-] as const;
-export type AlertEvent = (typeof ALERT_EVENTS)[number];
+  | 'remediation-unknown'
+  | 'interruption-unattended'
+  | 'interruption-surge'
+  | 'scheduled-maintenance';
 
 /**
  * The service's own alert codes, beside the finding codes (docs/service.md, "Alerts"): they travel in the
  * `code` message attribute so subscription filter policies can select them.
  */
-export const SERVICE_ALERT_CODES = [
-  'CLUSTER_UNREADABLE',
+export type ServiceAlertCode =
+  | 'CLUSTER_UNREADABLE'
   /** EKS says the cluster does not exist (ResourceNotFoundException): a typo, a wrong region or account, or deleted. */
-  'CLUSTER_NOT_FOUND',
-  'INTERRUPTION_UNATTENDED',
-  'INTERRUPTION_SURGE',
-  'SCHEDULED_MAINTENANCE',
-] as const;
-export type ServiceAlertCode = (typeof SERVICE_ALERT_CODES)[number];
+  | 'CLUSTER_NOT_FOUND'
+  | 'INTERRUPTION_UNATTENDED'
+  | 'INTERRUPTION_SURGE'
+  | 'SCHEDULED_MAINTENANCE';
 
 export interface Alert {
   event: AlertEvent;

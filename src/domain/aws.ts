@@ -3,7 +3,7 @@
  * responses (both use the same field names, PascalCase for EC2/IAM and camelCase for EKS).
  */
 
-export type InstanceState = 'pending' | 'running' | 'shutting-down' | 'terminated' | 'stopping' | 'stopped' | string;
+type InstanceState = 'pending' | 'running' | 'shutting-down' | 'terminated' | 'stopping' | 'stopped' | string;
 
 export interface Instance {
   id: string;
@@ -38,7 +38,7 @@ export function regionOfZone(zone: string | undefined): string | undefined {
   return zone ? /^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$/.exec(zone)?.[1] : undefined;
 }
 
-export type AuthenticationMode = 'CONFIG_MAP' | 'API' | 'API_AND_CONFIG_MAP' | string;
+type AuthenticationMode = 'CONFIG_MAP' | 'API' | 'API_AND_CONFIG_MAP' | string;
 
 export interface ClusterInfo {
   name: string;

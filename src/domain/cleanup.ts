@@ -40,14 +40,14 @@ export interface CleanupStepNotStarted {
  * A launch template or instance profile the cleanup keeps although it is Karpenter's for the
  * cluster: an instance not terminated still uses it, or (profiles) no EC2NodeClass names its role.
  */
-export interface HeldLaunchTemplate {
+interface HeldLaunchTemplate {
   id: string;
   reason: string;
   /** The instances, not terminated, that still name it. */
   instances?: string[];
 }
 
-export interface HeldInstanceProfile {
+interface HeldInstanceProfile {
   name: string;
   reason: string;
   /** The instances, not terminated, it is still attached to. */

@@ -9,7 +9,7 @@ export interface ResourceRef {
   id?: string;
 }
 
-export interface Cause<C extends FindingCode = FindingCode> {
+interface Cause<C extends FindingCode = FindingCode> {
   code: CauseCodeOf<C>;
   detail: string;
 }
@@ -28,7 +28,7 @@ export interface Remediation {
  * instances) and the NodePool they belong to. Set by the detectors whose metrics count objects,
  * so the dashboards follow the detector's own grouping. Additive: absent on the other findings.
  */
-export interface FindingCounts {
+interface FindingCounts {
   /** Objects behind this finding, at least 1. */
   objects: number;
   /** The NodePool they belong to, when known. */

@@ -8,7 +8,7 @@ import type { EC2NodeClass } from './kube.ts';
 import { isTaggedForCluster, NODECLASS_TAG } from './tags.ts';
 
 /** Karpenter tags its instance profiles with the region they serve. */
-export const PROFILE_REGION_TAG = 'topology.kubernetes.io/region';
+const PROFILE_REGION_TAG = 'topology.kubernetes.io/region';
 /** Since v1.7 Karpenter keeps its profiles under `/karpenter/<region>/<cluster>/`. */
 const KARPENTER_PATH_PREFIX = '/karpenter/';
 const PROFILE_ARN = /^arn:[a-z-]+:iam::\d{12}:instance-profile(\/(?:[^/\s]+\/)*)([^/\s]+)$/;
@@ -45,7 +45,7 @@ export function hasLegacyKarpenterName(profile: InstanceProfile, cluster: string
 }
 
 /** `arn:aws:iam::1:instance-profile/some/path/Name` → `{ path: '/some/path/', name: 'Name' }`. */
-export function parseInstanceProfileArn(arn: string): { path: string; name: string } | undefined {
+function parseInstanceProfileArn(arn: string): { path: string; name: string } | undefined {
   const m = PROFILE_ARN.exec(arn.trim());
   return m ? { path: m[1] as string, name: m[2] as string } : undefined;
 }

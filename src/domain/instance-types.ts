@@ -4,7 +4,7 @@
  * the live API, a captured `aws ec2 describe-instance-types`, and the bundled table.
  */
 
-export interface InstanceTypeGpu {
+interface InstanceTypeGpu {
   /** `A10G`, `T4`, `Radeon Pro V520`, as EC2 names it. */
   name: string;
   /** `NVIDIA`, `AMD`, `Habana`. */
@@ -13,7 +13,7 @@ export interface InstanceTypeGpu {
   memoryMiB: number;
 }
 
-export interface InstanceTypeNeuron {
+interface InstanceTypeNeuron {
   /** `Inferentia2`, `Trainium`. */
   name: string;
   count: number;

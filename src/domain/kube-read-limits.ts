@@ -38,7 +38,7 @@ export const DEFAULT_KUBE_READ_LIMITS: Readonly<KubeReadLimits> = {
 };
 
 /** The CLI flag and the service's environment variable; both take `NAME=VALUE,...`. */
-export const KUBE_READ_LIMITS_FLAG = '--kube-read-limits';
+const KUBE_READ_LIMITS_FLAG = '--kube-read-limits';
 export const KUBE_READ_LIMITS_VARIABLE = 'KUBE_READ_LIMITS';
 
 type LimitKind = 'size' | 'count' | 'duration';

@@ -12,7 +12,7 @@ export interface OwnerReference {
   controller?: boolean;
 }
 
-export interface ObjectMeta {
+interface ObjectMeta {
   name?: string;
   namespace?: string;
   uid?: string;
@@ -71,13 +71,13 @@ export interface NodeSelectorTerm {
   matchFields?: LabelSelectorRequirement[];
 }
 
-export interface PodAffinityTerm {
+interface PodAffinityTerm {
   labelSelector?: LabelSelector;
   namespaces?: string[];
   topologyKey: string;
 }
 
-export interface Affinity {
+interface Affinity {
   nodeAffinity?: {
     requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] };
   };
@@ -85,7 +85,7 @@ export interface Affinity {
   podAntiAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] };
 }
 
-export interface ResourceRequirements {
+interface ResourceRequirements {
   requests?: Record<string, string>;
   limits?: Record<string, string>;
 }
@@ -119,7 +119,7 @@ export interface PodSpec {
   volumes?: { name?: string; persistentVolumeClaim?: { claimName?: string } }[];
 }
 
-export interface TopologySpreadConstraint {
+interface TopologySpreadConstraint {
   maxSkew?: number;
   topologyKey: string;
   /** `DoNotSchedule` (default) or `ScheduleAnyway`. */
@@ -141,7 +141,7 @@ export interface Pod extends KubeObject {
 }
 
 /** A container's state: exactly one of the three is set. */
-export interface ContainerState {
+interface ContainerState {
   waiting?: { reason?: string; message?: string };
   running?: { startedAt?: string };
   terminated?: { reason?: string; message?: string; exitCode?: number; startedAt?: string; finishedAt?: string };
@@ -156,7 +156,7 @@ export interface ContainerStatus {
   lastState?: ContainerState;
 }
 
-export interface PodTemplate {
+interface PodTemplate {
   metadata?: ObjectMeta;
   spec?: PodSpec;
 }
@@ -208,7 +208,7 @@ export interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
 }
 
-export interface ServicePort {
+interface ServicePort {
   name?: string;
   port: number;
   targetPort?: number | string;
@@ -219,7 +219,7 @@ export interface Service extends KubeObject {
   spec?: { ports?: ServicePort[]; selector?: Record<string, string>; type?: string };
 }
 
-export interface WebhookClientConfig {
+interface WebhookClientConfig {
   service?: { name?: string; namespace?: string; port?: number; path?: string };
   url?: string;
   caBundle?: string;

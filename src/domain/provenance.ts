@@ -23,15 +23,15 @@ export const LAUNCH_TEMPLATE_ID_TAG = 'aws:ec2launchtemplate:id';
 /** Set by EC2 on every instance an EC2 Fleet launched; Karpenter launches only through CreateFleet. */
 export const FLEET_ID_TAG = 'aws:ec2:fleet-id';
 /** Karpenter names every launch template it creates `karpenter.k8s.aws/<hash>`. */
-export const KARPENTER_LAUNCH_TEMPLATE_PREFIX = 'karpenter.k8s.aws/';
+const KARPENTER_LAUNCH_TEMPLATE_PREFIX = 'karpenter.k8s.aws/';
 /** The launch-template tag Karpenter used before v1.1 (eks:eks-cluster-name since). */
 const LEGACY_LAUNCH_TEMPLATE_CLUSTER_TAG = LAUNCH_TEMPLATE_CLUSTER_TAGS[1];
 
 /** Why provenance is not proven, as the INSTANCE_PROVENANCE_UNPROVEN cause code. */
-export type ProvenanceGap = CauseCodeOf<'INSTANCE_PROVENANCE_UNPROVEN'>;
+type ProvenanceGap = CauseCodeOf<'INSTANCE_PROVENANCE_UNPROVEN'>;
 
 /** Which evidence proved it: a NodeClaim, the launch template, or (that template gone) the instance profile. */
-export type ProvenanceProof = 'nodeclaim' | 'launch-template' | 'instance-profile';
+type ProvenanceProof = 'nodeclaim' | 'launch-template' | 'instance-profile';
 
 export type Provenance =
   { proven: true; by: ProvenanceProof; evidence: string } | { proven: false; gap: ProvenanceGap; reason: string };
@@ -77,7 +77,7 @@ function launchTemplateCluster(template: LaunchTemplate): string | undefined {
 }
 
 /** The NodeClaim whose providerID (`aws:///<zone>/<id>`) names the instance. */
-export function nodeClaimOfInstance(id: string, claims: readonly NodeClaim[]): NodeClaim | undefined {
+function nodeClaimOfInstance(id: string, claims: readonly NodeClaim[]): NodeClaim | undefined {
   return claims.find((c) => c.status?.providerID?.endsWith(`/${id}`));
 }
 

@@ -3,7 +3,7 @@ import type { Finding } from './finding.ts';
 import { toIsoSeconds } from './kube-helpers.ts';
 import type { Gap, SourceName } from './snapshot.ts';
 
-export const REPORT_SCHEMA_VERSION = 1;
+const REPORT_SCHEMA_VERSION = 1;
 
 /** `--output json` shape (docs/report-json.md#report-json): keep stable. */
 export interface Report {
@@ -36,15 +36,8 @@ export interface Report {
  * The sources of the time an offline scan judges ages at, most trusted first
  * (docs/capture.md "The capture's time").
  */
-export const TIME_SOURCES = [
-  'now-option',
-  'snapshot-summary',
-  'captured-at-file',
-  'capture-folder-name',
-  'newest-timestamp',
-  'wall-clock',
-] as const;
-export type TimeSourceKind = (typeof TIME_SOURCES)[number];
+export type TimeSourceKind =
+  'now-option' | 'snapshot-summary' | 'captured-at-file' | 'capture-folder-name' | 'newest-timestamp' | 'wall-clock';
 
 export interface TimeSource {
   source: TimeSourceKind;
@@ -55,7 +48,7 @@ export interface TimeSource {
 }
 
 /** Most severe first, then by code and resource, so output is deterministic. */
-export function sortFindings(findings: readonly Finding[]): Finding[] {
+function sortFindings(findings: readonly Finding[]): Finding[] {
   return [...findings].sort(
     (a, b) =>
       SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] ||
@@ -99,7 +92,7 @@ export function buildReport(input: {
  * leaves the report incomplete, yet does not stop a remediation (docs/guardrails.md). A detector
  * that failed on their data is still a gap that stops everything.
  */
-export const ADVISORY_SOURCES: ReadonlySet<SourceName> = new Set<SourceName>(['instancetypes']);
+const ADVISORY_SOURCES: ReadonlySet<SourceName> = new Set<SourceName>(['instancetypes']);
 
 /** Whether remediations may act on a report: complete, or incomplete only for gaps in advisory sources. */
 export function completeForActions(report: Pick<Report, 'complete' | 'gaps' | 'unreadFiles'>): boolean {

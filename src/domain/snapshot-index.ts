@@ -153,7 +153,7 @@ export function hasControllerLabel(labels: Record<string, string> | undefined): 
   return labels?.[CONTROLLER_LABEL] === CONTROLLER_LABEL_VALUE;
 }
 
-export function objectKey(kind: string | undefined, namespace: string | undefined, name: string | undefined): string {
+function objectKey(kind: string | undefined, namespace: string | undefined, name: string | undefined): string {
   return `${kind ?? ''}/${namespace ?? ''}/${name ?? ''}`;
 }
 

@@ -21,7 +21,7 @@ export function foreignOwnerTag(tags: Record<string, string>): string | undefine
 }
 
 /** Karpenter's NodePool label on NodeClaims and Nodes (same key as the instance tag). */
-export const NODEPOOL_LABEL = NODEPOOL_TAG;
+export const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
 
 /** The pre-1.0 form `kubernetes.io/cluster/<name>=owned` counts as well as `eks:eks-cluster-name`. */
 export function legacyClusterTag(cluster: string): string {

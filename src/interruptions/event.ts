@@ -54,7 +54,7 @@ export interface EventBridgeEvent {
   detail: Record<string, unknown>;
 }
 
-export type ParseErrorCode = 'bad-json' | 'not-an-event' | 'unknown-detail-type' | 'missing-instance-id' | 'invalid-field';
+type ParseErrorCode = 'bad-json' | 'not-an-event' | 'unknown-detail-type' | 'missing-instance-id' | 'invalid-field';
 
 /** Why a record is malformed: retrying cannot help, so it fails alone and reaches the DLQ. */
 export interface ParseError {

@@ -11,8 +11,8 @@ import type { InterruptionEvent } from './event.ts';
  * gone from DescribeInstances) or carries no Karpenter tags (a managed node group, an ASG, EKS Auto
  * Mode, something else entirely). EKS cluster names may be `none` in theory; none is expected.
  */
-export const NO_CLUSTER = 'none';
-export const NO_NODEPOOL = 'none';
+const NO_CLUSTER = 'none';
+const NO_NODEPOOL = 'none';
 
 export interface InstanceOwner {
   cluster: string;

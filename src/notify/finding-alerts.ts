@@ -20,7 +20,7 @@ import { markdownText } from '../domain/markdown.ts';
 /** The open-alert key (and alert code) of "the scan could not read the cluster at all". */
 export const UNREADABLE_KEY = 'CLUSTER_UNREADABLE' satisfies ServiceAlertCode;
 /** The open-alert key (and alert code) of "EKS says the cluster does not exist". */
-export const NOT_FOUND_KEY = 'CLUSTER_NOT_FOUND' satisfies ServiceAlertCode;
+const NOT_FOUND_KEY = 'CLUSTER_NOT_FOUND' satisfies ServiceAlertCode;
 /** Alerts about the scan itself, not a finding: never resolved by a finding's absence. */
 const SERVICE_KEYS: ReadonlySet<string> = new Set([UNREADABLE_KEY, NOT_FOUND_KEY]);
 

@@ -10,7 +10,7 @@ import { shellQuote } from '../domain/shell.ts';
 import { markdownText } from '../domain/markdown.ts';
 
 /** Evidence lines quoted in an alert; the full list is in the report. */
-export const MAX_EVIDENCE_LINES = 5;
+const MAX_EVIDENCE_LINES = 5;
 
 const ACTION_WORD: Record<ActionKind, string> = { ROLLOUT_RESTART: 'restart', TERMINATE_INSTANCE: 'termination' };
 
@@ -28,7 +28,7 @@ export function capitalized(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-export function resourceText(r: ResourceRef): string {
+function resourceText(r: ResourceRef): string {
   if (r.id) return `${r.kind} ${r.id}`;
   return `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name ?? '?'}`;
 }
@@ -40,7 +40,7 @@ export function sinceText(iso: string, now: Date): string {
 }
 
 /** What the sentinel did, or would do, about the finding: one line. */
-export function remediationText(r: Remediation): string {
+function remediationText(r: Remediation): string {
   if (r.action === 'MANUAL') return r.steps.length > 0 ? 'only a human can fix this: the next steps say how' : '';
   const word = ACTION_WORD[r.action];
   switch (r.status) {

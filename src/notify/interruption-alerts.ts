@@ -35,7 +35,7 @@ export const SURGE_KINDS: ReadonlySet<InterruptionKind> = new Set<InterruptionKi
   'CapacityReservationInterruption',
 ]);
 
-export const INTERRUPTION_ALERT_SEVERITY = {
+const INTERRUPTION_ALERT_SEVERITY = {
   INTERRUPTION_UNATTENDED: 'critical',
   INTERRUPTION_SURGE: 'warning',
   SCHEDULED_MAINTENANCE: 'warning',

@@ -174,7 +174,7 @@ export function notFoundMetrics(input: Pick<ScanMetricsInput, 'cluster' | 'snaps
 }
 
 /** ClustersNotFound, 1 per cluster (dashboard) and their count account-wide (the alarm). */
-export function clustersNotFound(clusters: readonly string[]): MetricDatum[] {
+function clustersNotFound(clusters: readonly string[]): MetricDatum[] {
   if (clusters.length === 0) return [];
   return [
     ...clusters.map((cluster): MetricDatum => ({

@@ -34,7 +34,7 @@ export interface TopicMessage {
 }
 
 /** Text the builder writes: Slack's `mrkdwn` text object. */
-export type MrkdwnText = MrkdwnElement;
+type MrkdwnText = MrkdwnElement;
 
 /**
  * The three Block Kit blocks the messages are made of, as @slack/types defines them, narrowed to
@@ -48,12 +48,14 @@ export type SlackBlock =
 /** The incoming-webhook body: `text` is the notification and screen-reader fallback. */
 export interface SlackPayload {
   text: string;
-  blocks?: SlackBlock[];
+  blocks?: KnownSlackBlock[];
 }
 
-/** Every block built here is a Block Kit block Slack knows: the compiler checks it, nothing runs. */
-export type SlackBlocksAreKnown = IsTrue<[SlackBlock] extends [KnownBlock] ? true : false>;
-type IsTrue<T extends true> = T;
+/**
+ * Every block built here is a Block Kit block Slack knows: the compiler checks it, nothing runs
+ * (were one not, `blocks` would be `never[]` and no payload would compile).
+ */
+type KnownSlackBlock = [SlackBlock] extends [KnownBlock] ? SlackBlock : never;
 
 const SEVERITY_EMOJI: Readonly<Record<string, string>> = {
   critical: ':red_circle:',
@@ -351,7 +353,7 @@ function emphasisMrkdwn(text: string): string {
     .replaceAll(BOLD, '*');
 }
 
-export function escapeMrkdwn(text: string): string {
+function escapeMrkdwn(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
@@ -359,7 +361,7 @@ export function escapeMrkdwn(text: string): string {
  * Plain text (a title, a cluster name) as mrkdwn that shows it as it is: no mention, link or
  * emphasis. `_` inside a word (`NODECLAIM_NOT_REGISTERED`) cannot start emphasis and stays.
  */
-export function plainMrkdwn(text: string): string {
+function plainMrkdwn(text: string): string {
   return escapeMrkdwn(text).replace(/[*~`]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/g, (c) => LITERAL_MARKER[c] ?? c);
 }
 
@@ -432,7 +434,7 @@ function splitLine(line: string, max: number): string[] {
  * The steps as chatNotificationOf writes them (Markdown: `why: \`command\``, a bare command in
  * backticks, a fenced block, or prose), numbered; a command becomes a code block, easy to copy.
  */
-export function stepSectionTexts(steps: readonly string[]): string[] {
+function stepSectionTexts(steps: readonly string[]): string[] {
   if (steps.length === 0) return [];
   const lines = steps.map((step, i) => {
     const text = stepMrkdwn(step.replace(/\r\n?/g, '\n').trim());

@@ -99,7 +99,7 @@ export interface KubernetesReader {
   podLog(query: PodLogQuery): Promise<string>;
 }
 
-export interface KubernetesWriter {
+interface KubernetesWriter {
   /** Rejects with KubeConflictError when the Deployment changed since `resourceVersion`. */
   patchDeploymentAnnotations(patch: DeploymentAnnotationPatch): Promise<JsonRecord>;
   /** Deletes a NodePool; false when it was already gone. */

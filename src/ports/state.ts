@@ -9,7 +9,7 @@ import type { Finding, Remediation } from '../domain/finding.ts';
 /** `claimed`: go ahead. `done`: a duplicate of a processed delivery. `in-progress`: another invocation holds it. */
 export type DeliveryClaim = 'claimed' | 'done' | 'in-progress';
 
-export interface IdempotencyStore {
+interface IdempotencyStore {
   /** Claims `key` until `now + holdMs` (a crashed holder's claim lapses then). */
   claimDelivery(key: string, now: Date, holdMs: number): Promise<DeliveryClaim>;
   /** Marks it processed, remembered until `now + ttlMs`. */
@@ -32,7 +32,7 @@ export interface OpenAlert {
   lastSent: string;
 }
 
-export interface AlertStateStore {
+interface AlertStateStore {
   openAlerts(cluster: string): Promise<OpenAlert[]>;
   saveAlert(alert: OpenAlert): Promise<void>;
   clearAlert(cluster: string, key: string): Promise<void>;
@@ -49,7 +49,7 @@ export interface RemediationCooldown {
   lastOutcome: string;
 }
 
-export interface CooldownStore {
+interface CooldownStore {
   /** Cooldowns of the cluster still running at `now`. */
   activeCooldowns(cluster: string, now: Date): Promise<RemediationCooldown[]>;
   startCooldown(cooldown: RemediationCooldown): Promise<void>;
@@ -68,13 +68,13 @@ export interface ClusterStatus {
   desiredReplicas: number;
 }
 
-export interface ClusterStatusStore {
+interface ClusterStatusStore {
   saveClusterStatus(status: ClusterStatus, ttlMs: number): Promise<void>;
   /** Statuses of those clusters that have one. */
   clusterStatuses(clusters: readonly string[]): Promise<Map<string, ClusterStatus>>;
 }
 
-export interface WindowCounterStore {
+interface WindowCounterStore {
   /**
    * Adds `amount` to the counter `key` (created at 0, expiring at `expiresAt`); returns the new total.
    * The key names its window (e.g. its start), so an expired counter is never added to again.
@@ -86,7 +86,7 @@ export interface WindowCounterStore {
 export type LeaseClaim = { acquired: true } | { acquired: false; holder?: string };
 
 /** One scan at a time per cluster: overlapping scans would alert and act twice. */
-export interface ScanLeaseStore {
+interface ScanLeaseStore {
   /** Takes the cluster's lease for `holder` until `now + durationMs`, if nobody holds it or its lease has expired. */
   acquireLease(cluster: string, holder: string, now: Date, durationMs: number): Promise<LeaseClaim>;
   /** Gives it up, only if `holder` still holds it (an expired lease may have been taken by another). */
@@ -109,7 +109,7 @@ export interface OutboxEntry {
   outcome?: Remediation;
 }
 
-export interface OutboxStore {
+interface OutboxStore {
   /** Records entries before their actions are carried out. */
   recordPending(entries: readonly OutboxEntry[]): Promise<void>;
   /**

@@ -18,7 +18,7 @@ export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 export const RESTART_HISTORY = 'karpenter-sentinel.io/restarts';
 
 /** The window the hourly cap counts restarts in. */
-export const RESTART_WINDOW_MS = 3_600_000;
+const RESTART_WINDOW_MS = 3_600_000;
 
 /** `2026-01-01T01:00:00Z`: kubectl writes RFC 3339 in its local offset; UTC is the same instant. */
 export function restartStamp(at: Date | number): string {

@@ -15,7 +15,7 @@ export interface InvocationLogOptions {
 }
 
 /** One line when an invocation ends: its request id, duration and summary, or its error (one line, no stack). */
-export function invocationLog(options: InvocationLogOptions): MiddlewareObj<unknown, unknown, Error, Context> {
+function invocationLog(options: InvocationLogOptions): MiddlewareObj<unknown, unknown, Error, Context> {
   if (!options?.logger || !options.functionName) throw new TypeError('invocationLog: logger and functionName are required');
   const { logger, functionName, summarise } = options;
   let startedAt = 0;
@@ -60,7 +60,7 @@ export interface ServiceHooks {
 }
 
 /** The configuration line, on the first invocation only (it then carries `cold_start: true` and the request id). */
-export function effectiveConfigurationLog(
+function effectiveConfigurationLog(
   logger: Logger,
   configuration: Record<string, unknown>,
   warnings: readonly string[] = [],
@@ -95,7 +95,7 @@ export function serviceMiddlewares(hooks: ServiceHooks, options: InvocationLogOp
  */
 export const TIMEOUT_EARLY_MS = 1_000;
 
-export function workSignal(context: Context, signal: AbortSignal | undefined, stopMarginMs: number): AbortSignal {
+function workSignal(context: Context, signal: AbortSignal | undefined, stopMarginMs: number): AbortSignal {
   const remainingMs = context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY;
   const signals: AbortSignal[] = signal ? [signal] : [];
   if (Number.isFinite(remainingMs)) signals.push(AbortSignal.timeout(Math.max(0, remainingMs - stopMarginMs)));

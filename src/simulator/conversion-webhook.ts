@@ -26,7 +26,7 @@ export function brokenConversionFaults(store: KubeStore): FaultSpec[] {
 }
 
 /** The fault for one CRD, when its webhook Service cannot be reached; undefined otherwise. */
-export function conversionFault(crd: CustomResourceDefinition, store: KubeStore): FaultSpec | undefined {
+function conversionFault(crd: CustomResourceDefinition, store: KubeStore): FaultSpec | undefined {
   const message = conversionFailureMessage(crd, store);
   const group = crd.spec?.group;
   const plural = crd.spec?.names?.plural;

@@ -22,7 +22,7 @@ import { SourceError } from '../ports/errors.ts';
 import { awsError, AwsFaults, type AwsOperation } from './aws-faults.ts';
 import { simulatedInstanceTypes } from './instance-types.ts';
 
-export { AWS_WRITE_OPERATIONS, awsError, AwsFaults, type AwsOperation, type FaultSpec } from './aws-faults.ts';
+export { AWS_WRITE_OPERATIONS, awsError, type AwsOperation } from './aws-faults.ts';
 
 export interface InMemoryAwsOptions {
   /** Default: the cluster ARN's region, else the instances' zone's, else us-east-1. */
@@ -41,7 +41,7 @@ export interface AwsCall {
 }
 
 /** The simulated account; tests may change it between calls ("tags changed since the scan"). */
-export interface InMemoryAwsState {
+interface InMemoryAwsState {
   cluster: ClusterInfo | undefined;
   instances: Map<string, Instance>;
   fargateProfiles: FargateProfile[];

@@ -19,7 +19,7 @@ import type { InMemoryAws } from './in-memory-aws.ts';
 import type { ApiReactor } from './kube-routes.ts';
 import type { KubeStore, SimResourceName, StoredObject } from './kube-store.ts';
 
-export const TERMINATION_FINALIZER = 'karpenter.sh/termination';
+const TERMINATION_FINALIZER = 'karpenter.sh/termination';
 
 export interface SimulatedKarpenterOptions {
   /** How long after its deletionTimestamp a NodeClaim takes to drain. Default 0: gone at the next LIST. */

@@ -29,7 +29,7 @@ export interface KubeApiServerOptions {
   now?: () => Date;
 }
 
-export interface ServerStats {
+interface ServerStats {
   /** Requests received (every one, including refused and faulted ones). */
   readonly requests: number;
   /** Response body bytes sent. */

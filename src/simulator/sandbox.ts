@@ -61,7 +61,7 @@ export async function startSandbox(seed: ClusterSnapshot, options: SandboxOption
 }
 
 /** `sandbox-<cluster>`, with what a kubeconfig name or a shell would trip on replaced. */
-export function contextNameFor(clusterName: string): string {
+function contextNameFor(clusterName: string): string {
   const safe = clusterName.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 60);
   return `sandbox-${safe || 'cluster'}`;
 }

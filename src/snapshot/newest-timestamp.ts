@@ -9,7 +9,7 @@ import type { KubeObject } from '../domain/kube.ts';
 import { parseIsoTime } from '../domain/kube-helpers.ts';
 import { isRecord } from '../domain/shape.ts';
 
-export interface NewestTimestamp {
+interface NewestTimestamp {
   time: Date;
   /** Where it was written: `Node ip-10-0-1-20.ec2.internal lastHeartbeatTime`, `karpenter.log:12`. */
   where: string;

@@ -71,7 +71,7 @@ export function analyze(snapshot: ClusterSnapshot, options: AnalyzeOptions): Rep
 }
 
 /** A detector that threw: a gap on the first source it requires, naming it and the error. */
-export function detectorFailure(detector: Detector, error: unknown): Gap {
+function detectorFailure(detector: Detector, error: unknown): Gap {
   const source = detector.requires[0] ?? detector.anyOf?.[0] ?? 'pods';
   const why = error instanceof Error ? error.message : String(error);
   return { source, error: `${detector.code} check failed on this data: ${oneLine(why, 200)}`, detector: detector.code };

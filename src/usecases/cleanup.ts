@@ -36,7 +36,7 @@ export interface CleanupSettings {
 }
 
 export const DEFAULT_NODECLAIM_WAIT_MS = 5 * 60_000;
-export const DEFAULT_CLEANUP_POLL_MS = 10_000;
+const DEFAULT_CLEANUP_POLL_MS = 10_000;
 
 /** One step: the outcomes so far in, the same with its own added out. */
 type Step = (ctx: CleanupContext, before: CleanupOutcomes) => Promise<CleanupOutcomes>;

@@ -8,7 +8,7 @@ import { errorFields } from '../support/logger.ts';
 import { mapBounded } from '../support/concurrency.ts';
 
 /** DescribeCluster calls in flight at once (EKS throttles bursts per account). */
-export const DESCRIBE_CONCURRENCY = 5;
+const DESCRIBE_CONCURRENCY = 5;
 
 /** A cluster in these states has no API server worth scanning (or none any more). */
 const NOT_SCANNABLE = new Set(['CREATING', 'DELETING']);

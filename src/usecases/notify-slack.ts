@@ -31,7 +31,7 @@ export interface RetryTiming {
 export const DEFAULT_RETRY_TIMING: RetryTiming = { baseDelayMs: 500, maxDelayMs: 8_000, maxRetryAfterMs: 30_000 };
 
 /** Time kept back before the invocation's deadline for one more post (the poster's timeout and some). */
-export const POST_TIME_RESERVE_MS = 12_000;
+const POST_TIME_RESERVE_MS = 12_000;
 
 export interface NotifySlackDependencies {
   webhookUrl: WebhookUrlSource;
@@ -51,7 +51,7 @@ export interface SlackDelivery extends TopicMessage {
   messageId: string;
 }
 
-export interface NotifySlackOptions {
+interface NotifySlackOptions {
   /** The invocation's remaining time: no wait is started that would leave too little for its post. */
   remainingTimeMs?: () => number;
 }

@@ -23,7 +23,7 @@ import { scanCluster } from './scan-cluster.ts';
 import { parseScanRequest, scanDeliveryKey } from './scan-request.ts';
 
 /** Clusters scanned at once by one invocation: each scan already runs 8 calls in parallel. */
-export const SCAN_CONCURRENCY = 4;
+const SCAN_CONCURRENCY = 4;
 
 /** The controller status stays readable for a day; the interruptions function judges its age by `observedAt`. */
 export const CLUSTER_STATUS_TTL_MS = 24 * 3_600_000;
@@ -36,7 +36,7 @@ export interface ScanDelivery {
   receiveCount: number;
 }
 
-export interface ScanServiceSettings {
+interface ScanServiceSettings {
   alerts: AlertSettings;
   detection: DetectionSettings;
   actions: ActionSettings;
@@ -77,7 +77,7 @@ export interface ScanBatchOptions {
 
 /** `stepped-aside`: another scan of the cluster held its lease; this request was redundant. */
 /** `not-found`: EKS says the cluster does not exist (a typo, another region or account, or deleted). */
-export type ScanOutcome =
+type ScanOutcome =
   'scanned' | 'unreadable' | 'not-found' | 'duplicate' | 'stale' | 'in-progress' | 'stepped-aside' | 'malformed' | 'failed';
 
 export interface ScanBatchResult {

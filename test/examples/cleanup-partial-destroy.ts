@@ -18,7 +18,7 @@ export const FORGED_NOT_PROVEN = {
   reason: 'no aws:ec2launchtemplate:id tag: not launched from a launch template',
 };
 export const PROFILE_V13 = 'platform-eks-dev_11735620938465729301';
-export const PROFILE_PRE_V13 = 'platform-eks-dev_8351943279432019856';
+const PROFILE_PRE_V13 = 'platform-eks-dev_8351943279432019856';
 
 /** The result lists of a complete cleanup (and of the dry run before it), sorted as results are. */
 export const CLEANED = {

@@ -56,7 +56,7 @@ export function instance(input: {
 }
 
 /** What Karpenter's CreateFleet launch leaves on an instance, besides the cluster and NodePool tags. */
-export function karpenterLaunchTags(id: string, nodePool: string, launchTemplateId = KARPENTER_LT_ID): Record<string, string> {
+function karpenterLaunchTags(id: string, nodePool: string, launchTemplateId = KARPENTER_LT_ID): Record<string, string> {
   return {
     'karpenter.sh/nodeclaim': `${nodePool}-${id.slice(-5)}`,
     'karpenter.k8s.aws/ec2nodeclass': 'default',

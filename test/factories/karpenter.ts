@@ -166,7 +166,7 @@ export function ec2NodeClass(input: {
 }
 
 /** EKS Auto Mode's built-in NodeClass, as its NodePools and NodeClaims reference it. */
-export const AUTO_MODE_NODECLASS_REF = { group: 'eks.amazonaws.com', kind: 'NodeClass', name: 'default' };
+const AUTO_MODE_NODECLASS_REF = { group: 'eks.amazonaws.com', kind: 'NodeClass', name: 'default' };
 
 /** A NodePool of EKS Auto Mode (Karpenter run by AWS): it references an `eks.amazonaws.com` NodeClass. */
 export function autoModeNodePool(input: Parameters<typeof nodePool>[0]): NodePool {

@@ -138,7 +138,7 @@ export function containerStatus(
   };
 }
 
-export const KARPENTER_LABELS = { 'app.kubernetes.io/name': 'karpenter', 'app.kubernetes.io/instance': 'karpenter' };
+const KARPENTER_LABELS = { 'app.kubernetes.io/name': 'karpenter', 'app.kubernetes.io/instance': 'karpenter' };
 
 /** A Karpenter controller pod of Deployment `karpenter` in `namespace`. */
 export function karpenterPod(input: Omit<PodInput, 'labels' | 'namespace'> & { namespace?: string }): Pod {

@@ -35,7 +35,7 @@ const spot = (id: string, ip: string, nodeClaim: string) =>
   node({ id, cluster: 'prod-eu', nodePool: 'spot-general', zone: 'eu-west-1a', type: 'm6i.large', ip, nodeClaim });
 
 /** prod-eu (Karpenter: spot-general, on-demand, gpu; plus a managed node group), staging (legacy tag), a bastion. */
-export const FLEET: Instance[] = [
+const FLEET: Instance[] = [
   spot('i-0c5e8f1a2b3d4e5f6', '10.20.1.17', 'spot-general-x7k2p'),
   spot('i-0a4b7c9d2e1f30865', '10.20.1.44', 'spot-general-9fq4m'),
   spot('i-0d1c2b3a495867f70', '10.20.1.61', 'spot-general-b2n8v'),

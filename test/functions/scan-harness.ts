@@ -20,7 +20,7 @@ import { NO_WAIT_CLOCK, steppingClock } from '../support/clock.ts';
 import type { LocalDynamo } from '../support/dynalite.ts';
 import { lambdaContext, sampleEvent } from '../support/lambda.ts';
 
-export const TOPIC_ARN = 'arn:aws:sns:eu-west-1:111122223333:karpenter-sentinel-alerts';
+const TOPIC_ARN = 'arn:aws:sns:eu-west-1:111122223333:karpenter-sentinel-alerts';
 /** The examples' capture time: the sample events' requestedAt. */
 export const TICK = '2026-01-01T01:00:00Z';
 

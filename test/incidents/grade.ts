@@ -19,7 +19,7 @@ export function isGrade(value: unknown): value is Grade {
 }
 
 /** A finding code with, optionally, its cause: `{ finding }` alone matches any cause. */
-export interface FindingArea {
+interface FindingArea {
   finding: string;
   cause?: string;
 }

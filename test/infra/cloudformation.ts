@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
 export interface Resource {
@@ -51,7 +51,7 @@ export function resourcesOfType(template: Template, type: string): [string, Reso
 }
 
 /** osls's logical-id normalisation: `scan-dispatch` → `ScanDashdispatch`. */
-export function normalizedName(name: string): string {
+function normalizedName(name: string): string {
   const replaced = name.replace(/-/g, 'Dash').replace(/_/g, 'Underscore');
   return replaced.charAt(0).toUpperCase() + replaced.slice(1);
 }
@@ -124,26 +124,6 @@ function branches(value: Json, template: Template | undefined): JsonObject[] {
   }
   if (value.Ref === 'AWS::NoValue') return [];
   return [value];
-}
-
-/**
- * `value` with every Fn::If replaced by the branch its condition selects, and properties whose
- * branch is AWS::NoValue dropped: what CloudFormation deploys (e.g. an IAM condition block).
- */
-export function resolveIfs(template: Template, value: Json): Json | undefined {
-  if (Array.isArray(value)) return value.map((v) => resolveIfs(template, v) ?? null);
-  if (!isObject(value)) return value;
-  const choice = value['Fn::If'];
-  if (Array.isArray(choice)) {
-    return resolveIfs(template, (conditionHolds(template, String(choice[0])) ? choice[1] : choice[2]) ?? null);
-  }
-  if (value.Ref === 'AWS::NoValue') return undefined;
-  const out: JsonObject = {};
-  for (const [key, v] of Object.entries(value)) {
-    const resolved = resolveIfs(template, v);
-    if (resolved !== undefined) out[key] = resolved;
-  }
-  return out;
 }
 
 /** Every inline policy statement of a role (see statementsOf for `template`). */

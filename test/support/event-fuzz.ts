@@ -95,7 +95,7 @@ function apply(root: Tree, m: Mutation): Tree {
 }
 
 /** `events/<name>.json` with 1 to 4 mutations. */
-export function mutatedSample(name: string): fc.Arbitrary<unknown> {
+function mutatedSample(name: string): fc.Arbitrary<unknown> {
   return fc.array(mutation, { minLength: 1, maxLength: 4 }).map((mutations) => {
     let tree = expand(sampleEvent<Json>(name));
     for (const m of mutations) tree = apply(tree, m);

@@ -67,7 +67,7 @@ export const OPEN_ALERT_TTL_MS = 30 * 24 * 3_600_000;
 /** An action's announcement nobody could deliver (the topic refusing for two weeks) vanishes this long after it was recorded. */
 export const OUTBOX_TTL_MS = 14 * 24 * 3_600_000;
 /** BatchGetItem's limit of keys per call. */
-export const BATCH_GET_SIZE = 100;
+const BATCH_GET_SIZE = 100;
 /** Calls per chunk, the first included, while DynamoDB returns keys unprocessed (throttling). */
 export const BATCH_GET_ATTEMPTS = 5;
 /** Full jitter below a ceiling doubling from 50 ms to 400 ms (the waits were 50, 100, 200, 400 ms, unjittered). */

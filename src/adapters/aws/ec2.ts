@@ -27,17 +27,17 @@ import { allPages, fromSdkOutput } from './sdk-output.ts';
 import { INSTANCE_TYPES_BY_REGION, type InstanceTypeCache } from './instance-type-cache.ts';
 
 /** DescribeInstances' largest page when filtering. */
-export const INSTANCE_PAGE_SIZE = 1000;
+const INSTANCE_PAGE_SIZE = 1000;
 /** Instance ids (and profile ARNs) go in a filter (an unknown id in `InstanceIds` fails the whole call); EC2 takes 200 values per filter. */
-export const INSTANCE_ID_FILTER_SIZE = 200;
+const INSTANCE_ID_FILTER_SIZE = 200;
 /** DescribeLaunchTemplates' largest page. */
-export const LAUNCH_TEMPLATE_PAGE_SIZE = 200;
+const LAUNCH_TEMPLATE_PAGE_SIZE = 200;
 /** Ids per DescribeLaunchTemplates by id (templates named by instances but not tagged for the cluster). */
-export const LAUNCH_TEMPLATE_ID_BATCH_SIZE = 200;
+const LAUNCH_TEMPLATE_ID_BATCH_SIZE = 200;
 /** DescribeSubnets' largest page. */
-export const SUBNET_PAGE_SIZE = 1000;
+const SUBNET_PAGE_SIZE = 1000;
 /** Subnet ids go in a `subnet-id` filter, 200 values each (see describeSubnets). */
-export const SUBNET_ID_FILTER_SIZE = 200;
+const SUBNET_ID_FILTER_SIZE = 200;
 /** DescribeInstanceTypes' largest page: about 13 pages for a region's 1,200-odd types. */
 export const INSTANCE_TYPE_PAGE_SIZE = 100;
 

@@ -14,7 +14,7 @@ import { awsCall, isNotFound, sourceError } from './errors.ts';
 import { allPages, fromSdkOutput } from './sdk-output.ts';
 
 /** EKS list calls' largest page. */
-export const EKS_PAGE_SIZE = 100;
+const EKS_PAGE_SIZE = 100;
 /** Describe calls in flight at once per list (EKS throttles bursts per account). */
 export const EKS_DESCRIBE_CONCURRENCY = 5;
 

@@ -15,8 +15,8 @@ import type { Logger } from '../../support/logger.ts';
 
 /** EMF's limits (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html). */
 export const EMF_MAX_METRICS = 100;
-export const EMF_MAX_VALUES = 100;
-export const EMF_MAX_DIMENSIONS = 30;
+const EMF_MAX_VALUES = 100;
+const EMF_MAX_DIMENSIONS = 30;
 
 export type LineWriter = (line: string) => void;
 
@@ -64,7 +64,7 @@ interface Group {
 }
 
 /** The datums as EMF documents (grouped by dimensions, in the order first seen), and those that cannot be. */
-export function emfDocuments(
+function emfDocuments(
   namespace: string,
   datums: readonly MetricDatum[],
   timestamp: Date,

@@ -58,7 +58,7 @@ export async function awsCall<T>(operation: string, call: () => Promise<T>): Pro
 }
 
 /** The SDK's abort (the request handler rejects with an AbortError when the abortSignal fires). */
-export function isAbort(error: unknown): boolean {
+function isAbort(error: unknown): boolean {
   return error instanceof InvocationTimeoutError || awsErrorName(error) === 'AbortError';
 }
 

@@ -14,9 +14,9 @@ import { awsCall, isNotFound, sourceError } from './errors.ts';
 import { allPages, fromSdkOutput } from './sdk-output.ts';
 
 /** ListInstanceProfiles' largest page. */
-export const INSTANCE_PROFILE_PAGE_SIZE = 1000;
+const INSTANCE_PROFILE_PAGE_SIZE = 1000;
 /** ListInstanceProfileTags calls in flight at once (IAM throttles per account, shared with Karpenter itself). */
-export const IAM_TAG_CONCURRENCY = 4;
+const IAM_TAG_CONCURRENCY = 4;
 
 /**
  * Whether Karpenter may have made the profile: since v1.7 it puts them under

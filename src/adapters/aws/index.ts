@@ -4,7 +4,7 @@ import { Ec2Adapter } from './ec2.ts';
 import { EksAdapter } from './eks.ts';
 import { IamAdapter } from './iam.ts';
 
-export { createAwsClients, destroyAwsClients, type AwsClientOptions, type AwsClients } from './clients.ts';
+export { createAwsClients, destroyAwsClients, type AwsClients } from './clients.ts';
 
 /** The AWS ports over SDK v3 clients (build the clients once with createAwsClients). */
 export function awsPorts(clients: AwsClients): AwsPorts {

@@ -10,7 +10,7 @@ import type { InstanceTypeListing } from '../../ports/aws.ts';
 export const INSTANCE_TYPES_TTL_MS = 6 * 60 * 60 * 1000;
 
 /** Regions kept at once: a scan service watches clusters in a few regions; past this the oldest entry goes. */
-export const INSTANCE_TYPES_MAX_REGIONS = 8;
+const INSTANCE_TYPES_MAX_REGIONS = 8;
 
 interface Entry {
   at: number;

@@ -28,7 +28,7 @@ export function fromSdkOutput<S extends AwsCliOutput['source']>(operation: strin
  * Pages one listing may take. Far above any real account (10,000 pages are millions of items), it
  * stops a NextToken that never ends, from a broken or hostile endpoint, reading forever.
  */
-export const MAX_PAGES = 10_000;
+const MAX_PAGES = 10_000;
 
 /** Every page's items in order, from an SDK paginator (`itemsOf` may convert a page on the way). */
 export async function allPages<P, T>(

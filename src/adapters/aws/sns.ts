@@ -19,11 +19,11 @@ import { oneLine } from '../../domain/shape.ts';
 import { sourceError } from './errors.ts';
 
 /** PublishBatch's limit of messages per call. */
-export const PUBLISH_BATCH_SIZE = 10;
+const PUBLISH_BATCH_SIZE = 10;
 /** PublishBatch's limit on the messages of one call together (256 KiB), less room for the envelope. */
-export const PUBLISH_BATCH_BYTES = 250 * 1024;
+const PUBLISH_BATCH_BYTES = 250 * 1024;
 /** SNS's limit on a subject: ASCII, no line breaks. */
-export const SUBJECT_MAX = 100;
+const SUBJECT_MAX = 100;
 
 interface NotPublished {
   code: string;

@@ -11,9 +11,9 @@ import { chunks, mapBounded } from '../../support/concurrency.ts';
 import { awsErrorName, awsErrorText } from './errors.ts';
 
 /** SendMessageBatch's limit of messages per call. */
-export const SEND_BATCH_SIZE = 10;
+const SEND_BATCH_SIZE = 10;
 /** Batch calls in flight at once. */
-export const SEND_CONCURRENCY = 4;
+const SEND_CONCURRENCY = 4;
 
 interface NotQueued {
   cluster: string;

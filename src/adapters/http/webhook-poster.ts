@@ -7,7 +7,7 @@ import type { WebhookPoster, WebhookResponse } from '../../ports/notify.ts';
 import { oneLine } from '../../domain/shape.ts';
 import { InvocationTimeoutError, withCurrent, type SignalSource } from '../../support/abort.ts';
 
-export const WEBHOOK_TIMEOUT_MS = 10_000;
+const WEBHOOK_TIMEOUT_MS = 10_000;
 
 export class FetchWebhookPoster implements WebhookPoster {
   readonly #timeoutMs: number;

@@ -33,7 +33,7 @@ const CLUSTER_ID_HEADER = 'x-k8s-aws-id';
 /** What the AWS CLI and aws-iam-authenticator put in the URL; EKS accepts the token for 15 min regardless. */
 const PRESIGN_EXPIRES_SECONDS = 60;
 /** A token older than this is not reused: EKS rejects it after 15 min, and clocks drift. */
-export const DEFAULT_TOKEN_MAX_AGE_MS = 10 * 60_000;
+const DEFAULT_TOKEN_MAX_AGE_MS = 10 * 60_000;
 /** Temporary credentials this close to expiry are not signed with again. */
 const CREDENTIAL_EXPIRY_MARGIN_MS = 60_000;
 

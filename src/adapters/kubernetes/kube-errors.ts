@@ -38,7 +38,7 @@ export function thrownMessage(err: unknown): string {
 }
 
 /** The `message` of a Kubernetes Status body, else the body's first text (proxies answer in HTML or plain text). */
-export function statusMessage(body: string): string | undefined {
+function statusMessage(body: string): string | undefined {
   try {
     const parsed: unknown = JSON.parse(body);
     if (typeof parsed === 'object' && parsed !== null && 'message' in parsed && typeof parsed.message === 'string') {

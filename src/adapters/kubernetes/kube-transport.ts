@@ -67,8 +67,8 @@ export interface KubeAccess {
   applyToHTTPSOptions(opts: https.RequestOptions): Promise<void>;
 }
 
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const USER_AGENT = 'karpenter-sentinel';
 
 interface Endpoint {

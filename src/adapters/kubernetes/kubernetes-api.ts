@@ -34,7 +34,7 @@ import type { KubeAccess, KubeHttpRequest, KubeTransportOptions } from './kube-t
 import { DEFAULT_RETRY_POLICY, withRetries } from './retry.ts';
 import type { RetryEnvironment, RetryPolicy } from './retry.ts';
 
-export const DEFAULT_PAGE_SIZE = 500;
+const DEFAULT_PAGE_SIZE = 500;
 
 export interface KubernetesApiOptions extends Omit<KubeTransportOptions, 'maxResponseBytes'> {
   /** Retry waits go through `sleep`; a Retry-After date is read against `now`. */

@@ -35,7 +35,7 @@ export const EXAMPLES_NOW = '2026-01-01T01:00:00Z';
 export const HEADLINE_EXAMPLE = 'fargate-bootstrap-deadlock';
 
 /** The example the demo also cleans up after, as `cleanup --simulate ... --apply` would before a VPC's deletion. */
-export const CLEANUP_DEMO_EXAMPLE = 'cleanup-partial-destroy';
+const CLEANUP_DEMO_EXAMPLE = 'cleanup-partial-destroy';
 
 const OPTIONS = {
   now: { type: 'string' },

@@ -70,7 +70,7 @@ export function cleanupProgressDisplay(stream: OutputStream, options: ProgressOp
 }
 
 /** `['[2/4] instances:', 'waiting for 3 instances still shutting down (1m10s)']`. */
-export function describeProgress(progress: CleanupProgress): [label: string, text: string] {
+function describeProgress(progress: CleanupProgress): [label: string, text: string] {
   const label = `${stepLabel(progress.step)}:`;
   if (progress.kind === 'step') return [label, visible(progress.message)];
   if (progress.step === 'nodepools') {

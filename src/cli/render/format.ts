@@ -106,7 +106,7 @@ export function describeTimeSource(time: TimeSource): string {
 }
 
 /** `nodeclaims: 403 Forbidden; pods: 2 objects set aside as malformed (see notes)`: what happened, per gap, on one line. */
-export function gapsDetail(report: Report): string {
+function gapsDetail(report: Report): string {
   return visibleLine(
     [...report.gaps.map((g) => `${g.source}: ${g.error}`), ...(report.unreadFiles ?? []).map((f) => `left out ${f}`)].join('; '),
   );

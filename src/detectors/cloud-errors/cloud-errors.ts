@@ -9,7 +9,7 @@ import type { LogLine } from '../../domain/aws.ts';
 import type { CauseCodeOf } from '../../domain/codes.ts';
 import { conditionText } from '../karpenter/readiness.ts';
 
-export type LaunchErrorCause = Exclude<CauseCodeOf<'NODECLAIM_LAUNCH_FAILED'>, 'UNKNOWN'>;
+type LaunchErrorCause = Exclude<CauseCodeOf<'NODECLAIM_LAUNCH_FAILED'>, 'UNKNOWN'>;
 
 export interface CloudError {
   cause: LaunchErrorCause;

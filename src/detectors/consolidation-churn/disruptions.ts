@@ -108,7 +108,7 @@ function objectsOf(index: SnapshotIndex, nodePools: readonly NodePool[]): Object
  * The NodePool a NodeClaim name was generated for: `<nodepool>-<5 characters>`, the longest
  * captured NodePool name that fits.
  */
-export function nodePoolFromClaimName(name: string, nodePools: readonly NodePool[]): string | undefined {
+function nodePoolFromClaimName(name: string, nodePools: readonly NodePool[]): string | undefined {
   let best: string | undefined;
   for (const np of nodePools) {
     const pool = np.metadata?.name;

@@ -16,9 +16,9 @@ import type { ConsolidationReason } from './disruptions.ts';
 export type ChurnCause = CauseCodeOf<'CONSOLIDATION_CHURN'>;
 
 /** Under this, consolidation acts on nodes that were busy moments ago. */
-export const SHORT_CONSOLIDATE_AFTER_MS = 5 * 60_000;
+const SHORT_CONSOLIDATE_AFTER_MS = 5 * 60_000;
 /** What the patch proposes. */
-export const SUGGESTED_CONSOLIDATE_AFTER = '10m';
+const SUGGESTED_CONSOLIDATE_AFTER = '10m';
 
 export interface ConsolidateAfter {
   /** As written, or `0s` when absent (the v1 default). */
@@ -109,7 +109,7 @@ export function consolidateAfterStep(pool: string): string {
 }
 
 /** The NodePool's budgets with one more: one node at a time for `reasons`. */
-export function budgetsWithLimit(np: NodePool | undefined, reasons: readonly ConsolidationReason[]): DisruptionBudget[] {
+function budgetsWithLimit(np: NodePool | undefined, reasons: readonly ConsolidationReason[]): DisruptionBudget[] {
   const own = np?.spec?.disruption?.budgets;
   const kept = own === undefined ? [{ ...DEFAULT_BUDGET }] : own.map((b) => ({ ...b }));
   return [...kept, { nodes: '1', reasons: [...reasons] }];

@@ -24,7 +24,7 @@ import { shellJson, shellQuote } from '../../domain/shell.ts';
 /** The default port of the chart's webhook (`webhook.port`). */
 const CHART_WEBHOOK_PORT = 8443;
 
-export interface ConversionTarget {
+interface ConversionTarget {
   namespace: string;
   name: string;
   port: number | undefined;
@@ -44,12 +44,12 @@ export interface StepInput {
 }
 
 /** What `status.storedVersions` says about `strategy: None`. */
-export type StoredVerdict =
+type StoredVerdict =
   | { kind: 'safe'; storage: string }
   | { kind: 'needs-conversion'; storage: string; older: string[] }
   | { kind: 'unknown'; storage: string | undefined };
 
-export function storedVerdict(crd: CustomResourceDefinition | undefined): StoredVerdict {
+function storedVerdict(crd: CustomResourceDefinition | undefined): StoredVerdict {
   const versions = crd?.spec?.versions ?? [];
   const storage = versions.find((v) => v.storage)?.name;
   const stored = crd?.status?.storedVersions;

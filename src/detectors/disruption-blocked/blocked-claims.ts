@@ -48,7 +48,7 @@ function expiryOf(claim: NodeClaim, pool: NodePool | undefined, nowMs: number): 
 }
 
 /** The Node of a NodeClaim: by `status.nodeName`, else by the instance in its providerID. */
-export function nodeOfClaim(index: SnapshotIndex, claim: NodeClaim): Node | undefined {
+function nodeOfClaim(index: SnapshotIndex, claim: NodeClaim): Node | undefined {
   const byName = claim.status?.nodeName ? index.nodesByName.get(claim.status.nodeName) : undefined;
   if (byName) return byName;
   const id = instanceIdFromProviderID(claim.status?.providerID);

@@ -17,7 +17,7 @@ import type { KubeEvent } from '../../domain/kube.ts';
 import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import type { BlockedClaim } from './blocked-claims.ts';
 
-export const DISRUPTION_BLOCKED = 'DisruptionBlocked';
+const DISRUPTION_BLOCKED = 'DisruptionBlocked';
 
 export type EventCause = Exclude<CauseCodeOf<'DISRUPTION_BLOCKED'>, 'UNKNOWN'>;
 

@@ -5,7 +5,7 @@
 import type { Pod, PodDisruptionBudget } from '../../domain/kube.ts';
 import { evictionBlockers, pdbRef, type MultiplePdbs, type PdbBlock } from '../karpenter/eviction-blockers.ts';
 
-export interface PdbHold {
+interface PdbHold {
   namespace: string;
   name: string;
   /** `ns/name` of the pods on these nodes it holds. */
@@ -24,7 +24,7 @@ export interface PodBlockers {
   doNotDisrupt: { pod: string; value: string }[];
 }
 
-export const podRef = (p: Pod) => `${p.metadata?.namespace ?? 'default'}/${p.metadata?.name ?? '?'}`;
+const podRef = (p: Pod) => `${p.metadata?.namespace ?? 'default'}/${p.metadata?.name ?? '?'}`;
 
 export function podBlockers(pods: readonly Pod[], pdbs: readonly PodDisruptionBudget[], now: Date): PodBlockers {
   const found = evictionBlockers(pods, pdbs, now);

@@ -117,7 +117,7 @@ export function allocatable(info: InstanceTypeInfo, settings: CapacitySettings):
 }
 
 /** Resources the model knows for every type: a request for anything else is not judged here. */
-export const MODELLED_RESOURCES = new Set([
+const MODELLED_RESOURCES = new Set([
   'cpu',
   'memory',
   'pods',

@@ -8,7 +8,7 @@ import type { NodeFit } from '../scheduling/scheduling.ts';
 export type ControllerCause = CauseCodeOf<'KARPENTER_CONTROLLER_PENDING'>;
 
 /** What an UNKNOWN diagnosis is about, so the steps can still be specific. */
-export type UnknownKind = 'no-nodes' | 'fargate-stuck' | 'insufficient-resources' | 'unexplained';
+type UnknownKind = 'no-nodes' | 'fargate-stuck' | 'insufficient-resources' | 'unexplained';
 
 export interface ControllerDiagnosis {
   pod: Pod;

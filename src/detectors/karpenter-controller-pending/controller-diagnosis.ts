@@ -9,7 +9,7 @@ import { evaluateNode, type NodeFit } from '../scheduling/scheduling.ts';
 import { fromNodes, fromSchedulerMessage, isUsable } from './controller-nodes.ts';
 import type { ControllerCause, ControllerDiagnosis } from './controller-diagnosis-types.ts';
 
-export type { ControllerCause, ControllerDiagnosis, UnknownKind } from './controller-diagnosis-types.ts';
+export type { ControllerCause, ControllerDiagnosis } from './controller-diagnosis-types.ts';
 
 /**
  * Why one Karpenter controller pod is still Pending. Fargate first (a profile decides before any

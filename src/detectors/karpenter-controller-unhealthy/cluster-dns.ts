@@ -20,7 +20,7 @@ export interface ControllerDns {
   coreDns: CoreDnsState | undefined;
 }
 
-export interface CoreDnsState {
+interface CoreDnsState {
   pods: number;
   running: number;
   /** `coredns-54d6f577c6-8xq5w Pending`, for the evidence. */

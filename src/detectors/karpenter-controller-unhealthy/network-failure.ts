@@ -50,7 +50,7 @@ export function networkFailure(text: string, subnets: readonly Subnet[]): Networ
  */
 const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '198.19.0.0/16'];
 
-export function isPrivateIpv4(address: string): boolean {
+function isPrivateIpv4(address: string): boolean {
   return PRIVATE_RANGES.some((range) => inCidr(address, range));
 }
 
@@ -60,7 +60,7 @@ function ipv4(address: string): number | undefined {
   return parts.reduce((n, p) => n * 256 + p, 0);
 }
 
-export function inCidr(address: string, cidr: string): boolean {
+function inCidr(address: string, cidr: string): boolean {
   const [base = '', bitsText = ''] = cidr.split('/');
   const [a, b, bits] = [ipv4(address), ipv4(base), Number(bitsText)];
   if (a === undefined || b === undefined || !Number.isInteger(bits) || bits < 0 || bits > 32) return false;

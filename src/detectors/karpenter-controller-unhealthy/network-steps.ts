@@ -27,7 +27,7 @@ export interface NetworkEnv {
   pod: string | undefined;
 }
 
-export function regionArg(env: Pick<NetworkEnv, 'region'>): string {
+function regionArg(env: Pick<NetworkEnv, 'region'>): string {
   return env.region ? shellQuote(env.region) : '"$AWS_REGION"';
 }
 
@@ -41,7 +41,7 @@ export function clusterArg(env: Pick<NetworkEnv, 'clusterName'>): string {
 }
 
 /** `vpc=$(aws eks describe-cluster … vpcId)`: the cluster's VPC, for the steps after it. */
-export function vpcStep(env: Pick<NetworkEnv, 'region' | 'clusterName'>, why: string): string {
+function vpcStep(env: Pick<NetworkEnv, 'region' | 'clusterName'>, why: string): string {
   return commandStep(
     `${why}${clusterNote(env)}`,
     `vpc=$(aws eks describe-cluster --region ${regionArg(env)} --name ${clusterArg(env)} --query cluster.resourcesVpcConfig.vpcId --output text)`,

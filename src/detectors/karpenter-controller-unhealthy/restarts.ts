@@ -10,10 +10,10 @@ import { isoSeconds } from '../../domain/kube-helpers.ts';
  *   The API keeps a count of restarts but only the time of the last one, so "3 restarts within the
  *   hour" is read as "3 restarts in all, the latest within the hour".
  */
-export const RESTART_WINDOW_MS = 60 * 60_000;
-export const RESTARTS_AT_LEAST = 3;
+const RESTART_WINDOW_MS = 60 * 60_000;
+const RESTARTS_AT_LEAST = 3;
 
-export interface Termination {
+interface Termination {
   reason?: string;
   message?: string;
   exitCode?: number;

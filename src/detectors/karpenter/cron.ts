@@ -154,17 +154,6 @@ function dayMatches(schedule: CronSchedule, date: Date): boolean {
   return schedule.daysOfMonthStar || schedule.weekdaysStar ? dom && dow : dom || dow;
 }
 
-/** Whether the schedule fires at this instant's minute (UTC). */
-export function matchesMinute(schedule: CronSchedule, ms: number): boolean {
-  const d = new Date(ms);
-  return (
-    schedule.months[d.getUTCMonth() + 1] === true &&
-    dayMatches(schedule, d) &&
-    schedule.hours[d.getUTCHours()] === true &&
-    schedule.minutes[d.getUTCMinutes()] === true
-  );
-}
-
 const SEARCH_YEARS = 5;
 
 /**

@@ -44,7 +44,6 @@ import type { DisruptionBudget, NodePool } from '../../domain/kube.ts';
 import { parseCron, nextFire, previousFire, type CronSchedule } from './cron.ts';
 
 export type DisruptionReason = 'Underutilized' | 'Empty' | 'Drifted';
-export const DISRUPTION_REASONS: readonly DisruptionReason[] = ['Underutilized', 'Empty', 'Drifted'];
 
 /** Karpenter's default when `budgets` is absent. */
 export const DEFAULT_BUDGET: Readonly<DisruptionBudget> = { nodes: '10%' };
@@ -52,7 +51,7 @@ const DEFAULT_PERCENT = 10;
 
 const YEAR_MS = 366 * 24 * 3_600_000;
 
-export interface BudgetRef {
+interface BudgetRef {
   /** Index in `spec.disruption.budgets`; -1 for the default budget. */
   index: number;
   budget: DisruptionBudget;
@@ -62,7 +61,7 @@ export interface BudgetRef {
   activeUntil?: Date;
 }
 
-export interface InvalidBudget {
+interface InvalidBudget {
   index: number;
   budget: DisruptionBudget;
   /** What Karpenter cannot read, e.g. `invalid cron "0 9 * * 7": end of range (7) above maximum (6): 7`. */

@@ -38,9 +38,9 @@ import { tolerates } from '../scheduling/scheduling.ts';
 export const DO_NOT_DISRUPT_ANNOTATION = 'karpenter.sh/do-not-disrupt';
 
 /** Karpenter v1's taint on a node it disrupts or terminates (`pkg/apis/v1/taints.go`). */
-export const DISRUPTED_TAINT: Taint = { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' };
+const DISRUPTED_TAINT: Taint = { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' };
 /** The v1beta1 form (Karpenter v0.32–v0.37), which v1.0 still recognises on old nodes. */
-export const LEGACY_DISRUPTING_TAINT: Taint = { key: 'karpenter.sh/disruption', value: 'disrupting', effect: 'NoSchedule' };
+const LEGACY_DISRUPTING_TAINT: Taint = { key: 'karpenter.sh/disruption', value: 'disrupting', effect: 'NoSchedule' };
 
 /** How long a terminating pod is still waited for after its deletion timestamp (`IsStuckTerminating`). */
 const STUCK_TERMINATING_MS = 60_000;
@@ -78,7 +78,7 @@ export function isDisruptedTaint(taint: Taint): boolean {
 }
 
 /** A mirror (static) pod: owned by its Node, or carrying the kubelet's mirror annotation. */
-export function isMirrorPod(pod: Pod): boolean {
+function isMirrorPod(pod: Pod): boolean {
   return (
     (pod.metadata?.ownerReferences ?? []).some((o) => o.kind === 'Node') ||
     pod.metadata?.annotations?.['kubernetes.io/config.mirror'] !== undefined
@@ -164,7 +164,7 @@ export function pdbRef(pdb: PodDisruptionBudget): string {
 }
 
 /** `minAvailable 1` / `maxUnavailable 10%` / `no minAvailable or maxUnavailable`. */
-export function describeBudgetSpec(pdb: PodDisruptionBudget): string {
+function describeBudgetSpec(pdb: PodDisruptionBudget): string {
   const spec = pdb.spec;
   if (spec?.minAvailable !== undefined) return `minAvailable ${spec.minAvailable}`;
   if (spec?.maxUnavailable !== undefined) return `maxUnavailable ${spec.maxUnavailable}`;
@@ -172,7 +172,7 @@ export function describeBudgetSpec(pdb: PodDisruptionBudget): string {
 }
 
 /** `disruptionsAllowed 0, currentHealthy 1, desiredHealthy 1, expectedPods 1` (the fields the status has). */
-export function describeBudgetStatus(pdb: PodDisruptionBudget): string {
+function describeBudgetStatus(pdb: PodDisruptionBudget): string {
   const s = pdb.status;
   if (!s) return 'no status (the disruption controller has not computed it)';
   const fields = ['disruptionsAllowed', 'currentHealthy', 'desiredHealthy', 'expectedPods'] as const;

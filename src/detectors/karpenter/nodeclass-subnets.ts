@@ -13,9 +13,9 @@ import { formatTerm } from './selector-terms.ts';
 import { visibleLine } from '../../domain/visible.ts';
 
 /** Fewer free addresses than this is low, whatever the subnet's size (one /28 prefix). */
-export const MIN_FREE_ADDRESSES = 16;
+const MIN_FREE_ADDRESSES = 16;
 /** ... or fewer than this share of the subnet's CIDR. */
-export const LOW_FREE_SHARE = 0.05;
+const LOW_FREE_SHARE = 0.05;
 
 /** Addresses in an IPv4 CIDR (`10.0.0.0/24` → 256), or undefined when it is not one. */
 export function cidrSize(cidr: string | undefined): number | undefined {

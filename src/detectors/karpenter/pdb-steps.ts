@@ -43,7 +43,7 @@ export function operatorOwner(pdb: PodDisruptionBudget): PdbOwner | undefined {
 }
 
 /** `Cluster notifications-db (postgresql.cnpg.io)`. */
-export function describeOwner(o: PdbOwner): string {
+function describeOwner(o: PdbOwner): string {
   return `${o.kind} ${o.name} (${o.group})`;
 }
 

@@ -8,7 +8,7 @@ import { ageMs, conditionOf, isoSeconds } from '../../domain/kube-helpers.ts';
  * `Unknown` for minutes means nothing is reconciling it. `False` is reported at once: Karpenter
  * decided it.
  */
-export const READINESS_SETTLE_MS = 5 * 60_000;
+const READINESS_SETTLE_MS = 5 * 60_000;
 
 export interface NotReady {
   /** The `Ready` condition, absent when Karpenter never wrote one. */

@@ -41,7 +41,7 @@ export function podsOnNodeStep(nodeName: string): string {
 }
 
 /** Capture the pods the offline capture left out, as JSON for the next scan. */
-export function capturePodsStep(nodeName: string): string {
+function capturePodsStep(nodeName: string): string {
   return commandStep(
     'the capture holds none of the pods on this node: capture them and scan again',
     `kubectl get pods -A -o json --field-selector ${q(`spec.nodeName=${nodeName}`)} > pods-on-node.json`,

@@ -7,7 +7,7 @@ import { captureSteps, fixSteps } from './node-role-fixes.ts';
 import { shellQuote } from '../../domain/shell.ts';
 import { commandStep } from '../../domain/finding.ts';
 
-export type MappingCause = 'NODE_ROLE_NOT_MAPPED' | 'NODE_ROLE_MAPPING_INVALID' | 'UNKNOWN';
+type MappingCause = 'NODE_ROLE_NOT_MAPPED' | 'NODE_ROLE_MAPPING_INVALID' | 'UNKNOWN';
 
 export interface MappingVerdict {
   cause: MappingCause;

@@ -11,7 +11,7 @@ import { isZoneKey, ZONE_ID_KEY } from '../scheduling/instance-type-messages.ts'
  * `topology.kubernetes.io/zone` or `topology.k8s.aws/zone-id`).
  */
 
-export interface SubnetZone {
+interface SubnetZone {
   id: string;
   zone?: string;
   zoneId?: string;

@@ -48,7 +48,7 @@ export interface TopologyConflict {
 }
 
 /** Zone keys Karpenter and kube-scheduler know; `topology.k8s.aws/zone-id` holds zone IDs (`use1-az1`). */
-export const ZONE_KEYS = ['topology.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/zone'] as const;
+const ZONE_KEYS = ['topology.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/zone'] as const;
 export const ZONE_ID_KEY = 'topology.k8s.aws/zone-id';
 
 export function isZoneKey(key: string): boolean {

@@ -36,7 +36,7 @@ export type SchedulerReasonKind =
   | 'topology-spread'
   | 'other';
 
-export interface SchedulerReason {
+interface SchedulerReason {
   count: number;
   kind: SchedulerReasonKind;
   /** The reason as the scheduler wrote it, without the count. */
@@ -117,7 +117,7 @@ export function nodesRejectedFor(message: SchedulerMessage, kind: SchedulerReaso
 
 // --- Karpenter ------------------------------------------------------------------------------
 
-export interface NodePoolIncompatibility {
+interface NodePoolIncompatibility {
   nodePool: string;
   /** What Karpenter said after the daemonset overhead, e.g. `incompatible requirements, label "role" does not have known values`. */
   detail: string;

@@ -10,7 +10,7 @@ import { formatQuantity, parseResources, type ResourceAmounts } from './quantity
  * A simplified model of the scheduler's Filter plugins, enough to name the blocker.
  */
 
-export type FitFailureKind =
+type FitFailureKind =
   'not-ready' | 'unschedulable' | 'fargate' | 'node-selector' | 'node-affinity' | 'taint' | 'anti-affinity' | 'resources';
 
 export interface FitFailure {

@@ -34,7 +34,7 @@ export function runProcess(
  * `mapRoles` parsed by js-yaml: a bundle that left it to be found in node_modules at run time would
  * say "mapRoles is not valid YAML (Cannot find module 'js-yaml')".
  */
-export const EXAMPLE = 'nodes-not-registering-aws-auth';
+const EXAMPLE = 'nodes-not-registering-aws-auth';
 export const EXAMPLE_FINDINGS = ['NODECLAIM_NOT_REGISTERED because NODE_ROLE_NOT_MAPPED'];
 
 /** A copy of the example in `dir`, so the scan reads nothing of the checkout. */

@@ -2,8 +2,8 @@
 import { parseRecord, type ParsedRecord } from '../../../src/interruptions/parse.ts';
 import { isParseError, type ParseError } from '../../../src/interruptions/event.ts';
 
-export const ACCOUNT = '111122223333';
-export const REGION = 'eu-west-1';
+const ACCOUNT = '111122223333';
+const REGION = 'eu-west-1';
 
 export function eventBody(input: {
   detailType: string;

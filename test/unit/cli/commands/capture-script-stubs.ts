@@ -11,17 +11,17 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { run } from '../cli-harness.ts';
 
-export const EMPTY_LIST = '{"apiVersion":"v1","items":[],"kind":"List","metadata":{"resourceVersion":""}}';
+const EMPTY_LIST = '{"apiVersion":"v1","items":[],"kind":"List","metadata":{"resourceVersion":""}}';
 
 /** What kubectl's config says; unset fields print nothing (`current-context` then fails as kubectl does). */
-export interface KubeconfigStub {
+interface KubeconfigStub {
   context?: string;
   /** The context's cluster entry name. */
   contextCluster?: string;
   server?: string;
 }
 
-export interface StubOutputs {
+interface StubOutputs {
   /** `kubectl get RESOURCE ...` (first word after get) → what it prints on stdout; an empty List otherwise. */
   kubectl?: Record<string, string>;
   /** `aws SERVICE OPERATION` → stdout, or `{ stderr, code }` for a failure. */
@@ -63,7 +63,7 @@ if [ -f "$f.err" ]; then cat "$f.err" >&2; exit "$(cat "$f.code")"; fi
 if [ -f "$f" ]; then cat "$f"; else echo '{}'; fi
 `;
 
-export interface ScriptRun {
+interface ScriptRun {
   code: number | null;
   stdout: string;
   stderr: string;

@@ -2,7 +2,7 @@ import { manualRemediation, newFinding, proposedAction, type Finding } from '../
 import { buildReport, type Report } from '../../../../src/domain/report.ts';
 import type { Gap } from '../../../../src/domain/snapshot.ts';
 
-export const NOW = new Date('2026-01-01T01:00:00Z');
+const NOW = new Date('2026-01-01T01:00:00Z');
 
 export const notRegistered = newFinding({
   code: 'NODECLAIM_NOT_REGISTERED',

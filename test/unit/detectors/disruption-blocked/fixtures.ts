@@ -30,7 +30,7 @@ export function runningClaim(input: {
   });
 }
 
-export function nodeNameOf(claim: string): string {
+function nodeNameOf(claim: string): string {
   return `node-of-${claim}`;
 }
 
