@@ -1,11 +1,12 @@
 /**
  * How many requests a scan makes to its state table (docs/service.md, "State round trips"): every
- * request the DynamoDB client sends to dynalite is counted, by operation. A quiet scan of a healthy
+ * request the DynamoDB client sends to dynalite is counted, by operation (bench/state-round-trips.ts
+ * measures the same scenarios for BENCHMARKS.md). A quiet scan of a healthy
  * cluster must not pay for what it does not use.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalDynamo, type LocalDynamo } from '../support/dynalite.ts';
+import { countingClient, startLocalDynamo, type LocalDynamo } from '../support/dynalite.ts';
 import type { AlertPublisher } from '../../src/ports/notify.ts';
 import {
   FARGATE,
@@ -33,29 +34,9 @@ afterEach(async () => {
   for (const client of clients.splice(0)) client.destroy();
 });
 
-/** A client of the same dynalite that records the operation of every HTTP request it sends. */
-function countingClient(): { client: DynamoDBClient; sent: string[] } {
-  const sent: string[] = [];
-  const client = new DynamoDBClient({
-    endpoint: dynamo.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 1,
-  });
-  // The deserialize step runs once per HTTP attempt (inside the retry step): one entry per request.
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      sent.push(String(context.commandName).replace(/Command$/, ''));
-      return next(args);
-    },
-    { step: 'deserialize', name: 'countRequests' },
-  );
-  clients.push(client);
-  return { client, sent };
-}
-
 async function serviceFor(cluster: string, options: Omit<ScanServiceOptions, 'clusters'> = {}): Promise<Counted> {
-  const { client, sent } = countingClient();
+  const { client, sent } = countingClient(dynamo.endpoint);
+  clients.push(client);
   const service = await startScanService(dynamo, { ...options, clusters: [cluster], dynamoClient: client });
   services.push(service);
   return { service, sent, cluster };
