@@ -5,6 +5,7 @@ import type { DistributionBench } from './distribution.ts';
 import type { BundleMeasurement, BundleMeasurements } from './bundles.ts';
 import type { CleanupRunMeasurement, CleanupScaleMeasurement, OperationCounts } from './cleanup.ts';
 import type { InterruptionsBench } from './interruptions.ts';
+import type { StateRoundTripsBench } from './state-round-trips.ts';
 import { ALL_PODS_STEP, NODE_PODS_LABEL, PREVIOUS_LOG_LABEL, kubectlFetchPlan, type KubectlTiming } from './kubectl.ts';
 import type { LiveResults, LiveScan, RequestStats } from './live.ts';
 import { SOURCE_NAMES } from '../src/domain/snapshot.ts';
@@ -28,6 +29,7 @@ export const BENCH_SECTIONS = [
   'live',
   'bundles',
   'interruptions',
+  'state-round-trips',
   'cleanup',
   'bounded-read',
   'distribution',
@@ -77,6 +79,8 @@ export interface BenchResults {
   liveRuns: number;
   bundles: Outcome<BundleMeasurements> | undefined;
   interruptions: Outcome<InterruptionsBench> | undefined;
+  /** The scan function's requests to its state table per scan. */
+  stateRoundTrips: Outcome<StateRoundTripsBench> | undefined;
   cleanup: CleanupResults | undefined;
   boundedRead: Outcome<BoundedReadBench> | undefined;
   /** The tarball and the single executable: sizes and start-up. */
@@ -91,7 +95,7 @@ export function outcomesOf(r: BenchResults): Outcome<unknown>[] {
   const a = r.analysis;
   return [
     ...(a ? [a.timing, a.memory, a.write, a.load, a.yaml.write, a.yaml.load, ...a.linearity.map((l) => l.timing)] : []),
-    ...[r.live, r.bundles, r.interruptions, r.boundedRead, r.distribution].filter((o) => o !== undefined),
+    ...[r.live, r.bundles, r.interruptions, r.stateRoundTrips, r.boundedRead, r.distribution].filter((o) => o !== undefined),
     ...(r.cleanup ?? []).map((c) => c.outcome),
   ];
 }
@@ -479,6 +483,7 @@ function sections(r: BenchResults): Section[] {
   if (r.live !== undefined || r.notMeasured.live === '--skip-live') out.push(...liveSections(r));
   if (r.bundles) out.push(...bundleSections(r.bundles));
   if (r.interruptions) out.push(interruptionsSection(r.interruptions));
+  if (r.stateRoundTrips) out.push(stateRoundTripsSection(r.stateRoundTrips));
   if (r.cleanup) out.push(cleanupSection(r.cleanup));
   if (r.boundedRead) out.push(boundedReadSection(r.boundedRead));
   if (r.distribution) out.push(distributionSection(r.distribution));
@@ -925,6 +930,28 @@ function callsText(m: CleanupRunMeasurement): string {
 
 const ROW_ONE = "the cluster's Karpenter instances: n (running / stopped / pending)";
 
+function stateRoundTripsSection(outcome: Outcome<StateRoundTripsBench>): Section {
+  const title = 'State round trips per scan';
+  if (!outcome.ok) return { title, header: ['measure', 'value'], rows: [['scenarios', failure(outcome)]] };
+  return {
+    title,
+    header: ['scan', 'requests before (a5cf0ee)', 'requests now', 'by operation', 'alerts sent'],
+    rows: outcome.value.scenarios.map((s) => [
+      s.name,
+      int(s.before),
+      int(s.total),
+      Object.entries(s.requests)
+        .map(([operation, n]) => `${operation} ${n}`)
+        .join(', '),
+      int(s.alerts),
+    ]),
+    notes: [
+      '`createScanHandler` (src/service/handlers/scan.ts), the deployed handler and use case, one SQS message per scan, the state table over dynalite (a real DynamoDB API on 127.0.0.1) through a DynamoDB client that counts every HTTP request; clusters simulated from examples/healthy and examples/orphans-after-destroy, scanned a minute apart (the one new alert: an instance outliving its grace period 9 minutes in). The scan-dispatch tick makes no state request at all.',
+      'Before: the same scenarios on a5cf0ee, where every scan queried the outbox, the cooldowns and the open alerts and rewrote the controller status. Now a scan reads only what the summary the last complete scan left with the cluster’s lease says may hold something, and writes the status only when it changed (docs/service.md, "State round trips"). The four requests of a quiet scan are the two guardrails and their release: claim the message, take the lease, mark the message done, release the lease (with the summary). A first scan, or one after a failed scan, reads everything.',
+    ],
+  };
+}
+
 function cleanupSection(results: CleanupResults): Section {
   const title = 'Cleanup: AWS calls and time per run';
   const first = results.flatMap((c) => (c.outcome.ok ? [c.outcome.value] : []))[0];
@@ -1031,10 +1058,11 @@ const METHOD = [
   '- Live: the same cluster served by the simulator in one child process; per run (`--live-runs N`, default 5, after one warm-up) a full dry-run `scanCluster` in a fresh child process (wall time; RSS sampled every millisecond), then kubectl fetching the same objects one command after another with a fresh `--cache-dir`, then with a warm one (`--kubectl PATH`, default /usr/bin/kubectl). The simulated server counts requests and response bytes of each. `--skip-live` leaves it out.',
   '- Lambda artifacts: `npm run package` first (scripts/bundle.ts, then `osls package`, offline; `--reuse-package` measures the artifacts already there), then per function the zip, the bundle, its esbuild metafile and `--import-runs N` (default 11) imports of the bundle, each in a fresh Node process.',
   '- Interruptions: the deployed handler over in-memory ports, fed SQS batches built from events/interruptions.*.json; the simulated AWS counts the calls.',
+  '- State round trips: the deployed scan handler, one SQS message per scan, over a dynalite state table through a DynamoDB client that counts every HTTP request; clusters simulated from examples/.',
   '- Cleanup: `runCleanup` against the simulator (real Kubernetes adapter over HTTPS, in-memory AWS) for accounts of 100, 1,000 and 3,000 Karpenter instances of the cluster, a fresh child process each; dry runs and apply runs each on a fresh simulation, then a second run after each apply run; the simulated AWS counts the calls.',
   '- Hostile capture files: gzip bombs, an 80 MB YAML flow sequence and a 2 GiB file built in a temp folder, each given to the real command line (`scan --from`) in a fresh process; wall time to its exit and its peak RSS.',
   '- Distribution: the packed tarball installed globally and the single executable, built in a temp folder; start-up of `--version` and a small `scan --from` in fresh processes, for the checkout, the installed tarball and the binary.',
-  '- `--only analysis,live,bundles,interruptions,cleanup,bounded-read,distribution` (or `lambda` for bundles and interruptions) runs just those sections, e.g. `npm run bench -- --only lambda` in about a minute; `--write` needs them all.',
+  '- `--only analysis,live,bundles,interruptions,state-round-trips,cleanup,bounded-read,distribution` (or `lambda` for bundles and interruptions) runs just those sections, e.g. `npm run bench -- --only lambda` in about a minute; `--write` needs them all.',
   '',
 ];
 

@@ -1,13 +1,13 @@
 /**
  * `npm run bench [-- --scale N] [--runs N] [--warmup N] [--live-runs N] [--skip-live] [--kubectl PATH]
- *   [--import-runs N] [--reuse-package] [--only analysis,live,bundles,interruptions,cleanup,bounded-read,distribution|lambda] [--write] [--keep-capture]`
+ *   [--import-runs N] [--reuse-package] [--only analysis,live,bundles,interruptions,state-round-trips,cleanup,bounded-read,distribution|lambda] [--write] [--keep-capture]`
  *
  * Measures, each in a fresh child process: analysis wall time (warm-up, then median / p95),
  * analysis memory, writing and loading the cluster as capture files, analysis time at 2x and
  * 4x the scale (linearity), and the live path: a full scan of the cluster served by the simulator
  * against kubectl fetching the same objects from the same server. Then the Lambda functions: each
  * packaged artifact's size and its bundle's import time, and the interruptions handler's EC2 calls
- * per batch. Then destroy-time cleanup against the simulator for three account sizes: AWS calls per
+ * per batch, and the scan function's requests to its state table per scan (dynalite). Then destroy-time cleanup against the simulator for three account sizes: AWS calls per
  * operation and wall time of a dry run and an apply run. Then hostile capture files (gzip bombs, a huge
  * file): how fast and in how much memory the CLI refuses them. Last, what a user installs: the tarball's
  * and the single executable's size and start-up time. `--only` runs some sections (`--only lambda`:
@@ -28,6 +28,7 @@ import { measureBundles, type BundleMeasurements } from './bundles.ts';
 import { measureDistribution, type DistributionBench } from './distribution.ts';
 import { CLEANUP_SCALES, measureCleanup, type CleanupScaleMeasurement } from './cleanup.ts';
 import { measureInterruptions, type InterruptionsBench } from './interruptions.ts';
+import { measureStateRoundTrips, type StateRoundTripsBench } from './state-round-trips.ts';
 import { KUBECONFIG_FILE, measureLiveScan, startLiveServer } from './live.ts';
 import type { LiveResults, LiveScan, LiveServer, LiveServerInfo, RequestStats } from './live.ts';
 import { measureAnalysisMemory, measureAnalysisTime, measureLoad, writeCapture } from './measure.ts';
@@ -142,9 +143,11 @@ async function runChild(mode: string): Promise<void> {
                 ? await measureLoad(scale, dir)
                 : mode === 'interruptions'
                   ? await measureInterruptions(INTERRUPTION_RUNS, INTERRUPTION_WARMUP)
-                  : mode === 'cleanup'
-                    ? await measureCleanup(positive('instances', values.instances, true), CLEANUP_RUNS, CLEANUP_WARMUP)
-                    : undefined;
+                  : mode === 'state-round-trips'
+                    ? await measureStateRoundTrips()
+                    : mode === 'cleanup'
+                      ? await measureCleanup(positive('instances', values.instances, true), CLEANUP_RUNS, CLEANUP_WARMUP)
+                      : undefined;
     outcome = value === undefined ? { ok: false, error: `unknown child mode ${mode}` } : { ok: true, value };
   } catch (error) {
     outcome = { ok: false, error: errorText(error) };
@@ -419,6 +422,9 @@ async function main(): Promise<void> {
         ['--child', 'interruptions'],
       )
     : undefined;
+  const stateRoundTrips = selected.has('state-round-trips')
+    ? await inChild<StateRoundTripsBench>('scan state round trips (dynalite)', ['--child', 'state-round-trips'])
+    : undefined;
   const cleanup = selected.has('cleanup') ? await measureCleanupScales() : undefined;
   const boundedRead = selected.has('bounded-read') ? await measureHostileFiles() : undefined;
   const distribution = selected.has('distribution') ? await measureArtifacts() : undefined;
@@ -442,6 +448,7 @@ async function main(): Promise<void> {
     liveRuns,
     bundles,
     interruptions,
+    stateRoundTrips,
     cleanup,
     boundedRead,
     distribution,

@@ -9,7 +9,7 @@ import type { Finding, Remediation } from '../domain/finding.ts';
 /** `claimed`: go ahead. `done`: a duplicate of a processed delivery. `in-progress`: another invocation holds it. */
 export type DeliveryClaim = 'claimed' | 'done' | 'in-progress';
 
-interface IdempotencyStore {
+export interface IdempotencyStore {
   /** Claims `key` until `now + holdMs` (a crashed holder's claim lapses then). */
   claimDelivery(key: string, now: Date, holdMs: number): Promise<DeliveryClaim>;
   /** Marks it processed, remembered until `now + ttlMs`. */
@@ -32,7 +32,7 @@ export interface OpenAlert {
   lastSent: string;
 }
 
-interface AlertStateStore {
+export interface AlertStateStore {
   openAlerts(cluster: string): Promise<OpenAlert[]>;
   saveAlert(alert: OpenAlert): Promise<void>;
   clearAlert(cluster: string, key: string): Promise<void>;
@@ -49,7 +49,7 @@ export interface RemediationCooldown {
   lastOutcome: string;
 }
 
-interface CooldownStore {
+export interface CooldownStore {
   /** Cooldowns of the cluster still running at `now`. */
   activeCooldowns(cluster: string, now: Date): Promise<RemediationCooldown[]>;
   startCooldown(cooldown: RemediationCooldown): Promise<void>;
@@ -68,13 +68,13 @@ export interface ClusterStatus {
   desiredReplicas: number;
 }
 
-interface ClusterStatusStore {
+export interface ClusterStatusStore {
   saveClusterStatus(status: ClusterStatus, ttlMs: number): Promise<void>;
   /** Statuses of those clusters that have one. */
   clusterStatuses(clusters: readonly string[]): Promise<Map<string, ClusterStatus>>;
 }
 
-interface WindowCounterStore {
+export interface WindowCounterStore {
   /**
    * Adds `amount` to the counter `key` (created at 0, expiring at `expiresAt`); returns the new total.
    * The key names its window (e.g. its start), so an expired counter is never added to again.
@@ -82,15 +82,43 @@ interface WindowCounterStore {
   addToWindow(key: string, amount: number, expiresAt: Date): Promise<number>;
 }
 
-/** `acquired`: this scan may act on the cluster; otherwise another scan holds it (its holder, when known). */
-export type LeaseClaim = { acquired: true } | { acquired: false; holder?: string };
+/**
+ * What the last complete scan of a cluster left in its records, kept with the cluster's lease: the
+ * next scan reads only the records that may hold something (docs/service.md, "State round trips").
+ * Written only by a scan that finished under its lease, so it is never older than the records it
+ * describes; a scan that fails leaves none, and the next scan then reads everything.
+ */
+export interface ClusterRecordsSummary {
+  /** ISO-8601: the scan's time. */
+  scannedAt: string;
+  /** Some alerts of the cluster are open. */
+  openAlerts: boolean;
+  /** The outbox may hold entries not yet delivered (the scan recorded some). */
+  outbox: boolean;
+  /** ISO-8601: when the last cooldown ends; absent when none was running. */
+  cooldownsUntil?: string;
+  /** The controller status as last saved; absent when none was. */
+  status?: ClusterStatus;
+}
+
+/**
+ * `acquired`: this scan may act on the cluster, with what the last complete scan left (absent:
+ * unknown, read everything); otherwise another scan holds it (its holder, when known).
+ */
+export type LeaseClaim = { acquired: true; summary?: ClusterRecordsSummary } | { acquired: false; holder?: string };
 
 /** One scan at a time per cluster: overlapping scans would alert and act twice. */
-interface ScanLeaseStore {
-  /** Takes the cluster's lease for `holder` until `now + durationMs`, if nobody holds it or its lease has expired. */
+export interface ScanLeaseStore {
+  /**
+   * Takes the cluster's lease for `holder` until `now + durationMs`, if nobody holds it or its lease
+   * has expired; the summary the last holder released it with comes back with it, once.
+   */
   acquireLease(cluster: string, holder: string, now: Date, durationMs: number): Promise<LeaseClaim>;
-  /** Gives it up, only if `holder` still holds it (an expired lease may have been taken by another). */
-  releaseLease(cluster: string, holder: string): Promise<void>;
+  /**
+   * Gives it up, only if `holder` still holds it (an expired lease may have been taken by another),
+   * leaving `summary` for the next holder; without one the next holder reads everything.
+   */
+  releaseLease(cluster: string, holder: string, summary?: ClusterRecordsSummary): Promise<void>;
 }
 
 /**
@@ -109,7 +137,7 @@ export interface OutboxEntry {
   outcome?: Remediation;
 }
 
-interface OutboxStore {
+export interface OutboxStore {
   /** Records entries before their actions are carried out. */
   recordPending(entries: readonly OutboxEntry[]): Promise<void>;
   /**

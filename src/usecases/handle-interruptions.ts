@@ -25,7 +25,7 @@ import type { AlertSettings } from '../domain/settings.ts';
 import type { Ec2Port } from '../ports/aws.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { AlertPublisher, MetricsSink } from '../ports/notify.ts';
-import type { ClusterStatus, StateStore } from '../ports/state.ts';
+import type { ClusterStatus, ClusterStatusStore, IdempotencyStore, WindowCounterStore } from '../ports/state.ts';
 import { errorFields, type Logger } from '../support/logger.ts';
 import { InvocationTimeoutError } from '../support/abort.ts';
 
@@ -50,9 +50,12 @@ export function interruptionSettings(
   };
 }
 
+/** The state the interruptions function uses: claims, the statuses scans saved, window counters. */
+type InterruptionsStateStore = IdempotencyStore & Pick<ClusterStatusStore, 'clusterStatuses'> & WindowCounterStore;
+
 export interface InterruptionsDependencies {
   ec2: Ec2Port;
-  state: StateStore;
+  state: InterruptionsStateStore;
   alerts: AlertPublisher;
   metrics: MetricsSink;
   clock: Clock;
@@ -213,7 +216,7 @@ async function resolveInstances(ec2: Ec2Port, batch: Batch): Promise<void> {
 }
 
 /** The saved controller status of each Karpenter cluster with an event nobody may drain: one read. */
-async function loadStatuses(state: StateStore, batch: Batch): Promise<Map<string, ClusterStatus>> {
+async function loadStatuses(state: InterruptionsStateStore, batch: Batch): Promise<Map<string, ClusterStatus>> {
   const unattended = (d: Delivery) => d.resolved.filter((e) => e.karpenter && UNATTENDED_KINDS.has(e.kind));
   const clusters = [...new Set(batch.active.flatMap((d) => unattended(d).map((e) => e.cluster)))].sort();
   if (clusters.length === 0) return new Map();

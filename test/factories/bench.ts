@@ -14,6 +14,7 @@ export function benchResults(overrides: Partial<BenchResults> = {}): BenchResult
     liveRuns: 1,
     bundles: undefined,
     interruptions: undefined,
+    stateRoundTrips: undefined,
     cleanup: undefined,
     boundedRead: undefined,
     distribution: undefined,

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoStateStore } from '../../src/adapters/aws/dynamodb-state.ts';
 import { RecordingAlertPublisher, RecordingMetricsSink } from '../../src/adapters/memory/outputs.ts';
 import { readScanConfig } from '../../src/config.ts';
@@ -61,6 +62,8 @@ export interface ScanServiceOptions {
   env?: Record<string, string>;
   /** The scans' clock starts here; default: 5 s after the tick. */
   now?: string;
+  /** The state table's client (e.g. one that counts its requests); default: the dynalite's own. */
+  dynamoClient?: DynamoDBClient;
   /** Wraps what the function is given, to fail or pause a call; `alerts` still records what went through. */
   wrap?: {
     state?: (state: StateStore) => StateStore;
@@ -88,7 +91,7 @@ export async function startScanService(dynamo: LocalDynamo, options: ScanService
   const clock = steppingClock(options.now ?? '2026-01-01T01:00:05Z');
   const logs: Record<string, unknown>[] = [];
   const connects = new Map<string, number>();
-  const state = new DynamoStateStore(dynamo.client, table);
+  const state = new DynamoStateStore(options.dynamoClient ?? dynamo.client, table);
   const alerts = new RecordingAlertPublisher();
   const metrics = new RecordingMetricsSink();
   const handler = createScanHandler({

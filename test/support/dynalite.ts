@@ -63,3 +63,25 @@ export async function startLocalDynamo(): Promise<LocalDynamo> {
     },
   };
 }
+
+/**
+ * A client of the dynalite at `endpoint` that records the operation of every HTTP request it sends
+ * (the deserialize step runs once per attempt, inside the retry step): one entry per request.
+ */
+export function countingClient(endpoint: string): { client: DynamoDBClient; sent: string[] } {
+  const sent: string[] = [];
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      sent.push(String(context.commandName).replace(/Command$/, ''));
+      return next(args);
+    },
+    { step: 'deserialize', name: 'countRequests' },
+  );
+  return { client, sent };
+}

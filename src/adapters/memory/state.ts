@@ -5,6 +5,7 @@
  */
 import type { Remediation } from '../../domain/finding.ts';
 import type {
+  ClusterRecordsSummary,
   ClusterStatus,
   DeliveryClaim,
   LeaseClaim,
@@ -26,7 +27,8 @@ export class InMemoryStateStore implements StateStore {
   private readonly statuses = new Map<string, ClusterStatus>();
   /** The key names its window, so a counter never needs to expire here. */
   private readonly windows = new Map<string, number>();
-  private readonly leases = new Map<string, { holder: string; expiresAt: number }>();
+  /** A released lease keeps only the summary its holder left (no holder). */
+  private readonly leases = new Map<string, { holder?: string; expiresAt: number; summary?: ClusterRecordsSummary }>();
   /** Per cluster, by entry id; `pending`: no outcome recorded yet. */
   private readonly outbox = new Map<string, Map<string, OutboxEntry>>();
 
@@ -90,13 +92,15 @@ export class InMemoryStateStore implements StateStore {
 
   async acquireLease(cluster: string, holder: string, now: Date, durationMs: number): Promise<LeaseClaim> {
     const lease = this.leases.get(cluster);
-    if (lease && lease.expiresAt > now.getTime()) return { acquired: false, holder: lease.holder };
+    if (lease?.holder !== undefined && lease.expiresAt > now.getTime()) return { acquired: false, holder: lease.holder };
     this.leases.set(cluster, { holder, expiresAt: now.getTime() + durationMs });
-    return { acquired: true };
+    return lease?.summary ? { acquired: true, summary: structuredClone(lease.summary) } : { acquired: true };
   }
 
-  async releaseLease(cluster: string, holder: string): Promise<void> {
-    if (this.leases.get(cluster)?.holder === holder) this.leases.delete(cluster);
+  async releaseLease(cluster: string, holder: string, summary?: ClusterRecordsSummary): Promise<void> {
+    if (this.leases.get(cluster)?.holder !== holder) return;
+    if (summary) this.leases.set(cluster, { expiresAt: 0, summary: structuredClone(summary) });
+    else this.leases.delete(cluster);
   }
 
   async recordPending(entries: readonly OutboxEntry[]): Promise<void> {

@@ -24,7 +24,14 @@ import {
 import { InMemoryStateStore } from '../../../src/adapters/memory/state.ts';
 import { SourceError } from '../../../src/ports/errors.ts';
 import { newFinding, proposedAction, type Finding } from '../../../src/domain/finding.ts';
-import type { ClusterStatus, OpenAlert, OutboxEntry, RemediationCooldown, StateStore } from '../../../src/ports/state.ts';
+import type {
+  ClusterRecordsSummary,
+  ClusterStatus,
+  OpenAlert,
+  OutboxEntry,
+  RemediationCooldown,
+  StateStore,
+} from '../../../src/ports/state.ts';
 import { steppingClock } from '../../support/clock.ts';
 import { startLocalDynamo, type LocalDynamo } from '../../support/dynalite.ts';
 
@@ -274,6 +281,38 @@ describe.each([
       expect(whileNextHolds).toMatchObject({ acquired: false });
       expect(afterRelease).toEqual({ acquired: true });
     });
+
+    it('hands the summary a holder released the lease with to the next holder, and only a completed holder’s', async () => {
+      // Prepare
+      const store = await create();
+      const summary: ClusterRecordsSummary = {
+        scannedAt: iso(0),
+        openAlerts: true,
+        outbox: false,
+        cooldownsUntil: iso(30 * MINUTE),
+        status: clusterStatus('prod'),
+      };
+      await store.acquireLease('prod', 'scan-a', NOW, 2 * MINUTE);
+      await store.releaseLease('prod', 'scan-a', summary);
+
+      // Act
+      const next = await store.acquireLease('prod', 'scan-b', at(1000), 2 * MINUTE);
+      await store.releaseLease('prod', 'scan-b');
+      const afterFailedScan = await store.acquireLease('prod', 'scan-c', at(2000), 2 * MINUTE);
+      const whileHeld = await store.acquireLease('prod', 'scan-d', at(3000), 2 * MINUTE);
+      // scan-c is killed; its lease lapses.
+      const afterCrash = await store.acquireLease('prod', 'scan-e', at(3 * MINUTE), 2 * MINUTE);
+      await store.releaseLease('prod', 'scan-c', summary);
+      const notTheHolders = await store.acquireLease('prod', 'scan-f', at(3 * MINUTE + 1000), 2 * MINUTE);
+
+      // Assess
+      expect(next).toEqual({ acquired: true, summary });
+      expect(afterFailedScan).toEqual({ acquired: true });
+      expect(whileHeld).toMatchObject({ acquired: false });
+      expect(afterCrash).toEqual({ acquired: true });
+      // scan-c's lease had lapsed and was taken: its summary is not written, the lease stays scan-e's.
+      expect(notTheHolders).toMatchObject({ acquired: false, holder: 'scan-e' });
+    });
   });
 
   describe('outbox', () => {
@@ -448,6 +487,51 @@ describe('DynamoStateStore (DynamoDB only)', () => {
     ]);
     expect((failures[0] as SourceError).message).toMatch(/^PutItem failed: ResourceNotFoundException: /);
     expect((failures[0] as SourceError).code).toBe('ResourceNotFoundException');
+  });
+
+  it('reads a lease item of the version before summaries as before: held until it lapses, then free, with no summary', async () => {
+    // Prepare: what the older version wrote when it took the lease (it deleted the item on release).
+    const table = await dynamo.createStateTable();
+    await dynamo.client.send(
+      new PutItemCommand({
+        TableName: table,
+        Item: {
+          pk: { S: 'LEASE#prod' },
+          sk: { S: '-' },
+          holder: { S: 'old-scan' },
+          expiresAt: { N: String(seconds(at(MINUTE))) },
+        },
+      }),
+    );
+    const store = new DynamoStateStore(dynamo.client, table);
+
+    // Act
+    const whileHeld = await store.acquireLease('prod', 'new-scan', NOW, 2 * MINUTE);
+    const lapsed = await store.acquireLease('prod', 'new-scan', at(MINUTE), 2 * MINUTE);
+
+    // Assess
+    expect(whileHeld).toEqual({ acquired: false, holder: 'old-scan' });
+    expect(lapsed).toEqual({ acquired: true });
+  });
+
+  it('a released lease’s summary it cannot read is no summary (the scan reads everything), and it expires 10 min after its scan', async () => {
+    // Prepare
+    const table = await dynamo.createStateTable();
+    const store = new DynamoStateStore(dynamo.client, table);
+    await store.acquireLease('prod', 'scan-a', NOW, 2 * MINUTE);
+    await store.releaseLease('prod', 'scan-a', { scannedAt: iso(0), openAlerts: false, outbox: false });
+    const { Item } = await dynamo.client.send(
+      new GetItemCommand({ TableName: table, Key: { pk: { S: 'LEASE#prod' }, sk: { S: '-' } } }),
+    );
+    await dynamo.client.send(new PutItemCommand({ TableName: table, Item: { ...Item, summary: { S: '{"openAlerts":"no"}' } } }));
+
+    // Act
+    const claim = await store.acquireLease('prod', 'scan-b', at(1000), 2 * MINUTE);
+
+    // Assess
+    expect(Item?.expiresAt).toEqual({ N: String(seconds(at(10 * MINUTE))) });
+    expect(Item?.holder).toBeUndefined();
+    expect(claim).toEqual({ acquired: true });
   });
 
   it('rejects a stored item it cannot read, naming it', async () => {

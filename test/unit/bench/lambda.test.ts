@@ -76,7 +76,7 @@ describe('parseSections', () => {
     // Assess
     expect(parsed).toEqual({ error: expect.stringContaining('unknown section "bundle"') });
     expect((parsed as { error: string }).error).toContain(
-      'analysis, live, bundles, interruptions, cleanup, bounded-read, distribution, lambda',
+      'analysis, live, bundles, interruptions, state-round-trips, cleanup, bounded-read, distribution, lambda',
     );
   });
 });

@@ -1,0 +1,154 @@
+/**
+ * How many requests a scan makes to its state table (docs/service.md, "State round trips"): every
+ * request the DynamoDB client sends to dynalite is counted, by operation (bench/state-round-trips.ts
+ * measures the same scenarios for BENCHMARKS.md). A quiet scan of a healthy
+ * cluster must not pay for what it does not use.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { countingClient, startLocalDynamo, type LocalDynamo } from '../support/dynalite.ts';
+import type { AlertPublisher } from '../../src/ports/notify.ts';
+import {
+  FARGATE,
+  HEALTHY,
+  minutesAfterTick,
+  ORPHANS,
+  scanMessage,
+  startScanService,
+  type ScanService,
+  type ScanServiceOptions,
+} from './scan-harness.ts';
+
+let dynamo: LocalDynamo;
+beforeAll(async () => {
+  dynamo = await startLocalDynamo();
+});
+afterAll(async () => {
+  await dynamo.close();
+});
+
+const services: ScanService[] = [];
+const clients: DynamoDBClient[] = [];
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((s) => s.close()));
+  for (const client of clients.splice(0)) client.destroy();
+});
+
+async function serviceFor(cluster: string, options: Omit<ScanServiceOptions, 'clusters'> = {}): Promise<Counted> {
+  const { client, sent } = countingClient(dynamo.endpoint);
+  clients.push(client);
+  const service = await startScanService(dynamo, { ...options, clusters: [cluster], dynamoClient: client });
+  services.push(service);
+  return { service, sent, cluster };
+}
+
+interface Counted {
+  service: ScanService;
+  sent: string[];
+  cluster: string;
+}
+
+/** The requests of one scan requested `minutes` after the tick (run 5 s later), and the alerts it sent. */
+async function scanAt({ service, sent, cluster }: Counted, minutes: number): Promise<{ requests: string[]; alerts: number }> {
+  const from = sent.length;
+  const before = service.alerts.published.length;
+  service.clock.set(minutesAfterTick(minutes, 5));
+  const response = await service.invoke(scanMessage(cluster, minutesAfterTick(minutes)));
+  return {
+    requests: sent.slice(from),
+    alerts: response.batchItemFailures.length > 0 ? -1 : service.alerts.published.length - before,
+  };
+}
+
+/** The topic refuses its first publish (SNS throttling): that scan fails and its message is retried. */
+function topicRefusingOnce(alerts: AlertPublisher): AlertPublisher {
+  let refused = false;
+  return {
+    publish: async (batch) => {
+      if (!refused) {
+        refused = true;
+        throw new Error('SNS Publish failed: ThrottledException: Rate exceeded');
+      }
+      return alerts.publish(batch);
+    },
+  };
+}
+
+describe('scan: requests to the state table', () => {
+  it('a quiet scan of a healthy cluster makes 4: claim the message, take the lease, mark it done, release the lease', async () => {
+    const healthy = await serviceFor(HEALTHY);
+
+    const first = await scanAt(healthy, 0);
+    const quiet = await scanAt(healthy, 1);
+
+    // The first scan knows nothing of the records yet: it reads the outbox, the cooldowns and the open alerts.
+    expect(first.requests.filter((r) => r === 'Query')).toHaveLength(3);
+    expect(quiet).toEqual({ requests: ['PutItem', 'PutItem', 'PutItem', 'PutItem'], alerts: 0 });
+    expect(quiet.requests.length).toBeLessThanOrEqual(4);
+  });
+
+  it('with open alerts and nothing new, only the open alerts are read: 5 requests, no alert', async () => {
+    const orphans = await serviceFor(ORPHANS);
+    const opened = await scanAt(orphans, 0);
+
+    const withOpen = await scanAt(orphans, 1);
+
+    expect(opened.alerts).toBe(3);
+    expect(withOpen).toEqual({ requests: ['PutItem', 'PutItem', 'Query', 'PutItem', 'PutItem'], alerts: 0 });
+  });
+
+  it('one new finding alert: the open alerts read, the new one saved: 6 requests', async () => {
+    const orphans = await serviceFor(ORPHANS);
+    await scanAt(orphans, 0);
+
+    // The young instance outlived its grace period (launched 2 min before the tick, 10 min grace).
+    const oneNew = await scanAt(orphans, 9);
+
+    expect(oneNew.alerts).toBe(1);
+    expect(oneNew.requests).toHaveLength(6);
+    expect((await orphans.service.state.openAlerts(ORPHANS)).length).toBe(4);
+  });
+
+  it('after a scan that failed, the retry reads every record again: a failed scan leaves no summary', async () => {
+    const orphans = await serviceFor(ORPHANS, { wrap: { alerts: topicRefusingOnce } });
+    await scanAt(orphans, 0);
+    const failed = orphans.service.alerts.published.length;
+
+    const retry = await scanAt(orphans, 1);
+
+    expect(failed).toBe(0);
+    expect(retry.alerts).toBe(3);
+    expect(retry.requests.filter((r) => r === 'Query')).toHaveLength(3);
+  });
+
+  it('an unchanged controller status is not written again; a changed one is, at once', async () => {
+    const healthy = await serviceFor(HEALTHY);
+    await scanAt(healthy, 0);
+    await scanAt(healthy, 1);
+    const unchanged = (await healthy.service.state.clusterStatuses([HEALTHY])).get(HEALTHY);
+    // One of the two controller replicas stops being ready.
+    const store = healthy.service.cluster(HEALTHY).kubeApi.store;
+    const controller = store.list('deployments').find((d) => d.name === 'karpenter')!;
+    const object = structuredClone(controller.object) as { status: { readyReplicas: number } };
+    object.status.readyReplicas = 1;
+    store.put('deployments', object);
+
+    await scanAt(healthy, 2);
+    const changed = (await healthy.service.state.clusterStatuses([HEALTHY])).get(HEALTHY);
+
+    expect(unchanged).toMatchObject({ controller: 'available', readyReplicas: 2, observedAt: minutesAfterTick(0, 5) });
+    expect(changed).toMatchObject({ controller: 'available', readyReplicas: 1, observedAt: minutesAfterTick(2, 5) });
+  });
+
+  it('a controller seen unavailable is written by every scan: the interruptions function trusts only a young reading', async () => {
+    const fargate = await serviceFor(FARGATE);
+    await scanAt(fargate, 0);
+
+    await scanAt(fargate, 1);
+
+    expect((await fargate.service.state.clusterStatuses([FARGATE])).get(FARGATE)).toMatchObject({
+      controller: 'unavailable',
+      observedAt: minutesAfterTick(1, 5),
+    });
+  });
+});
