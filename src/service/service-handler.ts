@@ -17,13 +17,13 @@ import { serviceMiddlewares, type ServiceHooks } from './middleware.ts';
 const TIMEOUT_EARLY_MS = 1_000;
 
 /** What the use-case call gets besides the parsed event. */
-export interface Invocation {
+interface Invocation {
   context: Context;
   /** Aborts `stopMarginMs` before Lambda's deadline, or when middy's own early timeout fires. */
   signal: AbortSignal;
 }
 
-export interface ServiceHandlerSpec<TRequest, TResult> {
+interface ServiceHandlerSpec<TRequest, TResult> {
   /** The function's name as deployed (for the closing log line). */
   name: string;
   /** The work stops this long before Lambda's deadline (more than middy's early timeout). */
