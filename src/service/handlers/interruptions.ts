@@ -3,7 +3,7 @@ import {
   handleInterruptions,
   type InterruptionsDependencies as UseCaseDependencies,
 } from '../../usecases/handle-interruptions.ts';
-import { sqsRecordsOf } from '../event-shape.ts';
+import { batchItemFailures, sqsRecordsOf } from '../event-shape.ts';
 import type { ServiceHooks } from '../middleware.ts';
 import { serviceHandler } from '../service-handler.ts';
 
@@ -24,7 +24,7 @@ export function createInterruptionsHandler(deps: InterruptionsDependencies) {
     run: async (records, { context, signal }): Promise<SQSBatchResponse> => {
       const claimHoldMs = context.getRemainingTimeInMillis() + CLAIM_MARGIN_MS;
       const { failed } = await handleInterruptions(deps, records, { claimHoldMs, signal });
-      return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+      return batchItemFailures(failed);
     },
     summarise: (response) => ({ failed: response?.batchItemFailures.length ?? 0 }),
   });

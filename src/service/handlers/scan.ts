@@ -1,5 +1,5 @@
 import type { SQSBatchResponse } from 'aws-lambda';
-import { sqsRecordsOf } from '../event-shape.ts';
+import { batchItemFailures, sqsRecordsOf } from '../event-shape.ts';
 import type { ServiceHooks } from '../middleware.ts';
 import { serviceHandler } from '../service-handler.ts';
 import { scanBatch, type ScanServiceDependencies } from '../../usecases/scan-service.ts';
@@ -24,7 +24,7 @@ export function createScanHandler(deps: ScanDependencies) {
         invocationId: context.awsRequestId,
         signal,
       });
-      return { batchItemFailures: result.failedMessageIds.map((itemIdentifier) => ({ itemIdentifier })) };
+      return batchItemFailures(result.failedMessageIds);
     },
     summarise: (response) => ({ batchItemFailures: response?.batchItemFailures.length ?? 0 }),
   });
