@@ -23,6 +23,9 @@ export function foreignOwnerTag(tags: Record<string, string>): string | undefine
 /** Karpenter's NodePool label on NodeClaims and Nodes (same key as the instance tag). */
 export const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
 
+/** The finalizer Karpenter puts on its Nodes and NodeClaims: it drains and terminates before removing it. */
+export const TERMINATION_FINALIZER = 'karpenter.sh/termination';
+
 /** The pre-1.0 form `kubernetes.io/cluster/<name>=owned` counts as well as `eks:eks-cluster-name`. */
 export function legacyClusterTag(cluster: string): string {
   return `kubernetes.io/cluster/${cluster}`;

@@ -8,6 +8,7 @@ import { ageMs } from '../domain/kube-helpers.ts';
 import { formatDuration } from '../domain/settings.ts';
 import { shellQuote } from '../domain/shell.ts';
 import { markdownText } from '../domain/markdown.ts';
+import { heldReason, remediationOutcome } from '../domain/remediation-outcome.ts';
 
 /** Evidence lines quoted in an alert; the full list is in the report. */
 const MAX_EVIDENCE_LINES = 5;
@@ -24,10 +25,6 @@ export function actionWord(action: ActionKind): string {
   return ACTION_WORD[action];
 }
 
-export function capitalized(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
 function resourceText(r: ResourceRef): string {
   if (r.id) return `${r.kind} ${r.id}`;
   return `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name ?? '?'}`;
@@ -41,19 +38,17 @@ export function sinceText(iso: string, now: Date): string {
 
 /** What the sentinel did, or would do, about the finding: one line. */
 function remediationText(r: Remediation): string {
-  if (r.action === 'MANUAL') return r.steps.length > 0 ? 'only a human can fix this: the next steps say how' : '';
-  const word = ACTION_WORD[r.action];
-  switch (r.status) {
-    case 'applied':
-      return `${word} applied${r.reason ? `: ${r.reason}` : ''}`;
-    case 'failed':
-      return `${word} failed: ${r.reason || 'no reason given'}`;
-    case 'skipped':
-      return `${word} skipped: ${r.reason || 'no reason given'}`;
-    case 'planned':
-      return `${word} planned, not applied (dry-run: set ${MODE_VARIABLE[r.action]}=apply to let the sentinel do it)`;
+  const outcome = remediationOutcome(r);
+  switch (outcome.kind) {
     case 'manual':
-      return 'only a human can fix this: the next steps say how';
+      // A MANUAL action without steps says nothing; an action the sentinel may not take points to its steps.
+      return r.action === 'MANUAL' && r.steps.length === 0 ? '' : 'only a human can fix this: the next steps say how';
+    case 'applied':
+      return `${ACTION_WORD[outcome.action]} applied${outcome.reason ? `: ${outcome.reason}` : ''}`;
+    case 'held':
+      return `${ACTION_WORD[outcome.action]} ${outcome.status}: ${heldReason(outcome)}`;
+    case 'planned':
+      return `${ACTION_WORD[outcome.action]} planned, not applied (dry-run: set ${MODE_VARIABLE[outcome.action]}=apply to let the sentinel do it)`;
   }
 }
 

@@ -6,7 +6,8 @@
 import type { Alert } from '../domain/alert.ts';
 import { toIsoSeconds } from '../domain/kube-helpers.ts';
 import type { OutboxEntry } from '../ports/state.ts';
-import { actionWord, capitalized, findingFacts, stepsFor } from './finding-text.ts';
+import { capitalised } from '../domain/remediation-outcome.ts';
+import { actionWord, findingFacts, stepsFor } from './finding-text.ts';
 
 /** What an entry without an outcome says: the scan stopped (crashed, timed out) between acting and recording. */
 export const OUTCOME_UNKNOWN = 'outcome unknown — the scan stopped before it finished';
@@ -21,7 +22,7 @@ export function remediationAlert(entry: OutboxEntry): Alert {
     return {
       ...base,
       event: 'remediation-unknown',
-      title: `${capitalized(word)}, ${OUTCOME_UNKNOWN}: ${finding.title}`,
+      title: `${capitalised(word)}, ${OUTCOME_UNKNOWN}: ${finding.title}`,
       description: [
         ...findingFacts({ ...finding, remediation: null }, cluster, at),
         `**Action:** ${word}, ${OUTCOME_UNKNOWN}`,
@@ -41,7 +42,7 @@ export function remediationAlert(entry: OutboxEntry): Alert {
   return {
     ...base,
     event: applied ? 'remediation-applied' : 'remediation-failed',
-    title: `${capitalized(word)} ${applied ? 'applied' : 'failed'}: ${finding.title}`,
+    title: `${capitalised(word)} ${applied ? 'applied' : 'failed'}: ${finding.title}`,
     description: [...findingFacts(done, cluster, at), '', follow].join('\n'),
     nextSteps: stepsFor(done),
   };

@@ -3,6 +3,7 @@
  * it is read. Lambda itself never sends a malformed envelope, but a hand-made `aws lambda invoke`
  * or a test console does: it is refused with one line, never read into a TypeError.
  */
+import type { SQSBatchResponse } from 'aws-lambda';
 import { SentinelError } from '../domain/errors.ts';
 
 /** The event is not of the shape the function is invoked with. Nothing has been done. */
@@ -49,6 +50,11 @@ export interface SnsRecordEnvelope {
   subject: string | undefined;
   /** String message attributes, by name; any other kind is left out. */
   attributes: Record<string, string>;
+}
+
+/** The answer to an SQS batch (ReportBatchItemFailures): the messages SQS is to deliver again, none for a batch done. */
+export function batchItemFailures(messageIds: readonly string[]): SQSBatchResponse {
+  return { batchItemFailures: messageIds.map((itemIdentifier) => ({ itemIdentifier })) };
 }
 
 /** The messages of an SNS event (an event without Records has none). */

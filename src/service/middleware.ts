@@ -87,29 +87,3 @@ export function serviceMiddlewares(hooks: ServiceHooks, options: InvocationLogOp
       : []),
   ];
 }
-
-/**
- * middy aborts `signal` (and answers with a TimeoutError) `timeoutEarlyInMillis` before Lambda's
- * deadline. The work signal aborts `stopMarginMs` before the deadline (so, earlier), leaving the
- * use case time to report what it did not finish (batch item failures) before middy's backstop.
- */
-export const TIMEOUT_EARLY_MS = 1_000;
-
-function workSignal(context: Context, signal: AbortSignal | undefined, stopMarginMs: number): AbortSignal {
-  const remainingMs = context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY;
-  const signals: AbortSignal[] = signal ? [signal] : [];
-  if (Number.isFinite(remainingMs)) signals.push(AbortSignal.timeout(Math.max(0, remainingMs - stopMarginMs)));
-  return AbortSignal.any(signals);
-}
-
-/** The invocation's work signal, also handed to the adapters through the hooks' holder. */
-export function beginInvocation(
-  hooks: ServiceHooks,
-  context: Context,
-  middy: { signal?: AbortSignal } | undefined,
-  stopMarginMs: number,
-): AbortSignal {
-  const work = workSignal(context, middy?.signal, stopMarginMs);
-  hooks.invocationSignal?.set(work);
-  return work;
-}

@@ -11,15 +11,13 @@
  */
 import type { NodeClaim, Pod } from '../domain/kube.ts';
 import { instanceIdFromProviderID, isPodReady, toIsoSeconds } from '../domain/kube-helpers.ts';
-import { nodePoolOfClaim } from '../domain/tags.ts';
+import { nodePoolOfClaim, TERMINATION_FINALIZER } from '../domain/tags.ts';
 import type { Clock } from '../ports/clock.ts';
 import { hasControllerLabel } from '../domain/snapshot-index.ts';
 import { isRecord, type JsonRecord } from '../domain/shape.ts';
 import type { InMemoryAws } from './in-memory-aws.ts';
 import type { ApiReactor } from './kube-routes.ts';
 import type { KubeStore, SimResourceName, StoredObject } from './kube-store.ts';
-
-const TERMINATION_FINALIZER = 'karpenter.sh/termination';
 
 export interface SimulatedKarpenterOptions {
   /** How long after its deletionTimestamp a NodeClaim takes to drain. Default 0: gone at the next LIST. */

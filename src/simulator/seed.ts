@@ -7,7 +7,7 @@ import type { Deployment, KubeObject, Pod } from '../domain/kube.ts';
 import { isSetAsideGap, type ClusterSnapshot, type Gap, type SourceName } from '../domain/snapshot.ts';
 import { CONTROLLER_LABEL, CONTROLLER_LABEL_VALUE, SnapshotIndex, type ControllerInfo } from '../domain/snapshot-index.ts';
 import type { JsonRecord } from '../domain/shape.ts';
-import { CONVERSION_WEBHOOK_FAILED } from '../snapshot/cli-error-text.ts';
+import { CONVERSION_WEBHOOK_FAILED } from '../domain/conversion-webhook.ts';
 import { eventObject, logLineAsPrinted } from '../snapshot/write/wire.ts';
 import { UNKNOWN_REASON } from './conversion-webhook.ts';
 import { KubeStore, namespaceObject, type AccessDenial, type SimResourceName } from './kube-store.ts';

@@ -2,6 +2,7 @@ import type { Buffer } from 'node:buffer';
 import type { SourceName } from '../domain/snapshot.ts';
 import { sourceNamedByFile, sourceOfKind } from './kube-objects.ts';
 import { oneLine } from '../domain/shape.ts';
+import { CONVERSION_WEBHOOK_FAILED } from '../domain/conversion-webhook.ts';
 
 /** What a captured error message says about the cluster. */
 export type CliErrorFact =
@@ -31,13 +32,6 @@ const AWS_CLI_ERROR = /An error occurred \(([^)\s]+)\) when calling the (\w+) op
 const NO_SUCH_CLUSTER = /No cluster found for name: ([0-9A-Za-z][0-9A-Za-z_-]*)/;
 const KUBECTL_ERROR = /Error from server \((\w+)\): ([^\r\n]*)/g;
 const KUBECTL_NO_RESOURCE_TYPE = /error: the server doesn't have a resource type "([^"]+)"/g;
-/**
- * The API server could not convert a Karpenter object (apiextensions-apiserver's words, the same
- * from v1.16 on): kubectl prints it after `Error from server:` or `... Internal error occurred:`;
- * some tools wrap it before `Post`. The error is the diagnosis (CRD_CONVERSION_WEBHOOK_BROKEN).
- */
-export const CONVERSION_WEBHOOK_FAILED =
-  /conversion webhook for ([a-z0-9.-]+)\/(\w+), Kind=(\w+) failed:[ \t]*(?:\r?\n[ \t]*)?[^\r\n]*/g;
 /**
  * `kubectl get cm aws-auth -n kube-system`: NotFound is an answer (a cluster in authentication
  * mode API has none). Only aws-auth: the configmaps source holds nothing else detectors read,

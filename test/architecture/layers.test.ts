@@ -18,6 +18,7 @@ describe('the dependency rule', () => {
     ['src/detectors/foo.ts', "import { x } from '@aws-sdk/client-ec2';"],
     ['src/detectors/foo.ts', "import { x } from '@kubernetes/client-node';"],
     ['src/detectors/scheduling/foo.ts', "import type { x } from '../../usecases/analyze.ts';"],
+    ['src/detectors/crd-conversion-webhook-broken/x.ts', "import { x } from '../../snapshot/cli-error-text.ts';"],
     ['src/detectors/karpenter/foo.ts', "import { x } from '@aws-sdk/client-ec2';"],
     ['src/detectors/karpenter-controller-pending/x.ts', "import { x } from '../pods-pending-prolonged/nodepools.ts';"],
     ['src/detectors/scheduling/x.ts', "import type { x } from '../karpenter-controller-pending/controller-steps.ts';"],

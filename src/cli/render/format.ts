@@ -3,6 +3,7 @@ import type { Remediation, ResourceRef } from '../../domain/finding.ts';
 import type { Report, TimeSource, TimeSourceKind } from '../../domain/report.ts';
 import type { FailOn } from '../args.ts';
 import { visibleLine, visibleText } from '../../domain/visible.ts';
+import { remediationOutcome } from '../../domain/remediation-outcome.ts';
 
 /** The exit code a scan is about to return and the `--fail-on` that decided it. */
 export interface ExitOutcome {
@@ -20,14 +21,11 @@ export function describeResource(resource: ResourceRef): string {
 /** `ROLLOUT_RESTART planned (dry run: ...)`, `manual`, `TERMINATE_INSTANCE skipped: <reason>`. */
 export function describeRemediation(remediation: Remediation | null): string {
   if (!remediation) return 'none proposed';
-  if (isManual(remediation)) return 'manual';
-  const head = `${remediation.action} ${remediation.status}`;
-  if (remediation.status === 'planned') return `${head} (dry run: nothing was changed)`;
-  return remediation.reason ? `${head}: ${remediation.reason}` : head;
-}
-
-export function isManual(remediation: Remediation): boolean {
-  return remediation.status === 'manual' || remediation.action === 'MANUAL';
+  const outcome = remediationOutcome(remediation);
+  if (outcome.kind === 'manual') return 'manual';
+  const head = `${outcome.action} ${outcome.kind === 'held' ? outcome.status : outcome.kind}`;
+  if (outcome.kind === 'planned') return `${head} (dry run: nothing was changed)`;
+  return outcome.reason ? `${head}: ${outcome.reason}` : head;
 }
 
 /** What a human should know before touching the steps of an action a guardrail or an error stopped. */

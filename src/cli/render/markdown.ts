@@ -12,6 +12,7 @@ import {
   visibleReport,
 } from './format.ts';
 import { markdownCode, markdownFence, markdownParagraph, markdownText } from '../../domain/markdown.ts';
+import { capitalised, remediationOutcome } from '../../domain/remediation-outcome.ts';
 
 /** For tickets and incident docs (CommonMark / GitHub): a summary table, then one section per finding. */
 export function renderMarkdown(unsafe: Report): string {
@@ -62,7 +63,7 @@ function section(f: Finding, n: number): string[] {
   if (f.evidence.length > 0) out.push('**Evidence**', '', ...fenced('text', f.evidence.join('\n')), '');
   const remediation = f.remediation;
   if (remediation && remediation.steps.length > 0) {
-    const held = remediation.status === 'skipped' || remediation.status === 'failed';
+    const held = remediationOutcome(remediation).kind === 'held';
     out.push('**Steps**', '', ...(held ? [`> **${NOT_RUN_NOTE}.**`, ''] : []));
     // Each step its own block inside a numbered item; Markdown strips the item indent again.
     remediation.steps.forEach((step, i) => {
@@ -81,7 +82,3 @@ const fenced = markdownFence;
 /** Text from the data, on one line and shown literally. */
 const text = markdownText;
 const paragraph = markdownParagraph;
-
-function capitalised(sentence: string): string {
-  return sentence.charAt(0).toUpperCase() + sentence.slice(1);
-}

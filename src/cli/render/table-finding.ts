@@ -1,5 +1,6 @@
 import type { Finding, Remediation } from '../../domain/finding.ts';
-import { describeResource, isManual, NOT_RUN_NOTE } from './format.ts';
+import { heldReason, remediationOutcome } from '../../domain/remediation-outcome.ts';
+import { describeResource, NOT_RUN_NOTE } from './format.ts';
 import type { Style } from './style.ts';
 import { NO_WRAP, wrapLine } from './wrap.ts';
 import { wrapStep } from './wrap-step.ts';
@@ -37,8 +38,8 @@ export function findingBlock(finding: Finding, style: Style, width: number = NO_
 /** The overview column: `manual`, `ROLLOUT_RESTART planned`, `TERMINATE_INSTANCE SKIPPED`. */
 export function remediationBrief(remediation: Remediation | null, style: Style): string {
   if (!remediation) return 'none proposed';
-  if (isManual(remediation)) return 'manual';
-  return `${remediation.action} ${statusWord(remediation, style)}`;
+  const outcome = remediationOutcome(remediation);
+  return outcome.kind === 'manual' ? 'manual' : `${outcome.action} ${statusWord(remediation, style)}`;
 }
 
 function shownEvidence(evidence: readonly string[]): string[] {
@@ -59,20 +60,19 @@ function remediationLines(remediation: Remediation | null, style: Style, width: 
     return wrapStep(step, number, ' '.repeat(number.length), width);
   });
   const stepsFollow = steps.length > 0;
-  if (isManual(remediation)) return [`  remediation: manual${stepsFollow ? ' (do these by hand):' : ''}`, ...steps];
-  const head = `  remediation: ${remediation.action} ${statusWord(remediation, style)}`;
-  switch (remediation.status) {
+  const outcome = remediationOutcome(remediation);
+  if (outcome.kind === 'manual') return [`  remediation: manual${stepsFollow ? ' (do these by hand):' : ''}`, ...steps];
+  const head = `  remediation: ${outcome.action} ${statusWord(remediation, style)}`;
+  switch (outcome.kind) {
     case 'planned':
       return [...prose(`${head} (dry run: nothing was changed)${stepsFollow ? '; it would run:' : ''}`), ...steps];
     case 'applied':
       return [...prose(`${head}${stepsFollow ? '; it ran:' : ''}`), ...steps];
-    default: {
-      const reason = remediation.reason || 'no reason given';
+    case 'held':
       return [
-        ...prose(`${head}: ${style.bold(reason)}`),
+        ...prose(`${head}: ${style.bold(heldReason(outcome))}`),
         ...(stepsFollow ? [...wrapLine(`    ${NOT_RUN_NOTE}:`, width, '      '), ...steps] : []),
       ];
-    }
   }
 }
 

@@ -1,6 +1,6 @@
 import type { CauseCode } from '../../domain/codes.ts';
 import type { Gap } from '../../domain/snapshot.ts';
-import { CONVERSION_WEBHOOK_FAILED } from '../../snapshot/cli-error-text.ts';
+import { CONVERSION_WEBHOOK_FAILED } from '../../domain/conversion-webhook.ts';
 
 /** What the API server said when it could not convert a Karpenter object (a gap's text, saved or live). */
 export interface ConversionFailure {

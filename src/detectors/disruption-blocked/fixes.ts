@@ -2,13 +2,15 @@
  * DISRUPTION_BLOCKED's words and the steps a human pastes: the blocked NodeClaims and their drift
  * reasons, the events, the NodePool budget patch (a JSON merge patch replaces the whole list, so it
  * prints the full new list with the other budgets kept), the annotations to remove, and
- * `terminationGracePeriod` (the PDB steps are shared with NODE_TERMINATION_STUCK:
- * karpenter/pdb-steps.ts). Nothing here is automated.
+ * `terminationGracePeriod` (the PDB steps, the grace period patch and the annotation removal are
+ * shared with NODE_TERMINATION_STUCK: karpenter/pdb-steps.ts, karpenter/disruption-steps.ts).
+ * Nothing here is automated.
  */
 import { commandStep } from '../../domain/finding.ts';
 import type { DisruptionBudget, NodePool } from '../../domain/kube.ts';
 import { shellJson, shellQuote, shellWords } from '../../domain/shell.ts';
 import { DEFAULT_BUDGET, budgetCap } from '../karpenter/disruption-budgets.ts';
+import { removeDoNotDisrupt, terminationGracePeriodPatch } from '../karpenter/disruption-steps.ts';
 
 export const BUDGET_SEMANTICS =
   'A budget caps how many of the NodePool’s nodes may be disrupting at once (not how many per hour); the most ' +
@@ -99,7 +101,7 @@ export function podAnnotationSteps(pods: readonly string[]): string[] {
     const { namespace, name } = nsName(p);
     return commandStep(
       `Pod ${p} opts out of disruption. Remove the annotation (or time-box it in its workload's template, e.g. "2h")`,
-      `kubectl annotate pod -n ${shellQuote(namespace)} ${shellQuote(name)} karpenter.sh/do-not-disrupt-`,
+      removeDoNotDisrupt('pod', name, namespace),
     );
   });
 }
@@ -110,7 +112,7 @@ export function nodeAnnotationSteps(objects: readonly { kind: 'Node' | 'NodeClai
     .map((o) =>
       commandStep(
         `${o.kind} ${o.name} is annotated karpenter.sh/do-not-disrupt: "true": remove it once the node may be replaced`,
-        `kubectl annotate ${o.kind.toLowerCase()} ${shellQuote(o.name)} karpenter.sh/do-not-disrupt-`,
+        removeDoNotDisrupt(o.kind === 'Node' ? 'node' : 'nodeclaim', o.name),
       ),
     );
 }
@@ -118,9 +120,7 @@ export function nodeAnnotationSteps(objects: readonly { kind: 'Node' | 'NodeClai
 export function terminationGracePeriodStep(pool: string): string {
   return commandStep(
     `Make drift and expiry of NodePool ${pool}'s future nodes forceful after 24h (pods still blocking are then deleted; this drifts its current nodes)`,
-    `kubectl patch nodepool ${shellQuote(pool)} --type=merge -p ${shellJson({
-      spec: { template: { spec: { terminationGracePeriod: '24h' } } },
-    })}`,
+    terminationGracePeriodPatch(pool, '--type=merge'),
   );
 }
 

@@ -8,12 +8,10 @@
  */
 import type { KubeEvent, Node, NodeClaim } from '../../domain/kube.ts';
 import { ageMs, instanceIdFromProviderID, newestFirst } from '../../domain/kube-helpers.ts';
-import { nodePoolOfClaim, NODEPOOL_LABEL } from '../../domain/tags.ts';
+import { nodePoolOfClaim, NODEPOOL_LABEL, TERMINATION_FINALIZER } from '../../domain/tags.ts';
 import type { DetectContext } from '../detector.ts';
 import { isDisruptedTaint } from '../karpenter/eviction-blockers.ts';
 import { DRAIN_EVENT_REASONS, DRAIN_START_REASONS } from './termination-events.ts';
-
-export const TERMINATION_FINALIZER = 'karpenter.sh/termination';
 
 export interface Terminating {
   node: Node | undefined;

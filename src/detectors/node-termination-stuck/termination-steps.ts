@@ -9,6 +9,7 @@ import {
   type PdbBlock,
 } from '../karpenter/eviction-blockers.ts';
 import { blockingPdbSteps, multiplePdbSteps as sharedMultiplePdbSteps } from '../karpenter/pdb-steps.ts';
+import { removeDoNotDisrupt, terminationGracePeriodPatch } from '../karpenter/disruption-steps.ts';
 
 /**
  * The steps of NODE_TERMINATION_STUCK, one builder per cause: commands a human pastes, every value
@@ -65,7 +66,7 @@ function gracePeriodStep(t: StepTarget): string[] {
   return [
     commandStep(
       'bound future drains: after terminationGracePeriod Karpenter deletes the pods left, PDBs and do-not-disrupt notwithstanding (NodeClaims launched from now on get it; this one keeps what it was launched with)',
-      `kubectl patch nodepool ${q(t.pool)} --type merge -p ${shellJson({ spec: { template: { spec: { terminationGracePeriod: '24h' } } } })}`,
+      terminationGracePeriodPatch(t.pool, '--type merge'),
     ),
   ];
 }
@@ -86,7 +87,7 @@ export function doNotDisruptSteps(items: readonly DoNotDisrupt[], t: StepTarget)
     return [
       commandStep(
         `once pod ${ns}/${name} may go, remove the annotation: Karpenter then evicts it (if its workload's pod template sets it, change it there too)`,
-        `kubectl annotate pod -n ${q(ns)} ${q(name)} ${DO_NOT_DISRUPT_ANNOTATION}-`,
+        removeDoNotDisrupt('pod', name, ns),
       ),
       commandStep(
         'or time-box it (Karpenter v1.12+): the protection ends that long after the pod started',

@@ -18,8 +18,7 @@ export function resultMessage(result: CleanupResult): string {
   return `${run} finished with ${result.errors.length} error(s)${held}`;
 }
 
-export function summarise(response: unknown): Record<string, unknown> {
-  const result = response as CleanupResult | undefined;
+export function summarise(result: CleanupResult | undefined): Record<string, unknown> {
   if (!result) return {};
   return {
     complete: result.complete,

@@ -1,4 +1,3 @@
-import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { parseCleanupRequest } from '../../cleanup/request.ts';
 import type { CleanupResult } from '../../domain/cleanup.ts';
@@ -9,7 +8,8 @@ import type { Logger } from '../../support/logger.ts';
 import { logProgress, resultMessage, summarise } from './cleanup-log.ts';
 import { runCleanup } from '../../usecases/cleanup.ts';
 import type { ClusterConnection } from '../../ports/cluster.ts';
-import { beginInvocation, serviceMiddlewares, TIMEOUT_EARLY_MS, type ServiceHooks } from '../middleware.ts';
+import type { ServiceHooks } from '../middleware.ts';
+import { serviceHandler } from '../service-handler.ts';
 
 export interface CleanupFunctionDependencies extends ServiceHooks {
   /** Any cluster of the account and region: Kubernetes is reached through the ClusterInfo the run describes. */
@@ -37,12 +37,12 @@ const CLEANUP_STOP_MARGIN_MS = 5_000;
 
 /** Manual invoke `{clusterName, dryRun, ...}` → one cleanup run that stops, resumable, before Lambda's timeout. */
 export function createCleanupHandler(deps: CleanupFunctionDependencies) {
-  return middy<unknown, CleanupResult>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
-    .use(serviceMiddlewares(deps, { logger: deps.logger, functionName: 'cleanup', summarise }))
-    .handler(async (event, context, options) => {
-      // CLEANUP_TIME_MARGIN stops new steps; a call still hanging this close to the deadline is aborted.
-      beginInvocation(deps, context, options, CLEANUP_STOP_MARGIN_MS);
-      const request = parseCleanupRequest(event);
+  return serviceHandler(deps, {
+    name: 'cleanup',
+    // CLEANUP_TIME_MARGIN stops new steps; a call still hanging this close to the deadline is aborted.
+    stopMarginMs: CLEANUP_STOP_MARGIN_MS,
+    parse: parseCleanupRequest,
+    run: async (request, { context }): Promise<CleanupResult> => {
       const { clusters } = deps.settings;
       if (!request.dryRun && !clusters?.includes(request.clusterName)) {
         throw new CleanupNotServedError(request.clusterName, clusters);
@@ -58,7 +58,9 @@ export function createCleanupHandler(deps: CleanupFunctionDependencies) {
       if (result.errors.length > 0 || result.notes) log.warn(resultMessage(result), { ...result });
       else log.info(resultMessage(result), { ...result });
       return result;
-    });
+    },
+    summarise,
+  });
 }
 
 /** Nothing starts later than the margin before Lambda's timeout, so the run returns `complete: false` rather than being killed mid-step. */

@@ -1,5 +1,3 @@
-import middy from '@middy/core';
-import type { ScheduledEvent } from 'aws-lambda';
 import type { Clock } from '../../ports/clock.ts';
 import {
   dispatchScans,
@@ -8,7 +6,8 @@ import {
   type DispatchSummary,
 } from '../../usecases/dispatch-scans.ts';
 import { eventTimeOf } from '../event-shape.ts';
-import { beginInvocation, serviceMiddlewares, TIMEOUT_EARLY_MS, type ServiceHooks } from '../middleware.ts';
+import type { ServiceHooks } from '../middleware.ts';
+import { serviceHandler } from '../service-handler.ts';
 
 export interface ScanDispatchDependencies extends DispatchScansDependencies, ServiceHooks {
   settings: DispatchScansSettings;
@@ -21,16 +20,16 @@ const DISPATCH_STOP_MARGIN_MS = 3_000;
 
 /** EventBridge schedule tick → one scan request per opted-in cluster, stamped with the tick's time. */
 export function createScanDispatchHandler(deps: ScanDispatchDependencies) {
-  return middy<ScheduledEvent, DispatchSummary>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
-    .use(serviceMiddlewares(deps, { logger: deps.logger, functionName: 'scan-dispatch', summarise }))
-    .handler(async (event, context, options) => {
-      beginInvocation(deps, context, options, DISPATCH_STOP_MARGIN_MS);
-      return dispatchScans(deps, deps.settings, eventTimeOf(event) ?? deps.clock.now());
-    });
+  return serviceHandler(deps, {
+    name: 'scan-dispatch',
+    stopMarginMs: DISPATCH_STOP_MARGIN_MS,
+    parse: eventTimeOf,
+    run: (tickTime) => dispatchScans(deps, deps.settings, tickTime ?? deps.clock.now()),
+    summarise,
+  });
 }
 
-function summarise(response: unknown): Record<string, unknown> {
-  const summary = response as DispatchSummary | undefined;
+function summarise(summary: DispatchSummary | undefined): Record<string, unknown> {
   return summary
     ? {
         requestedAt: summary.requestedAt,

@@ -1,7 +1,7 @@
-import middy from '@middy/core';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { sqsRecordsOf } from '../event-shape.ts';
-import { beginInvocation, serviceMiddlewares, TIMEOUT_EARLY_MS, type ServiceHooks } from '../middleware.ts';
+import type { SQSBatchResponse } from 'aws-lambda';
+import { batchItemFailures, sqsRecordsOf } from '../event-shape.ts';
+import type { ServiceHooks } from '../middleware.ts';
+import { serviceHandler } from '../service-handler.ts';
 import { scanBatch, type ScanServiceDependencies } from '../../usecases/scan-service.ts';
 
 export type ScanDependencies = ScanServiceDependencies & ServiceHooks;
@@ -14,20 +14,18 @@ export const SCAN_STOP_MARGIN_MS = 10_000;
 
 /** SQS scan queue → one scan per record; failed records come back as batch item failures. */
 export function createScanHandler(deps: ScanDependencies) {
-  return middy<SQSEvent, SQSBatchResponse>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
-    .use(serviceMiddlewares(deps, { logger: deps.logger, functionName: 'scan', summarise }))
-    .handler(async (event, context, options) => {
-      const signal = beginInvocation(deps, context, options, SCAN_STOP_MARGIN_MS);
-      const deliveries = sqsRecordsOf(event);
+  return serviceHandler(deps, {
+    name: 'scan',
+    stopMarginMs: SCAN_STOP_MARGIN_MS,
+    parse: sqsRecordsOf,
+    run: async (deliveries, { context, signal }): Promise<SQSBatchResponse> => {
       const result = await scanBatch(deps, deliveries, {
         claimHoldMs: context.getRemainingTimeInMillis() + CLAIM_MARGIN_MS,
         invocationId: context.awsRequestId,
         signal,
       });
-      return { batchItemFailures: result.failedMessageIds.map((itemIdentifier) => ({ itemIdentifier })) };
-    });
-}
-
-function summarise(response: unknown): Record<string, unknown> {
-  return { batchItemFailures: (response as SQSBatchResponse | undefined)?.batchItemFailures.length ?? 0 };
+      return batchItemFailures(result.failedMessageIds);
+    },
+    summarise: (response) => ({ batchItemFailures: response?.batchItemFailures.length ?? 0 }),
+  });
 }

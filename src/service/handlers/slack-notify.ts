@@ -1,5 +1,3 @@
-import middy from '@middy/core';
-import type { SNSEvent } from 'aws-lambda';
 import {
   slackNotifier,
   type NotifySlackDependencies,
@@ -7,7 +5,8 @@ import {
   type SlackDelivery,
 } from '../../usecases/notify-slack.ts';
 import { snsRecordsOf, type SnsRecordEnvelope } from '../event-shape.ts';
-import { beginInvocation, serviceMiddlewares, TIMEOUT_EARLY_MS, type ServiceHooks } from '../middleware.ts';
+import type { ServiceHooks } from '../middleware.ts';
+import { serviceHandler } from '../service-handler.ts';
 
 export type SlackNotifyDependencies = NotifySlackDependencies & ServiceHooks;
 
@@ -20,20 +19,16 @@ const SLACK_STOP_MARGIN_MS = 2_000;
  */
 export function createSlackNotifyHandler(deps: SlackNotifyDependencies) {
   const notify = slackNotifier(deps);
-  return middy<SNSEvent, NotifySlackResult>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
-    .use(serviceMiddlewares(deps, { logger: deps.logger, functionName: 'slack-notify', summarise }))
-    .handler(async (event, context, options) => {
-      beginInvocation(deps, context, options, SLACK_STOP_MARGIN_MS);
-      return notify(snsRecordsOf(event).map(deliveryOf), { remainingTimeMs: () => context.getRemainingTimeInMillis() });
-    });
+  return serviceHandler(deps, {
+    name: 'slack-notify',
+    stopMarginMs: SLACK_STOP_MARGIN_MS,
+    parse: (event) => snsRecordsOf(event).map(deliveryOf),
+    run: (deliveries, { context }) => notify(deliveries, { remainingTimeMs: () => context.getRemainingTimeInMillis() }),
+    summarise: (result: NotifySlackResult | undefined) => (result ? { posted: result.posted, attempts: result.attempts } : {}),
+  });
 }
 
 function deliveryOf(record: SnsRecordEnvelope): SlackDelivery {
   const { subject, ...rest } = record;
   return subject === undefined ? rest : { ...rest, subject };
-}
-
-function summarise(response: unknown): Record<string, unknown> {
-  const result = response as NotifySlackResult | undefined;
-  return result ? { posted: result.posted, attempts: result.attempts } : {};
 }

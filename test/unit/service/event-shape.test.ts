@@ -1,6 +1,6 @@
 /** Regressions the handler fuzz (test/functions/handler-fuzz.test.ts) found: each was a TypeError. */
 import { describe, expect, it } from 'vitest';
-import { EventShapeError, eventTimeOf, snsRecordsOf, sqsRecordsOf } from '../../../src/service/event-shape.ts';
+import { batchItemFailures, EventShapeError, eventTimeOf, snsRecordsOf, sqsRecordsOf } from '../../../src/service/event-shape.ts';
 import { SentinelError } from '../../../src/domain/errors.ts';
 
 describe('sqsRecordsOf', () => {
@@ -35,6 +35,15 @@ describe('sqsRecordsOf', () => {
     expect(refusal).toThrow(EventShapeError);
     expect(refusal).toThrow(SentinelError);
     expect(refusal).toThrow(message);
+  });
+});
+
+describe('batchItemFailures', () => {
+  it('names each message SQS is to deliver again, and none for a batch done', () => {
+    expect(batchItemFailures(['m-1', 'm-3'])).toEqual({
+      batchItemFailures: [{ itemIdentifier: 'm-1' }, { itemIdentifier: 'm-3' }],
+    });
+    expect(batchItemFailures([])).toEqual({ batchItemFailures: [] });
   });
 });
 
