@@ -7,6 +7,7 @@
  * terminated (any owner's; those the instances step terminates, or plans to, count as gone) still
  * uses it (docs/cleanup.md, step 4).
  */
+import { counted } from '../domain/counted.ts';
 import type { Instance, InstanceProfile } from '../domain/aws.ts';
 import { hasLegacyKarpenterName, isKarpenterInstanceProfile, whyNoNodeClassNames } from '../domain/instance-profiles.ts';
 import type { EC2NodeClass } from '../domain/kube.ts';
@@ -14,7 +15,7 @@ import type { CleanupContext } from './budget.ts';
 import { stillRuns, whyInstancesMayRun, type InstancesOutcome } from './instances-step.ts';
 import type { NodePoolsOutcome } from './nodepools-outcome.ts';
 import { StepOutcome } from './outcome.ts';
-import { counted, failedCall, namesOf, plannedLine } from './text.ts';
+import { failedCall, namesOf, plannedLine } from './text.ts';
 
 export async function instanceProfilesStep(
   ctx: CleanupContext,

@@ -4,6 +4,7 @@
  * group cannot be deleted while any of them is shutting down. The plan (which to terminate, which
  * to leave and why) is computed the same in a dry run; only the writes and the wait are apply's.
  */
+import { counted } from '../domain/counted.ts';
 import type { InstanceNotProven } from '../domain/cleanup.ts';
 import { NODEPOOL_TAG } from '../domain/tags.ts';
 import type { Instance } from '../domain/aws.ts';
@@ -13,7 +14,7 @@ import type { NodePoolsOutcome } from './nodepools-outcome.ts';
 import { StepOutcome } from './outcome.ts';
 import { hasEnded, isClusterKarpenterInstance } from './select.ts';
 import { terminateInBatches, waitForTermination } from './terminate.ts';
-import { counted, namesOf, plannedLine } from './text.ts';
+import { namesOf, plannedLine } from './text.ts';
 
 export class InstancesOutcome extends StepOutcome {
   /** Tagged as Karpenter's for the cluster but not proven launched by it: left, listed with why. */

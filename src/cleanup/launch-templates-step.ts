@@ -5,12 +5,13 @@
  * without it no later run could terminate it (src/domain/provenance.ts). "Still running" counts
  * the instances the instances step terminates (or plans to) as gone, so a dry run holds what apply holds.
  */
+import { counted } from '../domain/counted.ts';
 import type { Instance, LaunchTemplate } from '../domain/aws.ts';
 import { isKarpenterLaunchTemplate, LAUNCH_TEMPLATE_ID_TAG } from '../domain/provenance.ts';
 import type { CleanupContext } from './budget.ts';
 import { stillRuns, whyInstancesMayRun, type InstancesOutcome } from './instances-step.ts';
 import { StepOutcome } from './outcome.ts';
-import { counted, failedCall, namesOf, plannedLine } from './text.ts';
+import { failedCall, namesOf, plannedLine } from './text.ts';
 
 export async function launchTemplatesStep(ctx: CleanupContext, before: { instances: InstancesOutcome }): Promise<StepOutcome> {
   const { request } = ctx;

@@ -5,6 +5,7 @@
  * drain them there is no wait at all. NodeClaims that cannot be listed cannot be waited for: their
  * instances are then held, in a dry run as in apply (docs/cleanup.md, "Dry run = apply").
  */
+import { counted } from '../domain/counted.ts';
 import type { ClusterInfo } from '../domain/aws.ts';
 import type { NodeClaim } from '../domain/kube.ts';
 import { formatDuration } from '../domain/settings.ts';
@@ -14,7 +15,7 @@ import { oneLine } from '../domain/shape.ts';
 import type { CleanupContext } from './budget.ts';
 import { listNodeClaims } from './kube-objects.ts';
 import type { NodePoolsOutcome } from './nodepools-outcome.ts';
-import { counted, failedCall } from './text.ts';
+import { failedCall } from './text.ts';
 import { shellQuote } from '../domain/shell.ts';
 
 /** Why the instances stay when the NodeClaims cannot be listed while a controller may be draining them. */
