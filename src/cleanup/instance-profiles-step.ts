@@ -14,7 +14,7 @@ import { hasLegacyKarpenterName, isKarpenterInstanceProfile, whyNoNodeClassNames
 import type { EC2NodeClass } from '../domain/kube.ts';
 import type { CleanupContext } from './budget.ts';
 import { stillRuns, type InstancesOutcome } from './instances-step.ts';
-import { StepRecord, type StepOutcome } from './outcome.ts';
+import { recorded, StepRecord, type StepOutcome } from './outcome.ts';
 import { failedCall, namesOf, plannedLine } from './text.ts';
 
 /** `nodeClasses`: as the NodePools step listed them, undefined when it could not. */
@@ -22,9 +22,9 @@ export async function instanceProfilesStep(
   ctx: CleanupContext,
   before: { nodeClasses: readonly EC2NodeClass[] | undefined; instances: InstancesOutcome },
 ): Promise<StepOutcome> {
-  const out = new StepRecord('instance-profiles', ctx.budget);
-  await deleteUnused(ctx, out, before.nodeClasses, before.instances);
-  return out.outcome();
+  return recorded(new StepRecord('instance-profiles', ctx.budget), (out) =>
+    deleteUnused(ctx, out, before.nodeClasses, before.instances),
+  );
 }
 
 async function deleteUnused(

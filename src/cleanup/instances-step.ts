@@ -11,7 +11,7 @@ import type { Instance } from '../domain/aws.ts';
 import type { CleanupContext } from './budget.ts';
 import { describeClusterInstances, provenOnly, type CleanupCandidates } from './candidates.ts';
 import type { InstanceHold } from './nodepools-outcome.ts';
-import { frozen, StepRecord, type StepOutcome } from './outcome.ts';
+import { frozen, recorded, StepRecord, type StepOutcome } from './outcome.ts';
 import { hasEnded, isClusterKarpenterInstance } from './select.ts';
 import { terminateInBatches, waitForTermination } from './terminate.ts';
 import { namesOf, plannedLine } from './text.ts';
@@ -45,9 +45,9 @@ export async function instancesStep(
   ctx: CleanupContext,
   before: { candidates: CleanupCandidates; hold: InstanceHold | undefined },
 ): Promise<InstancesOutcome> {
-  const out = new InstancesRecord('instances', ctx.budget);
-  await terminateProven(ctx, out, before.candidates, before.hold);
-  return out.outcome();
+  return recorded(new InstancesRecord('instances', ctx.budget), (out) =>
+    terminateProven(ctx, out, before.candidates, before.hold),
+  );
 }
 
 async function terminateProven(

@@ -12,13 +12,11 @@ import type { Instance, LaunchTemplate } from '../domain/aws.ts';
 import { isKarpenterLaunchTemplate, LAUNCH_TEMPLATE_ID_TAG } from '../domain/provenance.ts';
 import type { CleanupContext } from './budget.ts';
 import { stillRuns, type InstancesOutcome } from './instances-step.ts';
-import { StepRecord, type StepOutcome } from './outcome.ts';
+import { recorded, StepRecord, type StepOutcome } from './outcome.ts';
 import { failedCall, namesOf, plannedLine } from './text.ts';
 
 export async function launchTemplatesStep(ctx: CleanupContext, before: { instances: InstancesOutcome }): Promise<StepOutcome> {
-  const out = new StepRecord('launch-templates', ctx.budget);
-  await deleteUnnamed(ctx, out, before.instances);
-  return out.outcome();
+  return recorded(new StepRecord('launch-templates', ctx.budget), (out) => deleteUnnamed(ctx, out, before.instances));
 }
 
 async function deleteUnnamed(ctx: CleanupContext, out: StepRecord, instancesOutcome: InstancesOutcome): Promise<void> {

@@ -15,7 +15,7 @@ import { oneLine } from '../domain/shape.ts';
 import type { CleanupContext } from './budget.ts';
 import { listNodeClaims } from './kube-objects.ts';
 import type { InstanceHold, NodeClaimDrain } from './nodepools-outcome.ts';
-import { StepRecord, type StepOutcome } from './outcome.ts';
+import { recorded, StepRecord, type StepOutcome } from './outcome.ts';
 import { failedCall } from './text.ts';
 import { shellQuote } from '../domain/shell.ts';
 
@@ -37,10 +37,10 @@ class NodeClaimWaitRecord extends StepRecord {
 }
 
 export async function nodeClaimWaitStep(ctx: CleanupContext, drain: NodeClaimDrain): Promise<NodeClaimWaitOutcome> {
-  const out = new NodeClaimWaitRecord('nodepools', ctx.budget);
-  if (ctx.request.dryRun) await firstNodeClaimLook(ctx, out, drain);
-  else await waitForNodeClaims(ctx, out, drain);
-  return out.outcome();
+  return recorded(new NodeClaimWaitRecord('nodepools', ctx.budget), async (out) => {
+    if (ctx.request.dryRun) await firstNodeClaimLook(ctx, out, drain);
+    else await waitForNodeClaims(ctx, out, drain);
+  });
 }
 
 /**

@@ -96,6 +96,12 @@ export class StepRecord {
   }
 }
 
+/** Runs a step's work on its own record, then hands on what the record says: the step's outcome. */
+export async function recorded<R extends StepRecord>(out: R, work: (out: R) => Promise<void>): Promise<ReturnType<R['outcome']>> {
+  await work(out);
+  return out.outcome() as ReturnType<R['outcome']>;
+}
+
 export function frozen<T>(list: readonly T[]): readonly T[] {
   return Object.freeze([...list]);
 }
