@@ -125,8 +125,8 @@ export default tseslint.config(
   ]),
   layer(
     ['src/cleanup/**'],
-    [...UPWARD, 'detectors'],
-    'Imports go down and not sideways: not detectors (shared knowledge such as Auto Mode lives in src/domain), usecases, service, cli, adapters, config or simulator.',
+    [...UPWARD, 'collect', 'detectors', 'interruptions', 'notify', 'remediations'],
+    'Imports go down and not sideways: not the floors beside it (collect, detectors, interruptions, notify, remediations: what cleanup shares with them lives in src/domain or src/ports), usecases, service, cli, adapters, config or simulator.',
   ),
   layer(
     ['src/usecases/**'],
@@ -158,6 +158,12 @@ export default tseslint.config(
     'The simulator imports only adapters, ports, domain, snapshot and support.',
   ),
   layer(['src/cli/**'], ['service'], 'The CLI does not import the Lambda service.'),
+  // After src/cli/** (a later block replaces an earlier one for the same file), so it restates `service`.
+  layer(
+    ['src/cli/render/**'],
+    ['adapters', 'cleanup', 'collect', 'interruptions', 'remediations', 'service', 'simulator', 'usecases'],
+    'A renderer draws results the domain types hold: what it shares with the code that made them lives in src/domain.',
+  ),
   {
     files: ['functions/**'],
     rules: {

@@ -9,12 +9,12 @@ import { promisify } from 'node:util';
 import {
   ALL_PODS,
   CONTROLLER_PODS,
-  CONTROLLER_SELECTOR,
   KARPENTER_CRD_NAMES,
   KUBE_LISTS,
   LOG_TAIL_LINES,
   PENDING_PODS,
 } from '../src/collect/kube-sources.ts';
+import { CONTROLLER_SELECTOR } from '../src/domain/snapshot-index.ts';
 import { KUBE_RESOURCES, type KubeListQuery, type KubeResourceName } from '../src/ports/kubernetes.ts';
 
 export const KUBECTL = '/usr/bin/kubectl';

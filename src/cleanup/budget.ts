@@ -9,11 +9,11 @@ import type { ClusterConnection } from '../ports/cluster.ts';
 
 /** What every step is given. */
 export interface CleanupContext {
-  request: CleanupRequest;
-  connection: ClusterConnection;
-  budget: CleanupBudget;
-  nodeClaimWaitMs: number;
-  pollIntervalMs: number;
+  readonly request: CleanupRequest;
+  readonly connection: ClusterConnection;
+  readonly budget: CleanupBudget;
+  readonly nodeClaimWaitMs: number;
+  readonly pollIntervalMs: number;
 }
 
 export class CleanupBudget {

@@ -1,35 +1,37 @@
 /**
  * What the run starts from, listed before the NodePools go: the cluster's instances, the launch
  * templates that prove which of them Karpenter launched, and (when a template is gone) the
- * instance profiles that stand in. Dry run and apply list the same, in the same order.
+ * instance profiles that stand in. Dry run and apply list the same, in the same order. Handed to
+ * the instances step frozen, like every step's outcome (src/cleanup/outcome.ts).
  */
 import type { Instance, InstanceProfile, LaunchTemplate } from '../domain/aws.ts';
 import type { CleanupError, InstanceNotProven } from '../domain/cleanup.ts';
 import { launchTemplateIdsOf, needsInstanceProfileProof, type LaunchEvidence } from '../domain/provenance.ts';
 import { NODEPOOL_TAG } from '../domain/tags.ts';
 import type { CleanupContext } from './budget.ts';
+import { frozen } from './outcome.ts';
 import { cleanupVerdict, hasEnded, isClusterKarpenterInstance } from './select.ts';
 import { failedCall } from './text.ts';
 
 export interface CleanupCandidates {
   /** Proven Karpenter instances to terminate; undefined when they could not be listed. */
-  instances: Instance[] | undefined;
+  readonly instances: readonly Instance[] | undefined;
   /**
    * The cluster's launch templates: the evidence that Karpenter launched an instance. Undefined
    * when they could not be listed (then nothing is terminated).
    */
-  launchTemplates: LaunchTemplate[] | undefined;
+  readonly launchTemplates: readonly LaunchTemplate[] | undefined;
   /**
    * Every instance profile, listed only when an instance names a launch template that is gone (its
    * profile is then the proof); undefined when not needed or the listing failed.
    */
-  instanceProfiles: InstanceProfile[] | undefined;
+  readonly instanceProfiles: readonly InstanceProfile[] | undefined;
   /** Tagged as Karpenter's but not proven: never terminated. */
-  notProven: InstanceNotProven[];
+  readonly notProven: readonly InstanceNotProven[];
   /** Failed listings (step `instances`). */
-  errors: CleanupError[];
+  readonly errors: readonly CleanupError[];
   /** Why not every Karpenter instance can be shown terminated, already (a listing the proof needs failed). */
-  notAllTerminated: string[];
+  readonly notAllTerminated: readonly string[];
 }
 
 export async function listCleanupCandidates(ctx: CleanupContext): Promise<CleanupCandidates> {
@@ -37,22 +39,26 @@ export async function listCleanupCandidates(ctx: CleanupContext): Promise<Cleanu
   const fail = (message: string) => errors.push({ step: 'instances', message });
   const listed = await describeClusterInstances(ctx, fail);
   const launchTemplates = await describeClusterLaunchTemplates(ctx, listed ?? [], fail);
-  const candidates: CleanupCandidates = {
-    instances: undefined,
-    launchTemplates,
-    instanceProfiles: undefined,
-    notProven: [],
-    errors,
-    notAllTerminated: [],
-  };
-  if (!listed) return candidates;
+  const notAllTerminated: string[] = [];
+  const notProven: InstanceNotProven[] = [];
+  let instanceProfiles: InstanceProfile[] | undefined;
+  const candidates = (instances: readonly Instance[] | undefined): CleanupCandidates =>
+    Object.freeze({
+      instances: instances && frozen(instances),
+      launchTemplates: launchTemplates && frozen(launchTemplates),
+      instanceProfiles: instanceProfiles && frozen(instanceProfiles),
+      notProven: frozen(notProven),
+      errors: frozen(errors),
+      notAllTerminated: frozen(notAllTerminated),
+    });
+  if (!listed) return candidates(undefined);
   const { clusterName, nodePools } = ctx.request;
   const needProfiles = listed.some(
     (i) => isClusterKarpenterInstance(i, clusterName, nodePools) && !hasEnded(i) && needsInstanceProfileProof(i, launchTemplates),
   );
   if (needProfiles) {
     try {
-      candidates.instanceProfiles = await ctx.connection.aws.iam.listInstanceProfiles();
+      instanceProfiles = await ctx.connection.aws.iam.listInstanceProfiles();
     } catch (error) {
       // The instances it would prove stay unproven (and running), which keeps the later steps from
       // deleting the profiles that are the proof for the next run.
@@ -63,13 +69,10 @@ export async function listCleanupCandidates(ctx: CleanupContext): Promise<Cleanu
           error,
         ),
       );
-      candidates.notAllTerminated.push(
-        'the instance profiles could not be listed to prove instances whose launch template is gone',
-      );
+      notAllTerminated.push('the instance profiles could not be listed to prove instances whose launch template is gone');
     }
   }
-  candidates.instances = provenOnly(ctx, listed, candidates, candidates.notProven);
-  return candidates;
+  return candidates(provenOnly(ctx, listed, { launchTemplates, instanceProfiles }, notProven));
 }
 
 /**

@@ -4,12 +4,11 @@
  * out the bound only costs the run its time (a Lambda's, at 3 a.m.). The instances step terminates
  * their instances either way.
  */
-import { CONTROLLER_PODS, CONTROLLER_SELECTOR } from '../collect/kube-sources.ts';
 import type { ClusterInfo } from '../domain/aws.ts';
 import type { Pod } from '../domain/kube.ts';
 import { isPodReady } from '../domain/kube-helpers.ts';
 import type { KubernetesReader } from '../ports/kubernetes.ts';
-import { hasControllerLabel } from '../domain/snapshot-index.ts';
+import { CONTROLLER_SELECTOR, hasControllerLabel } from '../domain/snapshot-index.ts';
 import { listPods } from './kube-objects.ts';
 
 /**
@@ -22,7 +21,7 @@ export async function whyNothingDrains(kube: KubernetesReader, cluster: ClusterI
   let pods: Pod[];
   try {
     // A pod set aside as unreadable is not counted Ready: only the pods that read tell.
-    pods = (await listPods(kube, CONTROLLER_PODS)).objects;
+    pods = (await listPods(kube, { labelSelector: CONTROLLER_SELECTOR })).objects;
   } catch {
     return undefined;
   }

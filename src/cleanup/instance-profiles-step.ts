@@ -5,31 +5,36 @@
  * passes the strict rule provenance uses (src/domain/instance-profiles.ts) is a candidate; it is
  * held when an EC2NodeClass is known and none names its role or it, and when any instance not
  * terminated (any owner's; those the instances step terminates, or plans to, count as gone) still
- * uses it (docs/cleanup.md, step 4).
+ * uses it (docs/cleanup.md, step 4). Like the launch templates step, it runs only for the whole
+ * cluster and once every Karpenter instance is known gone: the use case decides.
  */
+import { counted } from '../domain/counted.ts';
 import type { Instance, InstanceProfile } from '../domain/aws.ts';
 import { hasLegacyKarpenterName, isKarpenterInstanceProfile, whyNoNodeClassNames } from '../domain/instance-profiles.ts';
 import type { EC2NodeClass } from '../domain/kube.ts';
 import type { CleanupContext } from './budget.ts';
-import { stillRuns, whyInstancesMayRun, type InstancesOutcome } from './instances-step.ts';
-import type { NodePoolsOutcome } from './nodepools-outcome.ts';
-import { StepOutcome } from './outcome.ts';
-import { counted, failedCall, namesOf, plannedLine } from './text.ts';
+import { stillRuns, type InstancesOutcome } from './instances-step.ts';
+import { recorded, StepRecord, type StepOutcome } from './outcome.ts';
+import { failedCall, namesOf, plannedLine } from './text.ts';
 
+/** `nodeClasses`: as the NodePools step listed them, undefined when it could not. */
 export async function instanceProfilesStep(
   ctx: CleanupContext,
-  before: { nodepools: NodePoolsOutcome; instances: InstancesOutcome },
+  before: { nodeClasses: readonly EC2NodeClass[] | undefined; instances: InstancesOutcome },
 ): Promise<StepOutcome> {
+  return recorded(new StepRecord('instance-profiles', ctx.budget), (out) =>
+    deleteUnused(ctx, out, before.nodeClasses, before.instances),
+  );
+}
+
+async function deleteUnused(
+  ctx: CleanupContext,
+  out: StepRecord,
+  nodeClasses: readonly EC2NodeClass[] | undefined,
+  instances: InstancesOutcome,
+): Promise<void> {
   const { request } = ctx;
-  const out = new StepOutcome('instance-profiles', ctx.budget);
-  // Only with every NodePool going (the launch templates step said so already).
-  if (request.nodePools !== undefined) return out;
-  const wait = whyInstancesMayRun(before.instances);
-  if (wait !== undefined) {
-    out.notStart(wait);
-    return out;
-  }
-  if (out.outOfTime()) return out;
+  if (out.outOfTime()) return;
   const { iam, region } = ctx.connection.aws;
   let listed: InstanceProfile[];
   try {
@@ -37,7 +42,7 @@ export async function instanceProfilesStep(
     listed = await iam.listInstanceProfiles();
   } catch (error) {
     out.fail(failedCall('ListInstanceProfiles', undefined, error));
-    return out;
+    return;
   }
   const profiles = listed.filter((p) => isKarpenterInstanceProfile(p, request.clusterName, region));
   for (const profile of listed.filter((p) => unprovenForWantOfTags(p, request.clusterName))) {
@@ -45,7 +50,7 @@ export async function instanceProfilesStep(
     out.fail(`${failed}; not deleted: only its tags can prove Karpenter made it for this cluster`, profile.name);
   }
   const toDelete: InstanceProfile[] = [];
-  const held = await whyHeld(ctx, out, profiles, before.nodepools.nodeClasses, stillRuns(before.instances));
+  const held = await whyHeld(ctx, out, profiles, nodeClasses, stillRuns(instances));
   for (const profile of profiles.sort((a, b) => a.name.localeCompare(b.name))) {
     const why = held.get(profile);
     if (why === undefined) toDelete.push(profile);
@@ -59,10 +64,10 @@ export async function instanceProfilesStep(
   out.note(plannedLine(request.dryRun, 'delete', 'instance profile', names));
   if (request.dryRun) {
     out.done.push(...names);
-    return out;
+    return;
   }
   for (const profile of toDelete) {
-    if (out.outOfTime()) return out;
+    if (out.outOfTime()) return;
     if (!(await removeRoles(ctx, out, profile))) continue;
     try {
       // false: already gone, which is not this run's doing.
@@ -71,7 +76,6 @@ export async function instanceProfilesStep(
       out.fail(failedCall('DeleteInstanceProfile', profile.name, error), profile.name);
     }
   }
-  return out;
 }
 
 /**
@@ -96,7 +100,7 @@ type Held = { reason: string; instances?: string[] } | 'unknown';
  */
 async function whyHeld(
   ctx: CleanupContext,
-  out: StepOutcome,
+  out: StepRecord,
   profiles: readonly InstanceProfile[],
   nodeClasses: readonly EC2NodeClass[] | undefined,
   runs: (instance: Instance) => boolean,
@@ -135,7 +139,7 @@ async function whyHeld(
 }
 
 /** false (and an error recorded) when a role would not come off: deleting would then fail anyway. */
-async function removeRoles(ctx: CleanupContext, out: StepOutcome, profile: InstanceProfile): Promise<boolean> {
+async function removeRoles(ctx: CleanupContext, out: StepRecord, profile: InstanceProfile): Promise<boolean> {
   for (const role of profile.roles) {
     try {
       await ctx.connection.aws.iam.removeRoleFromInstanceProfile(profile.name, role.name);

@@ -4,50 +4,73 @@
  * group cannot be deleted while any of them is shutting down. The plan (which to terminate, which
  * to leave and why) is computed the same in a dry run; only the writes and the wait are apply's.
  */
+import { counted } from '../domain/counted.ts';
 import type { InstanceNotProven } from '../domain/cleanup.ts';
 import { NODEPOOL_TAG } from '../domain/tags.ts';
 import type { Instance } from '../domain/aws.ts';
 import type { CleanupContext } from './budget.ts';
 import { describeClusterInstances, provenOnly, type CleanupCandidates } from './candidates.ts';
-import type { NodePoolsOutcome } from './nodepools-outcome.ts';
-import { StepOutcome } from './outcome.ts';
+import type { InstanceHold } from './nodepools-outcome.ts';
+import { frozen, recorded, StepRecord, type StepOutcome } from './outcome.ts';
 import { hasEnded, isClusterKarpenterInstance } from './select.ts';
 import { terminateInBatches, waitForTermination } from './terminate.ts';
-import { counted, namesOf, plannedLine } from './text.ts';
+import { namesOf, plannedLine } from './text.ts';
 
-export class InstancesOutcome extends StepOutcome {
+export interface InstancesOutcome extends StepOutcome {
   /** Tagged as Karpenter's for the cluster but not proven launched by it: left, listed with why. */
-  readonly notProven: InstanceNotProven[] = [];
+  readonly notProven: readonly InstanceNotProven[];
   /**
    * Why not every Karpenter instance of the cluster can be shown terminated: listing failed, some
    * were held or not terminated, or their end was not seen. Launch templates and instance profiles
    * wait while any reason stands; a dry run plans the same reasons (save the writes' own).
    */
-  readonly notAllTerminated: string[] = [];
+  readonly notAllTerminated: readonly string[];
 }
 
+class InstancesRecord extends StepRecord {
+  readonly notProven: InstanceNotProven[] = [];
+  readonly notAllTerminated: string[] = [];
+
+  override outcome(): InstancesOutcome {
+    return Object.freeze({
+      ...super.outcome(),
+      notProven: frozen(this.notProven),
+      notAllTerminated: frozen(this.notAllTerminated),
+    });
+  }
+}
+
+/** `hold`: the instances the steps before must keep (src/cleanup/nodepools-outcome.ts, instanceHoldOf). */
 export async function instancesStep(
   ctx: CleanupContext,
-  before: { candidates: CleanupCandidates; nodepools: NodePoolsOutcome },
+  before: { candidates: CleanupCandidates; hold: InstanceHold | undefined },
 ): Promise<InstancesOutcome> {
+  return recorded(new InstancesRecord('instances', ctx.budget), (out) =>
+    terminateProven(ctx, out, before.candidates, before.hold),
+  );
+}
+
+async function terminateProven(
+  ctx: CleanupContext,
+  out: InstancesRecord,
+  atStart: CleanupCandidates,
+  hold: InstanceHold | undefined,
+): Promise<void> {
   const { request } = ctx;
-  const atStart = before.candidates;
-  const out = new InstancesOutcome('instances', ctx.budget);
   out.errors.push(...atStart.errors);
   out.notAllTerminated.push(...atStart.notAllTerminated);
   out.notProven.push(...atStart.notProven);
-  const hold = before.nodepools.hold;
   if (hold && hold.nodePools === undefined) {
     out.notStart(hold.reason);
     out.notAllTerminated.push('the instances step did not start');
-    return out;
+    return;
   }
-  if (out.outOfTime()) return out;
+  if (out.outOfTime()) return;
   // Listed again, in a dry run too: tags may have changed since the run started, and a failure must plan what apply meets.
   const listed = await describeClusterInstances(ctx, (message) => out.fail(message));
   if (!listed) {
     out.notAllTerminated.push(out.errors.at(-1)?.message ?? 'DescribeInstances failed');
-    return out;
+    return;
   }
   const current = listed.filter((i) => isClusterKarpenterInstance(i, request.clusterName, request.nodePools));
   // Without the launch templates nothing is proven, so nothing is terminated: they must stay for the next run.
@@ -77,10 +100,10 @@ export async function instancesStep(
   out.note(plannedLine(request.dryRun, 'terminate', 'instance', toTerminate));
   if (request.dryRun) {
     out.done.push(...toTerminate);
-    return out;
+    return;
   }
   const terminated = await terminateInBatches(ctx, out, toTerminate, new Map(current.map((i) => [i.id, i])));
-  if (out.stopped) return out;
+  if (out.stopped) return;
   const failed = toTerminate.filter((id) => !terminated.includes(id));
   if (failed.length > 0)
     out.notAllTerminated.push(`${counted(failed.length, 'instance')} not terminated (${namesOf(failed)}; see errors)`);
@@ -88,7 +111,6 @@ export async function instancesStep(
   const shuttingDown = current.filter((i) => i.state === 'shutting-down').map((i) => i.id);
   const unseen = await waitForTermination(ctx, out, [...terminated, ...shuttingDown]);
   if (unseen !== undefined) out.notAllTerminated.push(unseen);
-  return out;
 }
 
 /** Why the launch templates and instance profiles must wait, or undefined when every Karpenter instance is (or is planned) gone. */

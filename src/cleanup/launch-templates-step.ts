@@ -4,29 +4,24 @@
  * instance still running names is held: it is the proof that Karpenter launched that instance, and
  * without it no later run could terminate it (src/domain/provenance.ts). "Still running" counts
  * the instances the instances step terminates (or plans to) as gone, so a dry run holds what apply holds.
+ * It runs only for the whole cluster and once every Karpenter instance is known gone: the use case
+ * (src/usecases/cleanup.ts) decides that from the instances step's outcome.
  */
+import { counted } from '../domain/counted.ts';
 import type { Instance, LaunchTemplate } from '../domain/aws.ts';
 import { isKarpenterLaunchTemplate, LAUNCH_TEMPLATE_ID_TAG } from '../domain/provenance.ts';
 import type { CleanupContext } from './budget.ts';
-import { stillRuns, whyInstancesMayRun, type InstancesOutcome } from './instances-step.ts';
-import { StepOutcome } from './outcome.ts';
-import { counted, failedCall, namesOf, plannedLine } from './text.ts';
+import { stillRuns, type InstancesOutcome } from './instances-step.ts';
+import { recorded, StepRecord, type StepOutcome } from './outcome.ts';
+import { failedCall, namesOf, plannedLine } from './text.ts';
 
 export async function launchTemplatesStep(ctx: CleanupContext, before: { instances: InstancesOutcome }): Promise<StepOutcome> {
+  return recorded(new StepRecord('launch-templates', ctx.budget), (out) => deleteUnnamed(ctx, out, before.instances));
+}
+
+async function deleteUnnamed(ctx: CleanupContext, out: StepRecord, instancesOutcome: InstancesOutcome): Promise<void> {
   const { request } = ctx;
-  const out = new StepOutcome('launch-templates', ctx.budget);
-  if (request.nodePools !== undefined) {
-    out.note(
-      `only NodePools ${namesOf(request.nodePools)}: launch templates and instance profiles stay (they serve the whole cluster)`,
-    );
-    return out;
-  }
-  const wait = whyInstancesMayRun(before.instances);
-  if (wait !== undefined) {
-    out.notStart(wait);
-    return out;
-  }
-  if (out.outOfTime()) return out;
+  if (out.outOfTime()) return;
   let templates: LaunchTemplate[];
   try {
     templates = (await ctx.connection.aws.ec2.describeLaunchTemplates(request.clusterName)).filter((t) =>
@@ -34,7 +29,7 @@ export async function launchTemplatesStep(ctx: CleanupContext, before: { instanc
     );
   } catch (error) {
     out.fail(failedCall('DescribeLaunchTemplates', `(cluster ${request.clusterName})`, error));
-    return out;
+    return;
   }
   // Every instance of the cluster, a NodePool tag or not: a node group's may name Karpenter's template too.
   let instances: Instance[];
@@ -43,9 +38,9 @@ export async function launchTemplatesStep(ctx: CleanupContext, before: { instanc
   } catch (error) {
     const what = `(which launch templates instances of cluster ${request.clusterName} still name; none deleted)`;
     out.fail(failedCall('DescribeInstances', what, error));
-    return out;
+    return;
   }
-  const running = instances.filter(stillRuns(before.instances));
+  const running = instances.filter(stillRuns(instancesOutcome));
   const toDelete: LaunchTemplate[] = [];
   for (const template of templates) {
     const users = namedBy(template, running);
@@ -65,10 +60,10 @@ export async function launchTemplatesStep(ctx: CleanupContext, before: { instanc
   out.note(plannedLine(request.dryRun, 'delete', 'launch template', ids));
   if (request.dryRun) {
     out.done.push(...ids);
-    return out;
+    return;
   }
   for (const template of toDelete) {
-    if (out.outOfTime()) return out;
+    if (out.outOfTime()) return;
     try {
       // false: already gone, which is not this run's doing.
       if (await ctx.connection.aws.ec2.deleteLaunchTemplate(template.id)) out.done.push(template.id);
@@ -76,7 +71,6 @@ export async function launchTemplatesStep(ctx: CleanupContext, before: { instanc
       out.fail(failedCall('DeleteLaunchTemplate', `${template.id} (${template.name})`, error), template.id);
     }
   }
-  return out;
 }
 
 function namedBy(template: LaunchTemplate, running: readonly Instance[]): string[] {

@@ -1,45 +1,63 @@
 /**
- * Karpenter drains and terminates the nodes of deleted NodePools; their NodeClaims go when it is
- * done. The wait is bounded from the NodeClaims' own deletionTimestamp, not from this run's start,
- * so a run that resumes after a timeout does not wait the whole bound again. With no controller to
- * drain them there is no wait at all. NodeClaims that cannot be listed cannot be waited for: their
- * instances are then held, in a dry run as in apply (docs/cleanup.md, "Dry run = apply").
+ * The NodeClaim wait, the step after the NodePools step (under its name: its errors, notes and
+ * progress are the NodePools step's). Karpenter drains and terminates the nodes of deleted
+ * NodePools; their NodeClaims go when it is done. The wait is bounded from the NodeClaims' own
+ * deletionTimestamp, not from this run's start, so a run that resumes after a timeout does not wait
+ * the whole bound again. With no controller to drain them there is no wait at all. NodeClaims that
+ * cannot be listed cannot be waited for: their instances are then held, in a dry run as in apply
+ * (docs/cleanup.md, "Dry run = apply"). A dry run looks once and waits for nothing.
  */
-import type { ClusterInfo } from '../domain/aws.ts';
+import { counted } from '../domain/counted.ts';
 import type { NodeClaim } from '../domain/kube.ts';
 import { formatDuration } from '../domain/settings.ts';
-import type { KubernetesReader } from '../ports/kubernetes.ts';
 import { whyNothingDrains } from './controller-check.ts';
 import { oneLine } from '../domain/shape.ts';
 import type { CleanupContext } from './budget.ts';
 import { listNodeClaims } from './kube-objects.ts';
-import type { NodePoolsOutcome } from './nodepools-outcome.ts';
-import { counted, failedCall } from './text.ts';
+import type { InstanceHold, NodeClaimDrain } from './nodepools-outcome.ts';
+import { recorded, StepRecord, type StepOutcome } from './outcome.ts';
+import { failedCall } from './text.ts';
 import { shellQuote } from '../domain/shell.ts';
 
 /** Why the instances stay when the NodeClaims cannot be listed while a controller may be draining them. */
 const CANNOT_WAIT_HINT =
   'give the caller list on nodeclaims (infra/kubernetes/rbac.yaml) and run again, or once the controller is gone run with deleteNodePools false / --keep-nodepools';
 
-type IsWaitedFor = (claim: NodeClaim) => boolean;
+export interface NodeClaimWaitOutcome extends StepOutcome {
+  /** Every instance, when the NodeClaims could not be listed while a controller may be draining them. */
+  readonly hold: InstanceHold | undefined;
+}
+
+class NodeClaimWaitRecord extends StepRecord {
+  hold: InstanceHold | undefined;
+
+  override outcome(): NodeClaimWaitOutcome {
+    return Object.freeze({ ...super.outcome(), hold: this.hold && Object.freeze({ ...this.hold }) });
+  }
+}
+
+export async function nodeClaimWaitStep(ctx: CleanupContext, drain: NodeClaimDrain): Promise<NodeClaimWaitOutcome> {
+  return recorded(new NodeClaimWaitRecord('nodepools', ctx.budget), async (out) => {
+    if (ctx.request.dryRun) await firstNodeClaimLook(ctx, out, drain);
+    else await waitForNodeClaims(ctx, out, drain);
+  });
+}
 
 /**
  * The NodeClaims the wait is for, or undefined when they could not be listed: an error, and unless
  * no controller runs to drain them, every instance is held (terminating them now would cut the
  * drain short). A dry run looks once, through this same function, so it plans the same hold.
  */
-export async function firstNodeClaimLook(
+async function firstNodeClaimLook(
   ctx: CleanupContext,
-  out: NodePoolsOutcome,
-  kube: KubernetesReader,
-  cluster: ClusterInfo,
-  isWaitedFor: IsWaitedFor,
+  out: NodeClaimWaitRecord,
+  drain: NodeClaimDrain,
 ): Promise<NodeClaim[] | undefined> {
   try {
-    const listed = await listNodeClaims(kube);
+    const listed = await listNodeClaims(drain.kube);
     // Reported once, here: the wait lists them again and again.
     for (const line of listed.setAside) out.fail(`${line}: not waited for`);
-    const claims = listed.objects.filter(isWaitedFor);
+    const claims = listed.objects.filter(drain.isWaitedFor);
     if (ctx.request.dryRun && claims.length > 0) {
       out.note(
         `would wait up to ${formatDuration(ctx.nodeClaimWaitMs)} for ${counted(claims.length, 'NodeClaim')} to be drained`,
@@ -47,35 +65,28 @@ export async function firstNodeClaimLook(
     }
     return claims;
   } catch (error) {
-    await cannotWait(out, kube, cluster, error);
+    await cannotWait(out, drain, error);
     return undefined;
   }
 }
 
-async function cannotWait(out: NodePoolsOutcome, kube: KubernetesReader, cluster: ClusterInfo, error: unknown): Promise<void> {
+async function cannotWait(out: NodeClaimWaitRecord, drain: NodeClaimDrain, error: unknown): Promise<void> {
   const failed = failedCall('list NodeClaims', undefined, error);
   out.fail(`NodeClaims not waited for: ${failed}`);
-  const nothingDrains = await whyNothingDrains(kube, cluster);
+  const nothingDrains = await whyNothingDrains(drain.kube, drain.cluster);
   if (nothingDrains !== undefined) {
     out.note(`${nothingDrains}: nothing drains the NodeClaims, so their instances are terminated next`);
     return;
   }
-  if (out.hold !== undefined && out.hold.nodePools === undefined) return;
   out.hold = { reason: `Karpenter's drain cannot be waited for (${oneLine(failed, 200)}): ${CANNOT_WAIT_HINT}` };
 }
 
-export async function waitForNodeClaims(
-  ctx: CleanupContext,
-  out: NodePoolsOutcome,
-  kube: KubernetesReader,
-  cluster: ClusterInfo,
-  isWaitedFor: IsWaitedFor,
-): Promise<void> {
+async function waitForNodeClaims(ctx: CleanupContext, out: NodeClaimWaitRecord, drain: NodeClaimDrain): Promise<void> {
   const limitMs = ctx.nodeClaimWaitMs;
   const { budget } = ctx;
   let since: number | undefined;
   let drainerChecked = false;
-  let claims = await firstNodeClaimLook(ctx, out, kube, cluster, isWaitedFor);
+  let claims = await firstNodeClaimLook(ctx, out, drain);
   while (claims !== undefined && claims.length > 0) {
     if (out.outOfTime()) return;
     const now = budget.now().getTime();
@@ -91,7 +102,7 @@ export async function waitForNodeClaims(
     // Asked once, and only when a wait would follow: with no controller, waiting only costs time.
     if (!drainerChecked) {
       drainerChecked = true;
-      const why = await whyNothingDrains(kube, cluster);
+      const why = await whyNothingDrains(drain.kube, drain.cluster);
       if (why !== undefined) {
         out.note(`${why}: nothing will drain the ${counted(claims.length, 'NodeClaim')}; their instances are terminated next`);
         const release = releaseLine(claims);
@@ -102,20 +113,15 @@ export async function waitForNodeClaims(
     budget.progress({ kind: 'waiting', step: 'nodepools', nodeClaims: claims.length, waitedMs, limitMs });
     if (!(await out.pause(Math.min(ctx.pollIntervalMs, limitMs - waitedMs)))) return;
     if (out.outOfTime()) return;
-    claims = await nextLook(out, kube, cluster, isWaitedFor);
+    claims = await nextLook(out, drain);
   }
 }
 
-async function nextLook(
-  out: NodePoolsOutcome,
-  kube: KubernetesReader,
-  cluster: ClusterInfo,
-  isWaitedFor: IsWaitedFor,
-): Promise<NodeClaim[] | undefined> {
+async function nextLook(out: NodeClaimWaitRecord, drain: NodeClaimDrain): Promise<NodeClaim[] | undefined> {
   try {
-    return (await listNodeClaims(kube)).objects.filter(isWaitedFor);
+    return (await listNodeClaims(drain.kube)).objects.filter(drain.isWaitedFor);
   } catch (error) {
-    await cannotWait(out, kube, cluster, error);
+    await cannotWait(out, drain, error);
     return undefined;
   }
 }

@@ -4,7 +4,8 @@
  * step does the work. But while the cluster exists, a NodePool that could not be deleted (or
  * NodePools that could not be listed) keeps its instances: a controller that still runs would
  * launch replacements for every one terminated. The outcome says which instances stay (its
- * `hold`), and carries the EC2NodeClasses the instance-profiles step checks roles against.
+ * `hold`), carries the EC2NodeClasses the instance-profiles step checks roles against, and the
+ * NodeClaims the wait after it is for (its `drain`, src/cleanup/nodeclaim-wait.ts).
  */
 import type { ClusterInfo } from '../domain/aws.ts';
 import type { EC2NodeClass, NodePool } from '../domain/kube.ts';
@@ -14,8 +15,7 @@ import type { KubernetesPort } from '../ports/kubernetes.ts';
 import { oneLine } from '../domain/shape.ts';
 import type { CleanupContext } from './budget.ts';
 import { listNodeClasses, listNodePools, type CheckedList } from './kube-objects.ts';
-import { firstNodeClaimLook, waitForNodeClaims } from './nodeclaim-wait.ts';
-import { NodePoolsOutcome } from './nodepools-outcome.ts';
+import { NodePoolsRecord, type NodePoolsOutcome } from './nodepools-outcome.ts';
 import { isNodeClaimOfGoingPool, selectNodePools } from './select.ts';
 import { failedCall, namesOf, plannedLine } from './text.ts';
 
@@ -46,16 +46,16 @@ function kubeHint(error: unknown): string {
 
 export async function nodePoolsStep(ctx: CleanupContext): Promise<NodePoolsOutcome> {
   const { request } = ctx;
-  const out = new NodePoolsOutcome('nodepools', ctx.budget);
+  const out = new NodePoolsRecord('nodepools', ctx.budget);
   if (!request.deleteNodePools) {
     out.note(
       'NodePools left alone (deleteNodePools: false): if the Karpenter controller still runs it replaces the instances terminated next; run this once the controller is gone',
     );
-    return out;
+    return out.outcome();
   }
-  if (out.outOfTime()) return out;
+  if (out.outOfTime()) return out.outcome();
   const reached = await reachKube(ctx, out);
-  if (!reached) return out;
+  if (!reached) return out.outcome();
   const { kube, cluster } = reached;
 
   let listed: CheckedList<NodePool>;
@@ -65,7 +65,7 @@ export async function nodePoolsStep(ctx: CleanupContext): Promise<NodePoolsOutco
     const why = whyUnreadable('list NodePools', error);
     out.fail(notDeleted(why, error));
     out.holdAll(why);
-    return out;
+    return out.outcome();
   }
   out.nodeClasses = await nodeClassesIfReadable(kube, out);
   const pools = listed.objects;
@@ -75,13 +75,11 @@ export async function nodePoolsStep(ctx: CleanupContext): Promise<NodePoolsOutco
   if (absent) out.note(absent);
   const autoMode = selection.autoMode.length ? ` (EKS Auto Mode's left alone: ${namesOf(selection.autoMode)})` : '';
   out.note(plannedLine(request.dryRun, 'delete', 'NodePool', selection.toDelete) + autoMode);
-  const isWaitedFor = (claim: Parameters<typeof isNodeClaimOfGoingPool>[0]) =>
-    isNodeClaimOfGoingPool(claim, selection, request.nodePools);
+  // The NodeClaims are looked at (a dry run) or waited for the same: a failure holds the same instances.
+  out.drain = { kube, cluster, isWaitedFor: (claim) => isNodeClaimOfGoingPool(claim, selection, request.nodePools) };
   if (request.dryRun) {
     out.done.push(...selection.toDelete);
-    // The NodeClaims are listed as apply would list them, so a failure holds the same instances.
-    await firstNodeClaimLook(ctx, out, kube, cluster, isWaitedFor);
-    return out;
+    return out.outcome();
   }
 
   const notDeletedPools: string[] = [];
@@ -95,15 +93,14 @@ export async function nodePoolsStep(ctx: CleanupContext): Promise<NodePoolsOutco
     }
   }
   if (notDeletedPools.length > 0) out.holdNodePools(notDeletedPools);
-  await waitForNodeClaims(ctx, out, kube, cluster, isWaitedFor);
-  return out;
+  return out.outcome();
 }
 
 /**
  * The EC2NodeClasses when the caller may list them; else undefined, and profiles are judged by
  * Karpenter's path and name alone, as before there were any (a note says so, not an error).
  */
-async function nodeClassesIfReadable(kube: KubernetesPort, out: NodePoolsOutcome): Promise<EC2NodeClass[] | undefined> {
+async function nodeClassesIfReadable(kube: KubernetesPort, out: NodePoolsRecord): Promise<EC2NodeClass[] | undefined> {
   try {
     const listed = await listNodeClasses(kube);
     // One set aside could name a role: without it the others do not tell the whole story.
@@ -122,7 +119,7 @@ async function nodeClassesIfReadable(kube: KubernetesPort, out: NodePoolsOutcome
  * instances are held as a NodePool that could not be deleted would hold them (every instance, when
  * one of them has no name to tell its instances by).
  */
-function holdSetAside(out: NodePoolsOutcome, listed: CheckedList<NodePool>): void {
+function holdSetAside(out: NodePoolsRecord, listed: CheckedList<NodePool>): void {
   for (const line of listed.setAside) out.fail(`${oneLine(line, 300)}: not deleted`);
   if (listed.setAside.length === 0) return;
   if (listed.setAsideNames.length < listed.setAside.length) out.holdAll('a NodePool could not be read (see errors)');
@@ -132,7 +129,7 @@ function holdSetAside(out: NodePoolsOutcome, listed: CheckedList<NodePool>): voi
 /** The cluster and its API, or undefined (noted or recorded as an error) when there is none to reach. */
 async function reachKube(
   ctx: CleanupContext,
-  out: NodePoolsOutcome,
+  out: NodePoolsRecord,
 ): Promise<{ kube: KubernetesPort; cluster: ClusterInfo } | undefined> {
   const { request, connection } = ctx;
   let cluster: ClusterInfo;

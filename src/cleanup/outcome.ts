@@ -1,7 +1,8 @@
 /**
  * What one step returns: what it did (or, in a dry run, would do), what it held and why, what it
- * could not start and why, its errors, and whether time ran out. Built by the step alone and
- * handed to the steps after it, the way Karpenter's lifecycle reconcilers each return a result the
+ * could not start and why, its errors, and whether time ran out. A step writes only its own
+ * StepRecord while it runs and returns `outcome()`, frozen: the steps after it and the result read
+ * it and cannot change it, the way Karpenter's lifecycle reconcilers each return a result the
  * controller composes. Dry run and apply compute the same outcomes; a dry run only stops before
  * each write (docs/cleanup.md, "Dry run = apply").
  */
@@ -10,22 +11,33 @@ import type { CleanupBudget } from './budget.ts';
 
 /** A resource kept on purpose: its id or name, why, and the instances that still use it. */
 export interface Held {
-  resource: string;
-  reason: string;
-  instances?: string[];
+  readonly resource: string;
+  readonly reason: string;
+  readonly instances?: readonly string[];
 }
 
-export class StepOutcome {
+export interface StepOutcome {
   readonly step: CleanupStep;
   /** Deleted or terminated; in a dry run, what would be. */
-  readonly done: string[] = [];
+  readonly done: readonly string[];
   /** Kept on purpose, each with why (and the instances that hold it). */
+  readonly held: readonly Held[];
+  readonly errors: readonly CleanupError[];
+  readonly notStarted: readonly CleanupStepNotStarted[];
+  /** What the caller must read though nothing failed (the cluster does not exist): the result's `notes`. */
+  readonly notes: readonly string[];
+  /** The deadline came during this step: the run stops, and the next one starts here. */
+  readonly stopped: boolean;
+}
+
+/** A step's working record: written by that step alone while it runs, never handed on. */
+export class StepRecord {
+  readonly step: CleanupStep;
+  readonly done: string[] = [];
   readonly held: Held[] = [];
   readonly errors: CleanupError[] = [];
   readonly notStarted: CleanupStepNotStarted[] = [];
-  /** What the caller must read though nothing failed (the cluster does not exist): the result's `notes`. */
   readonly notes: string[] = [];
-  /** The deadline came during this step: the run stops, and the next one starts here. */
   stopped = false;
   readonly #budget: CleanupBudget;
 
@@ -69,4 +81,27 @@ export class StepOutcome {
     this.stopped = true;
     return false;
   }
+
+  /** What the step hands on: a frozen copy, so no later step can change what this one did. */
+  outcome(): StepOutcome {
+    return Object.freeze({
+      step: this.step,
+      done: frozen(this.done),
+      held: frozen(this.held),
+      errors: frozen(this.errors),
+      notStarted: frozen(this.notStarted),
+      notes: frozen(this.notes),
+      stopped: this.stopped,
+    });
+  }
+}
+
+/** Runs a step's work on its own record, then hands on what the record says: the step's outcome. */
+export async function recorded<R extends StepRecord>(out: R, work: (out: R) => Promise<void>): Promise<ReturnType<R['outcome']>> {
+  await work(out);
+  return out.outcome() as ReturnType<R['outcome']>;
+}
+
+export function frozen<T>(list: readonly T[]): readonly T[] {
+  return Object.freeze([...list]);
 }

@@ -2,6 +2,7 @@
  * The instances step's writes (apply only): TerminateInstances in batches, the deadline checked
  * between them, then the wait until EC2 shows them terminated.
  */
+import { counted } from '../domain/counted.ts';
 import type { Instance } from '../domain/aws.ts';
 import { oneLine } from '../domain/shape.ts';
 import { shellQuote } from '../domain/shell.ts';
@@ -9,13 +10,13 @@ import { CLUSTER_TAG, legacyClusterTag } from '../domain/tags.ts';
 import { TERMINATE_BATCH_SIZE, type TerminationResult } from '../ports/aws.ts';
 import { chunks } from '../support/concurrency.ts';
 import type { CleanupContext } from './budget.ts';
-import type { StepOutcome } from './outcome.ts';
-import { counted, failedCall } from './text.ts';
+import type { StepRecord } from './outcome.ts';
+import { failedCall } from './text.ts';
 
 /** The ids terminated (also added to `out.done`); stops (out.stopped) at the deadline between batches. */
 export async function terminateInBatches(
   ctx: CleanupContext,
-  out: StepOutcome,
+  out: StepRecord,
   ids: readonly string[],
   byId: ReadonlyMap<string, Instance>,
 ): Promise<string[]> {
@@ -75,7 +76,7 @@ function terminationFailure(ctx: CleanupContext, id: string, instance: Instance 
  */
 export async function waitForTermination(
   ctx: CleanupContext,
-  out: StepOutcome,
+  out: StepRecord,
   ids: readonly string[],
 ): Promise<string | undefined> {
   const { budget } = ctx;

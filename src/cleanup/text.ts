@@ -1,5 +1,6 @@
 /** The cleanup's one-line messages: errors naming the call and the resource, progress counting things. */
-import { failureText } from '../collect/failure-text.ts';
+import { failureText } from '../ports/failure-text.ts';
+import { counted } from '../domain/counted.ts';
 import { oneLine } from '../domain/shape.ts';
 
 /**
@@ -11,11 +12,6 @@ export function failedCall(operation: string, resource: string | undefined, erro
   const prefix = `${operation} failed: `;
   const why = text.startsWith(prefix) ? text.slice(prefix.length) : text;
   return oneLine(`${operation}${resource === undefined ? '' : ` ${resource}`} failed: ${why}`, 400);
-}
-
-/** `1 instance`, `3 instances`. */
-export function counted(n: number, noun: string): string {
-  return `${n} ${n === 1 ? noun : `${noun}s`}`;
 }
 
 /** `a, b, c`, or the first few and how many more: progress lines stay short. */

@@ -14,13 +14,17 @@ export interface CleanupRunOptions {
   onProgress: (progress: CleanupProgress) => void;
 }
 
-export interface CleanupRun {
+/** What the cleanup command prints: the run's result, and the region the AWS calls went to (its header). */
+export interface CleanupResultInRegion {
   result: CleanupResult;
-  /** The region the AWS calls went to, for the result's header. */
   region: string;
 }
 
-export async function cleanupLiveCluster(target: LiveTarget, options: CleanupRunOptions, ctx: CliContext): Promise<CleanupRun> {
+export async function cleanupLiveCluster(
+  target: LiveTarget,
+  options: CleanupRunOptions,
+  ctx: CliContext,
+): Promise<CleanupResultInRegion> {
   const connection = await ctx.services.connectLive(target);
   return cleanupThrough(connection, target.clusterName, options, ctx);
 }
@@ -31,7 +35,7 @@ export async function cleanupSimulation(
   load: LoadOptions,
   options: CleanupRunOptions,
   ctx: CliContext,
-): Promise<CleanupRun> {
+): Promise<CleanupResultInRegion> {
   const loaded = await ctx.services.loadSnapshot(paths, loadOptionsOf(load));
   printNotices(loaded.notices, ctx);
   // The simulated cluster's own writes (a NodeClaim's deletionTimestamp) on the run's clock, so the
@@ -50,7 +54,7 @@ async function cleanupThrough(
   clusterName: string,
   options: CleanupRunOptions,
   ctx: CliContext,
-): Promise<CleanupRun> {
+): Promise<CleanupResultInRegion> {
   const result = await runCleanup(
     { ...options.request, clusterName },
     { connection, clock: ctx.services.timer, onProgress: options.onProgress },

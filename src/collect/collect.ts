@@ -5,7 +5,7 @@ import type { KubernetesReader } from '../ports/kubernetes.ts';
 import { CaptureMerger } from '../snapshot/capture-merger.ts';
 import { collectAws, collectSubnets, SUBNETS_UNKNOWN } from './aws-sources.ts';
 import { mapBounded } from '../support/concurrency.ts';
-import { failureText } from './failure-text.ts';
+import { failureText } from '../ports/failure-text.ts';
 import { collectKube, KUBE_SOURCES } from './kube-collector.ts';
 
 const CLUSTER_SCOPED: readonly SourceName[] = ['fargateprofiles', 'accessentries'];

@@ -1,8 +1,6 @@
 import type { SourceName } from '../domain/snapshot.ts';
 import type { KubeListQuery } from '../ports/kubernetes.ts';
-import { CONTROLLER_LABEL, CONTROLLER_LABEL_VALUE } from '../domain/snapshot-index.ts';
-
-export const CONTROLLER_SELECTOR = `${CONTROLLER_LABEL}=${CONTROLLER_LABEL_VALUE}`;
+import { CONTROLLER_SELECTOR } from '../domain/snapshot-index.ts';
 
 /** Karpenter's CRDs, read one by one: a cluster's CRD list runs to megabytes of schemas. */
 export const KARPENTER_CRD_NAMES = ['nodeclaims.karpenter.sh', 'nodepools.karpenter.sh', 'ec2nodeclasses.karpenter.k8s.aws'];

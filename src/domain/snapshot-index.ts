@@ -6,6 +6,8 @@ import { nodePoolOfClaim } from './tags.ts';
 
 export const CONTROLLER_LABEL = 'app.kubernetes.io/name';
 export const CONTROLLER_LABEL_VALUE = 'karpenter';
+/** The label selector of the controller's pods: what collect lists and cleanup checks for a Ready one. */
+export const CONTROLLER_SELECTOR = `${CONTROLLER_LABEL}=${CONTROLLER_LABEL_VALUE}`;
 
 /** The Karpenter controller as found in the snapshot: by labels, in whatever namespace it runs. */
 export interface ControllerInfo {

@@ -32,6 +32,10 @@ describe('the dependency rule', () => {
     ['src/adapters/aws/x.ts', "import { x } from '../../notify/finding-alerts.ts';"],
     ['src/notify/x.ts', "import { x } from '../usecases/analyze.ts';"],
     ['src/cleanup/x.ts', "import type { x } from '../usecases/scan-cluster.ts';"],
+    ['src/cleanup/x.ts', "import { x } from '../collect/kube-sources.ts';"],
+    ['src/cleanup/x.ts', "import type { x } from '../notify/finding-text.ts';"],
+    ['src/cli/render/x.ts', "import { x } from '../../cleanup/text.ts';"],
+    ['src/cli/render/x.ts', "import { x } from '../../service/middleware.ts';"],
     ['src/interruptions/x.ts', "import { x } from '../notify/interruption-alerts.ts';"],
     ['src/usecases/x.ts', "import type { x } from '../config.ts';"],
     ['src/usecases/x.ts', "import { x } from '../adapters/memory/state.ts';"],
@@ -60,6 +64,9 @@ describe('the dependency rule', () => {
     ['src/service/compose/x.ts', "import { x } from '../../adapters/aws/ec2.ts';"],
     ['src/service/compose/x.ts', "import { x } from '../../config.ts';"],
     ['src/cli/x.ts', "import { x } from '../simulator/simulation.ts';"],
+    ['src/cli/x.ts', "import { x } from '../cleanup/request.ts';"],
+    ['src/cli/render/x.ts', "import { x } from '../../domain/counted.ts';"],
+    ['src/cleanup/x.ts', "import { x } from '../ports/failure-text.ts';"],
     ['src/simulator/x.ts', "import { x } from '../adapters/aws/ec2.ts';"],
   ])('%s: %s is allowed', async (filePath, code) => {
     expect(await restricted(filePath, code)).toEqual([]);

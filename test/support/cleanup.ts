@@ -1,8 +1,8 @@
 /** A cleanup step's context over the in-memory AWS and a fake Kubernetes API, for the step tests. */
 import { CleanupBudget, type CleanupContext } from '../../src/cleanup/budget.ts';
 import type { CleanupCandidates } from '../../src/cleanup/candidates.ts';
-import { InstancesOutcome } from '../../src/cleanup/instances-step.ts';
-import { NodePoolsOutcome } from '../../src/cleanup/nodepools-outcome.ts';
+import type { InstancesOutcome } from '../../src/cleanup/instances-step.ts';
+import { NodePoolsRecord, type InstanceHold } from '../../src/cleanup/nodepools-outcome.ts';
 import type { CleanupProgress, CleanupRequest } from '../../src/domain/cleanup.ts';
 import type { ClusterSnapshot } from '../../src/domain/snapshot.ts';
 import { inMemoryAws, type InMemoryAws } from '../../src/simulator/in-memory-aws.ts';
@@ -16,9 +16,10 @@ export interface StepWorld {
   aws: InMemoryAws;
   kube: FakeKarpenterKube;
   progress: CleanupProgress[];
-  /** An empty outcome of an earlier step, as the composition would hand it on. */
-  nodepools(change?: (o: NodePoolsOutcome) => void): NodePoolsOutcome;
-  instances(change?: (o: InstancesOutcome) => void): InstancesOutcome;
+  /** The hold the NodePools step would hand on after `make` (holdAll, holdNodePools) on its record. */
+  hold(make: (record: NodePoolsRecord) => void): InstanceHold | undefined;
+  /** An instances step's outcome, as the composition would hand it on: empty but for `parts`. */
+  instances(parts?: Partial<InstancesOutcome>): InstancesOutcome;
 }
 
 export function stepWorld(
@@ -37,19 +38,28 @@ export function stepWorld(
     nodeClaimWaitMs: 60_000,
     pollIntervalMs: 10_000,
   };
-  const made =
-    <T>(outcome: T) =>
-    (change?: (o: T) => void): T => {
-      change?.(outcome);
-      return outcome;
-    };
   return {
     ctx,
     aws,
     kube,
     progress,
-    nodepools: (change) => made(new NodePoolsOutcome('nodepools', budget))(change),
-    instances: (change) => made(new InstancesOutcome('instances', budget))(change),
+    hold: (make) => {
+      const record = new NodePoolsRecord('nodepools', budget);
+      make(record);
+      return record.outcome().hold;
+    },
+    instances: (parts = {}) => ({
+      step: 'instances',
+      done: [],
+      held: [],
+      errors: [],
+      notStarted: [],
+      notes: [],
+      stopped: false,
+      notProven: [],
+      notAllTerminated: [],
+      ...parts,
+    }),
   };
 }
 

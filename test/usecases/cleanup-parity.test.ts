@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLES_NOW } from '../../src/cli/commands/demo.ts';
 import type { Instance } from '../../src/domain/aws.ts';
-import type { CleanupRequest, CleanupResult } from '../../src/domain/cleanup.ts';
+import type { CleanupProgress, CleanupRequest, CleanupResult } from '../../src/domain/cleanup.ts';
 import type { ClusterSnapshot } from '../../src/domain/snapshot.ts';
 import { simulateSnapshot, type Simulation } from '../../src/simulator/simulation.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
@@ -36,15 +36,33 @@ beforeAll(async () => {
 });
 const running = closedAfterEachTest();
 
-async function cleanedOnce(seed: ClusterSnapshot, arm: (s: Simulation) => void, dryRun: boolean): Promise<CleanupResult> {
+async function cleanedOnce(
+  seed: ClusterSnapshot,
+  arm: (s: Simulation) => void,
+  dryRun: boolean,
+  progress: CleanupProgress[] = [],
+): Promise<CleanupResult> {
   const clock = steppingClock(new Date(EXAMPLES_NOW));
   const simulation = await simulateSnapshot(seed, { clock, kube: { clock } });
   running.push(simulation);
   arm(simulation);
   return runCleanup(
     { ...APPLY, dryRun },
-    { connection: simulation.connection, clock },
+    { connection: simulation.connection, clock, onProgress: (p) => progress.push(p) },
     { deadline: new Date(clock.now().getTime() + 15 * 60_000) },
+  );
+}
+
+/** What a step says it does or keeps, or why it does not start: the plan, in the words of either mode. */
+const PLAN_LINE =
+  /^(would (delete|terminate) |deleting |terminating |no .+ to (delete|terminate)$|keeping |leaving |not started: )/;
+
+/** Each step's plan lines in the order said, a dry run's `would delete` read as apply's `deleting`. */
+function planOf(progress: readonly CleanupProgress[]): string[] {
+  return progress.flatMap((p) =>
+    p.kind === 'step' && PLAN_LINE.test(p.message)
+      ? [`${p.step}: ${p.message.replace(/^would delete /, 'deleting ').replace(/^would terminate /, 'terminating ')}`]
+      : [],
   );
 }
 
@@ -209,4 +227,24 @@ describe('dry run = apply', () => {
     plan(planned);
     expect(planned).toEqual({ ...done, dryRun: true });
   });
+
+  it.each(CASES)(
+    '$name: the dry run names the same steps, in the same order, with the same objects as apply',
+    async ({ seed, arm = () => undefined }) => {
+      // Prepare
+      const account = seed?.() ?? captured;
+      const dryRunSaid: CleanupProgress[] = [];
+      const applySaid: CleanupProgress[] = [];
+
+      // Act
+      await cleanedOnce(account, arm, true, dryRunSaid);
+      await cleanedOnce(account, arm, false, applySaid);
+
+      // Assess
+      const plan = planOf(dryRunSaid);
+      // Never two silent runs: each case plans, holds or does not start something.
+      expect(plan).not.toEqual([]);
+      expect(plan).toEqual(planOf(applySaid));
+    },
+  );
 });

@@ -43,9 +43,9 @@ describe('instanceProfilesStep when ListInstanceProfileTags fails for one profil
       { dryRun: false },
     );
 
-    const out = await instanceProfilesStep(w.ctx, { nodepools: w.nodepools(), instances: w.instances() });
+    const out = await instanceProfilesStep(w.ctx, { nodeClasses: undefined, instances: w.instances() });
 
-    expect(out.done.sort()).toEqual(['demo_111', 'demo_111222']);
+    expect([...out.done].sort()).toEqual(['demo_111', 'demo_111222']);
     expect(out.errors).toEqual([
       {
         step: 'instance-profiles',
@@ -65,7 +65,7 @@ describe('instanceProfilesStep', () => {
   it('never takes a look-alike outside Karpenter’s path: its role stays on it', async () => {
     const w = world([]);
 
-    const out = await instanceProfilesStep(w.ctx, { nodepools: w.nodepools(), instances: w.instances() });
+    const out = await instanceProfilesStep(w.ctx, { nodeClasses: undefined, instances: w.instances() });
 
     expect(out.done).toEqual(['demo_111']);
     expect(w.aws.state.instanceProfiles.get('payments-api')?.roles.map((r) => r.name)).toEqual(['PaymentsRole']);
@@ -74,7 +74,7 @@ describe('instanceProfilesStep', () => {
   it('holds a profile an instance not terminated still uses, naming it, and deletes nothing', async () => {
     const w = world([instance({ id: 'i-0payments', nodePool: null })]);
 
-    const out = await instanceProfilesStep(w.ctx, { nodepools: w.nodepools(), instances: w.instances() });
+    const out = await instanceProfilesStep(w.ctx, { nodeClasses: undefined, instances: w.instances() });
 
     expect(out.held).toEqual([
       { resource: 'demo_111', reason: 'attached to 1 instance not terminated', instances: ['i-0payments'] },
@@ -87,8 +87,8 @@ describe('instanceProfilesStep', () => {
     const w = world([instance({ id: 'i-karpenter' })], true);
 
     const out = await instanceProfilesStep(w.ctx, {
-      nodepools: w.nodepools(),
-      instances: w.instances((o) => o.done.push('i-karpenter')),
+      nodeClasses: undefined,
+      instances: w.instances({ done: ['i-karpenter'] }),
     });
 
     expect(out.done).toEqual(['demo_111']);
@@ -101,7 +101,7 @@ describe('instanceProfilesStep', () => {
 
     const other = ec2NodeClass({ name: 'gpu', role: 'GpuNodeRole' });
     const out = await instanceProfilesStep(w.ctx, {
-      nodepools: w.nodepools((o) => (o.nodeClasses = [other])),
+      nodeClasses: [other],
       instances: w.instances(),
     });
 
@@ -121,30 +121,16 @@ describe('instanceProfilesStep', () => {
     const named = { ...ec2NodeClass({ name: 'x', role: 'Other' }), status: { instanceProfile: 'demo_111' } };
 
     const outByRole = await instanceProfilesStep(byRole.ctx, {
-      nodepools: byRole.nodepools((o) => (o.nodeClasses = [NODE_CLASS])),
+      nodeClasses: [NODE_CLASS],
       instances: byRole.instances(),
     });
     const outByStatus = await instanceProfilesStep(byStatus.ctx, {
-      nodepools: byStatus.nodepools((o) => (o.nodeClasses = [named])),
+      nodeClasses: [named],
       instances: byStatus.instances(),
     });
 
     expect(outByRole.done).toEqual(['demo_111']);
     expect(outByStatus.done).toEqual(['demo_111']);
-  });
-
-  it('does not start while instances may still run, and says why', async () => {
-    const w = world([]);
-
-    const out = await instanceProfilesStep(w.ctx, {
-      nodepools: w.nodepools(),
-      instances: w.instances((o) => o.notAllTerminated.push('the launch templates could not be listed')),
-    });
-
-    expect(out.notStarted).toEqual([
-      { step: 'instance-profiles', reason: 'instances not all known terminated: the launch templates could not be listed' },
-    ]);
-    expect(w.aws.callsTo('ListInstanceProfiles')).toEqual([]);
   });
 
   it('when the instances using a profile cannot be listed: an error naming it, and it is not deleted', async () => {
@@ -153,7 +139,7 @@ describe('instanceProfilesStep', () => {
       error: { code: 'UnauthorizedOperation', message: 'You are not authorized to perform this operation.' },
     });
 
-    const out = await instanceProfilesStep(w.ctx, { nodepools: w.nodepools(), instances: w.instances() });
+    const out = await instanceProfilesStep(w.ctx, { nodeClasses: undefined, instances: w.instances() });
 
     expect(out.errors).toEqual([
       {

@@ -24,7 +24,7 @@ describe('instancesStep', () => {
 
       const out = await instancesStep(w.ctx, {
         candidates,
-        nodepools: w.nodepools((o) => o.holdNodePools(['spot-pool'])),
+        hold: w.hold((o) => o.holdNodePools(['spot-pool'])),
       });
 
       expect(out.done).toEqual(['i-ondemand']);
@@ -39,7 +39,7 @@ describe('instancesStep', () => {
 
     const out = await instancesStep(w.ctx, {
       candidates: candidatesOf({ instances: [SPOT, ON_DEMAND], launchTemplates: [karpenterLaunchTemplate()] }),
-      nodepools: w.nodepools(),
+      hold: undefined,
     });
 
     expect(out.done).toEqual(['i-ondemand', 'i-spot']);
@@ -51,7 +51,7 @@ describe('instancesStep', () => {
 
     const out = await instancesStep(w.ctx, {
       candidates: candidatesOf(),
-      nodepools: w.nodepools((o) => o.holdAll('list NodePools failed: 403 Forbidden')),
+      hold: w.hold((o) => o.holdAll('list NodePools failed: 403 Forbidden')),
     });
 
     expect(out.done).toEqual([]);
@@ -66,7 +66,7 @@ describe('instancesStep', () => {
     const w = world(dryRun);
     w.aws.faults.fail('DescribeInstances', { error: { code: 'UnauthorizedOperation' } });
 
-    const out = await instancesStep(w.ctx, { candidates: candidatesOf(), nodepools: w.nodepools() });
+    const out = await instancesStep(w.ctx, { candidates: candidatesOf(), hold: undefined });
 
     expect(out.notAllTerminated).toEqual([expect.stringMatching(/^DescribeInstances \(instances of cluster demo\) failed/)]);
     expect(out.done).toEqual([]);

@@ -9,65 +9,44 @@ import { stepWorld } from '../../support/cleanup.ts';
 
 const CONTROLLER = karpenterPod({ name: 'karpenter-5697769d6c-x7k2p', nodeName: 'ip-10-0-1-20.ec2.internal' });
 
-/** NodeClaims that cannot be listed: the API answers every other list. */
-class NodeClaimsForbidden extends FakeKarpenterKube {
-  override list(query: Parameters<FakeKarpenterKube['list']>[0]) {
-    if (query.resource === 'nodeclaims')
-      return Promise.reject(new SourceError('403 Forbidden: nodeclaims is forbidden', { code: '403' }));
-    return super.list(query);
-  }
-}
-
 function world(dryRun: boolean, kube: FakeKarpenterKube) {
   return stepWorld(snapshotOf({ cluster: cluster(), instances: [] }), { dryRun }, kube);
 }
 
 describe('nodePoolsStep', () => {
-  it.each([false, true])(
-    'NodeClaims that cannot be listed while a controller runs hold every instance, dry run or not (dryRun %s)',
-    async (dryRun) => {
-      const w = world(dryRun, new NodeClaimsForbidden({ nodePools: [nodePool({ name: 'spot-pool' })], pods: [CONTROLLER] }));
-
-      const out = await nodePoolsStep(w.ctx);
-
-      expect(out.errors).toEqual([
-        {
-          step: 'nodepools',
-          message: 'NodeClaims not waited for: list NodeClaims failed: 403 Forbidden: nodeclaims is forbidden',
-        },
-      ]);
-      expect(out.hold?.reason).toMatch(/^Karpenter's drain cannot be waited for \(list NodeClaims failed: 403 Forbidden/);
-      expect(out.hold?.nodePools).toBeUndefined();
-    },
-  );
-
-  it('NodeClaims that cannot be listed with no controller to drain them: an error, no hold', async () => {
-    const w = world(false, new NodeClaimsForbidden({ nodePools: [nodePool({ name: 'spot-pool' })] }));
-
-    const out = await nodePoolsStep(w.ctx);
-
-    expect(out.errors).toHaveLength(1);
-    expect(out.hold).toBeUndefined();
-  });
-
-  it('a dry run lists the NodeClaims it would wait for, deletes nothing and waits for nothing', async () => {
+  it('a dry run deletes nothing and hands on the NodeClaims of the NodePools it would delete, for the wait', async () => {
+    const waitedFor = nodeClaim({ name: 'spot-pool-x7k2p', nodePool: 'spot-pool', instanceId: 'i-1' });
+    const kept = nodeClaim({ name: 'gpu-pool-q2w7r', nodePool: 'gpu-pool', instanceId: 'i-2' });
     const kube = new FakeKarpenterKube({
       nodePools: [nodePool({ name: 'spot-pool' })],
-      nodeClaims: [nodeClaim({ name: 'spot-pool-x7k2p', nodePool: 'spot-pool', instanceId: 'i-1' })],
+      nodeClaims: [waitedFor],
       pods: [CONTROLLER],
     });
-    const w = world(true, kube);
+    const w = stepWorld(snapshotOf({ cluster: cluster(), instances: [] }), { dryRun: true, nodePools: ['spot-pool'] }, kube);
 
     const out = await nodePoolsStep(w.ctx);
 
     expect(out.done).toEqual(['spot-pool']);
     expect(kube.deletedNodePools).toEqual([]);
-    expect(kube.nodeClaimLists).toHaveLength(1);
-    expect(w.progress).toContainEqual({
-      kind: 'step',
-      step: 'nodepools',
-      message: 'would wait up to 1m for 1 NodeClaim to be drained',
-    });
+    expect(kube.nodeClaimLists).toEqual([]);
+    expect(out.drain?.kube).toBe(kube);
+    expect([waitedFor, kept].filter((c) => out.drain?.isWaitedFor(c) === true)).toEqual([waitedFor]);
+  });
+
+  it.each([
+    ['deleteNodePools false', { deleteNodePools: false }, cluster()],
+    ['the cluster gone', {}, cluster({ gone: true })],
+    ['the cluster DELETING', {}, cluster({ status: 'DELETING' })],
+  ])('with %s, hands on no NodeClaims to wait for', async (_, request, info) => {
+    const w = stepWorld(
+      snapshotOf({ cluster: info, instances: [] }),
+      request,
+      new FakeKarpenterKube({ nodePools: [nodePool({ name: 'spot-pool' })] }),
+    );
+
+    const out = await nodePoolsStep(w.ctx);
+
+    expect(out.drain).toBeUndefined();
   });
 
   it('hands on the EC2NodeClasses; a list refused is a note, not an error, and leaves them unknown', async () => {

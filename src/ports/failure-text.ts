@@ -1,4 +1,8 @@
-import { SourceError } from '../ports/errors.ts';
+/**
+ * A failed port call as one line, beside the errors it reads: collect (a report's gap) and cleanup
+ * (a result's error) both say it this way, and neither imports the other (docs/architecture.md).
+ */
+import { SourceError } from './errors.ts';
 import { oneLine } from '../domain/shape.ts';
 
 /** A failed call as the report's gap shows it: one line, the API's own words. */
