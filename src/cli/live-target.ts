@@ -88,7 +88,7 @@ export async function resolveLiveTarget(
   reader: ContextReader = readContext,
   configRegion: ConfigRegionReader = readConfigRegion,
 ): Promise<ResolvedTarget> {
-  const readLimits = readLimitsOf(flags, environment);
+  const readLimits = mergedReadLimits(flags, environment);
   const extras = readLimits ? { readLimits } : {};
   const verb = flags.verb ?? 'scanning';
   if (flags.cluster !== undefined && flags.context === undefined && flags.kubeconfig === undefined) {
@@ -150,7 +150,7 @@ export async function resolveLiveTarget(
 }
 
 /** KUBE_READ_LIMITS, then `--kube-read-limits` over it; a bad variable is a usage error naming it. */
-function readLimitsOf(flags: LiveFlags, environment: CliCloudEnvironment): Partial<KubeReadLimits> | undefined {
+function mergedReadLimits(flags: LiveFlags, environment: CliCloudEnvironment): Partial<KubeReadLimits> | undefined {
   if (environment.kubeReadLimits === undefined) return flags.readLimits;
   const fromEnvironment = parseKubeReadLimits(environment.kubeReadLimits);
   if ('problem' in fromEnvironment) throw new UsageError(`${KUBE_READ_LIMITS_VARIABLE}: ${fromEnvironment.problem}`);
