@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { createGzip } from 'node:zlib';
+import { watchChild } from './rss-sampler.ts';
 
 const BIN = fileURLToPath(new URL('../bin/karpenter-sentinel.js', import.meta.url));
 const GOOD_FILE = fileURLToPath(new URL('../examples/healthy/cluster.json', import.meta.url));
@@ -121,21 +122,17 @@ const BOMBS: readonly Bomb[] = [
   },
 ];
 
-/** `head`, then `unit` repeated to about `bytes`, then `tail`, written as it is to `path`. */
-async function plainOf(path: string, head: string, unit: string, bytes: number, tail: string): Promise<number> {
-  const block = Buffer.from(unit.repeat(Math.floor(MiB / unit.length)));
-  const blocks = Math.ceil(bytes / block.length);
-  async function* content() {
-    yield Buffer.from(head);
-    for (let i = 0; i < blocks; i++) yield block;
-    yield Buffer.from(tail);
-  }
-  await pipeline(content(), createWriteStream(path));
-  return Buffer.byteLength(head) + blocks * block.length + Buffer.byteLength(tail);
+/** `head`, then `unit` repeated to about `bytes`, then `tail`, gzipped (level 9) to `path`; resolves to the unpacked size. */
+function gzipOf(path: string, head: string, unit: string, bytes: number, tail: string): Promise<number> {
+  return repeatedFile(path, head, unit, bytes, tail, true);
 }
 
-/** `head`, then `unit` repeated to about `bytes`, then `tail`, gzipped (level 9) to `path`. */
-async function gzipOf(path: string, head: string, unit: string, bytes: number, tail: string): Promise<number> {
+/** The same written as it is. */
+function plainOf(path: string, head: string, unit: string, bytes: number, tail: string): Promise<number> {
+  return repeatedFile(path, head, unit, bytes, tail, false);
+}
+
+async function repeatedFile(path: string, head: string, unit: string, bytes: number, tail: string, gzip: boolean) {
   const block = Buffer.from(unit.repeat(Math.floor(MiB / unit.length)));
   const blocks = Math.ceil(bytes / block.length);
   async function* content() {
@@ -143,7 +140,8 @@ async function gzipOf(path: string, head: string, unit: string, bytes: number, t
     for (let i = 0; i < blocks; i++) yield block;
     yield Buffer.from(tail);
   }
-  await pipeline(content(), createGzip({ level: 9 }), createWriteStream(path));
+  const file = createWriteStream(path);
+  await (gzip ? pipeline(content(), createGzip({ level: 9 }), file) : pipeline(content(), file));
   return Buffer.byteLength(head) + blocks * block.length + Buffer.byteLength(tail);
 }
 
@@ -185,23 +183,14 @@ function runCli(args: string[]): Promise<CliRun> {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
-    let killed: string | undefined;
     child.stderr.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-8000);
     });
-    const kill = (why: string) => {
-      killed ??= why;
-      child.kill('SIGKILL');
-    };
-    const watchdog = setInterval(() => {
-      if (performance.now() - started > WATCHDOG_MS) kill(`killed after ${WATCHDOG_MS / 1000} s`);
-      const rss = rssOf(child.pid);
-      if (rss !== undefined && rss > WATCHDOG_RSS_BYTES) kill(`killed at ${(rss / GiB).toFixed(1)} GiB RSS`);
-    }, 50);
+    const watchdog = watchChild(child, { ms: WATCHDOG_MS, rssBytes: WATCHDOG_RSS_BYTES });
     let ms = 0;
     child.on('exit', () => {
       ms = performance.now() - started;
-      clearInterval(watchdog);
+      watchdog.stop();
     });
     // After 'exit' and the end of stderr.
     child.on('close', (exitCode, signal) => {
@@ -213,19 +202,8 @@ function runCli(args: string[]): Promise<CliRun> {
         exitCode,
         signal,
         stderr: (mark < 0 ? stderr : stderr.slice(0, mark)).trim(),
-        ...(killed ? { killed } : {}),
+        ...(watchdog.killed ? { killed: watchdog.killed } : {}),
       });
     });
   });
-}
-
-/** The RSS of a running process (Linux); undefined where /proc does not say. */
-function rssOf(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match?.[1] ? Number(match[1]) * 1024 : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -9,7 +9,7 @@ import { dump } from 'js-yaml';
 import type { Instance } from '../src/domain/aws.ts';
 import type { KubeEvent, KubeObject } from '../src/domain/kube.ts';
 import type { ClusterSnapshot } from '../src/domain/snapshot.ts';
-import { describeInstanceTypes } from '../src/snapshot/write/aws-cli-shape.ts';
+import { describeInstanceTypes, EC2_STATE_CODES } from '../src/snapshot/write/aws-cli-shape.ts';
 
 export interface CaptureFile {
   path: string;
@@ -212,15 +212,6 @@ function describeCluster(snapshot: ClusterSnapshot): unknown {
   };
 }
 
-const STATE_CODES: Record<string, number> = {
-  pending: 0,
-  running: 16,
-  'shutting-down': 32,
-  terminated: 48,
-  stopping: 64,
-  stopped: 80,
-};
-
 function reservation(i: Instance, n: number, account: string): unknown {
   return {
     ReservationId: `r-0${n.toString(16).padStart(16, '0')}`,
@@ -234,7 +225,7 @@ function reservation(i: Instance, n: number, account: string): unknown {
         ...(i.launchTime ? { LaunchTime: awsTime(i.launchTime) } : {}),
         Placement: { AvailabilityZone: i.availabilityZone, GroupName: '', Tenancy: 'default' },
         PrivateDnsName: i.privateDnsName ?? '',
-        State: { Code: STATE_CODES[i.state] ?? 16, Name: i.state },
+        State: { Code: EC2_STATE_CODES[i.state] ?? 16, Name: i.state },
         ...(i.iamInstanceProfileArn ? { IamInstanceProfile: { Arn: i.iamInstanceProfileArn } } : {}),
         Tags: awsTags(i.tags),
       },

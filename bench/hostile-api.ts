@@ -19,6 +19,7 @@ import type { Pod } from '../src/domain/kube.ts';
 import type { HostileBody } from '../src/simulator/faults.ts';
 import { startKubeApiServer } from '../src/simulator/kube-api-server.ts';
 import { storeFromSnapshot } from '../src/simulator/seed.ts';
+import { watchChild } from './rss-sampler.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const GiB = 1024 ** 3;
@@ -155,25 +156,16 @@ function collectInChild(kubeconfig: string): Promise<Omit<HostileApiRow, 'name'>
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     let outcome: ChildOutcome | undefined;
-    let killed: string | undefined;
     child.on('message', (m: ChildOutcome) => (outcome = m));
-    const kill = (why: string) => {
-      killed ??= why;
-      child.kill('SIGKILL');
-    };
-    const watchdog = setInterval(() => {
-      if (performance.now() - started > WATCHDOG_MS) kill(`killed after ${WATCHDOG_MS / 1000} s`);
-      const rss = child.pid === undefined ? undefined : rssOf(child.pid);
-      if (rss !== undefined && rss > WATCHDOG_RSS) kill(`killed at ${(rss / GiB).toFixed(1)} GiB RSS`);
-    }, 50);
+    const watchdog = watchChild(child, { ms: WATCHDOG_MS, rssBytes: WATCHDOG_RSS });
     child.on('exit', (code, signal) => {
-      clearInterval(watchdog);
+      watchdog.stop();
       const ms = performance.now() - started;
       if (!outcome || 'error' in outcome) {
         resolve({
           ms,
           maxRssBytes: undefined,
-          result: killed ?? (outcome && 'error' in outcome ? outcome.error : `exited with ${signal ?? code}`),
+          result: watchdog.killed ?? (outcome && 'error' in outcome ? outcome.error : `exited with ${signal ?? code}`),
         });
         return;
       }
@@ -182,15 +174,6 @@ function collectInChild(kubeconfig: string): Promise<Omit<HostileApiRow, 'name'>
       resolve({ ms, maxRssBytes: outcome.maxRssKib * 1024, result });
     });
   });
-}
-
-function rssOf(pid: number): number | undefined {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match?.[1] ? Number(match[1]) * 1024 : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** In the child: a live collection of every Kubernetes source through the real adapter, default limits. */

@@ -10,19 +10,22 @@ type Values = Record<string, string | boolean | (string | boolean)[] | undefined
 
 export interface ParsedFlags {
   values: Values;
+  /** Bare arguments, in order, for a command that takes them (`takesOperands`); else always empty. */
+  operands: string[];
 }
 
 /**
  * Strict `parseArgs` for one command. Options in `pathOptions` (multiple strings) also take the
  * bare arguments that follow them, so `--from a b c` and `--from a --from b` both work; any other
- * bare argument, a repeated single-valued flag, an unknown flag or a missing value is a
- * UsageError that names the flag.
+ * bare argument is an operand when the command `takesOperands` (`sandbox PATH...`), else, like a
+ * repeated single-valued flag, an unknown flag or a missing value, a UsageError that names it.
  */
 export function parseFlags(
   command: string,
   args: readonly string[],
   options: ParseArgsOptionsConfig,
   pathOptions: readonly string[] = [],
+  takesOperands = false,
 ): ParsedFlags {
   const parsed = (() => {
     try {
@@ -33,6 +36,7 @@ export function parseFlags(
   })();
   const values: Values = { ...parsed.values };
   for (const name of pathOptions) delete values[name];
+  const operands: string[] = [];
   const seen = new Set<string>();
   let pathOption: string | undefined;
   // Walk the tokens in order: paths keep the order they were given in.
@@ -47,6 +51,10 @@ export function parseFlags(
         values[pathOption] = [...stringsOf(values[pathOption]), token.value];
       }
     } else if (token.kind === 'positional') {
+      if (pathOption === undefined && takesOperands) {
+        operands.push(token.value);
+        continue;
+      }
       if (pathOption === undefined) {
         const hint = pathOptions.length ? `; paths go after --${pathOptions[0]}` : '';
         throw new UsageError(`unexpected argument '${token.value}' for '${command}'${hint}`);
@@ -57,7 +65,7 @@ export function parseFlags(
   for (const name of pathOptions) {
     if (stringsOf(values[name]).some((path) => path.trim() === '')) throw new UsageError(`--${name} got an empty path`);
   }
-  return { values };
+  return { values, operands };
 }
 
 /**

@@ -13,14 +13,20 @@ const EXAMPLE_NAME = /^[a-z0-9][a-z0-9-]*$/;
  */
 export function withBundledExamples(paths: readonly string[], ctx: CliContext): string[] {
   return paths.map((given) => {
-    if (existsSync(given)) return given;
-    const name = given.replace(/^(\.\/)?examples\//, '').replace(/\/$/, '');
-    if (!EXAMPLE_NAME.test(name)) return given;
-    const folder = fileURLToPath(new URL(name, ctx.services.examplesRoot));
-    if (!isDirectory(folder)) return given;
+    const folder = bundledExampleFor(given, ctx.services.examplesRoot);
+    if (folder === undefined) return given;
     writeNote(ctx, `note: no file or folder ${given} here: using the bundled example ${folder}`);
     return folder;
   });
+}
+
+/** The bundled example's folder `given` names, when no file or folder `given` exists here; else none. */
+export function bundledExampleFor(given: string, examplesRoot: URL): string | undefined {
+  if (existsSync(given)) return undefined;
+  const name = given.replace(/^(\.\/)?examples\//, '').replace(/\/$/, '');
+  if (!EXAMPLE_NAME.test(name)) return undefined;
+  const folder = fileURLToPath(new URL(name, examplesRoot));
+  return isDirectory(folder) ? folder : undefined;
 }
 
 function isDirectory(path: string): boolean {

@@ -1,20 +1,24 @@
+import type { KubeContextRead, KubeconfigSelection } from '../adapters/kubernetes/kubeconfig-file.ts';
 import { readCliCloudEnvironment, type CliCloudEnvironment } from '../config.ts';
-import { eksTargetOfContext, type KubeContextFacts } from '../domain/eks-context.ts';
+import { eksTargetOfContext } from '../domain/eks-context.ts';
 import { InputError, UsageError } from '../domain/errors.ts';
-import type { KubeReadLimits } from '../domain/kube-read-limits.ts';
+import { KUBE_READ_LIMITS_VARIABLE, parseKubeReadLimits, type KubeReadLimits } from '../domain/kube-read-limits.ts';
 import { visibleLine } from '../domain/visible.ts';
 
-/** A live cluster the CLI scans. */
+/**
+ * A live cluster the CLI scans, with all that the flags and the environment say of it, read once
+ * here (resolveLiveTarget): connectLive reads neither again.
+ */
 export interface LiveTarget {
   clusterName: string;
   region?: string;
   /** kubeconfig context; without it, an EKS token for the ambient AWS credentials. */
   context?: string;
-  /** `--kubeconfig`: this file instead of KUBECONFIG or ~/.kube/config. */
+  /** The kubeconfig the context is in: `--kubeconfig`, else KUBECONFIG; neither: ~/.kube/config. */
   kubeconfig?: string;
   /** `--profile` (or the context's AWS_PROFILE): the AWS profile of the SDK clients and the EKS token. */
   profile?: string;
-  /** `--kube-read-limits`: over KUBE_READ_LIMITS, over the defaults. */
+  /** `--kube-read-limits` over KUBE_READ_LIMITS; the defaults for the limits neither names. */
   readLimits?: Partial<KubeReadLimits>;
 }
 
@@ -42,10 +46,22 @@ export interface ResolvedTarget {
 }
 
 /** Reads the selected kubeconfig context (client-node, loaded only when a context is needed). */
-export type ContextReader = (selection: { kubeconfigPath?: string; context?: string }) => Promise<KubeContextFacts>;
+type ContextReader = (selection: KubeconfigSelection) => Promise<KubeContextRead>;
 
 const readContext: ContextReader = async (selection) =>
-  (await import('../adapters/kubernetes/kubeconfig-file.ts')).kubeContextFacts(selection);
+  (await import('../adapters/kubernetes/kubeconfig-file.ts')).readKubeContext(selection);
+
+/**
+ * The kubeconfig each target's context was resolved from, so connectLive builds its client on that
+ * one read. A side table rather than a field: a target stays plain data (what the commands pass
+ * on and the tests compare). A target made elsewhere has none; connectLive reads its kubeconfig then.
+ */
+const kubeconfigReads = new WeakMap<LiveTarget, KubeContextRead['config']>();
+
+/** The kubeconfig resolveLiveTarget read for this target's context, if it read one. */
+export function kubeconfigReadFor(target: LiveTarget): KubeContextRead['config'] | undefined {
+  return kubeconfigReads.get(target);
+}
 
 /** The AWS shared config's region for a profile (undefined: AWS_PROFILE, else `default`), as the SDK reads it. */
 export type ConfigRegionReader = (profile: string | undefined) => Promise<string | undefined>;
@@ -72,10 +88,8 @@ export async function resolveLiveTarget(
   reader: ContextReader = readContext,
   configRegion: ConfigRegionReader = readConfigRegion,
 ): Promise<ResolvedTarget> {
-  const extras = {
-    ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
-    ...(flags.readLimits ? { readLimits: flags.readLimits } : {}),
-  };
+  const readLimits = mergedReadLimits(flags, environment);
+  const extras = readLimits ? { readLimits } : {};
   const verb = flags.verb ?? 'scanning';
   if (flags.cluster !== undefined && flags.context === undefined && flags.kubeconfig === undefined) {
     const given = flags.region ?? environment.region;
@@ -93,7 +107,7 @@ export async function resolveLiveTarget(
       : { target };
   }
   const kubeconfigPath = flags.kubeconfig ?? environment.kubeconfig;
-  const facts = await reader({
+  const { facts, config } = await reader({
     ...(kubeconfigPath ? { kubeconfigPath } : {}),
     ...(flags.context ? { context: flags.context } : {}),
   }).catch((err: unknown) => {
@@ -121,10 +135,26 @@ export async function resolveLiveTarget(
   const given = flags.region ?? (sameCluster ? context.region : undefined) ?? environment.region;
   const region = given ?? (await configRegion(profile));
   if (region === undefined) throw noAwsRegionError(clusterName);
-  const target = { clusterName, region, context: facts.name, ...(profile ? { profile } : {}), ...extras };
+  const target: LiveTarget = {
+    clusterName,
+    region,
+    context: facts.name,
+    ...(kubeconfigPath ? { kubeconfig: kubeconfigPath } : {}),
+    ...(profile ? { profile } : {}),
+    ...extras,
+  };
+  kubeconfigReads.set(target, config);
   const from = flags.cluster === undefined && context.clusterFrom ? ` (from ${context.clusterFrom})` : '';
   const note = given === undefined ? configNote(target) : '';
   return { target, announcement: `${verb} ${where}: EKS cluster ${shown(target, from, note)}` };
+}
+
+/** KUBE_READ_LIMITS, then `--kube-read-limits` over it; a bad variable is a usage error naming it. */
+function mergedReadLimits(flags: LiveFlags, environment: CliCloudEnvironment): Partial<KubeReadLimits> | undefined {
+  if (environment.kubeReadLimits === undefined) return flags.readLimits;
+  const fromEnvironment = parseKubeReadLimits(environment.kubeReadLimits);
+  if ('problem' in fromEnvironment) throw new UsageError(`${KUBE_READ_LIMITS_VARIABLE}: ${fromEnvironment.problem}`);
+  return { ...fromEnvironment, ...flags.readLimits };
 }
 
 /** Where a region read from the AWS shared config came from, for the announcement. */

@@ -6,6 +6,7 @@
  */
 import type { Alert, ChatNotification } from './alert.ts';
 import { shellQuote } from './shell.ts';
+import { startsWithCommand } from './finding.ts';
 import { markdownCode, markdownFence, markdownParagraph, markdownText } from './markdown.ts';
 import { visibleLine, visibleText } from './visible.ts';
 
@@ -23,9 +24,6 @@ export const CHAT_LIMITS = {
 } as const;
 
 const TRUNCATED = '\n... (truncated)';
-
-/** Commands a step may start with; they render as code. Prose steps stay prose. */
-const COMMAND = /^(kubectl|aws|eksctl|helm|terraform|karpenter-sentinel)\s/;
 
 export function chatNotificationOf(unsafe: Alert): ChatNotification {
   const alert = visibleAlert(unsafe);
@@ -133,7 +131,7 @@ export function stepMarkdown(step: string): string {
   // The reason names data (a NodePool, a role): shown as text, never as Markdown.
   const intro = why.length > 0 ? `${markdownText(why.join(' '))}:` : '';
   if (lines.length > 1 || command.includes('`')) return `${intro ? `${intro}\n` : ''}${markdownFence('', command).join('\n')}`;
-  if (intro || COMMAND.test(command)) return `${intro ? `${intro} ` : ''}${markdownCode(command)}`;
+  if (intro || startsWithCommand(command)) return `${intro ? `${intro} ` : ''}${markdownCode(command)}`;
   return markdownParagraph(command);
 }
 

@@ -72,6 +72,18 @@ export function commandStep(why: string, command: string): string {
   return `# ${comment}\n${command}`;
 }
 
+/**
+ * The programs a remediation step runs, or a shell assignment such as `vpc=$(aws ...)`: a one-line
+ * step that starts with one is a command. The table prints it whole (a command split over two lines
+ * no longer pastes: test/unit/detectors/steps-are-pasteable.test.ts) and chat shows it as code;
+ * any other one-line step is prose to both.
+ */
+const COMMAND_START = /^(?:(?:kubectl|aws|eksctl|helm|karpenter-sentinel|curl|terraform)(?:\s|$)|[A-Za-z_][A-Za-z0-9_]*=)/;
+
+export function startsWithCommand(line: string): boolean {
+  return COMMAND_START.test(line);
+}
+
 export function manualRemediation(steps: string[]): Remediation {
   return { action: 'MANUAL', status: 'manual', reason: '', steps };
 }

@@ -167,8 +167,7 @@ function patchObject(
   if (after.uid !== undefined && after.uid !== before.uid) {
     throw invalid(resource, name, `metadata.uid: Invalid value: ${JSON.stringify(after.uid)}: field is immutable`);
   }
-  checkStringMap(resource, name, after.labels, 'metadata.labels');
-  checkStringMap(resource, name, after.annotations, 'metadata.annotations');
+  checkLabelsAndAnnotations(resource, name, after);
   const next: JsonRecord = {
     ...patched,
     apiVersion: current.object.apiVersion,
@@ -194,8 +193,7 @@ function createObject(
   if (typeof name !== 'string' || name === '') throw invalid(resource, '', 'metadata.name: Required value: name is required');
   const named = checkedNamespace(resource, metadata.namespace, namespace);
   if (store.get(resource, name, named)) throw alreadyExists(resource, name);
-  checkStringMap(resource, name, metadata.labels, 'metadata.labels');
-  checkStringMap(resource, name, metadata.annotations, 'metadata.annotations');
+  checkLabelsAndAnnotations(resource, name, metadata);
   const { resourceVersion: _rv, uid: _uid, ...rest } = metadata;
   return store.put(resource, { ...object, metadata: { ...rest, ...(named ? { namespace: named } : {}) } }, { dryRun });
 }
@@ -219,8 +217,7 @@ function replaceObject(
   checkedNamespace(resource, metadata.namespace, namespace);
   if (metadata.resourceVersion !== undefined && metadata.resourceVersion !== before.resourceVersion)
     throw conflict(resource, name);
-  checkStringMap(resource, name, metadata.labels, 'metadata.labels');
-  checkStringMap(resource, name, metadata.annotations, 'metadata.annotations');
+  checkLabelsAndAnnotations(resource, name, metadata);
   return store.put(resource, { ...object, metadata: { ...metadata, uid: before.uid } }, { dryRun });
 }
 
@@ -295,6 +292,12 @@ function deleteOptions(body: string): JsonRecord {
 
 function metadataOf(object: JsonRecord): JsonRecord {
   return isRecord(object.metadata) ? object.metadata : {};
+}
+
+/** An object's labels and annotations: maps of strings, as the API server validates them on every write. */
+function checkLabelsAndAnnotations(resource: SimResourceName, name: string, metadata: JsonRecord): void {
+  checkStringMap(resource, name, metadata.labels, 'metadata.labels');
+  checkStringMap(resource, name, metadata.annotations, 'metadata.annotations');
 }
 
 function checkStringMap(resource: SimResourceName, name: string, value: unknown, field: string): void {

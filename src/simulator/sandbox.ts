@@ -1,18 +1,17 @@
 /**
  * `karpenter-sentinel sandbox`: a capture served as a cluster for kubectl, until stopped. The
- * simulated API server on 127.0.0.1 with the simulated Karpenter reacting to deletes, a kubeconfig
- * of its own in a private temporary folder (the user's ~/.kube/config is never touched), and a
- * clock that starts at the capture's time and runs on, so ages read as they did when captured.
+ * simulation `scan --simulate` runs against (simulateSnapshot: the API server on 127.0.0.1, the
+ * simulated Karpenter reacting to deletes, the in-memory AWS), with a kubeconfig of its own in a
+ * private temporary folder (the user's ~/.kube/config is never touched), and a clock that starts at
+ * the capture's time and runs on, so ages read as they did when captured.
  */
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClusterSnapshot } from '../domain/snapshot.ts';
 import { clockStartingAt, SYSTEM_CLOCK } from '../ports/clock.ts';
-import { inMemoryAws } from './in-memory-aws.ts';
-import { simulatedKarpenter } from './karpenter-controller.ts';
-import { startKubeApiServer, type SimulatedKubeApi } from './kube-api-server.ts';
-import { storeFromSnapshot } from './seed.ts';
+import type { SimulatedKubeApi } from './kube-api-server.ts';
+import { simulateSnapshot } from './simulation.ts';
 
 export interface SandboxOptions {
   /** The capture's time: the cluster's clock starts there. Default: the wall clock. */
@@ -34,9 +33,8 @@ export interface Sandbox {
 
 export async function startSandbox(seed: ClusterSnapshot, options: SandboxOptions = {}): Promise<Sandbox> {
   const clock = options.capturedAt ? clockStartingAt(options.capturedAt) : SYSTEM_CLOCK;
-  const store = storeFromSnapshot(seed);
-  const reactor = simulatedKarpenter({ store, aws: inMemoryAws(seed), clock });
-  const kubeApi = await startKubeApiServer(store, { reactor, now: clock.now });
+  const simulation = await simulateSnapshot(seed, { clock });
+  const { kubeApi } = simulation;
   const context = contextNameFor(seed.clusterName);
   let dir: string | undefined;
   try {
@@ -51,10 +49,10 @@ export async function startSandbox(seed: ClusterSnapshot, options: SandboxOption
       kubeconfigPath,
       context,
       clusterName: seed.clusterName,
-      close: () => (closed ??= kubeApi.close().finally(() => rm(folder, { recursive: true, force: true }))),
+      close: () => (closed ??= simulation.close().finally(() => rm(folder, { recursive: true, force: true }))),
     };
   } catch (error) {
-    await kubeApi.close();
+    await simulation.close();
     if (dir) await rm(dir, { recursive: true, force: true });
     throw error;
   }

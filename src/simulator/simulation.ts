@@ -38,7 +38,10 @@ export async function startSimulation(
 export interface SimulationOptions {
   /** For the real Kubernetes client (tests pass a clock whose sleep does not wait). */
   kube?: KubernetesApiOptions;
-  /** Time of the simulated cluster's own writes (a NodeClaim's deletionTimestamp). Default: the system clock. */
+  /**
+   * The simulated cluster's time: of its own writes (a NodeClaim's deletionTimestamp) and of the
+   * ages kubectl's tables show (the sandbox). Default: the system clock.
+   */
   clock?: Clock;
   /** For the in-memory AWS (e.g. instances that stay shutting-down until `aws.advance()`). */
   aws?: InMemoryAwsOptions;
@@ -49,8 +52,9 @@ export interface SimulationOptions {
 export async function simulateSnapshot(seed: ClusterSnapshot, options: SimulationOptions = {}): Promise<Simulation> {
   const store = storeFromSnapshot(seed);
   const aws = inMemoryAws(seed, options.aws);
-  const reactor = simulatedKarpenter({ store, aws, clock: options.clock ?? SYSTEM_CLOCK, ...options.karpenter });
-  const kubeApi = await startKubeApiServer(store, { reactor });
+  const clock = options.clock ?? SYSTEM_CLOCK;
+  const reactor = simulatedKarpenter({ store, aws, clock, ...options.karpenter });
+  const kubeApi = await startKubeApiServer(store, { reactor, now: () => clock.now() });
   let kube: KubernetesApi | undefined;
   const connectKube = async (): Promise<KubernetesPort> => {
     kube ??= new KubernetesApi(

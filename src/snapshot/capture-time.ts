@@ -22,11 +22,10 @@ import { formatDuration } from '../domain/settings.ts';
 import { oneLine } from '../domain/shape.ts';
 import { visibleLine } from '../domain/visible.ts';
 import { newestTimestamp } from './newest-timestamp.ts';
+import { SNAPSHOT_SUMMARY, takenAtIn } from './taken-at.ts';
 
 /** Written by the capture script at the end of its reads: one line, `date -u +%Y-%m-%dT%H:%M:%SZ`. */
 export const CAPTURED_AT_FILE = 'captured-at.txt';
-/** Written by `snapshot --out`; its "Taken at TIME." line. */
-export const SNAPSHOT_SUMMARY = 'SNAPSHOT.md';
 /** How much of either file is read: the time is on its first lines. */
 export const MAX_TIME_FILE_BYTES = 64 * 1024;
 
@@ -55,8 +54,7 @@ export function isCaptureTimeFile(name: string): boolean {
 /** The time a `SNAPSHOT.md` or `captured-at.txt` holds (`name` says which); `where` names it in notes. */
 export function recordedTimeIn(name: string, where: string, text: string): RecordedTime {
   if (name === SNAPSHOT_SUMMARY) {
-    const taken = /^Taken at (\S*?)\.? Analyse it with/m.exec(text)?.[1];
-    return { source: 'snapshot-summary', where, text: taken ?? '(no "Taken at" line)' };
+    return { source: 'snapshot-summary', where, text: takenAtIn(text) ?? '(no "Taken at" line)' };
   }
   return { source: 'captured-at-file', where, text: text.trim().split('\n')[0]?.trim() ?? '' };
 }

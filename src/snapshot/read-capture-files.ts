@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { InputError, UsageError } from '../domain/errors.ts';
 import { displayPath, type CaptureFile } from './build-snapshot.ts';
 import type { ByteSource } from './capture-content.ts';
-import { SNAPSHOT_SUMMARY } from './capture-time.ts';
+import { SNAPSHOT_SUMMARY } from './taken-at.ts';
 
 /**
  * `--from PATH...` → the capture files to read, in order. Directories are walked recursively in

@@ -10,7 +10,7 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import type { Cluster, User } from '@kubernetes/client-node';
 import { formatByteSize } from '../../domain/byte-size.ts';
-import { DEFAULT_KUBE_READ_LIMITS, raiseHint } from '../../domain/kube-read-limits.ts';
+import { raiseHint } from '../../domain/kube-read-limits.ts';
 import { KubeUnreachableError, ResponseTooLargeError } from '../../ports/errors.ts';
 import { InvocationTimeoutError, type SignalSource } from '../../support/abort.ts';
 import { BodyTooLargeError, readBoundedBody, type BodyBounds } from './bounded-body.ts';
@@ -51,9 +51,9 @@ export interface KubeTransportOptions {
   signal?: SignalSource;
   /**
    * Bytes of one response body, as received and as unpacked; past it the request is aborted and
-   * fails with ResponseTooLargeError. Default DEFAULT_KUBE_READ_LIMITS.responseBytes (32 MiB).
+   * fails with ResponseTooLargeError. KubernetesApi passes its read limits' (defaults merged there, once).
    */
-  maxResponseBytes?: number;
+  maxResponseBytes: number;
 }
 
 /**
@@ -90,7 +90,7 @@ export class KubeTransport {
   #endpoint: Endpoint | undefined;
   #ownAgent: https.Agent | undefined;
 
-  constructor(config: KubeAccess, options: KubeTransportOptions = {}) {
+  constructor(config: KubeAccess, options: KubeTransportOptions) {
     const cluster = config.getCurrentCluster();
     if (!cluster) throw new KubeUnreachableError(`kubeconfig context "${config.getCurrentContext()}" has no cluster`);
     this.server = cluster.server;
@@ -99,7 +99,7 @@ export class KubeTransport {
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.#compression = options.compression ?? true;
     this.#signal = options.signal;
-    this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_KUBE_READ_LIMITS.responseBytes;
+    this.#maxResponseBytes = options.maxResponseBytes;
   }
 
   /**

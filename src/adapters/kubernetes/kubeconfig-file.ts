@@ -93,16 +93,24 @@ function checkContext(config: KubeConfig, context: Context, where: string): void
   assertVerifiedTls(cluster, where);
 }
 
+/** A kubeconfig read once: the selected context's facts, and the loaded config a client is built on. */
+export interface KubeContextRead {
+  facts: KubeContextFacts;
+  config: KubeConfig;
+}
+
 /**
- * The selected context as domain/eks-context.ts reads it: its name, its cluster entry and server,
- * and its user's exec plugin (command, args, env). The kubeconfig is checked as loadKubeConfig does.
+ * The selected context as domain/eks-context.ts reads it (its name, its cluster entry and server,
+ * and its user's exec plugin: command, args, env), with the config it was read from, checked as
+ * loadKubeConfig does: the CLI resolves its target and connects from this one read.
  */
-export function kubeContextFacts(selection: KubeconfigSelection = {}): KubeContextFacts {
+export function readKubeContext(selection: KubeconfigSelection = {}): KubeContextRead {
   const config = loadKubeConfig(selection);
   const context = config.getContextObject(config.getCurrentContext()) as Context;
   const cluster = config.getCluster(context.cluster);
   const exec = execOf(config.getUser(context.user)?.exec);
-  return { name: context.name, clusterEntry: context.cluster, server: cluster?.server ?? '', ...(exec ? { exec } : {}) };
+  const facts = { name: context.name, clusterEntry: context.cluster, server: cluster?.server ?? '', ...(exec ? { exec } : {}) };
+  return { facts, config };
 }
 
 /** client-node keeps a user's `exec` as parsed YAML (`any`): only strings are taken from it. */

@@ -1,12 +1,12 @@
-import { stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import type { ParseArgsOptionsConfig } from 'node:util';
 import { UsageError } from '../../domain/errors.ts';
 import { toIsoSeconds } from '../../domain/kube-helpers.ts';
 import { shellQuote, shellWords } from '../../domain/shell.ts';
 import { visibleLine } from '../../domain/visible.ts';
-import { instantOf } from '../args.ts';
+import { instantOf, parseFlags } from '../args.ts';
+import { bundledExampleFor } from '../bundled-examples.ts';
 import { printNotices, writeLines } from '../io.ts';
 import type { CliContext } from '../io.ts';
 import { describeTimeSource } from '../render/format.ts';
@@ -42,10 +42,10 @@ export const sandboxCommand: Command = {
   summary: 'serve a capture or an example as a cluster for kubectl (rehearse without a cluster)',
   usage: USAGE,
   async run(args, ctx) {
-    const { values, positionals } = parseSandboxArgs(args);
-    if (positionals.length === 0)
+    const { values, operands } = parseFlags('sandbox', args, OPTIONS, [], true);
+    if (operands.length === 0)
       throw new UsageError('sandbox needs a capture folder or a bundled example name (see karpenter-sentinel help sandbox)');
-    const inputs = await Promise.all(positionals.map((p) => resolveInput(p, ctx)));
+    const inputs = operands.map((typed) => resolveInput(typed, ctx));
     const nowOption = values.now === undefined ? undefined : instantOf('now', values.now, ctx.services.clock);
     const loaded = await ctx.services.loadSnapshot(inputs.map((i) => i.path));
     const start = startTime(nowOption, inputs, loaded, ctx);
@@ -63,14 +63,6 @@ export const sandboxCommand: Command = {
     return 0;
   },
 };
-
-function parseSandboxArgs(args: readonly string[]) {
-  try {
-    return parseArgs({ args: [...args], options: OPTIONS, strict: true, allowPositionals: true });
-  } catch (err) {
-    throw new UsageError(`sandbox: ${err instanceof Error ? err.message : String(err)} (see karpenter-sentinel help sandbox)`);
-  }
-}
 
 interface StartTime {
   time: Date;
@@ -109,13 +101,11 @@ interface Input {
   shown: string;
 }
 
-/** A path that exists, else a bundled example of that name. */
-async function resolveInput(typed: string, ctx: CliContext): Promise<Input> {
-  if (await exists(typed)) return { path: typed, example: false, shown: typed };
-  if (/^[a-z0-9][a-z0-9-]*$/.test(typed)) {
-    const folder = fileURLToPath(new URL(`${typed}/`, ctx.services.examplesRoot));
-    if (await exists(folder)) return { path: folder, example: true, shown: asTyped(folder) };
-  }
+/** A path that exists, else a bundled example of that name (as `scan --from` reads them). */
+function resolveInput(typed: string, ctx: CliContext): Input {
+  const example = bundledExampleFor(typed, ctx.services.examplesRoot);
+  if (example !== undefined) return { path: example, example: true, shown: asTyped(example) };
+  if (existsSync(typed)) return { path: typed, example: false, shown: typed };
   throw new UsageError(
     `sandbox: no file or folder '${visibleLine(typed)}', and no bundled example of that name (the names are the folders of examples/)`,
   );
@@ -125,15 +115,6 @@ async function resolveInput(typed: string, ctx: CliContext): Promise<Input> {
 function asTyped(path: string): string {
   const fromHere = relative(process.cwd(), path);
   return fromHere && !fromHere.startsWith('..') && !isAbsolute(fromHere) ? fromHere : path;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 interface Shown {

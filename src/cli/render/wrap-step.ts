@@ -1,11 +1,5 @@
+import { startsWithCommand } from '../../domain/finding.ts';
 import { displayWidth, wrapLine } from './wrap.ts';
-
-/**
- * The programs a remediation step runs. A step's first line that starts with one of them (or with
- * a shell assignment such as `vpc=$(aws ...)`) is a command and is never wrapped: a command split
- * over two lines no longer pastes (test/unit/detectors/steps-are-pasteable.test.ts).
- */
-const COMMAND_START = /^(?:kubectl|aws|eksctl|helm|karpenter-sentinel|curl|terraform|[A-Za-z_][A-Za-z0-9_]*=)(?:\s|$)/;
 
 /** How the table prints one line of a step. */
 type StepLineKind = 'comment' | 'prose' | 'verbatim';
@@ -18,7 +12,7 @@ type StepLineKind = 'comment' | 'prose' | 'verbatim';
 function stepLineKind(step: string, index: number): StepLineKind {
   const line = step.split('\n')[index] ?? '';
   if (line.startsWith('# ')) return 'comment';
-  if (index === 0 && !step.includes('\n') && !COMMAND_START.test(line)) return 'prose';
+  if (index === 0 && !step.includes('\n') && !startsWithCommand(line)) return 'prose';
   return 'verbatim';
 }
 

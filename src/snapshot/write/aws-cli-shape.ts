@@ -84,7 +84,8 @@ function describeInstances(instances: readonly Instance[]): JsonRecord {
   return { Reservations: instances.length > 0 ? [{ Instances: instances.map(instanceOutput) }] : [] };
 }
 
-const STATE_CODES: Readonly<Record<string, number>> = {
+/** EC2's code for each instance state name, as describe-instances prints `State`. */
+export const EC2_STATE_CODES: Readonly<Record<string, number>> = {
   pending: 0,
   running: 16,
   'shutting-down': 32,
@@ -94,7 +95,7 @@ const STATE_CODES: Readonly<Record<string, number>> = {
 };
 
 function instanceOutput(instance: Instance): JsonRecord {
-  const code = STATE_CODES[instance.state];
+  const code = EC2_STATE_CODES[instance.state];
   return withoutUndefined({
     InstanceId: instance.id,
     InstanceType: instance.instanceType,

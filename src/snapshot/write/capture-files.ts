@@ -1,6 +1,5 @@
 import { isSetAsideGap, type ClusterSnapshot, type SourceName } from '../../domain/snapshot.ts';
 import type { KubeObject } from '../../domain/kube.ts';
-import { toIsoSeconds } from '../../domain/kube-helpers.ts';
 import { markdownCode, markdownText } from '../../domain/markdown.ts';
 import { shellQuote } from '../../domain/shell.ts';
 import { visibleLine } from '../../domain/visible.ts';
@@ -16,7 +15,7 @@ import {
   type Redactions,
 } from './redact.ts';
 import { eventObject, logLinesToText } from './wire.ts';
-import { SNAPSHOT_SUMMARY } from '../capture-time.ts';
+import { SNAPSHOT_SUMMARY, takenAtLine } from '../taken-at.ts';
 
 export interface CaptureFileText {
   /** File name inside the capture folder. */
@@ -87,7 +86,7 @@ function summary(snapshot: ClusterSnapshot, takenAt: Date, redactions: Redaction
   const lines = [
     `# karpenter-sentinel snapshot of ${snapshot.clusterName}`,
     '',
-    `Taken at ${toIsoSeconds(takenAt)}. Analyse it with:`,
+    takenAtLine(takenAt),
     '',
     // No --now: the scan judges at "Taken at" above. --cluster: the name, should describe-cluster have failed.
     `    karpenter-sentinel scan --from THIS-FOLDER --cluster ${visibleLine(shellQuote(snapshot.clusterName))}`,

@@ -1,5 +1,5 @@
 /**
- * The CLI (resolveLiveTarget over kubeContextFacts) and the capture script's preflight answer
+ * The CLI (resolveLiveTarget over readKubeContext) and the capture script's preflight answer
  * "which EKS cluster, in which region, is this kubectl context for" alike, for the same kubeconfig
  * files: the script runs for real under sh with the real kubectl on PATH and a stub `aws`.
  */

@@ -21,7 +21,11 @@ beforeAll(async () => {
 afterAll(() => rm(home, { recursive: true, force: true }));
 
 function sandbox(...args: string[]) {
-  const child = spawn(process.execPath, [BIN, 'sandbox', ...args], { env: { ...process.env, HOME: home } });
+  return sandboxIn(process.cwd(), ...args);
+}
+
+function sandboxIn(cwd: string, ...args: string[]) {
+  const child = spawn(process.execPath, [BIN, 'sandbox', ...args], { cwd, env: { ...process.env, HOME: home } });
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (c: Buffer) => (output.stdout += c.toString('utf8')));
   child.stderr.on('data', (c: Buffer) => (output.stderr += c.toString('utf8')));
@@ -94,6 +98,37 @@ describe('karpenter-sentinel sandbox', () => {
     expect(output.stderr.trim().split('\n')).toEqual([
       "karpenter-sentinel: sandbox: no file or folder 'no-such-example', and no bundled example of that name (the names are the folders of examples/)",
     ]);
+  });
+
+  it.each([
+    [
+      ['--nwo', '2026-01-01T00:00:00Z', 'healthy'],
+      "unknown option --nwo for 'sandbox'; did you mean --now? (see karpenter-sentinel help sandbox)",
+    ],
+    [['healthy', '--bogus'], "unknown option --bogus for 'sandbox' (see karpenter-sentinel help sandbox)"],
+    [['healthy', '--now'], '--now needs a value'],
+    [['healthy', '--now=2026-01-01T00:00:00Z', '--now', '2026-01-02T00:00:00Z'], "--now given more than once for 'sandbox'"],
+    [['healthy', '--now=yesterday'], "--now must be an ISO-8601 time with a zone, e.g. 2026-01-01T00:00:00Z (got 'yesterday')"],
+  ])('a bad flag (%j) is the one line every command gives, and exit 2', async (args, line) => {
+    const { output, exited } = sandbox(...args);
+
+    expect(await exited).toBe(2);
+    expect(output.stderr).toBe(`karpenter-sentinel: ${line}\n`);
+  });
+
+  it('names a bundled example as scan --from does: examples/NAME/ typed in a folder that has no examples/', async () => {
+    const { child, output, exited } = sandboxIn(home, 'examples/fargate-bootstrap-deadlock/');
+    try {
+      await until(() => output.stdout.includes('Stop with Ctrl-C.') || child.exitCode !== null);
+
+      expect(output.stdout).toMatch(/^Time: 2026-01-01T01:00:00Z, when the bundled examples were captured;/m);
+      expect(output.stdout).toMatch(
+        /karpenter-sentinel scan --simulate \S*examples\/fargate-bootstrap-deadlock --now 2026-01-01T01:00:00Z$/m,
+      );
+    } finally {
+      child.kill('SIGINT');
+      await exited;
+    }
   });
 
   it('without a capture it says what it needs', async () => {

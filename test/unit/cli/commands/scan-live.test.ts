@@ -224,19 +224,19 @@ describe('scan --cluster', () => {
         'contexts: [{name: ctx, context: {cluster: c, user: u}}]',
       ].join('\n'),
     );
-    const environment = { region: 'us-east-1', kubeconfig };
+    const target = { clusterName: 'prod', region: 'us-east-1', kubeconfig };
     try {
-      await expect(connectLive({ clusterName: 'prod', context: 'nope' }, environment)).rejects.toThrow(
+      await expect(connectLive({ ...target, context: 'nope' })).rejects.toThrow(
         `context "nope" not found in ${kubeconfig} (available: ctx)`,
       );
-      await expect(connectLive({ clusterName: 'prod', context: 'ctx' }, environment)).rejects.toThrow(/always verifies TLS/);
+      await expect(connectLive({ ...target, context: 'ctx' })).rejects.toThrow(/always verifies TLS/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
 
   it('without a region anywhere it says how to give one', async () => {
-    await expect(connectLive({ clusterName: 'prod' }, { region: undefined, kubeconfig: undefined })).rejects.toThrow(
+    await expect(connectLive({ clusterName: 'prod' })).rejects.toThrow(
       'no AWS region for cluster prod: pass --region REGION, set AWS_REGION, or set one in the AWS config (aws configure set region REGION)',
     );
   });
