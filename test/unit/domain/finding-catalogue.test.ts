@@ -1,7 +1,8 @@
 /**
  * The finding catalogue is the one place a finding's thresholds and metric are declared: the
- * scan function, the CLI, serverless.yml, the dashboard, the alarms, docs/findings.md and the
- * README are held to it here (the generated docs tables: test/scripts/catalogue-tables.test.ts).
+ * scan function, the CLI, serverless.yml, the dashboard, the alarms and the README's links are
+ * held to it here (the generated docs tables: test/scripts/catalogue-tables.test.ts; the sections
+ * of docs/findings.md: test/docs/links.test.ts).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { METRICS_NAMESPACE, readScanConfig } from '../../../src/config.ts';
 import { scanCommand } from '../../../src/cli/commands/scan.ts';
-import { CAUSES_BY_FINDING, FINDING_CODES } from '../../../src/domain/codes.ts';
+import { CAUSES_BY_FINDING, type FindingCode } from '../../../src/domain/codes.ts';
 import { findingDocAnchor, FINDING_METRICS, THRESHOLDS } from '../../../src/domain/finding-catalogue.ts';
 import { METRIC } from '../../../src/domain/metric.ts';
 import { DEFAULT_DETECTION, thresholdText } from '../../../src/domain/settings.ts';
@@ -80,29 +81,13 @@ describe('each finding metric of the catalogue', () => {
 });
 
 describe('each finding code of the catalogue', () => {
-  const findings = read('docs/findings.md');
-
-  /** The code's section of docs/findings.md: from its heading to the next of the same level. */
-  function section(code: string): string {
-    const start = findings.indexOf(`\n## \`${code}\`\n`);
-    if (start < 0) return '';
-    const next = findings.indexOf('\n## ', start + 1);
-    return findings.slice(start, next < 0 ? undefined : next);
-  }
-
-  it.each(FINDING_CODES.map((c) => [c]))('%s has its section in docs/findings.md, naming each of its causes', (code) => {
-    const text = section(code);
-
-    expect(text, `## \`${code}\``).not.toBe('');
-    for (const cause of CAUSES_BY_FINDING[code]) expect(text, cause).toContain(`\`${cause}\``);
-  });
-
+  // Its section in docs/findings.md and its README row: test/docs/links.test.ts.
   it('the README links each code it names to its section, with causes of its own row', () => {
     const links = [...read('README.md').matchAll(/\[`([A-Z_]+)`\]\(docs\/findings\.md#([a-z_]+)\)((?:[:,] `[A-Z_]+`)*)/g)];
     const problems: string[] = [];
     for (const [link, code, anchor, causes] of links) {
       const row = (CAUSES_BY_FINDING as Record<string, readonly string[] | undefined>)[code ?? ''];
-      if (!row || anchor !== findingDocAnchor(code as (typeof FINDING_CODES)[number])) problems.push(link);
+      if (!row || anchor !== findingDocAnchor(code as FindingCode)) problems.push(link);
       for (const [, cause] of (causes ?? '').matchAll(/`([A-Z_]+)`/g)) if (!row?.includes(cause ?? '')) problems.push(link);
     }
 
