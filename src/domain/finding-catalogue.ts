@@ -1,10 +1,11 @@
 /**
- * One row per finding code: the causes it may carry, the thresholds it is judged by, the metric
- * that counts its findings. The detection settings and their defaults (settings.ts), the scan
- * function's environment (config.ts), the `scan` flags and their usage lines, the per-finding
- * metrics (notify/scan-metrics.ts) and the generated tables of docs/ are all read from here, so a
- * new finding is one row here plus its folder (docs/adding-a-finding.md). Each row's section in
- * docs/findings.md is headed by its code (`findingDocAnchor`).
+ * One row per finding code: the causes it may carry, the severities it may have, the thresholds
+ * it is judged by, the metric that counts its findings. The detection settings and their defaults
+ * (settings.ts), the scan function's environment (config.ts), the `scan` flags and their usage
+ * lines, the per-finding metrics (notify/scan-metrics.ts) and the generated tables of docs/ are
+ * all read from here, so a new finding is one row here plus its folder
+ * (docs/adding-a-finding.md). Each row's section in docs/findings.md is headed by its code
+ * (`findingDocAnchor`).
  */
 import type { MetricUnit } from './metric.ts';
 
@@ -49,6 +50,11 @@ interface FindingMetric {
 }
 
 interface FindingRow {
+  /**
+   * The severities its findings may have (docs/findings.md, each section's "Severity:"): one, or
+   * both when the detector decides from the evidence (no replica ready, the age, a subnet empty).
+   */
+  severities: readonly ('critical' | 'warning')[];
   /** The cause codes the detector may give, in the order docs/findings.md lists them. Detectors stay within their row. */
   causes: readonly string[];
   thresholds?: readonly Threshold[];
@@ -68,6 +74,7 @@ const MINUTE = 60_000;
 /** The rows, in the order of the public code list (docs/findings.md). */
 export const FINDING_CATALOGUE = {
   KARPENTER_CONTROLLER_PENDING: {
+    severities: ['critical', 'warning'],
     causes: [
       'FARGATE_SCHEDULER_RACE',
       'STALE_SCHEDULING',
@@ -91,6 +98,7 @@ export const FINDING_CATALOGUE = {
     ],
   },
   PODS_PENDING_PROLONGED: {
+    severities: ['warning'],
     causes: [
       'CONTROLLER_UNAVAILABLE',
       'NO_NODEPOOL_MATCH',
@@ -113,6 +121,7 @@ export const FINDING_CATALOGUE = {
     ],
   },
   NODECLAIM_NOT_REGISTERED: {
+    severities: ['critical'],
     causes: ['NODE_ROLE_NOT_MAPPED', 'NODE_ROLE_MAPPING_INVALID', 'INSTANCE_NOT_RUNNING', 'UNKNOWN'],
     thresholds: [
       {
@@ -128,6 +137,7 @@ export const FINDING_CATALOGUE = {
     metric: { name: 'UnregisteredNodeClaims', unit: 'Count', counts: 'NodeClaims' },
   },
   NODECLAIM_LAUNCH_FAILED: {
+    severities: ['warning'],
     causes: [
       'SPOT_SERVICE_LINKED_ROLE_MISSING',
       // Before INSUFFICIENT_CAPACITY: Karpenter files a subnet out of addresses under insufficient capacity.
@@ -145,6 +155,7 @@ export const FINDING_CATALOGUE = {
     metric: { name: 'LaunchFailedNodeClaims', unit: 'Count', counts: 'NodeClaims' },
   },
   NODECLASS_NOT_READY: {
+    severities: ['critical'],
     causes: [
       'AMI_NOT_FOUND',
       'SUBNETS_NOT_FOUND',
@@ -158,9 +169,11 @@ export const FINDING_CATALOGUE = {
     ],
   },
   NODEPOOL_NOT_READY: {
+    severities: ['warning'],
     causes: ['NODECLASS_NOT_FOUND', 'NODECLASS_NOT_READY', 'VALIDATION_FAILED', 'UNKNOWN'],
   },
   ORPHANED_INSTANCE: {
+    severities: ['warning'],
     causes: ['CONTROLLER_UNAVAILABLE', 'CLUSTER_GONE', 'NO_NODECLAIM'],
     thresholds: [
       {
@@ -177,6 +190,7 @@ export const FINDING_CATALOGUE = {
     metric: { name: 'OrphanedInstances', unit: 'Count', counts: 'instances' },
   },
   KARPENTER_IAM_DENIED: {
+    severities: ['critical'],
     causes: [
       'MISSING_PERMISSION',
       // Which policy refused the call, when AWS's text names it (docs/findings.md).
@@ -189,12 +203,15 @@ export const FINDING_CATALOGUE = {
     ],
   },
   CRD_CONVERSION_WEBHOOK_BROKEN: {
+    severities: ['critical'],
     causes: ['SERVICE_MISSING', 'PORT_MISMATCH', 'UNKNOWN'],
   },
   AMI_SELECTOR_UNSCOPED: {
+    severities: ['warning'],
     causes: ['NO_OWNER'],
   },
   INSTANCE_PROVENANCE_UNPROVEN: {
+    severities: ['warning'],
     // The class of missing evidence (src/domain/provenance.ts), in the order it is checked.
     causes: [
       'NOT_LAUNCHED_FROM_TEMPLATE',
@@ -205,6 +222,7 @@ export const FINDING_CATALOGUE = {
     ],
   },
   NODE_TERMINATION_STUCK: {
+    severities: ['critical', 'warning'],
     // What blocks a node Karpenter is terminating or wants to replace (docs/findings.md#node_termination_stuck).
     causes: [
       'CONTROLLER_UNAVAILABLE',
@@ -228,6 +246,7 @@ export const FINDING_CATALOGUE = {
     metric: { name: 'StuckTerminations', unit: 'Count', counts: 'nodes' },
   },
   DISRUPTION_BLOCKED: {
+    severities: ['warning'],
     causes: [
       'BUDGET_BLOCKS',
       'PDB_BLOCKS_EVICTION',
@@ -252,6 +271,7 @@ export const FINDING_CATALOGUE = {
     metric: { name: 'DisruptionBlockedNodeClaims', unit: 'Count', counts: 'drifted or expired NodeClaims' },
   },
   CONSOLIDATION_CHURN: {
+    severities: ['warning'],
     causes: ['CONSOLIDATE_AFTER_TOO_SHORT', 'NO_DISRUPTION_BUDGET', 'UNKNOWN'],
     thresholds: [
       {
@@ -273,6 +293,7 @@ export const FINDING_CATALOGUE = {
   },
   // Nodes that join but never become usable, a controller that keeps dying, subnets running dry.
   NODE_NOT_INITIALIZED: {
+    severities: ['warning'],
     causes: ['CNI_NOT_READY', 'STARTUP_TAINT_REMAINS', 'RESOURCE_NOT_REGISTERED', 'NODE_NOT_READY', 'UNKNOWN'],
     thresholds: [
       {
@@ -288,6 +309,7 @@ export const FINDING_CATALOGUE = {
     metric: { name: 'UninitializedNodeClaims', unit: 'Count', counts: 'NodeClaims' },
   },
   KARPENTER_CONTROLLER_UNHEALTHY: {
+    severities: ['critical', 'warning'],
     causes: [
       'OOM_KILLED',
       'LEADER_ELECTION_LOST',
@@ -303,6 +325,7 @@ export const FINDING_CATALOGUE = {
     ],
   },
   SUBNET_IPS_LOW: {
+    severities: ['critical', 'warning'],
     causes: ['FEW_FREE_ADDRESSES'],
   },
 } as const satisfies Record<string, FindingRow>;

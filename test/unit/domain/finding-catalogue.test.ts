@@ -11,9 +11,11 @@ import { parse } from 'yaml';
 import { METRICS_NAMESPACE, readScanConfig } from '../../../src/config.ts';
 import { scanCommand } from '../../../src/cli/commands/scan.ts';
 import { CAUSES_BY_FINDING, type FindingCode } from '../../../src/domain/codes.ts';
-import { findingDocAnchor, FINDING_METRICS, THRESHOLDS } from '../../../src/domain/finding-catalogue.ts';
+import { findingDocAnchor, FINDING_CATALOGUE, FINDING_METRICS, THRESHOLDS } from '../../../src/domain/finding-catalogue.ts';
 import { METRIC } from '../../../src/domain/metric.ts';
-import { DEFAULT_DETECTION, thresholdText } from '../../../src/domain/settings.ts';
+import { CLI_ACTIONS, DEFAULT_DETECTION, thresholdText } from '../../../src/domain/settings.ts';
+import { analyze } from '../../../src/usecases/analyze.ts';
+import { NOW, SCENARIOS } from '../detectors/cause-scenarios.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
@@ -93,5 +95,31 @@ describe('each finding code of the catalogue', () => {
 
     expect(links.length).toBeGreaterThan(0);
     expect(problems).toEqual([]);
+  });
+
+  it('the scenarios of every cause give only severities of the row', () => {
+    const outside: string[] = [];
+    const seen = new Set<string>();
+    for (const { snapshot } of SCENARIOS) {
+      for (const f of analyze(snapshot, { detection: DEFAULT_DETECTION, actions: CLI_ACTIONS, now: NOW }).findings) {
+        seen.add(f.code);
+        if (!(FINDING_CATALOGUE[f.code].severities as readonly string[]).includes(f.severity))
+          outside.push(`${f.code}/${f.severity}`);
+      }
+    }
+
+    expect(seen.size).toBe(Object.keys(FINDING_CATALOGUE).length);
+    expect(outside).toEqual([]);
+  });
+
+  it.each(Object.entries(FINDING_CATALOGUE))('docs/findings.md gives %s the severities of its row', (code, row) => {
+    const findings = read('docs/findings.md');
+    const line = findings.slice(findings.indexOf(`\n## \`${code}\`\n`)).match(/\nSeverity: ([^\n]*)/)?.[1] ?? '';
+
+    for (const severity of ['critical', 'warning'] as const) {
+      expect(line.includes(severity), `${code}: "${line}" and ${severity}`).toBe(
+        (row.severities as readonly string[]).includes(severity),
+      );
+    }
   });
 });
