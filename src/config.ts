@@ -4,14 +4,13 @@
 import { isEksClusterName } from './domain/aws.ts';
 import { SEVERITIES } from './domain/codes.ts';
 import { SentinelError } from './domain/errors.ts';
+import { THRESHOLDS } from './domain/finding-catalogue.ts';
 import { oneLine } from './domain/shape.ts';
 import { KUBE_READ_LIMITS_VARIABLE, parseKubeReadLimits, type KubeReadLimits } from './domain/kube-read-limits.ts';
 import {
   ACTION_MODES,
   CLI_ACTIONS,
-  DEFAULT_DETECTION,
   formatDuration,
-  MIN_ORPHAN_GRACE_MS,
   parseDuration,
   type ActionMode,
   type ActionSettings,
@@ -197,19 +196,7 @@ export function readScanConfig(env: NodeJS.ProcessEnv = process.env): ScanConfig
     region: read.required('AWS_REGION'),
     stateTable: read.required('STATE_TABLE'),
     alerts: readAlertSettings(read),
-    detection: {
-      controllerPendingMs: read.duration('CONTROLLER_PENDING_AFTER', DEFAULT_DETECTION.controllerPendingMs),
-      workloadPendingMs: read.duration('WORKLOAD_PENDING_AFTER', DEFAULT_DETECTION.workloadPendingMs),
-      registrationMs: read.duration('REGISTRATION_TIMEOUT', DEFAULT_DETECTION.registrationMs),
-      orphanGraceMs: read.duration('ORPHAN_GRACE', DEFAULT_DETECTION.orphanGraceMs, {
-        ms: MIN_ORPHAN_GRACE_MS,
-        why: 'a younger instance may be one Karpenter is still launching',
-      }),
-      terminationStuckMs: read.duration('TERMINATION_STUCK_AFTER', DEFAULT_DETECTION.terminationStuckMs),
-      disruptionBlockedMs: read.duration('DISRUPTION_BLOCKED_AFTER', DEFAULT_DETECTION.disruptionBlockedMs),
-      churnPerHour: read.integer('CHURN_PER_HOUR', DEFAULT_DETECTION.churnPerHour, 1, 10_000),
-      initializationMs: read.duration('INITIALIZATION_TIMEOUT', DEFAULT_DETECTION.initializationMs),
-    },
+    detection: readDetection(read),
     actions: {
       modes: {
         ROLLOUT_RESTART: read.mode('ROLLOUT_RESTART_MODE', SERVICE_ACTIONS.modes.ROLLOUT_RESTART),
@@ -313,6 +300,15 @@ function readAlertSettings(read: EnvReader): AlertSettings {
     minSeverity: read.oneOf('ALERT_MIN_SEVERITY', SEVERITIES, 'warning'),
     reminderIntervalMs: read.duration('ALERT_REMINDER_INTERVAL', 4 * 3_600_000),
   };
+}
+
+/** Every threshold of the finding catalogue from its variable (serverless.yml sets each from its param). */
+function readDetection(read: EnvReader): DetectionSettings {
+  const settings = THRESHOLDS.map((t) => [
+    t.setting,
+    t.unit === 'count' ? read.integer(t.env, t.default, t.envRange.min, t.envRange.max) : read.duration(t.env, t.default, t.min),
+  ]);
+  return Object.fromEntries(settings) as DetectionSettings;
 }
 
 /** One variable for both SQS functions: a duplicate delivery is recognised for this long. */

@@ -1,23 +1,23 @@
 import type { FindingCode } from '../domain/codes.ts';
 import type { SourceName } from '../domain/snapshot.ts';
 import { detectorVerdict, type Detector } from './detector.ts';
-import { amiSelectorUnscoped } from './ami-selector-unscoped/index.ts';
-import { controllerPending } from './karpenter-controller-pending/index.ts';
-import { controllerUnhealthy } from './karpenter-controller-unhealthy/index.ts';
-import { consolidationChurn } from './consolidation-churn/index.ts';
-import { disruptionBlocked } from './disruption-blocked/index.ts';
-import { crdConversionWebhookBroken } from './crd-conversion-webhook-broken/index.ts';
-import { instanceProvenanceUnproven } from './instance-provenance-unproven/index.ts';
-import { karpenterIamDenied } from './karpenter-iam-denied/index.ts';
-import { nodeClaimLaunchFailed } from './nodeclaim-launch-failed/index.ts';
-import { nodeClaimNotRegistered } from './nodeclaim-not-registered/index.ts';
-import { nodeNotInitialized } from './node-not-initialized/index.ts';
-import { nodeClassNotReady } from './nodeclass-not-ready/index.ts';
-import { nodePoolNotReady } from './nodepool-not-ready/index.ts';
-import { nodeTerminationStuck } from './node-termination-stuck/index.ts';
-import { orphanedInstance } from './orphaned-instance/index.ts';
-import { podsPendingProlonged } from './pods-pending-prolonged/index.ts';
-import { subnetIpsLow } from './subnet-ips-low/index.ts';
+import { amiSelectorUnscoped } from './ami-selector-unscoped/detector.ts';
+import { controllerPending } from './karpenter-controller-pending/detector.ts';
+import { controllerUnhealthy } from './karpenter-controller-unhealthy/detector.ts';
+import { consolidationChurn } from './consolidation-churn/detector.ts';
+import { disruptionBlocked } from './disruption-blocked/detector.ts';
+import { crdConversionWebhookBroken } from './crd-conversion-webhook-broken/detector.ts';
+import { instanceProvenanceUnproven } from './instance-provenance-unproven/detector.ts';
+import { karpenterIamDenied } from './karpenter-iam-denied/detector.ts';
+import { nodeClaimLaunchFailed } from './nodeclaim-launch-failed/detector.ts';
+import { nodeClaimNotRegistered } from './nodeclaim-not-registered/detector.ts';
+import { nodeNotInitialized } from './node-not-initialized/detector.ts';
+import { nodeClassNotReady } from './nodeclass-not-ready/detector.ts';
+import { nodePoolNotReady } from './nodepool-not-ready/detector.ts';
+import { nodeTerminationStuck } from './node-termination-stuck/detector.ts';
+import { orphanedInstance } from './orphaned-instance/detector.ts';
+import { podsPendingProlonged } from './pods-pending-prolonged/detector.ts';
+import { subnetIpsLow } from './subnet-ips-low/detector.ts';
 
 /** Every detector, one line each. Order does not matter: the report sorts findings. */
 export const DETECTORS: readonly Detector[] = [

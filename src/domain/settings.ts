@@ -1,31 +1,20 @@
 import type { ActionKind, Severity } from './codes.ts';
+import { THRESHOLDS, type Threshold, type ThresholdSetting } from './finding-catalogue.ts';
 
-/** Thresholds the detectors use (defaults: docs/usage.md#scanning-captured-files-scan---from). All durations in milliseconds. */
-export interface DetectionSettings {
-  controllerPendingMs: number;
-  workloadPendingMs: number;
-  registrationMs: number;
-  orphanGraceMs: number;
-  /** A Node or NodeClaim Karpenter is terminating at least this long (NODE_TERMINATION_STUCK). */
-  terminationStuckMs: number;
-  /** A drifted or expired NodeClaim still running this long after (DISRUPTION_BLOCKED). */
-  disruptionBlockedMs: number;
-  /** Consolidation disruptions of one NodePool's nodes in the last hour (CONSOLIDATION_CHURN). */
-  churnPerHour: number;
-  /** A NodeClaim registered but not Initialized at least this long (NODE_NOT_INITIALIZED). */
-  initializationMs: number;
+/**
+ * Thresholds the detectors use, one field per threshold of the finding catalogue
+ * (src/domain/finding-catalogue.ts; defaults: docs/usage.md#thresholds). Durations in milliseconds.
+ */
+export type DetectionSettings = Record<ThresholdSetting, number>;
+
+export const DEFAULT_DETECTION: DetectionSettings = Object.fromEntries(
+  THRESHOLDS.map((t) => [t.setting, t.default]),
+) as DetectionSettings;
+
+/** A threshold's value as it is written: `10m` for a duration, `10` for a count. */
+export function thresholdText(threshold: Threshold, value: number): string {
+  return threshold.unit === 'count' ? String(value) : formatDuration(value);
 }
-
-export const DEFAULT_DETECTION: DetectionSettings = {
-  controllerPendingMs: 5 * 60_000,
-  workloadPendingMs: 10 * 60_000,
-  registrationMs: 10 * 60_000,
-  orphanGraceMs: 10 * 60_000,
-  terminationStuckMs: 15 * 60_000,
-  disruptionBlockedMs: 2 * 3_600_000,
-  churnPerHour: 10,
-  initializationMs: 10 * 60_000,
-};
 
 export const ACTION_MODES = ['off', 'dry-run', 'apply'] as const;
 export type ActionMode = (typeof ACTION_MODES)[number];
@@ -74,14 +63,6 @@ const DURATION_UNIT_MS = [86_400_000, 3_600_000, 60_000, 1000, 1];
 function finite(ms: number): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
-
-/**
- * The shortest orphan grace accepted (`--orphan-grace`, `ORPHAN_GRACE`). Karpenter writes an
- * instance's id on its NodeClaim moments after launching it, but a capture or a scan lists
- * NodeClaims and instances at different moments: an instance launched in between has no NodeClaim
- * naming it yet. Younger than this, an instance is never an orphan (docs/guardrails.md).
- */
-export const MIN_ORPHAN_GRACE_MS = 5 * 60_000;
 
 /** `300000` → `5m`, for messages. */
 export function formatDuration(ms: number): string {

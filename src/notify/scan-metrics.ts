@@ -4,7 +4,8 @@
  * not read) is left out rather than sent as 0, so a blind scan never draws a healthy graph —
  * `ScanGaps` says what was missing.
  */
-import { SEVERITIES, type FindingCode } from '../domain/codes.ts';
+import { SEVERITIES } from '../domain/codes.ts';
+import { FINDING_METRICS } from '../domain/finding-catalogue.ts';
 import type { Finding } from '../domain/finding.ts';
 import { ageMs, conditionOf, isUnboundPending } from '../domain/kube-helpers.ts';
 import type { Pod } from '../domain/kube.ts';
@@ -30,24 +31,17 @@ function adder(cluster: string, datums: MetricDatum[]): AddDatum {
     datums.push({ name, unit, value, dimensions: { Cluster: cluster, ...dimensions } });
 }
 
-// Each finding says how many objects it stands for and their NodePool (Finding.counts, set by
-// the detector): the series follow the detector's own grouping without re-reading the snapshot.
-const COUNTED: readonly [FindingCode, string][] = [
-  ['NODECLAIM_NOT_REGISTERED', METRIC.unregisteredNodeClaims],
-  ['NODECLAIM_LAUNCH_FAILED', METRIC.launchFailedNodeClaims],
-  ['ORPHANED_INSTANCE', METRIC.orphanedInstances],
-  ['NODE_TERMINATION_STUCK', METRIC.stuckTerminations],
-  ['DISRUPTION_BLOCKED', METRIC.disruptionBlockedNodeClaims],
-  ['CONSOLIDATION_CHURN', METRIC.consolidationDisruptions],
-  ['NODE_NOT_INITIALIZED', METRIC.uninitializedNodeClaims],
-];
+// The metric of each finding code that has one (src/domain/finding-catalogue.ts). Each finding says
+// how many objects it stands for and their NodePool (Finding.counts, set by the detector): the
+// series follow the detector's own grouping without re-reading the snapshot.
+type CountedMetric = (typeof FINDING_METRICS)[number];
 
-function addCounted(add: AddDatum, counted: readonly [FindingCode, string][], snapshot: ClusterSnapshot, report: Report): void {
-  for (const [code, name] of counted) {
+function addCounted(add: AddDatum, counted: readonly CountedMetric[], snapshot: ClusterSnapshot, report: Report): void {
+  for (const { code, name, unit } of counted) {
     if (!detectorRuns(code, snapshot.captured)) continue;
     const findings = report.findings.filter((f) => f.code === code);
-    add(name, 'Count', sum(findings));
-    for (const [pool, n] of byPool(findings)) add(name, 'Count', n, { NodePool: pool });
+    add(name, unit, sum(findings));
+    for (const [pool, n] of byPool(findings)) add(name, unit, n, { NodePool: pool });
   }
 }
 
@@ -82,7 +76,7 @@ export function scanMetrics(input: ScanMetricsInput): MetricDatum[] {
     );
   }
 
-  addCounted(add, COUNTED, snapshot, report);
+  addCounted(add, FINDING_METRICS, snapshot, report);
 
   // Restarts of the controller's containers as kubelet counts them (the sum over its pods).
   if (controllers.some((c) => c.pods.length > 0)) {
@@ -168,7 +162,8 @@ export function notFoundMetrics(input: Pick<ScanMetricsInput, 'cluster' | 'snaps
   const { cluster, snapshot, report } = input;
   const datums: MetricDatum[] = [];
   const add = adder(cluster, datums);
-  addCounted(add, [['ORPHANED_INSTANCE', METRIC.orphanedInstances]], snapshot, report);
+  const orphans = FINDING_METRICS.filter((m) => m.code === 'ORPHANED_INSTANCE');
+  addCounted(add, orphans, snapshot, report);
   addOutcomes(add, report);
   return [...datums, ...clustersNotFound([cluster])];
 }

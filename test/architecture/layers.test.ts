@@ -49,7 +49,7 @@ describe('the dependency rule', () => {
 
   it.each([
     ['src/detectors/foo.ts', "import { x } from '../domain/snapshot-index.ts';"],
-    ['src/detectors/registry.ts', "import { x } from './karpenter-controller-pending/index.ts';"],
+    ['src/detectors/registry.ts', "import { x } from './karpenter-controller-pending/detector.ts';"],
     ['src/detectors/karpenter-controller-pending/x.ts', "import { x } from '../scheduling/pending.ts';"],
     ['src/detectors/karpenter-controller-pending/x.ts', "import type { x } from '../detector.ts';"],
     ['src/detectors/karpenter-controller-pending/x.ts', "import { x } from './controller-steps.ts';"],

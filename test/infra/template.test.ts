@@ -21,6 +21,7 @@ import {
   readScanConfig,
   readSlackConfig,
 } from '../../src/config.ts';
+import { FINDING_METRICS } from '../../src/domain/finding-catalogue.ts';
 import { METRIC } from '../../src/domain/metric.ts';
 import { FOREIGN_OWNER_TAGS } from '../../src/domain/tags.ts';
 import { INTERRUPTING_STATES } from '../../src/interruptions/kinds/state-change.ts';
@@ -579,7 +580,10 @@ describe('dashboard', () => {
     expect(expressions(template)).not.toContain('SlackNotify');
   });
 
-  it.each(Object.values(METRIC).filter((m) => m !== METRIC.clustersScanned))('shows %s per cluster with a SEARCH', (metric) => {
+  const perCluster = [...Object.values(METRIC), ...FINDING_METRICS.map((m) => m.name)].filter(
+    (m) => m !== METRIC.clustersScanned,
+  );
+  it.each(perCluster)('shows %s per cluster with a SEARCH', (metric) => {
     const searches = [...expressions(template).matchAll(/SEARCH\('\{([^}]*)\} MetricName=\\"([A-Za-z]+)\\"'/g)];
 
     const schema = searches.find((m) => m[2] === metric)?.[1]?.split(',');

@@ -1,13 +1,8 @@
 import type { ParseArgsOptionsConfig } from 'node:util';
 import { formatByteSize } from '../../domain/byte-size.ts';
 import { UsageError } from '../../domain/errors.ts';
-import {
-  CLI_ACTIONS,
-  DEFAULT_DETECTION,
-  formatDuration,
-  MIN_ORPHAN_GRACE_MS,
-  type DetectionSettings,
-} from '../../domain/settings.ts';
+import { THRESHOLDS, type Threshold } from '../../domain/finding-catalogue.ts';
+import { CLI_ACTIONS, formatDuration, thresholdText, type DetectionSettings } from '../../domain/settings.ts';
 import {
   FAIL_ON_CHOICES,
   OUTPUT_FORMATS,
@@ -35,6 +30,11 @@ import type { Command } from './command.ts';
 import { docReference } from '../doc-path.ts';
 import { withBundledExamples } from '../bundled-examples.ts';
 
+/** One string flag per threshold of the finding catalogue. */
+const THRESHOLD_OPTIONS: Record<string, { type: 'string' }> = Object.fromEntries(
+  THRESHOLDS.map((t) => [t.flag, { type: 'string' }]),
+);
+
 const OPTIONS = {
   from: { type: 'string', multiple: true },
   simulate: { type: 'string', multiple: true },
@@ -48,19 +48,17 @@ const OPTIONS = {
   now: { type: 'string' },
   output: { type: 'string', short: 'o' },
   'fail-on': { type: 'string' },
-  'controller-pending': { type: 'string' },
-  'workload-pending': { type: 'string' },
-  registration: { type: 'string' },
-  'orphan-grace': { type: 'string' },
-  'termination-stuck': { type: 'string' },
-  'disruption-blocked': { type: 'string' },
-  'churn-per-hour': { type: 'string' },
-  initialization: { type: 'string' },
+  ...THRESHOLD_OPTIONS,
   'max-terminations': { type: 'string' },
   'max-file-size': { type: 'string' },
 } as const satisfies ParseArgsOptionsConfig;
 
-const d = DEFAULT_DETECTION;
+/** `  --orphan-grace DUR           an unmatched instance … (default 10m, at least 5m)`: one usage line per threshold. */
+function thresholdUsage(t: Threshold): string {
+  const least = t.unit === 'duration' && t.min ? `, at least ${formatDuration(t.min.ms)}` : '';
+  const flag = `--${t.flag} ${t.unit === 'count' ? 'N' : 'DUR'}`;
+  return `  ${flag.padEnd(27)}  ${t.help} (default ${thresholdText(t, t.default)}${least})`;
+}
 
 const USAGE = `Usage:
   karpenter-sentinel scan [--context CTX] [--apply]     live scan of the kubectl context's EKS cluster
@@ -87,14 +85,7 @@ Input:
   --max-file-size SIZE         --from/--simulate: refuse a capture file holding more than this, unpacked (default ${formatByteSize(DEFAULT_MAX_FILE_BYTES).replace(' ', '')}; 512MiB, 2GiB, bytes)
 
 Thresholds (90s, 5m, 1h30m, or seconds):
-  --controller-pending DUR     Karpenter controller pods Pending at least this long (default ${formatDuration(d.controllerPendingMs)})
-  --workload-pending DUR       workload pods Pending at least this long (default ${formatDuration(d.workloadPendingMs)})
-  --registration DUR           NodeClaim launched but not registered at least this long (default ${formatDuration(d.registrationMs)})
-  --orphan-grace DUR           an unmatched instance launched at least this long ago (default ${formatDuration(d.orphanGraceMs)}, at least ${formatDuration(MIN_ORPHAN_GRACE_MS)})
-  --termination-stuck DUR      a Node or NodeClaim Karpenter is terminating at least this long (default ${formatDuration(d.terminationStuckMs)})
-  --disruption-blocked DUR     a drifted or expired NodeClaim still running this long after (default ${formatDuration(d.disruptionBlockedMs)})
-  --churn-per-hour N           consolidation disruptions of one NodePool's nodes in the last hour (default ${d.churnPerHour})
-  --initialization DUR         a NodeClaim registered but not initialised at least this long (default ${formatDuration(d.initializationMs)})
+${THRESHOLDS.map(thresholdUsage).join('\n')}
   --max-terminations N         at most N instance terminations per run (default ${CLI_ACTIONS.maxTerminationsPerRun})
 
 Output:
@@ -112,13 +103,12 @@ A live scan says first, on stderr, which context, cluster and region it scans. -
 taken: every namespace is read. As a kubectl plugin, 'kubectl sentinel' alone is 'scan'.
 Exit codes: 0 nothing at or above --fail-on, 1 something is, 2 usage error or no capture file could be read.`;
 
-/** `--orphan-grace`, no shorter than MIN_ORPHAN_GRACE_MS (docs/guardrails.md). */
-function orphanGraceOf(value: ParsedFlags['values'][string]): number {
-  const ms = durationOf('orphan-grace', value, d.orphanGraceMs);
-  if (ms < MIN_ORPHAN_GRACE_MS) {
-    throw new UsageError(
-      `--orphan-grace must be at least ${formatDuration(MIN_ORPHAN_GRACE_MS)}: a younger instance may be one Karpenter is still launching (got '${String(value)}')`,
-    );
+/** A threshold's flag, else its default; a duration no shorter than its minimum (`--orphan-grace`, docs/guardrails.md). */
+function thresholdOf(t: Threshold, value: ParsedFlags['values'][string]): number {
+  if (t.unit === 'count') return countOf(t.flag, value, t.default);
+  const ms = durationOf(t.flag, value, t.default);
+  if (t.min && ms < t.min.ms) {
+    throw new UsageError(`--${t.flag} must be at least ${formatDuration(t.min.ms)}: ${t.min.why} (got '${String(value)}')`);
   }
   return ms;
 }
@@ -133,16 +123,7 @@ export const scanCommand: Command = {
     const failOn = choiceOf('fail-on', values['fail-on'], FAIL_ON_CHOICES, 'warning');
     // Undefined without --now: a capture, read or simulated, is judged at its own time (capture-time.ts), a live cluster at the clock's.
     const nowOption = values.now === undefined ? undefined : instantOf('now', values.now, ctx.services.clock);
-    const detection: DetectionSettings = {
-      controllerPendingMs: durationOf('controller-pending', values['controller-pending'], d.controllerPendingMs),
-      workloadPendingMs: durationOf('workload-pending', values['workload-pending'], d.workloadPendingMs),
-      registrationMs: durationOf('registration', values.registration, d.registrationMs),
-      orphanGraceMs: orphanGraceOf(values['orphan-grace']),
-      terminationStuckMs: durationOf('termination-stuck', values['termination-stuck'], d.terminationStuckMs),
-      disruptionBlockedMs: durationOf('disruption-blocked', values['disruption-blocked'], d.disruptionBlockedMs),
-      churnPerHour: countOf('churn-per-hour', values['churn-per-hour'], d.churnPerHour),
-      initializationMs: durationOf('initialization', values.initialization, d.initializationMs),
-    };
+    const detection = Object.fromEntries(THRESHOLDS.map((t) => [t.setting, thresholdOf(t, values[t.flag])])) as DetectionSettings;
     const maxTerminationsPerRun = countOf('max-terminations', values['max-terminations'], CLI_ACTIONS.maxTerminationsPerRun);
     const from = withBundledExamples(stringsOf(values.from), ctx);
     const simulate = withBundledExamples(stringsOf(values.simulate), ctx);

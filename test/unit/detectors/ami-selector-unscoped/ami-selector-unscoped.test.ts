@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { amiSelectorUnscoped } from '../../../../src/detectors/ami-selector-unscoped/index.ts';
+import { amiSelectorUnscoped } from '../../../../src/detectors/ami-selector-unscoped/detector.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';

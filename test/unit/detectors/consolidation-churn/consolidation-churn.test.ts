@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { consolidationChurn } from '../../../../src/detectors/consolidation-churn/index.ts';
+import { consolidationChurn } from '../../../../src/detectors/consolidation-churn/detector.ts';
 import type { KubeEvent, NodePoolDisruption } from '../../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';

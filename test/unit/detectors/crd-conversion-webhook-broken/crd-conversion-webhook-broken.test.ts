@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { crdConversionWebhookBroken } from '../../../../src/detectors/crd-conversion-webhook-broken/index.ts';
+import { crdConversionWebhookBroken } from '../../../../src/detectors/crd-conversion-webhook-broken/detector.ts';
 import type { CustomResourceDefinition, Service } from '../../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';

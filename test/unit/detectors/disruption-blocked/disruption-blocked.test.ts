@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { disruptionBlocked } from '../../../../src/detectors/disruption-blocked/index.ts';
+import { disruptionBlocked } from '../../../../src/detectors/disruption-blocked/detector.ts';
 import { budgetsAllowingDrift } from '../../../../src/detectors/disruption-blocked/fixes.ts';
 import { causeOfMessage } from '../../../../src/detectors/disruption-blocked/blocked-events.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { instanceProvenanceUnproven } from '../../../../src/detectors/instance-provenance-unproven/index.ts';
+import { instanceProvenanceUnproven } from '../../../../src/detectors/instance-provenance-unproven/detector.ts';
 import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { controllerPending } from '../../../../src/detectors/karpenter-controller-pending/index.ts';
+import { controllerPending } from '../../../../src/detectors/karpenter-controller-pending/detector.ts';
 import type { Pod, PodSpec } from '../../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';

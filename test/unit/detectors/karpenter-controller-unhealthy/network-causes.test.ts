@@ -5,7 +5,7 @@
  * evidence that contradicts the other causes' fixes and asserts those fixes are not printed.
  */
 import { describe, expect, it } from 'vitest';
-import { controllerUnhealthy } from '../../../../src/detectors/karpenter-controller-unhealthy/index.ts';
+import { controllerUnhealthy } from '../../../../src/detectors/karpenter-controller-unhealthy/detector.ts';
 import type { LogLine } from '../../../../src/domain/aws.ts';
 import type { Finding } from '../../../../src/domain/finding.ts';
 import type { Pod, PodSpec } from '../../../../src/domain/kube.ts';

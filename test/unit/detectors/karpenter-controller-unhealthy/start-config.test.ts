@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { controllerUnhealthy } from '../../../../src/detectors/karpenter-controller-unhealthy/index.ts';
+import { controllerUnhealthy } from '../../../../src/detectors/karpenter-controller-unhealthy/detector.ts';
 import type { LogLine } from '../../../../src/domain/aws.ts';
 import type { Container, CustomResourceDefinition } from '../../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';

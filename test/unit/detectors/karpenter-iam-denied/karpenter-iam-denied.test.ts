@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { karpenterIamDenied } from '../../../../src/detectors/karpenter-iam-denied/index.ts';
+import { karpenterIamDenied } from '../../../../src/detectors/karpenter-iam-denied/detector.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';

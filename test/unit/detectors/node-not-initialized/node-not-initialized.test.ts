@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nodeNotInitialized } from '../../../../src/detectors/node-not-initialized/index.ts';
+import { nodeNotInitialized } from '../../../../src/detectors/node-not-initialized/detector.ts';
 import type { NodeClaim, Taint } from '../../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';

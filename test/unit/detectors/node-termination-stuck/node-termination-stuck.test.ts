@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nodeTerminationStuck } from '../../../../src/detectors/node-termination-stuck/index.ts';
+import { nodeTerminationStuck } from '../../../../src/detectors/node-termination-stuck/detector.ts';
 import type { Node, NodeClaim, Pod } from '../../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nodeClaimLaunchFailed } from '../../../../src/detectors/nodeclaim-launch-failed/index.ts';
+import { nodeClaimLaunchFailed } from '../../../../src/detectors/nodeclaim-launch-failed/detector.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';

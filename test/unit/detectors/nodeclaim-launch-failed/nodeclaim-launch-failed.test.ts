@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { karpenterIamDenied } from '../../../../src/detectors/karpenter-iam-denied/index.ts';
-import { nodeClaimLaunchFailed } from '../../../../src/detectors/nodeclaim-launch-failed/index.ts';
+import { karpenterIamDenied } from '../../../../src/detectors/karpenter-iam-denied/detector.ts';
+import { nodeClaimLaunchFailed } from '../../../../src/detectors/nodeclaim-launch-failed/detector.ts';
 import type { NodePool } from '../../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nodeClaimNotRegistered } from '../../../../src/detectors/nodeclaim-not-registered/index.ts';
+import { nodeClaimNotRegistered } from '../../../../src/detectors/nodeclaim-not-registered/detector.ts';
 import type { AccessEntry } from '../../../../src/domain/aws.ts';
 import type { EC2NodeClass } from '../../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';

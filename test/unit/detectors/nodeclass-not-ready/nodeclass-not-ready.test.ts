@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nodeClassNotReady } from '../../../../src/detectors/nodeclass-not-ready/index.ts';
+import { nodeClassNotReady } from '../../../../src/detectors/nodeclass-not-ready/detector.ts';
 import type { Condition, EC2NodeClass } from '../../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nodePoolNotReady } from '../../../../src/detectors/nodepool-not-ready/index.ts';
+import { nodePoolNotReady } from '../../../../src/detectors/nodepool-not-ready/detector.ts';
 import type { Condition, NodePool } from '../../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';

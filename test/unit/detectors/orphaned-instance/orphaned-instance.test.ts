@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { orphanedInstance } from '../../../../src/detectors/orphaned-instance/index.ts';
+import { orphanedInstance } from '../../../../src/detectors/orphaned-instance/detector.ts';
 import { CLI_ACTIONS, DEFAULT_DETECTION, type DetectionSettings } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';

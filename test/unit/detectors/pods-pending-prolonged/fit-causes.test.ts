@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { podsPendingProlonged } from '../../../../src/detectors/pods-pending-prolonged/index.ts';
+import { podsPendingProlonged } from '../../../../src/detectors/pods-pending-prolonged/detector.ts';
 import type { NodeSelectorRequirementWithMinValues, Pod } from '../../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { subnetIpsLow } from '../../../../src/detectors/subnet-ips-low/index.ts';
+import { subnetIpsLow } from '../../../../src/detectors/subnet-ips-low/detector.ts';
 import { cidrSize, lowThreshold } from '../../../../src/detectors/karpenter/nodeclass-subnets.ts';
 import type { Pod } from '../../../../src/domain/kube.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';

@@ -1,2 +1,0 @@
-/** The CONSOLIDATION_CHURN detector: the one export the registry reads. */
-export { consolidationChurn } from './detector.ts';

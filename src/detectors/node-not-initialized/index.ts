@@ -1,2 +1,0 @@
-/** The NODE_NOT_INITIALIZED detector: the one export the registry reads. */
-export { nodeNotInitialized } from './detector.ts';

@@ -1,2 +1,0 @@
-/** The NODECLAIM_LAUNCH_FAILED detector: the one export the registry reads. */
-export { nodeClaimLaunchFailed } from './detector.ts';

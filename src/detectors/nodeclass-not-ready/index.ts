@@ -1,2 +1,0 @@
-/** The NODECLASS_NOT_READY detector: the one export the registry reads. */
-export { nodeClassNotReady } from './detector.ts';
