@@ -3,7 +3,7 @@ import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type { SignalSource } from '../../support/abort.ts';
-import { abortable, sdkClientConfig, type SdkClientOptions } from './sdk-config.ts';
+import { abortable, sdkClientConfig, type SdkClientOptions } from '../calls/sdk-config.ts';
 
 /** One credential provider for the three clients: SSO / assume-role credentials are fetched once, not three times. */
 export interface AwsClientOptions extends SdkClientOptions {

@@ -50,7 +50,7 @@ export function sourceError(operation: string, error: unknown): SourceError {
 
 /**
  * Runs one AWS call (or a paginated series of them); every failure leaves as a SourceError, but a
- * call the invocation's signal aborted (abortable() below) as an InvocationTimeoutError.
+ * call the invocation's signal aborted (abortable() in ../calls/sdk-config.ts) as an InvocationTimeoutError.
  */
 export async function awsCall<T>(operation: string, call: () => Promise<T>): Promise<T> {
   try {

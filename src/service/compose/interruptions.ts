@@ -19,7 +19,7 @@ import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { InvocationSignal } from '../../support/abort.ts';
 import type { InterruptionsDependencies } from '../handlers/interruptions.ts';
 import { powertoolsLogging } from '../powertools-logger.ts';
-import { abortable, sdkClientConfig } from '../../adapters/aws/sdk-config.ts';
+import { abortable, sdkClientConfig } from '../../adapters/calls/sdk-config.ts';
 import { interruptionSettings } from '../../usecases/handle-interruptions.ts';
 import { interruptionsEffectiveConfiguration } from './effective-config.ts';
 

@@ -21,7 +21,7 @@ import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { InvocationSignal } from '../../support/abort.ts';
 import type { ScanDependencies } from '../handlers/scan.ts';
 import { powertoolsLogging } from '../powertools-logger.ts';
-import { abortable, sdkClientConfig } from '../../adapters/aws/sdk-config.ts';
+import { abortable, sdkClientConfig } from '../../adapters/calls/sdk-config.ts';
 import { scanEffectiveConfiguration } from './effective-config.ts';
 import { kubeConnections } from './kube-connections.ts';
 

@@ -11,7 +11,7 @@ import { EksAdapter } from '../../../src/adapters/aws/eks.ts';
 import { EmfMetricsSink, type EmfDocument } from '../../../src/adapters/aws/emf-metrics.ts';
 import { IamAdapter } from '../../../src/adapters/aws/iam.ts';
 import { InstanceTypeCache } from '../../../src/adapters/aws/instance-type-cache.ts';
-import { abortable } from '../../../src/adapters/aws/sdk-config.ts';
+import { abortable } from '../../../src/adapters/calls/sdk-config.ts';
 import { ApiCallMeter, withApiCallMetrics } from '../../../src/adapters/calls/api-call-metrics.ts';
 import { measuredAwsPorts, measuredEc2 } from '../../../src/adapters/calls/measured-aws.ts';
 import type { MetricDatum } from '../../../src/domain/metric.ts';

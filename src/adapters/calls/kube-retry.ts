@@ -5,7 +5,7 @@
  */
 import { SourceError } from '../../ports/errors.ts';
 import { attemptsText, retry, RetriesExhaustedError, type Backoff, type RetryClock } from '../../support/retry.ts';
-import { TransientKubeError } from './kube-errors.ts';
+import { TransientKubeError } from '../kubernetes/kube-errors.ts';
 
 export interface RetryPolicy extends Backoff {
   /** Attempts in all, the first included. */
