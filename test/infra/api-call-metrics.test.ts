@@ -8,7 +8,11 @@ import { API_CALL_METRIC } from '../../src/adapters/calls/api-call-metrics.ts';
 import { METRICS_NAMESPACE } from '../../src/config.ts';
 
 const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
-const DIMENSIONS = { [API_CALL_METRIC.calls]: ['Api', 'Outcome'], [API_CALL_METRIC.duration]: ['Api'] };
+const DIMENSIONS = {
+  [API_CALL_METRIC.calls]: ['Api', 'Outcome'],
+  [API_CALL_METRIC.duration]: ['Api'],
+  [API_CALL_METRIC.retries]: ['Api'],
+};
 
 describe('the API call metrics', () => {
   it.each(Object.entries(DIMENSIONS))('the dashboard searches %s by its exact dimensions %j', (metric, dimensions) => {

@@ -14,6 +14,8 @@ export const API_CALL_METRIC = {
   calls: 'ApiCalls',
   /** Milliseconds, dimension Api only: one value per call, so CloudWatch's percentiles hold per API. */
   duration: 'ApiCallDurationMs',
+  /** Count, dimension Api only: attempts retried inside the calls (call-retries.ts); sent only when some were. */
+  retries: 'ApiCallRetries',
 } as const;
 
 /**
@@ -32,8 +34,9 @@ const MAX_DURATIONS_PER_API = 1_000;
 export class ApiCallMeter {
   readonly #counts = new Map<string, { api: string; outcome: ApiCallOutcome; calls: number }>();
   readonly #durations = new Map<string, number[]>();
+  readonly #retries = new Map<string, number>();
 
-  record(api: string, outcome: ApiCallOutcome, durationMs: number): void {
+  record(api: string, outcome: ApiCallOutcome, durationMs: number, retries = 0): void {
     const key = `${api}\n${outcome}`;
     const count = this.#counts.get(key) ?? { api, outcome, calls: 0 };
     count.calls += 1;
@@ -41,9 +44,10 @@ export class ApiCallMeter {
     const durations = this.#durations.get(api) ?? [];
     if (durations.length < MAX_DURATIONS_PER_API) durations.push(Math.round(durationMs));
     this.#durations.set(api, durations);
+    if (retries > 0) this.#retries.set(api, (this.#retries.get(api) ?? 0) + retries);
   }
 
-  /** The calls since the last drain as datums (one count per API and outcome, one duration per call), and forgets them. */
+  /** The calls since the last drain as datums (one count per API and outcome, one duration per call, the retries per API), and forgets them. */
   drain(): MetricDatum[] {
     const datums: MetricDatum[] = [];
     for (const { api, outcome, calls } of this.#counts.values()) {
@@ -54,8 +58,12 @@ export class ApiCallMeter {
         datums.push({ name: API_CALL_METRIC.duration, unit: 'Milliseconds', value, dimensions: { Api: api } });
       }
     }
+    for (const [api, retries] of this.#retries) {
+      datums.push({ name: API_CALL_METRIC.retries, unit: 'Count', value: retries, dimensions: { Api: api } });
+    }
     this.#counts.clear();
     this.#durations.clear();
+    this.#retries.clear();
     return datums;
   }
 }

@@ -11,6 +11,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { ApiCallMeter, ApiCallOutcome } from './api-call-metrics.ts';
+import { countingRetries, type RetryCounter } from './call-retries.ts';
 
 type AsyncMethod = (...args: never[]) => Promise<unknown>;
 
@@ -40,13 +41,14 @@ export function measured<P extends object>(
       if (!apiOf) return value.bind(target);
       return async (...args: unknown[]) => {
         const api = apiOf(...args);
+        const retries: RetryCounter = { count: 0 };
         const started = performance.now();
         try {
-          const result: unknown = await value.apply(target, args);
-          meter.record(api, 'ok', performance.now() - started);
+          const result: unknown = await countingRetries(retries, () => value.apply(target, args) as Promise<unknown>);
+          meter.record(api, 'ok', performance.now() - started, retries.count);
           return result;
         } catch (error) {
-          meter.record(api, outcomeOf(error), performance.now() - started);
+          meter.record(api, outcomeOf(error), performance.now() - started, retries.count);
           throw error;
         }
       };

@@ -19,7 +19,7 @@ import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { InvocationSignal } from '../../support/abort.ts';
 import type { InterruptionsDependencies } from '../handlers/interruptions.ts';
 import { powertoolsLogging } from '../powertools-logger.ts';
-import { abortable, sdkClientConfig } from '../../adapters/calls/sdk-config.ts';
+import { abortable, retriesNoted, sdkClientConfig } from '../../adapters/calls/sdk-config.ts';
 import { interruptionSettings } from '../../usecases/handle-interruptions.ts';
 import { interruptionsEffectiveConfiguration } from './effective-config.ts';
 
@@ -32,7 +32,7 @@ export function composeInterruptions(config: InterruptionsConfig, logging: Loggi
   const { logger, context } = powertoolsLogging(logging);
   const meter = new ApiCallMeter();
   return {
-    ec2: measuredEc2(new Ec2Adapter(abortable(new EC2Client(sdk), signal)), meter),
+    ec2: measuredEc2(new Ec2Adapter(abortable(retriesNoted(new EC2Client(sdk)), signal)), meter),
     state: new DynamoStateStore(abortable(new DynamoDBClient(sdk), signal), config.stateTable),
     alerts: new SnsAlertPublisher(abortable(new SNSClient(sdk), signal), config.alerts.topicArn),
     metrics: withApiCallMetrics(new EmfMetricsSink(METRICS_NAMESPACE, { logger }), meter),

@@ -11,7 +11,7 @@ import { EksAdapter } from '../../../src/adapters/aws/eks.ts';
 import { EmfMetricsSink, type EmfDocument } from '../../../src/adapters/aws/emf-metrics.ts';
 import { IamAdapter } from '../../../src/adapters/aws/iam.ts';
 import { InstanceTypeCache } from '../../../src/adapters/aws/instance-type-cache.ts';
-import { abortable } from '../../../src/adapters/calls/sdk-config.ts';
+import { abortable, retriesNoted } from '../../../src/adapters/calls/sdk-config.ts';
 import { ApiCallMeter, withApiCallMetrics } from '../../../src/adapters/calls/api-call-metrics.ts';
 import { measuredAwsPorts, measuredEc2 } from '../../../src/adapters/calls/measured-aws.ts';
 import type { MetricDatum } from '../../../src/domain/metric.ts';
@@ -118,6 +118,37 @@ describe('the measured AWS ports over real SDK clients', () => {
       'ec2:DescribeSubnets/throttled': 1,
       'ec2:DescribeInstances/access-denied': 1,
     });
+  });
+
+  it('counts the attempts the SDK retried inside a call that ended ok (throttling its retries absorbed)', async () => {
+    // Prepare: EC2 throttles the first two attempts, answers the third.
+    let attempts = 0;
+    const flaky = await startHttpFake(() =>
+      ++attempts <= 2
+        ? { status: 503, contentType: 'text/xml', body: ec2ErrorBody('RequestLimitExceeded', 'Request limit exceeded.') }
+        : {
+            status: 200,
+            contentType: 'text/xml',
+            body: '<DescribeSubnetsResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>r-1</requestId><subnetSet/></DescribeSubnetsResponse>',
+          },
+    );
+    const meter = new ApiCallMeter();
+    const client = retriesNoted(
+      new EC2Client({ region: 'us-east-1', endpoint: flaky.url, credentials: CREDENTIALS, maxAttempts: 3 }),
+    );
+    const port = measuredEc2(new Ec2Adapter(client), meter);
+
+    // Act
+    const subnets = await port.describeSubnets(['subnet-0abc']);
+    await flaky.close();
+
+    // Assess
+    expect(subnets).toEqual([]);
+    const datums = meter.drain();
+    expect(summary(datums).calls).toEqual({ 'ec2:DescribeSubnets/ok': 1 });
+    expect(datums.filter((d) => d.name === 'ApiCallRetries')).toEqual([
+      { name: 'ApiCallRetries', unit: 'Count', value: 2, dimensions: { Api: 'ec2:DescribeSubnets' } },
+    ]);
   });
 
   it("counts a call the invocation's deadline aborted as timeout, and a refused connection as network", async () => {

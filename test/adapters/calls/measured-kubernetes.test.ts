@@ -24,13 +24,13 @@ beforeAll(async () => {
 afterEach(() => sim.faults.clear());
 afterAll(() => sim.close());
 
-/** The real client, one attempt per call (its retries of a 429 would only slow the test). */
-function client(): KubernetesApi {
+/** The real client, one attempt per call unless told (its retries of a 429 would only slow the test), its waits skipped. */
+function client(maxAttempts = 1): KubernetesApi {
   const access = kubeConfigForEks(
     { name: 'sim', endpoint: sim.url, certificateAuthority: Buffer.from(sim.caPem).toString('base64') },
     { token: async () => sim.token },
   );
-  return new KubernetesApi(access, { retry: { maxAttempts: 1 } });
+  return new KubernetesApi(access, { retry: { maxAttempts }, clock: { now: () => new Date(), sleep: async () => undefined } });
 }
 
 function calls(meter: ApiCallMeter): Record<string, number> {
@@ -69,6 +69,27 @@ describe('the measured Kubernetes port over the simulator’s HTTPS API', () => 
       'k8s:list pods/access-denied': 1,
       'k8s:get pods/log/not-found': 1,
     });
+  });
+
+  it('counts the retries the client made inside a call that ended ok', async () => {
+    // Prepare: the API server throttles the first two requests.
+    const meter = new ApiCallMeter();
+    const port = measuredKubernetes(client(3), meter);
+    sim.faults.add({ method: 'GET', path: '/apis/karpenter.sh/v1/nodeclaims', status: 429, times: 2 });
+
+    // Act
+    const claims = await port.list({ resource: 'nodeclaims' });
+    port.close();
+
+    // Assess
+    expect(claims).toHaveLength(1);
+    const datums = meter.drain();
+    expect(datums.filter((d) => d.name === 'ApiCalls').map((d) => d.dimensions)).toEqual([
+      { Api: 'k8s:list nodeclaims', Outcome: 'ok' },
+    ]);
+    expect(datums.filter((d) => d.name === 'ApiCallRetries')).toEqual([
+      { name: 'ApiCallRetries', unit: 'Count', value: 2, dimensions: { Api: 'k8s:list nodeclaims' } },
+    ]);
   });
 
   it('counts a dropped connection as network, and keeps the connection’s own members (close) working', async () => {
