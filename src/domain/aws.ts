@@ -159,3 +159,17 @@ export interface LogLine {
    */
   previous?: true;
 }
+
+/**
+ * The error codes by which AWS refuses a call for want of permission: IAM and STS `AccessDenied`,
+ * EKS, DynamoDB and SSM `AccessDeniedException`, EC2 `UnauthorizedOperation` (the `Client.` form as
+ * Karpenter's logs may quote it). Read in Karpenter's logs by the detectors and in the service's own
+ * failed calls by the API call metrics.
+ */
+export const AWS_DENIED_CODES: ReadonlySet<string> = new Set([
+  'AccessDenied',
+  'AccessDeniedException',
+  'UnauthorizedOperation',
+  'Client.UnauthorizedOperation',
+  'UnauthorizedAccess',
+]);

@@ -13,7 +13,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Ec2Adapter } from '../../src/adapters/aws/ec2.ts';
-import { abortable } from '../../src/adapters/aws/sdk-config.ts';
+import { abortable } from '../../src/adapters/calls/sdk-config.ts';
 import { kubeConfigForEks } from '../../src/adapters/kubernetes/kubeconfig.ts';
 import { KubernetesApi } from '../../src/adapters/kubernetes/kubernetes-api.ts';
 import { RecordingAlertPublisher, RecordingMetricsSink } from '../../src/adapters/memory/outputs.ts';

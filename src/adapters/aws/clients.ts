@@ -3,7 +3,7 @@ import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type { SignalSource } from '../../support/abort.ts';
-import { abortable, sdkClientConfig, type SdkClientOptions } from './sdk-config.ts';
+import { abortable, retriesNoted, sdkClientConfig, type SdkClientOptions } from '../calls/sdk-config.ts';
 
 /** One credential provider for the three clients: SSO / assume-role credentials are fetched once, not three times. */
 export interface AwsClientOptions extends SdkClientOptions {
@@ -23,9 +23,9 @@ export function createAwsClients(options: AwsClientOptions): AwsClients {
   const { signal, ...sdk } = options;
   const config = sdkClientConfig({ ...sdk, credentials: sdk.credentials ?? defaultProvider() });
   return {
-    ec2: abortable(new EC2Client(config), signal),
-    eks: abortable(new EKSClient(config), signal),
-    iam: abortable(new IAMClient(config), signal),
+    ec2: abortable(retriesNoted(new EC2Client(config)), signal),
+    eks: abortable(retriesNoted(new EKSClient(config)), signal),
+    iam: abortable(retriesNoted(new IAMClient(config)), signal),
     region: options.region,
   };
 }

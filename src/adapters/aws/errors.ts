@@ -1,6 +1,10 @@
+import { isThrottlingError } from '@smithy/core/retry';
+import { AWS_DENIED_CODES } from '../../domain/aws.ts';
+import { networkFailureOf } from '../../domain/network-errors.ts';
 import { SourceError } from '../../ports/errors.ts';
-import { InvocationTimeoutError } from '../../support/abort.ts';
+import { InvocationTimeoutError, isInvocationTimeout } from '../../support/abort.ts';
 import { isRecord, oneLine } from '../../domain/shape.ts';
+import type { ApiCallOutcome } from '../calls/api-call-metrics.ts';
 
 /**
  * The AWS error code of a failed call. SDK exceptions carry it as `name` (EC2 `UnauthorizedOperation`,
@@ -46,7 +50,7 @@ export function sourceError(operation: string, error: unknown): SourceError {
 
 /**
  * Runs one AWS call (or a paginated series of them); every failure leaves as a SourceError, but a
- * call the invocation's signal aborted (abortable() below) as an InvocationTimeoutError.
+ * call the invocation's signal aborted (abortable() in ../calls/sdk-config.ts) as an InvocationTimeoutError.
  */
 export async function awsCall<T>(operation: string, call: () => Promise<T>): Promise<T> {
   try {
@@ -72,4 +76,24 @@ export function isNotFound(error: unknown): boolean {
     name.endsWith('.NotFound') ||
     name.endsWith('.NotFoundException')
   );
+}
+
+/**
+ * How an AWS call ended, for its metric (adapters/calls/api-call-metrics.ts): the SDK's own throttling
+ * test (`RequestLimitExceeded`, `ThrottlingException`, HTTP 429, ...), the denial codes the detectors
+ * read in Karpenter's logs, isNotFound above, the invocation's deadline or the SDK's request timeout,
+ * and the network failures domain/network-errors.ts names. Reads the SDK error a SourceError wraps.
+ */
+export function awsCallOutcome(error: unknown): ApiCallOutcome {
+  if (isInvocationTimeout(error) || awsErrorName(error) === 'AbortError') return 'timeout';
+  const sdkError = error instanceof SourceError && error.cause !== undefined ? error.cause : error;
+  const name = awsErrorName(sdkError);
+  // The SDK's test reads `name`, `$metadata.httpStatusCode` and `$retryable`: any Error has the shape it needs.
+  if (sdkError instanceof Error && isThrottlingError(sdkError as Parameters<typeof isThrottlingError>[0])) return 'throttled';
+  if (AWS_DENIED_CODES.has(name)) return 'access-denied';
+  if (isNotFound(sdkError)) return 'not-found';
+  // The SDK's request handler names its own connection and request timeouts TimeoutError.
+  if (name === 'TimeoutError') return 'timeout';
+  if (networkFailureOf(name) !== undefined) return 'network';
+  return 'other';
 }

@@ -5,6 +5,8 @@
 import { STATUS_CODES } from 'node:http';
 import { networkFailureOf } from '../../domain/network-errors.ts';
 import { KubeConflictError, KubeUnreachableError, SourceError } from '../../ports/errors.ts';
+import { isInvocationTimeout } from '../../support/abort.ts';
+import type { ApiCallOutcome } from '../calls/api-call-metrics.ts';
 
 /** A failure worth another attempt; `error` is what the caller gets when the attempts run out. */
 export class TransientKubeError extends Error {
@@ -115,4 +117,22 @@ export function errorForNetwork(err: unknown, server: string): SourceError | Tra
     default:
       return new SourceError(`request to ${server} failed: ${message}`, { code, cause: err });
   }
+}
+
+/**
+ * How a Kubernetes call ended, for its metric (adapters/calls/api-call-metrics.ts), by the code the
+ * errors above give a failure after its retries: the HTTP status (429 throttled by API Priority and
+ * Fairness, 401/403 refused, 404), the transport's own timeouts and the invocation's deadline, and
+ * the network failures domain/network-errors.ts names.
+ */
+export function kubeCallOutcome(error: unknown): ApiCallOutcome {
+  if (isInvocationTimeout(error)) return 'timeout';
+  const code = error instanceof SourceError ? error.code : errorCode(error);
+  if (code === '429') return 'throttled';
+  if (code === '401' || code === '403') return 'access-denied';
+  if (code === '404') return 'not-found';
+  const network = networkFailureOf(code);
+  if (network === 'connect-timeout' || code === 'KUBE_REQUEST_TIMEOUT') return 'timeout';
+  if (network !== undefined) return 'network';
+  return 'other';
 }

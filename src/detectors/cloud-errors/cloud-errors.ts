@@ -5,7 +5,7 @@
  * and since v1.1 also sets well-known `Launched` reasons (`SpotSLRCreationFailed`, `Unauthorized`,
  * `VCPULimitExceeded`, ...: pkg/errors ToReasonMessage) whose messages no longer carry the code.
  */
-import type { LogLine } from '../../domain/aws.ts';
+import { AWS_DENIED_CODES, type LogLine } from '../../domain/aws.ts';
 import type { CauseCodeOf } from '../../domain/codes.ts';
 import { conditionText } from '../karpenter/readiness.ts';
 
@@ -154,13 +154,6 @@ export function isCloudLaunchFailure(line: LogLine): boolean {
   return LAUNCH_CONTEXT.test(text) && (CLOUD_CALL.test(text) || classifyCloudError(text) !== undefined);
 }
 
-const DENIED_CODES = new Set([
-  'AccessDenied',
-  'AccessDeniedException',
-  'UnauthorizedOperation',
-  'Client.UnauthorizedOperation',
-  'UnauthorizedAccess',
-]);
 const DENIED_TEXT = /is not authorized to perform|\bUnauthorizedOperation\b|\bAccessDenied(?:Exception)?\b|unauthorized to call /;
 const SPOT_SLR = /ServiceLinkedRoleCreationNotPermitted/;
 
@@ -169,7 +162,7 @@ export function isDeniedLogLine(line: LogLine): boolean {
   const text = logText(line);
   if (SPOT_SLR.test(text)) return false;
   const code = line.fields['aws-error-code'];
-  return (typeof code === 'string' && DENIED_CODES.has(code)) || DENIED_TEXT.test(text);
+  return (typeof code === 'string' && AWS_DENIED_CODES.has(code)) || DENIED_TEXT.test(text);
 }
 
 export interface DeniedCall {

@@ -12,7 +12,7 @@ import { InvocationSignal } from '../../support/abort.ts';
 import type { ScanDispatchDependencies } from '../handlers/scan-dispatch.ts';
 import { dispatchSettings } from '../../usecases/dispatch-scans.ts';
 import { powertoolsLogging } from '../powertools-logger.ts';
-import { abortable, sdkClientConfig } from '../../adapters/aws/sdk-config.ts';
+import { abortable, sdkClientConfig } from '../../adapters/calls/sdk-config.ts';
 import { dispatchEffectiveConfiguration } from './effective-config.ts';
 
 export function composeScanDispatch(config: DispatchConfig, logging: LoggingConfig): ScanDispatchDependencies {

@@ -13,7 +13,7 @@ import type { WebhookUrlSource } from '../../ports/notify.ts';
 import { InvocationSignal, type SignalSource } from '../../support/abort.ts';
 import type { SlackNotifyDependencies } from '../handlers/slack-notify.ts';
 import { powertoolsLogging } from '../powertools-logger.ts';
-import { abortable, sdkClientConfig } from '../../adapters/aws/sdk-config.ts';
+import { abortable, sdkClientConfig } from '../../adapters/calls/sdk-config.ts';
 import { slackEffectiveConfiguration } from './effective-config.ts';
 
 export function composeSlackNotify(config: SlackConfig, logging: LoggingConfig): SlackNotifyDependencies {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { awsErrorName, awsErrorText, isNotFound, sourceError } from '../../../src/adapters/aws/errors.ts';
+import { awsCallOutcome, awsErrorName, awsErrorText, isNotFound, sourceError } from '../../../src/adapters/aws/errors.ts';
 import { SourceError } from '../../../src/ports/errors.ts';
+import { InvocationTimeoutError } from '../../../src/support/abort.ts';
 import { ec2Error } from './sdk-fixtures.ts';
 
 /** What EC2 appends to a denial: base64url of the whole authorization context, kilobytes long. */
@@ -111,5 +112,42 @@ describe('isNotFound', () => {
   ])('%s → %s', (code, expected) => {
     expect(isNotFound(ec2Error(code, 'x'))).toBe(expected);
     expect(awsErrorName(ec2Error(code, 'x'))).toBe(code);
+  });
+});
+
+describe('awsCallOutcome: how a failed AWS call is counted (ApiCalls, Outcome)', () => {
+  const named = (name: string, fields: Record<string, unknown> = {}) =>
+    Object.assign(new Error(`${name} happened`), { name, ...fields });
+
+  it.each([
+    ['EC2 RequestLimitExceeded', ec2Error('RequestLimitExceeded', 'Request limit exceeded.'), 'throttled'],
+    ['EKS ThrottlingException', named('ThrottlingException'), 'throttled'],
+    ['any code on an HTTP 429', named('SomethingElse', { $metadata: { httpStatusCode: 429 } }), 'throttled'],
+    [
+      'EC2 UnauthorizedOperation',
+      ec2Error('UnauthorizedOperation', 'You are not authorized to perform this operation.'),
+      'access-denied',
+    ],
+    ['EKS AccessDeniedException', named('AccessDeniedException'), 'access-denied'],
+    ['IAM AccessDenied', named('AccessDenied'), 'access-denied'],
+    ['EC2 InvalidLaunchTemplateId.NotFound', ec2Error('InvalidLaunchTemplateId.NotFound', 'not found'), 'not-found'],
+    ['IAM NoSuchEntity', named('NoSuchEntity'), 'not-found'],
+    ["the SDK's request timeout", named('TimeoutError'), 'timeout'],
+    ['connection refused', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:443'), { code: 'ECONNREFUSED' }), 'network'],
+    ['an unresolved endpoint', Object.assign(new Error('getaddrinfo ENOTFOUND ec2.x'), { code: 'ENOTFOUND' }), 'network'],
+    ['an invalid parameter', ec2Error('InvalidParameterValue', 'bad filter'), 'other'],
+    ['missing credentials', named('CredentialsProviderError'), 'other'],
+  ])('%s → %s, bare or as the SourceError the adapter throws', (_, error, outcome) => {
+    expect(awsCallOutcome(error)).toBe(outcome);
+    expect(awsCallOutcome(sourceError('DescribeInstances', error))).toBe(outcome);
+  });
+
+  it("counts the invocation's deadline as a timeout, whichever way the abort surfaced", () => {
+    expect(awsCallOutcome(new InvocationTimeoutError('DescribeInstances stopped: the invocation’s deadline'))).toBe('timeout');
+    expect(awsCallOutcome(named('AbortError'))).toBe('timeout');
+  });
+
+  it('counts what is not an Error at all as other', () => {
+    expect(awsCallOutcome('a string')).toBe('other');
   });
 });

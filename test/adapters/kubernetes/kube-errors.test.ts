@@ -2,11 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   errorForNetwork,
   errorForStatus,
+  kubeCallOutcome,
   parseRetryAfter,
   statusSummary,
   TransientKubeError,
 } from '../../../src/adapters/kubernetes/kube-errors.ts';
-import { KubeConflictError, KubeUnreachableError, SourceError } from '../../../src/ports/errors.ts';
+import { KubeConflictError, KubeUnreachableError, ReadLimitError, SourceError } from '../../../src/ports/errors.ts';
+import { InvocationTimeoutError } from '../../../src/support/abort.ts';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 const FORBIDDEN_BODY = JSON.stringify({
@@ -114,4 +116,45 @@ describe('errorForNetwork', () => {
       );
     },
   );
+});
+
+describe('kubeCallOutcome: how a failed Kubernetes call is counted (ApiCalls, Outcome)', () => {
+  const SERVER = 'https://127.0.0.1:6443';
+  /** What the client throws for a status once its retries are spent: the error the transient one carries. */
+  const afterRetries = (status: number) => {
+    const error = errorForStatus(status, FORBIDDEN_BODY, undefined, NOW);
+    return error instanceof TransientKubeError ? error.error : error;
+  };
+  const afterNetwork = (code: string) => {
+    const error = errorForNetwork(networkError(code, `${code} happened`), SERVER);
+    return error instanceof TransientKubeError ? error.error : error;
+  };
+
+  it.each([
+    [429, 'throttled'],
+    [401, 'access-denied'],
+    [403, 'access-denied'],
+    [404, 'not-found'],
+    [409, 'other'],
+    [500, 'other'],
+    [503, 'other'],
+  ])('HTTP %i → %s', (status, outcome) => {
+    expect(kubeCallOutcome(afterRetries(status))).toBe(outcome);
+  });
+
+  it.each([
+    ['KUBE_CONNECT_TIMEOUT', 'timeout'],
+    ['KUBE_REQUEST_TIMEOUT', 'timeout'],
+    ['ECONNREFUSED', 'network'],
+    ['ENOTFOUND', 'network'],
+    ['ECONNRESET', 'network'],
+    ['CERT_HAS_EXPIRED', 'network'],
+  ])('%s → %s', (code, outcome) => {
+    expect(kubeCallOutcome(afterNetwork(code))).toBe(outcome);
+  });
+
+  it("counts the invocation's deadline as a timeout, a read limit as other", () => {
+    expect(kubeCallOutcome(new InvocationTimeoutError())).toBe('timeout');
+    expect(kubeCallOutcome(new ReadLimitError('pods: more than 5000 items', 'listItems'))).toBe('other');
+  });
 });

@@ -5,7 +5,8 @@
  */
 import { SourceError } from '../../ports/errors.ts';
 import { attemptsText, retry, RetriesExhaustedError, type Backoff, type RetryClock } from '../../support/retry.ts';
-import { TransientKubeError } from './kube-errors.ts';
+import { TransientKubeError } from '../kubernetes/kube-errors.ts';
+import { noteRetries } from './call-retries.ts';
 
 export interface RetryPolicy extends Backoff {
   /** Attempts in all, the first included. */
@@ -37,6 +38,8 @@ export async function withRetries<T>(attempt: (attemptNumber: number) => Promise
       random: env.random,
       retryable: (err) => err instanceof TransientKubeError,
       retryAfterMs: (err) => (err as TransientKubeError).retryAfterMs,
+      // The measured call this runs in counts its retries (ApiCallRetries).
+      onRetry: () => noteRetries(1),
     });
   } catch (err) {
     if (!(err instanceof RetriesExhaustedError)) throw err;

@@ -3,7 +3,9 @@
  * function's composition root takes only the clients it uses into its bundle.
  */
 import type { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { isRecord } from '../../domain/shape.ts';
 import type { SignalSource } from '../../support/abort.ts';
+import { noteRetries } from './call-retries.ts';
 
 const DEFAULT_MAX_ATTEMPTS = 5;
 
@@ -46,5 +48,37 @@ export function abortable<C extends object>(client: C, signal: SignalSource | un
     const abortSignal = options?.abortSignal ? AbortSignal.any([options.abortSignal, current]) : current;
     return send(command, { ...options, abortSignal });
   };
+  return client;
+}
+
+type Handler = (args: unknown) => Promise<{ output?: unknown }>;
+type Stack = { add(middleware: (next: Handler) => Handler, options: { step: 'initialize'; name: string }): void };
+
+/** The attempts the SDK's retry middleware made, as it writes them on an output's or an error's `$metadata`. */
+function attemptsOf(value: unknown): number {
+  const attempts = isRecord(value) && isRecord(value.$metadata) ? value.$metadata.attempts : undefined;
+  return typeof attempts === 'number' ? attempts : 1;
+}
+
+/**
+ * Every command `client` sends (paginators included) tells the measured call it runs in how many of
+ * its attempts the SDK retried (adapters/calls/call-retries.ts): a middleware of the client's own
+ * stack, outside the SDK's retries, so it sees their count once per command.
+ */
+export function retriesNoted<C extends object>(client: C): C {
+  const stack = (client as unknown as { middlewareStack: Stack }).middlewareStack;
+  stack.add(
+    (next) => async (args) => {
+      try {
+        const result = await next(args);
+        noteRetries(attemptsOf(result.output) - 1);
+        return result;
+      } catch (error) {
+        noteRetries(attemptsOf(error) - 1);
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'retriesNoted' },
+  );
   return client;
 }

@@ -1,0 +1,50 @@
+/**
+ * The AWS ports measured (measured-ports.ts): each method's API name, the IAM action it is or the
+ * actions it chains, and the AWS classifier of its failures. Kept apart from the Kubernetes names so
+ * a function that never reaches Kubernetes bundles nothing of it.
+ */
+import type { AwsPorts, Ec2Port, EksPort, IamPort } from '../../ports/aws.ts';
+import { awsCallOutcome } from '../aws/errors.ts';
+import type { ApiCallMeter } from './api-call-metrics.ts';
+import { measured, type ApiNames } from './measured-ports.ts';
+
+const EC2_APIS: ApiNames<Ec2Port> = {
+  describeInstances: () => 'ec2:DescribeInstances',
+  terminateInstances: () => 'ec2:TerminateInstances',
+  describeLaunchTemplates: () => 'ec2:DescribeLaunchTemplates',
+  deleteLaunchTemplate: () => 'ec2:DeleteLaunchTemplate',
+  describeSubnets: () => 'ec2:DescribeSubnets',
+  // Answered from the region's cache most scans (ports/aws.ts): its durations are mostly the cache's.
+  describeInstanceTypes: () => 'ec2:DescribeInstanceTypes',
+};
+
+const EKS_APIS: ApiNames<EksPort> = {
+  describeCluster: () => 'eks:DescribeCluster',
+  listClusters: () => 'eks:ListClusters',
+  fargateProfiles: () => 'eks:ListFargateProfiles+DescribeFargateProfile',
+  accessEntries: () => 'eks:ListAccessEntries+DescribeAccessEntry',
+};
+
+const IAM_APIS: ApiNames<IamPort> = {
+  listInstanceProfiles: () => 'iam:ListInstanceProfiles+ListInstanceProfileTags',
+  removeRoleFromInstanceProfile: () => 'iam:RemoveRoleFromInstanceProfile',
+  deleteInstanceProfile: () => 'iam:DeleteInstanceProfile',
+};
+
+/** The AWS ports, each call measured. */
+export function measuredAwsPorts(ports: AwsPorts, meter: ApiCallMeter): AwsPorts {
+  return {
+    ec2: measuredEc2(ports.ec2, meter),
+    eks: measuredEks(ports.eks, meter),
+    iam: measured(ports.iam, IAM_APIS, awsCallOutcome, meter),
+    region: ports.region,
+  };
+}
+
+export function measuredEc2(port: Ec2Port, meter: ApiCallMeter): Ec2Port {
+  return measured(port, EC2_APIS, awsCallOutcome, meter);
+}
+
+function measuredEks(port: EksPort, meter: ApiCallMeter): EksPort {
+  return measured(port, EKS_APIS, awsCallOutcome, meter);
+}

@@ -1,0 +1,57 @@
+/**
+ * The measured-ports decorator: the AWS and Kubernetes ports, unchanged in interface, with every
+ * call counted and timed per API and outcome into an ApiCallMeter (api-call-metrics.ts), as
+ * Karpenter wraps its cloud provider in a metrics decorator (pkg/cloudprovider/metrics). The
+ * composition roots wrap the ports once; nothing under them knows.
+ *
+ * Each port method gets one API name, the IAM action it is (`ec2:DescribeInstances`) or the actions
+ * it chains (`eks:ListFargateProfiles+DescribeFargateProfile`); a Kubernetes call is named by its RBAC
+ * verb and resource (`k8s:list nodeclaims`, `k8s:get pods/log`): measured-aws.ts and
+ * measured-kubernetes.ts. The names are a fixed set, so a cluster's data cannot mint new metric series.
+ */
+import { performance } from 'node:perf_hooks';
+import type { ApiCallMeter, ApiCallOutcome } from './api-call-metrics.ts';
+import { countingRetries, type RetryCounter } from './call-retries.ts';
+
+type AsyncMethod = (...args: never[]) => Promise<unknown>;
+
+/** For each async method of P, its API name from its arguments: a port method added without a name does not compile. */
+export type ApiNames<P> = {
+  [K in keyof P as P[K] extends AsyncMethod ? K : never]: P[K] extends (...args: infer A) => Promise<unknown>
+    ? (...args: A) => string
+    : never;
+};
+
+/**
+ * `port` with each method named in `apis` measured; every other member (a connection's `close`, a
+ * field) is the port's own, bound to it (adapters keep private fields a bare delegate could not reach).
+ */
+export function measured<P extends object>(
+  port: P,
+  apis: ApiNames<P>,
+  outcomeOf: (error: unknown) => ApiCallOutcome,
+  meter: ApiCallMeter,
+): P {
+  const named = apis as Record<PropertyKey, ((...args: unknown[]) => string) | undefined>;
+  return new Proxy(port, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      const apiOf = Object.hasOwn(named, key) ? named[key] : undefined;
+      if (!apiOf) return value.bind(target);
+      return async (...args: unknown[]) => {
+        const api = apiOf(...args);
+        const retries: RetryCounter = { count: 0 };
+        const started = performance.now();
+        try {
+          const result: unknown = await countingRetries(retries, () => value.apply(target, args) as Promise<unknown>);
+          meter.record(api, 'ok', performance.now() - started, retries.count);
+          return result;
+        } catch (error) {
+          meter.record(api, outcomeOf(error), performance.now() - started, retries.count);
+          throw error;
+        }
+      };
+    },
+  });
+}

@@ -1,0 +1,205 @@
+/**
+ * The measured AWS ports over the real SDK v3 clients and real HTTP on 127.0.0.1: moto_server for the
+ * calls that succeed, a fake answering EC2's own error documents for the throttled and the refused
+ * ones. Each call is counted under its API and outcome, and reaches the EMF lines the function writes.
+ */
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { IAMClient } from '@aws-sdk/client-iam';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ec2Adapter } from '../../../src/adapters/aws/ec2.ts';
+import { EksAdapter } from '../../../src/adapters/aws/eks.ts';
+import { EmfMetricsSink, type EmfDocument } from '../../../src/adapters/aws/emf-metrics.ts';
+import { IamAdapter } from '../../../src/adapters/aws/iam.ts';
+import { InstanceTypeCache } from '../../../src/adapters/aws/instance-type-cache.ts';
+import { abortable, retriesNoted } from '../../../src/adapters/calls/sdk-config.ts';
+import { ApiCallMeter, withApiCallMetrics } from '../../../src/adapters/calls/api-call-metrics.ts';
+import { measuredAwsPorts, measuredEc2 } from '../../../src/adapters/calls/measured-aws.ts';
+import type { MetricDatum } from '../../../src/domain/metric.ts';
+import { startHttpFake, type FakeServer } from '../../support/http-fake.ts';
+import { startMoto, type Moto } from '../../support/moto.ts';
+import { EKSClient } from '@aws-sdk/client-eks';
+
+const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'not-a-secret' };
+const AT = new Date('2026-03-01T12:00:00Z');
+
+let moto: Moto;
+let fake: FakeServer;
+
+/** EC2's error document (Query protocol), as EC2 sends it. */
+function ec2ErrorBody(code: string, message: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${code}</Code><Message>${message}</Message></Error></Errors><RequestID>5f1a3c0e-0000-4000-8000-000000000000</RequestID></Response>`;
+}
+
+beforeAll(async () => {
+  moto = await startMoto();
+  fake = await startHttpFake((request) =>
+    request.body.includes('Action=DescribeSubnets')
+      ? { status: 503, contentType: 'text/xml', body: ec2ErrorBody('RequestLimitExceeded', 'Request limit exceeded.') }
+      : {
+          status: 403,
+          contentType: 'text/xml',
+          body: ec2ErrorBody('UnauthorizedOperation', 'You are not authorized to perform this operation.'),
+        },
+  );
+}, 20_000);
+
+afterAll(async () => {
+  moto?.close();
+  await fake?.close();
+});
+
+/** One attempt per call: the SDK's retries would only slow the test (the port sees the last attempt's error). */
+function ec2(endpoint: string, signal?: () => AbortSignal | undefined): EC2Client {
+  return abortable(new EC2Client({ region: 'us-east-1', endpoint, credentials: CREDENTIALS, maxAttempts: 1 }), signal);
+}
+
+/** The meter's datums, as `Api/Outcome` → count, and the durations per API. */
+function summary(datums: readonly MetricDatum[]) {
+  const calls: Record<string, number> = {};
+  const durations: Record<string, number> = {};
+  for (const d of datums) {
+    if (d.name === 'ApiCalls') calls[`${d.dimensions.Api}/${d.dimensions.Outcome}`] = d.value;
+    if (d.name === 'ApiCallDurationMs') durations[d.dimensions.Api!] = (durations[d.dimensions.Api!] ?? 0) + 1;
+  }
+  return { calls, durations };
+}
+
+describe('the measured AWS ports over real SDK clients', () => {
+  it('counts and times the calls moto answers as ok, each under its IAM action', async () => {
+    // Prepare
+    const meter = new ApiCallMeter();
+    const aws = measuredAwsPorts(
+      {
+        ec2: new Ec2Adapter(ec2(moto.endpoint), { instanceTypeCache: new InstanceTypeCache() }),
+        eks: new EksAdapter(new EKSClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials: CREDENTIALS })),
+        iam: new IamAdapter(new IAMClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials: CREDENTIALS })),
+        region: 'us-east-1',
+      },
+      meter,
+    );
+
+    // Act
+    await aws.ec2.describeInstances({ clusterName: 'prod' });
+    await aws.ec2.describeInstances({ clusterName: 'staging' });
+    const gone = await aws.eks.describeCluster('no-such-cluster');
+    await aws.iam.listInstanceProfiles();
+
+    // Assess
+    expect(gone).toEqual({ name: 'no-such-cluster', gone: true });
+    expect(summary(meter.drain())).toEqual({
+      // A cluster EKS does not know is an answer the adapter reads (gone: true), not a failed call.
+      calls: {
+        'ec2:DescribeInstances/ok': 2,
+        'eks:DescribeCluster/ok': 1,
+        'iam:ListInstanceProfiles+ListInstanceProfileTags/ok': 1,
+      },
+      durations: {
+        'ec2:DescribeInstances': 2,
+        'eks:DescribeCluster': 1,
+        'iam:ListInstanceProfiles+ListInstanceProfileTags': 1,
+      },
+    });
+    expect(meter.drain()).toEqual([]);
+  });
+
+  it("counts EC2's RequestLimitExceeded as throttled and UnauthorizedOperation as access-denied, the error still thrown", async () => {
+    // Prepare
+    const meter = new ApiCallMeter();
+    const port = measuredEc2(new Ec2Adapter(ec2(fake.url)), meter);
+
+    // Act
+    const throttled = await port.describeSubnets(['subnet-0abc']).catch((e: unknown) => e);
+    const denied = await port.describeInstances({ clusterName: 'prod' }).catch((e: unknown) => e);
+
+    // Assess
+    expect(String(throttled)).toContain('DescribeSubnets failed: RequestLimitExceeded: Request limit exceeded.');
+    expect(String(denied)).toContain('DescribeInstances failed: UnauthorizedOperation');
+    expect(summary(meter.drain()).calls).toEqual({
+      'ec2:DescribeSubnets/throttled': 1,
+      'ec2:DescribeInstances/access-denied': 1,
+    });
+  });
+
+  it('counts the attempts the SDK retried inside a call that ended ok (throttling its retries absorbed)', async () => {
+    // Prepare: EC2 throttles the first two attempts, answers the third.
+    let attempts = 0;
+    const flaky = await startHttpFake(() =>
+      ++attempts <= 2
+        ? { status: 503, contentType: 'text/xml', body: ec2ErrorBody('RequestLimitExceeded', 'Request limit exceeded.') }
+        : {
+            status: 200,
+            contentType: 'text/xml',
+            body: '<DescribeSubnetsResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>r-1</requestId><subnetSet/></DescribeSubnetsResponse>',
+          },
+    );
+    const meter = new ApiCallMeter();
+    const client = retriesNoted(
+      new EC2Client({ region: 'us-east-1', endpoint: flaky.url, credentials: CREDENTIALS, maxAttempts: 3 }),
+    );
+    const port = measuredEc2(new Ec2Adapter(client), meter);
+
+    // Act
+    const subnets = await port.describeSubnets(['subnet-0abc']);
+    await flaky.close();
+
+    // Assess
+    expect(subnets).toEqual([]);
+    const datums = meter.drain();
+    expect(summary(datums).calls).toEqual({ 'ec2:DescribeSubnets/ok': 1 });
+    expect(datums.filter((d) => d.name === 'ApiCallRetries')).toEqual([
+      { name: 'ApiCallRetries', unit: 'Count', value: 2, dimensions: { Api: 'ec2:DescribeSubnets' } },
+    ]);
+  });
+
+  it("counts a call the invocation's deadline aborted as timeout, and a refused connection as network", async () => {
+    // Prepare: a port nothing listens on (the fake's, once closed).
+    const closed = await startHttpFake(() => ({ status: 200, body: '' }));
+    await closed.close();
+    const meter = new ApiCallMeter();
+    const aborted = measuredEc2(new Ec2Adapter(ec2(moto.endpoint, () => AbortSignal.abort())), meter);
+    const unreachable = measuredEc2(new Ec2Adapter(ec2(closed.url)), meter);
+
+    // Act
+    await expect(aborted.describeInstances({ clusterName: 'prod' })).rejects.toThrow(/deadline/);
+    await expect(unreachable.describeInstances({ clusterName: 'prod' })).rejects.toThrow(/ECONNREFUSED/);
+
+    // Assess
+    expect(summary(meter.drain()).calls).toEqual({
+      'ec2:DescribeInstances/timeout': 1,
+      'ec2:DescribeInstances/network': 1,
+    });
+  });
+
+  it('writes the calls as EMF lines along with the datums the function puts, one count per API and outcome', async () => {
+    // Prepare
+    const meter = new ApiCallMeter();
+    const port = measuredEc2(new Ec2Adapter(ec2(fake.url)), meter);
+    await port.describeSubnets(['subnet-0abc']).catch(() => undefined);
+    await port.describeSubnets(['subnet-0def']).catch(() => undefined);
+    const lines: string[] = [];
+    const sink = withApiCallMetrics(new EmfMetricsSink('KarpenterSentinel', { write: (line) => lines.push(line) }), meter);
+
+    // Act
+    await sink.put([{ name: 'ScanDurationMs', unit: 'Milliseconds', value: 1200, dimensions: { Cluster: 'prod' } }], AT);
+
+    // Assess
+    const documents = lines.map((line) => JSON.parse(line) as EmfDocument);
+    expect(documents.find((d) => d.Cluster === 'prod')).toMatchObject({ ScanDurationMs: 1200 });
+    const calls = documents.find((d) => d.Api === 'ec2:DescribeSubnets' && d.Outcome === 'throttled');
+    expect(calls).toMatchObject({
+      _aws: {
+        Timestamp: AT.getTime(),
+        CloudWatchMetrics: [
+          { Namespace: 'KarpenterSentinel', Dimensions: [['Api', 'Outcome']], Metrics: [{ Name: 'ApiCalls', Unit: 'Count' }] },
+        ],
+      },
+      ApiCalls: 2,
+    });
+    const durations = documents.find((d) => d.Api === 'ec2:DescribeSubnets' && d.Outcome === undefined);
+    expect(durations?._aws.CloudWatchMetrics[0]).toMatchObject({
+      Dimensions: [['Api']],
+      Metrics: [{ Name: 'ApiCallDurationMs', Unit: 'Milliseconds' }],
+    });
+    expect(durations?.ApiCallDurationMs).toHaveLength(2);
+  });
+});
