@@ -74,9 +74,6 @@ import {
 import { StateTableRequests } from './state-requests.ts';
 import { STATE_TABLE_KEYS } from './state-table.ts';
 
-export { OPEN_ALERT_TTL_MS, OUTBOX_TTL_MS } from './state-items.ts';
-export { BATCH_GET_ATTEMPTS } from './state-requests.ts';
-
 /** BatchGetItem's limit of keys per call. */
 const BATCH_GET_SIZE = 100;
 const { partitionKey: PK, ttlAttribute: TTL } = STATE_TABLE_KEYS;
@@ -190,10 +187,13 @@ export class DynamoStateStore implements StateStore {
         expression: FREE_LEASE,
         names: { '#holder': 'holder', '#ttl': TTL },
         values: { ':now': number(Math.floor(now.getTime() / 1000)) },
+        returnReplaced: true,
       },
     );
     if (answer.written) {
-      // The replaced item: the summary the last scan released the lease with (not a crashed holder's item).
+      // The replaced item: a lapsed holder's (killed or still running: no summary), or the summary the last scan released it with.
+      const lapsedHolder = answer.old?.holder?.S;
+      if (lapsedHolder !== undefined) return { acquired: true, lapsedHolder };
       const summary = leaseSummaryOf(answer.old);
       return summary ? { acquired: true, summary } : { acquired: true };
     }
