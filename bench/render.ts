@@ -938,7 +938,7 @@ function stateRoundTripsSection(outcome: Outcome<StateRoundTripsBench>): Section
     header: ['scan', 'requests before (a5cf0ee)', 'requests now', 'by operation', 'alerts sent'],
     rows: outcome.value.scenarios.map((s) => [
       s.name,
-      int(s.before),
+      s.before === undefined ? '—' : int(s.before),
       int(s.total),
       Object.entries(s.requests)
         .map(([operation, n]) => `${operation} ${n}`)
@@ -946,8 +946,8 @@ function stateRoundTripsSection(outcome: Outcome<StateRoundTripsBench>): Section
       int(s.alerts),
     ]),
     notes: [
-      '`createScanHandler` (src/service/handlers/scan.ts), the deployed handler and use case, one SQS message per scan, the state table over dynalite (a real DynamoDB API on 127.0.0.1) through a DynamoDB client that counts every HTTP request; clusters simulated from examples/healthy and examples/orphans-after-destroy, scanned a minute apart (the one new alert: an instance outliving its grace period 9 minutes in). The scan-dispatch tick makes no state request at all.',
-      'Before: the same scenarios on a5cf0ee, where every scan queried the outbox, the cooldowns and the open alerts and rewrote the controller status. Now a scan reads only what the summary the last complete scan left with the cluster’s lease says may hold something, and writes the status only when it changed (docs/service.md, "State round trips"). The four requests of a quiet scan are the two guardrails and their release: claim the message, take the lease, mark the message done, release the lease (with the summary). A first scan, or one after a failed scan, reads everything.',
+      '`createScanHandler` (src/service/handlers/scan.ts), the deployed handler and use case, one SQS message per scan, the state table over dynalite (a real DynamoDB API on 127.0.0.1) through a DynamoDB client that counts every HTTP request; clusters simulated from examples/healthy, examples/orphans-after-destroy and examples/fargate-bootstrap-deadlock (its controller restarted; RESTART_COOLDOWN 15 min), scanned a minute apart (the one new alert: an instance outliving its grace period 9 minutes in). The scan-dispatch tick makes no state request at all.',
+      'Before: the same scenarios on a5cf0ee, where every scan queried the outbox, the cooldowns and the open alerts and rewrote the controller status. Now a scan reads only what the summary the last complete scan left with the cluster’s lease says may hold something, and writes the status only when it changed (docs/service.md, "State round trips"). The four requests of a quiet scan are the two guardrails and their release: claim the message, take the lease, mark the message done, release the lease (with the summary). A first scan, one after a failed scan, and one that took a lapsed holder’s lease (and the scan after it) read everything. — : not measured on a5cf0ee.',
     ],
   };
 }

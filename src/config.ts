@@ -155,7 +155,13 @@ export interface ScanConfig {
 
 /** The scan function's timeout (serverless.yml) plus a margin: the default lease (a test keeps them apart). */
 const DEFAULT_SCAN_LEASE_MS = 150_000;
-const SCAN_LEASE_MIN_MS = 60_000;
+/**
+ * The scan function's timeout (serverless.yml): a lease that lapses sooner is taken by the next
+ * minute's scan while this one still writes, two scans acting at once (docs/service.md, "Overlaps").
+ */
+const SCAN_LEASE_MIN_MS = 120_000;
+/** Past Lambda's longest timeout and a margin a lease only keeps a killed scan's cluster waiting. */
+const SCAN_LEASE_MAX_MS = 16 * 60_000;
 
 export interface InterruptionsConfig {
   region: string;
@@ -218,12 +224,9 @@ export function readScanConfig(env: NodeJS.ProcessEnv = process.env): ScanConfig
     config.actions.modes.TERMINATE_INSTANCE = 'dry-run';
     config.warnings.push(UNSCOPED_TERMINATION_WARNING);
   }
-  // Under a minute it would lapse while a slow scan still runs; over 16m it outlasts any Lambda timeout for nothing.
-  if (
-    (config.scanLeaseMs > 0 && config.scanLeaseMs < SCAN_LEASE_MIN_MS) ||
-    config.scanLeaseMs > LAMBDA_MAX_TIMEOUT_MS + SCAN_LEASE_MIN_MS
-  ) {
-    read.problem('SCAN_LEASE_DURATION', 'must be from 1m to 16m: a bit longer than the scan function’s timeout');
+  // Under the scan timeout it would lapse while a slow scan still runs; over 16m it outlasts any Lambda timeout for nothing.
+  if ((config.scanLeaseMs > 0 && config.scanLeaseMs < SCAN_LEASE_MIN_MS) || config.scanLeaseMs > SCAN_LEASE_MAX_MS) {
+    read.problem('SCAN_LEASE_DURATION', 'must be from 2m to 16m: at least the scan function’s timeout (2m), a bit over it');
   }
   return read.done(config);
 }

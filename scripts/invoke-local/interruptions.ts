@@ -1,6 +1,7 @@
 /**
  * `interruptions` over the capture's EC2 instances. The state table starts with the controller
- * status a scan of the capture would have saved, as the deployed scan does every minute.
+ * status a scan of the capture would have saved: the deployed scan saves it when it changes, every
+ * minute while the controller is unavailable, and at least hourly (docs/service.md, "State round trips").
  */
 import type { SQSEvent } from 'aws-lambda';
 import { RecordingAlertPublisher } from '../../src/adapters/memory/outputs.ts';

@@ -85,8 +85,10 @@ export interface WindowCounterStore {
 /**
  * What the last complete scan of a cluster left in its records, kept with the cluster's lease: the
  * next scan reads only the records that may hold something (docs/service.md, "State round trips").
- * Written only by a scan that finished under its lease, so it is never older than the records it
- * describes; a scan that fails leaves none, and the next scan then reads everything.
+ * Written only by a scan that finished under its lease and took it from nobody still holding it
+ * (not from a lapsed holder), so it is never older than the records it describes. A scan whose
+ * steps fail leaves none, and the next scan then reads everything; one whose steps all completed
+ * leaves it even when marking its message done then fails (its records are written).
  */
 export interface ClusterRecordsSummary {
   /** ISO-8601: the scan's time. */
@@ -104,14 +106,18 @@ export interface ClusterRecordsSummary {
 /**
  * `acquired`: this scan may act on the cluster, with what the last complete scan left (absent:
  * unknown, read everything); otherwise another scan holds it (its holder, when known).
+ * `lapsedHolder`: the lease was taken from a holder whose time was up (killed, or still running):
+ * what that holder writes from now on no summary describes, so this scan leaves none.
  */
-export type LeaseClaim = { acquired: true; summary?: ClusterRecordsSummary } | { acquired: false; holder?: string };
+export type LeaseClaim =
+  { acquired: true; summary?: ClusterRecordsSummary; lapsedHolder?: string } | { acquired: false; holder?: string };
 
 /** One scan at a time per cluster: overlapping scans would alert and act twice. */
 export interface ScanLeaseStore {
   /**
    * Takes the cluster's lease for `holder` until `now + durationMs`, if nobody holds it or its lease
-   * has expired; the summary the last holder released it with comes back with it, once.
+   * has expired; the summary the last holder released it with comes back with it, once, and the
+   * holder whose lease had expired, if any.
    */
   acquireLease(cluster: string, holder: string, now: Date, durationMs: number): Promise<LeaseClaim>;
   /**

@@ -169,11 +169,17 @@ async function scanUnderLease(
     await state.completeDelivery(key, clock.now(), settings.idempotencyTtlMs);
     return { outcome: 'stepped-aside', datums: [] };
   }
-  // Left with the lease only by a scan that completed: after a failure the next scan reads everything.
+  if (lease.lapsedHolder !== undefined) {
+    // That holder may still be writing the cluster's records after this scan read them: no summary describes them.
+    log.warn('scan lease taken from a holder whose lease lapsed; the next scan reads every record', {
+      lapsedHolder: lease.lapsedHolder,
+    });
+  }
+  // Left with the lease only by a scan that completed, under a lease no lapsed holder had: else the next scan reads everything.
   let summary: ClusterRecordsSummary | undefined;
   try {
     const scanned = await scanOne({ deps, cluster: request.cluster, now, log, signal }, lease.summary);
-    summary = scanned.summary;
+    if (lease.lapsedHolder === undefined) summary = scanned.summary;
     await state.completeDelivery(key, clock.now(), settings.idempotencyTtlMs);
     return scanned.result;
   } finally {

@@ -11,7 +11,7 @@
  *                                             readyReplicas desiredReplicas
  *   WINDOW#<key>        -                     total                                        as given at the first add
  *   LEASE#<cluster>     -                     holder (while held)                          now + durationMs
- *                                             summary (JSON, once released after a scan)   scannedAt + 10 min
+ *                                             summary (JSON, once released after a scan)   scannedAt (free at once)
  *   OUTBOX#<cluster>    <id>                  cluster id recordedAt finding (JSON)         recordedAt + 14 days
  *                                             outcome (JSON, once known)
  *
@@ -27,11 +27,13 @@
  * An outbox entry is deleted once its alert is delivered; its TTL only removes one whose alert could
  * not be delivered for 14 days.
  *
- * A lease is taken by a conditional PutItem that returns the item it replaced: the summary the last
- * scan released it with (ClusterRecordsSummary) comes with the lease, in the same request, and
- * tells the scan which partitions it need not query. A released lease with a summary has no holder,
- * so it is free at once; a lease item of an older version (always a holder, never a summary) reads
- * as before: free once expired, and no summary (the scan reads everything).
+ * A lease is taken by a conditional PutItem that returns the item it replaced (the only write that
+ * asks for it): the summary the last scan released it with (ClusterRecordsSummary) comes with the
+ * lease, in the same request, and tells the scan which partitions it need not query. A released
+ * lease with a summary has no holder and expired at its scan's time, so it is free at once, to this
+ * version and to the one before summaries (a rollback); its summary is read whatever its expiresAt.
+ * A replaced item with a holder is a lapsed holder's (killed, or still running; an older version's
+ * lease item always has one): reported, and no summary (the scan reads everything, leaves none).
  *
  * Reads that decide dedupe and guardrails (claims, open alerts, cooldowns, the outbox) are strongly
  * consistent.
@@ -73,9 +75,6 @@ import {
 } from './state-items.ts';
 import { StateTableRequests } from './state-requests.ts';
 import { STATE_TABLE_KEYS } from './state-table.ts';
-
-export { OPEN_ALERT_TTL_MS, OUTBOX_TTL_MS } from './state-items.ts';
-export { BATCH_GET_ATTEMPTS } from './state-requests.ts';
 
 /** BatchGetItem's limit of keys per call. */
 const BATCH_GET_SIZE = 100;
@@ -190,10 +189,13 @@ export class DynamoStateStore implements StateStore {
         expression: FREE_LEASE,
         names: { '#holder': 'holder', '#ttl': TTL },
         values: { ':now': number(Math.floor(now.getTime() / 1000)) },
+        returnReplaced: true,
       },
     );
     if (answer.written) {
-      // The replaced item: the summary the last scan released the lease with (not a crashed holder's item).
+      // The replaced item: a lapsed holder's (killed or still running: no summary), or the summary the last scan released it with.
+      const lapsedHolder = answer.old?.holder?.S;
+      if (lapsedHolder !== undefined) return { acquired: true, lapsedHolder };
       const summary = leaseSummaryOf(answer.old);
       return summary ? { acquired: true, summary } : { acquired: true };
     }

@@ -16,12 +16,6 @@ export type Item = Record<string, AttributeValue>;
 export const OPEN_ALERT_TTL_MS = 30 * 24 * 3_600_000;
 /** An action's announcement nobody could deliver (the topic refusing for two weeks) vanishes this long after it was recorded. */
 export const OUTBOX_TTL_MS = 14 * 24 * 3_600_000;
-/**
- * A released lease's summary expires this long after its scan: longer than the minute between two
- * scans, so TTL never removes the summary of a cluster still scanned; short, because a version
- * without summaries (a rollback) takes a lease only once its expiresAt has passed.
- */
-const SUMMARY_TTL_MS = 10 * 60_000;
 
 const NO_SORT_KEY = '-';
 const { partitionKey: PK, sortKey: SK, ttlAttribute: TTL } = STATE_TABLE_KEYS;
@@ -113,29 +107,47 @@ export function clusterStatusItem(status: ClusterStatus, ttlMs: number): Item {
 }
 
 export function clusterStatusOf(item: Item): ClusterStatus {
-  const controller = CONTROLLER_STATES.find((state) => state === item.controller?.S);
-  if (!controller) throw unexpectedItem(item, 'controller');
-  return {
-    cluster: textOf(item, 'cluster'),
-    observedAt: textOf(item, 'observedAt'),
-    controller,
-    readyReplicas: numberOf(item, 'readyReplicas'),
-    desiredReplicas: numberOf(item, 'desiredReplicas'),
+  const fields = {
+    cluster: item.cluster?.S,
+    observedAt: item.observedAt?.S,
+    controller: item.controller?.S,
+    readyReplicas: item.readyReplicas?.N === undefined ? undefined : Number(item.readyReplicas.N),
+    desiredReplicas: item.desiredReplicas?.N === undefined ? undefined : Number(item.desiredReplicas.N),
   };
+  const invalid = invalidStatusField(fields);
+  if (invalid !== undefined) throw unexpectedItem(item, invalid);
+  return fields as ClusterStatus;
 }
 
-/** A released lease: no holder, the summary its holder left. */
+/** The first field that a controller status (an item's, or a summary's JSON) lacks or holds wrong; undefined when valid. */
+function invalidStatusField(s: Record<string, unknown>): keyof ClusterStatus | undefined {
+  if (!CONTROLLER_STATES.some((state) => state === s.controller)) return 'controller';
+  if (typeof s.cluster !== 'string') return 'cluster';
+  if (typeof s.observedAt !== 'string') return 'observedAt';
+  if (!Number.isFinite(s.readyReplicas)) return 'readyReplicas';
+  if (!Number.isFinite(s.desiredReplicas)) return 'desiredReplicas';
+  return undefined;
+}
+
+/**
+ * A released lease: no holder, the summary its holder left, and expired at its scan's time. The
+ * version before summaries (a rollback) takes a lease once its expiresAt has passed, so it takes
+ * this one at once; this version reads the summary whatever its expiresAt. TTL deletes it some time
+ * later (DynamoDB deletes expired items within days, not at once): the next scan then finds no
+ * summary and reads everything, once.
+ */
 export function releasedLeaseItem(cluster: string, summary: ClusterRecordsSummary): Item {
   return {
     ...keyOf(`LEASE#${cluster}`),
     summary: text(JSON.stringify(summary)),
-    [TTL]: epochSeconds(timeOf(summary.scannedAt, 'scannedAt') + SUMMARY_TTL_MS),
+    [TTL]: epochSeconds(timeOf(summary.scannedAt, 'scannedAt')),
   };
 }
 
 /**
- * The summary a released lease left; undefined when there is none or it cannot be read (a lease
- * of an older version, a held lease): the scan then reads everything, as it did before summaries.
+ * The summary a released lease left, whatever its expiresAt; undefined when there is none or it
+ * cannot be read (a lease of an older version, a held lease): the scan then reads everything, as
+ * it did before summaries.
  */
 export function leaseSummaryOf(item: Item | undefined): ClusterRecordsSummary | undefined {
   const raw = item?.summary?.S;
@@ -161,15 +173,7 @@ function isSummary(value: unknown): value is ClusterRecordsSummary {
 }
 
 function isClusterStatus(value: unknown): value is ClusterStatus {
-  if (typeof value !== 'object' || value === null) return false;
-  const s = value as Record<string, unknown>;
-  return (
-    typeof s.cluster === 'string' &&
-    typeof s.observedAt === 'string' &&
-    CONTROLLER_STATES.some((state) => state === s.controller) &&
-    typeof s.readyReplicas === 'number' &&
-    typeof s.desiredReplicas === 'number'
-  );
+  return typeof value === 'object' && value !== null && invalidStatusField(value as Record<string, unknown>) === undefined;
 }
 
 export function outboxItem(entry: OutboxEntry): Item {
@@ -241,10 +245,4 @@ export function unexpectedItem(item: Item, attribute: string): SourceError {
   return new SourceError(`state item ${item[PK]?.S ?? '?'}/${item[SK]?.S ?? '?'} has no valid ${attribute}`, {
     code: 'UnexpectedItem',
   });
-}
-
-function numberOf(item: Item, name: string): number {
-  const value = Number(item[name]?.N);
-  if (!Number.isFinite(value)) throw unexpectedItem(item, name);
-  return value;
 }

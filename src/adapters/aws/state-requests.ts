@@ -30,9 +30,14 @@ export interface Condition {
   expression: string;
   names: Record<string, string>;
   values?: Item;
+  /** A put returns the item it replaced (ReturnValues ALL_OLD): only where the old item is read. */
+  returnReplaced?: boolean;
 }
 
-/** A conditional put's answer: written (with the item it replaced), or refused (with the item it found, when DynamoDB returns it). */
+/**
+ * A conditional put's answer: written (with the item it replaced, when asked for), or refused (with
+ * the item it found, when DynamoDB returns it).
+ */
 export type PutAnswer = { written: true; old: Item | undefined } | { written: false; old: Item | undefined };
 
 export class StateTableRequests {
@@ -52,7 +57,7 @@ export class StateTableRequests {
     await awsCall('PutItem', () => this.#client.send(new PutItemCommand({ TableName: this.#table, Item: item })));
   }
 
-  /** Returns the replaced item on success (ALL_OLD), and the item found on refusal, in the same request. */
+  /** Returns the replaced item on success if `returnReplaced`, and the item found on refusal, in the same request. */
   async conditionalPut(item: Item, condition: Condition): Promise<PutAnswer> {
     return awsCall('PutItem', async () => {
       try {
@@ -63,7 +68,7 @@ export class StateTableRequests {
             ConditionExpression: condition.expression,
             ExpressionAttributeNames: condition.names,
             ...(condition.values ? { ExpressionAttributeValues: condition.values } : {}),
-            ReturnValues: 'ALL_OLD',
+            ...(condition.returnReplaced ? { ReturnValues: 'ALL_OLD' as const } : {}),
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );

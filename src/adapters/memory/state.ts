@@ -94,6 +94,7 @@ export class InMemoryStateStore implements StateStore {
     const lease = this.leases.get(cluster);
     if (lease?.holder !== undefined && lease.expiresAt > now.getTime()) return { acquired: false, holder: lease.holder };
     this.leases.set(cluster, { holder, expiresAt: now.getTime() + durationMs });
+    if (lease?.holder !== undefined) return { acquired: true, lapsedHolder: lease.holder };
     return lease?.summary ? { acquired: true, summary: structuredClone(lease.summary) } : { acquired: true };
   }
 

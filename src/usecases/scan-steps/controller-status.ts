@@ -30,7 +30,6 @@ export async function saveControllerStatus(
 function mustSave(status: ClusterStatus, lastSaved: ClusterStatus, now: Date): boolean {
   return (
     status.controller === 'unavailable' ||
-    status.cluster !== lastSaved.cluster ||
     status.controller !== lastSaved.controller ||
     status.readyReplicas !== lastSaved.readyReplicas ||
     status.desiredReplicas !== lastSaved.desiredReplicas ||

@@ -5,22 +5,25 @@
  */
 import type { Report } from '../../domain/report.ts';
 import { planScanAlerts } from '../../notify/finding-alerts.ts';
-import type { OpenAlert } from '../../ports/state.ts';
+import type { ClusterRecordsSummary } from '../../ports/state.ts';
 import type { ClusterScan } from './context.ts';
+import { readOpenAlerts } from './records.ts';
 
 export interface SentFindingAlerts {
   /** How many alerts went out. */
   sent: number;
-  /** How many alerts of the cluster are open now. */
-  open: number;
+  /** Some alerts of the cluster are open now. */
+  anyOpen: boolean;
 }
 
+/** `lastSummary`: the last complete scan's, telling whether the open alerts need reading (records.ts). */
 export async function sendFindingAlerts(
   { deps, cluster, now, log }: ClusterScan,
   found: { report: Report; unreadable: string | undefined; notFound: { region: string } | undefined },
-  open: readonly OpenAlert[],
+  lastSummary: ClusterRecordsSummary | undefined,
 ): Promise<SentFindingAlerts> {
   const { report, unreadable, notFound } = found;
+  const open = await readOpenAlerts(deps.state, cluster, lastSummary);
   const plan = planScanAlerts({
     cluster,
     report,
@@ -42,5 +45,5 @@ export async function sendFindingAlerts(
   const openNow = new Set(open.map((a) => a.key));
   for (const key of plan.clear) openNow.delete(key);
   for (const alert of plan.save) openNow.add(alert.key);
-  return { sent: plan.alerts.length, open: openNow.size };
+  return { sent: plan.alerts.length, anyOpen: openNow.size > 0 };
 }

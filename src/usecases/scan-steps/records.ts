@@ -7,14 +7,13 @@
 import type { ClusterRecordsSummary, ClusterStatus, OpenAlert, OutboxEntry, RemediationCooldown } from '../../ports/state.ts';
 import type { ScanStateStore } from './context.ts';
 
-/** What the scan needs of its cluster's records. */
+/** What the scan needs of its cluster's records before it acts. */
 export interface ClusterRecords {
   undelivered: OutboxEntry[];
   cooldowns: RemediationCooldown[];
-  open: OpenAlert[];
 }
 
-/** The partitions the summary says may hold something, queried at once. */
+/** The outbox and the cooldowns, each if the summary says it may hold something, queried at once. */
 export async function readClusterRecords(
   state: ScanStateStore,
   cluster: string,
@@ -22,20 +21,31 @@ export async function readClusterRecords(
   summary: ClusterRecordsSummary | undefined,
 ): Promise<ClusterRecords> {
   const cooling = summary?.cooldownsUntil !== undefined && Date.parse(summary.cooldownsUntil) > now.getTime();
-  const [undelivered, cooldowns, open] = await Promise.all([
+  const [undelivered, cooldowns] = await Promise.all([
     !summary || summary.outbox ? state.undelivered(cluster) : [],
     !summary || cooling ? state.activeCooldowns(cluster, now) : [],
-    !summary || summary.openAlerts ? state.openAlerts(cluster) : [],
   ]);
-  return { undelivered, cooldowns, open };
+  return { undelivered, cooldowns };
+}
+
+/**
+ * The open alerts, if the summary says some may be open: read by the alert step, after the scan
+ * acted and saved the controller status, so a failing read fails only the alerts (the retry sends them).
+ */
+export async function readOpenAlerts(
+  state: ScanStateStore,
+  cluster: string,
+  summary: ClusterRecordsSummary | undefined,
+): Promise<OpenAlert[]> {
+  return !summary || summary.openAlerts ? state.openAlerts(cluster) : [];
 }
 
 /** What a complete scan leaves: each field as the records are now. */
 export interface ScanWrites {
-  /** The open alerts after the scan's saves and clears. */
-  openAlerts: number;
-  /** The outbox entries this scan recorded (those not delivered yet are there until the next scan). */
-  recorded: number;
+  /** Some alerts are open after the scan's saves and clears. */
+  openAlerts: boolean;
+  /** This scan recorded outbox entries (those not delivered yet are there until the next scan). */
+  recorded: boolean;
   /** The cooldowns running: those read and those started. */
   cooldowns: readonly RemediationCooldown[];
   /** The controller status as now saved. */
@@ -43,12 +53,16 @@ export interface ScanWrites {
 }
 
 export function summaryAfter(now: Date, writes: ScanWrites): ClusterRecordsSummary {
-  const until = writes.cooldowns.map((c) => c.until).sort((a, b) => Date.parse(b) - Date.parse(a))[0];
+  // The latest end, as written (the max, not a sort).
+  const until = writes.cooldowns.reduce<string | undefined>(
+    (latest, c) => (latest === undefined || Date.parse(c.until) > Date.parse(latest) ? c.until : latest),
+    undefined,
+  );
   return {
     scannedAt: now.toISOString(),
-    openAlerts: writes.openAlerts > 0,
+    openAlerts: writes.openAlerts,
     // An entry whose action's outcome the report did not carry stays pending: the next scan looks.
-    outbox: writes.recorded > 0,
+    outbox: writes.recorded,
     ...(until !== undefined ? { cooldownsUntil: until } : {}),
     status: writes.status,
   };

@@ -1,14 +1,16 @@
 /**
  * One scan of a cluster under its lease, as a list of steps each returning what it did:
  *
- *   1. read the records the last scan's summary says may hold something (records.ts);
+ *   1. read the outbox and cooldowns if the last scan's summary says they may hold something (records.ts);
  *   2. deliver the announcements an earlier scan left undelivered (outbox.ts): nothing new is done
  *      while an earlier action is unannounced; if SNS refuses, the scan fails here;
  *   3. collect → detect → plan (minus cooldowns) → record announcements → apply (collect-and-act.ts);
  *   4. record the actions' outcomes, then their cooldowns: whatever fails later, the retry must not
  *      repeat what was just done;
  *   5. save the controller status when it changed (controller-status.ts);
- *   6. the finding alerts (finding-alerts.ts), then the actions' alerts (outbox.ts);
+ *   6. the finding alerts against the open ones, read only now and only if the summary says some
+ *      may be open (finding-alerts.ts): a failing read cannot stop the status and cooldowns being
+ *      saved; then the actions' alerts (outbox.ts);
  *   7. the log line and metrics (result.ts), and the summary left with the lease for the next scan.
  */
 import type { ClusterRecordsSummary } from '../../ports/state.ts';
@@ -38,13 +40,13 @@ export async function scanOne(scan: ClusterScan, lastSummary: ClusterRecordsSumm
   const started = cooldownsAfter(report, now, settings.actions.restartCooldownMs);
   await Promise.all(started.map((c) => state.startCooldown(c)));
   const status = await saveControllerStatus(state, snapshot, now, lastSummary?.status);
-  const alerts = await sendFindingAlerts(scan, { report, unreadable, notFound: collected.notFound }, records.open);
+  const alerts = await sendFindingAlerts(scan, { report, unreadable, notFound: collected.notFound }, lastSummary);
   const announced = leftOver + (await deliverAnnouncements(deps, toAnnounce, log));
   return {
     result: scanResult(scan, collected, { alerts: alerts.sent, announced }),
     summary: summaryAfter(now, {
-      openAlerts: alerts.open,
-      recorded: collected.announcements.length,
+      openAlerts: alerts.anyOpen,
+      recorded: collected.announcements.length > 0,
       cooldowns: [...records.cooldowns, ...started],
       status,
     }),

@@ -7,6 +7,7 @@
 import {
   BatchGetItemCommand,
   ConditionalCheckFailedException,
+  DeleteItemCommand,
   DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
@@ -15,12 +16,9 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  BATCH_GET_ATTEMPTS,
-  DynamoStateStore,
-  OPEN_ALERT_TTL_MS,
-  OUTBOX_TTL_MS,
-} from '../../../src/adapters/aws/dynamodb-state.ts';
+import { DynamoStateStore } from '../../../src/adapters/aws/dynamodb-state.ts';
+import { OPEN_ALERT_TTL_MS, OUTBOX_TTL_MS } from '../../../src/adapters/aws/state-items.ts';
+import { BATCH_GET_ATTEMPTS } from '../../../src/adapters/aws/state-requests.ts';
 import { InMemoryStateStore } from '../../../src/adapters/memory/state.ts';
 import { SourceError } from '../../../src/ports/errors.ts';
 import { newFinding, proposedAction, type Finding } from '../../../src/domain/finding.ts';
@@ -261,7 +259,8 @@ describe.each([
       expect(overlapping).toMatchObject({ acquired: false });
       expect(otherCluster).toEqual({ acquired: true });
       expect(justBeforeExpiry).toMatchObject({ acquired: false });
-      expect(atExpiry).toEqual({ acquired: true });
+      // Taken from scan-a, whose time was up: reported, so the taker leaves no summary.
+      expect(atExpiry).toEqual({ acquired: true, lapsedHolder: 'scan-a' });
     });
 
     it('is released only by its holder: a scan whose lease lapsed and was taken cannot free the new holder’s', async () => {
@@ -309,7 +308,7 @@ describe.each([
       expect(next).toEqual({ acquired: true, summary });
       expect(afterFailedScan).toEqual({ acquired: true });
       expect(whileHeld).toMatchObject({ acquired: false });
-      expect(afterCrash).toEqual({ acquired: true });
+      expect(afterCrash).toEqual({ acquired: true, lapsedHolder: 'scan-c' });
       // scan-c's lease had lapsed and was taken: its summary is not written, the lease stays scan-e's.
       expect(notTheHolders).toMatchObject({ acquired: false, holder: 'scan-e' });
     });
@@ -511,10 +510,49 @@ describe('DynamoStateStore (DynamoDB only)', () => {
 
     // Assess
     expect(whileHeld).toEqual({ acquired: false, holder: 'old-scan' });
-    expect(lapsed).toEqual({ acquired: true });
+    expect(lapsed).toEqual({ acquired: true, lapsedHolder: 'old-scan' });
   });
 
-  it('a released lease’s summary it cannot read is no summary (the scan reads everything), and it expires 10 min after its scan', async () => {
+  it('a released lease is free at once for the version before summaries (a rollback), and its summary still reads after its expiresAt', async () => {
+    // Prepare
+    const table = await dynamo.createStateTable();
+    const store = new DynamoStateStore(dynamo.client, table);
+    const summary: ClusterRecordsSummary = { scannedAt: iso(0), openAlerts: true, outbox: false };
+    await store.acquireLease('prod', 'scan-a', NOW, 2 * MINUTE);
+    await store.releaseLease('prod', 'scan-a', summary);
+    const next = await store.acquireLease('prod', 'scan-b', at(MINUTE), 2 * MINUTE);
+    await store.releaseLease('prod', 'scan-b', { ...summary, scannedAt: iso(MINUTE) });
+    /** The older version's acquireLease: its request as it sent it. */
+    const olderVersionTakes = (holder: string, now: Date) =>
+      dynamo.client
+        .send(
+          new PutItemCommand({
+            TableName: table,
+            Item: {
+              pk: { S: 'LEASE#prod' },
+              sk: { S: '-' },
+              holder: { S: holder },
+              expiresAt: { N: String(seconds(at(3 * MINUTE))) },
+            },
+            ConditionExpression: 'attribute_not_exists(#pk) OR #ttl <= :now',
+            ExpressionAttributeNames: { '#pk': 'pk', '#ttl': 'expiresAt' },
+            ExpressionAttributeValues: { ':now': { N: String(Math.floor(now.getTime() / 1000)) } },
+          }),
+        )
+        .then(
+          () => 'taken',
+          (e: unknown) => (e instanceof ConditionalCheckFailedException ? 'held' : e),
+        );
+
+    // Act: the rolled-back version's next scan, in the same minute as the release.
+    const rolledBack = await olderVersionTakes('old-scan', at(MINUTE + 5000));
+
+    // Assess: scan-b read the summary after its expiresAt (scan-a's time); the older version takes the lease at once.
+    expect(next).toEqual({ acquired: true, summary });
+    expect(rolledBack).toBe('taken');
+  });
+
+  it('a released lease’s summary it cannot read is no summary (the scan reads everything), and it expires at its scan’s time', async () => {
     // Prepare
     const table = await dynamo.createStateTable();
     const store = new DynamoStateStore(dynamo.client, table);
@@ -529,7 +567,7 @@ describe('DynamoStateStore (DynamoDB only)', () => {
     const claim = await store.acquireLease('prod', 'scan-b', at(1000), 2 * MINUTE);
 
     // Assess
-    expect(Item?.expiresAt).toEqual({ N: String(seconds(at(10 * MINUTE))) });
+    expect(Item?.expiresAt).toEqual({ N: String(seconds(at(0))) });
     expect(Item?.holder).toBeUndefined();
     expect(claim).toEqual({ acquired: true });
   });
@@ -574,6 +612,34 @@ describe('DynamoStateStore (DynamoDB only)', () => {
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       });
       expect(mock.commandCalls(GetItemCommand)).toHaveLength(0);
+    });
+
+    it('asks for the replaced item (ReturnValues ALL_OLD) only when taking a lease: no other write pays for an item it does not read', async () => {
+      // Prepare
+      mock.reset();
+      mock.on(PutItemCommand).resolves({});
+      mock.on(DeleteItemCommand).resolves({});
+      const store = new DynamoStateStore(client, 'state');
+      const entry = pending('prod', 'i-0a3f1c9e8b7d6a501');
+
+      // Act
+      await store.claimDelivery('m-1', NOW, MINUTE);
+      await store.acquireLease('prod', 'scan-a', NOW, 2 * MINUTE);
+      await store.releaseLease('prod', 'scan-a', { scannedAt: iso(0), openAlerts: false, outbox: false });
+      await store.recordPending([entry]);
+      await store.recordOutcome(entry, { ...entry.finding.remediation!, status: 'applied', reason: 'restarted' });
+
+      // Assess
+      const asked = mock
+        .commandCalls(PutItemCommand)
+        .map((call) => [call.args[0].input.Item?.pk?.S, call.args[0].input.ReturnValues]);
+      expect(asked).toEqual([
+        ['IDEMPOTENCY#m-1', undefined],
+        ['LEASE#prod', 'ALL_OLD'],
+        ['LEASE#prod', undefined],
+        ['OUTBOX#prod', undefined],
+        ['OUTBOX#prod', undefined],
+      ]);
     });
 
     it('asks again for the keys BatchGetItem left unprocessed', async () => {

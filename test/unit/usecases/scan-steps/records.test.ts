@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryStateStore } from '../../../../src/adapters/memory/state.ts';
 import type { ClusterRecordsSummary, ClusterStatus, StateStore } from '../../../../src/ports/state.ts';
-import { readClusterRecords, summaryAfter } from '../../../../src/usecases/scan-steps/records.ts';
+import { readClusterRecords, readOpenAlerts, summaryAfter } from '../../../../src/usecases/scan-steps/records.ts';
 
 const NOW = new Date('2026-01-01T02:00:05Z');
 const STATUS: ClusterStatus = {
@@ -35,6 +35,7 @@ describe('readClusterRecords', () => {
     const { state, reads } = readsOf();
 
     await readClusterRecords(state, 'shop-prod', NOW, undefined);
+    await readOpenAlerts(state, 'shop-prod', undefined);
 
     expect(reads.sort()).toEqual(['activeCooldowns', 'openAlerts', 'undelivered']);
   });
@@ -42,10 +43,12 @@ describe('readClusterRecords', () => {
   it('reads nothing the summary says is empty, and finds nothing', async () => {
     const { state, reads } = readsOf();
 
-    const records = await readClusterRecords(state, 'shop-prod', NOW, summary({ cooldownsUntil: '2026-01-01T02:00:05.000Z' }));
+    const quiet = summary({ cooldownsUntil: '2026-01-01T02:00:05.000Z' });
+    const records = await readClusterRecords(state, 'shop-prod', NOW, quiet);
+    const open = await readOpenAlerts(state, 'shop-prod', quiet);
 
     expect(reads).toEqual([]);
-    expect(records).toEqual({ undelivered: [], cooldowns: [], open: [] });
+    expect({ ...records, open }).toEqual({ undelivered: [], cooldowns: [], open: [] });
   });
 
   it('reads the open alerts, the outbox and a cooldown still running when the summary says they may hold something', async () => {
@@ -58,12 +61,9 @@ describe('readClusterRecords', () => {
       lastOutcome: 'applied at 2026-01-01T01:55:00.000Z',
     });
 
-    const records = await readClusterRecords(
-      state,
-      'shop-prod',
-      NOW,
-      summary({ openAlerts: true, outbox: true, cooldownsUntil: '2026-01-01T02:10:00.000Z' }),
-    );
+    const mayHold = summary({ openAlerts: true, outbox: true, cooldownsUntil: '2026-01-01T02:10:00.000Z' });
+    const records = await readClusterRecords(state, 'shop-prod', NOW, mayHold);
+    await readOpenAlerts(state, 'shop-prod', mayHold);
 
     expect(reads.sort()).toEqual(['activeCooldowns', 'openAlerts', 'undelivered']);
     expect(records.cooldowns.map((c) => c.findingId)).toEqual(['f1']);
@@ -81,12 +81,16 @@ describe('summaryAfter', () => {
     });
 
     const after = summaryAfter(NOW, {
-      openAlerts: 2,
-      recorded: 1,
-      cooldowns: [cooldown('2026-01-01T02:05:00.000Z'), cooldown('2026-01-01T02:15:00.000Z')],
+      openAlerts: true,
+      recorded: true,
+      cooldowns: [
+        cooldown('2026-01-01T02:05:00.000Z'),
+        cooldown('2026-01-01T02:15:00.000Z'),
+        cooldown('2026-01-01T02:10:00.000Z'),
+      ],
       status: STATUS,
     });
-    const quiet = summaryAfter(NOW, { openAlerts: 0, recorded: 0, cooldowns: [], status: STATUS });
+    const quiet = summaryAfter(NOW, { openAlerts: false, recorded: false, cooldowns: [], status: STATUS });
 
     expect(after).toEqual({
       scannedAt: '2026-01-01T02:00:05.000Z',
