@@ -155,11 +155,14 @@ export interface ScanConfig {
 
 /** The scan function's timeout (serverless.yml) plus a margin: the default lease (a test keeps them apart). */
 const DEFAULT_SCAN_LEASE_MS = 150_000;
+/** Under a minute a lease lapses during an ordinary scan: refused, as it always was. */
+const SCAN_LEASE_MIN_MS = 60_000;
 /**
- * The scan function's timeout (serverless.yml): a lease that lapses sooner is taken by the next
+ * The scan function's timeout (serverless.yml): a lease that lapses sooner may be taken by the next
  * minute's scan while this one still writes, two scans acting at once (docs/service.md, "Overlaps").
+ * Accepted with a warning, not refused: a deployment that set 1m–2m before keeps starting.
  */
-const SCAN_LEASE_MIN_MS = 120_000;
+const SCAN_TIMEOUT_MS = 120_000;
 /** Past Lambda's longest timeout and a margin a lease only keeps a killed scan's cluster waiting. */
 const SCAN_LEASE_MAX_MS = 16 * 60_000;
 
@@ -226,7 +229,9 @@ export function readScanConfig(env: NodeJS.ProcessEnv = process.env): ScanConfig
   }
   // Under the scan timeout it would lapse while a slow scan still runs; over 16m it outlasts any Lambda timeout for nothing.
   if ((config.scanLeaseMs > 0 && config.scanLeaseMs < SCAN_LEASE_MIN_MS) || config.scanLeaseMs > SCAN_LEASE_MAX_MS) {
-    read.problem('SCAN_LEASE_DURATION', 'must be from 2m to 16m: at least the scan function’s timeout (2m), a bit over it');
+    read.problem('SCAN_LEASE_DURATION', 'must be from 1m to 16m: a bit longer than the scan function’s timeout');
+  } else if (config.scanLeaseMs > 0 && config.scanLeaseMs < SCAN_TIMEOUT_MS) {
+    config.warnings.push(SHORT_LEASE_WARNING);
   }
   return read.done(config);
 }
@@ -274,6 +279,10 @@ export interface CleanupConfig {
 const LAMBDA_MAX_TIMEOUT_MS = 15 * 60_000;
 
 /** The scan's one configuration warning: terminations asked for, but the stack serves no listed cluster. */
+/** Logged at cold start when SCAN_LEASE_DURATION is under the scan function's timeout. */
+export const SHORT_LEASE_WARNING =
+  'SCAN_LEASE_DURATION is under the scan function’s 2m timeout: a slow scan’s lease can lapse while it still runs, and the next minute’s scan then works on the same cluster at once; set it a bit over 2m (default 150s)';
+
 export const UNSCOPED_TERMINATION_WARNING =
   'TERMINATE_INSTANCE_MODE is apply but CLUSTERS is unset: orphans are only planned, since the scan role may terminate only in the clusters the stack serves; deploy with --param="clusters=<name>[,<name>...]" (docs/deploy.md)';
 

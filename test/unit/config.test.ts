@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
   SERVICE_ACTIONS,
+  SHORT_LEASE_WARNING,
   readCleanupConfig,
   readDispatchConfig,
   readInterruptionsConfig,
@@ -52,6 +53,13 @@ describe('service configuration', () => {
     expect(config.scanLeaseMs).toBe(150_000);
   });
 
+  it('accepts a lease under the scan timeout but warns, since the next scan may then overlap a slow one', () => {
+    const short = readScanConfig({ ...scanEnv, SCAN_LEASE_DURATION: '90s' });
+    const usual = readScanConfig({ ...scanEnv, SCAN_LEASE_DURATION: '150s' });
+    expect([short.scanLeaseMs, short.warnings.includes(SHORT_LEASE_WARNING)]).toEqual([90_000, true]);
+    expect(usual.warnings.includes(SHORT_LEASE_WARNING)).toBe(false);
+  });
+
   it('reads every override', () => {
     const config = readScanConfig({
       ...scanEnv,
@@ -91,10 +99,8 @@ describe('service configuration', () => {
     [{ RESTART_COOLDOWN: 'soon' }, 'RESTART_COOLDOWN must be a duration like 90s, 15m or 4h (got "soon")'],
     [{ MAX_TERMINATIONS_PER_RUN: '-1' }, 'MAX_TERMINATIONS_PER_RUN must be a whole number from 0 to 1000 (got "-1")'],
     [{ ALERT_MIN_SEVERITY: 'high' }, 'ALERT_MIN_SEVERITY must be one of critical, warning, info (got "high")'],
-    [{ SCAN_LEASE_DURATION: '30s' }, 'SCAN_LEASE_DURATION must be from 2m to 16m'],
-    // Under the scan function's 120 s timeout: the next minute's scan would take it from a scan still writing.
-    [{ SCAN_LEASE_DURATION: '90s' }, 'SCAN_LEASE_DURATION must be from 2m to 16m'],
-    [{ SCAN_LEASE_DURATION: '1h' }, 'SCAN_LEASE_DURATION must be from 2m to 16m'],
+    [{ SCAN_LEASE_DURATION: '30s' }, 'SCAN_LEASE_DURATION must be from 1m to 16m'],
+    [{ SCAN_LEASE_DURATION: '1h' }, 'SCAN_LEASE_DURATION must be from 1m to 16m'],
     [{ ORPHAN_GRACE: '5m5m' }, 'ORPHAN_GRACE must be a duration like 90s, 15m or 4h (got "5m5m")'],
     [{ ORPHAN_GRACE: '5x' }, 'ORPHAN_GRACE must be a duration like 90s, 15m or 4h (got "5x")'],
     [{ ORPHAN_GRACE: '-10m' }, 'ORPHAN_GRACE must be a duration like 90s, 15m or 4h (got "-10m")'],
