@@ -1,7 +1,7 @@
 /**
  * middy middlewares shared by the functions: small, each with validated options.
  */
-import type { MiddlewareObj } from '@middy/core';
+import type { MiddlewareObj, Request } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { InvocationSignal } from '../support/abort.ts';
 import { errorFields, type Logger } from '../support/logger.ts';
@@ -57,6 +57,46 @@ export interface ServiceHooks {
   configWarnings?: readonly string[];
   /** Set to the invocation's work signal when it starts (the adapters built at cold start read it). */
   invocationSignal?: InvocationSignal;
+  /**
+   * Run once the handler is done, whether it answered or failed (the API call metrics measured in
+   * the invocation, src/adapters/calls/api-call-metrics.ts): never changes the answer or the error,
+   * never runs past the invocation's deadline.
+   */
+  afterInvocation?: () => Promise<void>;
+}
+
+/** Kept back from the hook's time: the closing log line and middy's answer must still fit before the deadline. */
+const AFTER_INVOCATION_RESERVE_MS = 200;
+
+/** Resolves true when `work` ended within `ms` (unbounded when `ms` is undefined), false when the time ran out first. */
+async function endedWithin(work: () => Promise<void>, ms: number | undefined): Promise<boolean> {
+  if (ms === undefined) return work().then(() => true);
+  let timer: NodeJS.Timeout | undefined;
+  const outOfTime = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work().then(() => true), outOfTime]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The `afterInvocation` hook in middy's `after` and `onError`: its failure or its overrun is one WARN line, nothing more. */
+function afterInvocationHook(logger: Logger, hook: () => Promise<void>): MiddlewareObj<unknown, unknown, Error, Context> {
+  const run = async (request: Request<unknown, unknown, Error, Context>): Promise<void> => {
+    const remainingMs = request.context.getRemainingTimeInMillis?.();
+    const allowedMs = Number.isFinite(remainingMs) ? Math.max(0, remainingMs - AFTER_INVOCATION_RESERVE_MS) : undefined;
+    try {
+      if (!(await endedWithin(async () => hook(), allowedMs))) {
+        logger.warn('after-invocation work cut short: the invocation ran out of time', { allowedMs });
+      }
+    } catch (error) {
+      // Returning nothing (and throwing nothing) leaves middy's answer, or the handler's own error, as it was.
+      logger.warn('after-invocation work failed', errorFields(error));
+    }
+  };
+  return { name: 'afterInvocation', after: run, onError: run };
 }
 
 /** The configuration line, on the first invocation only (it then carries `cold_start: true` and the request id). */
@@ -77,7 +117,11 @@ function effectiveConfigurationLog(
   };
 }
 
-/** The middlewares of every function, in order: Lambda context first (its `after` then runs last), the closing line, the configuration line. */
+/**
+ * The middlewares of every function, in order: Lambda context first (its `after` then runs last),
+ * the closing line, the configuration line, the after-invocation hook (last, so its `after` and
+ * `onError` run first: before the closing line, which stays the invocation's last).
+ */
 export function serviceMiddlewares(hooks: ServiceHooks, options: InvocationLogOptions): MiddlewareObj[] {
   return [
     ...(hooks.logContext ? [hooks.logContext] : []),
@@ -85,5 +129,6 @@ export function serviceMiddlewares(hooks: ServiceHooks, options: InvocationLogOp
     ...(hooks.effectiveConfiguration
       ? [effectiveConfigurationLog(options.logger, hooks.effectiveConfiguration, hooks.configWarnings)]
       : []),
+    ...(hooks.afterInvocation ? [afterInvocationHook(options.logger, hooks.afterInvocation) as MiddlewareObj] : []),
   ];
 }

@@ -35,13 +35,16 @@ interface ServiceHandlerSpec<TRequest, TResult> {
   summarise: (response: TResult | undefined) => Record<string, unknown>;
 }
 
-/** The Lambda handler of one function: `deps` are its composed dependencies (logger and hooks). */
-export function serviceHandler<TEvent, TRequest, TResult>(
+/**
+ * The Lambda handler of one function: `deps` are its composed dependencies (logger and hooks). The
+ * event is `unknown` until `parse` has checked it: Lambda hands over whatever JSON it was invoked with.
+ */
+export function serviceHandler<TRequest, TResult>(
   deps: ServiceHooks & { logger: Logger },
   spec: ServiceHandlerSpec<TRequest, TResult>,
-): MiddyfiedHandler<TEvent, TResult, Error, Context> {
+): MiddyfiedHandler<unknown, TResult, Error, Context> {
   const summarise = (response: unknown) => spec.summarise(response as TResult | undefined);
-  return middy<TEvent, TResult>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
+  return middy<unknown, TResult>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
     .use(serviceMiddlewares(deps, { logger: deps.logger, functionName: spec.name, summarise }))
     .handler(async (event, context, options) => {
       const signal = beginInvocation(deps, context, options, spec.stopMarginMs);

@@ -40,6 +40,8 @@ interface ChildRun {
 
 interface ChildOutput {
   logs: Record<string, unknown>[];
+  /** The EMF documents (metrics) among the stdout lines. */
+  emf: Record<string, unknown>[];
   result: unknown;
 }
 
@@ -90,7 +92,11 @@ function outputOf(run: ChildRun): ChildOutput {
     (line) => JSON.parse(line) as Record<string, unknown>,
   );
   const last = lines.at(-1);
-  return { logs: lines.filter((line) => !('result' in line)), result: last && 'result' in last ? last.result : undefined };
+  return {
+    logs: lines.filter((line) => !('result' in line) && !('_aws' in line)),
+    emf: lines.filter((line) => '_aws' in line),
+    result: last && 'result' in last ? last.result : undefined,
+  };
 }
 
 const jsonLinesOf = (text: string) => text.split('\n').filter((line) => line.startsWith('{'));
@@ -142,7 +148,7 @@ describe('built bundles run an invocation against fakes on 127.0.0.1', () => {
 
     expect(run.stderr).not.toContain(NETWORK_GUARD);
     expect(run.code, run.stderr).toBe(0);
-    const { result, logs } = outputOf(run);
+    const { result, logs, emf } = outputOf(run);
     expect(result).toEqual({
       requestedAt: tick,
       dispatched: [TAGGED],
@@ -165,6 +171,9 @@ describe('built bundles run an invocation against fakes on 127.0.0.1', () => {
       expect.objectContaining({ clusters: 'opt-in tag', optInTag: 'karpenter-sentinel/enabled=true', logLevel: 'INFO' }),
     ]);
     expect(logs.at(-1)).toMatchObject({ level: 'INFO', message: 'invocation done', function: 'scan-dispatch' });
+    // The bundle's EKS calls measured and written as the invocation ended.
+    expect(emf).toContainEqual(expect.objectContaining({ Api: 'eks:ListClusters', Outcome: 'ok', ApiCalls: 1 }));
+    expect(emf).toContainEqual(expect.objectContaining({ Api: 'eks:DescribeCluster', Outcome: 'ok', ApiCalls: 2 }));
     expect(eks.requests.map((r) => `${r.method} ${r.path.split('?')[0]}`).sort()).toEqual([
       'GET /clusters',
       `GET /clusters/${TAGGED}`,
@@ -301,7 +310,7 @@ describe('built bundles run an invocation against fakes on 127.0.0.1', () => {
 
       expect(run.stderr).not.toContain(NETWORK_GUARD);
       expect(run.code, run.stderr).toBe(0);
-      const { result, logs } = outputOf(run);
+      const { result, logs, emf } = outputOf(run);
       expect(result).toEqual({
         cluster: GONE,
         dryRun: true,
@@ -320,6 +329,7 @@ describe('built bundles run an invocation against fakes on 127.0.0.1', () => {
         ],
       });
       expect(logs.at(-1)).toMatchObject({ message: 'invocation done', function: 'cleanup', complete: true });
+      expect(emf).toContainEqual(expect.objectContaining({ Api: 'eks:DescribeCluster', Outcome: 'ok', ApiCalls: 1 }));
       expect(eks.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /clusters/${GONE}`]);
       const actions = (f: FakeServer) => f.requests.map((r) => new URLSearchParams(r.body).get('Action'));
       expect(new Set(actions(ec2))).toEqual(new Set(['DescribeInstances', 'DescribeLaunchTemplates']));

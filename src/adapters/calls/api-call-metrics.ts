@@ -7,7 +7,9 @@
  * the series and what they cost.
  */
 import type { MetricDatum } from '../../domain/metric.ts';
+import type { Clock } from '../../ports/clock.ts';
 import type { MetricsSink } from '../../ports/notify.ts';
+import { errorFields, type Logger } from '../../support/logger.ts';
 
 export const API_CALL_METRIC = {
   /** Count, dimensions Api and Outcome: one per port call. */
@@ -24,7 +26,7 @@ export const API_CALL_METRIC = {
  */
 export type ApiCallOutcome = 'ok' | 'throttled' | 'access-denied' | 'not-found' | 'timeout' | 'network' | 'other';
 
-/** Durations kept per API until a drain: a meter nobody drains must not grow without end (the counts still count). */
+/** Durations kept per API until a drain: a meter that is not drained (a flush cut short) must not grow without end (the counts still count). */
 const MAX_DURATIONS_PER_API = 1_000;
 
 /**
@@ -69,10 +71,32 @@ export class ApiCallMeter {
 }
 
 /**
- * A metrics sink that sends the meter's calls along with the datums the use case puts at the end of
- * its invocation: one write, one timestamp, no change to the use case. Calls measured after that put
- * (or in an invocation that put nothing) go out with the next one.
+ * A metrics sink that sends the meter's calls along with the datums the use case puts (scan,
+ * interruptions): one write, one timestamp, no change to the use case. What is measured after that
+ * put, or in an invocation that puts nothing, goes out with `apiCallFlush` at the invocation's end.
  */
 export function withApiCallMetrics(sink: MetricsSink, meter: ApiCallMeter): MetricsSink {
   return { put: (datums, timestamp) => sink.put([...datums, ...meter.drain()], timestamp) };
+}
+
+/**
+ * The function's `afterInvocation` hook (src/service/middleware.ts): the calls the invocation made
+ * and no put has sent yet, written to `sink` once the handler answered or failed. Every function
+ * that calls AWS or Kubernetes has one, so no call waits for a later invocation; a sink that fails
+ * is one `metrics not written` warning, as for the use cases' own datums.
+ */
+export function apiCallFlush(
+  meter: ApiCallMeter,
+  sink: MetricsSink,
+  options: { clock: Clock; logger: Pick<Logger, 'warn'> },
+): () => Promise<void> {
+  return async () => {
+    const datums = meter.drain();
+    if (datums.length === 0) return;
+    try {
+      await sink.put(datums, options.clock.now());
+    } catch (error) {
+      options.logger.warn('metrics not written', { datums: datums.length, ...errorFields(error) });
+    }
+  };
 }

@@ -45,6 +45,6 @@ export function measuredEc2(port: Ec2Port, meter: ApiCallMeter): Ec2Port {
   return measured(port, EC2_APIS, awsCallOutcome, meter);
 }
 
-function measuredEks(port: EksPort, meter: ApiCallMeter): EksPort {
+export function measuredEks(port: EksPort, meter: ApiCallMeter): EksPort {
   return measured(port, EKS_APIS, awsCallOutcome, meter);
 }

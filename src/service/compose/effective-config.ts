@@ -12,7 +12,8 @@ import {
   KUBE_READ_LIMIT_NAMES,
   type KubeReadLimits,
 } from '../../domain/kube-read-limits.ts';
-import { formatDuration, type AlertSettings } from '../../domain/settings.ts';
+import { THRESHOLDS, type ThresholdSetting } from '../../domain/finding-catalogue.ts';
+import { formatDuration, type AlertSettings, type DetectionSettings } from '../../domain/settings.ts';
 
 export type EffectiveConfiguration = Record<string, unknown>;
 
@@ -34,6 +35,19 @@ export function dispatchEffectiveConfiguration(config: DispatchConfig, log: Logg
   };
 }
 
+/**
+ * Every detection threshold of the finding catalogue, by its osls param (`orphanGrace: '10m'`,
+ * `churnPerHour: 10`): a threshold added to the catalogue is logged without a line here.
+ */
+function effectiveThresholds(detection: DetectionSettings): Record<string, string | number> {
+  return Object.fromEntries(
+    THRESHOLDS.map((t) => {
+      const value = detection[t.setting as ThresholdSetting];
+      return [t.param, t.unit === 'duration' ? formatDuration(value) : value];
+    }),
+  );
+}
+
 /** `{ 'response-size': '32 MiB', ... }`, each limit by its `KUBE_READ_LIMITS` name. */
 function effectiveReadLimits(set: Partial<KubeReadLimits>): Record<string, string> {
   const limits = { ...DEFAULT_KUBE_READ_LIMITS, ...set };
@@ -53,10 +67,7 @@ export function scanEffectiveConfiguration(config: ScanConfig, log: LoggingConfi
     maxTerminationsPerRun: actions.maxTerminationsPerRun,
     maxRestartsPerHour: actions.maxRestartsPerHour,
     restartCooldown: formatDuration(actions.restartCooldownMs),
-    controllerPendingAfter: formatDuration(detection.controllerPendingMs),
-    workloadPendingAfter: formatDuration(detection.workloadPendingMs),
-    registrationTimeout: formatDuration(detection.registrationMs),
-    orphanGrace: formatDuration(detection.orphanGraceMs),
+    ...effectiveThresholds(detection),
     scanMaxAge: formatDuration(config.scanMaxAgeMs),
     idempotencyTtl: formatDuration(config.idempotencyTtlMs),
     scanLeaseDuration: formatDuration(config.scanLeaseMs),

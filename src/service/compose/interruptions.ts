@@ -11,7 +11,7 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { DynamoStateStore } from '../../adapters/aws/dynamodb-state.ts';
 import { Ec2Adapter } from '../../adapters/aws/ec2.ts';
 import { EmfMetricsSink } from '../../adapters/aws/emf-metrics.ts';
-import { ApiCallMeter, withApiCallMetrics } from '../../adapters/calls/api-call-metrics.ts';
+import { ApiCallMeter, apiCallFlush, withApiCallMetrics } from '../../adapters/calls/api-call-metrics.ts';
 import { measuredEc2 } from '../../adapters/calls/measured-aws.ts';
 import { SnsAlertPublisher } from '../../adapters/aws/sns.ts';
 import { METRICS_NAMESPACE, type InterruptionsConfig, type LoggingConfig } from '../../config.ts';
@@ -30,17 +30,20 @@ export function composeInterruptions(config: InterruptionsConfig, logging: Loggi
   const invocationSignal = new InvocationSignal();
   const signal = invocationSignal.current;
   const { logger, context } = powertoolsLogging(logging);
+  const emf = new EmfMetricsSink(METRICS_NAMESPACE, { logger });
   const meter = new ApiCallMeter();
   return {
     ec2: measuredEc2(new Ec2Adapter(abortable(retriesNoted(new EC2Client(sdk)), signal)), meter),
     state: new DynamoStateStore(abortable(new DynamoDBClient(sdk), signal), config.stateTable),
     alerts: new SnsAlertPublisher(abortable(new SNSClient(sdk), signal), config.alerts.topicArn),
-    metrics: withApiCallMetrics(new EmfMetricsSink(METRICS_NAMESPACE, { logger }), meter),
+    metrics: withApiCallMetrics(emf, meter),
     clock: SYSTEM_CLOCK,
     logger,
     settings: interruptionSettings(config),
     logContext: context,
     effectiveConfiguration: interruptionsEffectiveConfiguration(config, logging),
     invocationSignal,
+    // What no put of the use case carried (a duplicate delivery puts nothing) goes out as the invocation ends.
+    afterInvocation: apiCallFlush(meter, emf, { clock: SYSTEM_CLOCK, logger }),
   };
 }

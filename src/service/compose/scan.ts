@@ -3,7 +3,7 @@
  * with the EKS tokens (as the CLI's live connection does), and one Kubernetes connection per
  * cluster kept across invocations (kube-connections.ts). Metrics are EMF lines on stdout. Every
  * AWS and Kubernetes request gets the invocation's AbortSignal; every port call is measured
- * (src/adapters/calls/measured-ports.ts) and its metrics go out with the scan's.
+ * (src/adapters/calls/measured-ports.ts): its metrics go out with the scan's, the rest as the invocation ends.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
@@ -11,7 +11,7 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { DynamoStateStore } from '../../adapters/aws/dynamodb-state.ts';
 import { EmfMetricsSink } from '../../adapters/aws/emf-metrics.ts';
 import { awsPorts, createAwsClients } from '../../adapters/aws/index.ts';
-import { ApiCallMeter, withApiCallMetrics } from '../../adapters/calls/api-call-metrics.ts';
+import { ApiCallMeter, apiCallFlush, withApiCallMetrics } from '../../adapters/calls/api-call-metrics.ts';
 import { measuredAwsPorts } from '../../adapters/calls/measured-aws.ts';
 import { measuredKubernetes } from '../../adapters/calls/measured-kubernetes.ts';
 import { SnsAlertPublisher } from '../../adapters/aws/sns.ts';
@@ -39,17 +39,20 @@ export function composeScan(config: ScanConfig, logging: LoggingConfig): ScanDep
     ),
   );
   const { logger, context } = powertoolsLogging(logging);
+  const emf = new EmfMetricsSink(METRICS_NAMESPACE, { logger });
   return {
     settings: config,
     connect: async (clusterName) => ({ aws, connectKube: (cluster) => kube.connect(clusterName, cluster) }),
     state: new DynamoStateStore(abortable(new DynamoDBClient(sdk), signal), config.stateTable),
     alerts: new SnsAlertPublisher(abortable(new SNSClient(sdk), signal), config.alerts.topicArn),
-    metrics: withApiCallMetrics(new EmfMetricsSink(METRICS_NAMESPACE, { logger }), meter),
+    metrics: withApiCallMetrics(emf, meter),
     clock: SYSTEM_CLOCK,
     logger,
     logContext: context,
     effectiveConfiguration: scanEffectiveConfiguration(config, logging),
     configWarnings: config.warnings,
     invocationSignal,
+    // What no put of the use case carried (a duplicate delivery puts nothing) goes out as the invocation ends.
+    afterInvocation: apiCallFlush(meter, emf, { clock: SYSTEM_CLOCK, logger }),
   };
 }

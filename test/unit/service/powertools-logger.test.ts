@@ -13,6 +13,7 @@ import {
   scanEffectiveConfiguration,
   slackEffectiveConfiguration,
 } from '../../../src/service/compose/effective-config.ts';
+import { THRESHOLDS } from '../../../src/domain/finding-catalogue.ts';
 import { serviceMiddlewares } from '../../../src/service/middleware.ts';
 import { powertoolsLogging } from '../../../src/service/powertools-logger.ts';
 import { lambdaContext } from '../../support/lambda.ts';
@@ -154,6 +155,8 @@ describe('the effective configuration line', () => {
       TERMINATE_INSTANCE_MODE: 'apply',
       CLUSTERS: 'prod-a,prod-b',
       KUBE_READ_LIMITS: 'response-size=64MiB,list-time=3m',
+      TERMINATION_STUCK_AFTER: '20m',
+      CHURN_PER_HOUR: '25',
     };
 
     expect(scanEffectiveConfiguration(readScanConfig(env), LOGGING)).toEqual({
@@ -172,6 +175,10 @@ describe('the effective configuration line', () => {
       workloadPendingAfter: '10m',
       registrationTimeout: '10m',
       orphanGrace: '10m',
+      terminationStuckAfter: '20m',
+      disruptionBlockedAfter: '2h',
+      churnPerHour: 25,
+      initializationTimeout: '10m',
       scanMaxAge: '5m',
       idempotencyTtl: '1d',
       scanLeaseDuration: '2m30s',
@@ -191,6 +198,21 @@ describe('the effective configuration line', () => {
       surgeWindow: '10m',
       controllerStatusMaxAge: '10m',
     });
+  });
+
+  it('scan: every detection threshold of the finding catalogue, by its deploy param, as set', () => {
+    const env = Object.fromEntries(THRESHOLDS.map((t) => [t.env, t.unit === 'duration' ? '7h' : '7']));
+    const config = readScanConfig({
+      ...env,
+      AWS_REGION: 'eu-west-1',
+      STATE_TABLE: 'state',
+      ALERT_TOPIC_ARN: 'arn:aws:sns:eu-west-1:111122223333:alerts',
+    });
+
+    const line = scanEffectiveConfiguration(config, LOGGING);
+
+    expect(THRESHOLDS.length).toBeGreaterThan(4);
+    for (const t of THRESHOLDS) expect(line[t.param], t.param).toBe(t.unit === 'duration' ? '7h' : 7);
   });
 
   it('scan with TERMINATE_INSTANCE_MODE apply and CLUSTERS unset: one configuration warning per cold start, orphans only planned', async () => {

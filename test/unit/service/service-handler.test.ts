@@ -16,7 +16,7 @@ describe('serviceHandler: the one shape of every function', () => {
     const { lines, logger } = recordingLogger();
     const invocationSignal = new InvocationSignal();
     let seenByRun: AbortSignal | undefined;
-    const handler = serviceHandler<unknown, number, { done: number }>(
+    const handler = serviceHandler<number, { done: number }>(
       { logger, invocationSignal, effectiveConfiguration: { mode: 'dry-run' } },
       {
         name: 'scan',
@@ -43,7 +43,7 @@ describe('serviceHandler: the one shape of every function', () => {
 
   it('aborts the work signal the stop margin before the deadline, while middy still waits for the answer', async () => {
     const { logger } = recordingLogger();
-    const handler = serviceHandler<unknown, unknown, string>(
+    const handler = serviceHandler<unknown, string>(
       { logger },
       {
         name: 'interruptions',
@@ -63,7 +63,7 @@ describe('serviceHandler: the one shape of every function', () => {
   it('a malformed event is one ERROR line naming it, and the use case does not run', async () => {
     const { lines, logger } = recordingLogger();
     let ran = false;
-    const handler = serviceHandler<unknown, never, string>(
+    const handler = serviceHandler<never, string>(
       { logger },
       {
         name: 'slack-notify',
@@ -89,6 +89,82 @@ describe('serviceHandler: the one shape of every function', () => {
         function: 'slack-notify',
         error: 'EventShapeError: not an SNS event: it has no Records',
       }),
+    ]);
+  });
+});
+
+describe('serviceHandler: the afterInvocation hook (the API call metrics)', () => {
+  function handlerWith(afterInvocation: () => Promise<void>, run: () => Promise<string>) {
+    const { lines, logger } = recordingLogger();
+    const handler = serviceHandler<unknown, string>(
+      { logger, afterInvocation },
+      { name: 'cleanup', stopMarginMs: 5_000, parse: (event) => event, run, summarise: () => ({}) },
+    );
+    return { lines, handler };
+  }
+
+  it('runs once after an answer, before the closing line', async () => {
+    const order: string[] = [];
+    const { lines, handler } = handlerWith(
+      async () => void order.push('hook'),
+      async () => 'done',
+    );
+
+    await expect(handler({}, lambdaContext())).resolves.toBe('done');
+
+    expect(order).toEqual(['hook']);
+    expect(lines.map((l) => l.message)).toEqual(['invocation done']);
+  });
+
+  it('runs when the handler fails, and the handler’s own error is what the invocation fails with', async () => {
+    let ran = 0;
+    const { lines, handler } = handlerWith(
+      async () => void (ran += 1),
+      async () => {
+        throw new Error('ListClusters failed: AccessDeniedException');
+      },
+    );
+
+    await expect(handler({}, lambdaContext())).rejects.toThrow('ListClusters failed: AccessDeniedException');
+
+    expect(ran).toBe(1);
+    expect(lines).toEqual([expect.objectContaining({ level: 'error', message: 'invocation failed' })]);
+  });
+
+  it('a hook that fails is one WARN line: neither the answer nor the handler’s error changes', async () => {
+    const failingHook = async () => {
+      throw new Error('stdout closed');
+    };
+    const answered = handlerWith(failingHook, async () => 'done');
+    const failed = handlerWith(failingHook, async () => {
+      throw new Error('the handler’s own error');
+    });
+
+    await expect(answered.handler({}, lambdaContext())).resolves.toBe('done');
+    await expect(failed.handler({}, lambdaContext())).rejects.toThrow('the handler’s own error');
+
+    expect(answered.lines.map((l) => `${String(l.level)} ${String(l.message)}`)).toEqual([
+      'warn after-invocation work failed',
+      'info invocation done',
+    ]);
+    expect(failed.lines.map((l) => `${String(l.level)} ${String(l.message)}`)).toEqual([
+      'warn after-invocation work failed',
+      'error invocation failed',
+    ]);
+  });
+
+  it('a hook that never ends is cut short before the deadline: the invocation still answers', async () => {
+    const { lines, handler } = handlerWith(
+      () => new Promise<void>(() => undefined),
+      async () => 'done',
+    );
+
+    // 0.5 s left: the hook gets what remains less the reserve, then the answer goes out.
+    await expect(handler({}, lambdaContext({}, 500))).resolves.toBe('done');
+
+    expect(lines.map((l) => l.message)).toEqual([
+      'after-invocation work cut short: the invocation ran out of time',
+      'invocation done',
     ]);
   });
 });
