@@ -9,7 +9,7 @@ import { DEFAULT_MAX_FILE_BYTES } from '../../snapshot/size-limit.ts';
 import { DEFAULT_NODECLAIM_WAIT_MS } from '../../usecases/cleanup.ts';
 import { byteSizeOf, choiceOf, durationOf, parseFlags, type ParsedFlags, stringOf, stringsOf } from '../args.ts';
 import { cleanupLiveCluster, cleanupSimulation, type CleanupRunOptions } from '../cleanup-run.ts';
-import { resolveLiveTarget, type LiveTarget } from '../live-target.ts';
+import { resolveLiveTarget, type ResolvedTarget } from '../live-target.ts';
 import { liveFlagsOf } from '../live-flags.ts';
 import type { CliContext } from '../io.ts';
 import { outputWidth, writeLines, writeNote } from '../io.ts';
@@ -191,10 +191,10 @@ function requestOf(values: ParsedFlags['values']): Omit<CleanupRequest, 'cluster
  * The live target as scan resolves it (liveFlagsOf, resolveLiveTarget): --kubeconfig, --context and
  * --profile mean the same in both. The cluster is always --cluster (checkModeFlags), never inferred.
  */
-async function liveTarget(values: ParsedFlags['values'], ctx: CliContext): Promise<LiveTarget> {
-  const { target, announcement } = await resolveLiveTarget({ ...liveFlagsOf(values), verb: 'cleaning up' });
-  if (announcement) writeNote(ctx, announcement);
-  return target;
+async function liveTarget(values: ParsedFlags['values'], ctx: CliContext): Promise<ResolvedTarget> {
+  const resolved = await resolveLiveTarget({ ...liveFlagsOf(values), verb: 'cleaning up' });
+  if (resolved.announcement) writeNote(ctx, resolved.announcement);
+  return resolved;
 }
 
 /** One line for a log: what is left to do, or undefined when nothing is. */

@@ -18,10 +18,10 @@ import {
 } from '../args.ts';
 import { outputWidth, writeLines, writeNote } from '../io.ts';
 import { exitCodeFor, scanCapture } from '../offline-scan.ts';
-import { actionsFor, scanLiveCluster, scanSimulation, type LiveTarget } from '../cluster-scan.ts';
+import { actionsFor, scanLiveCluster, scanSimulation } from '../cluster-scan.ts';
 import type { CliContext } from '../io.ts';
 import { liveFlagsOf } from '../live-flags.ts';
-import { resolveLiveTarget } from '../live-target.ts';
+import { resolveLiveTarget, type ResolvedTarget } from '../live-target.ts';
 import { renderReport } from '../render/index.ts';
 import { incompleteWarning } from '../render/format.ts';
 import { colourEnabled } from '../render/style.ts';
@@ -176,9 +176,9 @@ function checkModeFlags(from: string[], simulate: string[], values: ParsedFlags[
 }
 
 /** The live target (the kubeconfig context unless --cluster alone), announced on stderr before anything is read. */
-async function liveTarget(values: ParsedFlags['values'], ctx: CliContext): Promise<LiveTarget> {
+async function liveTarget(values: ParsedFlags['values'], ctx: CliContext): Promise<ResolvedTarget> {
   const flags = { ...liveFlagsOf(values), otherwise: '--from PATH... for captured files' };
-  const { target, announcement } = await resolveLiveTarget(flags);
-  if (announcement) writeNote(ctx, announcement);
-  return target;
+  const resolved = await resolveLiveTarget(flags);
+  if (resolved.announcement) writeNote(ctx, resolved.announcement);
+  return resolved;
 }
