@@ -86,7 +86,7 @@ export const cleanupCommand: Command = {
   summary: 'destroy-time cleanup: NodePools, instances, launch templates, instance profiles',
   usage: USAGE,
   async run(args, ctx) {
-    const { values } = parseFlags('cleanup', args, OPTIONS, ['simulate']);
+    const { values } = parseFlags('cleanup', args, OPTIONS, { pathOptions: ['simulate'] });
     const output = choiceOf('output', values.output, CLEANUP_OUTPUTS, 'table');
     const nodeClaimWaitMs = durationOf('nodeclaim-wait', values['nodeclaim-wait'], DEFAULT_NODECLAIM_WAIT_MS);
     const timeoutMs = durationOf('timeout', values.timeout, DEFAULT_CLEANUP_TIMEOUT_MS);

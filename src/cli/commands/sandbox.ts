@@ -42,7 +42,7 @@ export const sandboxCommand: Command = {
   summary: 'serve a capture or an example as a cluster for kubectl (rehearse without a cluster)',
   usage: USAGE,
   async run(args, ctx) {
-    const { values, operands } = parseFlags('sandbox', args, OPTIONS, [], true);
+    const { values, operands } = parseFlags('sandbox', args, OPTIONS, { operands: true });
     if (operands.length === 0)
       throw new UsageError('sandbox needs a capture folder or a bundled example name (see karpenter-sentinel help sandbox)');
     const inputs = operands.map((typed) => resolveInput(typed, ctx));

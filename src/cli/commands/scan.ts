@@ -118,7 +118,7 @@ export const scanCommand: Command = {
   summary: 'find, explain and plan fixes for Karpenter failures',
   usage: USAGE,
   async run(args, ctx) {
-    const { values } = parseFlags('scan', args, OPTIONS, ['from', 'simulate']);
+    const { values } = parseFlags('scan', args, OPTIONS, { pathOptions: ['from', 'simulate'] });
     const output = choiceOf('output', values.output, OUTPUT_FORMATS, 'table');
     const failOn = choiceOf('fail-on', values['fail-on'], FAIL_ON_CHOICES, 'warning');
     // Undefined without --now: a capture, read or simulated, is judged at its own time (capture-time.ts), a live cluster at the clock's.
