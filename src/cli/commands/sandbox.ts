@@ -103,9 +103,9 @@ interface Input {
 
 /** A path that exists, else a bundled example of that name (as `scan --from` reads them). */
 function resolveInput(typed: string, ctx: CliContext): Input {
+  if (existsSync(typed)) return { path: typed, example: false, shown: typed };
   const example = bundledExampleFor(typed, ctx.services.examplesRoot);
   if (example !== undefined) return { path: example, example: true, shown: asTyped(example) };
-  if (existsSync(typed)) return { path: typed, example: false, shown: typed };
   throw new UsageError(
     `sandbox: no file or folder '${visibleLine(typed)}', and no bundled example of that name (the names are the folders of examples/)`,
   );
