@@ -8,7 +8,7 @@
  * uses it (docs/cleanup.md, step 4). Like the launch templates step, it runs only for the whole
  * cluster and once every Karpenter instance is known gone: the use case decides.
  */
-import { counted } from '../domain/counted.ts';
+import { counted } from '../domain/words.ts';
 import type { Instance, InstanceProfile } from '../domain/aws.ts';
 import { hasLegacyKarpenterName, isKarpenterInstanceProfile, whyNoNodeClassNames } from '../domain/instance-profiles.ts';
 import type { EC2NodeClass } from '../domain/kube.ts';

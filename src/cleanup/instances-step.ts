@@ -4,7 +4,7 @@
  * group cannot be deleted while any of them is shutting down. The plan (which to terminate, which
  * to leave and why) is computed the same in a dry run; only the writes and the wait are apply's.
  */
-import { counted } from '../domain/counted.ts';
+import { counted } from '../domain/words.ts';
 import type { InstanceNotProven } from '../domain/cleanup.ts';
 import { NODEPOOL_TAG } from '../domain/tags.ts';
 import type { Instance } from '../domain/aws.ts';

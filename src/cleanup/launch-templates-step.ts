@@ -7,7 +7,7 @@
  * It runs only for the whole cluster and once every Karpenter instance is known gone: the use case
  * (src/usecases/cleanup.ts) decides that from the instances step's outcome.
  */
-import { counted } from '../domain/counted.ts';
+import { counted } from '../domain/words.ts';
 import type { Instance, LaunchTemplate } from '../domain/aws.ts';
 import { isKarpenterLaunchTemplate, LAUNCH_TEMPLATE_ID_TAG } from '../domain/provenance.ts';
 import type { CleanupContext } from './budget.ts';

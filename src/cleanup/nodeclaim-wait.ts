@@ -7,7 +7,7 @@
  * cannot be listed cannot be waited for: their instances are then held, in a dry run as in apply
  * (docs/cleanup.md, "Dry run = apply"). A dry run looks once and waits for nothing.
  */
-import { counted } from '../domain/counted.ts';
+import { counted } from '../domain/words.ts';
 import type { NodeClaim } from '../domain/kube.ts';
 import { formatDuration } from '../domain/settings.ts';
 import { whyNothingDrains } from './controller-check.ts';

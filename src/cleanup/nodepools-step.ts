@@ -16,6 +16,7 @@ import { oneLine } from '../domain/shape.ts';
 import type { CleanupContext } from './budget.ts';
 import { listNodeClasses, listNodePools, type CheckedList } from './kube-objects.ts';
 import { NodePoolsRecord, type NodePoolsOutcome } from './nodepools-outcome.ts';
+import { recorded } from './outcome.ts';
 import { isNodeClaimOfGoingPool, selectNodePools } from './select.ts';
 import { failedCall, namesOf, plannedLine } from './text.ts';
 
@@ -44,18 +45,21 @@ function kubeHint(error: unknown): string {
   return KUBE_RETRY_HINT;
 }
 
-export async function nodePoolsStep(ctx: CleanupContext): Promise<NodePoolsOutcome> {
+export function nodePoolsStep(ctx: CleanupContext): Promise<NodePoolsOutcome> {
+  return recorded(new NodePoolsRecord('nodepools', ctx.budget), (out) => deleteNodePools(ctx, out));
+}
+
+async function deleteNodePools(ctx: CleanupContext, out: NodePoolsRecord): Promise<void> {
   const { request } = ctx;
-  const out = new NodePoolsRecord('nodepools', ctx.budget);
   if (!request.deleteNodePools) {
     out.note(
       'NodePools left alone (deleteNodePools: false): if the Karpenter controller still runs it replaces the instances terminated next; run this once the controller is gone',
     );
-    return out.outcome();
+    return;
   }
-  if (out.outOfTime()) return out.outcome();
+  if (out.outOfTime()) return;
   const reached = await reachKube(ctx, out);
-  if (!reached) return out.outcome();
+  if (!reached) return;
   const { kube, cluster } = reached;
 
   let listed: CheckedList<NodePool>;
@@ -65,7 +69,7 @@ export async function nodePoolsStep(ctx: CleanupContext): Promise<NodePoolsOutco
     const why = whyUnreadable('list NodePools', error);
     out.fail(notDeleted(why, error));
     out.holdAll(why);
-    return out.outcome();
+    return;
   }
   out.nodeClasses = await nodeClassesIfReadable(kube, out);
   const pools = listed.objects;
@@ -79,7 +83,7 @@ export async function nodePoolsStep(ctx: CleanupContext): Promise<NodePoolsOutco
   out.drain = { kube, cluster, isWaitedFor: (claim) => isNodeClaimOfGoingPool(claim, selection, request.nodePools) };
   if (request.dryRun) {
     out.done.push(...selection.toDelete);
-    return out.outcome();
+    return;
   }
 
   const notDeletedPools: string[] = [];
@@ -93,7 +97,6 @@ export async function nodePoolsStep(ctx: CleanupContext): Promise<NodePoolsOutco
     }
   }
   if (notDeletedPools.length > 0) out.holdNodePools(notDeletedPools);
-  return out.outcome();
 }
 
 /**

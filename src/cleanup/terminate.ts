@@ -2,7 +2,7 @@
  * The instances step's writes (apply only): TerminateInstances in batches, the deadline checked
  * between them, then the wait until EC2 shows them terminated.
  */
-import { counted } from '../domain/counted.ts';
+import { counted } from '../domain/words.ts';
 import type { Instance } from '../domain/aws.ts';
 import { oneLine } from '../domain/shape.ts';
 import { shellQuote } from '../domain/shell.ts';

@@ -1,6 +1,6 @@
 /** The cleanup's one-line messages: errors naming the call and the resource, progress counting things. */
 import { failureText } from '../ports/failure-text.ts';
-import { counted } from '../domain/counted.ts';
+import { counted } from '../domain/words.ts';
 import { oneLine } from '../domain/shape.ts';
 
 /**

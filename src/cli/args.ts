@@ -10,22 +10,27 @@ type Values = Record<string, string | boolean | (string | boolean)[] | undefined
 
 export interface ParsedFlags {
   values: Values;
-  /** Bare arguments, in order, for a command that takes them (`takesOperands`); else always empty. */
+  /** Bare arguments, in order, for a command that takes them (`operands: true`); else always empty. */
   operands: string[];
+}
+
+/** What a command's bare arguments are: the values of its `pathOptions`, or its own `operands`. */
+interface FlagShape {
+  pathOptions?: readonly string[];
+  operands?: boolean;
 }
 
 /**
  * Strict `parseArgs` for one command. Options in `pathOptions` (multiple strings) also take the
  * bare arguments that follow them, so `--from a b c` and `--from a --from b` both work; any other
- * bare argument is an operand when the command `takesOperands` (`sandbox PATH...`), else, like a
+ * bare argument is an operand when the command takes `operands` (`sandbox PATH...`), else, like a
  * repeated single-valued flag, an unknown flag or a missing value, a UsageError that names it.
  */
 export function parseFlags(
   command: string,
   args: readonly string[],
   options: ParseArgsOptionsConfig,
-  pathOptions: readonly string[] = [],
-  takesOperands = false,
+  { pathOptions = [], operands: takesOperands = false }: FlagShape = {},
 ): ParsedFlags {
   const parsed = (() => {
     try {

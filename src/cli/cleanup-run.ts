@@ -1,7 +1,7 @@
 import type { CleanupProgress, CleanupRequest, CleanupResult } from '../domain/cleanup.ts';
 import { runCleanup } from '../usecases/cleanup.ts';
 import type { ClusterConnection } from '../ports/cluster.ts';
-import type { LiveTarget } from './live-target.ts';
+import type { ResolvedTarget } from './live-target.ts';
 import type { LoadOptions } from '../snapshot/load.ts';
 import { printNotices } from './io.ts';
 import type { CliContext } from './io.ts';
@@ -21,11 +21,11 @@ export interface CleanupResultInRegion {
 }
 
 export async function cleanupLiveCluster(
-  target: LiveTarget,
+  { target, loadedKubeconfig }: ResolvedTarget,
   options: CleanupRunOptions,
   ctx: CliContext,
 ): Promise<CleanupResultInRegion> {
-  const connection = await ctx.services.connectLive(target);
+  const connection = await ctx.services.connectLive(target, loadedKubeconfig);
   return cleanupThrough(connection, target.clusterName, options, ctx);
 }
 

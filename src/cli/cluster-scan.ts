@@ -8,9 +8,7 @@ import { scanCluster, type ScanClusterResult } from '../usecases/scan-cluster.ts
 import { goneClusterNote } from '../domain/cluster-gone.ts';
 import { ClusterUnreadableError } from '../domain/errors.ts';
 import type { CliContext } from './io.ts';
-import type { LiveTarget } from './live-target.ts';
-
-export type { LiveTarget } from './live-target.ts';
+import type { ResolvedTarget } from './live-target.ts';
 import { printNotices } from './io.ts';
 import { loadOptionsOf } from './offline-scan.ts';
 
@@ -32,8 +30,12 @@ export function actionsFor(apply: boolean, maxTerminationsPerRun: number): Actio
   return { ...CLI_ACTIONS, modes, maxTerminationsPerRun };
 }
 
-export async function scanLiveCluster(target: LiveTarget, settings: ClusterScanSettings, ctx: CliContext): Promise<Report> {
-  const connection = await ctx.services.connectLive(target);
+export async function scanLiveCluster(
+  { target, loadedKubeconfig }: ResolvedTarget,
+  settings: ClusterScanSettings,
+  ctx: CliContext,
+): Promise<Report> {
+  const connection = await ctx.services.connectLive(target, loadedKubeconfig);
   const result = await scanCluster(connection, { ...settings, clusterName: target.clusterName, ...detectorsOf(ctx) });
   return reportOf(result, target.clusterName, connection.aws.region, ctx);
 }

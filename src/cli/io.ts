@@ -5,6 +5,7 @@ import type { Simulation, SimulationOptions } from '../simulator/simulation.ts';
 import type { ClusterSnapshot } from '../domain/snapshot.ts';
 import type { ClusterConnection } from '../ports/cluster.ts';
 import { SYSTEM_CLOCK, type Clock } from '../ports/clock.ts';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { LiveTarget } from './live-target.ts';
 import { visibleLine } from '../domain/visible.ts';
 import { wrapLine } from './render/wrap.ts';
@@ -36,7 +37,8 @@ export interface CliServices {
   /** Waits and deadlines of long runs (cleanup); tests pass one whose sleep takes no time. */
   timer: Clock;
   /** Real adapters for a live cluster (AWS SDK, client-node). */
-  connectLive(target: LiveTarget): Promise<ClusterConnection>;
+  /** `kubeconfig`: the one resolveLiveTarget loaded for the target's context, not read again. */
+  connectLive(target: LiveTarget, kubeconfig?: KubeConfig): Promise<ClusterConnection>;
   /** A simulated cluster seeded from a loaded capture (fake Kubernetes API on 127.0.0.1, in-memory AWS). */
   startSimulation(seed: ClusterSnapshot, options?: SimulationOptions): Promise<Simulation>;
 }
@@ -53,7 +55,7 @@ export const DEFAULT_SERVICES: CliServices = {
   clock: () => new Date(),
   timer: SYSTEM_CLOCK,
   // Loaded on first use too: the SDK and client-node are most of the start-up time.
-  connectLive: async (target) => (await import('./live-connection.ts')).connectLive(target),
+  connectLive: async (target, kubeconfig) => (await import('./live-connection.ts')).connectLive(target, kubeconfig),
   startSimulation: async (seed, options) => (await import('../simulator/simulation.ts')).simulateSnapshot(seed, options),
 };
 

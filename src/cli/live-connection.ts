@@ -3,17 +3,22 @@
  * Kubernetes API through a kubeconfig context (`--context`) or an EKS token for the ambient AWS
  * credentials (endpoint and CA from eks:DescribeCluster, as the deployed service does).
  */
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterInfo } from '../domain/aws.ts';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { awsPorts, createAwsClients } from '../adapters/aws/index.ts';
 import { connectToEks } from '../adapters/kubernetes/connect-eks.ts';
-import type { KubernetesApi } from '../adapters/kubernetes/kubernetes-api.ts';
+import type { KubernetesApi, KubernetesApiOptions } from '../adapters/kubernetes/kubernetes-api.ts';
 import { KubeUnreachableError } from '../ports/errors.ts';
 import type { ClusterConnection } from '../ports/cluster.ts';
-import { kubeconfigReadFor, noAwsRegionError, type LiveTarget } from './live-target.ts';
+import { noAwsRegionError, type LiveTarget } from './live-target.ts';
 
-/** The target as resolveLiveTarget resolved it: the flags and the environment are not read again here. */
-export async function connectLive(target: LiveTarget): Promise<ClusterConnection> {
+/**
+ * The target as resolveLiveTarget resolved it, with the kubeconfig it read for the context: the
+ * flags, the environment and the kubeconfig file are not read again here (without `kubeconfig`,
+ * a target with a context reads its file now).
+ */
+export async function connectLive(target: LiveTarget, kubeconfig?: KubeConfig): Promise<ClusterConnection> {
   const { region, readLimits = {} } = target;
   if (!region) throw noAwsRegionError(target.clusterName);
   // One credential chain for the SDK clients and the EKS token: SSO or assume-role resolves once.
@@ -23,13 +28,7 @@ export async function connectLive(target: LiveTarget): Promise<ClusterConnection
   // client-node (~0.9 s to import) is only needed to read a kubeconfig. A context is connected now,
   // on the kubeconfig resolveLiveTarget read for it, so a wrong one is a usage error before any AWS call.
   let kube: KubernetesApi | undefined =
-    target.context === undefined
-      ? undefined
-      : (await import('../adapters/kubernetes/connect.ts')).connectWithKubeconfig(
-          { context: target.context, ...(target.kubeconfig ? { kubeconfigPath: target.kubeconfig } : {}) },
-          { readLimits },
-          kubeconfigReadFor(target),
-        );
+    target.context === undefined ? undefined : await contextApi(target, target.context, { readLimits }, kubeconfig);
   const connectKube = async (cluster: ClusterInfo | undefined) => {
     if (kube) return kube;
     if (!cluster) {
@@ -41,4 +40,16 @@ export async function connectLive(target: LiveTarget): Promise<ClusterConnection
     return kube;
   };
   return { aws, connectKube };
+}
+
+/** The API through the target's context: on the kubeconfig already loaded for it, else read from its file now. */
+async function contextApi(
+  target: LiveTarget,
+  context: string,
+  options: KubernetesApiOptions,
+  loaded: KubeConfig | undefined,
+): Promise<KubernetesApi> {
+  if (loaded) return new (await import('../adapters/kubernetes/kubernetes-api.ts')).KubernetesApi(loaded, options);
+  const selection = { context, ...(target.kubeconfig ? { kubeconfigPath: target.kubeconfig } : {}) };
+  return (await import('../adapters/kubernetes/connect.ts')).connectWithKubeconfig(selection, options);
 }

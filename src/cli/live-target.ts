@@ -1,3 +1,4 @@
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeContextRead, KubeconfigSelection } from '../adapters/kubernetes/kubeconfig-file.ts';
 import { readCliCloudEnvironment, type CliCloudEnvironment } from '../config.ts';
 import { eksTargetOfContext } from '../domain/eks-context.ts';
@@ -39,6 +40,11 @@ export interface LiveFlags {
 export interface ResolvedTarget {
   target: LiveTarget;
   /**
+   * The kubeconfig read to resolve the target's context (none for `--cluster` alone): connectLive
+   * builds the Kubernetes client on it, so the file is read once per command.
+   */
+  loadedKubeconfig?: KubeConfig;
+  /**
    * What the kubeconfig chose, said first on stderr as kubectl users expect: `scanning context
    * "x": EKS cluster NAME in REGION`. None when `--cluster` alone says it all.
    */
@@ -50,18 +56,6 @@ type ContextReader = (selection: KubeconfigSelection) => Promise<KubeContextRead
 
 const readContext: ContextReader = async (selection) =>
   (await import('../adapters/kubernetes/kubeconfig-file.ts')).readKubeContext(selection);
-
-/**
- * The kubeconfig each target's context was resolved from, so connectLive builds its client on that
- * one read. A side table rather than a field: a target stays plain data (what the commands pass
- * on and the tests compare). A target made elsewhere has none; connectLive reads its kubeconfig then.
- */
-const kubeconfigReads = new WeakMap<LiveTarget, KubeContextRead['config']>();
-
-/** The kubeconfig resolveLiveTarget read for this target's context, if it read one. */
-export function kubeconfigReadFor(target: LiveTarget): KubeContextRead['config'] | undefined {
-  return kubeconfigReads.get(target);
-}
 
 /** The AWS shared config's region for a profile (undefined: AWS_PROFILE, else `default`), as the SDK reads it. */
 export type ConfigRegionReader = (profile: string | undefined) => Promise<string | undefined>;
@@ -143,10 +137,9 @@ export async function resolveLiveTarget(
     ...(profile ? { profile } : {}),
     ...extras,
   };
-  kubeconfigReads.set(target, config);
   const from = flags.cluster === undefined && context.clusterFrom ? ` (from ${context.clusterFrom})` : '';
   const note = given === undefined ? configNote(target) : '';
-  return { target, announcement: `${verb} ${where}: EKS cluster ${shown(target, from, note)}` };
+  return { target, loadedKubeconfig: config, announcement: `${verb} ${where}: EKS cluster ${shown(target, from, note)}` };
 }
 
 /** KUBE_READ_LIMITS, then `--kube-read-limits` over it; a bad variable is a usage error naming it. */

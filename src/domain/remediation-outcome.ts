@@ -26,8 +26,3 @@ export function remediationOutcome(r: Remediation): RemediationOutcome {
 export function heldReason(outcome: Extract<RemediationOutcome, { kind: 'held' }>): string {
   return outcome.reason || 'no reason given';
 }
-
-/** `Restart applied`: a sentence's first letter in capitals (titles and lines built from words). */
-export function capitalised(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}

@@ -13,6 +13,7 @@ import type { ResolvedEvent } from '../interruptions/owner.ts';
 import type { ClusterStatus } from '../ports/state.ts';
 import { shellQuote, shellWords } from '../domain/shell.ts';
 import { markdownCode, markdownText } from '../domain/markdown.ts';
+import { counted } from '../domain/words.ts';
 
 /**
  * Kinds that announce a node is about to go: with the controller down nobody cordons and drains
@@ -83,7 +84,7 @@ export function unattendedAlert(input: UnattendedInput): Alert {
     severity: INTERRUPTION_ALERT_SEVERITY.INTERRUPTION_UNATTENDED,
     cluster,
     code: 'INTERRUPTION_UNATTENDED',
-    title: `Karpenter is down: ${count(instances.length, 'instance')} about to be interrupted with nobody to drain ${instances.length === 1 ? 'it' : 'them'}`,
+    title: `Karpenter is down: ${counted(instances.length, 'instance')} about to be interrupted with nobody to drain ${instances.length === 1 ? 'it' : 'them'}`,
     description: [
       `The last scan (${markdownText(status.observedAt)}, ${formatDuration(Math.max(0, age))} ago) found the Karpenter controller unavailable: ` +
         `${status.readyReplicas}/${status.desiredReplicas} replicas ready. Karpenter cordons and drains the nodes EC2 is about to ` +
@@ -168,11 +169,11 @@ export function scheduledMaintenanceAlert(input: ScheduledMaintenanceInput): Ale
     cluster,
     code: 'SCHEDULED_MAINTENANCE',
     title:
-      `Scheduled maintenance: ${change.eventTypeCode} for ${count(instances.length, 'instance')}` +
+      `Scheduled maintenance: ${change.eventTypeCode} for ${counted(instances.length, 'instance')}` +
       (change.startTime ? ` from ${change.startTime}` : ''),
     description: [
       `AWS Health${change.statusCode ? ` (${markdownText(change.statusCode)})` : ''} scheduled change ${markdownCode(change.eventTypeCode)} affects ` +
-        `${count(instances.length, 'Karpenter instance')} of ${markdownText(cluster)}.`,
+        `${counted(instances.length, 'Karpenter instance')} of ${markdownText(cluster)}.`,
       `**Maintenance:** ${markdownText(maintenanceWindow(change, now))}`,
       `**Event:** ${markdownCode(change.eventArn)}`,
       '',
@@ -243,10 +244,6 @@ function replaceStep(instanceId: string, event: ResolvedEvent | undefined): stri
 
 function listed(lines: string[]): string[] {
   return lines.length <= MAX_LISTED ? lines : [...lines.slice(0, MAX_LISTED), `…and ${lines.length - MAX_LISTED} more`];
-}
-
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function inText(iso: string, now: Date): string {

@@ -6,7 +6,7 @@
 import type { Alert } from '../domain/alert.ts';
 import { toIsoSeconds } from '../domain/kube-helpers.ts';
 import type { OutboxEntry } from '../ports/state.ts';
-import { capitalised } from '../domain/remediation-outcome.ts';
+import { capitalised } from '../domain/words.ts';
 import { actionWord, findingFacts, stepsFor } from './finding-text.ts';
 
 /** What an entry without an outcome says: the scan stopped (crashed, timed out) between acting and recording. */

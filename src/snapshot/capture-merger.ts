@@ -12,6 +12,7 @@ import type { InstanceTypeInfo } from '../domain/instance-types.ts';
 import { UsageError } from '../domain/errors.ts';
 import type { KubeEvent, KubeObject } from '../domain/kube.ts';
 import { emptySnapshot, setAsideGap, type ClusterSnapshot, type Gap, type SourceName } from '../domain/snapshot.ts';
+import { counted } from '../domain/words.ts';
 import type { AwsCliOutput } from './aws-cli.ts';
 import { DuplicateObjects } from './duplicate-objects.ts';
 import { controllerClusterMismatch, controllerClusterNames, resolveClusterName } from './cluster-name.ts';
@@ -115,7 +116,7 @@ export class CaptureMerger {
         }
       }
     }
-    if (secrets > 0) this.#notices.push(`${path}: skipped ${plural(secrets, 'Secret')}: Secrets are never read`);
+    if (secrets > 0) this.#notices.push(`${path}: skipped ${counted(secrets, 'Secret')}: Secrets are never read`);
     if (unused.size > 0) {
       this.#notices.push(
         `${path}: skipped ${countedKinds(unused)} of kinds karpenter-sentinel does not use (${kindList(unused)})`,
@@ -269,7 +270,7 @@ export class CaptureMerger {
       const all = [...notes.values()];
       out.push(...all.slice(0, SET_ASIDE_NOTES_PER_SOURCE));
       const more = all.length - SET_ASIDE_NOTES_PER_SOURCE;
-      if (more > 0) out.push(`${source}: ${plural(more, 'more object')} set aside as malformed`);
+      if (more > 0) out.push(`${source}: ${counted(more, 'more object')} set aside as malformed`);
     }
     this.#notices.push(...out);
     return out;
@@ -343,7 +344,7 @@ function mergeInstanceProfile(existing: InstanceProfile | undefined, next: Insta
 }
 
 function countedKinds(counts: ReadonlyMap<string, number>): string {
-  return plural(
+  return counted(
     [...counts.values()].reduce((a, b) => a + b, 0),
     'object',
   );
@@ -351,8 +352,4 @@ function countedKinds(counts: ReadonlyMap<string, number>): string {
 
 function kindList(counts: ReadonlyMap<string, number>): string {
   return [...counts].map(([kind, n]) => `${n} ${kind}`).join(', ');
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

@@ -60,8 +60,14 @@ const STEPS: readonly Step[] = [
   },
   async (ctx, before) => ({
     ...before,
-    'launch-templates': await afterEveryInstance(ctx, 'launch-templates', before, (instances) =>
-      launchTemplatesStep(ctx, { instances }),
+    'launch-templates': await afterEveryInstance(
+      ctx,
+      'launch-templates',
+      before,
+      (instances) => launchTemplatesStep(ctx, { instances }),
+      // Said once, by the first of the two steps that serve the whole cluster.
+      (nodePools) =>
+        `only NodePools ${namesOf(nodePools)}: launch templates and instance profiles stay (they serve the whole cluster)`,
     ),
   }),
   async (ctx, before) => ({
@@ -113,28 +119,27 @@ function ran<T>(outcome: T | undefined): T {
 
 /**
  * Launch templates and instance profiles serve the whole cluster: a run limited to some NodePools
- * leaves them (said once, by the first), and neither starts while a Karpenter instance may still
- * run, for it still names them (docs/cleanup.md, steps 3 and 4). A dry run decides the same from
- * the instances it plans to terminate.
+ * leaves them (`limitedNote`, for the step that says so), and neither starts while a Karpenter
+ * instance may still run, for it still names them (docs/cleanup.md, steps 3 and 4). A dry run
+ * decides the same from the instances it plans to terminate.
  */
 async function afterEveryInstance(
   ctx: CleanupContext,
   step: Extract<CleanupStep, 'launch-templates' | 'instance-profiles'>,
   before: CleanupOutcomes,
   run: (instances: InstancesOutcome) => Promise<StepOutcome>,
+  limitedNote?: (nodePools: readonly string[]) => string,
 ): Promise<StepOutcome> {
-  const out = new StepRecord(step, ctx.budget);
   const { nodePools } = ctx.request;
   if (nodePools !== undefined) {
-    if (step === 'launch-templates')
-      out.note(
-        `only NodePools ${namesOf(nodePools)}: launch templates and instance profiles stay (they serve the whole cluster)`,
-      );
+    const out = new StepRecord(step, ctx.budget);
+    if (limitedNote) out.note(limitedNote(nodePools));
     return out.outcome();
   }
   const instances = ran(before.instances);
   const wait = whyInstancesMayRun(instances);
   if (wait === undefined) return run(instances);
+  const out = new StepRecord(step, ctx.budget);
   out.notStart(wait);
   return out.outcome();
 }

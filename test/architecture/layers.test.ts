@@ -65,7 +65,7 @@ describe('the dependency rule', () => {
     ['src/service/compose/x.ts', "import { x } from '../../config.ts';"],
     ['src/cli/x.ts', "import { x } from '../simulator/simulation.ts';"],
     ['src/cli/x.ts', "import { x } from '../cleanup/request.ts';"],
-    ['src/cli/render/x.ts', "import { x } from '../../domain/counted.ts';"],
+    ['src/cli/render/x.ts', "import { x } from '../../domain/words.ts';"],
     ['src/cleanup/x.ts', "import { x } from '../ports/failure-text.ts';"],
     ['src/simulator/x.ts', "import { x } from '../adapters/aws/ec2.ts';"],
   ])('%s: %s is allowed', async (filePath, code) => {

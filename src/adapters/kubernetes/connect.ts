@@ -3,7 +3,6 @@
  * described by AWS plus a token signed with the ambient AWS credentials (Lambda; import
  * connect-eks.ts there: this module loads client-node for the kubeconfig).
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import { loadKubeConfig } from './kubeconfig-file.ts';
 import type { KubeconfigSelection } from './kubeconfig-file.ts';
 import { KubernetesApi } from './kubernetes-api.ts';
@@ -11,11 +10,7 @@ import type { KubernetesApiOptions } from './kubernetes-api.ts';
 
 export { connectToEks, type EksConnection } from './connect-eks.ts';
 
-/** The API through a kubeconfig context; `read`, the kubeconfig already read for it (readKubeContext), is not read again. */
-export function connectWithKubeconfig(
-  selection: KubeconfigSelection,
-  options: KubernetesApiOptions = {},
-  read?: KubeConfig,
-): KubernetesApi {
-  return new KubernetesApi(read ?? loadKubeConfig(selection), options);
+/** The API through a kubeconfig context, read from its file now (a kubeconfig already loaded goes to `new KubernetesApi`). */
+export function connectWithKubeconfig(selection: KubeconfigSelection, options: KubernetesApiOptions = {}): KubernetesApi {
+  return new KubernetesApi(loadKubeConfig(selection), options);
 }

@@ -9,7 +9,7 @@ import { DEFAULT_MAX_FILE_BYTES } from '../../snapshot/size-limit.ts';
 import { DEFAULT_NODECLAIM_WAIT_MS } from '../../usecases/cleanup.ts';
 import { byteSizeOf, choiceOf, durationOf, parseFlags, type ParsedFlags, stringOf, stringsOf } from '../args.ts';
 import { cleanupLiveCluster, cleanupSimulation, type CleanupRunOptions } from '../cleanup-run.ts';
-import { resolveLiveTarget, type LiveTarget } from '../live-target.ts';
+import { resolveLiveTarget, type ResolvedTarget } from '../live-target.ts';
 import { liveFlagsOf } from '../live-flags.ts';
 import type { CliContext } from '../io.ts';
 import { outputWidth, writeLines, writeNote } from '../io.ts';
@@ -86,7 +86,7 @@ export const cleanupCommand: Command = {
   summary: 'destroy-time cleanup: NodePools, instances, launch templates, instance profiles',
   usage: USAGE,
   async run(args, ctx) {
-    const { values } = parseFlags('cleanup', args, OPTIONS, ['simulate']);
+    const { values } = parseFlags('cleanup', args, OPTIONS, { pathOptions: ['simulate'] });
     const output = choiceOf('output', values.output, CLEANUP_OUTPUTS, 'table');
     const nodeClaimWaitMs = durationOf('nodeclaim-wait', values['nodeclaim-wait'], DEFAULT_NODECLAIM_WAIT_MS);
     const timeoutMs = durationOf('timeout', values.timeout, DEFAULT_CLEANUP_TIMEOUT_MS);
@@ -191,10 +191,10 @@ function requestOf(values: ParsedFlags['values']): Omit<CleanupRequest, 'cluster
  * The live target as scan resolves it (liveFlagsOf, resolveLiveTarget): --kubeconfig, --context and
  * --profile mean the same in both. The cluster is always --cluster (checkModeFlags), never inferred.
  */
-async function liveTarget(values: ParsedFlags['values'], ctx: CliContext): Promise<LiveTarget> {
-  const { target, announcement } = await resolveLiveTarget({ ...liveFlagsOf(values), verb: 'cleaning up' });
-  if (announcement) writeNote(ctx, announcement);
-  return target;
+async function liveTarget(values: ParsedFlags['values'], ctx: CliContext): Promise<ResolvedTarget> {
+  const resolved = await resolveLiveTarget({ ...liveFlagsOf(values), verb: 'cleaning up' });
+  if (resolved.announcement) writeNote(ctx, resolved.announcement);
+  return resolved;
 }
 
 /** One line for a log: what is left to do, or undefined when nothing is. */

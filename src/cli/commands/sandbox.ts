@@ -42,7 +42,7 @@ export const sandboxCommand: Command = {
   summary: 'serve a capture or an example as a cluster for kubectl (rehearse without a cluster)',
   usage: USAGE,
   async run(args, ctx) {
-    const { values, operands } = parseFlags('sandbox', args, OPTIONS, [], true);
+    const { values, operands } = parseFlags('sandbox', args, OPTIONS, { operands: true });
     if (operands.length === 0)
       throw new UsageError('sandbox needs a capture folder or a bundled example name (see karpenter-sentinel help sandbox)');
     const inputs = operands.map((typed) => resolveInput(typed, ctx));
@@ -103,9 +103,9 @@ interface Input {
 
 /** A path that exists, else a bundled example of that name (as `scan --from` reads them). */
 function resolveInput(typed: string, ctx: CliContext): Input {
+  if (existsSync(typed)) return { path: typed, example: false, shown: typed };
   const example = bundledExampleFor(typed, ctx.services.examplesRoot);
   if (example !== undefined) return { path: example, example: true, shown: asTyped(example) };
-  if (existsSync(typed)) return { path: typed, example: false, shown: typed };
   throw new UsageError(
     `sandbox: no file or folder '${visibleLine(typed)}', and no bundled example of that name (the names are the folders of examples/)`,
   );

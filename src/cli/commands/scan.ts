@@ -18,10 +18,10 @@ import {
 } from '../args.ts';
 import { outputWidth, writeLines, writeNote } from '../io.ts';
 import { exitCodeFor, scanCapture } from '../offline-scan.ts';
-import { actionsFor, scanLiveCluster, scanSimulation, type LiveTarget } from '../cluster-scan.ts';
+import { actionsFor, scanLiveCluster, scanSimulation } from '../cluster-scan.ts';
 import type { CliContext } from '../io.ts';
 import { liveFlagsOf } from '../live-flags.ts';
-import { resolveLiveTarget } from '../live-target.ts';
+import { resolveLiveTarget, type ResolvedTarget } from '../live-target.ts';
 import { renderReport } from '../render/index.ts';
 import { incompleteWarning } from '../render/format.ts';
 import { colourEnabled } from '../render/style.ts';
@@ -118,7 +118,7 @@ export const scanCommand: Command = {
   summary: 'find, explain and plan fixes for Karpenter failures',
   usage: USAGE,
   async run(args, ctx) {
-    const { values } = parseFlags('scan', args, OPTIONS, ['from', 'simulate']);
+    const { values } = parseFlags('scan', args, OPTIONS, { pathOptions: ['from', 'simulate'] });
     const output = choiceOf('output', values.output, OUTPUT_FORMATS, 'table');
     const failOn = choiceOf('fail-on', values['fail-on'], FAIL_ON_CHOICES, 'warning');
     // Undefined without --now: a capture, read or simulated, is judged at its own time (capture-time.ts), a live cluster at the clock's.
@@ -176,9 +176,9 @@ function checkModeFlags(from: string[], simulate: string[], values: ParsedFlags[
 }
 
 /** The live target (the kubeconfig context unless --cluster alone), announced on stderr before anything is read. */
-async function liveTarget(values: ParsedFlags['values'], ctx: CliContext): Promise<LiveTarget> {
+async function liveTarget(values: ParsedFlags['values'], ctx: CliContext): Promise<ResolvedTarget> {
   const flags = { ...liveFlagsOf(values), otherwise: '--from PATH... for captured files' };
-  const { target, announcement } = await resolveLiveTarget(flags);
-  if (announcement) writeNote(ctx, announcement);
-  return target;
+  const resolved = await resolveLiveTarget(flags);
+  if (resolved.announcement) writeNote(ctx, resolved.announcement);
+  return resolved;
 }

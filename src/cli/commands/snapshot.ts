@@ -56,11 +56,11 @@ export const snapshotCommand: Command = {
     const { values } = parseFlags('snapshot', args, OPTIONS);
     const out = stringOf(values.out);
     if (!out?.trim()) throw new UsageError('snapshot needs --out DIR');
-    const { target, announcement } = await resolveLiveTarget({ ...liveFlagsOf(values), verb: 'capturing' });
+    const { target, loadedKubeconfig, announcement } = await resolveLiveTarget({ ...liveFlagsOf(values), verb: 'capturing' });
     await ensureEmptyFolder(out);
     if (announcement) writeNote(ctx, announcement);
     const { clusterName } = target;
-    const connection = await ctx.services.connectLive(target);
+    const connection = await ctx.services.connectLive(target, loadedKubeconfig);
     const { snapshot, notices, setAside, unreadable } = await collectSnapshot(connection, {
       clusterName,
       now: ctx.services.clock(),

@@ -1,7 +1,7 @@
 import type { CleanupProgress } from '../../domain/cleanup.ts';
 import { formatDuration } from '../../domain/settings.ts';
 import type { OutputStream } from '../io.ts';
-import { counted } from '../../domain/counted.ts';
+import { counted } from '../../domain/words.ts';
 import { visibleLine as visible } from '../../domain/visible.ts';
 import { stepLabel } from './cleanup-text.ts';
 import { PLAIN_STYLE, type Style } from './style.ts';

@@ -1,5 +1,5 @@
 import { CLEANUP_STEPS, type CleanupResult, type CleanupStep } from '../../domain/cleanup.ts';
-import { counted } from '../../domain/counted.ts';
+import { counted } from '../../domain/words.ts';
 import { visibleLine as visible } from '../../domain/visible.ts';
 import { PLAIN_STYLE, type Style } from './style.ts';
 import { displayWidth, NO_WRAP, wrapBeforeCommand, wrapLine } from './wrap.ts';

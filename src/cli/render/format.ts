@@ -4,6 +4,7 @@ import type { Report, TimeSource, TimeSourceKind } from '../../domain/report.ts'
 import type { FailOn } from '../args.ts';
 import { visibleLine, visibleText } from '../../domain/visible.ts';
 import { remediationOutcome } from '../../domain/remediation-outcome.ts';
+import { counted } from '../../domain/words.ts';
 
 /** The exit code a scan is about to return and the `--fail-on` that decided it. */
 export interface ExitOutcome {
@@ -61,8 +62,8 @@ export function gapsLine(report: Report): string {
   const n = report.gaps.length;
   const sources = [...new Set(report.gaps.map((g) => g.source))].join(', ');
   const files = report.unreadFiles?.length ?? 0;
-  const unread = files === 0 ? '' : `${n > 0 ? ', ' : ''}${files === 1 ? '1 file' : `${files} files`} left out`;
-  const gaps = n === 0 ? '' : `${n === 1 ? '1 gap' : `${n} gaps`} (${sources})`;
+  const unread = files === 0 ? '' : `${n > 0 ? ', ' : ''}${counted(files, 'file')} left out`;
+  const gaps = n === 0 ? '' : `${counted(n, 'gap')} (${sources})`;
   return visibleLine(`${gaps}${unread}: ${GAPS_MEAN}`);
 }
 

@@ -12,7 +12,8 @@ import {
   visibleReport,
 } from './format.ts';
 import { markdownCode, markdownFence, markdownParagraph, markdownText } from '../../domain/markdown.ts';
-import { capitalised, remediationOutcome } from '../../domain/remediation-outcome.ts';
+import { remediationOutcome } from '../../domain/remediation-outcome.ts';
+import { capitalised } from '../../domain/words.ts';
 
 /** For tickets and incident docs (CommonMark / GitHub): a summary table, then one section per finding. */
 export function renderMarkdown(unsafe: Report): string {

@@ -1,5 +1,5 @@
 import type { Finding, Remediation } from '../../domain/finding.ts';
-import { heldReason, remediationOutcome } from '../../domain/remediation-outcome.ts';
+import { heldReason, remediationOutcome, type RemediationOutcome } from '../../domain/remediation-outcome.ts';
 import { describeResource, NOT_RUN_NOTE } from './format.ts';
 import type { Style } from './style.ts';
 import { NO_WRAP, wrapLine } from './wrap.ts';
@@ -39,7 +39,7 @@ export function findingBlock(finding: Finding, style: Style, width: number = NO_
 export function remediationBrief(remediation: Remediation | null, style: Style): string {
   if (!remediation) return 'none proposed';
   const outcome = remediationOutcome(remediation);
-  return outcome.kind === 'manual' ? 'manual' : `${outcome.action} ${statusWord(remediation, style)}`;
+  return outcome.kind === 'manual' ? 'manual' : `${outcome.action} ${statusWord(outcome, style)}`;
 }
 
 function shownEvidence(evidence: readonly string[]): string[] {
@@ -62,7 +62,7 @@ function remediationLines(remediation: Remediation | null, style: Style, width: 
   const stepsFollow = steps.length > 0;
   const outcome = remediationOutcome(remediation);
   if (outcome.kind === 'manual') return [`  remediation: manual${stepsFollow ? ' (do these by hand):' : ''}`, ...steps];
-  const head = `  remediation: ${outcome.action} ${statusWord(remediation, style)}`;
+  const head = `  remediation: ${outcome.action} ${statusWord(outcome, style)}`;
   switch (outcome.kind) {
     case 'planned':
       return [...prose(`${head} (dry run: nothing was changed)${stepsFollow ? '; it would run:' : ''}`), ...steps];
@@ -77,8 +77,7 @@ function remediationLines(remediation: Remediation | null, style: Style, width: 
 }
 
 /** Skipped and failed in capitals and colour: the two outcomes that need a human's eye. */
-function statusWord(remediation: Remediation, style: Style): string {
-  if (remediation.status === 'skipped') return style.warn('SKIPPED');
-  if (remediation.status === 'failed') return style.severity('critical', 'FAILED');
-  return remediation.status;
+function statusWord(outcome: Exclude<RemediationOutcome, { kind: 'manual' }>, style: Style): string {
+  if (outcome.kind !== 'held') return outcome.kind;
+  return outcome.status === 'skipped' ? style.warn('SKIPPED') : style.severity('critical', 'FAILED');
 }

@@ -41,11 +41,11 @@ const NO_ENVIRONMENT = { region: undefined, kubeconfig: undefined };
 describe('connectLive after resolveLiveTarget', () => {
   it('connects on the kubeconfig read to resolve the target: the file is not read a second time', async () => {
     const kubeconfig = await servedCluster();
-    const { target } = await resolveLiveTarget({ kubeconfig }, NO_ENVIRONMENT);
+    const { target, loadedKubeconfig } = await resolveLiveTarget({ kubeconfig }, NO_ENVIRONMENT);
     // Read again, this would be refused as "not a usable kubeconfig".
     await writeFile(kubeconfig, 'clusters: [this is not a kubeconfig');
 
-    const connection = await connectLive(target);
+    const connection = await connectLive(target, loadedKubeconfig);
     const kube = await connection.connectKube(undefined);
 
     expect(target).toMatchObject({ clusterName: 'prod', region: 'eu-central-1', context: CONTEXT, kubeconfig });
@@ -54,11 +54,14 @@ describe('connectLive after resolveLiveTarget', () => {
 
   it('takes KUBECONFIG and KUBE_READ_LIMITS as they were when the target was resolved, not as they are later', async () => {
     const kubeconfig = await servedCluster();
-    const { target } = await resolveLiveTarget({}, { ...NO_ENVIRONMENT, kubeconfig, kubeReadLimits: 'list-items=1' });
+    const { target, loadedKubeconfig } = await resolveLiveTarget(
+      {},
+      { ...NO_ENVIRONMENT, kubeconfig, kubeReadLimits: 'list-items=1' },
+    );
     vi.stubEnv('KUBECONFIG', join(home, 'no-such-config'));
     vi.stubEnv('KUBE_READ_LIMITS', 'list-items=100');
 
-    const kube = await (await connectLive(target)).connectKube(undefined);
+    const kube = await (await connectLive(target, loadedKubeconfig)).connectKube(undefined);
 
     expect(target).toMatchObject({ kubeconfig, readLimits: { listItems: 1 } });
     await expect(kube.list({ resource: 'nodes' })).rejects.toThrow(/more than 1 items? \(the list-items limit/);

@@ -760,6 +760,8 @@ describe('runCleanup on part of a cluster, or without its API', () => {
     expect(stepMessages(w.progress)).toContain(
       'only NodePools spot-pool, gone-pool: launch templates and instance profiles stay (they serve the whole cluster)',
     );
+    // Said once, by the launch-templates step, not again by the instance-profiles step.
+    expect(stepMessages(w.progress).filter((m) => m.includes('instance profiles stay'))).toHaveLength(1);
   });
 
   it('leaves EKS Auto Mode NodePools alone unless named', async () => {

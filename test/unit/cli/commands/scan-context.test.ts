@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { connectWithKubeconfig } from '../../../../src/adapters/kubernetes/connect.ts';
 import { EXAMPLES_NOW } from '../../../../src/cli/commands/demo.ts';
+import type { CliServices } from '../../../../src/cli/io.ts';
+import { connectLive as liveConnection } from '../../../../src/cli/live-connection.ts';
 import type { LiveTarget } from '../../../../src/cli/live-target.ts';
 import { runCli } from '../../../../src/cli/main.ts';
 import type { Report } from '../../../../src/domain/report.ts';
@@ -154,6 +156,52 @@ describe('scan with no source flag: the kubeconfig context', () => {
     expect(refused.stderr).toBe(
       `karpenter-sentinel: ${join(home, '.kube', 'config')}: kubeconfig not found: pass --kubeconfig PATH, or --cluster NAME (and --region REGION)\n`,
     );
+  });
+});
+
+describe('a live command reads its kubeconfig once', () => {
+  /**
+   * The CLI's own connectLive, handed what the command resolved, after the kubeconfig file is
+   * spoiled: read a second time, it would be refused as not a usable kubeconfig.
+   */
+  async function spoiledAfterResolving(contextName: string) {
+    const { simulation, kubeconfig } = await servedCluster(contextName);
+    const connectLive: CliServices['connectLive'] = async (target, loaded) => {
+      await writeFile(kubeconfig, 'clusters: [this is not a kubeconfig');
+      const live = await liveConnection(target, loaded);
+      return { aws: simulation.connection.aws, connectKube: live.connectKube };
+    };
+    return { kubeconfig, services: { connectLive } };
+  }
+
+  it('scan reads the cluster through the kubeconfig it resolved the context from', async () => {
+    const { kubeconfig, services } = await spoiledAfterResolving(ARN);
+
+    const result = await run(['scan', '--kubeconfig', kubeconfig, '--now', EXAMPLES_NOW, '-o=json'], { services });
+
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as Report).complete).toBe(true);
+  });
+
+  it('snapshot captures the nodes through the kubeconfig it resolved the context from', async () => {
+    const { kubeconfig, services } = await spoiledAfterResolving(ARN);
+
+    const result = await run(['snapshot', '--kubeconfig', kubeconfig, '--out', join(home, 'capture')], { services });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('nodes');
+    expect(result.stderr).not.toContain('could not read');
+  });
+
+  it('cleanup reads the cluster through the kubeconfig it resolved the context from', async () => {
+    const { kubeconfig, services } = await spoiledAfterResolving(ARN);
+
+    const result = await run(['cleanup', '--cluster', 'aws-2026-eks', '--kubeconfig', kubeconfig, '-o', 'json'], {
+      services,
+    });
+
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as { complete: boolean; errors: unknown[] }).errors).toEqual([]);
   });
 });
 
