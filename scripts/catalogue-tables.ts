@@ -9,12 +9,13 @@ import { join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
 import {
   findingDocAnchor,
+  FINDING_METRIC_DIMENSIONS,
   FINDING_METRICS,
   THRESHOLDS,
   type FindingCode,
   type Threshold,
 } from '../src/domain/finding-catalogue.ts';
-import { formatDuration, thresholdText } from '../src/domain/settings.ts';
+import { minimumText, thresholdText } from '../src/domain/settings.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -29,10 +30,10 @@ interface GeneratedTable {
 
 const code = (text: string) => `\`${text}\``;
 
-/** `\`10m\``, with the minimum when there is one. */
+/** `\`10m\``, with the minimum when there is one: `\`10m\` (at least \`5m\`)`. */
 function defaultText(t: Threshold): string {
-  const least = t.unit === 'duration' && t.min ? ` (at least ${code(formatDuration(t.min.ms))})` : '';
-  return `${code(thresholdText(t, t.default))}${least}`;
+  const least = minimumText(t, code);
+  return `${code(thresholdText(t, t.default))}${least ? ` (${least})` : ''}`;
 }
 
 /** A link to the finding's section, from a doc beside docs/findings.md. */
@@ -72,7 +73,7 @@ export function catalogueTables(): GeneratedTable[] {
       rows: FINDING_METRICS.map((m) => [
         code(m.name),
         m.unit,
-        'Cluster; Cluster, NodePool',
+        FINDING_METRIC_DIMENSIONS.map((set) => set.join(', ')).join('; '),
         `${m.counts} of ${findingLink(m.code)}`,
       ]),
     },

@@ -350,6 +350,12 @@ export const THRESHOLDS: readonly (Threshold & { code: FindingCode })[] = CODES.
   (findingRow(code).thresholds ?? []).map((t) => ({ ...t, code })),
 );
 
+/**
+ * The dimension sets every finding metric is put with: the cluster's total, and one series per
+ * NodePool of the cluster (notify/scan-metrics.ts puts them, docs/service.md "Metrics" lists them).
+ */
+export const FINDING_METRIC_DIMENSIONS = [['Cluster'], ['Cluster', 'NodePool']] as const;
+
 /** Every finding metric, in catalogue order, with its code. */
 export const FINDING_METRICS: readonly (FindingMetric & { code: FindingCode })[] = CODES.flatMap((code) => {
   const metric = findingRow(code).metric;
