@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
 import {
+  COUNTED_FINDINGS,
   findingDocAnchor,
   FINDING_METRIC_DIMENSIONS,
   FINDING_METRICS,
@@ -77,6 +78,12 @@ export function catalogueTables(): GeneratedTable[] {
         FINDING_METRIC_DIMENSIONS.map((set) => set.join(', ')).join('; '),
         `${m.counts} of ${findingLink(m.code)}`,
       ]),
+    },
+    {
+      doc: 'docs/report-json.md',
+      name: 'counted',
+      header: ['finding', '`counts.objects` counts'],
+      rows: COUNTED_FINDINGS.map((c) => [findingLink(c.code), c.objects]),
     },
   ];
 }

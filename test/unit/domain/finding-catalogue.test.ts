@@ -13,6 +13,7 @@ import { scanCommand } from '../../../src/cli/commands/scan.ts';
 import { CAUSES_BY_FINDING, type FindingCode } from '../../../src/domain/codes.ts';
 import type { Detector } from '../../../src/detectors/detector.ts';
 import {
+  COUNTED_FINDINGS,
   findingDocAnchor,
   FINDING_CATALOGUE,
   FINDING_METRIC_DIMENSIONS,
@@ -162,6 +163,18 @@ describe('each finding code of the catalogue', () => {
 
     expect(seen.size).toBe(Object.keys(FINDING_CATALOGUE).length);
     expect(outside).toEqual([]);
+  });
+
+  it('the codes whose findings carry `counts` are the rows saying what they count (docs/report-json.md), and each metric counts them', () => {
+    const counted = new Set<string>();
+    for (const { snapshot } of SCENARIOS) {
+      for (const f of analyze(snapshot, { detection: DEFAULT_DETECTION, actions: CLI_ACTIONS, now: NOW }).findings) {
+        if (f.counts) counted.add(f.code);
+      }
+    }
+
+    expect([...counted].sort()).toEqual(COUNTED_FINDINGS.map((c) => c.code).sort());
+    expect(FINDING_METRICS.filter((m) => !m.counts)).toEqual([]);
   });
 
   it.each(Object.entries(FINDING_CATALOGUE))('docs/findings.md gives %s the severities of its row', (code, row) => {
