@@ -45,8 +45,6 @@ export type Threshold = DurationThreshold | CountThreshold;
 interface FindingMetric {
   name: string;
   unit: MetricUnit;
-  /** What one unit is, as docs/service.md says it: "NodeClaims" of the code. */
-  counts: string;
 }
 
 interface FindingRow {
@@ -58,6 +56,12 @@ interface FindingRow {
   /** The cause codes the detector may give, in the order docs/findings.md lists them. Detectors stay within their row. */
   causes: readonly string[];
   thresholds?: readonly Threshold[];
+  /**
+   * What its findings' `counts.objects` counts (Finding.counts, set by its detector): "NodeClaims"
+   * of the code, in docs/report-json.md and, when it has a metric, docs/service.md "Metrics".
+   */
+  objects?: string;
+  /** Sums `objects` per cluster and NodePool; only a row with `objects` has one. */
   metric?: FindingMetric;
 }
 
@@ -134,7 +138,8 @@ export const FINDING_CATALOGUE = {
         help: 'NodeClaim launched but not registered at least this long',
       },
     ],
-    metric: { name: 'UnregisteredNodeClaims', unit: 'Count', counts: 'NodeClaims' },
+    objects: 'NodeClaims',
+    metric: { name: 'UnregisteredNodeClaims', unit: 'Count' },
   },
   NODECLAIM_LAUNCH_FAILED: {
     severities: ['warning'],
@@ -152,7 +157,8 @@ export const FINDING_CATALOGUE = {
       'INSTANCE_PROFILE_NOT_FOUND',
       'UNKNOWN',
     ],
-    metric: { name: 'LaunchFailedNodeClaims', unit: 'Count', counts: 'NodeClaims' },
+    objects: 'NodeClaims',
+    metric: { name: 'LaunchFailedNodeClaims', unit: 'Count' },
   },
   NODECLASS_NOT_READY: {
     severities: ['critical'],
@@ -187,7 +193,8 @@ export const FINDING_CATALOGUE = {
         help: 'an unmatched instance launched at least this long ago',
       },
     ],
-    metric: { name: 'OrphanedInstances', unit: 'Count', counts: 'instances' },
+    objects: 'instances',
+    metric: { name: 'OrphanedInstances', unit: 'Count' },
   },
   KARPENTER_IAM_DENIED: {
     severities: ['critical'],
@@ -243,7 +250,8 @@ export const FINDING_CATALOGUE = {
         help: 'a Node or NodeClaim Karpenter is terminating at least this long',
       },
     ],
-    metric: { name: 'StuckTerminations', unit: 'Count', counts: 'nodes' },
+    objects: 'nodes',
+    metric: { name: 'StuckTerminations', unit: 'Count' },
   },
   DISRUPTION_BLOCKED: {
     severities: ['warning'],
@@ -268,7 +276,8 @@ export const FINDING_CATALOGUE = {
         help: 'a drifted or expired NodeClaim still running this long after',
       },
     ],
-    metric: { name: 'DisruptionBlockedNodeClaims', unit: 'Count', counts: 'drifted or expired NodeClaims' },
+    objects: 'drifted or expired NodeClaims',
+    metric: { name: 'DisruptionBlockedNodeClaims', unit: 'Count' },
   },
   CONSOLIDATION_CHURN: {
     severities: ['warning'],
@@ -285,11 +294,8 @@ export const FINDING_CATALOGUE = {
         help: "consolidation disruptions of one NodePool's nodes in the last hour",
       },
     ],
-    metric: {
-      name: 'ConsolidationDisruptions',
-      unit: 'Count',
-      counts: 'consolidation disruptions in the last hour of the NodePools',
-    },
+    objects: 'consolidation disruptions in the last hour of the NodePools',
+    metric: { name: 'ConsolidationDisruptions', unit: 'Count' },
   },
   // Nodes that join but never become usable, a controller that keeps dying, subnets running dry.
   NODE_NOT_INITIALIZED: {
@@ -306,7 +312,8 @@ export const FINDING_CATALOGUE = {
         help: 'a NodeClaim registered but not initialised at least this long',
       },
     ],
-    metric: { name: 'UninitializedNodeClaims', unit: 'Count', counts: 'NodeClaims' },
+    objects: 'NodeClaims',
+    metric: { name: 'UninitializedNodeClaims', unit: 'Count' },
   },
   KARPENTER_CONTROLLER_UNHEALTHY: {
     severities: ['critical', 'warning'],
@@ -323,10 +330,12 @@ export const FINDING_CATALOGUE = {
       'CRASH_LOOP',
       'UNKNOWN',
     ],
+    objects: 'failing controller pods',
   },
   SUBNET_IPS_LOW: {
     severities: ['critical', 'warning'],
     causes: ['FEW_FREE_ADDRESSES'],
+    objects: 'subnets running low',
   },
 } as const satisfies Record<string, FindingRow>;
 
@@ -350,10 +359,22 @@ export const THRESHOLDS: readonly (Threshold & { code: FindingCode })[] = CODES.
   (findingRow(code).thresholds ?? []).map((t) => ({ ...t, code })),
 );
 
-/** Every finding metric, in catalogue order, with its code. */
-export const FINDING_METRICS: readonly (FindingMetric & { code: FindingCode })[] = CODES.flatMap((code) => {
-  const metric = findingRow(code).metric;
-  return metric ? [{ ...metric, code }] : [];
+/**
+ * The dimension sets every finding metric is put with: the cluster's total, and one series per
+ * NodePool of the cluster (notify/scan-metrics.ts puts them, docs/service.md "Metrics" lists them).
+ */
+export const FINDING_METRIC_DIMENSIONS = [['Cluster'], ['Cluster', 'NodePool']] as const;
+
+/** Every finding metric, in catalogue order, with its code and what it counts. */
+export const FINDING_METRICS: readonly (FindingMetric & { code: FindingCode; counts: string })[] = CODES.flatMap((code) => {
+  const { metric, objects } = findingRow(code);
+  return metric ? [{ ...metric, code, counts: objects ?? '' }] : [];
+});
+
+/** Every code whose findings carry `counts`, with what `counts.objects` counts (docs/report-json.md). */
+export const COUNTED_FINDINGS: readonly { code: FindingCode; objects: string }[] = CODES.flatMap((code) => {
+  const { objects } = findingRow(code);
+  return objects ? [{ code, objects }] : [];
 });
 
 /** The heading anchor of `code`'s section in docs/findings.md (`## \`NODE_NOT_INITIALIZED\`` → `node_not_initialized`). */

@@ -16,6 +16,14 @@ export function thresholdText(threshold: Threshold, value: number): string {
   return threshold.unit === 'count' ? String(value) : formatDuration(value);
 }
 
+/**
+ * `at least 5m` for a threshold with a minimum, else undefined: the same words in `scan --help` and
+ * the docs tables. `quote` writes the value (backticks in Markdown).
+ */
+export function minimumText(threshold: Threshold, quote: (text: string) => string = (text) => text): string | undefined {
+  return threshold.unit === 'duration' && threshold.min ? `at least ${quote(formatDuration(threshold.min.ms))}` : undefined;
+}
+
 export const ACTION_MODES = ['off', 'dry-run', 'apply'] as const;
 export type ActionMode = (typeof ACTION_MODES)[number];
 

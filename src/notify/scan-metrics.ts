@@ -5,7 +5,7 @@
  * `ScanGaps` says what was missing.
  */
 import { SEVERITIES } from '../domain/codes.ts';
-import { FINDING_METRICS } from '../domain/finding-catalogue.ts';
+import { FINDING_METRIC_DIMENSIONS, FINDING_METRICS } from '../domain/finding-catalogue.ts';
 import type { Finding } from '../domain/finding.ts';
 import { ageMs, conditionOf, isUnboundPending } from '../domain/kube-helpers.ts';
 import type { Pod } from '../domain/kube.ts';
@@ -36,12 +36,15 @@ function adder(cluster: string, datums: MetricDatum[]): AddDatum {
 // series follow the detector's own grouping without re-reading the snapshot.
 type CountedMetric = (typeof FINDING_METRICS)[number];
 
+// The dimension of the per-pool series; `Cluster` the adder puts on every datum.
+const [, [, POOL_DIMENSION]] = FINDING_METRIC_DIMENSIONS;
+
 function addCounted(add: AddDatum, counted: readonly CountedMetric[], snapshot: ClusterSnapshot, report: Report): void {
   for (const { code, name, unit } of counted) {
     if (!detectorRuns(code, snapshot.captured)) continue;
     const findings = report.findings.filter((f) => f.code === code);
     add(name, unit, sum(findings));
-    for (const [pool, n] of byPool(findings)) add(name, unit, n, { NodePool: pool });
+    for (const [pool, n] of byPool(findings)) add(name, unit, n, { [POOL_DIMENSION]: pool });
   }
 }
 

@@ -2,7 +2,7 @@ import type { ParseArgsOptionsConfig } from 'node:util';
 import { formatByteSize } from '../../domain/byte-size.ts';
 import { UsageError } from '../../domain/errors.ts';
 import { THRESHOLDS, type Threshold } from '../../domain/finding-catalogue.ts';
-import { CLI_ACTIONS, formatDuration, thresholdText, type DetectionSettings } from '../../domain/settings.ts';
+import { CLI_ACTIONS, formatDuration, minimumText, thresholdText, type DetectionSettings } from '../../domain/settings.ts';
 import {
   FAIL_ON_CHOICES,
   OUTPUT_FORMATS,
@@ -55,9 +55,9 @@ const OPTIONS = {
 
 /** `  --orphan-grace DUR           an unmatched instance … (default 10m, at least 5m)`: one usage line per threshold. */
 function thresholdUsage(t: Threshold): string {
-  const least = t.unit === 'duration' && t.min ? `, at least ${formatDuration(t.min.ms)}` : '';
+  const least = minimumText(t);
   const flag = `--${t.flag} ${t.unit === 'count' ? 'N' : 'DUR'}`;
-  return `  ${flag.padEnd(27)}  ${t.help} (default ${thresholdText(t, t.default)}${least})`;
+  return `  ${flag.padEnd(27)}  ${t.help} (default ${thresholdText(t, t.default)}${least ? `, ${least}` : ''})`;
 }
 
 const USAGE = `Usage:

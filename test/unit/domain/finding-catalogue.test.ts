@@ -11,10 +11,20 @@ import { parse } from 'yaml';
 import { METRICS_NAMESPACE, readScanConfig } from '../../../src/config.ts';
 import { scanCommand } from '../../../src/cli/commands/scan.ts';
 import { CAUSES_BY_FINDING, type FindingCode } from '../../../src/domain/codes.ts';
-import { findingDocAnchor, FINDING_CATALOGUE, FINDING_METRICS, THRESHOLDS } from '../../../src/domain/finding-catalogue.ts';
+import type { Detector } from '../../../src/detectors/detector.ts';
+import {
+  COUNTED_FINDINGS,
+  findingDocAnchor,
+  FINDING_CATALOGUE,
+  FINDING_METRIC_DIMENSIONS,
+  FINDING_METRICS,
+  THRESHOLDS,
+} from '../../../src/domain/finding-catalogue.ts';
 import { METRIC } from '../../../src/domain/metric.ts';
-import { CLI_ACTIONS, DEFAULT_DETECTION, thresholdText } from '../../../src/domain/settings.ts';
+import { CLI_ACTIONS, DEFAULT_DETECTION, minimumText, thresholdText } from '../../../src/domain/settings.ts';
+import { scanMetrics } from '../../../src/notify/scan-metrics.ts';
 import { analyze } from '../../../src/usecases/analyze.ts';
+import { fakeLoader, run } from '../cli/cli-harness.ts';
 import { NOW, SCENARIOS } from '../detectors/cause-scenarios.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
@@ -40,6 +50,36 @@ describe('each threshold of the catalogue', () => {
     expect(line).toContain(`(default ${thresholdText(t, t.default)}`);
   });
 
+  it.each(THRESHOLDS.map((t) => [t.flag, t] as const))('--%s sets its setting in `scan`, and only that one', async (flag, t) => {
+    // Prepare: a value unlike any default, and a detector that keeps the settings it is given
+    const [text, value] = t.unit === 'count' ? ['37', 37] : ['37m', 37 * 60_000];
+    const seen: unknown[] = [];
+    const probe: Detector = {
+      code: 'PODS_PENDING_PROLONGED',
+      requires: ['pods'],
+      refinedBy: [],
+      detect: (ctx) => (seen.push(ctx.settings), []),
+    };
+
+    const result = await run(['scan', '--from', 'cap', '--now', NOW.toISOString(), `--${flag}`, text], {
+      services: { loadSnapshot: fakeLoader(SCENARIOS[0]!.snapshot).loadSnapshot, detectors: [probe] },
+    });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(seen).toEqual([{ ...DEFAULT_DETECTION, [t.setting]: value }]);
+  });
+
+  it.each(THRESHOLDS.filter((t) => minimumText(t)).map((t) => [t.flag, t] as const))(
+    '--%s says its minimum in `scan --help` and in the docs tables, in the same words',
+    (flag, t) => {
+      const line = scanCommand.usage.split('\n').find((l) => l.trimStart().startsWith(`--${flag} `));
+      const quoted = minimumText(t, (v) => `\`${v}\``) ?? '';
+
+      expect(line).toContain(`, ${minimumText(t) ?? ''})`);
+      for (const doc of ['docs/usage.md', 'docs/deploy.md', 'docs/service.md']) expect(read(doc), doc).toContain(`(${quoted})`);
+    },
+  );
+
   it('serverless.yml: a param with the default, passed to the scan function as the variable', () => {
     const service = parse(read('serverless.yml')) as {
       params: { default: Record<string, unknown> };
@@ -58,6 +98,19 @@ describe('each finding metric of the catalogue', () => {
     const dashboard = read('infra/dashboard.yml');
 
     expect(dashboard).toMatch(new RegExp(`SEARCH\\('\\{${METRICS_NAMESPACE},Cluster[^}]*\\} MetricName=\\\\"${name}\\\\"'`));
+  });
+
+  it('each is sent with the dimension sets the catalogue declares (the ones docs/service.md lists)', () => {
+    // Prepare: a scan finding one NodeClaim of a NodePool not registered
+    const scenario = SCENARIOS.find((s) => s.produces.some((p) => p.startsWith('NODECLAIM_NOT_REGISTERED/')));
+    const snapshot = scenario!.snapshot;
+    const report = analyze(snapshot, { detection: DEFAULT_DETECTION, actions: CLI_ACTIONS, now: NOW });
+
+    const datums = scanMetrics({ cluster: 'prod', snapshot, report, durationMs: 1, now: NOW });
+
+    const sets = datums.filter((d) => d.name === 'UnregisteredNodeClaims').map((d) => Object.keys(d.dimensions).sort());
+    expect(sets.length).toBeGreaterThan(1);
+    expect(sets.every((set) => FINDING_METRIC_DIMENSIONS.some((declared) => declared.join() === set.join()))).toBe(true);
   });
 
   it('the alarms watch only metrics the service sends', () => {
@@ -110,6 +163,18 @@ describe('each finding code of the catalogue', () => {
 
     expect(seen.size).toBe(Object.keys(FINDING_CATALOGUE).length);
     expect(outside).toEqual([]);
+  });
+
+  it('the codes whose findings carry `counts` are the rows saying what they count (docs/report-json.md), and each metric counts them', () => {
+    const counted = new Set<string>();
+    for (const { snapshot } of SCENARIOS) {
+      for (const f of analyze(snapshot, { detection: DEFAULT_DETECTION, actions: CLI_ACTIONS, now: NOW }).findings) {
+        if (f.counts) counted.add(f.code);
+      }
+    }
+
+    expect([...counted].sort()).toEqual(COUNTED_FINDINGS.map((c) => c.code).sort());
+    expect(FINDING_METRICS.filter((m) => !m.counts)).toEqual([]);
   });
 
   it.each(Object.entries(FINDING_CATALOGUE))('docs/findings.md gives %s the severities of its row', (code, row) => {

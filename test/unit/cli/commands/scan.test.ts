@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Detector } from '../../../../src/detectors/detector.ts';
 import { newFinding, proposedAction } from '../../../../src/domain/finding.ts';
 import type { Report } from '../../../../src/domain/report.ts';
+import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import { ec2NodeClass } from '../../../factories/karpenter.ts';
 import { instance, karpenterSnapshotOf, snapshotOf } from '../../../factories/aws.ts';
 import { karpenterPod, minutesAfter, T0 } from '../../../factories/kube.ts';
@@ -165,8 +166,11 @@ describe('scan --from: thresholds reach the detectors', () => {
       { services: { loadSnapshot: fakeLoader(pendingController).loadSnapshot, detectors: [probe] } },
     );
 
+    // The whole settings object: a threshold added to the catalogue keeps its default here
+    // (each flag of the catalogue: test/unit/domain/finding-catalogue.test.ts).
     expect(seen).toEqual([
       {
+        ...DEFAULT_DETECTION,
         controllerPendingMs: 90_000,
         workloadPendingMs: 120_000,
         registrationMs: 3_600_000,
