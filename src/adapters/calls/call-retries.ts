@@ -2,7 +2,7 @@
  * The retries made inside one measured port call. A throttled API that the SDK's adaptive retry (or
  * the Kubernetes client's) still absorbs ends `ok`, only slower: counting the retried attempts says
  * why it was slower. measured-ports.ts opens a counter per call; the SDK middleware (sdk-config.ts)
- * and the Kubernetes retries (kube-retry.ts) add to the counter of the call they run in.
+ * and the Kubernetes retries (../kubernetes/kube-retry.ts) add to the counter of the call they run in.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 

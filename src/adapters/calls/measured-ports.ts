@@ -6,8 +6,8 @@
  *
  * Each port method gets one API name, the IAM action it is (`ec2:DescribeInstances`) or the actions
  * it chains (`eks:ListFargateProfiles+DescribeFargateProfile`); a Kubernetes call is named by its RBAC
- * verb and resource (`k8s:list nodeclaims`, `k8s:get pods/log`): measured-aws.ts and
- * measured-kubernetes.ts. The names are a fixed set, so a cluster's data cannot mint new metric series.
+ * verb and resource (`k8s:list nodeclaims`, `k8s:get pods/log`): ../aws/measured-aws.ts and
+ * ../kubernetes/measured-kubernetes.ts. The names are a fixed set, so a cluster's data cannot mint new metric series.
  */
 import { performance } from 'node:perf_hooks';
 import type { ApiCallMeter, ApiCallOutcome } from './api-call-metrics.ts';

@@ -31,8 +31,8 @@ import { jsonText } from '../../domain/json.ts';
 import { errorForNetwork, errorForStatus } from './kube-errors.ts';
 import { KubeTransport, tooLarge } from './kube-transport.ts';
 import type { KubeAccess, KubeHttpRequest, KubeTransportOptions } from './kube-transport.ts';
-import { DEFAULT_RETRY_POLICY, withRetries } from '../calls/kube-retry.ts';
-import type { RetryEnvironment, RetryPolicy } from '../calls/kube-retry.ts';
+import { DEFAULT_RETRY_POLICY, withRetries } from './kube-retry.ts';
+import type { RetryEnvironment, RetryPolicy } from './kube-retry.ts';
 
 const DEFAULT_PAGE_SIZE = 500;
 

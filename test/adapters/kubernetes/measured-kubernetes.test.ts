@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiCallMeter } from '../../../src/adapters/calls/api-call-metrics.ts';
-import { measuredKubernetes } from '../../../src/adapters/calls/measured-kubernetes.ts';
+import { measuredKubernetes } from '../../../src/adapters/kubernetes/measured-kubernetes.ts';
 import { kubeConfigForEks } from '../../../src/adapters/kubernetes/kubeconfig.ts';
 import { KubernetesApi } from '../../../src/adapters/kubernetes/kubernetes-api.ts';
 import { startKubeApiServer, type SimulatedKubeApi } from '../../../src/simulator/kube-api-server.ts';

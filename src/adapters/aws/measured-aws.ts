@@ -4,9 +4,9 @@
  * a function that never reaches Kubernetes bundles nothing of it.
  */
 import type { AwsPorts, Ec2Port, EksPort, IamPort } from '../../ports/aws.ts';
-import { awsCallOutcome } from '../aws/errors.ts';
-import type { ApiCallMeter } from './api-call-metrics.ts';
-import { measured, type ApiNames } from './measured-ports.ts';
+import { awsCallOutcome } from './errors.ts';
+import type { ApiCallMeter } from '../calls/api-call-metrics.ts';
+import { measured, type ApiNames } from '../calls/measured-ports.ts';
 
 const EC2_APIS: ApiNames<Ec2Port> = {
   describeInstances: () => 'ec2:DescribeInstances',

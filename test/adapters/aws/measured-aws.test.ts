@@ -13,7 +13,7 @@ import { IamAdapter } from '../../../src/adapters/aws/iam.ts';
 import { InstanceTypeCache } from '../../../src/adapters/aws/instance-type-cache.ts';
 import { abortable, retriesNoted } from '../../../src/adapters/calls/sdk-config.ts';
 import { ApiCallMeter, withApiCallMetrics } from '../../../src/adapters/calls/api-call-metrics.ts';
-import { measuredAwsPorts, measuredEc2 } from '../../../src/adapters/calls/measured-aws.ts';
+import { measuredAwsPorts, measuredEc2 } from '../../../src/adapters/aws/measured-aws.ts';
 import type { MetricDatum } from '../../../src/domain/metric.ts';
 import { startHttpFake, type FakeServer } from '../../support/http-fake.ts';
 import { startMoto, type Moto } from '../../support/moto.ts';
