@@ -14,7 +14,7 @@ const EC2_APIS: ApiNames<Ec2Port> = {
   describeLaunchTemplates: () => 'ec2:DescribeLaunchTemplates',
   deleteLaunchTemplate: () => 'ec2:DeleteLaunchTemplate',
   describeSubnets: () => 'ec2:DescribeSubnets',
-  // Answered from the region's cache most scans (ports/aws.ts): its durations are mostly the cache's.
+  // Answered from the region's cache most scans (ports/aws.ts): only the listings that ask EC2 are counted.
   describeInstanceTypes: () => 'ec2:DescribeInstanceTypes',
 };
 

@@ -203,3 +203,62 @@ describe('the measured AWS ports over real SDK clients', () => {
     expect(durations?.ApiCallDurationMs).toHaveLength(2);
   });
 });
+
+describe('the outcome of a call is the outcome of its requests, not whether its port resolved', () => {
+  /** Built as createAwsClients builds the deployed functions' clients: the SDK middleware notes each request. */
+  const notedEc2 = (endpoint: string) => retriesNoted(ec2(endpoint));
+
+  it('counts a TerminateInstances EC2 denies as access-denied, though the port resolves with per-instance errors', async () => {
+    // Prepare
+    const meter = new ApiCallMeter();
+    const port = measuredEc2(new Ec2Adapter(notedEc2(fake.url)), meter);
+
+    // Act
+    const results = await port.terminateInstances(['i-0aaa1111bbbb2222c']);
+
+    // Assess
+    expect(results).toEqual([{ instanceId: 'i-0aaa1111bbbb2222c', error: expect.stringContaining('UnauthorizedOperation') }]);
+    expect(summary(meter.drain()).calls).toEqual({ 'ec2:TerminateInstances/access-denied': 1 });
+  });
+
+  it('counts a thing EC2 or EKS says is gone, where the port expects it, as ok', async () => {
+    // Prepare
+    const meter = new ApiCallMeter();
+    const eks = measuredAwsPorts(
+      {
+        ec2: new Ec2Adapter(notedEc2(moto.endpoint)),
+        eks: new EksAdapter(
+          retriesNoted(new EKSClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials: CREDENTIALS })),
+        ),
+        iam: new IamAdapter(new IAMClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials: CREDENTIALS })),
+        region: 'us-east-1',
+      },
+      meter,
+    ).eks;
+
+    // Act
+    const gone = await eks.describeCluster('no-such-cluster');
+
+    // Assess
+    expect(gone).toEqual({ name: 'no-such-cluster', gone: true });
+    expect(summary(meter.drain()).calls).toEqual({ 'eks:DescribeCluster/ok': 1 });
+  });
+
+  it("counts no call for instance types answered from the process's cache, and one for the listing that filled it", async () => {
+    // Prepare
+    const meter = new ApiCallMeter();
+    const port = measuredEc2(new Ec2Adapter(notedEc2(moto.endpoint), { instanceTypeCache: new InstanceTypeCache() }), meter);
+    await port.describeInstanceTypes();
+    expect(summary(meter.drain())).toEqual({
+      calls: { 'ec2:DescribeInstanceTypes/ok': 1 },
+      durations: { 'ec2:DescribeInstanceTypes': 1 },
+    });
+
+    // Act
+    const cached = await port.describeInstanceTypes();
+
+    // Assess
+    expect(cached.instanceTypes.length).toBeGreaterThan(0);
+    expect(meter.drain()).toEqual([]);
+  });
+});

@@ -92,6 +92,22 @@ describe('the measured Kubernetes port over the simulator’s HTTPS API', () => 
     ]);
   });
 
+  it('counts no call for the calls a server already known unreachable is not asked (the one that found it out is counted)', async () => {
+    // Prepare: the API server refuses the token (401), which the client remembers for a minute.
+    const meter = new ApiCallMeter();
+    const port = measuredKubernetes(client(), meter);
+    sim.faults.add({ method: 'GET', path: '/api/v1/nodes', status: 401, message: 'Unauthorized' });
+    await expect(port.list({ resource: 'nodes' })).rejects.toThrow();
+    expect(calls(meter)).toEqual({ 'k8s:list nodes/access-denied': 1 });
+
+    // Act
+    const later = await port.list({ resource: 'nodeclaims' }).catch((e: unknown) => e);
+
+    // Assess
+    expect(later).toBeInstanceOf(Error);
+    expect(calls(meter)).toEqual({});
+  });
+
   it('counts a dropped connection as network, and keeps the connection’s own members (close) working', async () => {
     // Prepare
     const meter = new ApiCallMeter();
