@@ -30,6 +30,10 @@ function ec2ErrorBody(code: string, message: string): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${code}</Code><Message>${message}</Message></Error></Errors><RequestID>5f1a3c0e-0000-4000-8000-000000000000</RequestID></Response>`;
 }
 
+/** IAM's answers (Query protocol): one profile of the name Karpenter gives its profiles, and a denied tags read. */
+const IAM_ONE_PROFILE = `<ListInstanceProfilesResponse xmlns="https://iam.amazonaws.com/doc/2010-05-08/"><ListInstanceProfilesResult><IsTruncated>false</IsTruncated><InstanceProfiles><member><InstanceProfileName>prod_1234567890</InstanceProfileName><InstanceProfileId>AIPAEXAMPLE0000000001</InstanceProfileId><Arn>arn:aws:iam::123456789012:instance-profile/prod_1234567890</Arn><Path>/</Path><CreateDate>2026-01-01T00:00:00Z</CreateDate><Roles/></member></InstanceProfiles></ListInstanceProfilesResult><ResponseMetadata><RequestId>7a62c49f-347e-4fc4-9331-6e8eEXAMPLE</RequestId></ResponseMetadata></ListInstanceProfilesResponse>`;
+const IAM_TAGS_DENIED = `<ErrorResponse xmlns="https://iam.amazonaws.com/doc/2010-05-08/"><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>User: arn:aws:iam::123456789012:user/sentinel is not authorized to perform: iam:ListInstanceProfileTags on resource: instance profile prod_1234567890</Message></Error><RequestId>7a62c49f-347e-4fc4-9331-6e8eEXAMPLE</RequestId></ErrorResponse>`;
+
 beforeAll(async () => {
   moto = await startMoto();
   fake = await startHttpFake((request) =>
@@ -219,6 +223,36 @@ describe('the outcome of a call is the outcome of its requests, not whether its 
     // Assess
     expect(results).toEqual([{ instanceId: 'i-0aaa1111bbbb2222c', error: expect.stringContaining('UnauthorizedOperation') }]);
     expect(summary(meter.drain()).calls).toEqual({ 'ec2:TerminateInstances/access-denied': 1 });
+  });
+
+  it('counts an instance profile listing whose tags IAM denies as access-denied, though the port resolves', async () => {
+    // Prepare: IAM lists one profile of Karpenter's path and refuses to read its tags.
+    const iam = await startHttpFake((request) =>
+      request.body.includes('Action=ListInstanceProfileTags')
+        ? { status: 403, contentType: 'text/xml', body: IAM_TAGS_DENIED }
+        : { status: 200, contentType: 'text/xml', body: IAM_ONE_PROFILE },
+    );
+    const meter = new ApiCallMeter();
+    const port = measuredAwsPorts(
+      {
+        ec2: new Ec2Adapter(notedEc2(iam.url)),
+        eks: new EksAdapter(new EKSClient({ region: 'us-east-1', endpoint: iam.url, credentials: CREDENTIALS })),
+        iam: new IamAdapter(
+          retriesNoted(new IAMClient({ region: 'us-east-1', endpoint: iam.url, credentials: CREDENTIALS, maxAttempts: 1 })),
+        ),
+        region: 'us-east-1',
+      },
+      meter,
+    ).iam;
+
+    // Act
+    const profiles = await port.listInstanceProfiles().finally(() => iam.close());
+
+    // Assess
+    expect(profiles).toEqual([
+      expect.objectContaining({ name: 'prod_1234567890', tagsUnreadable: expect.stringContaining('AccessDenied') }),
+    ]);
+    expect(summary(meter.drain()).calls).toEqual({ 'iam:ListInstanceProfiles+ListInstanceProfileTags/access-denied': 1 });
   });
 
   it('counts a thing EC2 or EKS says is gone, where the port expects it, as ok', async () => {
