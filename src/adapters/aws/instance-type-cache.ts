@@ -1,4 +1,5 @@
 import type { InstanceTypeListing } from '../../ports/aws.ts';
+import { noteAnsweredWithoutRequest } from '../calls/call-retries.ts';
 
 /**
  * How long a region's instance types are reused. EC2 adds instance types a few times a year and
@@ -37,7 +38,11 @@ export class InstanceTypeCache {
     const now = this.#now();
     const cached = this.#entries.get(region);
     // A copy of the list: what one scan does with it is no other's business.
-    if (cached && now - cached.at < this.#ttlMs) return cached.listing.then(copy);
+    if (cached && now - cached.at < this.#ttlMs) {
+      // The listing of an earlier call, or of one in flight: this call asks EC2 nothing (no ApiCalls datum).
+      noteAnsweredWithoutRequest();
+      return cached.listing.then(copy);
+    }
     this.#entries.delete(region);
     while (this.#entries.size >= this.#maxRegions) {
       const oldest = this.#entries.keys().next();

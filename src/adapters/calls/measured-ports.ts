@@ -6,12 +6,12 @@
  *
  * Each port method gets one API name, the IAM action it is (`ec2:DescribeInstances`) or the actions
  * it chains (`eks:ListFargateProfiles+DescribeFargateProfile`); a Kubernetes call is named by its RBAC
- * verb and resource (`k8s:list nodeclaims`, `k8s:get pods/log`): measured-aws.ts and
- * measured-kubernetes.ts. The names are a fixed set, so a cluster's data cannot mint new metric series.
+ * verb and resource (`k8s:list nodeclaims`, `k8s:get pods/log`): ../aws/measured-aws.ts and
+ * ../kubernetes/measured-kubernetes.ts. The names are a fixed set, so a cluster's data cannot mint new metric series.
  */
 import { performance } from 'node:perf_hooks';
 import type { ApiCallMeter, ApiCallOutcome } from './api-call-metrics.ts';
-import { countingRetries, type RetryCounter } from './call-retries.ts';
+import { notingCall, type CallNotes } from './call-retries.ts';
 
 type AsyncMethod = (...args: never[]) => Promise<unknown>;
 
@@ -41,14 +41,18 @@ export function measured<P extends object>(
       if (!apiOf) return value.bind(target);
       return async (...args: unknown[]) => {
         const api = apiOf(...args);
-        const retries: RetryCounter = { count: 0 };
+        const notes: CallNotes = { retries: 0, outcomeOf };
         const started = performance.now();
+        // A call answered without a request made no API call; a resolved one ends as its first failed request did.
+        const done = (outcome: ApiCallOutcome) => {
+          if (!notes.withoutRequest) meter.record(api, outcome, performance.now() - started, notes.retries);
+        };
         try {
-          const result: unknown = await countingRetries(retries, () => value.apply(target, args) as Promise<unknown>);
-          meter.record(api, 'ok', performance.now() - started, retries.count);
+          const result: unknown = await notingCall(notes, () => value.apply(target, args) as Promise<unknown>);
+          done(notes.failed ?? 'ok');
           return result;
         } catch (error) {
-          meter.record(api, outcomeOf(error), performance.now() - started, retries.count);
+          done(outcomeOf(error));
           throw error;
         }
       };

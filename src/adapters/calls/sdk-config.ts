@@ -5,7 +5,7 @@
 import type { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { isRecord } from '../../domain/shape.ts';
 import type { SignalSource } from '../../support/abort.ts';
-import { noteRetries } from './call-retries.ts';
+import { noteFailedRequest, noteRetries } from './call-retries.ts';
 
 const DEFAULT_MAX_ATTEMPTS = 5;
 
@@ -62,8 +62,9 @@ function attemptsOf(value: unknown): number {
 
 /**
  * Every command `client` sends (paginators included) tells the measured call it runs in how many of
- * its attempts the SDK retried (adapters/calls/call-retries.ts): a middleware of the client's own
- * stack, outside the SDK's retries, so it sees their count once per command.
+ * its attempts the SDK retried, and how it failed when it did (call-retries.ts): a middleware of the
+ * client's own stack, outside the SDK's retries, so it sees their count and the final error once per
+ * command, even when the adapter then records the failure in its result instead of throwing it.
  */
 export function retriesNoted<C extends object>(client: C): C {
   const stack = (client as unknown as { middlewareStack: Stack }).middlewareStack;
@@ -75,6 +76,7 @@ export function retriesNoted<C extends object>(client: C): C {
         return result;
       } catch (error) {
         noteRetries(attemptsOf(error) - 1);
+        noteFailedRequest(error);
         throw error;
       }
     },

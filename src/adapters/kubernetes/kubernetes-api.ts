@@ -31,8 +31,9 @@ import { jsonText } from '../../domain/json.ts';
 import { errorForNetwork, errorForStatus } from './kube-errors.ts';
 import { KubeTransport, tooLarge } from './kube-transport.ts';
 import type { KubeAccess, KubeHttpRequest, KubeTransportOptions } from './kube-transport.ts';
-import { DEFAULT_RETRY_POLICY, withRetries } from '../calls/kube-retry.ts';
-import type { RetryEnvironment, RetryPolicy } from '../calls/kube-retry.ts';
+import { noteAnsweredWithoutRequest } from '../calls/call-retries.ts';
+import { DEFAULT_RETRY_POLICY, withRetries } from './kube-retry.ts';
+import type { RetryEnvironment, RetryPolicy } from './kube-retry.ts';
 
 const DEFAULT_PAGE_SIZE = 500;
 
@@ -253,7 +254,10 @@ export class KubernetesApi implements KubernetesPort {
     // Once the server is known to be out of reach, the other calls of this scan say so at once instead of
     // each waiting out its own timeout; a client kept for longer (a warm Lambda) tries again a minute later.
     const known = this.#unreachable;
-    if (known && this.#clock.now().getTime() < known.until) throw known.error;
+    if (known && this.#clock.now().getTime() < known.until) {
+      noteAnsweredWithoutRequest(); // not an API call: the one that failed was counted as it failed
+      throw known.error;
+    }
     try {
       return await this.#sendWithRetries(request, options);
     } catch (err) {

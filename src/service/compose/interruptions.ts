@@ -12,7 +12,7 @@ import { DynamoStateStore } from '../../adapters/aws/dynamodb-state.ts';
 import { Ec2Adapter } from '../../adapters/aws/ec2.ts';
 import { EmfMetricsSink } from '../../adapters/aws/emf-metrics.ts';
 import { ApiCallMeter, apiCallFlush, withApiCallMetrics } from '../../adapters/calls/api-call-metrics.ts';
-import { measuredEc2 } from '../../adapters/calls/measured-aws.ts';
+import { measuredEc2 } from '../../adapters/aws/measured-aws.ts';
 import { SnsAlertPublisher } from '../../adapters/aws/sns.ts';
 import { METRICS_NAMESPACE, type InterruptionsConfig, type LoggingConfig } from '../../config.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';

@@ -9,7 +9,7 @@ import { EksAdapter } from '../../adapters/aws/eks.ts';
 import { EmfMetricsSink } from '../../adapters/aws/emf-metrics.ts';
 import { SqsScanQueue } from '../../adapters/aws/sqs.ts';
 import { ApiCallMeter, apiCallFlush } from '../../adapters/calls/api-call-metrics.ts';
-import { measuredEks } from '../../adapters/calls/measured-aws.ts';
+import { measuredEks } from '../../adapters/aws/measured-aws.ts';
 import { METRICS_NAMESPACE, type DispatchConfig, type LoggingConfig } from '../../config.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { InvocationSignal } from '../../support/abort.ts';

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiCallMeter } from '../../../src/adapters/calls/api-call-metrics.ts';
-import { measuredAwsPorts } from '../../../src/adapters/calls/measured-aws.ts';
-import { measuredKubernetes } from '../../../src/adapters/calls/measured-kubernetes.ts';
+import { measuredAwsPorts } from '../../../src/adapters/aws/measured-aws.ts';
+import { measuredKubernetes } from '../../../src/adapters/kubernetes/measured-kubernetes.ts';
 import { simulateSnapshot } from '../../../src/simulator/simulation.ts';
 import { loadSnapshot } from '../../../src/snapshot/load.ts';
 import { parseCleanupRequest } from '../../../src/cleanup/request.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { TransientKubeError } from '../../../src/adapters/kubernetes/kube-errors.ts';
-import { DEFAULT_RETRY_POLICY, withRetries } from '../../../src/adapters/calls/kube-retry.ts';
-import type { RetryPolicy } from '../../../src/adapters/calls/kube-retry.ts';
+import { DEFAULT_RETRY_POLICY, withRetries } from '../../../src/adapters/kubernetes/kube-retry.ts';
+import type { RetryPolicy } from '../../../src/adapters/kubernetes/kube-retry.ts';
 import { KubeConflictError, SourceError } from '../../../src/ports/errors.ts';
 
 const POLICY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 8_000, maxTotalWaitMs: 30_000 };

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiCallMeter } from '../../../src/adapters/calls/api-call-metrics.ts';
-import { measuredKubernetes } from '../../../src/adapters/calls/measured-kubernetes.ts';
+import { measuredKubernetes } from '../../../src/adapters/kubernetes/measured-kubernetes.ts';
 import { kubeConfigForEks } from '../../../src/adapters/kubernetes/kubeconfig.ts';
 import { KubernetesApi } from '../../../src/adapters/kubernetes/kubernetes-api.ts';
 import { startKubeApiServer, type SimulatedKubeApi } from '../../../src/simulator/kube-api-server.ts';
@@ -90,6 +90,22 @@ describe('the measured Kubernetes port over the simulator’s HTTPS API', () => 
     expect(datums.filter((d) => d.name === 'ApiCallRetries')).toEqual([
       { name: 'ApiCallRetries', unit: 'Count', value: 2, dimensions: { Api: 'k8s:list nodeclaims' } },
     ]);
+  });
+
+  it('counts no call for the calls a server already known unreachable is not asked (the one that found it out is counted)', async () => {
+    // Prepare: the API server refuses the token (401), which the client remembers for a minute.
+    const meter = new ApiCallMeter();
+    const port = measuredKubernetes(client(), meter);
+    sim.faults.add({ method: 'GET', path: '/api/v1/nodes', status: 401, message: 'Unauthorized' });
+    await expect(port.list({ resource: 'nodes' })).rejects.toThrow();
+    expect(calls(meter)).toEqual({ 'k8s:list nodes/access-denied': 1 });
+
+    // Act
+    const later = await port.list({ resource: 'nodeclaims' }).catch((e: unknown) => e);
+
+    // Assess
+    expect(later).toBeInstanceOf(Error);
+    expect(calls(meter)).toEqual({});
   });
 
   it('counts a dropped connection as network, and keeps the connection’s own members (close) working', async () => {

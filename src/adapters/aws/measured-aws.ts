@@ -4,9 +4,9 @@
  * a function that never reaches Kubernetes bundles nothing of it.
  */
 import type { AwsPorts, Ec2Port, EksPort, IamPort } from '../../ports/aws.ts';
-import { awsCallOutcome } from '../aws/errors.ts';
-import type { ApiCallMeter } from './api-call-metrics.ts';
-import { measured, type ApiNames } from './measured-ports.ts';
+import { awsCallOutcome } from './errors.ts';
+import type { ApiCallMeter } from '../calls/api-call-metrics.ts';
+import { measured, type ApiNames } from '../calls/measured-ports.ts';
 
 const EC2_APIS: ApiNames<Ec2Port> = {
   describeInstances: () => 'ec2:DescribeInstances',
@@ -14,7 +14,7 @@ const EC2_APIS: ApiNames<Ec2Port> = {
   describeLaunchTemplates: () => 'ec2:DescribeLaunchTemplates',
   deleteLaunchTemplate: () => 'ec2:DeleteLaunchTemplate',
   describeSubnets: () => 'ec2:DescribeSubnets',
-  // Answered from the region's cache most scans (ports/aws.ts): its durations are mostly the cache's.
+  // Answered from the region's cache most scans (ports/aws.ts): only the listings that ask EC2 are counted.
   describeInstanceTypes: () => 'ec2:DescribeInstanceTypes',
 };
 

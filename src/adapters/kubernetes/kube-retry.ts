@@ -5,8 +5,8 @@
  */
 import { SourceError } from '../../ports/errors.ts';
 import { attemptsText, retry, RetriesExhaustedError, type Backoff, type RetryClock } from '../../support/retry.ts';
-import { TransientKubeError } from '../kubernetes/kube-errors.ts';
-import { noteRetries } from './call-retries.ts';
+import { TransientKubeError } from './kube-errors.ts';
+import { noteRetries } from '../calls/call-retries.ts';
 
 export interface RetryPolicy extends Backoff {
   /** Attempts in all, the first included. */

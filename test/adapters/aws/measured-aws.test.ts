@@ -13,7 +13,7 @@ import { IamAdapter } from '../../../src/adapters/aws/iam.ts';
 import { InstanceTypeCache } from '../../../src/adapters/aws/instance-type-cache.ts';
 import { abortable, retriesNoted } from '../../../src/adapters/calls/sdk-config.ts';
 import { ApiCallMeter, withApiCallMetrics } from '../../../src/adapters/calls/api-call-metrics.ts';
-import { measuredAwsPorts, measuredEc2 } from '../../../src/adapters/calls/measured-aws.ts';
+import { measuredAwsPorts, measuredEc2 } from '../../../src/adapters/aws/measured-aws.ts';
 import type { MetricDatum } from '../../../src/domain/metric.ts';
 import { startHttpFake, type FakeServer } from '../../support/http-fake.ts';
 import { startMoto, type Moto } from '../../support/moto.ts';
@@ -29,6 +29,10 @@ let fake: FakeServer;
 function ec2ErrorBody(code: string, message: string): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${code}</Code><Message>${message}</Message></Error></Errors><RequestID>5f1a3c0e-0000-4000-8000-000000000000</RequestID></Response>`;
 }
+
+/** IAM's answers (Query protocol): one profile of the name Karpenter gives its profiles, and a denied tags read. */
+const IAM_ONE_PROFILE = `<ListInstanceProfilesResponse xmlns="https://iam.amazonaws.com/doc/2010-05-08/"><ListInstanceProfilesResult><IsTruncated>false</IsTruncated><InstanceProfiles><member><InstanceProfileName>prod_1234567890</InstanceProfileName><InstanceProfileId>AIPAEXAMPLE0000000001</InstanceProfileId><Arn>arn:aws:iam::123456789012:instance-profile/prod_1234567890</Arn><Path>/</Path><CreateDate>2026-01-01T00:00:00Z</CreateDate><Roles/></member></InstanceProfiles></ListInstanceProfilesResult><ResponseMetadata><RequestId>7a62c49f-347e-4fc4-9331-6e8eEXAMPLE</RequestId></ResponseMetadata></ListInstanceProfilesResponse>`;
+const IAM_TAGS_DENIED = `<ErrorResponse xmlns="https://iam.amazonaws.com/doc/2010-05-08/"><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>User: arn:aws:iam::123456789012:user/sentinel is not authorized to perform: iam:ListInstanceProfileTags on resource: instance profile prod_1234567890</Message></Error><RequestId>7a62c49f-347e-4fc4-9331-6e8eEXAMPLE</RequestId></ErrorResponse>`;
 
 beforeAll(async () => {
   moto = await startMoto();
@@ -201,5 +205,94 @@ describe('the measured AWS ports over real SDK clients', () => {
       Metrics: [{ Name: 'ApiCallDurationMs', Unit: 'Milliseconds' }],
     });
     expect(durations?.ApiCallDurationMs).toHaveLength(2);
+  });
+});
+
+describe('the outcome of a call is the outcome of its requests, not whether its port resolved', () => {
+  /** Built as createAwsClients builds the deployed functions' clients: the SDK middleware notes each request. */
+  const notedEc2 = (endpoint: string) => retriesNoted(ec2(endpoint));
+
+  it('counts a TerminateInstances EC2 denies as access-denied, though the port resolves with per-instance errors', async () => {
+    // Prepare
+    const meter = new ApiCallMeter();
+    const port = measuredEc2(new Ec2Adapter(notedEc2(fake.url)), meter);
+
+    // Act
+    const results = await port.terminateInstances(['i-0aaa1111bbbb2222c']);
+
+    // Assess
+    expect(results).toEqual([{ instanceId: 'i-0aaa1111bbbb2222c', error: expect.stringContaining('UnauthorizedOperation') }]);
+    expect(summary(meter.drain()).calls).toEqual({ 'ec2:TerminateInstances/access-denied': 1 });
+  });
+
+  it('counts an instance profile listing whose tags IAM denies as access-denied, though the port resolves', async () => {
+    // Prepare: IAM lists one profile of Karpenter's path and refuses to read its tags.
+    const iam = await startHttpFake((request) =>
+      request.body.includes('Action=ListInstanceProfileTags')
+        ? { status: 403, contentType: 'text/xml', body: IAM_TAGS_DENIED }
+        : { status: 200, contentType: 'text/xml', body: IAM_ONE_PROFILE },
+    );
+    const meter = new ApiCallMeter();
+    const port = measuredAwsPorts(
+      {
+        ec2: new Ec2Adapter(notedEc2(iam.url)),
+        eks: new EksAdapter(new EKSClient({ region: 'us-east-1', endpoint: iam.url, credentials: CREDENTIALS })),
+        iam: new IamAdapter(
+          retriesNoted(new IAMClient({ region: 'us-east-1', endpoint: iam.url, credentials: CREDENTIALS, maxAttempts: 1 })),
+        ),
+        region: 'us-east-1',
+      },
+      meter,
+    ).iam;
+
+    // Act
+    const profiles = await port.listInstanceProfiles().finally(() => iam.close());
+
+    // Assess
+    expect(profiles).toEqual([
+      expect.objectContaining({ name: 'prod_1234567890', tagsUnreadable: expect.stringContaining('AccessDenied') }),
+    ]);
+    expect(summary(meter.drain()).calls).toEqual({ 'iam:ListInstanceProfiles+ListInstanceProfileTags/access-denied': 1 });
+  });
+
+  it('counts a thing EC2 or EKS says is gone, where the port expects it, as ok', async () => {
+    // Prepare
+    const meter = new ApiCallMeter();
+    const eks = measuredAwsPorts(
+      {
+        ec2: new Ec2Adapter(notedEc2(moto.endpoint)),
+        eks: new EksAdapter(
+          retriesNoted(new EKSClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials: CREDENTIALS })),
+        ),
+        iam: new IamAdapter(new IAMClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials: CREDENTIALS })),
+        region: 'us-east-1',
+      },
+      meter,
+    ).eks;
+
+    // Act
+    const gone = await eks.describeCluster('no-such-cluster');
+
+    // Assess
+    expect(gone).toEqual({ name: 'no-such-cluster', gone: true });
+    expect(summary(meter.drain()).calls).toEqual({ 'eks:DescribeCluster/ok': 1 });
+  });
+
+  it("counts no call for instance types answered from the process's cache, and one for the listing that filled it", async () => {
+    // Prepare
+    const meter = new ApiCallMeter();
+    const port = measuredEc2(new Ec2Adapter(notedEc2(moto.endpoint), { instanceTypeCache: new InstanceTypeCache() }), meter);
+    await port.describeInstanceTypes();
+    expect(summary(meter.drain())).toEqual({
+      calls: { 'ec2:DescribeInstanceTypes/ok': 1 },
+      durations: { 'ec2:DescribeInstanceTypes': 1 },
+    });
+
+    // Act
+    const cached = await port.describeInstanceTypes();
+
+    // Assess
+    expect(cached.instanceTypes.length).toBeGreaterThan(0);
+    expect(meter.drain()).toEqual([]);
   });
 });

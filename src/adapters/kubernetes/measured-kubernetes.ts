@@ -3,9 +3,9 @@
  * (`k8s:list nodeclaims`, `k8s:get pods/log`), its failures sorted by the Kubernetes classifier.
  */
 import type { KubernetesPort } from '../../ports/kubernetes.ts';
-import { kubeCallOutcome } from '../kubernetes/kube-errors.ts';
-import type { ApiCallMeter } from './api-call-metrics.ts';
-import { measured, type ApiNames } from './measured-ports.ts';
+import { kubeCallOutcome } from './kube-errors.ts';
+import type { ApiCallMeter } from '../calls/api-call-metrics.ts';
+import { measured, type ApiNames } from '../calls/measured-ports.ts';
 
 const KUBERNETES_APIS: ApiNames<KubernetesPort> = {
   list: (query) => `k8s:list ${query.resource}`,
