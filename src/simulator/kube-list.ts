@@ -7,7 +7,7 @@ import { apiVersionOf } from '../ports/kubernetes.ts';
 import { jsonText } from '../domain/json.ts';
 import { isRecord, type JsonRecord } from '../domain/shape.ts';
 import { SIM_RESOURCES, lowerBound, type KubeStore, type SimResourceName, type StoredObject } from './kube-store.ts';
-import { parseFieldSelector, parseLabelSelector, SelectorError, type ObjectPredicate } from './selectors.ts';
+import { parseFieldSelector, parseLabelSelector, requiredNodeName, SelectorError, type ObjectPredicate } from './selectors.ts';
 import { ApiStatusError, badRequest } from './status.ts';
 
 export interface ListRequest {
@@ -58,7 +58,9 @@ export function listPage(store: KubeStore, request: ListRequest): ListPage {
   const limit = limitOf(query.get('limit'));
   const scope = `${view?.name ?? resource}/${namespace ?? ''}`;
   const token = query.get('continue') ? decodeToken(query.get('continue') ?? '', scope, store) : undefined;
-  const all = store.list(resource, namespace);
+  const nodeName = matches ? requiredNodeOf(resource, query) : undefined;
+  // A real API server indexes pods by spec.nodeName: a per-node list reads that node's pods only.
+  const all = nodeName === undefined ? store.list(resource, namespace) : store.podsOnNode(nodeName, namespace);
   let index = token ? lowerBound(all, token.after) : 0;
   if (token && all[index]?.key === token.after) index++;
   const listVersion = token ? String(token.rv) : store.resourceVersion;
@@ -69,7 +71,12 @@ export function listPage(store: KubeStore, request: ListRequest): ListPage {
   }
   const metadata: JsonRecord = { resourceVersion: listVersion };
   const last = objects.at(-1);
-  if (index < all.length && last !== undefined) {
+  // Continue whenever the page stopped before the end of the whole list, indexed or not.
+  const more =
+    nodeName === undefined
+      ? index < all.length
+      : last !== undefined && objects.length === limit && store.hasAfter(resource, namespace, last.key);
+  if (more && last !== undefined) {
     metadata.continue = encodeToken({ r: scope, rv: Number(listVersion), after: last.key });
     if (!matches) metadata.remainingItemCount = all.length - index;
   }
@@ -133,6 +140,16 @@ export function predicateOf(resource: SimResourceName, query: URLSearchParams): 
     const byField = parseFieldSelector(resource, query.get('fieldSelector'));
     if (byLabel && byField) return (o) => byLabel(o) && byField(o);
     return byLabel ?? byField;
+  } catch (error) {
+    if (error instanceof SelectorError) throw badRequest(error.message);
+    throw error;
+  }
+}
+
+/** The `spec.nodeName=X` a pod list's field selector requires, to read through the store's index. */
+function requiredNodeOf(resource: SimResourceName, query: URLSearchParams): string | undefined {
+  try {
+    return requiredNodeName(resource, query.get('fieldSelector'));
   } catch (error) {
     if (error instanceof SelectorError) throw badRequest(error.message);
     throw error;

@@ -100,20 +100,81 @@ class StoreError extends Error {
   override name = 'StoreError';
 }
 
+/**
+ * Objects grouped by one field's value, each group sorted by key when first listed: the API
+ * server's index of pods by `spec.nodeName`, so a per-node list reads that node's pods only.
+ */
+class FieldIndex {
+  readonly #valueOf: (object: JsonRecord) => string;
+  readonly #groups = new Map<string, Map<string, StoredObject>>();
+  readonly #sorted = new Map<string, StoredObject[]>();
+
+  constructor(valueOf: (object: JsonRecord) => string) {
+    this.#valueOf = valueOf;
+  }
+
+  /** Files `stored` under its value, replacing `previous` (the same key as it was before). */
+  set(stored: StoredObject, previous: StoredObject | undefined): void {
+    const value = this.#valueOf(stored.object);
+    const sorted = this.#sorted.get(value);
+    if (previous && this.#valueOf(previous.object) === value && sorted) {
+      this.#groups.get(value)?.set(stored.key, stored);
+      sorted[lowerBound(sorted, stored.key)] = stored;
+      return;
+    }
+    if (previous) this.delete(previous);
+    let group = this.#groups.get(value);
+    if (!group) {
+      group = new Map();
+      this.#groups.set(value, group);
+    }
+    group.set(stored.key, stored);
+    this.#sorted.delete(value);
+  }
+
+  delete(stored: StoredObject): void {
+    const value = this.#valueOf(stored.object);
+    const group = this.#groups.get(value);
+    if (!group?.delete(stored.key)) return;
+    if (group.size === 0) this.#groups.delete(value);
+    this.#sorted.delete(value);
+  }
+
+  /** The objects whose field is `value`, sorted by key. */
+  sortedOf(value: string): readonly StoredObject[] {
+    let sorted = this.#sorted.get(value);
+    if (!sorted) {
+      sorted = [...(this.#groups.get(value)?.values() ?? [])].sort(byKey);
+      this.#sorted.set(value, sorted);
+    }
+    return sorted;
+  }
+}
+
+function byKey(a: StoredObject, b: StoredObject): number {
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
 class ResourceTable {
   readonly byKey = new Map<string, StoredObject>();
   #sorted: StoredObject[] | undefined;
+  readonly index: FieldIndex | undefined;
+
+  constructor(index?: FieldIndex) {
+    this.index = index;
+  }
 
   sorted(): readonly StoredObject[] {
-    this.#sorted ??= [...this.byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    this.#sorted ??= [...this.byKey.values()].sort(byKey);
     return this.#sorted;
   }
 
   set(stored: StoredObject): void {
-    const existed = this.byKey.has(stored.key);
+    const previous = this.byKey.get(stored.key);
     this.byKey.set(stored.key, stored);
+    this.index?.set(stored, previous);
     if (!this.#sorted) return;
-    if (!existed) {
+    if (!previous) {
       this.#sorted = undefined;
       return;
     }
@@ -121,8 +182,24 @@ class ResourceTable {
   }
 
   delete(key: string): void {
-    if (this.byKey.delete(key)) this.#sorted = undefined;
+    const existing = this.byKey.get(key);
+    if (!existing) return;
+    this.byKey.delete(key);
+    this.index?.delete(existing);
+    this.#sorted = undefined;
   }
+}
+
+/** A pod's `spec.nodeName` as its field selector reads it: '' when unset (a pod not yet scheduled). */
+function podNodeName(pod: JsonRecord): string {
+  const spec = pod.spec;
+  return isRecord(spec) && typeof spec.nodeName === 'string' ? spec.nodeName : '';
+}
+
+/** The objects of one namespace in a list sorted by key; all of them when `namespace` is undefined. */
+function inNamespace(sorted: readonly StoredObject[], namespace: string | undefined): readonly StoredObject[] {
+  if (namespace === undefined) return sorted;
+  return sorted.slice(lowerBound(sorted, `${namespace}\u0000`), lowerBound(sorted, `${namespace}\u0001`));
 }
 
 function objectKey(namespace: string | undefined, name: string): string {
@@ -205,9 +282,21 @@ export class KubeStore {
 
   /** Objects sorted by namespace then name; of one namespace when given. */
   list(resource: SimResourceName, namespace?: string): readonly StoredObject[] {
+    return inNamespace(this.#table(resource).sorted(), SIM_RESOURCES[resource].namespaced ? namespace : undefined);
+  }
+
+  /** The pods whose `spec.nodeName` is `nodeName` ('' for unscheduled ones), sorted as `list`; of one namespace when given. */
+  podsOnNode(nodeName: string, namespace?: string): readonly StoredObject[] {
+    return inNamespace(this.#table('pods').index?.sortedOf(nodeName) ?? [], namespace);
+  }
+
+  /** Whether `list(resource, namespace)` holds an object sorting after `key`, without copying it. */
+  hasAfter(resource: SimResourceName, namespace: string | undefined, key: string): boolean {
     const sorted = this.#table(resource).sorted();
-    if (namespace === undefined || !SIM_RESOURCES[resource].namespaced) return sorted;
-    return sorted.slice(lowerBound(sorted, `${namespace}\u0000`), lowerBound(sorted, `${namespace}\u0001`));
+    const scoped = namespace !== undefined && SIM_RESOURCES[resource].namespaced;
+    const end = scoped ? lowerBound(sorted, `${namespace}\u0001`) : sorted.length;
+    const at = lowerBound(sorted, key);
+    return (sorted[at]?.key === key ? at + 1 : at) < end;
   }
 
   /**
@@ -294,7 +383,7 @@ export class KubeStore {
   #table(resource: SimResourceName): ResourceTable {
     let table = this.#tables.get(resource);
     if (!table) {
-      table = new ResourceTable();
+      table = new ResourceTable(resource === 'pods' ? new FieldIndex(podNodeName) : undefined);
       this.#tables.set(resource, table);
     }
     return table;

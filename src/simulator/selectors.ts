@@ -154,19 +154,40 @@ const FIELDS_BY_RESOURCE: Partial<Record<SimResourceName, Readonly<Record<string
   },
 };
 
-/** `status.phase=Pending,spec.nodeName!=` → a predicate; undefined for an empty selector. */
-export function parseFieldSelector(resource: SimResourceName, selector: string | null | undefined): ObjectPredicate | undefined {
+interface FieldTerm {
+  field: string;
+  read: FieldValue;
+  negate: boolean;
+  value: string;
+}
+
+function fieldTerms(resource: SimResourceName, selector: string | null | undefined): FieldTerm[] | undefined {
   if (!selector || selector.trim() === '') return undefined;
   const fields = { ...COMMON_FIELDS, ...FIELDS_BY_RESOURCE[resource] };
-  const terms = selector.split(',').map((term) => {
+  return selector.split(',').map((term) => {
     const m = /^\s*([^=!\s]+)\s*(==|=|!=)(.*)$/.exec(term);
     if (!m) throw new SelectorError(`invalid selector: '${selector}'; can't understand '${term}'`);
     const [, field = '', op, value = ''] = m;
     const read = Object.hasOwn(fields, field) ? fields[field] : undefined;
     if (!read) throw new SelectorError(`field label not supported: ${field}`);
-    return { read, negate: op === '!=', value: value.trim() };
+    return { field, read, negate: op === '!=', value: value.trim() };
   });
+}
+
+/** `status.phase=Pending,spec.nodeName!=` → a predicate; undefined for an empty selector. */
+export function parseFieldSelector(resource: SimResourceName, selector: string | null | undefined): ObjectPredicate | undefined {
+  const terms = fieldTerms(resource, selector);
+  if (!terms) return undefined;
   return (object) => terms.every((t) => (t.read(object) === t.value) !== t.negate);
+}
+
+/**
+ * The node a pod field selector requires with `spec.nodeName=X` (the field the API server
+ * indexes pods by); undefined when it requires none. Other terms still have to be matched.
+ */
+export function requiredNodeName(resource: SimResourceName, selector: string | null | undefined): string | undefined {
+  if (resource !== 'pods') return undefined;
+  return fieldTerms(resource, selector)?.find((t) => t.field === 'spec.nodeName' && !t.negate)?.value;
 }
 
 function valueAt(object: JsonRecord, path: readonly string[]): unknown {
