@@ -163,8 +163,9 @@ const SCAN_LEASE_MIN_MS = 60_000;
  * Accepted with a warning, not refused: a deployment that set 1m–2m before keeps starting.
  */
 const SCAN_TIMEOUT_MS = 120_000;
+const LAMBDA_MAX_TIMEOUT_MS = 15 * 60_000;
 /** Past Lambda's longest timeout and a margin a lease only keeps a killed scan's cluster waiting. */
-const SCAN_LEASE_MAX_MS = 16 * 60_000;
+const SCAN_LEASE_MAX_MS = LAMBDA_MAX_TIMEOUT_MS + SCAN_LEASE_MIN_MS;
 
 export interface InterruptionsConfig {
   region: string;
@@ -276,13 +277,11 @@ export interface CleanupConfig {
   clusters: string[] | undefined;
 }
 
-const LAMBDA_MAX_TIMEOUT_MS = 15 * 60_000;
-
-/** The scan's one configuration warning: terminations asked for, but the stack serves no listed cluster. */
 /** Logged at cold start when SCAN_LEASE_DURATION is under the scan function's timeout. */
 export const SHORT_LEASE_WARNING =
   'SCAN_LEASE_DURATION is under the scan function’s 2m timeout: a slow scan’s lease can lapse while it still runs, and the next minute’s scan then works on the same cluster at once; set it a bit over 2m (default 150s)';
 
+/** Logged at cold start when terminations are asked for but the stack serves no listed cluster. */
 export const UNSCOPED_TERMINATION_WARNING =
   'TERMINATE_INSTANCE_MODE is apply but CLUSTERS is unset: orphans are only planned, since the scan role may terminate only in the clusters the stack serves; deploy with --param="clusters=<name>[,<name>...]" (docs/deploy.md)';
 

@@ -92,11 +92,9 @@ function kubectlStyle(args: readonly string[], options: ParseArgsOptionsConfig):
  * kubectl flags no command here takes, with why: a scan reads every namespace (the Karpenter
  * controller is found by its label wherever it runs), so there is no namespace to choose.
  */
-const KUBECTL_FLAGS_NOT_TAKEN: Record<string, string> = {
-  '-n': 'every namespace is read (the Karpenter controller is found by its label app.kubernetes.io/name=karpenter wherever it runs)',
-  '--namespace':
-    'every namespace is read (the Karpenter controller is found by its label app.kubernetes.io/name=karpenter wherever it runs)',
-};
+const EVERY_NAMESPACE =
+  'every namespace is read (the Karpenter controller is found by its label app.kubernetes.io/name=karpenter wherever it runs)';
+const KUBECTL_FLAGS_NOT_TAKEN: Record<string, string> = { '-n': EVERY_NAMESPACE, '--namespace': EVERY_NAMESPACE };
 
 function toUsageError(command: string, err: unknown, options: ParseArgsOptionsConfig): Error {
   const code = (err as { code?: unknown }).code;

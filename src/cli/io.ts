@@ -90,14 +90,10 @@ export const DEFAULT_WIDTH = 80;
  * terminal's own width, else DEFAULT_WIDTH (a pipe or a file has no width).
  */
 export function outputWidth(stream: OutputStream, terminal: TerminalEnvironment): number {
-  return givenWidth(stream, terminal) ?? DEFAULT_WIDTH;
-}
-
-function givenWidth(stream: OutputStream, terminal: TerminalEnvironment): number | undefined {
   if (terminal.columns !== undefined) return terminal.columns;
   const columns = stream.columns;
   if (stream.isTTY === true && columns !== undefined && Number.isInteger(columns) && columns > 0) return columns;
-  return undefined;
+  return DEFAULT_WIDTH;
 }
 
 /** A `note:` or `warning:` line on stderr, wrapped to its width under a two-space indent. */

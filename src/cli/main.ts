@@ -8,10 +8,9 @@ import { sandboxCommand } from './commands/sandbox.ts';
 import { scanCommand } from './commands/scan.ts';
 import { snapshotCommand } from './commands/snapshot.ts';
 import { reportError } from './errors.ts';
-import { outputWidth } from './io.ts';
 import { wrapHelp } from './render/help.ts';
 import { didYouMean } from './suggest.ts';
-import { DEFAULT_SERVICES, processIO, writeLines } from './io.ts';
+import { DEFAULT_SERVICES, outputWidth, processIO, writeLines } from './io.ts';
 import type { CliContext, CliIO, CliServices, OutputStream } from './io.ts';
 
 export type { CliIO } from './io.ts';

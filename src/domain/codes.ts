@@ -1,11 +1,11 @@
 /** Public contract: finding codes, cause codes, severities and remediation vocabulary (docs/findings.md#findings-and-causes). */
-import { FINDING_CATALOGUE, type FindingCode } from './finding-catalogue.ts';
+import { FINDING_CATALOGUE, FINDING_CODES, type FindingCode } from './finding-catalogue.ts';
 
 export const SEVERITIES = ['critical', 'warning', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
 /** Every finding code, in the catalogue's order (src/domain/finding-catalogue.ts, one row per code). */
-export const FINDING_CODES = Object.keys(FINDING_CATALOGUE) as readonly FindingCode[];
+export { FINDING_CODES };
 export type { FindingCode };
 
 /** Cause codes each finding code may carry, from its catalogue row. Detectors must stay within their row. */

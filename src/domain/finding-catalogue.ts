@@ -352,10 +352,11 @@ function findingRow(code: FindingCode): FindingRow {
   return FINDING_CATALOGUE[code];
 }
 
-const CODES = Object.keys(FINDING_CATALOGUE) as FindingCode[];
+/** Every finding code, in catalogue order: the public code list (src/domain/codes.ts). */
+export const FINDING_CODES = Object.keys(FINDING_CATALOGUE) as readonly FindingCode[];
 
 /** Every threshold, in catalogue order (the order of `scan --help` and the docs tables), with its code. */
-export const THRESHOLDS: readonly (Threshold & { code: FindingCode })[] = CODES.flatMap((code) =>
+export const THRESHOLDS: readonly (Threshold & { code: FindingCode })[] = FINDING_CODES.flatMap((code) =>
   (findingRow(code).thresholds ?? []).map((t) => ({ ...t, code })),
 );
 
@@ -366,13 +367,15 @@ export const THRESHOLDS: readonly (Threshold & { code: FindingCode })[] = CODES.
 export const FINDING_METRIC_DIMENSIONS = [['Cluster'], ['Cluster', 'NodePool']] as const;
 
 /** Every finding metric, in catalogue order, with its code and what it counts. */
-export const FINDING_METRICS: readonly (FindingMetric & { code: FindingCode; counts: string })[] = CODES.flatMap((code) => {
-  const { metric, objects } = findingRow(code);
-  return metric ? [{ ...metric, code, counts: objects ?? '' }] : [];
-});
+export const FINDING_METRICS: readonly (FindingMetric & { code: FindingCode; counts: string })[] = FINDING_CODES.flatMap(
+  (code) => {
+    const { metric, objects } = findingRow(code);
+    return metric ? [{ ...metric, code, counts: objects ?? '' }] : [];
+  },
+);
 
 /** Every code whose findings carry `counts`, with what `counts.objects` counts (docs/report-json.md). */
-export const COUNTED_FINDINGS: readonly { code: FindingCode; objects: string }[] = CODES.flatMap((code) => {
+export const COUNTED_FINDINGS: readonly { code: FindingCode; objects: string }[] = FINDING_CODES.flatMap((code) => {
   const { objects } = findingRow(code);
   return objects ? [{ code, objects }] : [];
 });

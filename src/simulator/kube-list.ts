@@ -58,7 +58,7 @@ export function listPage(store: KubeStore, request: ListRequest): ListPage {
   const limit = limitOf(query.get('limit'));
   const scope = `${view?.name ?? resource}/${namespace ?? ''}`;
   const token = query.get('continue') ? decodeToken(query.get('continue') ?? '', scope, store) : undefined;
-  const nodeName = matches ? requiredNodeOf(resource, query) : undefined;
+  const nodeName = matches ? requiredNodeName(resource, query.get('fieldSelector')) : undefined;
   // A real API server indexes pods by spec.nodeName: a per-node list reads that node's pods only.
   const all = nodeName === undefined ? store.list(resource, namespace) : store.podsOnNode(nodeName, namespace);
   let index = token ? lowerBound(all, token.after) : 0;
@@ -87,7 +87,7 @@ export function listBody(store: KubeStore, request: ListRequest): Buffer {
   const { resource, view } = request;
   const info = SIM_RESOURCES[resource];
   const { objects, metadata } = listPage(store, request);
-  const withKind = CUSTOM_GROUPS.has(info.group);
+  const withKind = isCustomResource(resource);
   const chunks: Buffer[] = [];
   for (const object of objects) {
     if (chunks.length > 0) chunks.push(COMMA);
@@ -140,16 +140,6 @@ export function predicateOf(resource: SimResourceName, query: URLSearchParams): 
     const byField = parseFieldSelector(resource, query.get('fieldSelector'));
     if (byLabel && byField) return (o) => byLabel(o) && byField(o);
     return byLabel ?? byField;
-  } catch (error) {
-    if (error instanceof SelectorError) throw badRequest(error.message);
-    throw error;
-  }
-}
-
-/** The `spec.nodeName=X` a pod list's field selector requires, to read through the store's index. */
-function requiredNodeOf(resource: SimResourceName, query: URLSearchParams): string | undefined {
-  try {
-    return requiredNodeName(resource, query.get('fieldSelector'));
   } catch (error) {
     if (error instanceof SelectorError) throw badRequest(error.message);
     throw error;

@@ -191,7 +191,7 @@ class ResourceTable {
 }
 
 /** A pod's `spec.nodeName` as its field selector reads it: '' when unset (a pod not yet scheduled). */
-function podNodeName(pod: JsonRecord): string {
+export function podNodeName(pod: JsonRecord): string {
   const spec = pod.spec;
   return isRecord(spec) && typeof spec.nodeName === 'string' ? spec.nodeName : '';
 }

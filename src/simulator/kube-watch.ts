@@ -9,8 +9,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { jsonText } from '../domain/json.ts';
-import type { JsonRecord } from '../domain/shape.ts';
-import { fullBody, predicateOf, type ListView } from './kube-list.ts';
+import { predicateOf, type ListView } from './kube-list.ts';
 import type { KubeStore, SimResourceName, StoredObject } from './kube-store.ts';
 import { badRequest, statusBody } from './status.ts';
 import { includeObjectOf, tableOf, wantsTable } from './tables/table.ts';
@@ -58,7 +57,7 @@ export function streamWatch(store: KubeStore, request: WatchRequest, res: Server
         })
       : request.view
         ? request.view.render(stored.object)
-        : (JSON.parse(fullBody(stored).toString('utf8')) as JsonRecord);
+        : stored.object;
     first = false;
     return `${jsonText({ type, object })}\n`;
   };

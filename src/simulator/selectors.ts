@@ -5,7 +5,7 @@
 import type { LabelSelectorRequirement } from '../domain/kube.ts';
 import { selectorMatches } from '../domain/kube-helpers.ts';
 import { isRecord, type JsonRecord } from '../domain/shape.ts';
-import type { SimResourceName } from './kube-store.ts';
+import { podNodeName, type SimResourceName } from './kube-store.ts';
 
 /** A selector the API server would refuse with 400 BadRequest. */
 export class SelectorError extends Error {
@@ -132,7 +132,7 @@ function regardingFields(prefix: string): Record<string, FieldValue> {
 /** The fields each resource can be selected by, as the API server lists them (plus the common two). */
 const FIELDS_BY_RESOURCE: Partial<Record<SimResourceName, Readonly<Record<string, FieldValue>>>> = {
   pods: {
-    'spec.nodeName': (o) => text(o, ['spec', 'nodeName']),
+    'spec.nodeName': podNodeName,
     'spec.restartPolicy': (o) => text(o, ['spec', 'restartPolicy']),
     'spec.schedulerName': (o) => text(o, ['spec', 'schedulerName']),
     'spec.serviceAccountName': (o) => text(o, ['spec', 'serviceAccountName']),

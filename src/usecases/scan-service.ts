@@ -130,7 +130,7 @@ async function processDelivery(
   }
   try {
     // One lease per delivery, not per invocation: one batch may hold two requests for one cluster.
-    return await scanUnderLease(deps, request, `${options.invocationId}/${delivery.messageId}`, now, log, options.signal);
+    return await scanUnderLease(deps, request, key, `${options.invocationId}/${delivery.messageId}`, now, log, options.signal);
   } catch (error) {
     if (isInvocationTimeout(error, options.signal)) {
       const timeout =
@@ -156,13 +156,13 @@ async function processDelivery(
 async function scanUnderLease(
   deps: ScanServiceDependencies,
   request: ScanRequest,
+  key: string,
   holder: string,
   now: Date,
   log: Logger,
   signal: AbortSignal | undefined,
 ): Promise<RecordResult> {
   const { state, settings, clock } = deps;
-  const key = scanDeliveryKey(request);
   const lease = await state.acquireLease(request.cluster, holder, clock.now(), settings.scanLeaseMs);
   if (!lease.acquired) {
     log.info('scan skipped: another scan of the cluster holds its lease', { leaseHolder: lease.holder ?? 'unknown' });

@@ -85,7 +85,7 @@ export function isNotFound(error: unknown): boolean {
  * and the network failures domain/network-errors.ts names. Reads the SDK error a SourceError wraps.
  */
 export function awsCallOutcome(error: unknown): ApiCallOutcome {
-  if (isInvocationTimeout(error) || awsErrorName(error) === 'AbortError') return 'timeout';
+  if (isInvocationTimeout(error) || isAbort(error)) return 'timeout';
   const sdkError = error instanceof SourceError && error.cause !== undefined ? error.cause : error;
   const name = awsErrorName(sdkError);
   // The SDK's test reads `name`, `$metadata.httpStatusCode` and `$retryable`: any Error has the shape it needs.

@@ -20,7 +20,7 @@ export function createInterruptionsHandler(deps: InterruptionsDependencies) {
   return serviceHandler(deps, {
     name: 'interruptions',
     stopMarginMs: INTERRUPTIONS_STOP_MARGIN_MS,
-    parse: (event) => sqsRecordsOf(event).map(({ messageId, body, firstReceivedAt }) => ({ messageId, body, firstReceivedAt })),
+    parse: sqsRecordsOf,
     run: async (records, { context, signal }): Promise<SQSBatchResponse> => {
       const claimHoldMs = context.getRemainingTimeInMillis() + CLAIM_MARGIN_MS;
       const { failed } = await handleInterruptions(deps, records, { claimHoldMs, signal });
