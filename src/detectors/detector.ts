@@ -1,4 +1,5 @@
 import type { FindingCode } from '../domain/codes.ts';
+import type { PriceBook } from '../domain/cost.ts';
 import type { Finding } from '../domain/finding.ts';
 import type { DetectionSettings } from '../domain/settings.ts';
 import type { ClusterSnapshot, SourceName } from '../domain/snapshot.ts';
@@ -9,6 +10,8 @@ export interface DetectContext {
   index: SnapshotIndex;
   settings: DetectionSettings;
   now: Date;
+  /** Hourly prices of instances, for findings' `cost` (docs/cost.md). */
+  prices: PriceBook;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CauseCodeOf, FindingCode, RemediationAction, RemediationStatus, Severity } from './codes.ts';
+import type { FindingCost } from './cost.ts';
 
 /** What a finding is about. `Instance` uses `id`; Kubernetes objects use namespace/name. */
 export interface ResourceRef {
@@ -47,6 +48,8 @@ export interface Finding<C extends FindingCode = FindingCode> {
   evidence: string[];
   remediation: Remediation | null;
   counts?: FindingCounts;
+  /** What the instances behind it cost per day (docs/cost.md). Additive: absent when nothing could be priced. */
+  cost?: FindingCost;
 }
 
 /**
@@ -110,5 +113,6 @@ export function newFinding<C extends FindingCode>(f: NewFinding<C>): Finding<C> 
     remediation: f.remediation,
     // Omitted rather than undefined, so a report's JSON and deep equality stay as before.
     ...(f.counts ? { counts: f.counts } : {}),
+    ...(f.cost ? { cost: f.cost } : {}),
   };
 }

@@ -7,6 +7,7 @@ import { DETECTORS } from '../detectors/registry.ts';
 import { planRemediations } from '../remediations/plan.ts';
 import { oneLine } from '../domain/shape.ts';
 import { SnapshotIndex } from '../domain/snapshot-index.ts';
+import { priceBookOf } from '../domain/price-book.ts';
 
 export interface AnalyzeOptions {
   detection: DetectionSettings;
@@ -18,7 +19,7 @@ export interface AnalyzeOptions {
 /** detect → plan: the whole diagnosis of one snapshot, pure. */
 export function analyze(snapshot: ClusterSnapshot, options: AnalyzeOptions): Report {
   const index = new SnapshotIndex(snapshot);
-  const ctx = { snapshot, index, settings: options.detection, now: options.now };
+  const ctx = { snapshot, index, settings: options.detection, now: options.now, prices: priceBookOf(snapshot) };
   // Every distinct gap the snapshot has (a source may have several: a last page missing, and an
   // object set aside), keyed by source and text.
   const gaps = new Map<string, Gap>(snapshot.gaps.map((g) => [`${g.source}\n${g.error}`, g]));

@@ -20,6 +20,7 @@ import { analyze } from '../../../src/usecases/analyze.ts';
 import { cluster, PART_SOURCE } from '../../factories/aws.ts';
 import { T0, minutesAfter } from '../../factories/kube.ts';
 import { NOW, SCENARIOS, type Pair } from './cause-scenarios.ts';
+import { priceBookOf } from '../../../src/domain/price-book.ts';
 
 function run(snapshot: ClusterSnapshot, now = NOW): Finding[] {
   return analyze(snapshot, { detection: DEFAULT_DETECTION, actions: CLI_ACTIONS, now }).findings;
@@ -102,6 +103,7 @@ describe('cause codes: docs/findings.md tables', () => {
           const ctx = {
             snapshot,
             index: new SnapshotIndex(snapshot),
+            prices: priceBookOf(snapshot),
             settings: DEFAULT_DETECTION,
             now: new Date(minutesAfter(T0, minutes)),
           };

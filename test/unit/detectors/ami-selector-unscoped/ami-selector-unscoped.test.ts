@@ -6,11 +6,13 @@ import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { snapshotOf } from '../../../factories/aws.ts';
 import { ec2NodeClass } from '../../../factories/karpenter.ts';
 import { T0 } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 function detect(snapshot: ClusterSnapshot) {
   return amiSelectorUnscoped.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: new Date(T0),
   });

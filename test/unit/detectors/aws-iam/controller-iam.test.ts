@@ -5,9 +5,16 @@ import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { snapshotOf } from '../../../factories/aws.ts';
 import { T0, karpenterDeployment, karpenterPod } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 function ctxOf(snapshot: ClusterSnapshot) {
-  return { snapshot, index: new SnapshotIndex(snapshot), settings: DEFAULT_DETECTION, now: new Date(T0) };
+  return {
+    snapshot,
+    index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
+    settings: DEFAULT_DETECTION,
+    now: new Date(T0),
+  };
 }
 
 describe('policyResource', () => {

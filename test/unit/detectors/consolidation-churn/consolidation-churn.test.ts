@@ -8,6 +8,7 @@ import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { snapshotOf } from '../../../factories/aws.ts';
 import { nodeClaim, nodePool } from '../../../factories/karpenter.ts';
 import { T0, event, minutesAfter, node } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 const NOW = minutesAfter(T0, 60);
 const SHORT = { consolidateAfter: '30s' } satisfies NodePoolDisruption;
@@ -17,6 +18,7 @@ function detect(snapshot: ClusterSnapshot, now = NOW, churnPerHour = DEFAULT_DET
   return consolidationChurn.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: { ...DEFAULT_DETECTION, churnPerHour },
     now: new Date(now),
   });

@@ -8,11 +8,13 @@ import { snapshotOf } from '../../../factories/aws.ts';
 import { CLI_ACTIONS } from '../../../../src/domain/settings.ts';
 import { analyze } from '../../../../src/usecases/analyze.ts';
 import { T0, crd, service } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 function detect(snapshot: ClusterSnapshot) {
   return crdConversionWebhookBroken.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: new Date(T0),
   });

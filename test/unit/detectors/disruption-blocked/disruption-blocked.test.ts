@@ -13,6 +13,7 @@ import { snapshotOf } from '../../../factories/aws.ts';
 import { nodeClaim, unregisteredConditions } from '../../../factories/karpenter.ts';
 import { T0, event, minutesAfter, pdb, withAnnotations } from '../../../factories/kube.ts';
 import { beingDeleted, claimNode, poolWith, runningClaim, webPod } from './fixtures.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 /** Thursday 2026-01-01 05:00 UTC: five hours after the claims drifted at T0. */
 const NOW = minutesAfter(T0, 5 * 60);
@@ -21,6 +22,7 @@ function detect(snapshot: ClusterSnapshot, now = NOW) {
   return disruptionBlocked.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: new Date(now),
   });

@@ -14,6 +14,7 @@ import {
 } from '../../../factories/aws.ts';
 import { nodeClaim } from '../../../factories/karpenter.ts';
 import { T0, minutesAfter } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 const NOW = new Date(minutesAfter(T0, 60));
 const FORGED = 'i-0f00d5ba5e0b1e7a2';
@@ -22,6 +23,7 @@ function detect(snapshot: ClusterSnapshot) {
   return instanceProvenanceUnproven.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: NOW,
   });

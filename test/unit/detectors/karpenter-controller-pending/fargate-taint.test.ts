@@ -6,6 +6,7 @@ import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { snapshotOf } from '../../../factories/aws.ts';
 import { T0, karpenterPod, minutesAfter, node, pod } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 /**
  * A Karpenter meant for Fargate without the Fargate toleration and no scheduler message
@@ -41,6 +42,7 @@ function detect(s: ClusterSnapshot) {
   const [finding] = controllerPending.detect({
     snapshot: s,
     index: new SnapshotIndex(s),
+    prices: priceBookOf(s),
     settings: DEFAULT_DETECTION,
     now: new Date(NOW),
   });

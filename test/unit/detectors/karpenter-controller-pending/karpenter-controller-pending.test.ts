@@ -6,6 +6,7 @@ import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { fargateProfile, snapshotOf } from '../../../factories/aws.ts';
 import { T0, event, karpenterDeployment, karpenterPod, minutesAfter, node, pod } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 const NOW = minutesAfter(T0, 30);
 const SYSTEM_NODE = 'ip-10-59-127-151.ec2.internal';
@@ -14,6 +15,7 @@ function detect(snapshot: ClusterSnapshot, now = NOW) {
   return controllerPending.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: new Date(now),
   });

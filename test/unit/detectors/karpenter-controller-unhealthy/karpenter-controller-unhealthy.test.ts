@@ -8,6 +8,7 @@ import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { asPreviousLog, readControllerLog } from '../../../../src/snapshot/controller-logs.ts';
 import { cluster, logLine, snapshotOf } from '../../../factories/aws.ts';
 import { T0, containerStatus, karpenterDeployment, karpenterPod, minutesAfter } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 const NOW = minutesAfter(T0, 60);
 const NODE = 'ip-10-59-127-151.ec2.internal';
@@ -17,6 +18,7 @@ function detect(snapshot: ClusterSnapshot, now = NOW) {
   return controllerUnhealthy.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: new Date(now),
   });

@@ -16,6 +16,7 @@ import { analyze } from '../../../../src/usecases/analyze.ts';
 import { CLI_ACTIONS } from '../../../../src/domain/settings.ts';
 import { cluster, logLine, snapshotOf } from '../../../factories/aws.ts';
 import { T0, containerStatus, karpenterDeployment, karpenterPod, minutesAfter, pod } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 const NOW = minutesAfter(T0, 60);
 const NODE = 'fargate-ip-10-0-101-37.ec2.internal';
@@ -71,6 +72,7 @@ function scan(parts: { pods?: Pod[]; logs: LogLine[] } & Partial<ClusterSnapshot
   return controllerUnhealthy.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: new Date(NOW),
   })[0];

@@ -7,6 +7,7 @@ import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { logLine, snapshotOf } from '../../../factories/aws.ts';
 import { T0, containerStatus, crd, karpenterDeployment, karpenterPod, minutesAfter } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 /**
  * Start-up errors the capture explains: the cluster name left unset
@@ -46,6 +47,7 @@ function detect(snapshot: ClusterSnapshot) {
   const [finding] = controllerUnhealthy.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: new Date(NOW),
   });

@@ -6,11 +6,13 @@ import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { parseLogLine } from '../../../../src/snapshot/controller-logs.ts';
 import { cluster, logLine, snapshotOf } from '../../../factories/aws.ts';
 import { T0, karpenterDeployment, karpenterPod, minutesAfter } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 function detect(snapshot: ClusterSnapshot) {
   return karpenterIamDenied.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: new Date(minutesAfter(T0, 60)),
   });

@@ -7,6 +7,7 @@ import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { snapshotOf } from '../../../factories/aws.ts';
 import { nodeClaim, nodePool, uninitializedConditions } from '../../../factories/karpenter.ts';
 import { T0, condition, event, minutesAfter, node, pod } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 const NOW = minutesAfter(T0, 30);
 const NODE = 'ip-10-0-12-34.ec2.internal';
@@ -18,6 +19,7 @@ function detect(snapshot: ClusterSnapshot, now = NOW) {
   return nodeNotInitialized.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: new Date(now),
   });

@@ -18,6 +18,7 @@ import {
   volumeAttachment,
   withAnnotations,
 } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 const NODE = 'ip-10-0-1-23.ec2.internal';
 const CLAIM = 'default-x7k2p';
@@ -78,7 +79,13 @@ function base(parts: Parameters<typeof snapshotOf>[0] = {}): ClusterSnapshot {
 }
 
 function detect(snapshot: ClusterSnapshot, now = NOW, settings = DEFAULT_DETECTION) {
-  return nodeTerminationStuck.detect({ snapshot, index: new SnapshotIndex(snapshot), settings, now });
+  return nodeTerminationStuck.detect({
+    snapshot,
+    index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
+    settings,
+    now,
+  });
 }
 
 const steps = (f: { remediation: { steps: string[] } | null }) => (f.remediation?.steps ?? []).join('\n');

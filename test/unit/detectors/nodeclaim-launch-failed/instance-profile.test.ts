@@ -7,6 +7,7 @@ import { parseLogLine } from '../../../../src/snapshot/controller-logs.ts';
 import { instanceProfile, snapshotOf } from '../../../factories/aws.ts';
 import { ec2NodeClass, nodeClaim, nodePool } from '../../../factories/karpenter.ts';
 import { T0, condition, minutesAfter } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 const NOW = minutesAfter(T0, 30);
 const PROFILE = 'KarpenterNodeInstanceProfile-experimental-us-east-2-1';
@@ -18,6 +19,7 @@ function detect(snapshot: ClusterSnapshot) {
   return nodeClaimLaunchFailed.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: new Date(NOW),
   });

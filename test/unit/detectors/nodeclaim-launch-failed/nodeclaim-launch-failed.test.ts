@@ -9,11 +9,18 @@ import { parseLogLine } from '../../../../src/snapshot/controller-logs.ts';
 import { cluster, logLine, snapshotOf, subnet } from '../../../factories/aws.ts';
 import { ec2NodeClass, nodeClaim, nodePool } from '../../../factories/karpenter.ts';
 import { T0, condition, event, minutesAfter } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 const NOW = minutesAfter(T0, 30);
 
 function ctxOf(snapshot: ClusterSnapshot) {
-  return { snapshot, index: new SnapshotIndex(snapshot), settings: DEFAULT_DETECTION, now: new Date(NOW) };
+  return {
+    snapshot,
+    index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
+    settings: DEFAULT_DETECTION,
+    now: new Date(NOW),
+  };
 }
 function detect(snapshot: ClusterSnapshot) {
   return nodeClaimLaunchFailed.detect(ctxOf(snapshot));

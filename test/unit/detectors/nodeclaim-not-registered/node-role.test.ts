@@ -7,10 +7,17 @@ import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { ACCOUNT, cluster, instance, instanceProfile, snapshotOf } from '../../../factories/aws.ts';
 import { ec2NodeClass } from '../../../factories/karpenter.ts';
 import { T0 } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 function resolve(snapshot: ClusterSnapshot, nodeClass: string | undefined = 'default', instanceIds: string[] = []) {
   return resolveNodeRole(
-    { snapshot, index: new SnapshotIndex(snapshot), settings: DEFAULT_DETECTION, now: new Date(T0) },
+    {
+      snapshot,
+      index: new SnapshotIndex(snapshot),
+      prices: priceBookOf(snapshot),
+      settings: DEFAULT_DETECTION,
+      now: new Date(T0),
+    },
     nodeClass,
     instanceIds,
   );

@@ -15,6 +15,7 @@ import {
   unregisteredConditions,
 } from '../../../factories/karpenter.ts';
 import { T0, awsAuth, condition, minutesAfter, node } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 const NOW = minutesAfter(T0, 12);
 const NODE_ROLE = `arn:aws:iam::${ACCOUNT}:role/KarpenterNodeRole-demo`;
@@ -23,6 +24,7 @@ function detect(snapshot: ClusterSnapshot, now = NOW) {
   return nodeClaimNotRegistered.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: new Date(now),
   });

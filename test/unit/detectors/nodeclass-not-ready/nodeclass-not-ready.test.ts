@@ -7,6 +7,7 @@ import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { cluster, fargateProfile, snapshotOf } from '../../../factories/aws.ts';
 import { ec2NodeClass, nodePool } from '../../../factories/karpenter.ts';
 import { T0, condition, minutesAfter } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 const NOW = minutesAfter(T0, 60);
 const FAILED_AT = minutesAfter(T0, 3);
@@ -15,6 +16,7 @@ function detect(snapshot: ClusterSnapshot, now = NOW) {
   return nodeClassNotReady.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: new Date(now),
   });

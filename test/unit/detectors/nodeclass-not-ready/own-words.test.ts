@@ -8,6 +8,7 @@ import { parseLogLine } from '../../../../src/snapshot/controller-logs.ts';
 import { cluster, snapshotOf } from '../../../factories/aws.ts';
 import { ec2NodeClass } from '../../../factories/karpenter.ts';
 import { T0, condition, minutesAfter } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 const NOW = minutesAfter(T0, 60);
 
@@ -15,6 +16,7 @@ function detect(snapshot: ClusterSnapshot) {
   return nodeClassNotReady.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: new Date(NOW),
   });

@@ -7,6 +7,7 @@ import { readControllerLog } from '../../../../src/snapshot/controller-logs.ts';
 import { snapshotOf, subnet } from '../../../factories/aws.ts';
 import { ec2NodeClass } from '../../../factories/karpenter.ts';
 import { T0, minutesAfter } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 /**
  * Provisioner-era selector errors read from the log alone: the lines of
@@ -24,6 +25,7 @@ function detect(snapshot: ClusterSnapshot) {
   const findings = nodeClassNotReady.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: new Date(NOW),
   });

@@ -7,6 +7,7 @@ import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { snapshotOf } from '../../../factories/aws.ts';
 import { autoModeNodePool, ec2NodeClass, nodePool } from '../../../factories/karpenter.ts';
 import { T0, condition, minutesAfter } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 const NOW = minutesAfter(T0, 60);
 const FAILED_AT = minutesAfter(T0, 2);
@@ -15,6 +16,7 @@ function detect(snapshot: ClusterSnapshot, now = NOW) {
   return nodePoolNotReady.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: new Date(now),
   });

@@ -7,13 +7,20 @@ import { analyze } from '../../../../src/usecases/analyze.ts';
 import { cluster, forgedInstance, instance, karpenterSnapshotOf } from '../../../factories/aws.ts';
 import { autoModeNodePool, nodeClaim, nodePool } from '../../../factories/karpenter.ts';
 import { T0, karpenterDeployment, karpenterPod, minutesAfter, pod } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 const NOW = minutesAfter(T0, 60);
 /** Launched exactly at the default 10-minute grace. */
 const AT_GRACE = minutesAfter(NOW, -10);
 
 function detect(snapshot: ClusterSnapshot, settings: DetectionSettings = DEFAULT_DETECTION) {
-  return orphanedInstance.detect({ snapshot, index: new SnapshotIndex(snapshot), settings, now: new Date(NOW) });
+  return orphanedInstance.detect({
+    snapshot,
+    index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
+    settings,
+    now: new Date(NOW),
+  });
 }
 
 const readyController = karpenterPod({ name: 'karpenter-5697769d6c-cdwct', nodeName: 'ip-10-59-127-151.ec2.internal' });

@@ -7,6 +7,7 @@ import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { logLine, snapshotOf, subnet } from '../../../factories/aws.ts';
 import { ec2NodeClass, nodePool } from '../../../factories/karpenter.ts';
 import { T0, event, karpenterPod, minutesAfter, pod, type PodInput } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 /** NO_INSTANCE_TYPE_FITS and TOPOLOGY_UNSATISFIABLE: a NodePool matches, yet nothing Karpenter may launch takes the pods. */
 
@@ -19,6 +20,7 @@ function detect(snapshot: ClusterSnapshot) {
   return podsPendingProlonged.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: new Date(NOW),
   });

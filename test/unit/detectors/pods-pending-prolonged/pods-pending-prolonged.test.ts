@@ -16,6 +16,7 @@ import {
   pod,
   type PodInput,
 } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 const NOW = minutesAfter(T0, 30);
 const RUNNING_CONTROLLER = karpenterPod({ name: 'karpenter-5697769d6c-cdwct', nodeName: 'ip-10-59-127-151.ec2.internal' });
@@ -26,6 +27,7 @@ function detect(snapshot: ClusterSnapshot, now = NOW) {
   return podsPendingProlonged.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: new Date(now),
   });

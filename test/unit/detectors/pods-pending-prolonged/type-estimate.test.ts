@@ -8,6 +8,7 @@ import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { logLine, snapshotOf } from '../../../factories/aws.ts';
 import { ec2NodeClass, nodePool } from '../../../factories/karpenter.ts';
 import { T0, karpenterPod, minutesAfter, pod } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 /**
  * NO_INSTANCE_TYPE_FITS from our own evaluation of instance types (docs/instance-types.md): when
@@ -26,6 +27,7 @@ function detect(snapshot: ClusterSnapshot) {
   return podsPendingProlonged.detect({
     snapshot,
     index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
     settings: DEFAULT_DETECTION,
     now: new Date(NOW),
   });

@@ -8,6 +8,7 @@ import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { cluster, snapshotOf, subnet } from '../../../factories/aws.ts';
 import { ec2NodeClass } from '../../../factories/karpenter.ts';
 import { T0, minutesAfter, pod } from '../../../factories/kube.ts';
+import { priceBookOf } from '../../../../src/domain/price-book.ts';
 
 const NOW = new Date(minutesAfter(T0, 30));
 const A = 'subnet-0a1b2c3d4e5f6000a';
@@ -15,7 +16,13 @@ const B = 'subnet-0a1b2c3d4e5f6000b';
 const C = 'subnet-0a1b2c3d4e5f6000c';
 
 function detect(snapshot: ClusterSnapshot) {
-  return subnetIpsLow.detect({ snapshot, index: new SnapshotIndex(snapshot), settings: DEFAULT_DETECTION, now: NOW });
+  return subnetIpsLow.detect({
+    snapshot,
+    index: new SnapshotIndex(snapshot),
+    prices: priceBookOf(snapshot),
+    settings: DEFAULT_DETECTION,
+    now: NOW,
+  });
 }
 
 const nodeClassOver = (name: string, ...ids: [string, string][]) =>
