@@ -98,7 +98,10 @@ function findingFor(ctx: DetectContext, pool: string | undefined, nodes: Diagnos
     (list) =>
       ` Also ${list.length} node${list.length > 1 ? 's' : ''} ${(list[0] as Diagnosed).diagnosis.cause}: ${explainCause(ctx, list[0] as Diagnosed)}`,
   );
-  const shareText = poolNodes.length > 0 ? ` ${notReadyInPool} of the pool's ${poolNodes.length} nodes are NotReady.` : '';
+  const shareText =
+    poolNodes.length > 0
+      ? ` ${notReadyInPool} of the pool's ${poolNodes.length} nodes ${notReadyInPool === 1 ? 'is' : 'are'} NotReady.`
+      : '';
   const stuckCount = [...stuck.values()].reduce((sum, pods) => sum + pods.length, 0);
   const stuckText =
     stuckCount > 0
