@@ -101,7 +101,7 @@ export function repairSteps(v: RepairVerdict, s: StepContext): string[] {
       ];
     case 'blocked':
       return [
-        `# Karpenter will not repair any of them while more than ${v.rule.allowed} of the ${v.rule.total} nodes are unhealthy: replace them by hand (below) until at most ${v.rule.allowed} are`,
+        `# Karpenter will not repair any of them while more than ${v.rule.allowed} of the ${v.rule.total} nodes are unhealthy: replace them by hand (below) until at most ${v.rule.allowed} ${v.rule.allowed === 1 ? 'is' : 'are'}`,
       ];
     case 'waiting':
       return [
