@@ -12,6 +12,7 @@ import { karpenterIamDenied } from './karpenter-iam-denied/detector.ts';
 import { nodeClaimLaunchFailed } from './nodeclaim-launch-failed/detector.ts';
 import { nodeClaimNotRegistered } from './nodeclaim-not-registered/detector.ts';
 import { nodeNotInitialized } from './node-not-initialized/detector.ts';
+import { nodeNotReady } from './node-not-ready/detector.ts';
 import { nodeClassNotReady } from './nodeclass-not-ready/detector.ts';
 import { nodePoolNotReady } from './nodepool-not-ready/detector.ts';
 import { nodeTerminationStuck } from './node-termination-stuck/detector.ts';
@@ -35,6 +36,7 @@ export const DETECTORS: readonly Detector[] = [
   instanceProvenanceUnproven,
   subnetIpsLow,
   nodeNotInitialized,
+  nodeNotReady,
   consolidationChurn,
   disruptionBlocked,
   nodeTerminationStuck,

@@ -315,6 +315,25 @@ export const FINDING_CATALOGUE = {
     objects: 'NodeClaims',
     metric: { name: 'UninitializedNodeClaims', unit: 'Count' },
   },
+  // Nodes that were working and fell over: NotReady after they initialised (docs/findings.md#node_not_ready).
+  NODE_NOT_READY: {
+    // Critical when Karpenter's 20% rule blocks its own repair of the pool (docs/findings.md#node_not_ready).
+    severities: ['critical', 'warning'],
+    causes: ['KUBELET_UNRESPONSIVE', 'RESOURCE_PRESSURE', 'NETWORK_NOT_READY', 'UNKNOWN'],
+    thresholds: [
+      {
+        setting: 'notReadyMs',
+        env: 'NOT_READY_AFTER',
+        param: 'notReadyAfter',
+        flag: 'not-ready',
+        unit: 'duration',
+        default: 10 * MINUTE,
+        help: 'an initialised Karpenter node NotReady at least this long',
+      },
+    ],
+    objects: 'NotReady nodes',
+    metric: { name: 'NotReadyNodes', unit: 'Count' },
+  },
   KARPENTER_CONTROLLER_UNHEALTHY: {
     severities: ['critical', 'warning'],
     causes: [

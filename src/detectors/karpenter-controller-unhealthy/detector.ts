@@ -7,13 +7,13 @@ import { knownClusterName } from '../../domain/snapshot.ts';
 import { deniedCall, isDeniedLogLine, isLaunchLogLine, logHeadText, trimError } from '../cloud-errors/cloud-errors.ts';
 import type { DetectContext, Detector } from '../detector.ts';
 import { controllerIdentity } from '../aws-iam/controller-iam.ts';
-import { deploymentNameFromPod } from '../karpenter/controller-deployment.ts';
+import { deploymentNameFromPod, imageVersion } from '../karpenter/controller-deployment.ts';
 import { controllerCannotReachAws } from './log-only.ts';
 import { listCapped, podRef } from '../scheduling/pending.ts';
 import { awsUnreachable, lastErrorLine, leaderElectionLost, type AwsUnreachable } from './crash-logs.ts';
 import { diagnoseNetwork, type NetworkDiagnosis } from './network-diagnosis.ts';
 import { earliestTermination, failureText, podFailure, type PodFailure } from './restarts.ts';
-import { clusterNameMissing, crdMissing, imageVersion } from './start-config.ts';
+import { clusterNameMissing, crdMissing } from './start-config.ts';
 import { unhealthyRemediation, type UnhealthyEnv, type UnhealthyStepCause } from './unhealthy-steps.ts';
 import { karpenterRelease } from '../karpenter/helm.ts';
 

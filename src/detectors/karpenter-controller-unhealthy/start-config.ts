@@ -111,11 +111,6 @@ function majorMinor(version: string): [number, number] {
   return [major, minor];
 }
 
-/** `public.ecr.aws/karpenter/controller:v0.32.3@sha256:…` → `0.32.3`; undefined for a tag that is not a version. */
-export function imageVersion(image: string | undefined): string | undefined {
-  return /:v?(\d+\.\d+\.\d+)(?:[@-]|$)/.exec(image ?? '')?.[1];
-}
-
 /**
  * The Helm values that set the cluster name and endpoint, by chart version (charts/karpenter/values.yaml
  * at each tag): top-level `clusterName` up to v0.18, `settings.aws.clusterName` from v0.19 to v0.31,

@@ -14,3 +14,8 @@ export function deploymentNameFromPod(pod: Pod | undefined): string {
   const match = /^(.+)-[a-z0-9]{8,10}-[a-z0-9]{5}$/.exec(name);
   return match?.[1] ?? name;
 }
+
+/** `public.ecr.aws/karpenter/controller:v0.32.3@sha256:…` → `0.32.3`; undefined for a tag that is not a version. */
+export function imageVersion(image: string | undefined): string | undefined {
+  return /:v?(\d+\.\d+\.\d+)(?:[@-]|$)/.exec(image ?? '')?.[1];
+}

@@ -27,6 +27,7 @@ import {
   unregisteredConditions,
 } from '../../factories/karpenter.ts';
 import { claimNode, poolWith, runningClaim, webPod } from './disruption-blocked/fixtures.ts';
+import { claimOf, kubeletSilent, memoryPressure, networkNotReady, poolNode } from './node-not-ready/fixtures.ts';
 import {
   T0,
   awsAuth,
@@ -1005,6 +1006,30 @@ export const SCENARIOS: Scenario[] = [
     snapshot: draining({ pods: [workload('web-1')] }),
     produces: ['NODE_TERMINATION_STUCK/UNKNOWN'],
   },
+  ...(
+    [
+      ['KUBELET_UNRESPONSIVE', kubeletSilent],
+      ['RESOURCE_PRESSURE', memoryPressure],
+      ['NETWORK_NOT_READY', networkNotReady],
+      [
+        'UNKNOWN',
+        (at: string) => [
+          condition('Ready', 'False', {
+            reason: 'KubeletNotReady',
+            message: 'PLEG is not healthy: pleg was last seen active 3m5.1s ago; threshold is 3m0s',
+            lastTransitionTime: at,
+          }),
+        ],
+      ],
+    ] as const
+  ).map(([cause, conditions]) => {
+    const fell = poolNode('ip-10-0-77-12.ec2.internal', 'default', conditions(minutesAfter(T0, 20)));
+    return {
+      name: `initialised node NotReady: ${cause}`,
+      snapshot: snapshotOf({ nodes: [fell], nodeClaims: [claimOf(fell, 'default-fell1')] }),
+      produces: [`NODE_NOT_READY/${cause}` as const],
+    };
+  }),
   {
     name: 'healthy cluster with routine noise',
     snapshot: snapshotOf({

@@ -1,0 +1,150 @@
+/**
+ * NODE_NOT_READY (docs/findings.md#node_not_ready): Karpenter nodes that initialised and then went
+ * NotReady for at least `settings.notReadyMs`, one finding per NodePool. Which nodes
+ * (not-ready-nodes.ts), why (cause.ts), whether Karpenter's node repair will replace them
+ * (repair.ts) and the steps (steps.ts) are decided apart; this file assembles the finding: the
+ * main cause, the repair verdict, the pods stuck Terminating on the nodes, what they cost.
+ * Critical when at least 20% of the pool's nodes are NotReady, or Karpenter's 20% rule blocks repair.
+ */
+import { CAUSES_BY_FINDING } from '../../domain/codes.ts';
+import { costOf, type PricedInstance } from '../../domain/cost.ts';
+import { manualRemediation, newFinding, type Finding } from '../../domain/finding.ts';
+import type { Pod } from '../../domain/kube.ts';
+import { isoSeconds } from '../../domain/kube-helpers.ts';
+import { formatDuration } from '../../domain/settings.ts';
+import { NODEPOOL_LABEL } from '../../domain/tags.ts';
+import { regionOf } from '../aws-iam/iam-arn.ts';
+import type { DetectContext, Detector } from '../detector.ts';
+import { diagnose, type Cause } from './cause.ts';
+import { isNotReady, notReadyNodes, type NotReadyNode } from './not-ready-nodes.ts';
+import { repairVerdict } from './repair.ts';
+import { describeNode, explainCause, explainRepair, repairEvidence, type Diagnosed } from './explain.ts';
+import { causeChecks, repairSteps, replaceSteps, type StepContext } from './steps.ts';
+
+type Code = 'NODE_NOT_READY';
+
+const CAUSE_ORDER: readonly Cause[] = CAUSES_BY_FINDING.NODE_NOT_READY;
+const MAX_LISTED = 10;
+
+export const nodeNotReady: Detector<Code> = {
+  code: 'NODE_NOT_READY',
+  requires: ['nodes'],
+  refinedBy: ['nodeclaims', 'pods', 'events', 'deployments', 'instances'],
+  detect(ctx) {
+    const groups = new Map<string, Diagnosed[]>();
+    for (const n of notReadyNodes(ctx)) {
+      const key = n.pool ?? '';
+      groups.set(key, [...(groups.get(key) ?? []), { ...n, diagnosis: diagnose(ctx, n.node, n.ready) }]);
+    }
+    return [...groups.entries()].map(([pool, nodes]) =>
+      findingFor(
+        ctx,
+        pool || undefined,
+        nodes.sort((a, b) => b.ageMs - a.ageMs || a.name.localeCompare(b.name)),
+      ),
+    );
+  },
+};
+
+/** The cause most of the pool's nodes share; a tie goes to the one listed first. */
+function mainCause(nodes: readonly Diagnosed[]): Cause {
+  const count = (c: Cause) => nodes.filter((n) => n.diagnosis.cause === c).length;
+  return [...CAUSE_ORDER].sort((a, b) => count(b) - count(a) || CAUSE_ORDER.indexOf(a) - CAUSE_ORDER.indexOf(b))[0] ?? 'UNKNOWN';
+}
+
+/** Pods on the node with a deletion timestamp: what the node lifecycle controller's eviction left Terminating. */
+function stuckPods(ctx: DetectContext, nodes: readonly Diagnosed[]): Map<string, Pod[]> {
+  return new Map(
+    nodes.map((n) => [
+      n.name,
+      (ctx.index.podsByNode.get(n.name) ?? []).filter((p) => p.metadata?.deletionTimestamp !== undefined),
+    ]),
+  );
+}
+
+function pricedOf(n: NotReadyNode): PricedInstance {
+  const labels = { ...(n.claim?.metadata?.labels ?? {}), ...(n.node.metadata?.labels ?? {}) };
+  return {
+    instanceType: labels['node.kubernetes.io/instance-type'],
+    capacityType: labels['karpenter.sh/capacity-type'],
+    zone: labels['topology.kubernetes.io/zone'],
+  };
+}
+
+function findingFor(ctx: DetectContext, pool: string | undefined, nodes: Diagnosed[]): Finding<Code> {
+  const cause = mainCause(nodes);
+  const main = nodes.filter((n) => n.diagnosis.cause === cause);
+  const first = main[0] as Diagnosed;
+  const others = CAUSE_ORDER.filter((c) => c !== cause)
+    .map((c) => nodes.filter((n) => n.diagnosis.cause === c))
+    .filter((list) => list.length > 0);
+  const verdict = repairVerdict(ctx, pool, nodes);
+  const stuck = stuckPods(ctx, nodes);
+  const poolNodes = pool ? ctx.snapshot.nodes.filter((n) => n.metadata?.labels?.[NODEPOOL_LABEL] === pool) : [];
+  const notReadyInPool = poolNodes.filter(isNotReady).length;
+  const share = poolNodes.length > 0 ? notReadyInPool / poolNodes.length : 0;
+  const critical = share >= 0.2 || verdict.kind === 'blocked';
+  const controller = ctx.index.controllers.find((c) => c.deployment) ?? ctx.index.controllers[0];
+  const zone = pricedOf(first).zone;
+  const stepContext: StepContext = {
+    region: regionOf({ clusterArn: ctx.snapshot.cluster?.arn, zone }),
+    controller,
+    podsCaptured: ctx.snapshot.captured.has('pods'),
+    now: ctx.now,
+  };
+  const where = pool ? `NodePool ${pool}` : 'NodeClaims without a NodePool';
+  const n = nodes.length;
+  const also = others.map(
+    (list) =>
+      ` Also ${list.length} node${list.length > 1 ? 's' : ''} ${(list[0] as Diagnosed).diagnosis.cause}: ${explainCause(ctx, list[0] as Diagnosed)}`,
+  );
+  const shareText =
+    poolNodes.length > 0
+      ? ` ${notReadyInPool} of the pool's ${poolNodes.length} nodes ${notReadyInPool === 1 ? 'is' : 'are'} NotReady.`
+      : '';
+  const stuckCount = [...stuck.values()].reduce((sum, pods) => sum + pods.length, 0);
+  const stuckText =
+    stuckCount > 0
+      ? ` ${stuckCount} pod${stuckCount > 1 ? 's are' : ' is'} stuck Terminating on them (named in the evidence): they go once the node does.`
+      : '';
+  const detail = `${explainCause(ctx, first)}${also.join('')}${shareText} ${explainRepair(verdict)}${stuckText}`;
+  const steps = [
+    ...new Set([
+      ...[first, ...others.map((list) => list[0] as Diagnosed)].flatMap((d) => causeChecks(d, d.diagnosis, stepContext)),
+      ...repairSteps(verdict, stepContext),
+      ...replaceSteps(nodes, stuck, stepContext),
+    ]),
+  ];
+  const cost = costOf(ctx.prices, nodes.map(pricedOf));
+  return newFinding({
+    code: 'NODE_NOT_READY',
+    severity: critical ? 'critical' : 'warning',
+    title: `${n} node${n > 1 ? 's' : ''} of ${where} NotReady for ${formatDuration(first.ageMs)} after ${n > 1 ? 'they' : 'it'} initialised`,
+    resource: pool ? { kind: 'NodePool', name: pool } : { kind: 'Cluster', name: ctx.snapshot.clusterName },
+    since: isoSeconds(nodes.map((d) => d.since).sort((a, b) => Date.parse(a) - Date.parse(b))[0]),
+    cause: { code: cause, detail },
+    evidence: [
+      ...nodes.slice(0, MAX_LISTED).map((d) => describeNode(ctx, d)),
+      ...(n > MAX_LISTED ? [`... and ${n - MAX_LISTED} more NotReady nodes`] : []),
+      ...stuckEvidence(stuck),
+      ...repairEvidence(verdict),
+    ],
+    remediation: manualRemediation(steps),
+    counts: { objects: n, ...(pool ? { nodePool: pool } : {}) },
+    ...(cost ? { cost } : {}),
+  });
+}
+
+function stuckEvidence(stuck: ReadonlyMap<string, Pod[]>): string[] {
+  return [...stuck.entries()].flatMap(([node, pods]) => {
+    if (pods.length === 0) return [];
+    const names = pods
+      .slice(0, MAX_LISTED)
+      .map(
+        (p) =>
+          `${p.metadata?.namespace ?? 'default'}/${p.metadata?.name ?? '?'} (deletionTimestamp ${p.metadata?.deletionTimestamp ?? '?'})`,
+      );
+    const more = pods.length > MAX_LISTED ? `, ... and ${pods.length - MAX_LISTED} more` : '';
+    return [`pods stuck Terminating on node ${node}: ${names.join(', ')}${more}`];
+  });
+}

@@ -1,0 +1,121 @@
+/**
+ * The words of NODE_NOT_READY: what each cause means for a node, what the repair verdict means for
+ * the pool, and the evidence lines for both (docs/findings.md#node_not_ready). Only what the
+ * capture shows is said; where it allows several explanations, they are named with the check first.
+ */
+import type { Pod } from '../../domain/kube.ts';
+import { formatDuration } from '../../domain/settings.ts';
+import type { DetectContext } from '../detector.ts';
+import { versionAtLeast } from '../karpenter/feature-gates.ts';
+import type { Diagnosis } from './cause.ts';
+import type { NotReadyNode } from './not-ready-nodes.ts';
+import type { RepairVerdict } from './repair.ts';
+
+export interface Diagnosed extends NotReadyNode {
+  diagnosis: Diagnosis;
+}
+
+const MAX_PODS = 5;
+
+/** A pod no container of which requests anything: BestEffort, the first the kernel's OOM killer and the kubelet's memory compete with. */
+function isBestEffort(pod: Pod): boolean {
+  return (pod.spec?.containers ?? []).every((c) => {
+    const r = c.resources;
+    return Object.keys(r?.requests ?? {}).length === 0 && Object.keys(r?.limits ?? {}).length === 0;
+  });
+}
+
+function bestEffortPods(ctx: DetectContext, node: string): string[] {
+  return (ctx.index.podsByNode.get(node) ?? [])
+    .filter(isBestEffort)
+    .map((p) => `${p.metadata?.namespace ?? 'default'}/${p.metadata?.name ?? '?'}`);
+}
+
+function listed(names: readonly string[]): string {
+  const more = names.length > MAX_PODS ? ` and ${names.length - MAX_PODS} more` : '';
+  return `${names.slice(0, MAX_PODS).join(', ')}${more}`;
+}
+
+export function explainCause(ctx: DetectContext, d: Diagnosed): string {
+  const head = `Node ${d.name} has been ${d.diagnosis.conditions.join(', ')} for ${formatDuration(d.ageMs)}, after it initialised.`;
+  const oom = d.diagnosis.signs.find((e) => e.reason === 'SystemOOM');
+  switch (d.diagnosis.cause) {
+    case 'KUBELET_UNRESPONSIVE': {
+      const instance = d.instanceId ? ctx.index.instancesById.get(d.instanceId) : undefined;
+      if (instance && instance.state !== 'running')
+        return `${head} EC2 says its instance ${instance.id} is ${instance.state}: the kubelet is gone with it; nothing will bring the node back.`;
+      const starved = oom
+        ? ` Before it went silent the kubelet reported SystemOOM (${oom.message ?? ''}): memory exhaustion most likely starved it.`
+        : '';
+      return `${head} The kubelet stopped posting its status: the instance stopped or failed, or the kubelet was starved of memory or CPU (often by pods without requests). Its EC2 status and console output tell them apart.${starved}`;
+    }
+    case 'RESOURCE_PRESSURE': {
+      const pods = bestEffortPods(ctx, d.name);
+      const named = pods.length > 0 ? ` Pods on it request nothing (BestEffort): ${listed(pods)}.` : '';
+      return `${head} The kubelet reports ${d.diagnosis.pressure.join(', ')}: the node ran out of what its pods use.${named}`;
+    }
+    case 'NETWORK_NOT_READY':
+      return `${head} The node's network is not ready: the network plugin's pod on it is not running or failing.`;
+    case 'UNKNOWN':
+      return `${head} Its conditions do not say why; the node's events and the instance's console do.`;
+  }
+}
+
+function gatesText(v: { gates: { from: string; text: string | undefined } }): string {
+  return v.gates.text ? `${v.gates.from}=${v.gates.text}` : v.gates.from;
+}
+
+export function explainRepair(v: RepairVerdict): string {
+  switch (v.kind) {
+    case 'unknown':
+      return `Whether Karpenter's node repair replaces them is unknown (${v.gates.from}).`;
+    case 'no-repair-in-version':
+      return `Karpenter ${v.version} has no node repair (it came in v1.1.0): nothing replaces them but you.`;
+    case 'gate-off': {
+      const status =
+        versionAtLeast(v.version, 1, 12) !== false
+          ? ' (Karpenter v1.12+ still replaces an instance whose EC2 status checks fail; a starved kubelet usually passes them.)'
+          : '';
+      return `Karpenter will not replace them: its NodeRepair feature gate is off (${gatesText(v)}; off by default).${status}`;
+    }
+    case 'not-covered':
+      return `NodeRepair is on, but Karpenter ${v.version ?? ''} repairs Ready=False only: Ready=Unknown is repaired from v1.2.0, so these stay.`;
+    case 'blocked': {
+      const said = v.event
+        ? `Karpenter says so on the Node: NodeRepairBlocked "${v.event.message ?? ''}"`
+        : `Karpenter says so on the Node: NodeRepairBlocked "${v.expectedText}"`;
+      return `NodeRepair is on but blocked by Karpenter's 20% rule: ${v.rule.unhealthy} of ${v.rule.total} nodes match a repair condition, more than the ${v.rule.allowed} it allows (20%, rounded up), so it repairs none and retries every 5 minutes. ${said}.`;
+    }
+    case 'waiting':
+      return `NodeRepair is on: Karpenter replaces the first of them at ${v.at.toISOString()}, when its 30-minute toleration ends, forcefully (no drain, no grace period).`;
+    case 'overdue':
+      return `NodeRepair is on and its toleration ended at ${v.at.toISOString()}, yet they remain: the controller has not acted (its node.health controller logs \`deleting unhealthy node\` when it does).`;
+  }
+}
+
+export function repairEvidence(v: RepairVerdict): string[] {
+  const lines: string[] = [];
+  if ('gates' in v) lines.push(`controller feature gates: ${gatesText(v)}${v.version ? `; version ${v.version}` : ''}`);
+  else lines.push(`controller version ${v.version}`);
+  if (v.kind === 'blocked' && v.event)
+    lines.push(`event on Node ${v.event.regarding.name ?? '?'}: ${v.event.reason ?? ''}: ${v.event.message ?? ''}`);
+  if ('rule' in v)
+    lines.push(`repair rule: ${v.rule.unhealthy} of ${v.rule.total} nodes unhealthy; Karpenter allows ${v.rule.allowed}`);
+  return lines;
+}
+
+export function describeNode(ctx: DetectContext, d: Diagnosed): string {
+  const claim = d.claim?.metadata?.name ? `NodeClaim ${d.claim.metadata.name}` : 'no NodeClaim captured';
+  const labels = d.node.metadata?.labels ?? {};
+  const what = [
+    labels['node.kubernetes.io/instance-type'],
+    labels['karpenter.sh/capacity-type'],
+    labels['topology.kubernetes.io/zone'],
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const instance = d.instanceId ? ctx.index.instancesById.get(d.instanceId) : undefined;
+  const ec2 = instance ? `; EC2 ${instance.id} ${instance.state}` : d.instanceId ? `; instance ${d.instanceId}` : '';
+  const signs = d.diagnosis.signs.slice(0, 2).map((e) => `; event ${e.reason ?? ''}: ${e.message ?? ''}`);
+  return `Node ${d.name} (${claim}${what ? `, ${what}` : ''}): ${d.diagnosis.conditions.join(', ')} since ${d.since}${ec2}${signs.join('')}`;
+}

@@ -1,0 +1,138 @@
+/**
+ * Whether Karpenter will replace a NodePool's NotReady nodes itself: its node repair
+ * (docs/findings.md#node_not_ready, "Node repair"). Karpenter runs it only with the `NodeRepair`
+ * feature gate on (alpha, off by default, since v1.1.0). It replaces a node once a condition of
+ * the AWS provider's repair policies has held past its toleration: `Ready=False` 30 min (v1.1.0+),
+ * `Ready=Unknown` 30 min (v1.2.0+ only), the node monitoring agent's `AcceleratedHardwareReady=False`
+ * 10 min and `StorageReady`/`NetworkingReady`/`KernelReady`/`ContainerRuntimeReady=False` 30 min
+ * (v1.2.0+). It does nothing while more of the pool's nodes match a policy condition (at once, not
+ * after the toleration) than 20% of them rounded up, and says so on the Node: `NodeRepairBlocked`,
+ * "more than 20% nodes are unhealthy in the nodepool" ("more then" before v1.3.0; "in the cluster",
+ * always "then", for NodeClaims without a NodePool, counted over all nodes).
+ */
+import type { Condition, KubeEvent, Node } from '../../domain/kube.ts';
+import { newestFirst } from '../../domain/kube-helpers.ts';
+import { NODEPOOL_LABEL } from '../../domain/tags.ts';
+import type { DetectContext } from '../detector.ts';
+import { controllerVersionOf, featureGates, versionAtLeast, type FeatureGates } from '../karpenter/feature-gates.ts';
+import type { NotReadyNode } from './not-ready-nodes.ts';
+
+interface RepairPolicy {
+  type: string;
+  status: string;
+  tolerationMs: number;
+  /** The first minor version of v1 with it. */
+  since: [number, number];
+}
+
+const MINUTE = 60_000;
+
+const REPAIR_POLICIES: readonly RepairPolicy[] = [
+  { type: 'Ready', status: 'False', tolerationMs: 30 * MINUTE, since: [1, 1] },
+  { type: 'Ready', status: 'Unknown', tolerationMs: 30 * MINUTE, since: [1, 2] },
+  { type: 'AcceleratedHardwareReady', status: 'False', tolerationMs: 10 * MINUTE, since: [1, 2] },
+  { type: 'StorageReady', status: 'False', tolerationMs: 30 * MINUTE, since: [1, 2] },
+  { type: 'NetworkingReady', status: 'False', tolerationMs: 30 * MINUTE, since: [1, 2] },
+  { type: 'KernelReady', status: 'False', tolerationMs: 30 * MINUTE, since: [1, 2] },
+  { type: 'ContainerRuntimeReady', status: 'False', tolerationMs: 30 * MINUTE, since: [1, 2] },
+];
+
+/** Karpenter's `NodeRepairBlocked` message, either spelling, either scope. */
+const BLOCKED_MESSAGE = /more th[ae]n 20% nodes are unhealthy in the (nodepool|cluster)/;
+
+export type RepairVerdict =
+  /** The controller's spec was not captured (or its gates come from a reference): unknown. */
+  | { kind: 'unknown'; gates: FeatureGates; version: string | undefined }
+  /** Before v1.1.0 Karpenter had no node repair. */
+  | { kind: 'no-repair-in-version'; version: string }
+  | { kind: 'gate-off'; gates: FeatureGates; version: string | undefined }
+  /** On, but no policy of this version covers the node's condition (v1.1.x and Ready=Unknown). */
+  | { kind: 'not-covered'; version: string | undefined; gates: FeatureGates }
+  /** On; more unhealthy nodes than the 20% rule allows (now, or as Karpenter's own event says). */
+  | {
+      kind: 'blocked';
+      gates: FeatureGates;
+      version: string | undefined;
+      rule: PoolHealth;
+      event: KubeEvent | undefined;
+      expectedText: string;
+    }
+  /** On; the earliest node is repaired at `at`. */
+  | { kind: 'waiting'; gates: FeatureGates; version: string | undefined; at: Date; rule: PoolHealth }
+  /** On, past the toleration, not blocked, yet the nodes are still there. */
+  | { kind: 'overdue'; gates: FeatureGates; version: string | undefined; at: Date; rule: PoolHealth };
+
+interface PoolHealth {
+  /** Nodes of the pool (or, without one, of the cluster), as Karpenter counts them. */
+  total: number;
+  /** Of those, the ones matching a repair policy's condition and status. */
+  unhealthy: number;
+  /** ceil(20% × total): more unhealthy than this blocks repair. */
+  allowed: number;
+}
+
+export function repairVerdict(ctx: DetectContext, pool: string | undefined, nodes: readonly NotReadyNode[]): RepairVerdict {
+  const info = ctx.index.controllers.find((c) => c.deployment) ?? ctx.index.controllers[0];
+  const gates = featureGates(info);
+  const version = controllerVersionOf(info);
+  const event = blockedEvent(ctx, nodes);
+  // Karpenter's own event proves the repair runs, whatever the captured spec says.
+  const on = event !== undefined || gates.gates.get('NodeRepair') === true;
+  if (!on && versionAtLeast(version, 1, 1) === false) return { kind: 'no-repair-in-version', version: version as string };
+  if (!on) return gates.text === undefined ? { kind: 'unknown', gates, version } : { kind: 'gate-off', gates, version };
+  const policies = policiesOf(version);
+  const rule = poolHealth(ctx, pool, policies);
+  if (event || rule.unhealthy > rule.allowed)
+    return { kind: 'blocked', gates, version, rule, event, expectedText: blockedText(version, pool) };
+  const at = nodes
+    .map((n) => repairAt(n.node, policies))
+    .filter((d): d is Date => d !== undefined)
+    .sort((a, b) => a.getTime() - b.getTime())[0];
+  if (!at) return { kind: 'not-covered', version, gates };
+  return at.getTime() > ctx.now.getTime()
+    ? { kind: 'waiting', gates, version, at, rule }
+    : { kind: 'overdue', gates, version, at, rule };
+}
+
+/** The policies of this version; an unknown version is read as the newest. */
+function policiesOf(version: string | undefined): RepairPolicy[] {
+  return REPAIR_POLICIES.filter((p) => versionAtLeast(version, ...p.since) !== false);
+}
+
+function matches(node: Node, policies: readonly RepairPolicy[]): Condition[] {
+  return (node.status?.conditions ?? []).filter((c) => policies.some((p) => p.type === c.type && p.status === c.status));
+}
+
+/** When Karpenter repairs the node: the earliest lastTransitionTime + toleration of its matching conditions. */
+function repairAt(node: Node, policies: readonly RepairPolicy[] = REPAIR_POLICIES): Date | undefined {
+  const times = matches(node, policies).flatMap((c) => {
+    const policy = policies.find((p) => p.type === c.type && p.status === c.status) as RepairPolicy;
+    const t = Date.parse(c.lastTransitionTime ?? '');
+    return Number.isNaN(t) ? [] : [t + policy.tolerationMs];
+  });
+  return times.length ? new Date(Math.min(...times)) : undefined;
+}
+
+/** Karpenter's arithmetic: every node labelled with the pool (all nodes for a standalone NodeClaim), ceil(20%). */
+function poolHealth(ctx: DetectContext, pool: string | undefined, policies: readonly RepairPolicy[]): PoolHealth {
+  const nodes = pool ? ctx.snapshot.nodes.filter((n) => n.metadata?.labels?.[NODEPOOL_LABEL] === pool) : ctx.snapshot.nodes;
+  const unhealthy = nodes.filter((n) => matches(n, policies).length > 0).length;
+  return { total: nodes.length, unhealthy, allowed: Math.ceil(0.2 * nodes.length) };
+}
+
+function blockedEvent(ctx: DetectContext, nodes: readonly NotReadyNode[]): KubeEvent | undefined {
+  const events = nodes.flatMap((n) =>
+    ctx.index
+      .eventsFor('Node', undefined, n.name)
+      .filter((e) => e.reason === 'NodeRepairBlocked' && BLOCKED_MESSAGE.test(e.message ?? '')),
+  );
+  return newestFirst(events)[0];
+}
+
+/** The text this version's Karpenter writes on the Node when the rule blocks it (the typo was fixed in v1.3.0, for NodePools only). */
+function blockedText(version: string | undefined, pool: string | undefined): string {
+  if (!pool) return 'more then 20% nodes are unhealthy in the cluster';
+  return versionAtLeast(version, 1, 3) === false
+    ? 'more then 20% nodes are unhealthy in the nodepool'
+    : 'more than 20% nodes are unhealthy in the nodepool';
+}
