@@ -1,4 +1,5 @@
-import { ageMs, isConditionTrue, parseGoDuration } from '../domain/kube-helpers.ts';
+import { FINDING_CATALOGUE } from '../domain/finding-catalogue.ts';
+import { ageMs, conditionOf, isConditionTrue, parseGoDuration } from '../domain/kube-helpers.ts';
 import type { Node, NodeClaim, NodePool } from '../domain/kube.ts';
 import { nodePoolOfClaim } from '../domain/tags.ts';
 
@@ -13,7 +14,8 @@ const LEGACY_DISRUPTION_TAINT_KEY = 'karpenter.sh/disruption';
  * - a Node being deleted (`metadata.deletionTimestamp`), or tainted `karpenter.sh/disrupted:NoSchedule`;
  * - the node of a NodeClaim being deleted, `Drifted`, or older than its NodePool's
  *   `spec.template.spec.expireAfter` (a Go duration; `Never` never expires);
- * - the node of a NodeClaim `Registered=True` whose `Initialized` is not True.
+ * - the node of a NodeClaim `Registered=True` whose `Initialized` is not True;
+ * - a Karpenter node NotReady for at least NODE_NOT_READY's default threshold (notReadyNodes).
  * A healthy cluster has none, so its scan reads no pods beyond the Pending and controller ones.
  */
 export function nodesOfInterest(
@@ -36,7 +38,25 @@ export function nodesOfInterest(
     const name = claim.status?.nodeName ?? (claim.status?.providerID ? nodeByProvider.get(claim.status.providerID) : undefined);
     if (name) names.add(name);
   }
+  for (const name of notReadyNodes(nodes, now)) names.add(name);
   return [...names].sort();
+}
+
+/**
+ * NODE_NOT_READY's nodes: Karpenter's (labelled `karpenter.sh/nodepool`), `Ready` False or Unknown
+ * since at least the threshold's default (`--not-ready` 10m; a scan collects before it knows a
+ * lower setting), so their pods stuck Terminating and the pods that starve them are read.
+ */
+const NOT_READY_AFTER_MS = FINDING_CATALOGUE.NODE_NOT_READY.thresholds[0].default;
+
+function notReadyNodes(nodes: readonly Node[], now: Date): string[] {
+  return nodes.flatMap((node) => {
+    const ready = conditionOf(node, 'Ready');
+    const name = node.metadata?.name;
+    if (!name || !ready || ready.status === 'True' || node.metadata?.labels?.['karpenter.sh/nodepool'] === undefined) return [];
+    const age = ageMs(ready.lastTransitionTime, now);
+    return age !== undefined && age >= NOT_READY_AFTER_MS ? [name] : [];
+  });
 }
 
 function isTaintedDisrupted(node: Node): boolean {

@@ -741,6 +741,72 @@ const CASES: ExampleCase[] = [
       },
     ],
   },
+  ...(
+    [
+      {
+        name: 'node-not-ready-kubelet-unresponsive',
+        cause: 'KUBELET_UNRESPONSIVE',
+        detail: 'System OOM encountered, victim process: redis-server, pid: 4182',
+        step: 'helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n karpenter --version 1.7.4 --reuse-values --set settings.featureGates.nodeRepair=true',
+        mentions: ['Kubelet stopped posting node status.', 'shop/redis-0'],
+      },
+      {
+        name: 'node-not-ready-resource-pressure',
+        cause: 'RESOURCE_PRESSURE',
+        detail: 'request nothing (BestEffort): shop/redis-0',
+        step: 'kubectl get pods -A -o wide --field-selector spec.nodeName=ip-10-59-42-222.ec2.internal',
+        mentions: ['MemoryPressure=True (KubeletHasInsufficientMemory: kubelet has insufficient memory available)'],
+      },
+      {
+        name: 'node-not-ready-network-not-ready',
+        cause: 'NETWORK_NOT_READY',
+        detail: 'NetworkReady=false reason:NetworkPluginNotReady',
+        step: 'kubectl get pods -n kube-system -o wide --field-selector spec.nodeName=ip-10-59-42-222.ec2.internal',
+        mentions: ['shop/redis-0'],
+      },
+      {
+        name: 'node-not-ready-unknown',
+        cause: 'UNKNOWN',
+        detail: 'PLEG is not healthy',
+        step: 'aws ec2 get-console-output --instance-id i-0c4e8b2a9f7d13e56 --latest --output text --region us-east-1',
+        mentions: ['NodeRepair=false'],
+      },
+      {
+        name: 'node-not-ready-repair-blocked',
+        cause: 'KUBELET_UNRESPONSIVE',
+        detail: 'blocked by Karpenter\'s 20% rule: 2 of 2 nodes match a repair condition, more than the 1 it allows',
+        step: 'kubectl delete nodeclaim default-kb85v --wait=false',
+        mentions: ['NodeRepairBlocked: more than 20% nodes are unhealthy in the nodepool', 'shop/redis-1'],
+      },
+      {
+        name: 'node-not-ready-repair-waiting',
+        cause: 'KUBELET_UNRESPONSIVE',
+        detail: 'Karpenter replaces the first of them at 2026-01-01T01:12:00.000Z',
+        step: 'kubectl delete nodeclaim default-njzpq --wait=false',
+        mentions: ['NodeRepair=true'],
+      },
+    ] as const
+  ).map(
+    ({ name, cause, detail, step, mentions }): ExampleCase => ({
+      name,
+      cluster: 'aws-2026-eks',
+      complete: true,
+      exact: true,
+      findings: [
+        {
+          code: 'NODE_NOT_READY',
+          cause,
+          // One of the pool's two nodes, or both: at least 20% of the NodePool.
+          severity: 'critical',
+          ...manual,
+          resource: { kind: 'NodePool', name: 'default' },
+          detail,
+          step,
+          mentions: [...mentions],
+        },
+      ],
+    }),
+  ),
   { name: 'healthy', cluster: 'aws-2026-eks', complete: true, exact: true, findings: [] },
 ];
 

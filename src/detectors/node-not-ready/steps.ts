@@ -91,21 +91,21 @@ export function repairSteps(v: RepairVerdict, s: StepContext): string[] {
       ];
     case 'no-repair-in-version':
       return [
-        `# Karpenter ${v.version} has no node repair (it came in v1.1.0, alpha): upgrade, then enable it with settings.featureGates.nodeRepair=true`,
+        `Karpenter ${v.version} has no node repair (it came in v1.1.0, alpha): upgrade, then enable it with settings.featureGates.nodeRepair=true`,
       ];
     case 'gate-off':
       return gateOnSteps(v, s, ns, deployment);
     case 'not-covered':
       return [
-        `# Karpenter ${v.version ?? ''} repairs Ready=False only; Ready=Unknown (the kubelet stopped posting status) is repaired from v1.2.0: upgrade Karpenter`,
+        `Karpenter ${v.version ?? ''} repairs Ready=False only; Ready=Unknown (the kubelet stopped posting status) is repaired from v1.2.0: upgrade Karpenter`,
       ];
     case 'blocked':
       return [
-        `# Karpenter will not repair any of them while more than ${v.rule.allowed} of the ${v.rule.total} nodes are unhealthy: replace them by hand (below) until at most ${v.rule.allowed} are`,
+        `Karpenter repairs none of them while more than ${v.rule.allowed} of the ${v.rule.total} nodes are unhealthy: replace them by hand (below) until at most ${v.rule.allowed} ${v.rule.allowed === 1 ? 'is' : 'are'}`,
       ];
     case 'waiting':
       return [
-        `# nothing to do if it can wait: Karpenter's node repair replaces it at ${v.at.toISOString()} (in ${formatDuration(v.at.getTime() - s.now.getTime())}), forcefully (no drain, no grace period); or replace it now (below)`,
+        `Nothing to do if it can wait: Karpenter's node repair replaces it at ${v.at.toISOString()} (in ${formatDuration(v.at.getTime() - s.now.getTime())}), forcefully (no drain, no grace period); or replace it now (below)`,
       ];
     case 'overdue':
       return [
@@ -157,7 +157,7 @@ export function replaceSteps(nodes: readonly NotReadyNode[], stuck: ReadonlyMap<
           `kubectl delete node ${q(n.name)} --wait=false`,
         ),
   );
-  const more = nodes.length > MAX_NODES ? [`# ... and ${nodes.length - MAX_NODES} more NotReady nodes the same way`] : [];
+  const more = nodes.length > MAX_NODES ? [`... and ${nodes.length - MAX_NODES} more NotReady nodes the same way`] : [];
   return [...deletes, ...more, ...forceDeleteSteps(listed, stuck, s)];
 }
 
@@ -182,7 +182,7 @@ function forceDeleteSteps(nodes: readonly NotReadyNode[], stuck: ReadonlyMap<str
           `pods stuck Terminating on ${n.name} go once the Node is gone; if one must go sooner, FIRST check the instance is terminated`,
           `aws ec2 describe-instances --instance-ids ${q(n.instanceId)} --query 'Reservations[].Instances[].State.Name' --output text${regionFlag(s.region)}`,
         )
-      : `# pods stuck Terminating on ${n.name} go once the Node is gone; force-delete one sooner only when its instance is confirmed terminated`;
+      : `Pods stuck Terminating on ${n.name} go once the Node is gone; force-delete one sooner only when its instance is confirmed terminated`;
     const forced = pods.map((p) => {
       const ns = p.metadata?.namespace ?? 'default';
       const name = p.metadata?.name ?? '?';

@@ -22,6 +22,26 @@ describe('nodesOfInterest', () => {
     expect(nodesOfInterest(nodes, claims, [expiring('default', '720h')], new Date('2026-01-02T00:00:00Z'))).toEqual([]);
   });
 
+  it("picks Karpenter's nodes NotReady for at least NODE_NOT_READY's default 10 minutes, not a managed node group's", () => {
+    const notReady = (name: string, minutesAgo: number, pool?: string) => {
+      const n = node({ name, ready: false, ...(pool ? { labels: { 'karpenter.sh/nodepool': pool } } : {}) });
+      const since = new Date(NOW.getTime() - minutesAgo * 60_000).toISOString();
+      n.status = {
+        ...n.status,
+        conditions: [condition('Ready', 'Unknown', { reason: 'NodeStatusUnknown', lastTransitionTime: since })],
+      };
+      return n;
+    };
+    const nodes = [
+      notReady('fell', 10, 'default'),
+      notReady('just-now', 9, 'default'),
+      notReady('nodegroup', 60),
+      node({ name: 'ok' }),
+    ];
+
+    expect(nodesOfInterest(nodes, [], [], NOW)).toEqual(['fell']);
+  });
+
   it('picks Nodes being deleted and Nodes tainted karpenter.sh/disrupted:NoSchedule, nothing else of taints', () => {
     const deleting = node({ name: 'deleting' });
     deleting.metadata = { ...deleting.metadata, deletionTimestamp: T0 };

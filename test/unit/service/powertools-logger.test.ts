@@ -179,6 +179,7 @@ describe('the effective configuration line', () => {
       disruptionBlockedAfter: '2h',
       churnPerHour: 25,
       initializationTimeout: '10m',
+      notReadyAfter: '10m',
       scanMaxAge: '5m',
       idempotencyTtl: '1d',
       scanLeaseDuration: '2m30s',
