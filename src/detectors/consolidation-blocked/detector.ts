@@ -11,7 +11,7 @@ import { formatDuration } from '../../domain/settings.ts';
 import type { DetectContext, Detector } from '../detector.ts';
 import { explain } from './explain.ts';
 import type { PoolEvidence } from './explanation.ts';
-import { eventsStep, nodesStep } from './fixes.ts';
+import { describeStep, eventsStep, nodesStep } from './fixes.ts';
 import { idleNodesByPool, pricedInstances, type IdleNode } from './idle-nodes.ts';
 import { describeMessage, nodeMessages, poolBudgetMessages } from './karpenter-events.ts';
 
@@ -24,7 +24,9 @@ type Code = 'CONSOLIDATION_BLOCKED';
  */
 export const consolidationBlocked: Detector<Code> = {
   code: 'CONSOLIDATION_BLOCKED',
-  requires: ['nodeclaims'],
+  // NodeClaims, or (Provisioner era, NodeClaims not captured) Nodes with Karpenter's events about them.
+  requires: [],
+  anyOf: ['nodeclaims', 'nodes'],
   // Pods judge idle nodes where the condition is absent and name the blocking pods; the rest refine causes.
   refinedBy: ['nodepools', 'nodes', 'pods', 'pdbs', 'events', 'deployments'],
   detect(ctx) {
@@ -49,9 +51,9 @@ function findingFor(ctx: DetectContext, pool: string, nodes: IdleNode[]): Findin
     poolMessages: events ? poolBudgetMessages(ctx.index, pool) : [],
   };
   const explained = explain(ctx, e);
+  const oldest = nodes[0];
   const cost = costOf(ctx.prices, pricedInstances(nodes));
   const warning = cost !== undefined && cost.perDayUsd >= ctx.settings.wastePerDay;
-  const oldest = nodes[0];
   const evidence = [
     ...judgedEvidence(ctx, pool, nodes),
     ...e.poolMessages.map(describeMessage),
@@ -63,7 +65,8 @@ function findingFor(ctx: DetectContext, pool: string, nodes: IdleNode[]): Findin
       : []),
     ...perNodeEvidence(ctx, nodes),
   ];
-  const steps = [nodesStep(pool), ...(events ? [eventsStep()] : []), ...explained.steps];
+  const first = nodes.some((n) => n.claim) ? nodesStep(pool) : describeStep(oldest);
+  const steps = [first, ...(events ? [eventsStep()] : []), ...explained.steps];
   return newFinding({
     code: 'CONSOLIDATION_BLOCKED',
     severity: warning ? 'warning' : 'info',
@@ -88,7 +91,13 @@ function judgedEvidence(ctx: DetectContext, pool: string, nodes: IdleNode[]): st
     evidence.push(
       `${consolidatable} NodeClaim${consolidatable === 1 ? ' is' : 's are'} Consolidatable=True (Karpenter's own verdict)`,
     );
-  const idle = nodes.length - consolidatable;
+  const told = nodes.filter((n) => n.basis === 'event').length;
+  if (told > 0)
+    evidence.push(
+      `${told} node${told === 1 ? ' has' : 's have'} no NodeClaim in the capture (Provisioner era, or NodeClaims not captured), ` +
+        'is older than the threshold and Karpenter named it in Unconsolidatable or DisruptionBlocked',
+    );
+  const idle = nodes.length - consolidatable - told;
   if (idle > 0)
     evidence.push(
       `${idle} node${idle === 1 ? ' has' : 's have'} no Consolidatable condition (consolidation off, or Karpenter before v1) and ` +
@@ -104,14 +113,18 @@ function judgedEvidence(ctx: DetectContext, pool: string, nodes: IdleNode[]): st
 /** One line per node (the first ten): since when, its type, its pods. */
 function perNodeEvidence(ctx: DetectContext, nodes: IdleNode[]): string[] {
   const lines = nodes.slice(0, MAX_LISTED).map((n) => {
-    const labels = n.node?.metadata?.labels ?? n.claim.metadata?.labels ?? {};
+    const labels = n.node?.metadata?.labels ?? n.claim?.metadata?.labels ?? {};
     const type = [labels['node.kubernetes.io/instance-type'], labels['karpenter.sh/capacity-type']].filter(Boolean).join(' ');
     const pods =
       n.workloadPods === undefined
         ? ''
         : `, ${n.workloadPods.length} pod${n.workloadPods.length === 1 ? '' : 's'} besides DaemonSets`;
-    const what = n.basis === 'consolidatable' ? 'Consolidatable since' : 'idle since';
-    return `NodeClaim ${n.claimName}${n.nodeName ? ` (Node ${n.nodeName}${type ? `, ${type}` : ''})` : ''}: ${what} ${iso(n.since)}, ${formatDuration(ctx.now.getTime() - n.since)} ago${pods}`;
+    const what = { consolidatable: 'Consolidatable since', idle: 'idle since', event: "Karpenter's first word about it at" }[
+      n.basis
+    ];
+    const node = n.nodeName ? `Node ${n.nodeName}${type ? ` (${type})` : ''}` : '';
+    const object = n.claimName ? `NodeClaim ${n.claimName}${node ? ` (${node})` : ''}` : node;
+    return `${object}: ${what} ${iso(n.since)}, ${formatDuration(ctx.now.getTime() - n.since)} ago${pods}`;
   });
   if (nodes.length > MAX_LISTED) lines.push(`... and ${nodes.length - MAX_LISTED} more nodes`);
   return lines;

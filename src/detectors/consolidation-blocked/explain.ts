@@ -25,7 +25,7 @@ import {
   budgetsViewStep,
   consolidateAfterStep,
   controllerLogStep,
-  describeClaimStep,
+  describeStep,
   disruptionViewStep,
   eventsStep,
   nodeAnnotationSteps,
@@ -68,7 +68,7 @@ function disabledCause(e: PoolEvidence): Explained | undefined {
       detail:
         `NodePool ${e.pool}'s consolidationPolicy is WhenEmpty: Karpenter removes only nodes with no pods but DaemonSet ones, and ` +
         `${running.length} of these nodes still run ${pods} pod${pods === 1 ? '' : 's'} (${list(
-          running.map((n) => n.nodeName ?? n.claimName),
+          running.map((n) => n.nodeName ?? n.claimName ?? '?'),
           3,
         )}). ` +
         'Karpenter v0.3x says nothing about them; v1 says "has non-empty consolidation disabled" (v1.14: "has consolidation policy WhenEmpty, but node is not empty").',
@@ -147,7 +147,7 @@ function nodeAnnotationCause(ctx: DetectContext, e: PoolEvidence): Explained | u
   for (const n of e.nodes) {
     for (const key of NODE_KEYS) {
       if (n.node?.metadata?.annotations?.[key] === 'true') annotated.push({ kind: 'Node', name: n.nodeName ?? '?', key });
-      if (n.claim.metadata?.annotations?.[key] === 'true') annotated.push({ kind: 'NodeClaim', name: n.claimName, key });
+      if (n.claim?.metadata?.annotations?.[key] === 'true') annotated.push({ kind: 'NodeClaim', name: n.claimName ?? '?', key });
     }
   }
   if (annotated.length > 0) {
@@ -185,7 +185,7 @@ function unconsolidatableCause(ctx: DetectContext, e: PoolEvidence): Explained |
     if (!said) continue;
     const others = e.nodeMessages.filter((m) => m !== said && m.reason === 'Unconsolidatable').slice(0, 2);
     const also = others.length > 0 ? ` It also said ${others.map(quote).join('; ')}.` : '';
-    const names = e.nodes.map((n) => n.nodeName ?? n.claimName);
+    const names = e.nodes.map((n) => n.nodeName ?? n.claimName ?? '?');
     switch (cause) {
       case 'SPOT_TO_SPOT_DISABLED':
         return {
@@ -238,7 +238,7 @@ function unknownCause(ctx: DetectContext, e: PoolEvidence): Explained {
     s.captured.has('nodes') ? 'no Node or NodeClaim is annotated do-not-disrupt' : '',
   ].filter(Boolean);
   const spot = e.nodes.filter(
-    (n) => (n.node?.metadata?.labels ?? n.claim.metadata?.labels)?.['karpenter.sh/capacity-type'] === 'spot',
+    (n) => (n.node?.metadata?.labels ?? n.claim?.metadata?.labels)?.['karpenter.sh/capacity-type'] === 'spot',
   );
   const candidates = [
     spot.length > 0
@@ -258,6 +258,6 @@ function unknownCause(ctx: DetectContext, e: PoolEvidence): Explained {
     detail:
       `Nothing captured says why Karpenter leaves them (${checked.join('; ') || 'little was captured'}).${events} ` +
       `Likely, most likely first: ${candidates.join('; ')}. Karpenter's events and log tell them apart.`,
-    steps: [eventsStep(), describeClaimStep(e.nodes[0]?.claimName ?? ''), controllerLogStep(ctx.index.controllers[0]?.namespace)],
+    steps: [eventsStep(), describeStep(e.nodes[0]), controllerLogStep(ctx.index.controllers[0]?.namespace)],
   };
 }

@@ -153,6 +153,12 @@ export function controllerLogStep(namespace: string | undefined): string {
   );
 }
 
-export function describeClaimStep(claim: string): string {
-  return commandStep('The first idle NodeClaim: its conditions and events', `kubectl describe nodeclaim ${shellQuote(claim)}`);
+/** The first idle NodeClaim's conditions and events (its Node's, when no NodeClaim was captured for it). */
+export function describeStep(first: { claimName: string | undefined; nodeName: string | undefined } | undefined): string {
+  return first?.claimName
+    ? commandStep(
+        'The first idle NodeClaim: its conditions and events',
+        `kubectl describe nodeclaim ${shellQuote(first.claimName)}`,
+      )
+    : commandStep('The first idle node: its conditions and events', `kubectl describe node ${shellQuote(first?.nodeName ?? '')}`);
 }

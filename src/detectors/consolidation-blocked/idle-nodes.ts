@@ -13,8 +13,8 @@
  * Never a node being disrupted (deletion timestamp on the Node or NodeClaim, `karpenter.sh/disrupted`
  * taint): those are NODE_TERMINATION_STUCK's; nor a drifted one (`Drifted=True`), DISRUPTION_BLOCKED's.
  */
-import type { Node, NodeClaim, NodePool, Pod } from '../../domain/kube.ts';
-import { conditionOf, instanceIdFromProviderID } from '../../domain/kube-helpers.ts';
+import type { KubeEvent, Node, NodeClaim, NodePool, Pod } from '../../domain/kube.ts';
+import { conditionOf, eventLastSeenMs, instanceIdFromProviderID } from '../../domain/kube-helpers.ts';
 import type { PricedInstance } from '../../domain/cost.ts';
 import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import { nodePoolOfClaim } from '../../domain/tags.ts';
@@ -25,14 +25,18 @@ import { parseResources } from '../scheduling/quantity.ts';
 import { podRequests } from '../scheduling/scheduling.ts';
 
 export interface IdleNode {
-  claimName: string;
-  claim: NodeClaim;
+  /** Absent for a node with no NodeClaim in the capture (Provisioner era, or NodeClaims not captured). */
+  claimName: string | undefined;
+  claim: NodeClaim | undefined;
   node: Node | undefined;
   nodeName: string | undefined;
   /** Since when Karpenter could consolidate it (Consolidatable's transition, or the last change seen on an idle node). */
   since: number;
-  /** `Consolidatable=True`, or judged idle from its pods because the condition is absent. */
-  basis: 'consolidatable' | 'idle';
+  /**
+   * `Consolidatable=True`; judged idle from its pods because the condition is absent; or, with no
+   * NodeClaim captured for it, Karpenter's Unconsolidatable/DisruptionBlocked about a node older than the threshold.
+   */
+  basis: 'consolidatable' | 'idle' | 'event';
   /** Its pods a drain would move (not DaemonSet, mirror or finished ones), when pods were captured. */
   workloadPods: Pod[] | undefined;
 }
@@ -51,9 +55,9 @@ function nodeOfClaim(index: SnapshotIndex, claim: NodeClaim): Node | undefined {
 }
 
 /** Karpenter is already disrupting or deleting it. */
-function beingDisrupted(claim: NodeClaim, node: Node | undefined): boolean {
+function beingDisrupted(claim: NodeClaim | undefined, node: Node | undefined): boolean {
   return (
-    claim.metadata?.deletionTimestamp !== undefined ||
+    claim?.metadata?.deletionTimestamp !== undefined ||
     node?.metadata?.deletionTimestamp !== undefined ||
     (node?.spec?.taints ?? []).some(isDisruptedTaint)
   );
@@ -73,9 +77,9 @@ export function workloadPodsOf(pods: readonly Pod[], now: Date): Pod[] {
 }
 
 /** No workload pod, or their requests under half the node's allocatable CPU and memory. */
-function isIdle(node: Node | undefined, claim: NodeClaim, workload: readonly Pod[]): boolean {
+function isIdle(node: Node | undefined, claim: NodeClaim | undefined, workload: readonly Pod[]): boolean {
   if (workload.length === 0) return true;
-  const allocatable = parseResources(node?.status?.allocatable ?? claim.status?.allocatable);
+  const allocatable = parseResources(node?.status?.allocatable ?? claim?.status?.allocatable);
   const cpu = allocatable.cpu;
   const memory = allocatable.memory;
   if (!cpu || !memory) return false;
@@ -111,13 +115,48 @@ function podsKnown(index: SnapshotIndex, node: Node | undefined): boolean {
   return index.snapshot.captured.has('pods') && name !== undefined && (index.podsByNode.get(name)?.length ?? 0) > 0;
 }
 
-/** Karpenter's Unconsolidatable or DisruptionBlocked on the NodeClaim or its Node: it took the node as a candidate. */
-function karpenterSaysWhy(index: SnapshotIndex, claim: NodeClaim, node: Node | undefined): boolean {
+/** Karpenter's Unconsolidatable and DisruptionBlocked on the NodeClaim or its Node: it took the node as a candidate. */
+function karpenterWords(index: SnapshotIndex, claim: NodeClaim | undefined, node: Node | undefined): KubeEvent[] {
   const events = [
-    ...clusterScopedEvents(index, 'NodeClaim', claim.metadata?.name ?? ''),
+    ...(claim?.metadata?.name ? clusterScopedEvents(index, 'NodeClaim', claim.metadata.name) : []),
     ...(node?.metadata?.name ? clusterScopedEvents(index, 'Node', node.metadata.name) : []),
   ];
-  return events.some((e) => e.reason === 'Unconsolidatable' || e.reason === 'DisruptionBlocked');
+  return events.filter((e) => e.reason === 'Unconsolidatable' || e.reason === 'DisruptionBlocked');
+}
+
+function karpenterSaysWhy(index: SnapshotIndex, claim: NodeClaim | undefined, node: Node | undefined): boolean {
+  return karpenterWords(index, claim, node).length > 0;
+}
+
+const POOL_LABELS = ['karpenter.sh/nodepool', 'karpenter.sh/provisioner-name'];
+
+/**
+ * Karpenter's nodes with no NodeClaim in the capture (a Provisioner-era cluster, or NodeClaims not
+ * captured) that Karpenter sent Unconsolidatable or DisruptionBlocked about, older than the
+ * threshold: the event says it took the node as a candidate; since when it could go is unknown, so
+ * the node's own age stands for the threshold, and `since` is Karpenter's first word about it.
+ */
+function nodesWithoutClaims(
+  index: SnapshotIndex,
+  now: Date,
+  thresholdMs: number,
+  claimed: ReadonlySet<string>,
+): [string, IdleNode][] {
+  const found: [string, IdleNode][] = [];
+  for (const node of index.snapshot.nodes) {
+    const name = node.metadata?.name;
+    const pool = POOL_LABELS.map((l) => node.metadata?.labels?.[l]).find(Boolean);
+    if (!name || !pool || claimed.has(name) || beingDisrupted(undefined, node)) continue;
+    const created = timeOf(node.metadata?.creationTimestamp);
+    const words = karpenterWords(index, undefined, node);
+    if (created === undefined || now.getTime() - created < thresholdMs || words.length === 0) continue;
+    const workloadPods = podsKnown(index, node) ? workloadPodsOf(index.podsByNode.get(name) ?? [], now) : undefined;
+    if (workloadPods && !isIdle(node, undefined, workloadPods)) continue;
+    const firsts = words.map((e) => timeOf(e.firstTime) ?? eventLastSeenMs(e)).filter((t) => t > 0);
+    const since = Math.min(...firsts, now.getTime());
+    found.push([pool, { claimName: undefined, claim: undefined, node, nodeName: name, since, basis: 'event', workloadPods }]);
+  }
+  return found;
 }
 
 /** Since when the claim could be consolidated, and how that is known; undefined when it cannot (yet). */
@@ -170,14 +209,21 @@ export function idleNodesByPool(index: SnapshotIndex, now: Date, thresholdMs: nu
     if (list) list.push(idle);
     else byPool.set(pool, [idle]);
   }
-  for (const list of byPool.values()) list.sort((a, b) => a.since - b.since || a.claimName.localeCompare(b.claimName));
+  const claimed = new Set(index.snapshot.nodeClaims.flatMap((c) => (c.status?.nodeName ? [c.status.nodeName] : [])));
+  for (const [pool, idle] of nodesWithoutClaims(index, now, thresholdMs, claimed)) {
+    const list = byPool.get(pool);
+    if (list) list.push(idle);
+    else byPool.set(pool, [idle]);
+  }
+  const nameOf = (n: IdleNode) => n.claimName ?? n.nodeName ?? '';
+  for (const list of byPool.values()) list.sort((a, b) => a.since - b.since || nameOf(a).localeCompare(nameOf(b)));
   return byPool;
 }
 
 /** What EC2 bills each node by, from the Node's labels, else the NodeClaim's. */
 export function pricedInstances(nodes: readonly IdleNode[]): PricedInstance[] {
   return nodes.map((n) => {
-    const label = (key: string) => n.node?.metadata?.labels?.[key] ?? n.claim.metadata?.labels?.[key];
+    const label = (key: string) => n.node?.metadata?.labels?.[key] ?? n.claim?.metadata?.labels?.[key];
     return {
       instanceType: label('node.kubernetes.io/instance-type'),
       capacityType: label('karpenter.sh/capacity-type'),

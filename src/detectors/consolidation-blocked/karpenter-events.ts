@@ -43,8 +43,9 @@ function group(events: readonly { event: KubeEvent; object: string }[]): Karpent
     const key = `${reason}\n${message}`;
     let m = byText.get(key);
     if (!m) {
-      const parsed =
-        reason === 'Unconsolidatable' ? { cause: unconsolidatableCauseOf(message), named: undefined } : blockedCauseOf(message);
+      // Before v0.32 the PDB and annotation texts came as Unconsolidatable too (`pdb ns/name prevents pod evictions`).
+      const own = reason === 'Unconsolidatable' ? unconsolidatableCauseOf(message) : undefined;
+      const parsed = own ? { cause: own, named: undefined } : blockedCauseOf(message);
       m = { reason, message, count: 0, objects: [], lastSeen: 0, cause: parsed.cause, named: parsed.named };
       byText.set(key, m);
     }
@@ -59,8 +60,9 @@ function group(events: readonly { event: KubeEvent; object: string }[]): Karpent
 export function nodeMessages(index: SnapshotIndex, nodes: readonly IdleNode[]): KarpenterMessage[] {
   const events: { event: KubeEvent; object: string }[] = [];
   for (const n of nodes) {
-    for (const event of clusterScopedEvents(index, 'NodeClaim', n.claimName))
-      if (REASONS.has(event.reason ?? '')) events.push({ event, object: `NodeClaim ${n.claimName}` });
+    if (n.claimName)
+      for (const event of clusterScopedEvents(index, 'NodeClaim', n.claimName))
+        if (REASONS.has(event.reason ?? '')) events.push({ event, object: `NodeClaim ${n.claimName}` });
     if (n.nodeName)
       for (const event of clusterScopedEvents(index, 'Node', n.nodeName))
         if (REASONS.has(event.reason ?? '')) events.push({ event, object: `Node ${n.nodeName}` });

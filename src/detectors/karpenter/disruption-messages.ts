@@ -40,7 +40,8 @@ export interface BlockedText {
 const PREFIX = /^Cannot disrupt (?:Node|NodeClaim): /i;
 // v1.1+ per reason; v0.34–v1.0 also without one.
 const BUDGET = /^No allowed disruptions(?: for disruption reason (\w+))? due to blocking budget/i;
-const PDB = /pdb (?:"([^"]+)" )?prevents pod evictions(?: \(PodDisruptionBudget=\[?([^\]()\s]+)\]?\))?/i;
+// Before v0.32 (as Unconsolidatable) the name came unquoted: `pdb istio-system/istiod prevents pod evictions`.
+const PDB = /pdb (?:"([^"]+)" |([^\s"]+\/[^\s"]+) )?prevents pod evictions(?: \(PodDisruptionBudget=\[?([^\]()\s]+)\]?\))?/i;
 const MULTIPLE = /eviction does not support multiple pdbs/i;
 // v0.32–v0.33: `Pod "ns/name" has do not evict annotation`.
 const POD_DND = /pod (?:"([^"]+)" )?has (?:"karpenter\.sh\/do-not-disrupt"|do not evict) annotation(?: \(Pod=([^()\s]+)\))?/i;
@@ -54,7 +55,7 @@ export function blockedCauseOf(message: string): BlockedText {
   const budget = BUDGET.exec(text);
   if (budget) return { cause: 'BUDGET_BLOCKS', named: undefined, ...(budget[1] ? { reason: budget[1] } : {}) };
   const pdb = PDB.exec(text);
-  if (pdb) return { cause: 'PDB_BLOCKS_EVICTION', named: pdb[1] ?? pdb[2] };
+  if (pdb) return { cause: 'PDB_BLOCKS_EVICTION', named: pdb[1] ?? pdb[2] ?? pdb[3] };
   if (MULTIPLE.test(text)) return { cause: 'MULTIPLE_PDBS', named: undefined };
   const pod = POD_DND.exec(text);
   if (pod) return { cause: 'DO_NOT_DISRUPT_POD', named: pod[1] ?? pod[2] };
