@@ -9,7 +9,7 @@
 import { CAUSES_BY_FINDING } from '../../domain/codes.ts';
 import { costOf, type PricedInstance } from '../../domain/cost.ts';
 import { manualRemediation, newFinding, type Finding } from '../../domain/finding.ts';
-import type { Pod } from '../../domain/kube.ts';
+import type { Node, Pod } from '../../domain/kube.ts';
 import { isoSeconds } from '../../domain/kube-helpers.ts';
 import { formatDuration } from '../../domain/settings.ts';
 import { NODEPOOL_LABEL } from '../../domain/tags.ts';
@@ -36,9 +36,12 @@ export const nodeNotReady: Detector<Code> = {
       const key = n.pool ?? '';
       groups.set(key, [...(groups.get(key) ?? []), { ...n, diagnosis: diagnose(ctx, n.node, n.ready) }]);
     }
+    if (groups.size === 0) return [];
+    const byPool = nodesByPool(ctx.snapshot.nodes);
     return [...groups.entries()].map(([pool, nodes]) =>
       findingFor(
         ctx,
+        byPool,
         pool || undefined,
         nodes.sort((a, b) => b.ageMs - a.ageMs || a.name.localeCompare(b.name)),
       ),
@@ -71,16 +74,34 @@ function pricedOf(n: NotReadyNode): PricedInstance {
   };
 }
 
-function findingFor(ctx: DetectContext, pool: string | undefined, nodes: Diagnosed[]): Finding<Code> {
+/** Every Node by its `karpenter.sh/nodepool` label, as Karpenter counts a pool's nodes: built once per scan. */
+function nodesByPool(nodes: readonly Node[]): Map<string, Node[]> {
+  const byPool = new Map<string, Node[]>();
+  for (const node of nodes) {
+    const pool = node.metadata?.labels?.[NODEPOOL_LABEL];
+    if (pool === undefined) continue;
+    const list = byPool.get(pool);
+    if (list) list.push(node);
+    else byPool.set(pool, [node]);
+  }
+  return byPool;
+}
+
+function findingFor(
+  ctx: DetectContext,
+  byPool: ReadonlyMap<string, Node[]>,
+  pool: string | undefined,
+  nodes: Diagnosed[],
+): Finding<Code> {
   const cause = mainCause(nodes);
   const main = nodes.filter((n) => n.diagnosis.cause === cause);
   const first = main[0] as Diagnosed;
   const others = CAUSE_ORDER.filter((c) => c !== cause)
     .map((c) => nodes.filter((n) => n.diagnosis.cause === c))
     .filter((list) => list.length > 0);
-  const verdict = repairVerdict(ctx, pool, nodes);
+  const poolNodes = pool ? (byPool.get(pool) ?? []) : [];
+  const verdict = repairVerdict(ctx, pool ? poolNodes : ctx.snapshot.nodes, pool, nodes);
   const stuck = stuckPods(ctx, nodes);
-  const poolNodes = pool ? ctx.snapshot.nodes.filter((n) => n.metadata?.labels?.[NODEPOOL_LABEL] === pool) : [];
   const notReadyInPool = poolNodes.filter(isNotReady).length;
   const share = poolNodes.length > 0 ? notReadyInPool / poolNodes.length : 0;
   const critical = share >= 0.2 || verdict.kind === 'blocked';

@@ -12,7 +12,6 @@
  */
 import type { Condition, KubeEvent, Node } from '../../domain/kube.ts';
 import { newestFirst } from '../../domain/kube-helpers.ts';
-import { NODEPOOL_LABEL } from '../../domain/tags.ts';
 import type { DetectContext } from '../detector.ts';
 import { controllerVersionOf, featureGates, versionAtLeast, type FeatureGates } from '../karpenter/feature-gates.ts';
 import type { NotReadyNode } from './not-ready-nodes.ts';
@@ -71,7 +70,16 @@ interface PoolHealth {
   allowed: number;
 }
 
-export function repairVerdict(ctx: DetectContext, pool: string | undefined, nodes: readonly NotReadyNode[]): RepairVerdict {
+/**
+ * `counted` are the nodes Karpenter counts for the 20% rule: the pool's (labelled with it), or all
+ * the cluster's for NodeClaims without a NodePool.
+ */
+export function repairVerdict(
+  ctx: DetectContext,
+  counted: readonly Node[],
+  pool: string | undefined,
+  nodes: readonly NotReadyNode[],
+): RepairVerdict {
   const info = ctx.index.controllers.find((c) => c.deployment) ?? ctx.index.controllers[0];
   const gates = featureGates(info);
   const version = controllerVersionOf(info);
@@ -81,7 +89,7 @@ export function repairVerdict(ctx: DetectContext, pool: string | undefined, node
   if (!on && versionAtLeast(version, 1, 1) === false) return { kind: 'no-repair-in-version', version: version as string };
   if (!on) return gates.text === undefined ? { kind: 'unknown', gates, version } : { kind: 'gate-off', gates, version };
   const policies = policiesOf(version);
-  const rule = poolHealth(ctx, pool, policies);
+  const rule = poolHealth(counted, policies);
   if (event || rule.unhealthy > rule.allowed)
     return { kind: 'blocked', gates, version, rule, event, expectedText: blockedText(version, pool) };
   const at = nodes
@@ -113,9 +121,8 @@ function repairAt(node: Node, policies: readonly RepairPolicy[] = REPAIR_POLICIE
   return times.length ? new Date(Math.min(...times)) : undefined;
 }
 
-/** Karpenter's arithmetic: every node labelled with the pool (all nodes for a standalone NodeClaim), ceil(20%). */
-function poolHealth(ctx: DetectContext, pool: string | undefined, policies: readonly RepairPolicy[]): PoolHealth {
-  const nodes = pool ? ctx.snapshot.nodes.filter((n) => n.metadata?.labels?.[NODEPOOL_LABEL] === pool) : ctx.snapshot.nodes;
+/** Karpenter's arithmetic over the nodes it counts: unhealthy ones against ceil(20%). */
+function poolHealth(nodes: readonly Node[], policies: readonly RepairPolicy[]): PoolHealth {
   const unhealthy = nodes.filter((n) => matches(n, policies).length > 0).length;
   return { total: nodes.length, unhealthy, allowed: Math.ceil(0.2 * nodes.length) };
 }

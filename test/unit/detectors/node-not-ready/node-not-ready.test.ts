@@ -8,7 +8,7 @@ import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { instance, snapshotOf } from '../../../factories/aws.ts';
 import { nodeClaim, uninitializedConditions } from '../../../factories/karpenter.ts';
-import { T0, condition, event, minutesAfter, pod } from '../../../factories/kube.ts';
+import { T0, condition, event, karpenterDeployment, minutesAfter, pod } from '../../../factories/kube.ts';
 import {
   CNI_MESSAGE,
   chartGates,
@@ -222,6 +222,26 @@ describe('NODE_NOT_READY: the repair verdict', () => {
       'helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter -n karpenter --version 1.2.1 --reuse-values --set settings.featureGates.nodeRepair=true',
     );
     expect(steps(f!)).toContain(`kubectl delete nodeclaim ${CLAIM} --wait=false`);
+  });
+
+  it("gate off on a Deployment Helm does not own: kubectl set env keeps the other gates and the container's name", () => {
+    const d = karpenterDeployment({
+      spec: {
+        containers: [
+          {
+            name: 'karpenter',
+            image: 'public.ecr.aws/karpenter/controller:1.3.2',
+            env: [{ name: 'FEATURE_GATES', value: 'SpotToSpotConsolidation=true,NodeRepair=false' }],
+          },
+        ],
+      },
+    });
+    const [f] = detect(cluster({ deployment: d }));
+
+    expect(steps(f!)).toContain(
+      'kubectl set env deployment/karpenter -n karpenter -c karpenter FEATURE_GATES=SpotToSpotConsolidation=true,NodeRepair=true',
+    );
+    expect(steps(f!)).not.toContain('helm upgrade');
   });
 
   it('gate on: prints no step enabling it', () => {
