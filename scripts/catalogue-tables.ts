@@ -51,7 +51,7 @@ export function catalogueTables(): GeneratedTable[] {
       name: 'thresholds',
       header: ['flag', 'meaning', 'default'],
       rows: THRESHOLDS.map((t) => [
-        code(`--${t.flag} ${t.unit === 'count' ? 'N' : 'DURATION'}`),
+        code(`--${t.flag} ${t.unit === 'count' ? 'N' : t.unit === 'usd' ? 'USD' : 'DURATION'}`),
         `${t.help} (${findingLink(t.code)})`,
         defaultText(t),
       ]),
@@ -103,8 +103,8 @@ export function catalogueYaml(): GeneratedYaml[] {
       doc: 'serverless.yml',
       name: 'threshold-params',
       indent: 4,
-      // A count is quoted: osls hands every param on as a string, and the scan function's environment takes only strings.
-      entries: THRESHOLDS.map((t) => [t.param, t.unit === 'count' ? `'${t.default}'` : thresholdText(t, t.default)]),
+      // A count or an amount is quoted: osls hands every param on as a string, and the scan function's environment takes only strings.
+      entries: THRESHOLDS.map((t) => [t.param, t.unit === 'duration' ? thresholdText(t, t.default) : `'${t.default}'`]),
     },
     {
       doc: 'serverless.yml',

@@ -12,6 +12,7 @@ import {
   CLI_ACTIONS,
   formatDuration,
   parseDuration,
+  parseUsd,
   type ActionMode,
   type ActionSettings,
   type AlertSettings,
@@ -317,7 +318,11 @@ function readAlertSettings(read: EnvReader): AlertSettings {
 function readDetection(read: EnvReader): DetectionSettings {
   const settings = THRESHOLDS.map((t) => [
     t.setting,
-    t.unit === 'count' ? read.integer(t.env, t.default, t.envRange.min, t.envRange.max) : read.duration(t.env, t.default, t.min),
+    t.unit === 'count'
+      ? read.integer(t.env, t.default, t.envRange.min, t.envRange.max)
+      : t.unit === 'usd'
+        ? read.usd(t.env, t.default, t.range.min, t.range.max)
+        : read.duration(t.env, t.default, t.min),
   ]);
   return Object.fromEntries(settings) as DetectionSettings;
 }
@@ -404,6 +409,15 @@ class EnvReader {
     if (!(n >= min && n <= max))
       this.problem(name, `must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`);
     return Number.isNaN(n) ? fallback : n;
+  }
+
+  usd(name: string, fallback: number, min: number, max: number): number {
+    const value = this.optional(name);
+    if (value === undefined) return fallback;
+    const n = parseUsd(value);
+    if (n === undefined || n < min || n > max)
+      this.problem(name, `must be an amount of USD from ${min} to ${max}, such as 50 or 12.5 (got ${JSON.stringify(value)})`);
+    return n ?? fallback;
   }
 
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T, given = this.optional(name)): T {

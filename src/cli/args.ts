@@ -3,7 +3,7 @@ import { parseByteSize } from '../domain/byte-size.ts';
 import { parseKubeReadLimits, type KubeReadLimits } from '../domain/kube-read-limits.ts';
 import { SEVERITIES, type Severity } from '../domain/codes.ts';
 import { UsageError } from '../domain/errors.ts';
-import { parseDuration } from '../domain/settings.ts';
+import { parseDuration, parseUsd } from '../domain/settings.ts';
 import { didYouMean } from './suggest.ts';
 
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -154,6 +154,18 @@ export function countOf(flag: string, value: Values[string], fallback: number): 
   if (text === undefined) return fallback;
   if (!/^\d+$/.test(text.trim())) throw new UsageError(`--${flag} must be a whole number, 0 or more (got '${text}')`);
   return Number(text.trim());
+}
+
+/** `--waste-per-day 12.5`: US dollars, at most two decimals, within the threshold's range. */
+export function usdOf(flag: string, value: Values[string], fallback: number, range: { min: number; max: number }): number {
+  const text = stringOf(value);
+  if (text === undefined) return fallback;
+  const usd = parseUsd(text);
+  if (usd === undefined || usd < range.min || usd > range.max)
+    throw new UsageError(
+      `--${flag} must be an amount of USD from ${range.min} to ${range.max}, such as 50 or 12.5 (got '${text}')`,
+    );
+  return usd;
 }
 
 /** `--kube-read-limits response-size=64MiB,list-items=500000`: the limits named (domain/kube-read-limits.ts). */

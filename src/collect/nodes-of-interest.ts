@@ -1,6 +1,7 @@
 import { FINDING_CATALOGUE } from '../domain/finding-catalogue.ts';
 import { ageMs, conditionOf, isConditionTrue, parseGoDuration } from '../domain/kube-helpers.ts';
 import type { Node, NodeClaim, NodePool } from '../domain/kube.ts';
+import { DEFAULT_DETECTION } from '../domain/settings.ts';
 import { nodePoolOfClaim } from '../domain/tags.ts';
 
 /** The taint Karpenter puts on a node it has chosen to disrupt (v1; v1beta1 called it `karpenter.sh/disruption`). */
@@ -15,8 +16,10 @@ const LEGACY_DISRUPTION_TAINT_KEY = 'karpenter.sh/disruption';
  * - the node of a NodeClaim being deleted, `Drifted`, or older than its NodePool's
  *   `spec.template.spec.expireAfter` (a Go duration; `Never` never expires);
  * - the node of a NodeClaim `Registered=True` whose `Initialized` is not True;
- * - a Karpenter node NotReady for at least NODE_NOT_READY's default threshold (notReadyNodes).
- * A healthy cluster has none, so its scan reads no pods beyond the Pending and controller ones.
+ * - a Karpenter node NotReady for at least NODE_NOT_READY's default threshold (notReadyNodes);
+ * - up to 20 per NodePool of the nodes Karpenter could long have consolidated (consolidationCandidates).
+ * In a healthy cluster only long-Consolidatable nodes are (at most 20 per NodePool), so its scan reads few pods beyond
+ * the Pending and controller ones.
  */
 export function nodesOfInterest(
   nodes: readonly Node[],
@@ -39,7 +42,55 @@ export function nodesOfInterest(
     if (name) names.add(name);
   }
   for (const name of notReadyNodes(nodes, now)) names.add(name);
+  for (const name of consolidationCandidates(nodeClaims, nodePools, now, nodeByProvider)) names.add(name);
   return [...names].sort();
+}
+
+/** How many idle-looking nodes per NodePool a live scan reads the pods of, oldest first (docs/findings.md#consolidation_blocked). */
+const CONSOLIDATION_CANDIDATES_PER_POOL = 20;
+
+/**
+ * The nodes CONSOLIDATION_BLOCKED judges by their pods: a NodeClaim `Consolidatable=True` since at
+ * least the default threshold; where the condition is absent because consolidation is off
+ * (`consolidateAfter: Never`, `WhenEmpty`) or predates it (v1beta1), one initialised that long
+ * ago. At most 20 per NodePool, those waiting longest, so a big stable cluster (every node of
+ * which may be Consolidatable) is never listed whole; the detector reports an unread node only
+ * when Karpenter sent an event about it. The default threshold, not a `--consolidation-blocked`
+ * given: a shorter one sees the rest only through those events.
+ */
+function consolidationCandidates(
+  nodeClaims: readonly NodeClaim[],
+  nodePools: readonly NodePool[],
+  now: Date,
+  nodeByProvider: ReadonlyMap<string, string>,
+): string[] {
+  const off = new Set(
+    nodePools
+      .filter((p) => p.spec?.disruption?.consolidateAfter === 'Never' || p.spec?.disruption?.consolidationPolicy === 'WhenEmpty')
+      .map((p) => p.metadata?.name),
+  );
+  const byPool = new Map<string, { name: string; age: number }[]>();
+  for (const claim of nodeClaims) {
+    if (claim.metadata?.deletionTimestamp !== undefined || isConditionTrue(claim, 'Drifted')) continue;
+    const pool = nodePoolOfClaim(claim);
+    const consolidatable = claim.status?.conditions?.find((c) => c.type === 'Consolidatable');
+    const since =
+      consolidatable?.status === 'True'
+        ? consolidatable.lastTransitionTime
+        : consolidatable === undefined && (off.has(pool) || (claim.apiVersion ?? '').endsWith('/v1beta1'))
+          ? claim.status?.conditions?.find((c) => c.type === 'Initialized' && c.status === 'True')?.lastTransitionTime
+          : undefined;
+    const age = ageMs(since, now);
+    const name = claim.status?.nodeName ?? (claim.status?.providerID ? nodeByProvider.get(claim.status.providerID) : undefined);
+    if (!pool || !name || age === undefined || age < DEFAULT_DETECTION.consolidationBlockedMs) continue;
+    byPool.set(pool, [...(byPool.get(pool) ?? []), { name, age }]);
+  }
+  return [...byPool.values()].flatMap((list) =>
+    list
+      .sort((a, b) => b.age - a.age || a.name.localeCompare(b.name))
+      .slice(0, CONSOLIDATION_CANDIDATES_PER_POOL)
+      .map((c) => c.name),
+  );
 }
 
 /**

@@ -5,6 +5,7 @@ import { amiSelectorUnscoped } from './ami-selector-unscoped/detector.ts';
 import { controllerPending } from './karpenter-controller-pending/detector.ts';
 import { controllerUnhealthy } from './karpenter-controller-unhealthy/detector.ts';
 import { consolidationChurn } from './consolidation-churn/detector.ts';
+import { consolidationBlocked } from './consolidation-blocked/detector.ts';
 import { disruptionBlocked } from './disruption-blocked/detector.ts';
 import { crdConversionWebhookBroken } from './crd-conversion-webhook-broken/detector.ts';
 import { instanceProvenanceUnproven } from './instance-provenance-unproven/detector.ts';
@@ -38,6 +39,7 @@ export const DETECTORS: readonly Detector[] = [
   nodeNotInitialized,
   nodeNotReady,
   consolidationChurn,
+  consolidationBlocked,
   disruptionBlocked,
   nodeTerminationStuck,
 ];

@@ -39,7 +39,18 @@ interface CountThreshold extends ThresholdBase {
   envRange: { min: number; max: number };
 }
 
-export type Threshold = DurationThreshold | CountThreshold;
+/**
+ * An amount of US dollars (`50`, `12.5`): what a finding's `cost.perDayUsd` is compared with
+ * (src/domain/cost.ts). Up to two decimals, never negative.
+ */
+interface UsdThreshold extends ThresholdBase {
+  unit: 'usd';
+  default: number;
+  /** The range the flag and the environment variable accept. */
+  range: { min: number; max: number };
+}
+
+export type Threshold = DurationThreshold | CountThreshold | UsdThreshold;
 
 /** The CloudWatch metric counting one code's findings: per cluster and per cluster and NodePool (docs/service.md, "Metrics"). */
 interface FindingMetric {
@@ -52,7 +63,7 @@ interface FindingRow {
    * The severities its findings may have (docs/findings.md, each section's "Severity:"): one, or
    * both when the detector decides from the evidence (no replica ready, the age, a subnet empty).
    */
-  severities: readonly ('critical' | 'warning')[];
+  severities: readonly ('critical' | 'warning' | 'info')[];
   /** The cause codes the detector may give, in the order docs/findings.md lists them. Detectors stay within their row. */
   causes: readonly string[];
   thresholds?: readonly Threshold[];
@@ -296,6 +307,49 @@ export const FINDING_CATALOGUE = {
     ],
     objects: 'consolidation disruptions in the last hour of the NodePools',
     metric: { name: 'ConsolidationDisruptions', unit: 'Count' },
+  },
+  // Third wave: capacity that costs money (docs/findings.md#consolidation_blocked).
+  CONSOLIDATION_BLOCKED: {
+    // info; warning once the idle nodes' cost.perDayUsd reaches wastePerDay.
+    severities: ['warning', 'info'],
+    // A NodePool-wide setting first, then what holds each node (docs/findings.md#consolidation_blocked says why this order).
+    causes: [
+      'CONSOLIDATION_DISABLED',
+      'BUDGET_BLOCKS',
+      'PDB_BLOCKS_EVICTION',
+      'MULTIPLE_PDBS',
+      'DO_NOT_DISRUPT_POD',
+      'DO_NOT_DISRUPT_NODE',
+      // What Karpenter's own Unconsolidatable events say; nothing in the objects shows them.
+      'SPOT_TO_SPOT_DISABLED',
+      'TOO_FEW_CHEAPER_TYPES',
+      'NO_CHEAPER_REPLACEMENT',
+      'PODS_WOULD_NOT_SCHEDULE',
+      'UNKNOWN',
+    ],
+    thresholds: [
+      {
+        setting: 'consolidationBlockedMs',
+        env: 'CONSOLIDATION_BLOCKED_AFTER',
+        param: 'consolidationBlockedAfter',
+        flag: 'consolidation-blocked',
+        unit: 'duration',
+        default: 6 * 60 * MINUTE,
+        help: 'a node Karpenter could consolidate (Consolidatable=True, or idle) still running this long',
+      },
+      {
+        setting: 'wastePerDay',
+        env: 'WASTE_PER_DAY',
+        param: 'wastePerDay',
+        flag: 'waste-per-day',
+        unit: 'usd',
+        default: 50,
+        range: { min: 0, max: 1_000_000 },
+        help: "a NodePool's unconsolidated nodes costing at least this many USD a day make the finding a warning",
+      },
+    ],
+    objects: 'unconsolidated nodes',
+    metric: { name: 'UnconsolidatedNodes', unit: 'Count' },
   },
   // Nodes that join but never become usable, a controller that keeps dying, subnets running dry.
   NODE_NOT_INITIALIZED: {

@@ -307,6 +307,8 @@ export interface NodeClaim extends KubeObject {
     capacity?: Record<string, string>;
     allocatable?: Record<string, string>;
     conditions?: Condition[];
+    /** v1.0+: when a pod was last bound to or removed from its node (restarts the consolidateAfter wait). */
+    lastPodEventTime?: string;
   };
 }
 

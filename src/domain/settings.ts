@@ -3,7 +3,7 @@ import { THRESHOLDS, type Threshold, type ThresholdSetting } from './finding-cat
 
 /**
  * Thresholds the detectors use, one field per threshold of the finding catalogue
- * (src/domain/finding-catalogue.ts; defaults: docs/usage.md#thresholds). Durations in milliseconds.
+ * (src/domain/finding-catalogue.ts; defaults: docs/usage.md#thresholds). Durations in milliseconds, amounts in USD.
  */
 export type DetectionSettings = Record<ThresholdSetting, number>;
 
@@ -11,9 +11,18 @@ export const DEFAULT_DETECTION: DetectionSettings = Object.fromEntries(
   THRESHOLDS.map((t) => [t.setting, t.default]),
 ) as DetectionSettings;
 
-/** A threshold's value as it is written: `10m` for a duration, `10` for a count. */
+/** A threshold's value as it is written: `10m` for a duration, `10` for a count, `50` (or `12.5`) USD. */
 export function thresholdText(threshold: Threshold, value: number): string {
-  return threshold.unit === 'count' ? String(value) : formatDuration(value);
+  return threshold.unit === 'duration' ? formatDuration(value) : String(value);
+}
+
+/**
+ * `50`, `12.5`, `0.25`: an amount of US dollars with at most two decimals (no sign, no `$`, no
+ * exponent), or undefined. What `--waste-per-day` and `WASTE_PER_DAY` take.
+ */
+export function parseUsd(text: string): number | undefined {
+  const trimmed = text.trim();
+  return /^\d{1,9}(?:\.\d{1,2})?$/.test(trimmed) ? Number(trimmed) : undefined;
 }
 
 /**

@@ -807,6 +807,100 @@ const CASES: ExampleCase[] = [
       ],
     }),
   ),
+  // CONSOLIDATION_BLOCKED: the same two underused nodes of shop-prod (Karpenter v1.7.4), held by one cause each.
+  ...(
+    [
+      {
+        name: 'consolidation-blocked-when-empty',
+        cause: 'CONSOLIDATION_DISABLED',
+        detail: "NodePool default's consolidationPolicy is WhenEmpty",
+        step: `kubectl patch nodepool default --type=merge -p '{"spec":{"disruption":{"consolidationPolicy":"WhenEmptyOrUnderutilized"}}}'`,
+        mentions: ['NodePool \\"default\\" has non-empty consolidation disabled'],
+      },
+      {
+        name: 'consolidation-blocked-budget',
+        cause: 'BUDGET_BLOCKS',
+        detail: 'budgets[1] nodes: "0" reasons [Underutilized] schedule "0 0 22 12 *" for 288h allows 0 nodes to be disrupted for Underutilized now',
+        step: `kubectl patch nodepool default --type=merge -p '{"spec":{"disruption":{"budgets":[{"nodes":"10%"},{"nodes":"1","reasons":["Underutilized"]}]}}}'`,
+        mentions: ['No allowed disruptions for disruption reason Underutilized due to blocking budget'],
+      },
+      {
+        name: 'consolidation-blocked-pdb',
+        cause: 'PDB_BLOCKS_EVICTION',
+        detail: 'PodDisruptionBudget payments/ledger-api (holding payments/ledger-api-6c9f8d7b5-2kx8q, payments/ledger-api-6c9f8d7b5-9tz4w)',
+        step: 'kubectl scale deployment -n payments ledger-api --replicas=3',
+        mentions: ['Pdb prevents pod evictions (PodDisruptionBudget=[payments/ledger-api])'],
+      },
+      {
+        name: 'consolidation-blocked-multiple-pdbs',
+        cause: 'MULTIPLE_PDBS',
+        detail: 'pod payments/ledger-api-6c9f8d7b5-2kx8q is selected by payments/ledger-api and payments/ledger-api-pdb',
+        step: 'kubectl get pdb -n payments ledger-api ledger-api-pdb -o yaml',
+        mentions: ['Eviction does not support multiple PDBs (PodDisruptionBudget(s)=[payments/ledger-api payments/ledger-api-pdb])'],
+      },
+      {
+        name: 'consolidation-blocked-do-not-disrupt-pod',
+        cause: 'DO_NOT_DISRUPT_POD',
+        detail: 'pod payments/ledger-api-6c9f8d7b5-2kx8q (karpenter.sh/do-not-disrupt: "true")',
+        step: 'kubectl annotate pod -n payments ledger-api-6c9f8d7b5-9tz4w karpenter.sh/do-not-disrupt-',
+        mentions: ['Pod has \\"karpenter.sh/do-not-disrupt\\" annotation (Pod=payments/ledger-api-6c9f8d7b5-2kx8q)'],
+      },
+      {
+        name: 'consolidation-blocked-do-not-disrupt-node',
+        cause: 'DO_NOT_DISRUPT_NODE',
+        detail: 'Node ip-10-59-44-91.ec2.internal, Node ip-10-59-78-162.ec2.internal are annotated karpenter.sh/do-not-disrupt: "true"',
+        step: 'kubectl annotate node ip-10-59-78-162.ec2.internal karpenter.sh/do-not-disrupt-',
+        mentions: ['Disruption is blocked through the \\"karpenter.sh/do-not-disrupt\\" annotation'],
+      },
+      {
+        name: 'consolidation-blocked-spot-to-spot-disabled',
+        cause: 'SPOT_TO_SPOT_DISABLED',
+        detail: "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node",
+        step: '--version 1.7.4 --reuse-values --set settings.featureGates.spotToSpotConsolidation=true',
+        mentions: ['m6a.xlarge spot'],
+      },
+      {
+        name: 'consolidation-blocked-too-few-cheaper-types',
+        cause: 'TOO_FEW_CHEAPER_TYPES',
+        detail: 'SpotToSpotConsolidation requires 15 cheaper instance type options than the current candidate to consolidate, got 2',
+        step: "kubectl get nodepool default -o jsonpath='{.spec.template.spec.requirements}'",
+        mentions: ['got 3'],
+      },
+      {
+        name: 'consolidation-blocked-no-cheaper-replacement',
+        cause: 'NO_CHEAPER_REPLACEMENT',
+        detail: "Karpenter says \"Can't replace with a cheaper node\"",
+        step: "kubectl describe node ip-10-59-78-162.ec2.internal | grep -A 12 'Allocated resources'",
+        mentions: ['m6a.xlarge on-demand'],
+      },
+      {
+        name: 'consolidation-blocked-pods-would-not-schedule',
+        cause: 'PODS_WOULD_NOT_SCHEDULE',
+        detail: "Karpenter says \"Can't remove without creating 2 candidates\"",
+        step: "kubectl describe node ip-10-59-44-91.ec2.internal | grep -A 12 'Allocated resources'",
+        mentions: ['3 pods besides DaemonSets'],
+      },
+    ] as const
+  ).map(
+    ({ name, cause, detail, step, mentions }): ExampleCase => ({
+      name,
+      cluster: 'shop-prod',
+      complete: true,
+      findings: [
+        {
+          code: 'CONSOLIDATION_BLOCKED',
+          cause,
+          // Two m6a/m7i.xlarge nodes cost well under the 50 USD a day --waste-per-day default.
+          severity: 'info',
+          ...manual,
+          resource: { kind: 'NodePool', name: 'default' },
+          detail,
+          step,
+          mentions: ['default-7xq2m', 'default-p4k9d', 'Consolidatable since 2025-12-31T07:19:31Z', ...mentions],
+        },
+      ],
+    }),
+  ),
   { name: 'healthy', cluster: 'aws-2026-eks', complete: true, exact: true, findings: [] },
 ];
 
@@ -919,6 +1013,29 @@ describe('bundled examples', () => {
 
     // Assess
     expect(report.findings.filter((f) => f.cause?.code === 'INSUFFICIENT_CAPACITY').map(describeFinding)).toEqual([]);
+  });
+
+  // Each consolidation example's evidence contradicts every other cause: its report must not print their fixes.
+  it.each([
+    ['featureGates.spotToSpotConsolidation=true', ['consolidation-blocked-spot-to-spot-disabled']],
+    ['karpenter.sh/do-not-disrupt-', ['consolidation-blocked-do-not-disrupt-pod', 'consolidation-blocked-do-not-disrupt-node']],
+    ['"consolidationPolicy":"WhenEmptyOrUnderutilized"', ['consolidation-blocked-when-empty']],
+    ['"budgets":[', ['consolidation-blocked-budget']],
+    ['kubectl patch pdb', ['consolidation-blocked-pdb']],
+    ['kubectl delete pdb', ['consolidation-blocked-multiple-pdbs']],
+  ])('only the examples whose cause needs it print %s', async (fix, owners) => {
+    // Prepare
+    const names = CASES.map((c) => c.name).filter((n) => n.startsWith('consolidation-blocked-'));
+
+    // Act
+    const printing: string[] = [];
+    for (const name of names) {
+      const { report } = await diagnose(name);
+      if (report.findings.some((f) => f.remediation?.steps.join('\n').includes(fix))) printing.push(name);
+    }
+
+    // Assess
+    expect(printing.sort()).toEqual([...owners].sort());
   });
 
   it('the healthy cluster has no finding at warning or above', async () => {

@@ -14,6 +14,7 @@ import {
   parseFlags,
   stringOf,
   stringsOf,
+  usdOf,
   type ParsedFlags,
 } from '../args.ts';
 import { outputWidth, writeLines, writeNote } from '../io.ts';
@@ -56,7 +57,7 @@ const OPTIONS = {
 /** `  --orphan-grace DUR           an unmatched instance … (default 10m, at least 5m)`: one usage line per threshold. */
 function thresholdUsage(t: Threshold): string {
   const least = minimumText(t);
-  const flag = `--${t.flag} ${t.unit === 'count' ? 'N' : 'DUR'}`;
+  const flag = `--${t.flag} ${t.unit === 'count' ? 'N' : t.unit === 'usd' ? 'USD' : 'DUR'}`;
   return `  ${flag.padEnd(27)}  ${t.help} (default ${thresholdText(t, t.default)}${least ? `, ${least}` : ''})`;
 }
 
@@ -84,7 +85,7 @@ Input:
                                --simulate: the capture's own time, see ${docReference('capture.md')}; live: now)
   --max-file-size SIZE         --from/--simulate: refuse a capture file holding more than this, unpacked (default ${formatByteSize(DEFAULT_MAX_FILE_BYTES).replace(' ', '')}; 512MiB, 2GiB, bytes)
 
-Thresholds (90s, 5m, 1h30m, or seconds):
+Thresholds (durations: 90s, 5m, 1h30m, or seconds; USD: 50, 12.5):
 ${THRESHOLDS.map(thresholdUsage).join('\n')}
   --max-terminations N         at most N instance terminations per run (default ${CLI_ACTIONS.maxTerminationsPerRun})
 
@@ -106,6 +107,7 @@ Exit codes: 0 nothing at or above --fail-on, 1 something is, 2 usage error or no
 /** A threshold's flag, else its default; a duration no shorter than its minimum (`--orphan-grace`, docs/guardrails.md). */
 function thresholdOf(t: Threshold, value: ParsedFlags['values'][string]): number {
   if (t.unit === 'count') return countOf(t.flag, value, t.default);
+  if (t.unit === 'usd') return usdOf(t.flag, value, t.default, t.range);
   const ms = durationOf(t.flag, value, t.default);
   if (t.min && ms < t.min.ms) {
     throw new UsageError(`--${t.flag} must be at least ${formatDuration(t.min.ms)}: ${t.min.why} (got '${String(value)}')`);

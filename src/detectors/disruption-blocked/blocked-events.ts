@@ -16,15 +16,11 @@ import type { CauseCodeOf } from '../../domain/codes.ts';
 import type { KubeEvent } from '../../domain/kube.ts';
 import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import type { BlockedClaim } from './blocked-claims.ts';
+import { blockedCauseOf, clusterScopedEvents } from '../karpenter/disruption-messages.ts';
 
 const DISRUPTION_BLOCKED = 'DisruptionBlocked';
 
 export type EventCause = Exclude<CauseCodeOf<'DISRUPTION_BLOCKED'>, 'UNKNOWN'>;
-
-/** Events about a cluster-scoped object (recorded without a namespace, or in `default` by some clients). */
-function clusterScopedEvents(index: SnapshotIndex, kind: string, name: string): KubeEvent[] {
-  return [...index.eventsFor(kind, undefined, name), ...index.eventsFor(kind, 'default', name)];
-}
 
 export interface BlockedMessage {
   /** As Karpenter wrote it, once per wording. */
@@ -38,26 +34,9 @@ export interface BlockedMessage {
   named: string | undefined;
 }
 
-const BUDGET = /^No allowed disruptions(?: for disruption reason (\w+))? due to blocking budget/i;
-const PDB = /pdb (?:"([^"]+)" )?prevents pod evictions/i;
-const MULTIPLE = /eviction does not support multiple pdbs/i;
-const POD_DND = /pod (?:"([^"]+)" )?has "karpenter\.sh\/do-not-disrupt" annotation/i;
-const NODE_DND = /disruption is blocked through the "karpenter\.sh\/do-not-disrupt" annotation/i;
-const NOT_INITIALIZED = /^(?:state )?node isn't initialized/i;
-
-/** What a Node/NodeClaim (or NodePool) `DisruptionBlocked` message says blocks disruption. */
+/** What a Node/NodeClaim (or NodePool) `DisruptionBlocked` message says blocks disruption (karpenter/disruption-messages.ts). */
 export function causeOfMessage(message: string): { cause: EventCause | undefined; named: string | undefined; reason?: string } {
-  const text = message.replace(/^Cannot disrupt (?:Node|NodeClaim): /, '');
-  const budget = BUDGET.exec(text);
-  if (budget) return { cause: 'BUDGET_BLOCKS', named: undefined, ...(budget[1] ? { reason: budget[1] } : {}) };
-  const pdb = PDB.exec(text);
-  if (pdb) return { cause: 'PDB_BLOCKS_EVICTION', named: pdb[1] };
-  if (MULTIPLE.test(text)) return { cause: 'MULTIPLE_PDBS', named: undefined };
-  const pod = POD_DND.exec(text);
-  if (pod) return { cause: 'DO_NOT_DISRUPT_POD', named: pod[1] };
-  if (NODE_DND.test(text)) return { cause: 'DO_NOT_DISRUPT_NODE', named: undefined };
-  if (NOT_INITIALIZED.test(text)) return { cause: 'NODE_NOT_INITIALIZED', named: undefined };
-  return { cause: undefined, named: undefined };
+  return blockedCauseOf(message);
 }
 
 function group(events: readonly { event: KubeEvent; object: string }[]): BlockedMessage[] {

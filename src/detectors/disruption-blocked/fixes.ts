@@ -7,16 +7,13 @@
  * Nothing here is automated.
  */
 import { commandStep } from '../../domain/finding.ts';
-import type { DisruptionBudget, NodePool } from '../../domain/kube.ts';
+import type { NodePool } from '../../domain/kube.ts';
 import { shellJson, shellQuote, shellWords } from '../../domain/shell.ts';
-import { DEFAULT_BUDGET, budgetCap } from '../karpenter/disruption-budgets.ts';
-import { removeDoNotDisrupt, terminationGracePeriodPatch } from '../karpenter/disruption-steps.ts';
+import { budgetsAllowing, removeDoNotDisrupt, terminationGracePeriodPatch } from '../karpenter/disruption-steps.ts';
 
 export const BUDGET_SEMANTICS =
   'A budget caps how many of the NodePool’s nodes may be disrupting at once (not how many per hour); the most ' +
   'restrictive active budget wins; a `schedule` (cron, UTC) opens a budget for its `duration`; expiry is not budgeted in v1.';
-
-const REASONS_BUT_DRIFT = ['Underutilized', 'Empty'];
 
 function nsName(text: string): { namespace: string; name: string } {
   const slash = text.indexOf('/');
@@ -52,27 +49,6 @@ export function budgetsViewStep(pool: string): string {
   );
 }
 
-/**
- * The NodePool's budgets with drift let through one node at a time: every budget that caps Drifted
- * at 0 no longer applies to Drifted (it keeps gating the other reasons), and a budget
- * `{nodes: "1", reasons: [Drifted]}` is added unless an unscheduled one for Drifted alone is kept.
- */
-export function budgetsAllowingDrift(np: NodePool | undefined, nodeCount: number): DisruptionBudget[] {
-  const own = np?.spec?.disruption?.budgets ?? [{ ...DEFAULT_BUDGET }];
-  const kept: DisruptionBudget[] = [];
-  for (const b of own) {
-    const appliesToDrift = b.reasons === undefined || b.reasons.includes('Drifted');
-    if (!appliesToDrift || budgetCap(b.nodes, nodeCount) !== 0) {
-      kept.push({ ...b });
-      continue;
-    }
-    const reasons = (b.reasons ?? REASONS_BUT_DRIFT).filter((r) => r !== 'Drifted');
-    if (reasons.length > 0) kept.push({ ...b, reasons });
-  }
-  const driftOnly = kept.some((b) => b.reasons?.length === 1 && b.reasons[0] === 'Drifted' && b.schedule === undefined);
-  return driftOnly ? kept : [...kept, { nodes: '1', reasons: ['Drifted'] }];
-}
-
 export function budgetPatchStep(pool: string, np: NodePool | undefined, nodeCount: number, opensAt: string | undefined): string {
   const own = np?.spec?.disruption?.budgets;
   const kept =
@@ -83,7 +59,7 @@ export function budgetPatchStep(pool: string, np: NodePool | undefined, nodeCoun
   return commandStep(
     `Let drift replace NodePool ${pool}'s nodes one at a time, ${kept}${wait}`,
     `kubectl patch nodepool ${shellQuote(pool)} --type=merge -p ${shellJson({
-      spec: { disruption: { budgets: budgetsAllowingDrift(np, nodeCount) } },
+      spec: { disruption: { budgets: budgetsAllowing(np, 'Drifted', nodeCount) } },
     })}`,
   );
 }

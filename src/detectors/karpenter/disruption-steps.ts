@@ -1,11 +1,38 @@
 /**
- * The commands NODE_TERMINATION_STUCK (a node being drained) and DISRUPTION_BLOCKED (a node
- * Karpenter wants to replace) both print beside the PDB steps (pdb-steps.ts): the NodePool's
- * terminationGracePeriod, and the do-not-disrupt annotation removed. Each finding words its own
+ * The commands NODE_TERMINATION_STUCK (a node being drained), DISRUPTION_BLOCKED (a node
+ * Karpenter wants to replace) and CONSOLIDATION_BLOCKED (a node it could remove) print beside the PDB steps (pdb-steps.ts): the NodePool's
+ * terminationGracePeriod, the budgets let through one node, and the do-not-disrupt annotation removed. Each finding words its own
  * `# why`; the commands are built here once, every value from the cluster quoted.
  */
+import type { DisruptionBudget, NodePool } from '../../domain/kube.ts';
 import { shellJson, shellQuote } from '../../domain/shell.ts';
+import { DEFAULT_BUDGET, budgetCap, type DisruptionReason } from './disruption-budgets.ts';
 import { DO_NOT_DISRUPT_ANNOTATION } from './eviction-blockers.ts';
+
+const REASONS: readonly DisruptionReason[] = ['Underutilized', 'Empty', 'Drifted'];
+
+/**
+ * The NodePool's budgets with `reason` let through one node at a time (DISRUPTION_BLOCKED for
+ * Drifted, CONSOLIDATION_BLOCKED for Underutilized or Empty): every budget that caps `reason` at 0
+ * no longer applies to it (it keeps gating the other reasons), and a budget
+ * `{nodes: "1", reasons: [reason]}` is added unless an unscheduled one for `reason` alone is kept.
+ * Printed whole: a JSON merge patch replaces the whole list.
+ */
+export function budgetsAllowing(np: NodePool | undefined, reason: DisruptionReason, nodeCount: number): DisruptionBudget[] {
+  const own = np?.spec?.disruption?.budgets ?? [{ ...DEFAULT_BUDGET }];
+  const kept: DisruptionBudget[] = [];
+  for (const b of own) {
+    const applies = b.reasons === undefined || b.reasons.includes(reason);
+    if (!applies || budgetCap(b.nodes, nodeCount) !== 0) {
+      kept.push({ ...b });
+      continue;
+    }
+    const reasons = (b.reasons ?? REASONS).filter((r) => r !== reason);
+    if (reasons.length > 0) kept.push({ ...b, reasons });
+  }
+  const alone = kept.some((b) => b.reasons?.length === 1 && b.reasons[0] === reason && b.schedule === undefined);
+  return alone ? kept : [...kept, { nodes: '1', reasons: [reason] }];
+}
 
 /**
  * `kubectl patch nodepool POOL ... terminationGracePeriod: 24h`: after it, Karpenter deletes the

@@ -133,4 +133,43 @@ describe('parseGoDuration', () => {
   it.each(['', '30d', '10', 'never', 'h', '5m junk'])('%j is no Go duration', (text) => {
     expect(parseGoDuration(text)).toBeUndefined();
   });
+
+  it('picks nodes Consolidatable for at least 6h, at most 20 per NodePool and those waiting longest, never one consolidatable for 10 minutes', () => {
+    const consolidatable = (name: string, pool: string, hoursAgo: number) =>
+      nodeClaim({
+        name,
+        nodePool: pool,
+        nodeName: `n-${name}`,
+        conditions: [
+          condition('Initialized', 'True'),
+          condition('Consolidatable', 'True', {
+            lastTransitionTime: new Date(NOW.getTime() - hoursAgo * 3_600_000).toISOString(),
+          }),
+        ],
+      });
+    const big = Array.from({ length: 25 }, (_, i) => consolidatable(`big-${String(i).padStart(2, '0')}`, 'big', 7 + i));
+    const claims = [...big, consolidatable('small-1', 'small', 8), consolidatable('small-2', 'small', 10 / 60)];
+
+    const picked = nodesOfInterest([], claims, [], NOW);
+
+    expect(picked.filter((n) => n.startsWith('n-big-'))).toHaveLength(20);
+    expect(picked).not.toContain('n-big-00');
+    expect(picked).toContain('n-big-24');
+    expect(picked).toContain('n-small-1');
+    expect(picked).not.toContain('n-small-2');
+  });
+
+  it('where consolidateAfter is Never (no Consolidatable condition), picks nodes initialised at least 6h ago', () => {
+    const never = nodePool({ name: 'never', disruption: { consolidateAfter: 'Never' } });
+    const on = nodePool({ name: 'on', disruption: { consolidateAfter: '5m' } });
+    const initialised = (name: string, pool: string) =>
+      nodeClaim({
+        name,
+        nodePool: pool,
+        nodeName: `n-${name}`,
+        conditions: [condition('Initialized', 'True', { lastTransitionTime: T0 })],
+      });
+
+    expect(nodesOfInterest([], [initialised('a', 'never'), initialised('b', 'on')], [never, on], NOW)).toEqual(['n-a']);
+  });
 });

@@ -28,6 +28,7 @@ import {
 } from '../../factories/karpenter.ts';
 import { claimNode, poolWith, runningClaim, webPod } from './disruption-blocked/fixtures.ts';
 import { claimOf, kubeletSilent, memoryPressure, networkNotReady, poolNode } from './node-not-ready/fixtures.ts';
+import { IDLE, daemonPod, idleClaim, idleNode, idlePool, karpenterEvent, webPodOn } from './consolidation-blocked/fixtures.ts';
 import {
   T0,
   awsAuth,
@@ -902,6 +903,115 @@ export const SCENARIOS: Scenario[] = [
       ],
     }),
     produces: ['CONSOLIDATION_CHURN/UNKNOWN'],
+  },
+  {
+    name: 'idle node 8h in a NodePool with consolidateAfter: Never',
+    snapshot: idlePool({
+      nodePools: [nodePool({ name: 'default', disruption: { consolidateAfter: 'Never' } })],
+      nodeClaims: [idleClaim(IDLE, { since: null })],
+    }),
+    produces: ['CONSOLIDATION_BLOCKED/CONSOLIDATION_DISABLED'],
+  },
+  {
+    name: 'underused node 8h in a WhenEmpty NodePool',
+    snapshot: idlePool({
+      nodePools: [nodePool({ name: 'default', disruption: { consolidationPolicy: 'WhenEmpty', consolidateAfter: '3m' } })],
+    }),
+    produces: ['CONSOLIDATION_BLOCKED/CONSOLIDATION_DISABLED'],
+  },
+  {
+    name: 'idle node held by a budget of 0 for Underutilized',
+    snapshot: idlePool({
+      nodePools: [poolWith({ disruption: { consolidateAfter: '5m', budgets: [{ nodes: '0', reasons: ['Underutilized'] }] } })],
+    }),
+    produces: ['CONSOLIDATION_BLOCKED/BUDGET_BLOCKS'],
+  },
+  {
+    name: 'idle node held by a PDB that allows no disruption',
+    snapshot: idlePool({ pdbs: [pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' }, disruptionsAllowed: 0 })] }),
+    produces: ['CONSOLIDATION_BLOCKED/PDB_BLOCKS_EVICTION'],
+  },
+  {
+    name: 'idle node held by a pod under two PDBs',
+    snapshot: idlePool({
+      pdbs: [
+        pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' } }),
+        pdb({ name: 'web-all', namespace: 'shop', matchLabels: { app: 'web' } }),
+      ],
+    }),
+    produces: ['CONSOLIDATION_BLOCKED/MULTIPLE_PDBS'],
+  },
+  {
+    name: 'idle node held by a do-not-disrupt pod',
+    snapshot: idlePool({
+      pods: [daemonPod(IDLE), webPodOn(IDLE, 'etl-5f6d7c8b9-q8w7e', { 'karpenter.sh/do-not-disrupt': 'true' })],
+    }),
+    produces: ['CONSOLIDATION_BLOCKED/DO_NOT_DISRUPT_POD'],
+  },
+  {
+    name: 'idle node annotated do-not-disrupt',
+    snapshot: idlePool({ nodes: [withAnnotations(idleNode(IDLE), { 'karpenter.sh/do-not-disrupt': 'true' })] }),
+    produces: ['CONSOLIDATION_BLOCKED/DO_NOT_DISRUPT_NODE'],
+  },
+  {
+    name: 'idle Spot node, spot-to-spot consolidation off',
+    snapshot: idlePool({
+      nodes: [idleNode(IDLE, { capacity: 'spot' })],
+      events: [
+        karpenterEvent(
+          'NodeClaim',
+          IDLE,
+          'Unconsolidatable',
+          "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node",
+          12,
+        ),
+      ],
+    }),
+    produces: ['CONSOLIDATION_BLOCKED/SPOT_TO_SPOT_DISABLED'],
+  },
+  {
+    name: 'idle Spot node, fewer than 15 cheaper types',
+    snapshot: idlePool({
+      nodes: [idleNode(IDLE, { capacity: 'spot' })],
+      events: [
+        karpenterEvent(
+          'NodeClaim',
+          IDLE,
+          'Unconsolidatable',
+          'SpotToSpotConsolidation requires 15 cheaper instance type options than the current candidate to consolidate, got 6',
+          3,
+        ),
+      ],
+    }),
+    produces: ['CONSOLIDATION_BLOCKED/TOO_FEW_CHEAPER_TYPES'],
+  },
+  {
+    name: 'idle node, no cheaper replacement',
+    snapshot: idlePool({
+      events: [
+        karpenterEvent('Node', idleNode(IDLE).metadata?.name ?? '', 'Unconsolidatable', "Can't replace with a cheaper node", 47),
+      ],
+    }),
+    produces: ['CONSOLIDATION_BLOCKED/NO_CHEAPER_REPLACEMENT'],
+  },
+  {
+    name: 'idle node whose pods would not schedule elsewhere',
+    snapshot: idlePool({
+      events: [
+        karpenterEvent(
+          'NodeClaim',
+          IDLE,
+          'Unconsolidatable',
+          'Not all pods would schedule, shop/web-7d4b9c8f6d-x2x9k => unsatisfiable topology constraint for pod anti-affinity, key=kubernetes.io/hostname (counts = map[], podDomains = [], nodeDomains = [] ',
+        ),
+      ],
+    }),
+    produces: ['CONSOLIDATION_BLOCKED/PODS_WOULD_NOT_SCHEDULE'],
+  },
+  {
+    name: 'idle node, nothing captured says why',
+    snapshot: idlePool(),
+    produces: ['CONSOLIDATION_BLOCKED/UNKNOWN'],
   },
   {
     name: 'AMI drift held by a budget of 0 for Drifted',

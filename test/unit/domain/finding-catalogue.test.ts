@@ -33,10 +33,17 @@ const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 /** What the stack sets on every scan function; the thresholds come on top. */
 const SCAN_ENV = { AWS_REGION: 'eu-west-1', STATE_TABLE: 'state', ALERT_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:alerts' };
 
+/** A threshold's value as written and as read, unlike any default: 37, 37m, 37.5 USD. */
+function unlikeDefault(t: (typeof THRESHOLDS)[number]): [string, number] {
+  if (t.unit === 'count') return ['37', 37];
+  if (t.unit === 'usd') return ['37.5', 37.5];
+  return ['37m', 37 * 60_000];
+}
+
 describe('each threshold of the catalogue', () => {
   it.each(THRESHOLDS.map((t) => [t.env, t] as const))('%s sets its setting in the scan function', (_env, t) => {
     // Prepare: a value unlike any default
-    const [text, value] = t.unit === 'count' ? ['37', 37] : ['37m', 37 * 60_000];
+    const [text, value] = unlikeDefault(t);
 
     const detection = readScanConfig({ ...SCAN_ENV, [t.env]: text }).detection;
 
@@ -52,7 +59,7 @@ describe('each threshold of the catalogue', () => {
 
   it.each(THRESHOLDS.map((t) => [t.flag, t] as const))('--%s sets its setting in `scan`, and only that one', async (flag, t) => {
     // Prepare: a value unlike any default, and a detector that keeps the settings it is given
-    const [text, value] = t.unit === 'count' ? ['37', 37] : ['37m', 37 * 60_000];
+    const [text, value] = unlikeDefault(t);
     const seen: unknown[] = [];
     const probe: Detector = {
       code: 'PODS_PENDING_PROLONGED',

@@ -413,6 +413,13 @@ describe('scan: usage errors are one line and exit 2', () => {
     [['scan', '--from', 'cap', '--orphan-grace', '299'], '--orphan-grace must be at least 5m'],
     [['scan', '--from', 'cap', '--max-terminations', 'all'], "--max-terminations must be a whole number, 0 or more (got 'all')"],
     [
+      ['scan', '--from', 'cap', '--waste-per-day', '$50'],
+      "--waste-per-day must be an amount of USD from 0 to 1000000, such as 50 or 12.5 (got '$50')",
+    ],
+    [['scan', '--from', 'cap', '--waste-per-day', '1e3'], '--waste-per-day must be an amount of USD'],
+    [['scan', '--from', 'cap', '--waste-per-day', '12.345'], '--waste-per-day must be an amount of USD'],
+    [['scan', '--from', 'cap', '--waste-per-day', '2000000'], '--waste-per-day must be an amount of USD from 0 to 1000000'],
+    [
       ['scan', '--from', 'cap', '--max-file-size', 'huge'],
       "--max-file-size must be a size such as 512MiB, 2GiB or a number of bytes (got 'huge')",
     ],

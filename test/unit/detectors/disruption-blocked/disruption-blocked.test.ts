@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { disruptionBlocked } from '../../../../src/detectors/disruption-blocked/detector.ts';
-import { budgetsAllowingDrift } from '../../../../src/detectors/disruption-blocked/fixes.ts';
+import { budgetsAllowing } from '../../../../src/detectors/karpenter/disruption-steps.ts';
 import { causeOfMessage } from '../../../../src/detectors/disruption-blocked/blocked-events.ts';
 import { DEFAULT_DETECTION } from '../../../../src/domain/settings.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
@@ -418,14 +418,14 @@ describe('DISRUPTION_BLOCKED: the budget patch', () => {
   it('takes Drifted out of an all-reasons budget of 0 and adds one node at a time for Drifted', () => {
     const np = poolWith({ disruption: { budgets: [{ nodes: '0', schedule: '0 9 * * mon-fri', duration: '8h' }] } });
 
-    expect(budgetsAllowingDrift(np, 10)).toEqual([
+    expect(budgetsAllowing(np, 'Drifted', 10)).toEqual([
       { nodes: '0', reasons: ['Underutilized', 'Empty'], schedule: '0 9 * * mon-fri', duration: '8h' },
       { nodes: '1', reasons: ['Drifted'] },
     ]);
   });
 
   it("keeps Karpenter's default when the NodePool has no budgets", () => {
-    expect(budgetsAllowingDrift(poolWith({}), 10)).toEqual([{ nodes: '10%' }, { nodes: '1', reasons: ['Drifted'] }]);
+    expect(budgetsAllowing(poolWith({}), 'Drifted', 10)).toEqual([{ nodes: '10%' }, { nodes: '1', reasons: ['Drifted'] }]);
   });
 });
 

@@ -1,0 +1,131 @@
+/**
+ * CONSOLIDATION_BLOCKED's Detector and the finding it assembles for each NodePool: the title (how
+ * many idle nodes, for how long, at what cost), the evidence in reading order (how each node was
+ * judged, Karpenter's own texts, the cause's lines, one line per node), the steps (the checks
+ * first, then the cause's). Which nodes (idle-nodes.ts) and why (explain.ts) are decided apart.
+ */
+import { costOf } from '../../domain/cost.ts';
+import { manualRemediation, newFinding, type Finding } from '../../domain/finding.ts';
+import { toIsoSeconds } from '../../domain/kube-helpers.ts';
+import { formatDuration } from '../../domain/settings.ts';
+import type { DetectContext, Detector } from '../detector.ts';
+import { explain } from './explain.ts';
+import type { PoolEvidence } from './explanation.ts';
+import { describeStep, eventsStep, nodesStep } from './fixes.ts';
+import { idleNodesByPool, pricedInstances, type IdleNode } from './idle-nodes.ts';
+import { describeMessage, nodeMessages, poolBudgetMessages } from './karpenter-events.ts';
+
+type Code = 'CONSOLIDATION_BLOCKED';
+
+/**
+ * CONSOLIDATION_BLOCKED: Karpenter nodes it could consolidate but has not for at least
+ * `settings.consolidationBlockedMs` (docs/findings.md#consolidation_blocked). One finding per
+ * NodePool; info, a warning once their cost reaches `settings.wastePerDay` USD a day. Nothing is automated.
+ */
+export const consolidationBlocked: Detector<Code> = {
+  code: 'CONSOLIDATION_BLOCKED',
+  // NodeClaims, or (Provisioner era, NodeClaims not captured) Nodes with Karpenter's events about them.
+  requires: [],
+  anyOf: ['nodeclaims', 'nodes'],
+  // Pods judge idle nodes where the condition is absent and name the blocking pods; the rest refine causes.
+  refinedBy: ['nodepools', 'nodes', 'pods', 'pdbs', 'events', 'deployments'],
+  detect(ctx) {
+    const byPool = idleNodesByPool(ctx.index, ctx.now, ctx.settings.consolidationBlockedMs);
+    return [...byPool].sort(([a], [b]) => a.localeCompare(b)).map(([pool, nodes]) => findingFor(ctx, pool, nodes));
+  },
+};
+
+const MAX_LISTED = 10;
+
+function iso(ms: number): string {
+  return toIsoSeconds(new Date(ms));
+}
+
+function findingFor(ctx: DetectContext, pool: string, nodes: IdleNode[]): Finding<Code> {
+  const events = ctx.snapshot.captured.has('events');
+  const e: PoolEvidence = {
+    pool,
+    np: ctx.index.nodePoolsByName.get(pool),
+    nodes,
+    nodeMessages: events ? nodeMessages(ctx.index, nodes) : [],
+    poolMessages: events ? poolBudgetMessages(ctx.index, pool) : [],
+  };
+  const explained = explain(ctx, e);
+  const oldest = nodes[0];
+  const cost = costOf(ctx.prices, pricedInstances(nodes));
+  const warning = cost !== undefined && cost.perDayUsd >= ctx.settings.wastePerDay;
+  const evidence = [
+    ...judgedEvidence(ctx, pool, nodes),
+    ...e.poolMessages.map(describeMessage),
+    ...e.nodeMessages.slice(0, MAX_LISTED).map(describeMessage),
+    ...(cost
+      ? [
+          `cost: $${cost.perDayUsd.toFixed(2)} a day (${cost.basis})${warning ? `, at least --waste-per-day ${ctx.settings.wastePerDay}` : ''}`,
+        ]
+      : []),
+    ...perNodeEvidence(ctx, nodes),
+  ];
+  const first = nodes.some((n) => n.claim) ? nodesStep(pool) : describeStep(oldest);
+  const steps = [first, ...(events ? [eventsStep()] : []), ...explained.steps];
+  return newFinding({
+    code: 'CONSOLIDATION_BLOCKED',
+    severity: warning ? 'warning' : 'info',
+    title:
+      `${nodes.length} node${nodes.length === 1 ? '' : 's'} of NodePool ${pool} Karpenter could consolidate but does not` +
+      (oldest ? ` (the oldest for ${formatDuration(ctx.now.getTime() - oldest.since)})` : '') +
+      (cost ? `, $${cost.perDayUsd.toFixed(2)} a day` : ''),
+    resource: { kind: 'NodePool', name: pool },
+    since: oldest ? iso(oldest.since) : null,
+    cause: { code: explained.cause, detail: explained.detail },
+    evidence,
+    remediation: manualRemediation([...new Set(steps)]),
+    counts: { objects: nodes.length, nodePool: pool },
+    ...(cost ? { cost } : {}),
+  });
+}
+
+function judgedEvidence(ctx: DetectContext, pool: string, nodes: IdleNode[]): string[] {
+  const evidence: string[] = [];
+  const consolidatable = nodes.filter((n) => n.basis === 'consolidatable').length;
+  if (consolidatable > 0)
+    evidence.push(
+      `${consolidatable} NodeClaim${consolidatable === 1 ? ' is' : 's are'} Consolidatable=True (Karpenter's own verdict)`,
+    );
+  const told = nodes.filter((n) => n.basis === 'event').length;
+  if (told > 0)
+    evidence.push(
+      `${told} node${told === 1 ? ' has' : 's have'} no NodeClaim in the capture (Provisioner era, or NodeClaims not captured), ` +
+        'is older than the threshold and Karpenter named it in Unconsolidatable or DisruptionBlocked',
+    );
+  const idle = nodes.length - consolidatable - told;
+  if (idle > 0)
+    evidence.push(
+      `${idle} node${idle === 1 ? ' has' : 's have'} no Consolidatable condition (consolidation off, or Karpenter before v1) and ` +
+        'run no pods but DaemonSet ones, or request under half their CPU and memory',
+    );
+  if (!ctx.snapshot.captured.has('nodepools'))
+    evidence.push('NodePools were not captured: consolidateAfter, the policy and the budgets were not checked');
+  else if (!ctx.index.nodePoolsByName.get(pool))
+    evidence.push(`NodePool ${pool} is not in the capture: its disruption settings are unknown`);
+  return evidence;
+}
+
+/** One line per node (the first ten): since when, its type, its pods. */
+function perNodeEvidence(ctx: DetectContext, nodes: IdleNode[]): string[] {
+  const lines = nodes.slice(0, MAX_LISTED).map((n) => {
+    const labels = n.node?.metadata?.labels ?? n.claim?.metadata?.labels ?? {};
+    const type = [labels['node.kubernetes.io/instance-type'], labels['karpenter.sh/capacity-type']].filter(Boolean).join(' ');
+    const pods =
+      n.workloadPods === undefined
+        ? ''
+        : `, ${n.workloadPods.length} pod${n.workloadPods.length === 1 ? '' : 's'} besides DaemonSets`;
+    const what = { consolidatable: 'Consolidatable since', idle: 'idle since', event: "Karpenter's first word about it at" }[
+      n.basis
+    ];
+    const node = n.nodeName ? `Node ${n.nodeName}${type ? ` (${type})` : ''}` : '';
+    const object = n.claimName ? `NodeClaim ${n.claimName}${node ? ` (${node})` : ''}` : node;
+    return `${object}: ${what} ${iso(n.since)}, ${formatDuration(ctx.now.getTime() - n.since)} ago${pods}`;
+  });
+  if (nodes.length > MAX_LISTED) lines.push(`... and ${nodes.length - MAX_LISTED} more nodes`);
+  return lines;
+}

@@ -1,0 +1,263 @@
+/**
+ * Why a NodePool's idle nodes stay, the first cause that applies (docs/findings.md#consolidation_blocked):
+ * 1. a NodePool-wide setting: consolidation off (`consolidateAfter: Never`, or `WhenEmpty` while the
+ *    nodes run pods), then a budget allowing 0 disruptions for the reason now: Karpenter does not
+ *    even evaluate the nodes, so whatever else holds them is moot until these change;
+ * 2. what holds each node in Karpenter's candidate checks (core `NewCandidate`), which run before
+ *    any consolidation simulation: a PDB allowing 0, a pod under several PDBs, a do-not-disrupt pod,
+ *    the Node or NodeClaim annotated do-not-disrupt (pod-blockers.ts);
+ * 3. what the simulation itself said, known only from Karpenter's `Unconsolidatable` events:
+ *    spot-to-spot off, too few cheaper types, no cheaper replacement, pods that would not schedule;
+ * 4. else UNKNOWN, with the candidates the capture leaves open and the checks that tell them apart.
+ * The captured objects decide; an event stands in only for objects not captured (it may be stale).
+ */
+import { conditionOf, toIsoSeconds } from '../../domain/kube-helpers.ts';
+import { formatDuration } from '../../domain/settings.ts';
+import type { DetectContext } from '../detector.ts';
+import { allowedDisruptions, nextOpening, type DisruptionReason } from '../karpenter/disruption-budgets.ts';
+import { karpenterRelease } from '../karpenter/helm.ts';
+import { consolidationOff, type IdleNode } from './idle-nodes.ts';
+import type { KarpenterMessage } from './karpenter-events.ts';
+import { list, type Explained, type PoolEvidence } from './explanation.ts';
+import {
+  allocatedStep,
+  budgetPatchStep,
+  budgetsViewStep,
+  consolidateAfterStep,
+  controllerLogStep,
+  describeStep,
+  disruptionViewStep,
+  eventsStep,
+  nodeAnnotationSteps,
+  podStep,
+  policyStep,
+  requirementsStep,
+  spotToSpotStep,
+} from './fixes.ts';
+import { podCause } from './pod-cause.ts';
+
+const quote = (m: KarpenterMessage) => `"${m.message}" (${m.reason} ×${m.count} on ${list(m.objects, 2)})`;
+
+export function explain(ctx: DetectContext, e: PoolEvidence): Explained {
+  return (
+    disabledCause(e) ??
+    budgetCause(ctx, e) ??
+    podCause(ctx, e) ??
+    nodeAnnotationCause(ctx, e) ??
+    unconsolidatableCause(ctx, e) ??
+    unknownCause(ctx, e)
+  );
+}
+
+function disabledCause(e: PoolEvidence): Explained | undefined {
+  const off = consolidationOff(e.np);
+  const running = e.nodes.filter((n) => (n.workloadPods?.length ?? 0) > 0);
+  if (off === 'never') {
+    return {
+      cause: 'CONSOLIDATION_DISABLED',
+      detail:
+        `NodePool ${e.pool} has consolidateAfter: Never: Karpenter never consolidates its nodes (it removes their Consolidatable condition), ` +
+        'so idle and underused ones stay until something else replaces them.',
+      steps: [consolidateAfterStep(e.pool)],
+    };
+  }
+  if (off === 'when-empty' && running.length > 0) {
+    const pods = running.reduce((sum, n) => sum + (n.workloadPods?.length ?? 0), 0);
+    return {
+      cause: 'CONSOLIDATION_DISABLED',
+      detail:
+        `NodePool ${e.pool}'s consolidationPolicy is WhenEmpty: Karpenter removes only nodes with no pods but DaemonSet ones, and ` +
+        `${running.length} of these nodes still run ${pods} pod${pods === 1 ? '' : 's'} (${list(
+          running.map((n) => n.nodeName ?? n.claimName ?? '?'),
+          3,
+        )}). ` +
+        'Karpenter v0.3x says nothing about them; v1 says "has non-empty consolidation disabled" (v1.14: "has consolidation policy WhenEmpty, but node is not empty").',
+      steps: [policyStep(e.pool, e.np)],
+    };
+  }
+  // The NodePool was not captured: Karpenter's own words stand in for its spec.
+  const said = e.np ? undefined : e.nodeMessages.find((m) => m.cause === 'CONSOLIDATION_DISABLED');
+  if (!said) return undefined;
+  return {
+    cause: 'CONSOLIDATION_DISABLED',
+    detail: `Karpenter says ${quote(said)}: consolidation is off for these nodes in NodePool ${e.pool}'s spec.disruption (consolidateAfter: Never, or the policy WhenEmpty while they run pods).`,
+    steps: [disruptionViewStep(e.pool)],
+  };
+}
+
+/** Underutilized while some node runs pods, Empty when every one is empty (Karpenter's two consolidation reasons). */
+function reasonOf(nodes: readonly IdleNode[]): DisruptionReason {
+  return nodes.every((n) => n.workloadPods !== undefined && n.workloadPods.length === 0) ? 'Empty' : 'Underutilized';
+}
+
+function budgetCause(ctx: DetectContext, e: PoolEvidence): Explained | undefined {
+  const reason = reasonOf(e.nodes);
+  if (e.np) {
+    const nodeCount = Math.max(
+      e.nodes.length,
+      (ctx.index.nodeClaimsByNodePool.get(e.pool) ?? []).filter((c) => conditionOf(c, 'Initialized')?.status === 'True').length,
+    );
+    const allowed = allowedDisruptions(e.np, reason, nodeCount, ctx.now);
+    if (allowed.blocking) {
+      const invalid = allowed.invalid[0];
+      if (invalid) {
+        return {
+          cause: 'BUDGET_BLOCKS',
+          detail: `NodePool ${e.pool}'s budgets[${invalid.index}] cannot be evaluated (${invalid.error}): Karpenter then allows no disruption of the NodePool for any reason until it is fixed.`,
+          steps: [budgetsViewStep(e.pool)],
+        };
+      }
+      const opens = nextOpening(e.np, reason, nodeCount, ctx.now);
+      const when = opens
+        ? `its window next opens at ${toIsoSeconds(opens)} (in ${formatDuration(opens.getTime() - ctx.now.getTime())})`
+        : allowed.blocking.budget.schedule === undefined
+          ? 'it has no schedule, so it never opens'
+          : 'it does not open within a year';
+      const said = e.poolMessages[0];
+      return {
+        cause: 'BUDGET_BLOCKS',
+        detail:
+          `NodePool ${e.pool}'s ${allowed.blocking.text} allows 0 nodes to be disrupted for ${reason} now; ${when}.` +
+          (said ? ` Karpenter says ${quote(said)}.` : '') +
+          ' The most restrictive active budget wins; a schedule (cron, UTC) opens a budget for its duration.',
+        steps: [
+          budgetsViewStep(e.pool),
+          budgetPatchStep(e.pool, e.np, reason, nodeCount, opens ? toIsoSeconds(opens) : undefined),
+        ],
+      };
+    }
+  }
+  const said = e.poolMessages[0];
+  if (!said) return undefined;
+  return {
+    cause: 'BUDGET_BLOCKS',
+    detail:
+      `Karpenter says ${quote(said)}.` +
+      (e.np
+        ? ' The budgets allow it at this instant, so the blocking window may have passed since: compare the event time with the schedule.'
+        : ''),
+    steps: [budgetsViewStep(e.pool)],
+  };
+}
+
+const NODE_KEYS = ['karpenter.sh/do-not-disrupt', 'karpenter.sh/do-not-consolidate'] as const;
+
+function nodeAnnotationCause(ctx: DetectContext, e: PoolEvidence): Explained | undefined {
+  const annotated: { kind: 'Node' | 'NodeClaim'; name: string; key: string }[] = [];
+  for (const n of e.nodes) {
+    for (const key of NODE_KEYS) {
+      if (n.node?.metadata?.annotations?.[key] === 'true') annotated.push({ kind: 'Node', name: n.nodeName ?? '?', key });
+      if (n.claim?.metadata?.annotations?.[key] === 'true') annotated.push({ kind: 'NodeClaim', name: n.claimName ?? '?', key });
+    }
+  }
+  if (annotated.length > 0) {
+    const named = annotated.map((a) => `${a.kind} ${a.name}`);
+    return {
+      cause: 'DO_NOT_DISRUPT_NODE',
+      detail: `${list(named)} ${named.length === 1 ? 'is' : 'are'} annotated ${annotated[0]?.key}: "true": Karpenter never consolidates such a node.`,
+      steps: nodeAnnotationSteps(annotated),
+    };
+  }
+  const said = ctx.snapshot.captured.has('nodes') ? undefined : e.nodeMessages.find((m) => m.cause === 'DO_NOT_DISRUPT_NODE');
+  if (!said) return undefined;
+  return {
+    cause: 'DO_NOT_DISRUPT_NODE',
+    detail: `Karpenter says ${quote(said)}: a node of NodePool ${e.pool} opts out of disruption (Nodes were not captured to name it).`,
+    steps: [eventsStep()],
+  };
+}
+
+const SIMULATION_CAUSES = [
+  'SPOT_TO_SPOT_DISABLED',
+  'TOO_FEW_CHEAPER_TYPES',
+  'NO_CHEAPER_REPLACEMENT',
+  'PODS_WOULD_NOT_SCHEDULE',
+] as const;
+
+/** `ns/pod => error` pairs of a `not all pods would schedule` text (up to five per message). */
+function unschedulablePods(message: string): string[] {
+  return [...message.matchAll(/([a-z0-9][-a-z0-9.]*\/[a-z0-9][-a-z0-9.]*) => /g)].map((m) => m[1] ?? '').filter(Boolean);
+}
+
+function unconsolidatableCause(ctx: DetectContext, e: PoolEvidence): Explained | undefined {
+  for (const cause of SIMULATION_CAUSES) {
+    const said = e.nodeMessages.find((m) => m.reason === 'Unconsolidatable' && m.cause === cause);
+    if (!said) continue;
+    const others = e.nodeMessages.filter((m) => m !== said && m.reason === 'Unconsolidatable').slice(0, 2);
+    const also = others.length > 0 ? ` It also said ${others.map(quote).join('; ')}.` : '';
+    const names = e.nodes.map((n) => n.nodeName ?? n.claimName ?? '?');
+    switch (cause) {
+      case 'SPOT_TO_SPOT_DISABLED':
+        return {
+          cause,
+          detail: `Karpenter says ${quote(said)}: it does not replace a Spot node with a cheaper Spot node while the SpotToSpotConsolidation feature gate is off (it may still delete one whose pods fit elsewhere).${also}`,
+          steps: [spotToSpotStep(karpenterRelease(ctx.index.controllers[0]))],
+        };
+      case 'TOO_FEW_CHEAPER_TYPES':
+        return {
+          cause,
+          detail: `Karpenter says ${quote(said)}: it replaces a Spot node with a Spot node only when at least 15 cheaper instance types could take it (so it does not walk down to the least available one). NodePool ${e.pool}'s requirements allow too few.${also}`,
+          steps: [
+            requirementsStep(
+              e.pool,
+              `NodePool ${e.pool}'s instance requirements: widen them (more families, sizes, generations) so at least 15 cheaper types qualify`,
+            ),
+          ],
+        };
+      case 'NO_CHEAPER_REPLACEMENT':
+        return {
+          cause,
+          detail: `Karpenter says ${quote(said)}: no single cheaper instance type its requirements allow would hold all the pods of such a node, and its pods do not fit on the other nodes.${also}`,
+          steps: [
+            allocatedStep(names),
+            requirementsStep(e.pool, `NodePool ${e.pool}'s instance requirements: whether smaller or cheaper types are allowed`),
+          ],
+        };
+      case 'PODS_WOULD_NOT_SCHEDULE': {
+        const pods = unschedulablePods(said.message);
+        return {
+          cause,
+          detail: `Karpenter says ${quote(said)}: removing the node would leave pods without a place (pod anti-affinity, topology spread, hostPort, a node selector or a toleration only this node satisfies), or it needs more than one new node.${also}`,
+          steps: pods.length > 0 ? pods.slice(0, 3).map(podStep) : [allocatedStep(names)],
+        };
+      }
+    }
+  }
+  return undefined;
+}
+
+function unknownCause(ctx: DetectContext, e: PoolEvidence): Explained {
+  const s = ctx.snapshot;
+  const checked = [
+    e.np ? 'consolidation is on and the budgets allow it now' : '',
+    s.captured.has('pods')
+      ? s.captured.has('pdbs')
+        ? 'no pod on these nodes is held by a PDB or annotated do-not-disrupt'
+        : 'no pod on these nodes is annotated do-not-disrupt (PDBs not captured)'
+      : '',
+    s.captured.has('nodes') ? 'no Node or NodeClaim is annotated do-not-disrupt' : '',
+  ].filter(Boolean);
+  const spot = e.nodes.filter(
+    (n) => (n.node?.metadata?.labels ?? n.claim?.metadata?.labels)?.['karpenter.sh/capacity-type'] === 'spot',
+  );
+  const candidates = [
+    spot.length > 0
+      ? `${spot.length} of them are Spot: spot-to-spot consolidation off, or fewer than 15 cheaper types (Unconsolidatable "SpotToSpotConsolidation ...")`
+      : '',
+    'no cheaper replacement ("Can\'t replace with a cheaper node")',
+    'pods that would not schedule elsewhere ("Not all pods would schedule")',
+  ].filter(Boolean);
+  const other = e.nodeMessages[0];
+  const events = s.captured.has('events')
+    ? other
+      ? ` Karpenter says ${quote(other)}.`
+      : ' No Karpenter event explains it: Karpenter sends Unconsolidatable at most every 15 minutes per node, none from multi-node consolidation, and events expire after an hour.'
+    : ' Events were not captured.';
+  return {
+    cause: 'UNKNOWN',
+    detail:
+      `Nothing captured says why Karpenter leaves them (${checked.join('; ') || 'little was captured'}).${events} ` +
+      `Likely, most likely first: ${candidates.join('; ')}. Karpenter's events and log tell them apart.`,
+    steps: [eventsStep(), describeStep(e.nodes[0]), controllerLogStep(ctx.index.controllers[0]?.namespace)],
+  };
+}

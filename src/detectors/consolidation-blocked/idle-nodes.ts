@@ -1,0 +1,233 @@
+/**
+ * The nodes CONSOLIDATION_BLOCKED is about: Karpenter nodes it could consolidate but has not for
+ * at least the threshold (docs/findings.md#consolidation_blocked).
+ * - Its NodeClaim is `Consolidatable=True` (Karpenter v1.0+) since at least the threshold (the
+ *   condition's lastTransitionTime, which restarts on every pod bound or removed), and it is idle
+ *   as below, or, its pods not captured, Karpenter sent an Unconsolidatable or DisruptionBlocked
+ *   about it: Karpenter sets the condition on every node whose `consolidateAfter` has passed since
+ *   its last pod event, busy or not, so on its own it would name every well-packed long-lived node.
+ * - Or the condition is absent because consolidation is off for the node (`consolidateAfter: Never`
+ *   removes it; `WhenEmpty` pools, and every v0.3x pool, which has no such condition) and, from the
+ *   captured pods, the node is idle: no pod but DaemonSet and mirror pods, or requests under half
+ *   its allocatable CPU and memory, unchanged (no pod created on it, no pod event) for the threshold.
+ * Never a node being disrupted (deletion timestamp on the Node or NodeClaim, `karpenter.sh/disrupted`
+ * taint): those are NODE_TERMINATION_STUCK's; nor a drifted one (`Drifted=True`), DISRUPTION_BLOCKED's.
+ */
+import type { KubeEvent, Node, NodeClaim, NodePool, Pod } from '../../domain/kube.ts';
+import { conditionOf, eventLastSeenMs, instanceIdFromProviderID } from '../../domain/kube-helpers.ts';
+import type { PricedInstance } from '../../domain/cost.ts';
+import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
+import { nodePoolOfClaim } from '../../domain/tags.ts';
+import { clusterScopedEvents } from '../karpenter/disruption-messages.ts';
+import { isDisruptedTaint, waitsForDrain } from '../karpenter/eviction-blockers.ts';
+import { isDaemonSetPod } from '../scheduling/pending.ts';
+import { parseResources } from '../scheduling/quantity.ts';
+import { podRequests } from '../scheduling/scheduling.ts';
+
+export interface IdleNode {
+  /** Absent for a node with no NodeClaim in the capture (Provisioner era, or NodeClaims not captured). */
+  claimName: string | undefined;
+  claim: NodeClaim | undefined;
+  node: Node | undefined;
+  nodeName: string | undefined;
+  /** Since when Karpenter could consolidate it (Consolidatable's transition, or the last change seen on an idle node). */
+  since: number;
+  /**
+   * `Consolidatable=True`; judged idle from its pods because the condition is absent; or, with no
+   * NodeClaim captured for it, Karpenter's Unconsolidatable/DisruptionBlocked about a node older than the threshold.
+   */
+  basis: 'consolidatable' | 'idle' | 'event';
+  /** Its pods a drain would move (not DaemonSet, mirror or finished ones), when pods were captured. */
+  workloadPods: Pod[] | undefined;
+}
+
+function timeOf(iso: string | undefined): number | undefined {
+  if (iso === undefined) return undefined;
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? undefined : t;
+}
+
+function nodeOfClaim(index: SnapshotIndex, claim: NodeClaim): Node | undefined {
+  const byName = claim.status?.nodeName ? index.nodesByName.get(claim.status.nodeName) : undefined;
+  if (byName) return byName;
+  const id = instanceIdFromProviderID(claim.status?.providerID);
+  return id ? index.nodesByInstanceId.get(id) : undefined;
+}
+
+/** Karpenter is already disrupting or deleting it. */
+function beingDisrupted(claim: NodeClaim | undefined, node: Node | undefined): boolean {
+  return (
+    claim?.metadata?.deletionTimestamp !== undefined ||
+    node?.metadata?.deletionTimestamp !== undefined ||
+    (node?.spec?.taints ?? []).some(isDisruptedTaint)
+  );
+}
+
+/** `consolidateAfter: Never`, or `WhenEmpty` (read as written; v1beta1 and v1 spell it the same). */
+export function consolidationOff(np: NodePool | undefined): 'never' | 'when-empty' | undefined {
+  const d = np?.spec?.disruption;
+  if (d?.consolidateAfter === 'Never') return 'never';
+  if (d?.consolidationPolicy === 'WhenEmpty') return 'when-empty';
+  return undefined;
+}
+
+/** The pods a drain would move: not DaemonSet, mirror or finished ones. */
+export function workloadPodsOf(pods: readonly Pod[], now: Date): Pod[] {
+  return pods.filter((p) => !isDaemonSetPod(p) && waitsForDrain(p, now));
+}
+
+/** No workload pod, or their requests under half the node's allocatable CPU and memory. */
+function isIdle(node: Node | undefined, claim: NodeClaim | undefined, workload: readonly Pod[]): boolean {
+  if (workload.length === 0) return true;
+  const allocatable = parseResources(node?.status?.allocatable ?? claim?.status?.allocatable);
+  const cpu = allocatable.cpu;
+  const memory = allocatable.memory;
+  if (!cpu || !memory) return false;
+  let usedCpu = 0;
+  let usedMemory = 0;
+  for (const p of workload) {
+    const r = podRequests(p);
+    usedCpu += r.cpu ?? 0;
+    usedMemory += r.memory ?? 0;
+  }
+  return usedCpu < cpu / 2 && usedMemory < memory / 2;
+}
+
+/** The latest change an idle node shows: its start, its last pod event, its newest workload pod. */
+function idleSince(claim: NodeClaim, node: Node | undefined, workload: readonly Pod[]): number | undefined {
+  const times = [
+    timeOf(conditionOf(claim, 'Initialized')?.lastTransitionTime),
+    timeOf(node?.metadata?.creationTimestamp),
+    timeOf(claim.metadata?.creationTimestamp),
+    timeOf(claim.status?.lastPodEventTime),
+    ...workload.map((p) => timeOf(p.metadata?.creationTimestamp)),
+  ].filter((t): t is number => t !== undefined);
+  return times.length === 0 ? undefined : Math.max(...times);
+}
+
+/**
+ * Whether the node's pods are in the capture: pods were captured and the node has at least one (a
+ * Karpenter node always runs DaemonSet pods, kube-proxy and the CNI's, so none at all means its pods
+ * were not read, as for a node a live scan does not list; src/collect/nodes-of-interest.ts).
+ */
+function podsKnown(index: SnapshotIndex, node: Node | undefined): boolean {
+  const name = node?.metadata?.name;
+  return index.snapshot.captured.has('pods') && name !== undefined && (index.podsByNode.get(name)?.length ?? 0) > 0;
+}
+
+/** Karpenter's Unconsolidatable and DisruptionBlocked on the NodeClaim or its Node: it took the node as a candidate. */
+function karpenterWords(index: SnapshotIndex, claim: NodeClaim | undefined, node: Node | undefined): KubeEvent[] {
+  const events = [
+    ...(claim?.metadata?.name ? clusterScopedEvents(index, 'NodeClaim', claim.metadata.name) : []),
+    ...(node?.metadata?.name ? clusterScopedEvents(index, 'Node', node.metadata.name) : []),
+  ];
+  return events.filter((e) => e.reason === 'Unconsolidatable' || e.reason === 'DisruptionBlocked');
+}
+
+function karpenterSaysWhy(index: SnapshotIndex, claim: NodeClaim | undefined, node: Node | undefined): boolean {
+  return karpenterWords(index, claim, node).length > 0;
+}
+
+const POOL_LABELS = ['karpenter.sh/nodepool', 'karpenter.sh/provisioner-name'];
+
+/**
+ * Karpenter's nodes with no NodeClaim in the capture (a Provisioner-era cluster, or NodeClaims not
+ * captured) that Karpenter sent Unconsolidatable or DisruptionBlocked about, older than the
+ * threshold: the event says it took the node as a candidate; since when it could go is unknown, so
+ * the node's own age stands for the threshold, and `since` is Karpenter's first word about it.
+ */
+function nodesWithoutClaims(
+  index: SnapshotIndex,
+  now: Date,
+  thresholdMs: number,
+  claimed: ReadonlySet<string>,
+): [string, IdleNode][] {
+  const found: [string, IdleNode][] = [];
+  for (const node of index.snapshot.nodes) {
+    const name = node.metadata?.name;
+    const pool = POOL_LABELS.map((l) => node.metadata?.labels?.[l]).find(Boolean);
+    if (!name || !pool || claimed.has(name) || beingDisrupted(undefined, node)) continue;
+    const created = timeOf(node.metadata?.creationTimestamp);
+    const words = karpenterWords(index, undefined, node);
+    if (created === undefined || now.getTime() - created < thresholdMs || words.length === 0) continue;
+    const workloadPods = podsKnown(index, node) ? workloadPodsOf(index.podsByNode.get(name) ?? [], now) : undefined;
+    if (workloadPods && !isIdle(node, undefined, workloadPods)) continue;
+    const firsts = words.map((e) => timeOf(e.firstTime) ?? eventLastSeenMs(e)).filter((t) => t > 0);
+    const since = Math.min(...firsts, now.getTime());
+    found.push([pool, { claimName: undefined, claim: undefined, node, nodeName: name, since, basis: 'event', workloadPods }]);
+  }
+  return found;
+}
+
+/** Since when the claim could be consolidated, and how that is known; undefined when it cannot (yet). */
+function consolidatableSince(
+  index: SnapshotIndex,
+  claim: NodeClaim,
+  node: Node | undefined,
+  pool: string,
+  now: Date,
+): Pick<IdleNode, 'since' | 'basis' | 'workloadPods'> | undefined {
+  const workloadPods = podsKnown(index, node)
+    ? workloadPodsOf(index.podsByNode.get(node?.metadata?.name ?? '') ?? [], now)
+    : undefined;
+  const condition = conditionOf(claim, 'Consolidatable');
+  if (condition?.status === 'True') {
+    const since = timeOf(condition.lastTransitionTime);
+    if (since === undefined) return undefined;
+    if (workloadPods ? !isIdle(node, claim, workloadPods) : !karpenterSaysWhy(index, claim, node)) return undefined;
+    return { since, basis: 'consolidatable', workloadPods };
+  }
+  if (condition !== undefined) return undefined;
+  // Absent: only where consolidation is off (or the NodeClaim predates the condition), and only from the pods.
+  const off = consolidationOff(index.nodePoolsByName.get(pool));
+  const predatesCondition = (claim.apiVersion ?? '').endsWith('/v1beta1');
+  if (!off && !predatesCondition) return undefined;
+  if (!workloadPods || conditionOf(claim, 'Initialized')?.status !== 'True') return undefined;
+  if (!isIdle(node, claim, workloadPods)) return undefined;
+  const since = idleSince(claim, node, workloadPods);
+  return since === undefined ? undefined : { since, basis: 'idle', workloadPods };
+}
+
+/** The nodes to report by NodePool, each list oldest first. */
+export function idleNodesByPool(index: SnapshotIndex, now: Date, thresholdMs: number): Map<string, IdleNode[]> {
+  const byPool = new Map<string, IdleNode[]>();
+  for (const claim of index.snapshot.nodeClaims) {
+    const pool = nodePoolOfClaim(claim);
+    if (!pool) continue;
+    const node = nodeOfClaim(index, claim);
+    if (beingDisrupted(claim, node) || conditionOf(claim, 'Drifted')?.status === 'True') continue;
+    const found = consolidatableSince(index, claim, node, pool, now);
+    if (!found || now.getTime() - found.since < thresholdMs) continue;
+    const idle: IdleNode = {
+      claimName: claim.metadata?.name ?? '?',
+      claim,
+      node,
+      nodeName: node?.metadata?.name ?? claim.status?.nodeName,
+      ...found,
+    };
+    const list = byPool.get(pool);
+    if (list) list.push(idle);
+    else byPool.set(pool, [idle]);
+  }
+  const claimed = new Set(index.snapshot.nodeClaims.flatMap((c) => (c.status?.nodeName ? [c.status.nodeName] : [])));
+  for (const [pool, idle] of nodesWithoutClaims(index, now, thresholdMs, claimed)) {
+    const list = byPool.get(pool);
+    if (list) list.push(idle);
+    else byPool.set(pool, [idle]);
+  }
+  const nameOf = (n: IdleNode) => n.claimName ?? n.nodeName ?? '';
+  for (const list of byPool.values()) list.sort((a, b) => a.since - b.since || nameOf(a).localeCompare(nameOf(b)));
+  return byPool;
+}
+
+/** What EC2 bills each node by, from the Node's labels, else the NodeClaim's. */
+export function pricedInstances(nodes: readonly IdleNode[]): PricedInstance[] {
+  return nodes.map((n) => {
+    const label = (key: string) => n.node?.metadata?.labels?.[key] ?? n.claim?.metadata?.labels?.[key];
+    return {
+      instanceType: label('node.kubernetes.io/instance-type'),
+      capacityType: label('karpenter.sh/capacity-type'),
+      zone: label('topology.kubernetes.io/zone'),
+    };
+  });
+}

@@ -1,0 +1,362 @@
+import { describe, expect, it } from 'vitest';
+import { consolidationBlocked } from '../../../../src/detectors/consolidation-blocked/detector.ts';
+import { blockedCauseOf, unconsolidatableCauseOf } from '../../../../src/detectors/karpenter/disruption-messages.ts';
+import type { PriceBook } from '../../../../src/domain/cost.ts';
+import type { Finding } from '../../../../src/domain/finding.ts';
+import { DEFAULT_DETECTION, parseUsd, type DetectionSettings } from '../../../../src/domain/settings.ts';
+import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
+import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
+import { nodePool } from '../../../factories/karpenter.ts';
+import { T0, minutesAfter, pdb, withAnnotations } from '../../../factories/kube.ts';
+import { IDLE, daemonPod, idleClaim, idleNode, idlePool, karpenterEvent, nodeNameOf, webPodOn } from './fixtures.ts';
+
+/** Thursday 2026-01-01 00:00 UTC: the idle node has been Consolidatable for 8h. */
+const NOW = T0;
+
+/** No prices: what a scan has before the bundled table (costOf gives nothing). */
+const NO_PRICES: PriceBook = { hourly: () => undefined };
+/** m5.xlarge on-demand at $0.192/h: $4.61 a day. */
+const M5: PriceBook = {
+  hourly: (i) => (i.instanceType === 'm5.xlarge' ? { usd: 0.192, source: 'on-demand, test table' } : undefined),
+};
+
+function detect(
+  snapshot: ClusterSnapshot,
+  options: { now?: string; prices?: PriceBook; settings?: Partial<DetectionSettings> } = {},
+) {
+  return consolidationBlocked.detect({
+    snapshot,
+    index: new SnapshotIndex(snapshot),
+    prices: options.prices ?? NO_PRICES,
+    settings: { ...DEFAULT_DETECTION, ...options.settings },
+    now: new Date(options.now ?? NOW),
+  });
+}
+
+const stepsOf = (f: Finding | undefined) => (f?.remediation?.steps ?? []).join('\n');
+
+describe('CONSOLIDATION_BLOCKED: which nodes count', () => {
+  it('reports an idle node Consolidatable for 8h: one info finding for its NodePool, counted', () => {
+    const findings = detect(idlePool());
+
+    expect(findings).toHaveLength(1);
+    expect(findings[0]?.severity).toBe('info');
+    expect(findings[0]?.resource).toEqual({ kind: 'NodePool', name: 'default' });
+    expect(findings[0]?.counts).toEqual({ objects: 1, nodePool: 'default' });
+    expect(findings[0]?.since).toBe(minutesAfter(T0, -480));
+    expect(findings[0]?.title).toContain(
+      '1 node of NodePool default Karpenter could consolidate but does not (the oldest for 8h)',
+    );
+  });
+
+  it('a node Consolidatable for 10 minutes is not a finding', () => {
+    expect(detect(idlePool({ nodeClaims: [idleClaim(IDLE, { since: minutesAfter(T0, -10) })] }))).toEqual([]);
+  });
+
+  it('honours --consolidation-blocked: 8h is not enough when it says 12h', () => {
+    expect(detect(idlePool(), { settings: { consolidationBlockedMs: 12 * 3_600_000 } })).toEqual([]);
+  });
+
+  it('a busy node Consolidatable for 8h is not a finding: the condition only says consolidateAfter has passed', () => {
+    const busy = webPodOn(IDLE, 'db-0');
+    busy.spec = {
+      ...busy.spec,
+      containers: [{ name: 'db', image: 'postgres', resources: { requests: { cpu: '3', memory: '12Gi' } } }],
+    };
+
+    expect(detect(idlePool({ pods: [daemonPod(IDLE), busy] }))).toEqual([]);
+  });
+
+  it('leaves out nodes being deleted, tainted karpenter.sh/disrupted or drifted (other findings own them)', () => {
+    const deleting = idleClaim(IDLE);
+    deleting.metadata = { ...deleting.metadata, deletionTimestamp: T0 };
+    const tainted = idleNode(IDLE);
+    tainted.spec = { ...tainted.spec, taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }] };
+    const drifted = idleClaim(IDLE);
+    drifted.status?.conditions?.push({ type: 'Drifted', status: 'True', reason: 'AMIDrift', lastTransitionTime: T0 });
+
+    expect(detect(idlePool({ nodeClaims: [deleting] }))).toEqual([]);
+    expect(detect(idlePool({ nodes: [tainted] }))).toEqual([]);
+    expect(detect(idlePool({ nodeClaims: [drifted] }))).toEqual([]);
+  });
+
+  it('a node whose pods were not read (none at all on it) counts only when Karpenter sent an event about it', () => {
+    const unread = idlePool({ pods: [] });
+    const said = idlePool({
+      pods: [],
+      events: [karpenterEvent('NodeClaim', IDLE, 'Unconsolidatable', "Can't replace with a cheaper node", 47)],
+    });
+
+    expect(detect(unread)).toEqual([]);
+    expect(detect(said).map((f) => f.cause?.code)).toEqual(['NO_CHEAPER_REPLACEMENT']);
+  });
+});
+
+describe('CONSOLIDATION_BLOCKED: the causes and their fixes', () => {
+  it('consolidateAfter: Never removes the condition: an idle node is judged from its pods, and the patch is printed', () => {
+    const snapshot = idlePool({
+      nodePools: [nodePool({ name: 'default', disruption: { consolidateAfter: 'Never' } })],
+      nodeClaims: [idleClaim(IDLE, { since: null })],
+    });
+
+    const [f] = detect(snapshot);
+
+    expect(f?.cause?.code).toBe('CONSOLIDATION_DISABLED');
+    expect(f?.cause?.detail).toContain('consolidateAfter: Never');
+    expect(stepsOf(f)).toContain(
+      `kubectl patch nodepool default --type=merge -p '{"spec":{"disruption":{"consolidateAfter":"30m"}}}'`,
+    );
+  });
+
+  it('without the condition and with consolidation on (a v1 node inside consolidateAfter), nothing is judged', () => {
+    expect(detect(idlePool({ nodeClaims: [idleClaim(IDLE, { since: null })] }))).toEqual([]);
+  });
+
+  it('WhenEmpty with pods running: the policy change, in the NodePool API version it was captured in', () => {
+    const v1 = idlePool({
+      nodePools: [nodePool({ name: 'default', disruption: { consolidationPolicy: 'WhenEmpty', consolidateAfter: '3m' } })],
+    });
+    const oldPool = nodePool({ name: 'default', disruption: { consolidationPolicy: 'WhenEmpty', consolidateAfter: '3m' } });
+    const v1beta1 = idlePool({
+      nodePools: [{ ...oldPool, apiVersion: 'karpenter.sh/v1beta1' }],
+      nodeClaims: [{ ...idleClaim(IDLE, { since: null }), apiVersion: 'karpenter.sh/v1beta1' }],
+    });
+
+    const [a] = detect(v1);
+    const [b] = detect(v1beta1);
+
+    expect(a?.cause?.code).toBe('CONSOLIDATION_DISABLED');
+    expect(stepsOf(a)).toContain(`-p '{"spec":{"disruption":{"consolidationPolicy":"WhenEmptyOrUnderutilized"}}}'`);
+    expect(b?.cause?.code).toBe('CONSOLIDATION_DISABLED');
+    expect(stepsOf(b)).toContain(
+      `-p '{"spec":{"disruption":{"consolidationPolicy":"WhenUnderutilized","consolidateAfter":null}}}'`,
+    );
+  });
+
+  it('a budget of 0 for Underutilized in its window names the budget and when it opens; outside the window it is not blamed', () => {
+    // 0 for Underutilized from 22:00 UTC for 10h: active at 00:00, closed at 09:00.
+    const budgets = [{ nodes: '0', reasons: ['Underutilized'], schedule: '0 22 * * *', duration: '10h' }];
+    const snapshot = idlePool({ nodePools: [nodePool({ name: 'default', disruption: { consolidateAfter: '5m', budgets } })] });
+
+    const [inWindow] = detect(snapshot);
+    const [outside] = detect(snapshot, { now: minutesAfter(T0, 9 * 60) });
+
+    expect(inWindow?.cause?.code).toBe('BUDGET_BLOCKS');
+    expect(inWindow?.cause?.detail).toContain('budgets[0] nodes: "0" reasons [Underutilized] schedule "0 22 * * *" for 10h');
+    expect(inWindow?.cause?.detail).toContain('next opens at 2026-01-01T08:00:00Z');
+    expect(stepsOf(inWindow)).toContain('"reasons":["Underutilized"]');
+    expect(outside?.cause?.code).not.toBe('BUDGET_BLOCKS');
+    expect(stepsOf(outside)).not.toContain('kubectl patch nodepool');
+  });
+
+  it('a PDB allowing 0 disruptions holds the node, and wins over "Can\'t replace with a cheaper node" (kubernetes-sigs/karpenter#2802)', () => {
+    const snapshot = idlePool({
+      pdbs: [pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' }, disruptionsAllowed: 0 })],
+      events: [
+        karpenterEvent('Node', nodeNameOf(IDLE), 'Unconsolidatable', "Can't replace with a cheaper node", 86),
+        karpenterEvent('Node', nodeNameOf(IDLE), 'DisruptionBlocked', 'Pdb "shop/web" prevents pod evictions'),
+      ],
+    });
+
+    const [f] = detect(snapshot);
+
+    expect(f?.cause?.code).toBe('PDB_BLOCKS_EVICTION');
+    expect(f?.cause?.detail).toContain('shop/web (holding shop/web-7d4b9c8f6d-x2x9k)');
+    expect(f?.evidence).toContain(`Unconsolidatable ×86 on Node ${nodeNameOf(IDLE)}: "Can't replace with a cheaper node"`);
+  });
+
+  it('a stale PDB event contradicted by the captured PDBs (all allow one) is quoted, not taken, and no PDB fix is printed', () => {
+    const snapshot = idlePool({
+      pdbs: [pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' }, disruptionsAllowed: 1 })],
+      events: [
+        karpenterEvent('NodeClaim', IDLE, 'DisruptionBlocked', 'Pdb prevents pod evictions (PodDisruptionBudget=[shop/web])'),
+      ],
+    });
+
+    const [f] = detect(snapshot);
+
+    expect(f?.cause?.code).toBe('UNKNOWN');
+    expect(f?.cause?.detail).toContain('Pdb prevents pod evictions (PodDisruptionBudget=[shop/web])');
+    expect(stepsOf(f)).not.toContain('pdb');
+  });
+
+  it('PDBs not captured: the v1.7 event names the PDB from its suffix', () => {
+    const snapshot = idlePool({
+      pdbs: undefined,
+      events: [
+        karpenterEvent('NodeClaim', IDLE, 'DisruptionBlocked', 'Pdb prevents pod evictions (PodDisruptionBudget=[shop/web])'),
+      ],
+    });
+
+    const [f] = detect(snapshot);
+
+    expect(f?.cause?.code).toBe('PDB_BLOCKS_EVICTION');
+    expect(f?.cause?.detail).toContain('PodDisruptionBudget shop/web allows no eviction');
+  });
+
+  it('a do-not-disrupt pod: the exact kubectl that removes its annotation; a stale pod event with the pods captured clean is not taken', () => {
+    const annotated = idlePool({
+      pods: [daemonPod(IDLE), webPodOn(IDLE, 'etl-5f6d7c8b9-q8w7e', { 'karpenter.sh/do-not-disrupt': 'true' })],
+    });
+    const stale = idlePool({
+      events: [
+        karpenterEvent(
+          'Node',
+          nodeNameOf(IDLE),
+          'DisruptionBlocked',
+          'Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=shop/etl-5f6d7c8b9-q8w7e)',
+        ),
+      ],
+    });
+
+    const [a] = detect(annotated);
+    const [b] = detect(stale);
+
+    expect(a?.cause?.code).toBe('DO_NOT_DISRUPT_POD');
+    expect(stepsOf(a)).toContain('kubectl annotate pod -n shop etl-5f6d7c8b9-q8w7e karpenter.sh/do-not-disrupt-');
+    expect(b?.cause?.code).toBe('UNKNOWN');
+    expect(stepsOf(b)).not.toContain('kubectl annotate');
+  });
+
+  it('a Node annotated do-not-disrupt: the annotation removed from that node', () => {
+    const [f] = detect(idlePool({ nodes: [withAnnotations(idleNode(IDLE), { 'karpenter.sh/do-not-disrupt': 'true' })] }));
+
+    expect(f?.cause?.code).toBe('DO_NOT_DISRUPT_NODE');
+    expect(stepsOf(f)).toContain(`kubectl annotate node ${nodeNameOf(IDLE)} karpenter.sh/do-not-disrupt-`);
+  });
+
+  it("spot-to-spot off: Karpenter's words quoted and the feature gate enabled through Helm", () => {
+    const [f] = detect(
+      idlePool({
+        nodes: [idleNode(IDLE, { capacity: 'spot' })],
+        events: [
+          karpenterEvent(
+            'NodeClaim',
+            IDLE,
+            'Unconsolidatable',
+            "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node",
+            12,
+          ),
+        ],
+      }),
+    );
+
+    expect(f?.cause?.code).toBe('SPOT_TO_SPOT_DISABLED');
+    expect(f?.cause?.detail).toContain(
+      `"SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node" (Unconsolidatable ×12`,
+    );
+    expect(stepsOf(f)).toContain('--reuse-values --set settings.featureGates.spotToSpotConsolidation=true');
+  });
+
+  it('pods that would not schedule: the pods the text names are the ones inspected', () => {
+    const [f] = detect(
+      idlePool({
+        events: [
+          karpenterEvent(
+            'NodeClaim',
+            IDLE,
+            'Unconsolidatable',
+            'Not all pods would schedule, shop/web-7d4b9c8f6d-x2x9k => did not tolerate taint ',
+          ),
+        ],
+      }),
+    );
+
+    expect(f?.cause?.code).toBe('PODS_WOULD_NOT_SCHEDULE');
+    expect(stepsOf(f)).toContain('kubectl get pod -n shop web-7d4b9c8f6d-x2x9k');
+  });
+
+  it('UNKNOWN leads with the checks that tell the causes apart, names Spot as a candidate, and prints no change', () => {
+    const [f] = detect(idlePool({ nodes: [idleNode(IDLE, { capacity: 'spot' })] }));
+
+    expect(f?.cause?.code).toBe('UNKNOWN');
+    expect(f?.cause?.detail).toContain('1 of them are Spot');
+    expect(f?.cause?.detail).toContain('No Karpenter event explains it');
+    expect(stepsOf(f)).toContain('kubectl get events -A');
+    expect(stepsOf(f)).not.toMatch(/kubectl (patch|annotate)|helm upgrade/);
+  });
+});
+
+describe('CONSOLIDATION_BLOCKED: cost and severity', () => {
+  it('prices the nodes by their labels; info under --waste-per-day, warning at or above it', () => {
+    const [cheap] = detect(idlePool(), { prices: M5 });
+    const [costly] = detect(idlePool(), { prices: M5, settings: { wastePerDay: 4.6 } });
+
+    expect(cheap?.cost).toEqual({
+      perDayUsd: 4.61,
+      basis: '1 × m5.xlarge on-demand at $0.1920/h (on-demand, test table); × 24 h',
+    });
+    expect(cheap?.severity).toBe('info');
+    expect(cheap?.title).toContain('$4.61 a day');
+    expect(costly?.severity).toBe('warning');
+  });
+
+  it('unpriced nodes carry no cost and stay info, whatever the threshold', () => {
+    const [f] = detect(idlePool(), { settings: { wastePerDay: 0 } });
+
+    expect(f?.cost).toBeUndefined();
+    expect(f?.severity).toBe('info');
+  });
+});
+
+describe("Karpenter's texts, every wording", () => {
+  it.each([
+    [
+      'Cannot disrupt Node: PDB "kube-system/ebs-csi-controller" prevents pod evictions',
+      'PDB_BLOCKS_EVICTION',
+      'kube-system/ebs-csi-controller',
+    ],
+    [
+      'Cannot disrupt Node: pdb "example/ingress-controller-pdb" prevents pod evictions',
+      'PDB_BLOCKS_EVICTION',
+      'example/ingress-controller-pdb',
+    ],
+    ['Pdb prevents pod evictions (PodDisruptionBudget=default/nginx)', 'PDB_BLOCKS_EVICTION', 'default/nginx'],
+    ['Pdb prevents pod evictions (PodDisruptionBudget=[default/nginx])', 'PDB_BLOCKS_EVICTION', 'default/nginx'],
+    [
+      'Cannot disrupt Node: Pod "default/cdp-default-2ekrbha7" has "karpenter.sh/do-not-disrupt" annotation',
+      'DO_NOT_DISRUPT_POD',
+      'default/cdp-default-2ekrbha7',
+    ],
+    ['Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=shop/etl-0)', 'DO_NOT_DISRUPT_POD', 'shop/etl-0'],
+    [
+      'Cannot disrupt Node: Disruption is blocked with the "karpenter.sh/do-not-disrupt" annotation',
+      'DO_NOT_DISRUPT_NODE',
+      undefined,
+    ],
+  ])('DisruptionBlocked %j', (message, cause, named) => {
+    expect(blockedCauseOf(message)).toEqual({ cause, named });
+  });
+
+  it.each([
+    ['NodePool "default" has consolidation disabled', 'CONSOLIDATION_DISABLED'],
+    ['NodePool "batch" has non-empty consolidation disabled', 'CONSOLIDATION_DISABLED'],
+    ['NodePool "batch" has consolidation policy WhenEmpty, but node is not empty', 'CONSOLIDATION_DISABLED'],
+    ["Can't replace a spot node with a spot node", 'SPOT_TO_SPOT_DISABLED'],
+    [
+      'SpotToSpotConsolidation requires 15 cheaper instance type options than the current candidate to consolidate, got 6',
+      'TOO_FEW_CHEAPER_TYPES',
+    ],
+    [
+      'Filtering by price: minValues requirement is not met for label(s) (label(s)=[karpenter.k8s.aws/instance-family])',
+      'NO_CHEAPER_REPLACEMENT',
+    ],
+    ["can't remove without creating 9 nodes", 'PODS_WOULD_NOT_SCHEDULE'],
+    ["Can't remove without creating 2 candidates", 'PODS_WOULD_NOT_SCHEDULE'],
+    ['Node is nominated for a pending pod', undefined],
+  ])('Unconsolidatable %j', (message, cause) => {
+    expect(unconsolidatableCauseOf(message)).toBe(cause);
+  });
+
+  it.each([
+    ['50', 50],
+    ['12.5', 12.5],
+    [' 0.25 ', 0.25],
+    ['1e3', undefined],
+    ['-1', undefined],
+    ['$5', undefined],
+    ['1.234', undefined],
+  ])('a USD amount %j', (text, usd) => {
+    expect(parseUsd(text)).toBe(usd);
+  });
+});
