@@ -107,14 +107,14 @@ function sorted(r: Record<string, string>): [string, string][] {
 }
 
 describe('notFoundMetrics', () => {
-  it('a cluster that does not exist: its EC2-based series (orphans, findings, remediations) and ClustersNotFound, nothing else', () => {
+  it('a cluster that does not exist: its EC2-based series (orphans, their cost, findings, remediations) and ClustersNotFound, nothing else', () => {
     const snapshot = troubledCluster();
     const report = analysed(snapshot);
     const scanned = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 1834, now: NOW });
 
     const datums = notFoundMetrics({ cluster: CLUSTER, snapshot, report });
 
-    const kept = new Set(['OrphanedInstances', 'Findings', 'Remediations']);
+    const kept = new Set(['OrphanedInstances', 'EstimatedWasteUsdPerDay', 'Findings', 'Remediations']);
     expect(datums).toEqual([
       ...scanned.filter((d) => kept.has(d.name)),
       { name: 'ClustersNotFound', unit: 'Count', value: 1, dimensions: { Cluster: CLUSTER } },

@@ -1,0 +1,61 @@
+/**
+ * What EC2 bills for the instances behind a finding (docs/cost.md "What each finding counts"): the
+ * instance's own type and zone as EC2 describes it when it was captured, else the labels Karpenter
+ * puts on the NodeClaim and the Node once it launched. Only an instance that runs is billed for
+ * its compute: a captured instance that is stopped, stopping or terminated is left out (a stopped
+ * one still bills its EBS volumes, which are not priced).
+ */
+import type { Instance } from '../../domain/aws.ts';
+import type { PricedInstance } from '../../domain/cost.ts';
+import type { Node, NodeClaim } from '../../domain/kube.ts';
+import { instanceIdFromProviderID } from '../../domain/kube-helpers.ts';
+import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
+
+const INSTANCE_TYPE_LABELS = ['node.kubernetes.io/instance-type', 'beta.kubernetes.io/instance-type'];
+const CAPACITY_TYPE_LABEL = 'karpenter.sh/capacity-type';
+const ZONE_LABELS = ['topology.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/zone'];
+
+/** EC2 bills compute in these states (`pending` from the moment it starts booting). */
+const BILLED_STATES: ReadonlySet<string> = new Set(['pending', 'running']);
+
+/** Whether EC2 bills this instance's compute now. */
+export function isBilled(instance: Instance): boolean {
+  return BILLED_STATES.has(instance.state);
+}
+
+/** An EC2 instance as EC2 describes it; undefined when it does not run. */
+export function pricedInstance(instance: Instance): PricedInstance | undefined {
+  if (!isBilled(instance)) return undefined;
+  return { instanceType: instance.instanceType, capacityType: undefined, zone: instance.availabilityZone };
+}
+
+/**
+ * The instance behind a NodeClaim and/or its Node. Undefined when its captured instance does not
+ * run; when the instance was not captured, what the labels say (an instance not captured is
+ * assumed to run: the NodeClaim or Node says it launched).
+ */
+export function pricedClaim(
+  index: SnapshotIndex,
+  claim: NodeClaim | undefined,
+  node: Node | undefined,
+): PricedInstance | undefined {
+  const providerID = claim?.status?.providerID ?? node?.spec?.providerID;
+  const id = instanceIdFromProviderID(providerID);
+  const instance = id ? index.instancesById.get(id) : undefined;
+  if (instance && !isBilled(instance)) return undefined;
+  const label = (keys: readonly string[]) => {
+    for (const labels of [claim?.metadata?.labels, node?.metadata?.labels])
+      for (const key of keys) if (labels?.[key]) return labels[key];
+    return undefined;
+  };
+  return {
+    instanceType: instance?.instanceType ?? label(INSTANCE_TYPE_LABELS),
+    capacityType: label([CAPACITY_TYPE_LABEL]),
+    zone: instance?.availabilityZone ?? label(ZONE_LABELS) ?? /^aws:\/\/\/([^/]+)\//.exec(providerID ?? '')?.[1],
+  };
+}
+
+/** Those that run, for costOf. */
+export function billed(instances: readonly (PricedInstance | undefined)[]): PricedInstance[] {
+  return instances.filter((i): i is PricedInstance => i !== undefined);
+}
