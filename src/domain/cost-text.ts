@@ -8,7 +8,7 @@ import type { ReportCost } from './report.ts';
 const USD = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
 /** `≈ $1,234.56/day`. */
-export function perDayText(usd: number): string {
+function perDayText(usd: number): string {
   return `≈ $${USD.format(usd)}/day`;
 }
 

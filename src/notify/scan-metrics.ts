@@ -62,11 +62,13 @@ function addOutcomes(add: AddDatum, report: Report): void {
 
 /**
  * What the priced findings cost a day (docs/cost.md), 0 when none is. Only when the scan read what
- * is priced (instances, NodeClaims or nodes): a scan blind to them knows of no waste, not of none.
+ * is priced (instances, NodeClaims or nodes) and none of it has a gap: a scan blind to some of
+ * them knows of no waste, not of none.
  */
 function addWaste(add: AddDatum, snapshot: ClusterSnapshot, report: Report): void {
-  if (PRICED_SOURCES.some((source) => snapshot.captured.has(source)))
-    add(METRIC.estimatedWaste, 'None', report.cost?.perDayUsd ?? 0);
+  const read = PRICED_SOURCES.some((source) => snapshot.captured.has(source));
+  const blind = snapshot.gaps.some((gap) => PRICED_SOURCES.includes(gap.source));
+  if (read && !blind) add(METRIC.estimatedWaste, 'None', report.cost?.perDayUsd ?? 0);
 }
 
 export function scanMetrics(input: ScanMetricsInput): MetricDatum[] {

@@ -19,7 +19,7 @@ const ZONE_LABELS = ['topology.kubernetes.io/zone', 'failure-domain.beta.kuberne
 const BILLED_STATES: ReadonlySet<string> = new Set(['pending', 'running']);
 
 /** Whether EC2 bills this instance's compute now. */
-export function isBilled(instance: Instance): boolean {
+function isBilled(instance: Instance): boolean {
   return BILLED_STATES.has(instance.state);
 }
 
