@@ -7,6 +7,7 @@ import { collectAws, collectSubnets, SUBNETS_UNKNOWN } from './aws-sources.ts';
 import { mapBounded } from '../support/concurrency.ts';
 import { failureText } from '../ports/failure-text.ts';
 import { collectKube, KUBE_SOURCES } from './kube-collector.ts';
+import { collectSpotPrices } from './spot-prices.ts';
 
 const CLUSTER_SCOPED: readonly SourceName[] = ['fargateprofiles', 'accessentries'];
 
@@ -80,6 +81,7 @@ export async function collectSnapshot(ports: CollectPorts, options: CollectOptio
     });
   }
   await mapBounded(tasks, CONCURRENCY, (task) => task());
+  if (wanted.has('spotprices')) await collectSpotPrices(ports.aws, merger.spotTypesSoFar(), merger, gap);
   const { snapshot, notices, setAside } = merger.finish(options.clusterName);
   const unreadable = unreadableReason(snapshot, kubeWanted);
   return unreadable ? { snapshot, notices, setAside, unreadable } : { snapshot, notices, setAside };
@@ -87,10 +89,10 @@ export async function collectSnapshot(ports: CollectPorts, options: CollectOptio
 
 /**
  * Whether nothing about the cluster was read. The region's instance types (perhaps from the
- * adapter's cache, with credentials that no longer work) say nothing about it.
+ * adapter's cache, with credentials that no longer work) say nothing about it, nor do Spot prices.
  */
 export function readNothingOfTheCluster(snapshot: ClusterSnapshot): boolean {
-  return [...snapshot.captured].every((s) => s === 'instancetypes');
+  return [...snapshot.captured].every((s) => s === 'instancetypes' || s === 'spotprices');
 }
 
 function unreadableReason(snapshot: ClusterSnapshot, kubeWanted: readonly SourceName[]): string | undefined {

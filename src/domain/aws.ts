@@ -15,6 +15,8 @@ export interface Instance {
   privateDnsName?: string;
   /** ARN of the instance profile attached to the instance. */
   iamInstanceProfileArn?: string;
+  /** EC2's `InstanceLifecycle` (`spot`, `capacity-block`); absent for on-demand instances. */
+  lifecycle?: string;
   tags: Record<string, string>;
 }
 
@@ -92,6 +94,21 @@ export interface AccessEntry {
   kubernetesGroups?: string[];
   username?: string;
   described: boolean;
+}
+
+/**
+ * One price of `aws ec2 describe-spot-price-history` (DescribeSpotPriceHistory): the Spot price of a
+ * type in a zone from `timestamp` on, until a newer one (docs/cost.md, "Prices").
+ */
+export interface SpotPrice {
+  instanceType: string;
+  availabilityZone: string;
+  /** US dollars per hour (`SpotPrice`, a decimal string in the API). */
+  usd: number;
+  /** ISO-8601: when this price took effect. */
+  timestamp?: string;
+  /** `Linux/UNIX`, `Linux/UNIX (Amazon VPC)`, `Windows`, …. */
+  productDescription?: string;
 }
 
 /** One subnet of `aws ec2 describe-subnets` (DescribeSubnets). */

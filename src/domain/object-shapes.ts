@@ -218,6 +218,7 @@ export const AWS_SHAPES = {
       availabilityZone: str,
       privateDnsName: str,
       iamInstanceProfileArn: str,
+      lifecycle: str,
       tags,
     },
     ['id', 'state', 'tags'],
@@ -312,4 +313,9 @@ export const AWS_SHAPES = {
       'bareMetal',
     ],
   ),
+  spotprices: obj({ instanceType: str, availabilityZone: str, usd: num, timestamp: time, productDescription: str }, [
+    'instanceType',
+    'availabilityZone',
+    'usd',
+  ]),
 } as const satisfies Record<string, Check>;

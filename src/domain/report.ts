@@ -111,11 +111,11 @@ export function buildReport(input: {
 }
 
 /**
- * Sources that only sharpen a cause and prove nothing about any instance or node: a gap in one
+ * Sources that only sharpen a cause or a price and prove nothing about any instance or node: a gap in one
  * leaves the report incomplete, yet does not stop a remediation (docs/guardrails.md). A detector
  * that failed on their data is still a gap that stops everything.
  */
-const ADVISORY_SOURCES: ReadonlySet<SourceName> = new Set<SourceName>(['instancetypes']);
+const ADVISORY_SOURCES: ReadonlySet<SourceName> = new Set<SourceName>(['instancetypes', 'spotprices']);
 
 /** Whether remediations may act on a report: complete, or incomplete only for gaps in advisory sources. */
 export function completeForActions(report: Pick<Report, 'complete' | 'gaps' | 'unreadFiles'>): boolean {

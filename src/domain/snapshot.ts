@@ -7,6 +7,7 @@ import type {
   InstanceProfile,
   LaunchTemplate,
   LogLine,
+  SpotPrice,
   Subnet,
 } from './aws.ts';
 import type { InstanceTypeInfo } from './instance-types.ts';
@@ -52,6 +53,7 @@ export const SOURCE_NAMES = [
   'instanceprofiles',
   'subnets',
   'instancetypes',
+  'spotprices',
   'logs',
 ] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
@@ -111,6 +113,12 @@ export interface ClusterSnapshot {
    * `aws ec2 describe-instance-types`; empty when neither (detectors then use the bundled table).
    */
   instanceTypes: InstanceTypeInfo[];
+  /**
+   * Spot prices of the Spot types in play: `DescribeSpotPriceHistory` from now (live) or a captured
+   * `aws ec2 describe-spot-price-history`; absent or empty when neither (Spot is then priced
+   * on-demand, docs/cost.md).
+   */
+  spotPrices?: SpotPrice[];
   logs: LogLine[];
   /**
    * Capture files left out whose name does not say which source they held (`out3.json` too
@@ -153,6 +161,7 @@ export function emptySnapshot(clusterName: string): ClusterSnapshot {
     instanceProfiles: [],
     subnets: [],
     instanceTypes: [],
+    spotPrices: [],
     logs: [],
   };
 }

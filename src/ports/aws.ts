@@ -10,6 +10,7 @@ import type {
   Instance,
   InstanceProfile,
   LaunchTemplate,
+  SpotPrice,
   Subnet,
 } from '../domain/aws.ts';
 
@@ -66,6 +67,12 @@ export interface Ec2Port {
    * them. Live adapters may answer from a cache of the region's listing (instance types rarely change).
    */
   describeInstanceTypes(): Promise<InstanceTypeListing>;
+  /**
+   * The Linux Spot prices in effect now of these types, in every zone of the region
+   * (`DescribeSpotPriceHistory` from now, as Karpenter asks it): one request for the types a scan
+   * prices (docs/cost.md). `[]` asks nothing.
+   */
+  describeSpotPrices(instanceTypes: readonly string[]): Promise<SpotPrice[]>;
 }
 
 export interface EksPort {

@@ -8,6 +8,7 @@ export type AwsOperation =
   | 'DeleteLaunchTemplate'
   | 'DescribeSubnets'
   | 'DescribeInstanceTypes'
+  | 'DescribeSpotPriceHistory'
   | 'DescribeCluster'
   | 'ListClusters'
   | 'ListFargateProfiles'

@@ -21,6 +21,7 @@ import type { AwsPorts, InstanceQuery, TerminationResult } from '../ports/aws.ts
 import { SourceError } from '../ports/errors.ts';
 import { awsError, AwsFaults, type AwsOperation } from './aws-faults.ts';
 import { simulatedInstanceTypes } from './instance-types.ts';
+import { simulatedSpotPrices } from './spot-prices.ts';
 
 export { AWS_WRITE_OPERATIONS, awsError, type AwsOperation } from './aws-faults.ts';
 
@@ -190,6 +191,16 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
         begin('DescribeInstanceTypes', {});
         assertNoGap(snapshot, 'instancetypes');
         return { instanceTypes: [...state.instanceTypes.values()].map((t) => structuredClone(t)), rejected: [] };
+      },
+      async describeSpotPrices(instanceTypes) {
+        if (instanceTypes.length === 0) return [];
+        // As instance types: the account has Spot prices whether captured or not; a recorded failure fails again.
+        const types = [...new Set(instanceTypes)].sort();
+        begin('DescribeSpotPriceHistory', { instanceTypes: types });
+        assertNoGap(snapshot, 'spotprices');
+        if (!snapshot.captured.has('spotprices')) return simulatedSpotPrices(types, regionOf(snapshot));
+        const wanted = new Set(types);
+        return (snapshot.spotPrices ?? []).filter((p) => wanted.has(p.instanceType)).map((p) => structuredClone(p));
       },
     },
     eks: {

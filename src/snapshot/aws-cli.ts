@@ -5,6 +5,7 @@ import type {
   Instance,
   InstanceProfile,
   LaunchTemplate,
+  SpotPrice,
   Subnet,
 } from '../domain/aws.ts';
 import { instanceTypeFromApi, type InstanceTypeInfo } from '../domain/instance-types.ts';
@@ -34,7 +35,8 @@ export type AwsCliOutput =
   | { source: 'instanceprofiles'; profiles: InstanceProfile[] }
   | { source: 'subnets'; subnets: Subnet[] }
   /** `rejected`: the items instanceTypeFromApi could not read (`InstanceTypes[3] (x9.huge)`), set aside by the merger. */
-  | { source: 'instancetypes'; instanceTypes: InstanceTypeInfo[]; rejected: string[] };
+  | { source: 'instancetypes'; instanceTypes: InstanceTypeInfo[]; rejected: string[] }
+  | { source: 'spotprices'; prices: SpotPrice[] };
 
 /** The top-level key each supported command prints, and how to read it. */
 const READERS: readonly [key: string, read: (document: JsonRecord) => AwsCliOutput][] = [
@@ -52,6 +54,7 @@ const READERS: readonly [key: string, read: (document: JsonRecord) => AwsCliOutp
   ['InstanceProfile', (d) => ({ source: 'instanceprofiles', profiles: [readInstanceProfile(d.InstanceProfile, 0)] })], // get-instance-profile
   ['Subnets', (d) => ({ source: 'subnets', subnets: arrayAt(d, 'Subnets', '').map(readSubnet) })], // aws ec2 describe-subnets
   ['InstanceTypes', readInstanceTypes], // aws ec2 describe-instance-types
+  ['SpotPriceHistory', (d) => ({ source: 'spotprices', prices: arrayAt(d, 'SpotPriceHistory', '').map(readSpotPrice) })],
 ];
 
 /** Whether the document has the top-level key of an AWS CLI output this tool reads. */
@@ -89,6 +92,9 @@ function readInstance(raw: unknown, where: string): Instance {
   if (dns) instance.privateDnsName = dns;
   const profileArn = isRecord(record.IamInstanceProfile) ? optText(record.IamInstanceProfile.Arn) : undefined;
   if (profileArn) instance.iamInstanceProfileArn = profileArn;
+  // `spot` (or `capacity-block`); on-demand instances have none.
+  const lifecycle = optText(record.InstanceLifecycle);
+  if (lifecycle) instance.lifecycle = lifecycle;
   return instance;
 }
 
@@ -249,4 +255,21 @@ function readInstanceTypes(document: JsonRecord): AwsCliOutput {
     rejected.push(`InstanceTypes[${i}]${name ? ` (${name})` : ''}`);
   });
   return { source: 'instancetypes', instanceTypes, rejected };
+}
+
+/** One item of `aws ec2 describe-spot-price-history`; `SpotPrice` is a decimal string (`"0.034500"`). */
+function readSpotPrice(raw: unknown, index: number): SpotPrice {
+  const where = `SpotPriceHistory[${index}]`;
+  const record = recordAt(raw, where);
+  const instanceType = stringAt(record, 'InstanceType', where);
+  const text = optText(record.SpotPrice);
+  const usd = text !== undefined && /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : NaN;
+  if (Number.isNaN(usd))
+    throw new ShapeError(`${where} (${instanceType}) has no SpotPrice in dollars (a decimal string such as "0.0345")`);
+  const price: SpotPrice = { instanceType, availabilityZone: stringAt(record, 'AvailabilityZone', where), usd };
+  const timestamp = optTime(record.Timestamp);
+  if (timestamp) price.timestamp = timestamp;
+  const product = optText(record.ProductDescription);
+  if (product) price.productDescription = product;
+  return price;
 }

@@ -6,6 +6,7 @@ import type {
   InstanceProfile,
   LaunchTemplate,
   LogLine,
+  SpotPrice,
   Subnet,
 } from '../domain/aws.ts';
 import type { InstanceTypeInfo } from '../domain/instance-types.ts';
@@ -23,6 +24,7 @@ import { describeProblem } from '../domain/json-checks.ts';
 import { AWS_SHAPES } from '../domain/object-shapes.ts';
 import { oneLine } from '../domain/shape.ts';
 import { SnapshotIndex } from '../domain/snapshot-index.ts';
+import { spotTypesInPlay } from '../domain/spot-types.ts';
 import { visibleLine } from '../domain/visible.ts';
 
 export interface MergeResult extends Omit<LoadResult, 'files'> {
@@ -48,6 +50,8 @@ export class CaptureMerger {
   readonly #instanceProfiles = new Map<string, InstanceProfile>();
   readonly #subnets = new Map<string, Subnet>();
   readonly #instanceTypes = new Map<string, InstanceTypeInfo>();
+  /** By type, zone, product and time: the same price in several files (or pages) once. */
+  readonly #spotPrices = new Map<string, SpotPrice>();
   readonly #logs: LogLine[] = [];
   readonly #notices: string[] = [];
   /** Per source: a pagination token seen, and whether some page had none (the last one). */
@@ -167,6 +171,9 @@ export class CaptureMerger {
       case 'instancetypes':
         for (const t of output.instanceTypes) this.#instanceTypes.set(t.name, t);
         break;
+      case 'spotprices':
+        for (const p of output.prices) this.#spotPrices.set(spotPriceKey(p), p);
+        break;
     }
   }
 
@@ -214,7 +221,19 @@ export class CaptureMerger {
         }
         return { ...output, instanceTypes: keep(output.instanceTypes, 'InstanceType', (r) => r.name) };
       }
+      case 'spotprices':
+        return { ...output, prices: keep(output.prices, 'SpotPrice', spotPriceKey) };
     }
+  }
+
+  /** The Spot types among what was read so far (the live scan asks their prices last). */
+  spotTypesSoFar(): string[] {
+    const objects = <T>(source: SourceName) => [...(this.#objects.get(source)?.values() ?? [])] as T[];
+    return spotTypesInPlay({
+      nodes: objects('nodes'),
+      nodeClaims: objects('nodeclaims'),
+      instances: [...this.#instances.values()],
+    });
   }
 
   finish(clusterOption: string | undefined): MergeResult {
@@ -247,6 +266,7 @@ export class CaptureMerger {
       instanceProfiles: [...this.#instanceProfiles.values()],
       subnets: [...this.#subnets.values()],
       instanceTypes: [...this.#instanceTypes.values()],
+      spotPrices: [...this.#spotPrices.values()],
       logs: this.#logs,
     };
     const evidence = {
@@ -314,6 +334,10 @@ export class CaptureMerger {
     const gone = this.#goneClusters[0];
     return gone === undefined ? undefined : { name: gone, gone: true };
   }
+}
+
+function spotPriceKey(price: SpotPrice): string {
+  return `${price.instanceType} ${price.availabilityZone} ${price.productDescription ?? ''} ${price.timestamp ?? ''}`;
 }
 
 function mapFor<K, V>(maps: Map<K, Map<string, V>>, key: K): Map<string, V> {

@@ -25,6 +25,7 @@ export const SOURCE_OF_OPERATION: Readonly<Record<string, SourceName>> = {
   GetInstanceProfile: 'instanceprofiles',
   DescribeSubnets: 'subnets',
   DescribeInstanceTypes: 'instancetypes',
+  DescribeSpotPriceHistory: 'spotprices',
 };
 
 const AWS_CLI_ERROR = /An error occurred \(([^)\s]+)\) when calling the (\w+) operation(?: \([^)\n]*\))?: ?([^\r\n]*)/g;

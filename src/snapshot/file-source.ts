@@ -27,6 +27,9 @@ const MEANT_BY_NAME: Readonly<Record<string, SourceName>> = {
   'instance-types': 'instancetypes',
   instancetypes: 'instancetypes',
   'describe-instance-types': 'instancetypes',
+  'spot-prices': 'spotprices',
+  spotprices: 'spotprices',
+  'describe-spot-price-history': 'spotprices',
 };
 
 const PREFIXES: readonly [prefix: string, source: SourceName][] = [
@@ -75,6 +78,7 @@ const COMMAND_OF_SOURCE: Readonly<Record<SourceName, string>> = {
   instanceprofiles: 'aws iam list-instance-profiles',
   subnets: 'aws ec2 describe-subnets',
   instancetypes: 'aws ec2 describe-instance-types',
+  spotprices: 'aws ec2 describe-spot-price-history',
 };
 
 /** One object's file (`fargate-profile-NAME.json`, `access-entry-NAME.json`) was a describe. */

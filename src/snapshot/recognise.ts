@@ -84,6 +84,8 @@ const AWS_LIST_FILE_NAMES: Readonly<Record<string, SourceName>> = {
   'describe-subnets': 'subnets',
   'instance-types': 'instancetypes',
   'describe-instance-types': 'instancetypes',
+  'spot-prices': 'spotprices',
+  'describe-spot-price-history': 'spotprices',
 };
 
 function capturedByFileName(baseName: string): Contribution[] {

@@ -214,6 +214,7 @@ export const PART_SOURCE: Record<keyof SnapshotParts, SourceName> = {
   volumeAttachments: 'volumeattachments',
   subnets: 'subnets',
   instanceTypes: 'instancetypes',
+  spotPrices: 'spotprices',
   logs: 'logs',
 };
 

@@ -3,7 +3,7 @@
  * callers rely on (resourceVersion and 409 on a stale write; per-instance termination results)
  * and record every write so tests can assert what was done. Add to them with small, additive edits.
  */
-import type { Instance, LaunchTemplate, Subnet } from '../../src/domain/aws.ts';
+import type { Instance, LaunchTemplate, SpotPrice, Subnet } from '../../src/domain/aws.ts';
 import type { InstanceTypeInfo } from '../../src/domain/instance-types.ts';
 import type { Deployment, EC2NodeClass, NodeClaim, NodePool, Pod } from '../../src/domain/kube.ts';
 import { toIsoSeconds } from '../../src/domain/kube-helpers.ts';
@@ -193,6 +193,15 @@ export class FakeEc2 implements Ec2Port {
 
   deleteLaunchTemplate(_launchTemplateId: string): Promise<boolean> {
     return Promise.resolve(false);
+  }
+
+  /** What DescribeSpotPriceHistory answers (filtered by the types asked for). */
+  spotPrices: SpotPrice[] = [];
+  readonly spotPriceCalls: string[][] = [];
+
+  describeSpotPrices(instanceTypes: readonly string[]): Promise<SpotPrice[]> {
+    this.spotPriceCalls.push([...instanceTypes]);
+    return Promise.resolve(this.spotPrices.filter((p) => instanceTypes.includes(p.instanceType)).map(clone));
   }
 
   /** What DescribeSubnets answers (filtered by the ids asked for). */

@@ -4,13 +4,15 @@ import {
   paginateDescribeInstances,
   paginateDescribeInstanceTypes,
   paginateDescribeLaunchTemplates,
+  paginateDescribeSpotPriceHistory,
   paginateDescribeSubnets,
   TerminateInstancesCommand,
   type DescribeLaunchTemplatesCommandOutput,
   type EC2Client,
   type Filter,
+  type _InstanceType,
 } from '@aws-sdk/client-ec2';
-import type { Instance, LaunchTemplate, Subnet } from '../../domain/aws.ts';
+import type { Instance, LaunchTemplate, SpotPrice, Subnet } from '../../domain/aws.ts';
 import { CLUSTER_TAG, LAUNCH_TEMPLATE_CLUSTER_TAGS, legacyClusterTag } from '../../domain/tags.ts';
 import {
   TERMINATE_BATCH_SIZE,
@@ -40,6 +42,16 @@ const SUBNET_PAGE_SIZE = 1000;
 const SUBNET_ID_FILTER_SIZE = 200;
 /** DescribeInstanceTypes' largest page: about 13 pages for a region's 1,200-odd types. */
 export const INSTANCE_TYPE_PAGE_SIZE = 100;
+
+/**
+ * DescribeSpotPriceHistory's largest page. From now, EC2 returns one price per type, zone and
+ * product: the types of a scan (a few dozen at most, ~6 zones each) fit on the first page.
+ */
+const SPOT_PRICE_PAGE_SIZE = 1000;
+/** Pages followed at most: a bound on one scan's prices, never reached by a real region's answer. */
+const SPOT_PRICE_PAGES = 5;
+/** Types asked for at most; the rest are priced at the on-demand list price (docs/cost.md). */
+export const SPOT_PRICE_TYPES = 200;
 
 /**
  * Errors one instance can cause for its whole batch: a missing id, termination protection, or
@@ -209,6 +221,27 @@ export class Ec2Adapter implements Ec2Port {
         return listing;
       }),
     );
+  }
+
+  /**
+   * One paginated request: `ProductDescriptions` (not a `product-description` filter, which some
+   * EC2 stand-ins answer with nothing) and `StartTime` now, so only the prices in effect come back.
+   */
+  async describeSpotPrices(instanceTypes: readonly string[]): Promise<SpotPrice[]> {
+    const types = [...new Set(instanceTypes)].sort().slice(0, SPOT_PRICE_TYPES);
+    if (types.length === 0) return [];
+    return awsCall('DescribeSpotPriceHistory', () => {
+      const pages = paginateDescribeSpotPriceHistory(
+        { client: this.#client, pageSize: SPOT_PRICE_PAGE_SIZE },
+        { InstanceTypes: types as _InstanceType[], ProductDescriptions: ['Linux/UNIX'], StartTime: new Date() },
+      );
+      return allPages(
+        pages,
+        (page) =>
+          fromSdkOutput('DescribeSpotPriceHistory', 'spotprices', { SpotPriceHistory: page.SpotPriceHistory ?? [] }).prices,
+        SPOT_PRICE_PAGES,
+      );
+    });
   }
 
   async deleteLaunchTemplate(launchTemplateId: string): Promise<boolean> {

@@ -16,6 +16,7 @@ const EC2_APIS: ApiNames<Ec2Port> = {
   describeSubnets: () => 'ec2:DescribeSubnets',
   // Answered from the region's cache most scans (ports/aws.ts): only the listings that ask EC2 are counted.
   describeInstanceTypes: () => 'ec2:DescribeInstanceTypes',
+  describeSpotPrices: () => 'ec2:DescribeSpotPriceHistory',
 };
 
 const EKS_APIS: ApiNames<EksPort> = {

@@ -10,6 +10,7 @@ import type {
   Instance,
   InstanceProfile,
   LaunchTemplate,
+  SpotPrice,
   Subnet,
 } from '../../domain/aws.ts';
 import type { InstanceTypeInfo } from '../../domain/instance-types.ts';
@@ -39,6 +40,7 @@ type AwsSource = Extract<
   | 'instanceprofiles'
   | 'subnets'
   | 'instancetypes'
+  | 'spotprices'
 >;
 
 /** Per source, its file (without extension). */
@@ -52,6 +54,7 @@ const FILES: Readonly<Record<AwsSource, string>> = {
   // As capture-script names it.
   subnets: 'subnets',
   instancetypes: 'instance-types',
+  spotprices: 'spot-prices',
 };
 
 /** The captured AWS sources of a snapshot as AWS CLI outputs, and its AWS gaps as CLI errors. */
@@ -75,6 +78,7 @@ export function awsCliDocuments(snapshot: ClusterSnapshot): AwsCliDocument[] {
   if (captured.has('instancetypes')) {
     documents.push(output(FILES.instancetypes, describeInstanceTypes(snapshot.instanceTypes)));
   }
+  if (captured.has('spotprices')) documents.push(output(FILES.spotprices, describeSpotPriceHistory(snapshot.spotPrices ?? [])));
   documents.push(...gapDocuments(snapshot.gaps));
   return documents;
 }
@@ -104,6 +108,7 @@ function instanceOutput(instance: Instance): JsonRecord {
     PrivateDnsName: instance.privateDnsName,
     State: code === undefined ? { Name: instance.state } : { Code: code, Name: instance.state },
     IamInstanceProfile: instance.iamInstanceProfileArn === undefined ? undefined : { Arn: instance.iamInstanceProfileArn },
+    InstanceLifecycle: instance.lifecycle,
     Tags: tagList(instance.tags),
   });
 }
@@ -276,6 +281,21 @@ function instanceTypeOutput(t: InstanceTypeInfo): JsonRecord {
       ? { NeuronDevices: [{ Name: t.neuron.name, Count: t.neuron.count, CoreInfo: { Count: t.neuron.coresPerDevice } }] }
       : undefined,
   });
+}
+
+/** `aws ec2 describe-spot-price-history`. */
+function describeSpotPriceHistory(prices: readonly SpotPrice[]): JsonRecord {
+  return {
+    SpotPriceHistory: prices.map((p) =>
+      withoutUndefined({
+        AvailabilityZone: p.availabilityZone,
+        InstanceType: p.instanceType,
+        ProductDescription: p.productDescription,
+        SpotPrice: String(p.usd),
+        Timestamp: p.timestamp,
+      }),
+    ),
+  };
 }
 
 /**

@@ -89,3 +89,24 @@ describe('Ec2Adapter.describeInstanceTypes against moto', () => {
     });
   });
 });
+
+describe('Ec2Adapter.describeSpotPrices against moto', () => {
+  it("reads each zone's price of the types asked for over EC2's real protocol; a type EC2 does not know has none", async () => {
+    // Prepare
+    const client = new EC2Client({
+      region: 'us-east-1',
+      endpoint,
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'not-a-secret' },
+    });
+
+    // Act
+    const prices = await new Ec2Adapter(client).describeSpotPrices(['m5.large', 'x99.huge']);
+
+    // Assess: moto answers a fixed price and time, in every zone that offers the type.
+    expect(prices.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(prices.map((p) => p.instanceType))).toEqual(new Set(['m5.large']));
+    expect(prices.map((p) => p.availabilityZone)).toEqual(expect.arrayContaining(['us-east-1a', 'us-east-1b', 'us-east-1c']));
+    expect(prices[0]).toMatchObject({ usd: 0.00001, productDescription: 'Linux/UNIX (Amazon VPC)' });
+    expect(prices[0]?.timestamp).toMatch(/^2006-01-02T15:04:05/);
+  });
+});
