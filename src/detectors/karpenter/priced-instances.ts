@@ -1,7 +1,8 @@
 /**
  * What EC2 bills for the instances behind a finding (docs/cost.md "What each finding counts"): the
  * instance's own type and zone as EC2 describes it when it was captured, else the labels Karpenter
- * puts on the NodeClaim and the Node once it launched. Only an instance that runs is billed for
+ * puts on the NodeClaim and the Node once it launched; the capacity type from Karpenter's label,
+ * else EC2's `InstanceLifecycle`. Only an instance that runs is billed for
  * its compute: a captured instance that is stopped, stopping or terminated is left out (a stopped
  * one still bills its EBS volumes, which are not priced).
  */
@@ -26,7 +27,12 @@ function isBilled(instance: Instance): boolean {
 /** An EC2 instance as EC2 describes it; undefined when it does not run. */
 export function pricedInstance(instance: Instance): PricedInstance | undefined {
   if (!isBilled(instance)) return undefined;
-  return { instanceType: instance.instanceType, capacityType: undefined, zone: instance.availabilityZone };
+  return { instanceType: instance.instanceType, capacityType: capacityOf(instance), zone: instance.availabilityZone };
+}
+
+/** EC2's `InstanceLifecycle` as a capacity type: absent means on-demand; `spot`, `capacity-block` as they are. */
+function capacityOf(instance: Instance): string {
+  return instance.lifecycle ?? 'on-demand';
 }
 
 /**
@@ -50,7 +56,7 @@ export function pricedClaim(
   };
   return {
     instanceType: instance?.instanceType ?? label(INSTANCE_TYPE_LABELS),
-    capacityType: label([CAPACITY_TYPE_LABEL]),
+    capacityType: label([CAPACITY_TYPE_LABEL]) ?? (instance ? capacityOf(instance) : undefined),
     zone: instance?.availabilityZone ?? label(ZONE_LABELS) ?? /^aws:\/\/\/([^/]+)\//.exec(providerID ?? '')?.[1],
   };
 }

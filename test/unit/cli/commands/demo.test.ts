@@ -217,6 +217,8 @@ describe('demo on the bundled examples', () => {
     ]) {
       expect(result.stdout).toContain(expected);
     }
+    // The money at stake heads the summary: the orphans, the relaunch loop, the nodes held terminating.
+    expect(result.stdout).toMatch(/=== summary ===\n≈ \$\d+\.\d\d\/day at stake across [1-9]\d* findings\.\n/);
   });
 
   it('opens with the headline: the controller deadlocked on Fargate, found and restarted, on the first screen', async () => {
