@@ -10,16 +10,17 @@ import { T0, karpenterPod, minutesAfter } from '../../../factories/kube.ts';
 import { testPrices } from '../../../factories/prices.ts';
 
 const NOW = new Date(minutesAfter(T0, 60));
-const PRICES = testPrices({ 't3a.xlarge': 0.1504 });
+const PRICES = testPrices({ 't3a.xlarge': 0.1504 }, { 't3a.xlarge': 0.0612 });
 
 function detect(snapshot: ClusterSnapshot, prices: PriceBook = PRICES) {
   return orphanedInstance.detect({ snapshot, index: new SnapshotIndex(snapshot), prices, settings: DEFAULT_DETECTION, now: NOW });
 }
 
 /** One orphan (the factory's instances are t3a.xlarge in us-east-1a) next to a claimed instance. */
-function orphan(state = 'running'): ClusterSnapshot {
+function orphan(state = 'running', lifecycle?: string): ClusterSnapshot {
+  const orphaned = { ...instance({ id: 'i-0bbbbbbbbbbbbbbb1', state }), ...(lifecycle ? { lifecycle } : {}) };
   return karpenterSnapshotOf({
-    instances: [instance({ id: 'i-01d1ff6c07a0e70f9' }), instance({ id: 'i-0bbbbbbbbbbbbbbb1', state })],
+    instances: [instance({ id: 'i-01d1ff6c07a0e70f9' }), orphaned],
     nodeClaims: [nodeClaim({ name: 'default-kb85v', instanceId: 'i-01d1ff6c07a0e70f9' })],
     pods: [karpenterPod({ name: 'karpenter-5697769d6c-cdwct', nodeName: 'ip-10-59-127-151.ec2.internal' })],
     cluster: cluster(),
@@ -33,6 +34,15 @@ describe('ORPHANED_INSTANCE cost', () => {
     expect(finding?.cost).toEqual({
       perDayUsd: 3.61,
       basis: '1 × t3a.xlarge on-demand at $0.1504/h (on-demand, test prices); × 24 h',
+    });
+  });
+
+  it('a Spot orphan (EC2 InstanceLifecycle spot) is priced at the Spot price of its zone, not on-demand', () => {
+    const [finding] = detect(orphan('running', 'spot'));
+
+    expect(finding?.cost).toEqual({
+      perDayUsd: 1.47,
+      basis: '1 × t3a.xlarge spot at $0.0612/h (spot in us-east-1a, test prices); × 24 h',
     });
   });
 
