@@ -38,7 +38,7 @@ const HOURS_PER_DAY = 24;
  */
 export function costOf(prices: PriceBook, instances: readonly PricedInstance[]): FindingCost | undefined {
   const groups = new Map<string, { count: number; label: string; price: HourlyPrice }>();
-  // What could not be priced, by type (`''`: the type was not captured), so the basis names it.
+  // What could not be priced, by type (`''`: the type is not known), so the basis names it.
   const unpriced = new Map<string, number>();
   let hourly = 0;
   for (const instance of instances) {
@@ -59,7 +59,7 @@ export function costOf(prices: PriceBook, instances: readonly PricedInstance[]):
   const parts = [...groups.values()].map((g) => `${g.count} × ${g.label} at $${g.price.usd.toFixed(4)}/h (${g.price.source})`);
   for (const [type, count] of unpriced)
     parts.push(
-      type ? `${count} × ${type} not priced (no price known for the type)` : `${count} not priced (instance type not captured)`,
+      type ? `${count} × ${type} not priced (no price known for the type)` : `${count} not priced (instance type unknown)`,
     );
   return { perDayUsd: Math.round(hourly * HOURS_PER_DAY * 100) / 100, basis: `${parts.join('; ')}; × 24 h` };
 }

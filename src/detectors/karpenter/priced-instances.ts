@@ -16,6 +16,20 @@ const INSTANCE_TYPE_LABELS = ['node.kubernetes.io/instance-type', 'beta.kubernet
 const CAPACITY_TYPE_LABEL = 'karpenter.sh/capacity-type';
 const ZONE_LABELS = ['topology.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/zone'];
 
+/**
+ * Values from a capture end up in a finding's basis and, through the price book, in a Spot price
+ * lookup: only names of the shape EC2 and Karpenter use are taken (`m7i-flex.large`, `us-east-1a`,
+ * `us-west-2-lax-1a`, `spot`), so a forged label can neither grow the basis nor carry control
+ * characters into it; anything else counts as not known.
+ */
+const INSTANCE_TYPE_SHAPE = /^[a-z0-9][a-z0-9-]{0,31}\.[a-z0-9-]{1,32}$/;
+const ZONE_SHAPE = /^[a-z0-9][a-z0-9-]{0,39}$/;
+const CAPACITY_SHAPE = /^[a-z][a-z-]{0,31}$/;
+
+function shaped(value: string | undefined, shape: RegExp): string | undefined {
+  return value !== undefined && shape.test(value) ? value : undefined;
+}
+
 /** EC2 bills compute in these states (`pending` from the moment it starts booting). */
 const BILLED_STATES: ReadonlySet<string> = new Set(['pending', 'running']);
 
@@ -27,12 +41,16 @@ function isBilled(instance: Instance): boolean {
 /** An EC2 instance as EC2 describes it; undefined when it does not run. */
 export function pricedInstance(instance: Instance): PricedInstance | undefined {
   if (!isBilled(instance)) return undefined;
-  return { instanceType: instance.instanceType, capacityType: capacityOf(instance), zone: instance.availabilityZone };
+  return {
+    instanceType: shaped(instance.instanceType, INSTANCE_TYPE_SHAPE),
+    capacityType: capacityOf(instance),
+    zone: shaped(instance.availabilityZone, ZONE_SHAPE),
+  };
 }
 
 /** EC2's `InstanceLifecycle` as a capacity type: absent means on-demand; `spot`, `capacity-block` as they are. */
-function capacityOf(instance: Instance): string {
-  return instance.lifecycle ?? 'on-demand';
+function capacityOf(instance: Instance): string | undefined {
+  return instance.lifecycle === undefined ? 'on-demand' : shaped(instance.lifecycle, CAPACITY_SHAPE);
 }
 
 /**
@@ -55,9 +73,12 @@ export function pricedClaim(
     return undefined;
   };
   return {
-    instanceType: instance?.instanceType ?? label(INSTANCE_TYPE_LABELS),
-    capacityType: label([CAPACITY_TYPE_LABEL]) ?? (instance ? capacityOf(instance) : undefined),
-    zone: instance?.availabilityZone ?? label(ZONE_LABELS) ?? /^aws:\/\/\/([^/]+)\//.exec(providerID ?? '')?.[1],
+    instanceType: shaped(instance?.instanceType ?? label(INSTANCE_TYPE_LABELS), INSTANCE_TYPE_SHAPE),
+    capacityType: shaped(label([CAPACITY_TYPE_LABEL]), CAPACITY_SHAPE) ?? (instance ? capacityOf(instance) : undefined),
+    zone: shaped(
+      instance?.availabilityZone ?? label(ZONE_LABELS) ?? /^aws:\/\/\/([^/]+)\//.exec(providerID ?? '')?.[1],
+      ZONE_SHAPE,
+    ),
   };
 }
 

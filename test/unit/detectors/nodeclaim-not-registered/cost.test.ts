@@ -63,6 +63,23 @@ describe('NODECLAIM_NOT_REGISTERED cost: the relaunch loop', () => {
     expect(finding?.cost?.basis).toContain('1 × x9z.huge not priced (no price known for the type)');
   });
 
+  it('a forged label cannot grow the basis or put control characters in it: it counts as an unknown type', () => {
+    const forged = stuck('default-njzpq', 'i-0c4e8b2a9f7d13e56');
+    forged.metadata!.labels = {
+      ...forged.metadata?.labels,
+      'node.kubernetes.io/instance-type': `m5.large\u001b[2J${'x'.repeat(10_000)}`,
+      'karpenter.sh/capacity-type': 'spot\nCRITICAL',
+    };
+    const snapshot = scenario({ nodeClaims: [stuck('default-kb85v', 'i-01d1ff6c07a0e70f9', 'm5.large'), forged] });
+
+    const [finding] = detect(snapshot);
+
+    expect(finding?.cost?.basis).toContain('1 × m5.large on-demand at $0.0960/h');
+    expect(finding?.cost?.basis).toContain('1 not priced (instance type unknown)');
+    expect(finding?.cost?.basis.length).toBeLessThan(300);
+    expect([...(finding?.cost?.basis ?? '')].some((c) => c.charCodeAt(0) < 0x20)).toBe(false);
+  });
+
   it('an instance EC2 says is terminated bills nothing: only the running one is counted', () => {
     const snapshot = scenario({
       nodeClaims: [stuck('default-kb85v', 'i-01d1ff6c07a0e70f9'), stuck('default-njzpq', 'i-0c4e8b2a9f7d13e56')],
