@@ -21,7 +21,7 @@ export interface PricedInstance {
 
 export interface HourlyPrice {
   usd: number;
-  /** Where the price came from, for the basis: `on-demand, bundled us-east-1 table of 2026-07-20`. */
+  /** Where the price came from, for the basis: `on-demand, us-east-1 list price from Karpenter's table of 2026-07-20` (docs/cost.md). */
   source: string;
 }
 

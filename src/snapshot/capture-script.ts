@@ -56,6 +56,23 @@ const AWS: readonly [file: string, command: string][] = [
   ['instance-types.json', 'aws_ ec2 describe-instance-types'],
 ];
 
+/**
+ * The current Linux Spot prices of the Spot types in play (docs/cost.md): Nodes and NodeClaims
+ * labelled Spot, and the cluster's Spot instances. Each type is checked before it reaches the
+ * command line; none found, nothing is asked.
+ */
+const SPOT_PRICES = `spot_types=
+for type in $(kubectl get nodes -l karpenter.sh/capacity-type=spot -o jsonpath='{.items[*].metadata.labels.node\\.kubernetes\\.io/instance-type}' 2>/dev/null) \\
+  $(kubectl get nodeclaims.karpenter.sh -l karpenter.sh/capacity-type=spot -o jsonpath='{.items[*].metadata.labels.node\\.kubernetes\\.io/instance-type}' 2>/dev/null) \\
+  $(aws_ ec2 describe-instances --filters "Name=tag:eks:eks-cluster-name,Values=$cluster" Name=instance-lifecycle,Values=spot --query 'Reservations[].Instances[].InstanceType' --output text 2>/dev/null); do
+  case $type in *[!a-z0-9.-]* | *.*.* | .* | *.) continue ;; *.*) ;; *) continue ;; esac
+  case " $spot_types " in *" $type "*) ;; *) spot_types="$spot_types $type" ;; esac
+done
+# One word per type, each checked above.
+if [ -n "$spot_types" ]; then
+  run spot-prices.json aws_ ec2 describe-spot-price-history --instance-types $spot_types --product-descriptions Linux/UNIX --start-time "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+fi`;
+
 export function captureScript(options: CaptureScriptOptions = {}): string {
   checkCaptureScriptOptions(options);
   const cluster = shellQuote(options.cluster ?? '');
@@ -165,6 +182,7 @@ case $vpc in
   vpc-*) run subnets.json aws_ ec2 describe-subnets --filters "Name=vpc-id,Values=$vpc" ;;
   *) run subnets.json aws_ ec2 describe-subnets ;;
 esac
+${SPOT_PRICES}
 
 echo "left out, as snapshot does: $left_out_values env values, $left_out_annotations annotations copying a whole object"
 date -u +%Y-%m-%dT%H:%M:%SZ >"$out/${CAPTURED_AT_FILE}" # when the reads ended: scan --from judges ages at it (docs/capture.md)

@@ -610,6 +610,7 @@ describe('IAM', () => {
     'ec2:DescribeLaunchTemplates',
     'ec2:DescribeSubnets',
     'ec2:DescribeInstanceTypes',
+    'ec2:DescribeSpotPriceHistory',
   ]);
 
   it.each(['scan', 'cleanup'])(
@@ -859,6 +860,7 @@ describe('IAM', () => {
         'ec2:DescribeInstanceTypes',
         'ec2:DescribeInstances',
         'ec2:DescribeLaunchTemplates',
+        'ec2:DescribeSpotPriceHistory',
         'ec2:DescribeSubnets',
         'ec2:TerminateInstances',
         'eks:DescribeAccessEntry',

@@ -51,7 +51,7 @@ const SPOT_PRICE_PAGE_SIZE = 1000;
 /** Pages followed at most: a bound on one scan's prices, never reached by a real region's answer. */
 const SPOT_PRICE_PAGES = 5;
 /** Types asked for at most; the rest are priced at the on-demand list price (docs/cost.md). */
-export const SPOT_PRICE_TYPES = 200;
+const SPOT_PRICE_TYPES = 200;
 
 /**
  * Errors one instance can cause for its whole batch: a missing id, termination protection, or

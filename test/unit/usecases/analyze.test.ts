@@ -128,6 +128,11 @@ describe('analyze: completeness rules', () => {
     expect(planned.complete).toBe(false);
     expect(planned.findings[0]?.remediation).toMatchObject({ status: 'planned' });
 
+    // Nor do Spot prices (they only price the finding).
+    const unpriced = karpenterSnapshotOf({ instances: [instance({ id: 'i-0aaa' })] });
+    unpriced.gaps.push({ source: 'spotprices', error: 'DescribeSpotPriceHistory failed: UnauthorizedOperation: denied' });
+    expect(run(unpriced, [orphanProposer]).findings[0]?.remediation).toMatchObject({ status: 'planned' });
+
     // … but not when anything else is missing too.
     advisory.gaps.push({ source: 'nodes', error: '403 Forbidden' });
     expect(run(advisory, [orphanProposer]).findings[0]?.remediation).toMatchObject({ status: 'skipped' });
