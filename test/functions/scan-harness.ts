@@ -35,6 +35,12 @@ const EXAMPLE_OF: Record<string, string> = {
   [HEALTHY]: 'healthy',
 };
 
+function exampleOf(cluster: string): string {
+  const example = EXAMPLE_OF[cluster];
+  if (!example) throw new Error(`no example for cluster ${cluster}`);
+  return example;
+}
+
 export interface ScanService {
   invoke(event: SQSEvent): Promise<SQSBatchResponse>;
   state: StateStore;
@@ -43,6 +49,8 @@ export interface ScanService {
   /** Simulated time: scans read `now` from it. */
   clock: ReturnType<typeof steppingClock>;
   logs: Record<string, unknown>[];
+  /** The names of the simulated clusters, in the order given. */
+  simulated: string[];
   /** The simulated cluster of that name. */
   cluster(name: string): Simulation;
   /** How often the function connected to each cluster. */
@@ -53,6 +61,8 @@ export interface ScanService {
 export interface ScanServiceOptions {
   /** Clusters to simulate (cluster names above); a request for any other fails to connect. */
   clusters: string[];
+  /** Further clusters to simulate, by example folder (examples/NAME); each is named as its capture names it. */
+  examples?: string[];
   /**
    * Requested name → simulated cluster: the request reaches that cluster's account, whose EKS knows
    * no cluster of the requested name (a typo, a deleted cluster).
@@ -73,21 +83,22 @@ export interface ScanServiceOptions {
 
 export async function startScanService(dynamo: LocalDynamo, options: ScanServiceOptions): Promise<ScanService> {
   const table = await dynamo.createStateTable();
+  const simulations = new Map<string, Simulation>();
+  const simulate = (example: string) =>
+    startSimulation([fileURLToPath(new URL(`../../examples/${example}`, import.meta.url))], { kube: { clock: NO_WAIT_CLOCK } });
+  for (const name of options.clusters) simulations.set(name, await simulate(exampleOf(name)));
+  for (const example of options.examples ?? []) {
+    const simulation = await simulate(example);
+    simulations.set(simulation.seed.clusterName, simulation);
+  }
   const settings = readScanConfig({
     AWS_REGION: 'eu-west-1',
     STATE_TABLE: table,
     ALERT_TOPIC_ARN: TOPIC_ARN,
     // A stack serving the simulated clusters (serverless.yml `clusters`): terminations may be applied there.
-    CLUSTERS: options.clusters.join(','),
+    CLUSTERS: [...simulations.keys()].join(','),
     ...options.env,
   });
-  const simulations = new Map<string, Simulation>();
-  for (const name of options.clusters) {
-    const example = EXAMPLE_OF[name];
-    if (!example) throw new Error(`no example for cluster ${name}`);
-    const path = fileURLToPath(new URL(`../../examples/${example}`, import.meta.url));
-    simulations.set(name, await startSimulation([path], { kube: { clock: NO_WAIT_CLOCK } }));
-  }
   const clock = steppingClock(options.now ?? '2026-01-01T01:00:05Z');
   const logs: Record<string, unknown>[] = [];
   const connects = new Map<string, number>();
@@ -117,6 +128,7 @@ export async function startScanService(dynamo: LocalDynamo, options: ScanService
     clock,
     logs,
     connects,
+    simulated: [...simulations.keys()],
     cluster(name) {
       const simulation = simulations.get(name);
       if (!simulation) throw new Error(`cluster ${name} is not simulated`);
