@@ -13,7 +13,8 @@ export async function collectSpotPrices(
   gap: (source: SourceName, error: unknown) => void,
 ): Promise<void> {
   try {
-    const prices = await aws.ec2.describeSpotPrices(spotTypes);
+    // Nothing on Spot: no call at all (not even one the meter would count).
+    const prices = spotTypes.length > 0 ? await aws.ec2.describeSpotPrices(spotTypes) : [];
     merger.add('AWS API', [{ type: 'aws', output: { source: 'spotprices', prices } }]);
   } catch (error) {
     gap('spotprices', error);

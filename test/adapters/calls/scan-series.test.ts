@@ -81,7 +81,7 @@ describe('the API call series of a scan', () => {
     expect(three).toEqual(one);
   });
 
-  it('a scan reading every source calls 8 AWS APIs and 14 Kubernetes ones, each a fixed name', async () => {
+  it('a scan reading every source calls 8 AWS APIs (no Spot prices: nothing runs on Spot) and 14 Kubernetes ones, each a fixed name', async () => {
     const apis = apisOf(await scanClusters(['aws-2026-eks'], true));
 
     expect(apis).toEqual([
