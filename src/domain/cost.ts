@@ -38,12 +38,14 @@ const HOURS_PER_DAY = 24;
  */
 export function costOf(prices: PriceBook, instances: readonly PricedInstance[]): FindingCost | undefined {
   const groups = new Map<string, { count: number; label: string; price: HourlyPrice }>();
-  let unpriced = 0;
+  // What could not be priced, by type (`''`: the type is not known), so the basis names it.
+  const unpriced = new Map<string, number>();
   let hourly = 0;
   for (const instance of instances) {
     const price = prices.hourly(instance);
     if (!price || !instance.instanceType) {
-      unpriced += 1;
+      const type = instance.instanceType ?? '';
+      unpriced.set(type, (unpriced.get(type) ?? 0) + 1);
       continue;
     }
     hourly += price.usd;
@@ -55,6 +57,9 @@ export function costOf(prices: PriceBook, instances: readonly PricedInstance[]):
   }
   if (groups.size === 0) return undefined;
   const parts = [...groups.values()].map((g) => `${g.count} × ${g.label} at $${g.price.usd.toFixed(4)}/h (${g.price.source})`);
-  if (unpriced > 0) parts.push(`${unpriced} not priced (type unknown)`);
+  for (const [type, count] of unpriced)
+    parts.push(
+      type ? `${count} × ${type} not priced (no price known for the type)` : `${count} not priced (instance type unknown)`,
+    );
   return { perDayUsd: Math.round(hourly * HOURS_PER_DAY * 100) / 100, basis: `${parts.join('; ')}; × 24 h` };
 }

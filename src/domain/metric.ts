@@ -1,5 +1,5 @@
 /** CloudWatch units the service uses. */
-export type MetricUnit = 'Count' | 'Seconds' | 'Milliseconds';
+export type MetricUnit = 'Count' | 'Seconds' | 'Milliseconds' | 'None';
 
 /** One value of one metric; the adapter sends a whole invocation's datums in as few calls as it can. */
 export interface MetricDatum {
@@ -29,4 +29,6 @@ export const METRIC = {
   scanFailures: 'ScanFailures',
   /** A cluster EKS says does not exist (ResourceNotFoundException): scan-dispatch's CLUSTERS check and the scan. */
   clustersNotFound: 'ClustersNotFound',
+  /** The report's total cost of its findings, US dollars a day (docs/cost.md); unit None: CloudWatch has no currency. */
+  estimatedWaste: 'EstimatedWasteUsdPerDay',
 } as const;

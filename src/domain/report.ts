@@ -30,6 +30,27 @@ export interface Report {
    * Set by scans of captured files, whose own time is not the wall clock's. Additive.
    */
   timeSource?: TimeSource;
+  /**
+   * What the findings that carry a `cost` add up to (docs/report-json.md "cost"): present only
+   * when at least one does. Additive.
+   */
+  cost?: ReportCost;
+}
+
+/** The report's total of its findings' `cost`. */
+export interface ReportCost {
+  /** The sum of the findings' `cost.perDayUsd`, rounded to cents. */
+  perDayUsd: number;
+  /** How many findings carry a cost. */
+  findings: number;
+}
+
+/** The findings' costs added up; undefined when none has one. */
+function totalCost(findings: readonly Finding[]): ReportCost | undefined {
+  const costed = findings.filter((f) => f.cost !== undefined);
+  if (costed.length === 0) return undefined;
+  const cents = costed.reduce((sum, f) => sum + Math.round((f.cost?.perDayUsd ?? 0) * 100), 0);
+  return { perDayUsd: cents / 100, findings: costed.length };
 }
 
 /**
@@ -74,6 +95,7 @@ export function buildReport(input: {
   const unread = input.unreadFiles ?? [];
   const summary: Record<Severity, number> = { critical: 0, warning: 0, info: 0 };
   for (const f of input.findings) summary[f.severity] += 1;
+  const cost = totalCost(input.findings);
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     cluster: input.cluster,
@@ -84,6 +106,7 @@ export function buildReport(input: {
     ...(unread.length > 0 ? { unreadFiles: [...unread] } : {}),
     findings: sortFindings(input.findings),
     summary,
+    ...(cost ? { cost } : {}),
   };
 }
 

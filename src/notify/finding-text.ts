@@ -1,6 +1,6 @@
 /**
- * The words of a finding alert: what is wrong, why we believe it, since when, and what the
- * sentinel did about it. Markdown as the chat clients render it (`**bold**`, `` `code` ``).
+ * The words of a finding alert: what is wrong, why we believe it, since when, what it costs a day
+ * (docs/cost.md), and what the sentinel did about it. Markdown as the chat clients render it (`**bold**`, `` `code` ``).
  */
 import type { ActionKind } from '../domain/codes.ts';
 import type { Finding, Remediation, ResourceRef } from '../domain/finding.ts';
@@ -9,6 +9,7 @@ import { formatDuration } from '../domain/settings.ts';
 import { shellQuote } from '../domain/shell.ts';
 import { markdownText } from '../domain/markdown.ts';
 import { heldReason, remediationOutcome } from '../domain/remediation-outcome.ts';
+import { findingCostText } from '../domain/cost-text.ts';
 
 /** Evidence lines quoted in an alert; the full list is in the report. */
 const MAX_EVIDENCE_LINES = 5;
@@ -58,6 +59,7 @@ export function findingFacts(f: Finding, cluster: string, now: Date): string[] {
   if (f.cause) lines.push(`**Cause:** \`${f.cause.code}\`: ${markdownText(f.cause.detail)}`);
   lines.push(`**Resource:** ${markdownText(resourceText(f.resource))}`);
   if (f.since) lines.push(`**Since:** ${markdownText(sinceText(f.since, now))}`);
+  if (f.cost) lines.push(`**Cost:** ${markdownText(findingCostText(f.cost))}`);
   if (f.evidence.length > 0) {
     lines.push('**Evidence:**');
     for (const e of f.evidence.slice(0, MAX_EVIDENCE_LINES)) lines.push(`- ${markdownText(e)}`);

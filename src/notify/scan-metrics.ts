@@ -11,7 +11,7 @@ import { ageMs, conditionOf, isUnboundPending } from '../domain/kube-helpers.ts'
 import type { Pod } from '../domain/kube.ts';
 import { METRIC, type MetricDatum, type MetricUnit } from '../domain/metric.ts';
 import type { Report } from '../domain/report.ts';
-import type { ClusterSnapshot } from '../domain/snapshot.ts';
+import type { ClusterSnapshot, SourceName } from '../domain/snapshot.ts';
 import { detectorRuns } from '../detectors/registry.ts';
 import { SnapshotIndex } from '../domain/snapshot-index.ts';
 
@@ -22,6 +22,9 @@ export interface ScanMetricsInput {
   durationMs: number;
   now: Date;
 }
+
+/** The sources whose objects findings price (src/detectors/karpenter/priced-instances.ts). */
+const PRICED_SOURCES: readonly SourceName[] = ['instances', 'nodeclaims', 'nodes'];
 
 type AddDatum = (name: string, unit: MetricUnit, value: number, dimensions?: Record<string, string>) => void;
 
@@ -55,6 +58,17 @@ function addOutcomes(add: AddDatum, report: Report): void {
     const [action, outcome] = key.split('/') as [string, string];
     add(METRIC.remediations, 'Count', n, { Action: action, Outcome: outcome });
   }
+}
+
+/**
+ * What the priced findings cost a day (docs/cost.md), 0 when none is. Only when the scan read what
+ * is priced (instances, NodeClaims or nodes) and none of it has a gap: a scan blind to some of
+ * them knows of no waste, not of none.
+ */
+function addWaste(add: AddDatum, snapshot: ClusterSnapshot, report: Report): void {
+  const read = PRICED_SOURCES.some((source) => snapshot.captured.has(source));
+  const blind = snapshot.gaps.some((gap) => PRICED_SOURCES.includes(gap.source));
+  if (read && !blind) add(METRIC.estimatedWaste, 'None', report.cost?.perDayUsd ?? 0);
 }
 
 export function scanMetrics(input: ScanMetricsInput): MetricDatum[] {
@@ -99,6 +113,8 @@ export function scanMetrics(input: ScanMetricsInput): MetricDatum[] {
   }
 
   addOutcomes(add, report);
+
+  addWaste(add, snapshot, report);
 
   add(METRIC.scanDuration, 'Milliseconds', input.durationMs);
   add(METRIC.scanGaps, 'Count', report.gaps.length);
@@ -158,8 +174,8 @@ function remediationCounts(findings: readonly Finding[]): Map<string, number> {
 
 /**
  * A cluster that does not exist: ClustersNotFound per cluster and account-wide (its alarm), plus
- * what an EC2 reading still tells of it: the instances tagged for it (OrphanedInstances), the
- * findings and what was done to them. No Kubernetes gauge, no ClustersScanned.
+ * what an EC2 reading still tells of it: the instances tagged for it (OrphanedInstances) and what
+ * they cost (EstimatedWasteUsdPerDay), the findings and what was done to them. No Kubernetes gauge, no ClustersScanned.
  */
 export function notFoundMetrics(input: Pick<ScanMetricsInput, 'cluster' | 'snapshot' | 'report'>): MetricDatum[] {
   const { cluster, snapshot, report } = input;
@@ -168,6 +184,7 @@ export function notFoundMetrics(input: Pick<ScanMetricsInput, 'cluster' | 'snaps
   const orphans = FINDING_METRICS.filter((m) => m.code === 'ORPHANED_INSTANCE');
   addCounted(add, orphans, snapshot, report);
   addOutcomes(add, report);
+  addWaste(add, snapshot, report);
   return [...datums, ...clustersNotFound([cluster])];
 }
 

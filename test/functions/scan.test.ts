@@ -373,6 +373,13 @@ describe('scan: a batch', () => {
     ]);
     expect(datumsOf(service, 'OrphanedInstances', { Cluster: ORPHANS })).toEqual([expect.objectContaining({ value: 2 })]);
     expect(datumsOf(service, 'ControllerReadyReplicas', { Cluster: HEALTHY })).toEqual([expect.objectContaining({ value: 2 })]);
+    // The running orphan (a Spot m7i-flex.large) costs money; the stopped one bills no compute.
+    expect(datumsOf(service, 'EstimatedWasteUsdPerDay', { Cluster: ORPHANS })).toEqual([
+      { name: 'EstimatedWasteUsdPerDay', unit: 'None', value: 2.3, dimensions: { Cluster: ORPHANS } },
+    ]);
+    expect(datumsOf(service, 'EstimatedWasteUsdPerDay', { Cluster: HEALTHY })).toEqual([
+      expect.objectContaining({ unit: 'None', value: 0 }),
+    ]);
     const scanned = datumsOf(service, 'ClustersScanned', {}).reduce((n, d) => n + d.value, 0);
     expect(scanned).toBe(3);
     expect(service.metrics.datums.filter((d) => d.name === 'ScanFailures')).toEqual([]);

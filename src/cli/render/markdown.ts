@@ -14,6 +14,7 @@ import {
 import { markdownCode, markdownFence, markdownParagraph, markdownText } from '../../domain/markdown.ts';
 import { remediationOutcome } from '../../domain/remediation-outcome.ts';
 import { capitalised } from '../../domain/words.ts';
+import { atStakeText, findingCostText } from '../../domain/cost-text.ts';
 
 /** For tickets and incident docs (CommonMark / GitHub): a summary table, then one section per finding. */
 export function renderMarkdown(unsafe: Report): string {
@@ -21,6 +22,8 @@ export function renderMarkdown(unsafe: Report): string {
   const out: string[] = [
     `# karpenter-sentinel report: cluster ${markdownCode(report.cluster)}`,
     '',
+    // Money first (docs/cost.md), when any finding is priced.
+    ...(report.cost ? [`**${money(atStakeText(report.cost))}.**`, ''] : []),
     `Generated at ${text(report.generatedAt)}.`,
     '',
   ];
@@ -60,6 +63,7 @@ function section(f: Finding, n: number): string[] {
   const out = [`## ${n}. ${f.severity}: \`${f.code}\` on ${text(describeResource(f.resource))}`, '', paragraph(f.title), ''];
   if (f.since) out.push(`- **Since:** ${text(f.since)}`);
   out.push(`- **Cause:** ${f.cause ? `\`${f.cause.code}\` — ${text(f.cause.detail)}` : 'not determined'}`);
+  if (f.cost) out.push(`- **Cost:** ${money(findingCostText(f.cost))}`);
   out.push(`- **Remediation:** ${text(describeRemediation(f.remediation))}`, '');
   if (f.evidence.length > 0) out.push('**Evidence**', '', ...fenced('text', f.evidence.join('\n')), '');
   const remediation = f.remediation;
@@ -83,3 +87,7 @@ const fenced = markdownFence;
 /** Text from the data, on one line and shown literally. */
 const text = markdownText;
 const paragraph = markdownParagraph;
+/** Money text: literal, and its `$` escaped, so two of them on a line never open a math span (GitHub). */
+function money(value: string): string {
+  return text(value).replace(/\$/g, '\\$');
+}

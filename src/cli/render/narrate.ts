@@ -3,6 +3,7 @@ import type { Report } from '../../domain/report.ts';
 import { describeResource, visibleReport } from './format.ts';
 import type { Style } from './style.ts';
 import { NO_WRAP, wrapLine, wrapLines } from './wrap.ts';
+import { atStakeText } from '../../domain/cost-text.ts';
 
 /** What was done about each automated remediation, in a sentence a human reads after the table. */
 export function narrate(unsafe: Report, style: Style, width: number = NO_WRAP): string {
@@ -38,9 +39,16 @@ export class DemoTally {
   #findings = 0;
   #applied = new Map<string, number>();
   #manual = 0;
+  /** The examples' `Report.cost` added up, in cents so the sum is exact. */
+  #cents = 0;
+  #costed = 0;
 
   add(report: Report): void {
     this.#findings += report.findings.length;
+    if (report.cost) {
+      this.#cents += Math.round(report.cost.perDayUsd * 100);
+      this.#costed += report.cost.findings;
+    }
     for (const f of report.findings) {
       if (f.remediation?.status === 'applied')
         this.#applied.set(f.remediation.action, (this.#applied.get(f.remediation.action) ?? 0) + 1);
@@ -48,10 +56,12 @@ export class DemoTally {
     }
   }
 
-  /** The demo's closing lines, wrapped to `width`. */
+  /** The demo's closing lines, wrapped to `width`: the money at stake first, when any finding was priced. */
   lines(examples: number, width: number = NO_WRAP): string[] {
+    const money = this.#costed > 0 ? [`${atStakeText({ perDayUsd: this.#cents / 100, findings: this.#costed })}.`] : [];
     return wrapLines(
       [
+        ...money,
         `${examples} simulated clusters scanned, ${this.#findings} findings.`,
         `Fixed automatically: ${this.#applied.get('ROLLOUT_RESTART') ?? 0} controller restart(s), ${this.#applied.get('TERMINATE_INSTANCE') ?? 0} orphaned instance(s) terminated.`,
         `Explained for a human: ${this.#manual} finding(s), each with its cause and the exact commands.`,

@@ -4,6 +4,7 @@ import { describeResource, NOT_RUN_NOTE } from './format.ts';
 import type { Style } from './style.ts';
 import { NO_WRAP, wrapLine } from './wrap.ts';
 import { wrapStep } from './wrap-step.ts';
+import { findingCostText } from '../../domain/cost-text.ts';
 
 /** Past this many facts a finding shows the first ones and how many more the JSON report holds. */
 export const MAX_EVIDENCE_SHOWN = 8;
@@ -23,6 +24,7 @@ export function findingBlock(finding: Finding, style: Style, width: number = NO_
     ...prose(`  ${finding.title}`, '    '),
   ];
   if (finding.since) lines.push(`  since: ${finding.since}`);
+  if (finding.cost) lines.push(...prose(`  cost: ${findingCostText(finding.cost)}`, '    '));
   lines.push(
     ...prose(`  cause: ${finding.cause ? `${finding.cause.code} — ${finding.cause.detail}` : 'not determined'}`, '    '),
   );

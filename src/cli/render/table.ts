@@ -15,6 +15,7 @@ import {
 } from './format.ts';
 import { PLAIN_STYLE, type Style } from './style.ts';
 import { displayWidth, NO_WRAP, shorten, wrapLine } from './wrap.ts';
+import { atStakeText } from '../../domain/cost-text.ts';
 
 export interface TableOptions {
   style?: Style;
@@ -34,7 +35,9 @@ export function renderTable(unsafe: Report, options: TableOptions = {}): string 
   const style = options.style ?? PLAIN_STYLE;
   const width = options.width ?? NO_WRAP;
   const report = visibleReport(unsafe);
-  const lines: string[] = [...header(report, style, width)];
+  // Money first (docs/cost.md): what the findings cost a day, when any of them is priced.
+  const money = report.cost ? wrapLine(style.bold(atStakeText(report.cost)), width, '  ') : [];
+  const lines: string[] = [...money, ...header(report, style, width)];
   if (report.findings.length === 0) {
     const none = report.complete ? 'No findings.' : 'No findings in the data that was captured; the gaps above were not checked.';
     lines.push('', ...wrapLine(none, width, ''));

@@ -15,6 +15,8 @@ import { diagnose } from './diagnosis.ts';
 import { drainEvents, terminating, type Terminating } from './terminating.ts';
 import { quoteEvent } from './termination-events.ts';
 import type { StepTarget } from './termination-steps.ts';
+import { costOf } from '../../domain/cost.ts';
+import { billed, pricedClaim } from '../karpenter/priced-instances.ts';
 
 type Code = 'NODE_TERMINATION_STUCK';
 
@@ -72,6 +74,9 @@ function findingFor(ctx: DetectContext, t: Terminating): Finding<Code> {
     evidence,
     remediation: manualRemediation(verdict.steps),
     counts: { objects: 1, ...(t.pool ? { nodePool: t.pool } : {}) },
+    // The node held (docs/cost.md): its instance bills until the termination finishes, whatever
+    // replaced it. An instance EC2 says is stopped or gone costs nothing.
+    cost: costOf(ctx.prices, billed([pricedClaim(ctx.index, t.claim, t.node)])),
   });
 }
 

@@ -13,6 +13,8 @@ import { privateEndpointChecks } from './private-endpoint.ts';
 import { nodePoolOfClaim } from '../../domain/tags.ts';
 import { isAutoModeRef } from '../../domain/auto-mode.ts';
 import { shellQuote } from '../../domain/shell.ts';
+import { costOf, type FindingCost, type PriceBook, type PricedInstance } from '../../domain/cost.ts';
+import { billed, pricedClaim } from '../karpenter/priced-instances.ts';
 
 type Code = 'NODECLAIM_NOT_REGISTERED';
 
@@ -27,6 +29,8 @@ interface Stuck {
   launchedAt: string;
   ageMs: number;
   registered: Condition | undefined;
+  /** What its instance bills; undefined when the captured instance does not run. */
+  priced: PricedInstance | undefined;
 }
 
 interface PoolGroup {
@@ -90,6 +94,7 @@ function stuckClaim(ctx: DetectContext, nc: NodeClaim): Stuck | undefined {
     launchedAt,
     ageMs: age,
     registered,
+    priced: pricedClaim(ctx.index, nc, undefined),
   };
 }
 
@@ -124,7 +129,23 @@ function findingFor(ctx: DetectContext, g: PoolGroup): Finding<Code> {
     // From NodeRegistrationHealthy=False alone (the claims already deleted, relaunching) it counts as
     // one, so the metric does not drop to 0 in the middle of the relaunch loop.
     counts: { objects: Math.max(1, g.stuck.length), ...(g.pool ? { nodePool: g.pool } : {}) },
+    cost: relaunchCost(ctx.prices, g.stuck),
   });
+}
+
+/**
+ * What the relaunch loop bills (docs/cost.md): each stuck NodeClaim's instance runs until the
+ * 15-minute registration timeout deletes it, and the pods still pending make Karpenter launch the
+ * next one, so about one instance of its type runs per stuck NodeClaim at any time. From
+ * NodeRegistrationHealthy=False alone no instance is known: no cost.
+ */
+function relaunchCost(prices: PriceBook, stuck: readonly Stuck[]): FindingCost | undefined {
+  const cost = costOf(prices, billed(stuck.map((c) => c.priced)));
+  if (!cost) return undefined;
+  return {
+    perDayUsd: cost.perDayUsd,
+    basis: `${cost.basis}; each NodeClaim is relaunched every 15 minutes, so about one such instance runs per stuck NodeClaim`,
+  };
 }
 
 interface Explained {

@@ -11,6 +11,8 @@ import { controllerReadiness } from '../karpenter/controller-presence.ts';
 import { regionFlag, regionOf } from '../aws-iam/iam-arn.ts';
 import { orphanCandidates } from '../karpenter/orphan-candidates.ts';
 import { shellQuote } from '../../domain/shell.ts';
+import { costOf } from '../../domain/cost.ts';
+import { billed, pricedInstance } from '../karpenter/priced-instances.ts';
 
 type Cause = CauseCodeOf<'ORPHANED_INSTANCE'>;
 
@@ -53,6 +55,8 @@ export const orphanedInstance: Detector<'ORPHANED_INSTANCE'> = {
           ],
           remediation: proposedAction('TERMINATE_INSTANCE', [terminateCommand(instance, ctx)]),
           counts: { objects: 1, ...(t[NODEPOOL_TAG] ? { nodePool: t[NODEPOOL_TAG] } : {}) },
+          // The instance itself, while it runs (docs/cost.md): a stopped one bills only its volumes.
+          cost: costOf(ctx.prices, billed([pricedInstance(instance)])),
         }),
       );
     }

@@ -96,6 +96,6 @@ describe('priceBookOf', () => {
         { instanceType: 'm5.large', capacityType: 'on-demand', zone: 'us-east-1a' },
         { instanceType: 'x99.huge', capacityType: 'on-demand', zone: 'us-east-1a' },
       ])?.basis,
-    ).toContain('1 not priced (type unknown)');
+    ).toContain('1 × x99.huge not priced (no price known for the type)');
   });
 });

@@ -107,14 +107,14 @@ function sorted(r: Record<string, string>): [string, string][] {
 }
 
 describe('notFoundMetrics', () => {
-  it('a cluster that does not exist: its EC2-based series (orphans, findings, remediations) and ClustersNotFound, nothing else', () => {
+  it('a cluster that does not exist: its EC2-based series (orphans, their cost, findings, remediations) and ClustersNotFound, nothing else', () => {
     const snapshot = troubledCluster();
     const report = analysed(snapshot);
     const scanned = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 1834, now: NOW });
 
     const datums = notFoundMetrics({ cluster: CLUSTER, snapshot, report });
 
-    const kept = new Set(['OrphanedInstances', 'Findings', 'Remediations']);
+    const kept = new Set(['OrphanedInstances', 'EstimatedWasteUsdPerDay', 'Findings', 'Remediations']);
     expect(datums).toEqual([
       ...scanned.filter((d) => kept.has(d.name)),
       { name: 'ClustersNotFound', unit: 'Count', value: 1, dimensions: { Cluster: CLUSTER } },
@@ -236,6 +236,12 @@ describe('scanMetrics on a healthy cluster', () => {
     expect(datum(datums, 'UnregisteredNodeClaims')?.value).toBe(0);
     expect(datum(datums, 'LaunchFailedNodeClaims')?.value).toBe(0);
     expect(datum(datums, 'OrphanedInstances')?.value).toBe(0);
+    expect(datum(datums, 'EstimatedWasteUsdPerDay')).toEqual({
+      name: 'EstimatedWasteUsdPerDay',
+      unit: 'None',
+      value: 0,
+      dimensions: { Cluster: CLUSTER },
+    });
     expect(datums.filter((d) => d.dimensions.NodePool !== undefined)).toEqual([]);
     expect(datums.filter((d) => d.name === 'Remediations')).toEqual([]);
   });
@@ -277,6 +283,8 @@ describe('scanMetrics on what it could not read', () => {
       'UnregisteredNodeClaims',
       'LaunchFailedNodeClaims',
       'OrphanedInstances',
+      // Instances were read, NodeClaims not: orphans could not be told, so neither could their cost.
+      'EstimatedWasteUsdPerDay',
     ]) {
       expect(datums.filter((d) => d.name === name)).toEqual([]);
     }
@@ -322,6 +330,30 @@ describe('scanMetrics reads the counts on the findings', () => {
     expect(datum(datums, 'UnregisteredNodeClaims')?.value).toBe(7);
     expect(datum(datums, 'UnregisteredNodeClaims', { Cluster: CLUSTER, NodePool: 'a' })?.value).toBe(4);
     expect(datum(datums, 'UnregisteredNodeClaims', { Cluster: CLUSTER, NodePool: 'b' })?.value).toBe(3);
+  });
+
+  it("sends the report's total cost as EstimatedWasteUsdPerDay, per cluster only", () => {
+    const snapshot = snapshotOf({ instances: [], nodeClaims: [] }, CLUSTER);
+    const orphan = (id: string, perDayUsd: number) =>
+      newFinding({
+        code: 'ORPHANED_INSTANCE',
+        severity: 'warning',
+        title: `Instance ${id}`,
+        resource: { kind: 'Instance', id },
+        since: null,
+        cause: null,
+        evidence: [],
+        remediation: null,
+        counts: { objects: 1, nodePool: 'default' },
+        cost: { perDayUsd, basis: '1 × t3a.xlarge on-demand at $0.1504/h; × 24 h' },
+      });
+    const report = buildReport({ cluster: CLUSTER, now: NOW, gaps: [], findings: [orphan('i-0a', 3.61), orphan('i-0b', 3.61)] });
+
+    const datums = scanMetrics({ cluster: CLUSTER, snapshot, report, durationMs: 10, now: NOW });
+
+    expect(datums.filter((d) => d.name === 'EstimatedWasteUsdPerDay')).toEqual([
+      { name: 'EstimatedWasteUsdPerDay', unit: 'None', value: 7.22, dimensions: { Cluster: CLUSTER } },
+    ]);
   });
 
   it('leaves counts out of a finding that does not count objects, so its JSON is unchanged', () => {

@@ -153,6 +153,35 @@ describe('demo', () => {
     expect(result.stderr).toBe(`karpenter-sentinel: ${root}/: no bundled examples found (is this a complete install?)\n`);
   });
 
+  it('leads its summary with the money at stake across the examples, and each priced report with its own', async () => {
+    await example('alpha');
+    await example('beta');
+    const { services } = demoServices();
+    const cost = { perDayUsd: 3.61, basis: '1 × t3a.xlarge on-demand at $0.1504/h (on-demand, test prices); × 24 h' };
+    const priced: typeof pendingControllerDetector = {
+      ...pendingControllerDetector,
+      detect: (ctx) => pendingControllerDetector.detect(ctx).map((f) => ({ ...f, cost })),
+    };
+
+    const result = await run(['demo'], { services: { ...services, detectors: [priced] } });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('--now 2026-01-01T01:00:00Z\n\n≈ $3.61/day at stake across 1 finding\ncluster demo');
+    expect(result.stdout).toContain(
+      '=== summary ===\n≈ $7.22/day at stake across 2 findings.\n2 simulated clusters scanned, 2 findings.',
+    );
+  });
+
+  it('has no money line in its summary when nothing was priced', async () => {
+    await example('alpha');
+    const { services } = demoServices();
+
+    const result = await run(['demo'], { services });
+
+    expect(result.stdout).toContain('=== summary ===\n1 simulated clusters scanned, 1 findings.');
+    expect(result.stdout).not.toContain('at stake');
+  });
+
   it('rejects a bad --now before scanning anything', async () => {
     await example('fargate-race');
     const { loaded, services } = demoServices();
@@ -188,6 +217,8 @@ describe('demo on the bundled examples', () => {
     ]) {
       expect(result.stdout).toContain(expected);
     }
+    // The money at stake heads the summary: the orphans, the relaunch loop, the nodes held terminating.
+    expect(result.stdout).toMatch(/=== summary ===\n≈ \$\d+\.\d\d\/day at stake across [1-9]\d* findings\.\n/);
   });
 
   it('opens with the headline: the controller deadlocked on Fargate, found and restarted, on the first screen', async () => {

@@ -1,0 +1,23 @@
+/**
+ * Money as the reports and alerts say it (docs/cost.md): an estimate, so `≈`, in whole cents, with
+ * thousands separated the same way whatever the machine's locale.
+ */
+import type { FindingCost } from './cost.ts';
+import type { ReportCost } from './report.ts';
+
+const USD = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** `≈ $1,234.56/day`. */
+function perDayText(usd: number): string {
+  return `≈ $${USD.format(usd)}/day`;
+}
+
+/** `≈ $41.23/day at stake across 2 findings`: the headline of a report with money in it. */
+export function atStakeText(total: ReportCost): string {
+  return `${perDayText(total.perDayUsd)} at stake across ${total.findings} finding${total.findings === 1 ? '' : 's'}`;
+}
+
+/** `≈ $2.30/day (1 × t3a.xlarge on-demand at $0.1504/h (...); × 24 h)`: one finding's cost line. */
+export function findingCostText(cost: FindingCost): string {
+  return `${perDayText(cost.perDayUsd)} (${cost.basis})`;
+}
