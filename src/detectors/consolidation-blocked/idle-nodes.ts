@@ -72,7 +72,7 @@ export function consolidationOff(np: NodePool | undefined): 'never' | 'when-empt
 }
 
 /** The pods a drain would move: not DaemonSet, mirror or finished ones. */
-export function workloadPodsOf(pods: readonly Pod[], now: Date): Pod[] {
+function workloadPodsOf(pods: readonly Pod[], now: Date): Pod[] {
   return pods.filter((p) => !isDaemonSetPod(p) && waitsForDrain(p, now));
 }
 

@@ -178,6 +178,8 @@ describe('the effective configuration line', () => {
       terminationStuckAfter: '20m',
       disruptionBlockedAfter: '2h',
       churnPerHour: 25,
+      consolidationBlockedAfter: '6h',
+      wastePerDay: 50,
       initializationTimeout: '10m',
       notReadyAfter: '10m',
       scanMaxAge: '5m',

@@ -9,7 +9,7 @@ import { nodeClaim, nodePool } from '../../../factories/karpenter.ts';
 import { T0, condition, event, minutesAfter, node, pod, withAnnotations } from '../../../factories/kube.ts';
 
 /** Eight hours before T0: past the 6h default by any `now` from T0 on. */
-export const IDLE_SINCE = minutesAfter(T0, -480);
+const IDLE_SINCE = minutesAfter(T0, -480);
 
 export const nodeNameOf = (claim: string) => `ip-10-0-${claim.length}-${claim.charCodeAt(claim.length - 1)}.ec2.internal`;
 
