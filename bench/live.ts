@@ -23,6 +23,8 @@ import { CRDS_LABEL, LOG_LABEL, PREVIOUS_LOG_LABEL, listLabel, type KubectlTimin
 import { countsOf, digest, type ClusterCounts, type ReportDigest } from './measure.ts';
 import { startRssSampler } from './rss-sampler.ts';
 import { resolveOptions, syntheticCluster } from './synthetic-cluster.ts';
+import { takeControllerDown } from './synthetic/controller-down.ts';
+import { writeFloorTarget, type FloorRun } from './floor.ts';
 
 export const KUBECONFIG_FILE = 'kubeconfig';
 const AWS_FILE = 'aws.json';
@@ -65,6 +67,8 @@ export interface LiveServer {
   info: LiveServerInfo;
   /** The counts since the last call. */
   takeStats(): RequestStats;
+  /** The requests received since the last call (`GET /api/v1/pods?limit=500`), in order: what the floor sends again. */
+  takeRequests(): string[];
   close(): Promise<void>;
 }
 
@@ -105,6 +109,11 @@ export interface LiveResults {
   warmup: number;
   scans: LiveScan[];
   scanStats: RequestStats[];
+  /** Each scan's requests sent again right after it by a raw client (bench/floor.ts). */
+  floors: FloorRun[];
+  floorStats: RequestStats[];
+  /** The same cluster with its controller down (every pod listed); undefined until measured. */
+  controllerDown: ControllerDownResults | undefined;
   /** Each run with a fresh `--cache-dir` (discovery fetched by its first command). */
   kubectlCold: KubectlTiming[][];
   kubectlColdStats: RequestStats[];
@@ -116,6 +125,15 @@ export interface LiveResults {
   allPodsStats: RequestStats[];
 }
 
+/** The controller-down scenario: scans and their floors, interleaved, against a server of its own. */
+export interface ControllerDownResults {
+  server: LiveServerInfo;
+  scans: LiveScan[];
+  scanStats: RequestStats[];
+  floors: FloorRun[];
+  floorStats: RequestStats[];
+}
+
 const gc = (globalThis as { gc?: () => void }).gc;
 
 interface ScanSetup {
@@ -123,10 +141,14 @@ interface ScanSetup {
   now: string;
 }
 
-/** Server process: generates the cluster, serves it, and writes what the scan and kubectl need into `dir`. */
-export async function startLiveServer(scale: number, dir: string): Promise<LiveServer> {
+/**
+ * Server process: generates the cluster (with its controller down if asked: synthetic/controller-down.ts),
+ * serves it, and writes what the scan, the floor and kubectl need into `dir`.
+ */
+export async function startLiveServer(scale: number, dir: string, controllerDown = false): Promise<LiveServer> {
   let started = performance.now();
-  const seed = syntheticCluster({ scale });
+  const generated = syntheticCluster({ scale });
+  const seed = controllerDown ? takeControllerDown(generated) : generated;
   const generateMs = performance.now() - started;
   started = performance.now();
   const simulation = await simulateSnapshot(seed);
@@ -135,9 +157,11 @@ export async function startLiveServer(scale: number, dir: string): Promise<LiveS
   writeFileSync(join(dir, KUBECONFIG_FILE), kubeApi.kubeconfig({ name: CONTEXT }), { mode: 0o600 });
   writeFileSync(join(dir, AWS_FILE), JSON.stringify(awsRecords(seed)));
   writeFileSync(join(dir, SCAN_FILE), JSON.stringify({ clusterName: seed.clusterName, now: resolveOptions({ scale }).now }));
+  writeFloorTarget(dir, { url: kubeApi.url, caPem: kubeApi.caPem, token: kubeApi.token });
   const controllerNamespace = seed.pods.find((p) => hasControllerLabel(p.metadata?.labels))?.metadata?.namespace ?? 'karpenter';
   gc?.();
   kubeApi.stats.reset();
+  let stopRecording = kubeApi.recordRequests();
   return {
     info: {
       counts: countsOf(seed),
@@ -151,6 +175,11 @@ export async function startLiveServer(scale: number, dir: string): Promise<LiveS
       const stats = { requests: kubeApi.stats.requests, bytes: kubeApi.stats.bytesSent };
       kubeApi.stats.reset();
       return stats;
+    },
+    takeRequests() {
+      const requests = stopRecording();
+      stopRecording = kubeApi.recordRequests();
+      return requests;
     },
     close: () => simulation.close(),
   };

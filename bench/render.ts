@@ -8,6 +8,7 @@ import type { InterruptionsBench } from './interruptions.ts';
 import type { StateRoundTripsBench } from './state-round-trips.ts';
 import { ALL_PODS_STEP, NODE_PODS_LABEL, PREVIOUS_LOG_LABEL, kubectlFetchPlan, type KubectlTiming } from './kubectl.ts';
 import type { LiveResults, LiveScan, RequestStats } from './live.ts';
+import { floorSection, TARGET_FLOOR_RATIO, worstFloorRatio } from './render-floor.ts';
 import { SOURCE_NAMES } from '../src/domain/snapshot.ts';
 import type { AnalysisMemory, AnalysisTiming, CaptureLoad, CaptureWrite, ClusterCounts, ReportDigest } from './measure.ts';
 
@@ -161,6 +162,7 @@ export function targets(r: BenchResults): TargetRow[] {
   return [
     ...analysisTargets(r),
     liveTarget(r),
+    floorTarget(r),
     ...bundleTargets(r),
     interruptionsTarget(r),
     ...cleanupTargets(r),
@@ -214,6 +216,22 @@ function yamlTarget(a: AnalysisResults): TargetRow {
     target: YAML_TARGET,
     measured: `${ms(yaml)} vs ${ms(json)} (${(yaml / json).toFixed(1)}x)`,
     pass: yaml <= TARGET_YAML_RATIO * json,
+  };
+}
+
+function floorTarget(r: BenchResults): TargetRow {
+  const worst = r.live?.ok ? worstFloorRatio(r.live.value) : undefined;
+  return {
+    target: `live scan (fetch + analysis) within ${TARGET_FLOOR_RATIO}x of its floor, a raw GET + JSON.parse of the same requests (the worst scenario; median of paired runs)`,
+    measured:
+      worst === undefined
+        ? r.live === undefined
+          ? notMeasured(r, 'live')
+          : r.live.ok
+            ? 'no floor measured'
+            : failure(r.live)
+        : `${worst.ratio.toFixed(2)}x (${worst.scenario})`,
+    pass: worst === undefined ? undefined : worst.ratio <= TARGET_FLOOR_RATIO,
   };
 }
 
@@ -446,6 +464,7 @@ function countsSection(counts: ClusterCounts, r: BenchResults): Section {
     notes: [
       `All ${SOURCE_NAMES.length} sources captured. Planted problems: 20 × scale unregistered NodeClaims (node role not mapped), 50 × scale orphan instances, 2 EC2NodeClasses not Ready, a NodePool at its cpu limit, pending pods over five causes (20 of the oversized ones with Karpenter's v1.3+ \`no instance type met …\` wording), 5 AccessDenied log lines, one unscoped AMI selector.`,
       "Second wave (bench/synthetic/after-provisioning.ts): 20 × scale nodes stuck terminating, each drain held by a single-replica Deployment's pod under a PDB with disruptionsAllowed 0; 30 × scale Drifted NodeClaims of `default` behind a `nodes: \"0\"` Drifted budget; 15 NodeClaims consolidated in the last hour in a NodePool with `consolidateAfter: 0s`; 10 × scale NodeClaims whose Node keeps a startup taint; one EC2NodeClass with a /24 subnet 9 addresses from full. Across the healthy part: a PDB allowing disruptions per 50 running Deployments (and the controller's), a VolumeAttachment per 10 worker nodes. The controller stays healthy: one replica restarted once, half its life ago (under KARPENTER_CONTROLLER_UNHEALTHY's threshold), its previous log captured.",
+      'Third wave (bench/synthetic/third-wave.ts, issue 23, on nodes the second wave left alone): 25 × scale idle nodes `Consolidatable=True` for 2–30 h, each left with one pod of a single-replica Deployment under a PDB with disruptionsAllowed 0 (Karpenter\'s `DisruptionBlocked` event `Pdb prevents pod evictions (PodDisruptionBudget=[ns/name])` on the Node); 15 × scale nodes NotReady for 1–8 h after they initialised (two in three `Ready=Unknown` "Kubelet stopped posting node status.", tainted unreachable; the others `Ready=False` with the CNI not ready, tainted not-ready), every other workload pod on them deleted by the taint manager and stuck Terminating.',
     ],
   };
 }
@@ -700,7 +719,7 @@ function liveSections(r: BenchResults): Section[] {
       `The controller is healthy, so the collector reads the Pending pods and the controller's pods (two selector lists), not all ${int(live.server.counts.pods)} pods; and the pods of each node Karpenter is terminating or disrupting or that has not initialised (one \`spec.nodeName\` list per node, 4 at a time), the previous log of each restarted controller pod, and one DescribeSubnets for the EC2NodeClasses' subnets.`,
     ],
   };
-  return [scanSection, kubectlSection(live)];
+  return [scanSection, floorSection(live), kubectlSection(live)];
 }
 
 /**
@@ -1055,7 +1074,7 @@ const METHOD = [
   '- Time: wall time of `analyze` after the warm-up runs; the target uses p95. The first run in a fresh process is shown separately: one CLI scan pays it once.',
   '- Memory: a worker thread samples the process RSS every millisecond while one analysis runs; the target is that peak over the RSS of the process holding the snapshot after a full GC (the memory the analysis itself needs). Holding the snapshot and loading the capture files cost far more and are shown, not gated.',
   '- Loading: `loadSnapshot([dir])` of the files `writeCaptureFiles` writes for the same cluster, then one analysis of what was loaded, like `karpenter-sentinel scan --from DIR`.',
-  '- Live: the same cluster served by the simulator in one child process; per run (`--live-runs N`, default 5, after one warm-up) a full dry-run `scanCluster` in a fresh child process (wall time; RSS sampled every millisecond), then kubectl fetching the same objects one command after another with a fresh `--cache-dir`, then with a warm one (`--kubectl PATH`, default /usr/bin/kubectl). The simulated server counts requests and response bytes of each. `--skip-live` leaves it out.',
+  '- Live: the same cluster served by the simulator in one child process; per run (`--live-runs N`, default 5, after one warm-up) a full dry-run `scanCluster` in a fresh child process (wall time; RSS sampled every millisecond), then kubectl fetching the same objects one command after another with a fresh `--cache-dir`, then with a warm one (`--kubectl PATH`, default /usr/bin/kubectl). The simulated server counts requests and response bytes of each. After each scan, its floor: the requests the server received during it, sent again in a fresh process by a client that only GETs and JSON.parses (bench/floor.ts). Then the same cluster with its controller down (bench/synthetic/controller-down.ts), served by a server of its own: scans and floors, interleaved. `--skip-live` leaves it out.',
   '- Lambda artifacts: `npm run package` first (scripts/bundle.ts, then `osls package`, offline; `--reuse-package` measures the artifacts already there), then per function the zip, the bundle, its esbuild metafile and `--import-runs N` (default 11) imports of the bundle, each in a fresh Node process.',
   '- Interruptions: the deployed handler over in-memory ports, fed SQS batches built from events/interruptions.*.json; the simulated AWS counts the calls.',
   '- State round trips: the deployed scan handler, one SQS message per scan, over a dynalite state table through a DynamoDB client that counts every HTTP request; clusters simulated from examples/.',

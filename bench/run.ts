@@ -30,7 +30,8 @@ import { CLEANUP_SCALES, measureCleanup, type CleanupScaleMeasurement } from './
 import { measureInterruptions, type InterruptionsBench } from './interruptions.ts';
 import { measureStateRoundTrips, type StateRoundTripsBench } from './state-round-trips.ts';
 import { KUBECONFIG_FILE, measureLiveScan, startLiveServer } from './live.ts';
-import type { LiveResults, LiveScan, LiveServer, LiveServerInfo, RequestStats } from './live.ts';
+import type { ControllerDownResults, LiveResults, LiveScan, LiveServer, LiveServerInfo, RequestStats } from './live.ts';
+import { measureFloor, writeFloorRequests, type FloorRun } from './floor.ts';
 import { measureAnalysisMemory, measureAnalysisTime, measureLoad, writeCapture } from './measure.ts';
 import type { AnalysisMemory, AnalysisTiming, CaptureLoad, CaptureWrite } from './measure.ts';
 import {
@@ -81,6 +82,7 @@ const { values } = parseArgs({
     child: { type: 'string' },
     dir: { type: 'string' },
     instances: { type: 'string' },
+    'controller-down': { type: 'boolean', default: false },
   },
 });
 
@@ -133,21 +135,23 @@ async function runChild(mode: string): Promise<void> {
     const value =
       mode === 'live-scan'
         ? await measureLiveScan(dir)
-        : mode === 'time'
-          ? measureAnalysisTime(scale, runs, warmup)
-          : mode === 'memory'
-            ? await measureAnalysisMemory(scale)
-            : mode === 'write' || mode === 'write-yaml'
-              ? writeCapture(scale, dir, mode === 'write' ? 'json' : 'yaml')
-              : mode === 'load'
-                ? await measureLoad(scale, dir)
-                : mode === 'interruptions'
-                  ? await measureInterruptions(INTERRUPTION_RUNS, INTERRUPTION_WARMUP)
-                  : mode === 'state-round-trips'
-                    ? await measureStateRoundTrips()
-                    : mode === 'cleanup'
-                      ? await measureCleanup(positive('instances', values.instances, true), CLEANUP_RUNS, CLEANUP_WARMUP)
-                      : undefined;
+        : mode === 'floor'
+          ? await measureFloor(dir)
+          : mode === 'time'
+            ? measureAnalysisTime(scale, runs, warmup)
+            : mode === 'memory'
+              ? await measureAnalysisMemory(scale)
+              : mode === 'write' || mode === 'write-yaml'
+                ? writeCapture(scale, dir, mode === 'write' ? 'json' : 'yaml')
+                : mode === 'load'
+                  ? await measureLoad(scale, dir)
+                  : mode === 'interruptions'
+                    ? await measureInterruptions(INTERRUPTION_RUNS, INTERRUPTION_WARMUP)
+                    : mode === 'state-round-trips'
+                      ? await measureStateRoundTrips()
+                      : mode === 'cleanup'
+                        ? await measureCleanup(positive('instances', values.instances, true), CLEANUP_RUNS, CLEANUP_WARMUP)
+                        : undefined;
     outcome = value === undefined ? { ok: false, error: `unknown child mode ${mode}` } : { ok: true, value };
   } catch (error) {
     outcome = { ok: false, error: errorText(error) };
@@ -183,19 +187,28 @@ function inChild<T>(label: string, args: string[]): Promise<Outcome<T>> {
 }
 
 type ServerMessage =
-  { type: 'ready'; info: LiveServerInfo } | { type: 'stats'; stats: RequestStats } | { type: 'failed'; error: string };
+  | { type: 'ready'; info: LiveServerInfo }
+  | { type: 'stats'; stats: RequestStats; requests: string[] }
+  | { type: 'failed'; error: string };
+
+/** Requests and bytes since the last call, and the requests themselves (`GET /api/v1/pods?limit=500`). */
+interface ServedSince {
+  stats: RequestStats;
+  requests: string[];
+}
 
 /** The live server's child: serves until told to stop; answers `stats` with the requests and bytes since the last. */
 async function serveLive(dir: string): Promise<void> {
   let server: LiveServer;
   try {
-    server = await startLiveServer(scale, dir);
+    server = await startLiveServer(scale, dir, values['controller-down']);
   } catch (error) {
     process.send?.({ type: 'failed', error: errorText(error) } satisfies ServerMessage, () => process.disconnect());
     return;
   }
   process.on('message', (message) => {
-    if (message === 'stats') process.send?.({ type: 'stats', stats: server.takeStats() } satisfies ServerMessage);
+    if (message === 'stats')
+      process.send?.({ type: 'stats', stats: server.takeStats(), requests: server.takeRequests() } satisfies ServerMessage);
     if (message === 'stop') void server.close().finally(() => process.disconnect());
   });
   process.send?.({ type: 'ready', info: server.info } satisfies ServerMessage);
@@ -205,13 +218,24 @@ interface ServerChild {
   info: LiveServerInfo;
   /** Requests and bytes since the last call. */
   stats(): Promise<RequestStats>;
+  /** The same, with the requests themselves. */
+  served(): Promise<ServedSince>;
   stop(): Promise<void>;
 }
 
-function startServerChild(dir: string): Promise<ServerChild> {
-  process.stderr.write(`bench: live: serving the cluster at scale ${scale} from the simulated API server…\n`);
-  const child = forkSelf(['--child', 'live-server', '--scale', String(scale), '--dir', dir]);
-  const waiting: { resolve(stats: RequestStats): void; reject(error: Error): void }[] = [];
+function startServerChild(dir: string, controllerDown: boolean): Promise<ServerChild> {
+  const which = controllerDown ? ', its controller down,' : '';
+  process.stderr.write(`bench: live: serving the cluster${which} at scale ${scale} from the simulated API server…\n`);
+  const child = forkSelf([
+    '--child',
+    'live-server',
+    '--scale',
+    String(scale),
+    '--dir',
+    dir,
+    ...(controllerDown ? ['--controller-down'] : []),
+  ]);
+  const waiting: { resolve(served: ServedSince): void; reject(error: Error): void }[] = [];
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
@@ -219,15 +243,17 @@ function startServerChild(dir: string): Promise<ServerChild> {
   return new Promise((resolve, reject) => {
     child.on('message', (message: ServerMessage) => {
       if (message.type === 'failed') reject(new Error(message.error));
-      else if (message.type === 'stats') waiting.shift()?.resolve(message.stats);
-      else
+      else if (message.type === 'stats') waiting.shift()?.resolve({ stats: message.stats, requests: message.requests });
+      else {
+        const served = () =>
+          new Promise<ServedSince>((resolveServed, rejectServed) => {
+            waiting.push({ resolve: resolveServed, reject: rejectServed });
+            child.send('stats');
+          });
         resolve({
           info: message.info,
-          stats: () =>
-            new Promise((resolveStats, rejectStats) => {
-              waiting.push({ resolve: resolveStats, reject: rejectStats });
-              child.send('stats');
-            }),
+          served,
+          stats: async () => (await served()).stats,
           stop: () =>
             new Promise((resolveStop) => {
               if (child.exitCode !== null || child.signalCode !== null) return resolveStop();
@@ -235,6 +261,7 @@ function startServerChild(dir: string): Promise<ServerChild> {
               child.send('stop');
             }),
         });
+      }
     });
     child.on('exit', (code, signal) => {
       const error = new Error(`the server exited with ${signal ?? code}: ${stderr.trim().split('\n').at(-1) ?? ''}`);
@@ -244,15 +271,36 @@ function startServerChild(dir: string): Promise<ServerChild> {
   });
 }
 
+/** A scan in a fresh process, then its requests sent again by the floor in another (bench/floor.ts). */
+async function scanThenFloor(
+  server: ServerChild,
+  dir: string,
+  run: string,
+): Promise<{ scan: LiveScan; scanStats: RequestStats; floor: FloorRun; floorStats: RequestStats }> {
+  const scan = await inChild<LiveScan>(`live: scan, ${run}`, ['--child', 'live-scan', '--dir', dir]);
+  if (!scan.ok) throw new Error(`scan: ${scan.error}`);
+  const served = await server.served();
+  writeFloorRequests(dir, served.requests);
+  const floor = await inChild<FloorRun>(`live: floor (the scan's ${served.requests.length} requests), ${run}`, [
+    '--child',
+    'floor',
+    '--dir',
+    dir,
+  ]);
+  if (!floor.ok) throw new Error(`floor: ${floor.error}`);
+  return { scan: scan.value, scanStats: served.stats, floor: floor.value, floorStats: await server.stats() };
+}
+
 /**
- * Per run, one after another: a scan in a fresh process, kubectl's sequence with a fresh cache
- * dir, then with a warm one; interleaved so that a busy machine slows all three alike.
+ * Per run, one after another: a scan in a fresh process, the floor of its requests, kubectl's
+ * sequence with a fresh cache dir, then with a warm one; interleaved so that a busy machine slows
+ * all four alike. Then the same cluster with its controller down: scan and floor, interleaved.
  */
 async function measureLive(): Promise<Outcome<LiveResults>> {
   const dir = mkdtempSync(join(os.tmpdir(), 'karpenter-sentinel-live-'));
   let server: ServerChild | undefined;
   try {
-    server = await startServerChild(dir);
+    server = await startServerChild(dir, false);
     const kubectl = values.kubectl ?? KUBECTL;
     const env = (cacheDir: string): KubectlEnvironment => ({
       kubectl,
@@ -267,27 +315,30 @@ async function measureLive(): Promise<Outcome<LiveResults>> {
       warmup: LIVE_WARMUP,
       scans: [],
       scanStats: [],
+      floors: [],
+      floorStats: [],
       kubectlCold: [],
       kubectlColdStats: [],
       kubectlWarm: [],
       kubectlWarmStats: [],
       allPodsMs: [],
       allPodsStats: [],
+      controllerDown: undefined,
     };
     await server.stats();
     for (let i = 0; i < LIVE_WARMUP + liveRuns; i += 1) {
       const run = i < LIVE_WARMUP ? `warm-up ${i + 1}` : `run ${i - LIVE_WARMUP + 1} of ${liveRuns}`;
-      const scan = await inChild<LiveScan>(`live: scan, ${run}`, ['--child', 'live-scan', '--dir', dir]);
-      if (!scan.ok) throw new Error(`scan: ${scan.error}`);
-      const scanStats = await server.stats();
+      const measured = await scanThenFloor(server, dir, run);
       process.stderr.write(`bench: live: kubectl, ${run}…\n`);
       const cold = await runKubectlSequence(env(`kubectl-cache-${i}`), plan);
       const coldStats = await server.stats();
       const warm = await runKubectlSequence(env('kubectl-cache-warm'), plan);
       const warmStats = await server.stats();
       if (i < LIVE_WARMUP) continue;
-      live.scans.push(scan.value);
-      live.scanStats.push(scanStats);
+      live.scans.push(measured.scan);
+      live.scanStats.push(measured.scanStats);
+      live.floors.push(measured.floor);
+      live.floorStats.push(measured.floorStats);
       live.kubectlCold.push(cold);
       live.kubectlColdStats.push(coldStats);
       live.kubectlWarm.push(warm);
@@ -299,6 +350,9 @@ async function measureLive(): Promise<Outcome<LiveResults>> {
       live.allPodsMs.push(await runKubectl(env('kubectl-cache-warm'), ALL_PODS_STEP));
       live.allPodsStats.push(await server.stats());
     }
+    await server.stop();
+    server = await startServerChild(dir, true);
+    live.controllerDown = await measureControllerDown(server, dir);
     return { ok: true, value: live };
   } catch (error) {
     return { ok: false, error: errorText(error) };
@@ -306,6 +360,21 @@ async function measureLive(): Promise<Outcome<LiveResults>> {
     await server?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function measureControllerDown(server: ServerChild, dir: string): Promise<ControllerDownResults> {
+  const down: ControllerDownResults = { server: server.info, scans: [], scanStats: [], floors: [], floorStats: [] };
+  await server.stats();
+  for (let i = 0; i < LIVE_WARMUP + liveRuns; i += 1) {
+    const run = `controller down, ${i < LIVE_WARMUP ? `warm-up ${i + 1}` : `run ${i - LIVE_WARMUP + 1} of ${liveRuns}`}`;
+    const measured = await scanThenFloor(server, dir, run);
+    if (i < LIVE_WARMUP) continue;
+    down.scans.push(measured.scan);
+    down.scanStats.push(measured.scanStats);
+    down.floors.push(measured.floor);
+    down.floorStats.push(measured.floorStats);
+  }
+  return down;
 }
 
 async function measureAnalysis(): Promise<AnalysisResults> {

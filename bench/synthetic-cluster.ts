@@ -19,6 +19,12 @@
  * worker nodes, and the EC2NodeClasses' 4 subnets as described (one /24 with 9 free addresses, in one
  * EC2NodeClass only). The controller stays healthy: one replica restarted once, long ago, and its
  * previous log (5 lines) is captured (synthetic/controller-restart.ts).
+ *
+ * The third wave (synthetic/third-wave.ts, a random sequence of its own, on nodes the second wave
+ * left alone): 25 idle nodes `Consolidatable=True` for hours, each held by one single-replica pod
+ * under a PDB with disruptionsAllowed 0 (Karpenter's DisruptionBlocked event on the Node); 15 nodes
+ * NotReady for 1–8 h after they initialised (Ready Unknown "Kubelet stopped posting node status." or
+ * Ready False with the CNI not ready), every other workload pod on them Terminating.
  */
 import { SOURCE_NAMES, type ClusterSnapshot } from '../src/domain/snapshot.ts';
 import { Rng } from './rng.ts';
@@ -29,6 +35,7 @@ import { buildEvents, buildLogs } from './synthetic/signals.ts';
 import { buildWorkloads } from './synthetic/workloads.ts';
 import { plantAfterProvisioning } from './synthetic/after-provisioning.ts';
 import { restartController } from './synthetic/controller-restart.ts';
+import { plantThirdWave } from './synthetic/third-wave.ts';
 import { describedSubnets, healthyPdbs, volumeAttachments } from './synthetic/healthy-objects.ts';
 
 export type { SyntheticClusterOptions } from './synthetic/context.ts';
@@ -58,6 +65,8 @@ export const DEFAULT_SYNTHETIC_CLUSTER: Readonly<SyntheticClusterOptions> = {
   consolidatedNodeClaims: 15,
   uninitializedNodeClaims: 10,
   noInstanceTypeMetPods: 20,
+  idleNodesBehindPdbs: 25,
+  notReadyNodes: 15,
   deploymentsPerPdb: 50,
   nodesPerVolumeAttachment: 10,
 };
@@ -78,6 +87,8 @@ const SCALED_UP = [
   'terminatingNodes',
   'driftedNodeClaims',
   'uninitializedNodeClaims',
+  'idleNodesBehindPdbs',
+  'notReadyNodes',
 ] as const satisfies readonly (keyof SyntheticClusterOptions)[];
 
 /** Defaults, overridden, then scaled; throws a RangeError when the counts cannot fit together. */
@@ -87,8 +98,8 @@ export function resolveOptions(overrides: Partial<SyntheticClusterOptions> = {})
   for (const key of SCALED_UP) options[key] = Math.ceil(options[key] * options.scale);
   const registered = options.nodeClaims - options.unregisteredNodeClaims;
   const problems = [
-    options.pods < options.pendingPods + 2 + options.terminatingNodes &&
-      'pods must hold pendingPods + 2 controller pods + one per terminating node',
+    options.pods < options.pendingPods + 2 + options.terminatingNodes + options.idleNodesBehindPdbs &&
+      'pods must hold pendingPods + 2 controller pods + one per terminating node and per idle node',
     registered < 0 && 'unregisteredNodeClaims exceeds nodeClaims',
     options.nodes - registered < 1 &&
       'nodes must exceed registered NodeClaims by at least one (a system node for the controller)',
@@ -112,6 +123,10 @@ export function syntheticCluster(overrides: Partial<SyntheticClusterOptions> = {
   // The second wave's objects draw from a sequence of their own: the rest stays as generated.
   const own: Generation = { ...gen, rng: new Rng(options.seed ^ 0x5eed_14) };
   const planted = plantAfterProvisioning(own, fleet, workloads);
+  // The third wave's draw from a sequence of their own too; its Deployments get no healthy PDB
+  // (their pods have one allowing nothing already).
+  const deploymentsBefore = workloads.deployments.length;
+  const third = plantThirdWave({ ...gen, rng: new Rng(options.seed ^ 0x5eed_23) }, fleet, workloads);
   const previousLog = restartController(
     own,
     workloads.pods.filter((p) => p.metadata?.namespace === 'karpenter'),
@@ -125,14 +140,14 @@ export function syntheticCluster(overrides: Partial<SyntheticClusterOptions> = {
     deployments: workloads.deployments,
     replicaSets: workloads.replicaSets,
     nodes: fleet.nodes,
-    events: buildEvents(gen, fleet, workloads, planted.events),
+    events: buildEvents(gen, fleet, workloads, [...planted.events, ...third.events]),
     configMaps: configMaps(gen, fleet),
     services: workloads.services,
     crds: crds(gen),
     nodeClaims: fleet.nodeClaims,
     nodePools: fleet.nodePools,
     nodeClasses: fleet.nodeClasses,
-    pdbs: [...planted.pdbs, ...healthyPdbs(own, workloads.deployments)],
+    pdbs: [...planted.pdbs, ...third.pdbs, ...healthyPdbs(own, workloads.deployments.slice(0, deploymentsBefore))],
     volumeAttachments: volumeAttachments(own, fleet, planted.vacated),
     cluster: clusterInfo(gen),
     instances: fleet.instances,

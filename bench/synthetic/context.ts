@@ -49,6 +49,13 @@ export interface SyntheticClusterOptions {
   uninitializedNodeClaims: number;
   /** Pending pods (of the oversized ones) whose Karpenter event uses the v1.3+ wording `no instance type met …`. */
   noInstanceTypeMetPods: number;
+  /**
+   * Scaled (up). Karpenter nodes `Consolidatable=True` for 2–30 h, each left with one pod of a
+   * single-replica Deployment under a PDB with `disruptionsAllowed` 0 (synthetic/third-wave.ts).
+   */
+  idleNodesBehindPdbs: number;
+  /** Scaled (up). Initialised Karpenter nodes gone NotReady 1–8 h ago, every other workload pod on them Terminating. */
+  notReadyNodes: number;
   /** One PodDisruptionBudget (allowing disruptions) per this many running Deployments. */
   deploymentsPerPdb: number;
   /** One VolumeAttachment per this many healthy worker nodes. */

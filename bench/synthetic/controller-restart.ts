@@ -18,7 +18,14 @@ const PREVIOUS_LOG_LINES = [
 /** Sets the controller pods' restarts; returns the restarted one's previous log. */
 export function restartController(gen: Generation, controllerPods: readonly Pod[]): LogLine[] {
   const [restarted, ...others] = controllerPods;
-  for (const pod of others) for (const c of pod.status?.containerStatuses ?? []) c.restartCount = 0;
+  for (const pod of others)
+    for (const c of pod.status?.containerStatuses ?? []) {
+      c.restartCount = 0;
+      // Running since the pod started: an API server serves the logs of a running container only.
+      c.state ??= {
+        running: { startedAt: pod.status?.startTime ?? pod.metadata?.creationTimestamp ?? iso(gen.nowMs - 2 * DAY) },
+      };
+    }
   if (!restarted?.status) return [];
   const startedMs = Date.parse(restarted.metadata?.creationTimestamp ?? '') || gen.nowMs - 2 * DAY;
   const stoppedMs = startedMs + Math.floor((gen.nowMs - startedMs) / 2) + gen.rng.int(0, 60 * MINUTE);

@@ -117,8 +117,8 @@ export function buildWorkloads(gen: Generation, fleet: Fleet): Workloads {
   const { options } = gen;
   const out: Workloads = { pods: [], deployments: [], replicaSets: [], services: [], pending: [], running: [] };
   addController(gen, fleet, out);
-  // The terminating nodes' pods come later (after-provisioning.ts), one per node.
-  let runningBudget = options.pods - options.pendingPods - 2 - options.terminatingNodes;
+  // The terminating and idle nodes' pods come later (after-provisioning.ts, third-wave.ts), one per node.
+  let runningBudget = options.pods - options.pendingPods - 2 - options.terminatingNodes - options.idleNodesBehindPdbs;
   const allNodes = [...fleet.systemNodes, ...fleet.workerNodes.map((n) => n.name)];
   const daemonPods = Math.min(allNodes.length, runningBudget);
   for (let i = 0; i < daemonPods; i += 1) addDaemonPod(gen, out, allNodes[i] as string);

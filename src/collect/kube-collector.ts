@@ -1,7 +1,8 @@
 import type { SourceName } from '../domain/snapshot.ts';
 import { isPodReady } from '../domain/kube-helpers.ts';
 import type { EC2NodeClass, KubeObject, Node, NodeClaim, NodePool, Pod } from '../domain/kube.ts';
-import type { KubernetesReader } from '../ports/kubernetes.ts';
+import type { LogLine } from '../domain/aws.ts';
+import type { KubeListQuery, KubernetesReader } from '../ports/kubernetes.ts';
 import type { CaptureMerger } from '../snapshot/capture-merger.ts';
 import { asPreviousLog, readControllerLog } from '../snapshot/controller-logs.ts';
 import { classifyKubeObject } from '../snapshot/kube-objects.ts';
@@ -50,8 +51,8 @@ export interface KubeCollection {
 
 /**
  * The Kubernetes side of a live scan. Tasks run in the order given (at most so many at once): the
- * pods task, last, waits for the Nodes, NodeClaims and NodePools lists to pick the nodes whose pods
- * it reads too (see nodesOfInterest), which have started by then.
+ * pods task, first, waits for the Nodes, NodeClaims and NodePools lists to pick the nodes whose pods
+ * it reads too (see nodesOfInterest); no list waits on anything, so they start as slots free up.
  */
 export function collectKube(
   kube: KubernetesReader,
@@ -89,7 +90,8 @@ export function collectKube(
     return nodesOfInterest(nodes ?? [], claims ?? [], pools ?? [], options.now);
   };
   if (wanted.has('crds')) tasks.push(() => collectCrds(kube, merger, gap));
-  if (wanted.has('pods') || wanted.has('logs')) tasks.push(() => collectPodsAndLogs(kube, wanted, merger, gap, disrupted));
+  // First: with the controller down, the list of every pod is the longest read of the scan.
+  if (wanted.has('pods') || wanted.has('logs')) tasks.unshift(() => collectPodsAndLogs(kube, wanted, merger, gap, disrupted));
   return { tasks, nodeClasses: objectsOf<EC2NodeClass>('ec2nodeclasses') };
 }
 
@@ -127,6 +129,12 @@ async function collectCrds(kube: KubernetesReader, merger: CaptureMerger, gap: G
  * is terminating or wants to disrupt (none on a healthy cluster). Only when the controller is not
  * healthy are all pods read instead: judging where it could run needs every pod on every node,
  * and telling "no controller" from "not captured" needs kube-system's pods.
+ *
+ * What depends on the controller's pods starts as soon as they are known, not after the Pending
+ * list: the list of every pod (its longest read), the per-node lists, the logs (read while the pods
+ * are classified). What is merged, and every gap, stays as if the steps ran one after another:
+ * a failure of the first round gaps pods and logs with its first error, then one of the pod lists
+ * does; logs are merged after the pods, only when the pods were read.
  */
 async function collectPodsAndLogs(
   kube: KubernetesReader,
@@ -135,26 +143,83 @@ async function collectPodsAndLogs(
   gap: Gap,
   disrupted: () => Promise<string[]>,
 ) {
-  let controllerPods: Pod[];
+  const pendingRead = wanted.has('pods') ? kube.list(PENDING_PODS) : Promise.resolve([]);
+  const controllersRead = kube.list(CONTROLLER_PODS);
+  const firstRound = Promise.all([pendingRead, controllersRead]);
+  const afterControllers = controllersRead.then((controllers) => {
+    const controllerPods = keptObjects(contributions('pods', controllers)) as Pod[];
+    const healthy = controllerPods.length > 0 && controllerPods.every(isPodReady);
+    return {
+      healthy,
+      others: wanted.has('pods') ? (healthy ? podsOnNodesOf(kube, disrupted) : listClassifying(kube, ALL_PODS)) : undefined,
+      logs: wanted.has('logs') ? readLogs(kube, controllerPods) : undefined,
+    };
+  });
+  // Whatever the first round's outcome, nothing started here may reject unobserved.
+  void afterControllers.then(
+    (started) => Promise.allSettled([started.others, started.logs]),
+    () => undefined,
+  );
+  let started: Awaited<typeof afterControllers>;
   try {
-    const [pending, controllers] = await Promise.all([
-      wanted.has('pods') ? kube.list(PENDING_PODS) : Promise.resolve([]),
-      kube.list(CONTROLLER_PODS),
-    ]);
-    controllerPods = keptObjects(contributions('pods', controllers)) as Pod[];
+    const [pending, controllers] = await firstRound;
+    started = await afterControllers;
     if (wanted.has('pods')) {
-      const healthy = controllerPods.length > 0 && controllerPods.every(isPodReady);
-      const pods = healthy
-        ? [...pending, ...controllers, ...(await podsOnNodes(kube, await disrupted()))]
-        : await kube.list(ALL_PODS);
-      merger.add(KUBE_ORIGIN, contributions('pods', uniqueByUid(pods)));
+      const others = (await started.others) ?? [];
+      const pods = started.healthy ? [...pending, ...controllers, ...others] : others;
+      const unique = uniqueByUid(pods);
+      merger.add(KUBE_ORIGIN, classifiedAlready(others, unique) ?? contributions('pods', unique));
     }
   } catch (error) {
     if (wanted.has('pods')) gap('pods', error);
     if (wanted.has('logs')) gap('logs', error);
     return;
   }
-  if (wanted.has('logs')) await collectLogs(kube, controllerPods, merger, gap);
+  if (started.logs) mergeLogs(await started.logs, merger, gap);
+}
+
+/** Contributions of each list read by listClassifying, by the items it resolved with. */
+const classifiedLists = new WeakMap<readonly JsonRecord[], Contribution[]>();
+
+/**
+ * A list of pods whose pages are classified as they arrive, each once the next page has been asked
+ * for (setImmediate runs after the request is sent), so the work of a long list overlaps its fetch.
+ */
+async function listClassifying(kube: KubernetesReader, query: KubeListQuery): Promise<JsonRecord[]> {
+  const pages: (readonly JsonRecord[])[] = [];
+  const seen: JsonRecord[] = [];
+  const classified: Contribution[] = [{ type: 'captured', source: 'pods' }];
+  let scheduled = false;
+  const drain = () => {
+    scheduled = false;
+    for (const page of pages.splice(0)) {
+      seen.push(...page);
+      classified.push(...contributions('pods', page).slice(1));
+    }
+  };
+  const items = await kube.list({
+    ...query,
+    onPage: (page) => {
+      pages.push(page);
+      if (!scheduled) setImmediate(drain);
+      scheduled = true;
+    },
+  });
+  drain();
+  // Only when the pages told are exactly the list (a reader that told none, or a list started over, is not).
+  if (seen.length === items.length && seen.every((item, i) => item === items[i])) classifiedLists.set(items, classified);
+  return items;
+}
+
+/** The contributions listClassifying made of `listed`, when the pods to merge are exactly those. */
+function classifiedAlready(listed: readonly JsonRecord[], pods: readonly JsonRecord[]): Contribution[] | undefined {
+  const classified = classifiedLists.get(listed);
+  return classified && listed.length === pods.length && listed.every((item, i) => item === pods[i]) ? classified : undefined;
+}
+
+/** The per-node lists, once the nodes of interest are known (their lists have started by then). */
+async function podsOnNodesOf(kube: KubernetesReader, disrupted: () => Promise<string[]>): Promise<JsonRecord[]> {
+  return podsOnNodes(kube, await disrupted());
 }
 
 /** One paged list per node (`spec.nodeName=NODE`). */
@@ -176,14 +241,20 @@ function uniqueByUid(pods: readonly JsonRecord[]): JsonRecord[] {
   return [...byKey.values()];
 }
 
+interface LogsRead {
+  results: PromiseSettledResult<LogLine[]>[];
+  previous: PromiseSettledResult<LogLine[]>[];
+  cuts: string[];
+}
+
 /**
  * Logs of the running controller pods (the leader is one of them); of all of them if none runs.
  * And, of every controller pod that restarted, the previous container's log (`--previous`): why
  * it stopped (an OOM kill, a lost lease, an unreachable AWS API). One more request per restarted
  * pod, none on a healthy cluster. A previous log that cannot be read (the kubelet already removed
- * the container) costs nothing but its lines.
+ * the container) costs nothing but its lines. Never rejects: each read's outcome is kept.
  */
-async function collectLogs(kube: KubernetesReader, pods: readonly Pod[], merger: CaptureMerger, gap: Gap) {
+async function readLogs(kube: KubernetesReader, pods: readonly Pod[]): Promise<LogsRead> {
   const running = pods.filter((p) => p.status?.phase === 'Running');
   const from = running.length > 0 ? running : pods;
   // A log cut at its byte limit is still evidence: its lines are kept, and the cut is noted.
@@ -209,6 +280,11 @@ async function collectLogs(kube: KubernetesReader, pods: readonly Pod[], merger:
     Promise.allSettled(from.map((pod) => read(pod, false))),
     Promise.allSettled(restarted.map((pod) => read(pod, true))),
   ]);
+  return { results, previous, cuts };
+}
+
+/** The logs read, or a gap when not one current log could be read. */
+function mergeLogs({ results, previous, cuts }: LogsRead, merger: CaptureMerger, gap: Gap): void {
   const failed = results.find((r) => r.status === 'rejected');
   if (failed && !results.some((r) => r.status === 'fulfilled')) {
     gap('logs', failed.reason);

@@ -64,6 +64,12 @@ export interface KubeListQuery {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
+  /**
+   * Told each page's items as they arrive, the same objects `list` resolves with, in order (a
+   * list started over tells its pages again). Lets the caller work on a long list while its next
+   * page is on the way; a reader may never call it, so the resolved items stay the answer.
+   */
+  onPage?: (items: readonly JsonRecord[]) => void;
 }
 
 export interface PodLogQuery {

@@ -48,6 +48,11 @@ export interface SimulatedKubeApi {
   /** Active faults; the store's access denials are standing faults here too. */
   readonly faults: FaultInjector;
   readonly stats: ServerStats;
+  /**
+   * Starts recording the method and URL (path and query) of every request, in the order received;
+   * the function returned stops and gives them (a benchmark replays a scan's requests with them).
+   */
+  recordRequests(): () => string[];
   /** Kubeconfig YAML for this server (server URL, inline CA, bearer-token user). */
   kubeconfig(options?: KubeconfigOptions): string;
   /** Ends open watches and stops the server; calling it again waits for the same close. */
@@ -77,6 +82,7 @@ export async function startKubeApiServer(store: KubeStore, options: KubeApiServe
       counters.bytesSent = 0;
     },
   };
+  let recorded: string[] | undefined;
   let address = '';
   const watches = new Set<() => void>();
   const context: HandlerContext = {
@@ -105,6 +111,7 @@ export async function startKubeApiServer(store: KubeStore, options: KubeApiServe
   };
   const server = createServer({ key, cert }, (req, res) => {
     counters.requests++;
+    recorded?.push(`${req.method ?? 'GET'} ${req.url ?? '/'}`);
     handle(context, req, res).catch((error: unknown) => {
       if (!res.headersSent) context.send(res, errorResponse(error));
       else res.destroy();
@@ -121,6 +128,14 @@ export async function startKubeApiServer(store: KubeStore, options: KubeApiServe
     store,
     faults,
     stats,
+    recordRequests() {
+      const requests: string[] = [];
+      recorded = requests;
+      return () => {
+        if (recorded === requests) recorded = undefined;
+        return requests;
+      };
+    },
     kubeconfig: (kubeconfigOptions) => kubeconfigText(url, caPem ?? '', token, kubeconfigOptions),
     close: () => {
       // Watches end with their last event sent, as when an API server shuts down, before the sockets close.

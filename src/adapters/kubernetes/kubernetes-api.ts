@@ -157,6 +157,7 @@ export class KubernetesApi implements KubernetesPort {
         measuring = true;
         keptBytes = items.reduce((sum, kept) => sum + jsonText(kept).length, 0);
       }
+      const firstKept = items.length;
       for (const item of pageItems) {
         if (!isRecord(item)) continue;
         const kept = withTypeMeta(dropUnusedFields(item) as JsonRecord, info);
@@ -172,6 +173,7 @@ export class KubernetesApi implements KubernetesPort {
         );
       const next = isRecord(page.metadata) && typeof page.metadata.continue === 'string' ? page.metadata.continue : '';
       if (next !== '' && next === token) throw new SourceError(`GET ${path}: the server repeated continue token ${next}`);
+      query.onPage?.(items.slice(firstKept));
       if (next === '') return items;
       token = next;
     }

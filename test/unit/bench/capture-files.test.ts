@@ -7,6 +7,9 @@ import { syntheticCluster } from '../../../bench/synthetic-cluster.ts';
 import { loadSnapshot } from '../../../src/snapshot/load.ts';
 
 const SMALL = {
+  // Too few nodes for the third wave's idle and NotReady ones.
+  idleNodesBehindPdbs: 0,
+  notReadyNodes: 0,
   pods: 120,
   pendingPods: 20,
   nodes: 12,

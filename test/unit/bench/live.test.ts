@@ -70,6 +70,9 @@ describe('liveComparison', () => {
       warmup: 1,
       scans: [scan(900), scan(1200), scan(1000)],
       scanStats: [],
+      floors: [],
+      floorStats: [],
+      controllerDown: undefined,
       kubectlCold: [sequence(5000, 5000)],
       kubectlColdStats: [],
       kubectlWarm: [sequence(100, 200), sequence(4000, 1000), sequence(300, 300)],
@@ -108,6 +111,9 @@ describe('the second wave in the live scan', () => {
       terminatingNodes: 3,
       driftedNodeClaims: 4,
       uninitializedNodeClaims: 2,
+      // The second wave's nodes only.
+      idleNodesBehindPdbs: 0,
+      notReadyNodes: 0,
     };
 
     // Act

@@ -7,6 +7,9 @@ import { DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
 import { SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
 
 const SMALL: Partial<SyntheticClusterOptions> = {
+  // The third wave has a test of its own (synthetic-third-wave.test.ts).
+  idleNodesBehindPdbs: 0,
+  notReadyNodes: 0,
   pods: 300,
   pendingPods: 40,
   nodes: 30,

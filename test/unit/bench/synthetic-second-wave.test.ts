@@ -9,6 +9,9 @@ import { analyze } from '../../../src/usecases/analyze.ts';
 
 /** Small, with enough NodePools and nodes for every second-wave case, and oversized pending pods. */
 const SMALL: Partial<SyntheticClusterOptions> = {
+  // The third wave has a test of its own (synthetic-third-wave.test.ts).
+  idleNodesBehindPdbs: 0,
+  notReadyNodes: 0,
   pods: 600,
   pendingPods: 60,
   nodes: 70,

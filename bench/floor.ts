@@ -1,0 +1,114 @@
+/**
+ * The floor of a live scan: the same HTTP requests the scan sent (as the simulated API server
+ * recorded them), sent again by a client that does nothing but GET each one and JSON.parse the
+ * answer. Whatever the scan takes beyond this is its own work: choosing what to read, classifying
+ * and merging what came, waiting on one answer before asking the next, detecting and reporting.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { mapBounded } from '../src/support/concurrency.ts';
+
+const TARGET_FILE = 'floor-target.json';
+const REQUESTS_FILE = 'floor-requests.json';
+
+/**
+ * Lists in flight at once: the collector's own limit (src/collect/collect.ts CONCURRENCY); the
+ * pages of one list follow each other (each `continue` token comes with the page before).
+ */
+const LISTS_IN_FLIGHT = 8;
+
+/** Where the floor sends its requests: the simulated API server. */
+interface FloorTarget {
+  url: string;
+  caPem: string;
+  token: string;
+}
+
+export interface FloorRun {
+  /** First request sent → last answer parsed. */
+  fetchMs: number;
+  requests: number;
+  /** Lists (chains of pages) and logs, each one chain. */
+  chains: number;
+}
+
+export function writeFloorTarget(dir: string, target: FloorTarget): void {
+  writeFileSync(join(dir, TARGET_FILE), JSON.stringify(target), { mode: 0o600 });
+}
+
+/** The requests of the scan just measured, for the floor run that follows it. */
+export function writeFloorRequests(dir: string, requests: readonly string[]): void {
+  writeFileSync(join(dir, REQUESTS_FILE), JSON.stringify(requests));
+}
+
+/** Floor process: sends the requests in `dir` (GET only, as a dry-run scan sends). */
+export async function measureFloor(dir: string): Promise<FloorRun> {
+  const target = JSON.parse(readFileSync(join(dir, TARGET_FILE), 'utf8')) as FloorTarget;
+  const requests = JSON.parse(readFileSync(join(dir, REQUESTS_FILE), 'utf8')) as string[];
+  const chains = chainsOf(requests);
+  const server = new URL(target.url);
+  const agent = new https.Agent({ keepAlive: true, ca: target.caPem });
+  const get = (path: string) =>
+    new Promise<void>((resolve, reject) => {
+      const request = https.request(
+        {
+          agent,
+          hostname: server.hostname,
+          port: server.port,
+          method: 'GET',
+          path,
+          headers: { Authorization: `Bearer ${target.token}`, Accept: 'application/json', 'Accept-Encoding': 'gzip' },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('error', reject);
+          response.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            try {
+              if (String(response.headers['content-type']).startsWith('application/json')) JSON.parse(text);
+              resolve();
+            } catch (error) {
+              reject(error as Error);
+            }
+          });
+        },
+      );
+      request.on('error', reject);
+      request.end();
+    });
+  const started = performance.now();
+  await mapBounded(chains, LISTS_IN_FLIGHT, async (chain) => {
+    for (const path of chain) await get(path);
+  });
+  const fetchMs = performance.now() - started;
+  agent.destroy();
+  return { fetchMs, requests: requests.length, chains: chains.length };
+}
+
+/**
+ * `GET PATH?QUERY` lines → chains in the order first sent: a request with a `continue` token
+ * follows the last one sent to the same path with the same query otherwise; any other starts one.
+ */
+function chainsOf(requests: readonly string[]): string[][] {
+  const chains: string[][] = [];
+  const open = new Map<string, string[]>();
+  for (const line of requests) {
+    const [method, path = ''] = line.split(' ', 2);
+    if (method !== 'GET') throw new Error(`floor: only GET is replayed, the scan sent ${line}`);
+    const url = new URL(path, 'https://127.0.0.1');
+    const token = url.searchParams.get('continue');
+    url.searchParams.delete('continue');
+    const key = `${url.pathname}?${url.searchParams.toString()}`;
+    const chain = token === null ? undefined : open.get(key);
+    if (chain) chain.push(path);
+    else {
+      const started = [path];
+      chains.push(started);
+      open.set(key, started);
+    }
+  }
+  return chains;
+}

@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { measureFloor, writeFloorRequests, writeFloorTarget } from '../../../bench/floor.ts';
+import { resolveOptions, syntheticCluster, type SyntheticClusterOptions } from '../../../bench/synthetic-cluster.ts';
+import { takeControllerDown } from '../../../bench/synthetic/controller-down.ts';
+import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
+import { simulateSnapshot, type Simulation } from '../../../src/simulator/simulation.ts';
+import { scanCluster } from '../../../src/usecases/scan-cluster.ts';
+
+/** Small, with more pods than one page of 500, so that lists take several pages. */
+const SMALL: Partial<SyntheticClusterOptions> = {
+  pods: 1_300,
+  pendingPods: 60,
+  nodes: 90,
+  nodeClaims: 86,
+  unregisteredNodeClaims: 2,
+  orphanInstances: 2,
+  terminatedInstances: 1,
+  nodePools: 8,
+  events: 400,
+  logLines: 40,
+  accessDeniedLogLines: 1,
+  terminatingNodes: 3,
+  driftedNodeClaims: 4,
+  consolidatedNodeClaims: 12,
+  uninitializedNodeClaims: 2,
+  noInstanceTypeMetPods: 3,
+  idleNodesBehindPdbs: 4,
+  notReadyNodes: 3,
+};
+
+const sorted = (lines: readonly string[]) => [...lines].sort();
+
+describe('measureFloor', () => {
+  let simulation: Simulation | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    await simulation?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['a healthy controller', false],
+    ['the controller down (every pod listed, in pages)', true],
+  ])('sends the server exactly the requests a live scan sent, with %s', async (_, down) => {
+    // Prepare
+    const seed = syntheticCluster(SMALL);
+    simulation = await simulateSnapshot(down ? takeControllerDown(seed) : seed);
+    const { kubeApi } = simulation;
+    dir = mkdtempSync(join(os.tmpdir(), 'floor-test-'));
+    writeFloorTarget(dir, { url: kubeApi.url, caPem: kubeApi.caPem, token: kubeApi.token });
+    const stopScan = kubeApi.recordRequests();
+    await scanCluster(simulation.connection, {
+      clusterName: seed.clusterName,
+      detection: DEFAULT_DETECTION,
+      actions: CLI_ACTIONS,
+      now: new Date(resolveOptions(SMALL).now),
+    });
+    const scanned = stopScan();
+    writeFloorRequests(dir, scanned);
+
+    // Act
+    const stopFloor = kubeApi.recordRequests();
+    const floor = await measureFloor(dir);
+    const replayed = stopFloor();
+
+    // Assess
+    expect(sorted(replayed)).toEqual(sorted(scanned));
+    expect(floor.requests).toBe(scanned.length);
+    const pagesOfAllPods = scanned.filter((r) => r.startsWith('GET /api/v1/pods?') && !r.includes('Selector'));
+    expect(pagesOfAllPods.length > 1).toBe(down);
+    // The pages of one list are one chain (each continue token comes with the page before).
+    expect(floor.chains).toBe(scanned.length - Math.max(0, pagesOfAllPods.length - 1));
+  });
+});
