@@ -15,7 +15,7 @@ import { conditionOf, toIsoSeconds } from '../../domain/kube-helpers.ts';
 import { formatDuration } from '../../domain/settings.ts';
 import type { DetectContext } from '../detector.ts';
 import { allowedDisruptions, nextOpening, type DisruptionReason } from '../karpenter/disruption-budgets.ts';
-import { karpenterRelease } from '../karpenter/helm.ts';
+import { karpenterRelease, type KarpenterRelease } from '../karpenter/helm.ts';
 import { consolidationOff, type IdleNode } from './idle-nodes.ts';
 import type { KarpenterMessage } from './karpenter-events.ts';
 import { list, type Explained, type PoolEvidence } from './explanation.ts';
@@ -33,6 +33,7 @@ import {
   policyStep,
   requirementsStep,
   spotToSpotStep,
+  spotToSpotUpgradeStep,
 } from './fixes.ts';
 import { podCause } from './pod-cause.ts';
 
@@ -179,6 +180,31 @@ function unschedulablePods(message: string): string[] {
   return [...message.matchAll(/([a-z0-9][-a-z0-9.]*\/[a-z0-9][-a-z0-9.]*) => /g)].map((m) => m[1] ?? '').filter(Boolean);
 }
 
+/** `0.33.1`, `v0.33.1` → [0, 33]. */
+function minorOf(version: string | undefined): [number, number] | undefined {
+  const m = /^v?(\d+)\.(\d+)\./.exec(version ?? '');
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
+/**
+ * The gate where the release has it (v0.34+), else an upgrade to it: the installed chart version
+ * decides; unlabelled, Karpenter's own text does (`Can't replace a spot node with a spot node` is
+ * v0.32–v0.33's, `SpotToSpotConsolidation is disabled, ...` v0.34+'s).
+ */
+function spotToSpotFix(release: KarpenterRelease, said: KarpenterMessage): { why: string; step: string } {
+  const minor = minorOf(release.chartVersion);
+  const beforeGate = minor ? minor[0] === 0 && minor[1] < 34 : /^Can't replace a spot node/i.test(said.message);
+  return beforeGate
+    ? {
+        why: `Karpenter ${minor ? release.chartVersion : 'v0.32–v0.33 (this wording is theirs)'} never replaces a Spot node with a cheaper Spot node and has no setting for it: the SpotToSpotConsolidation feature gate came in v0.34`,
+        step: spotToSpotUpgradeStep(release, minor ? release.chartVersion : undefined),
+      }
+    : {
+        why: 'it does not replace a Spot node with a cheaper Spot node while the SpotToSpotConsolidation feature gate is off',
+        step: spotToSpotStep(release),
+      };
+}
+
 function unconsolidatableCause(ctx: DetectContext, e: PoolEvidence): Explained | undefined {
   for (const cause of SIMULATION_CAUSES) {
     const said = e.nodeMessages.find((m) => m.reason === 'Unconsolidatable' && m.cause === cause);
@@ -187,12 +213,14 @@ function unconsolidatableCause(ctx: DetectContext, e: PoolEvidence): Explained |
     const also = others.length > 0 ? ` It also said ${others.map(quote).join('; ')}.` : '';
     const names = e.nodes.map((n) => n.nodeName ?? n.claimName ?? '?');
     switch (cause) {
-      case 'SPOT_TO_SPOT_DISABLED':
+      case 'SPOT_TO_SPOT_DISABLED': {
+        const fix = spotToSpotFix(karpenterRelease(ctx.index.controllers[0]), said);
         return {
           cause,
-          detail: `Karpenter says ${quote(said)}: it does not replace a Spot node with a cheaper Spot node while the SpotToSpotConsolidation feature gate is off (it may still delete one whose pods fit elsewhere).${also}`,
-          steps: [spotToSpotStep(karpenterRelease(ctx.index.controllers[0]))],
+          detail: `Karpenter says ${quote(said)}: ${fix.why} (it may still delete one whose pods fit elsewhere).${also}`,
+          steps: [fix.step],
         };
+      }
       case 'TOO_FEW_CHEAPER_TYPES':
         return {
           cause,

@@ -7,7 +7,7 @@ import { DEFAULT_DETECTION, parseUsd, type DetectionSettings } from '../../../..
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { nodePool } from '../../../factories/karpenter.ts';
-import { T0, minutesAfter, pdb, withAnnotations } from '../../../factories/kube.ts';
+import { T0, karpenterDeployment, minutesAfter, pdb, withAnnotations } from '../../../factories/kube.ts';
 import { IDLE, daemonPod, idleClaim, idleNode, idlePool, karpenterEvent, nodeNameOf, webPodOn } from './fixtures.ts';
 
 /** Thursday 2026-01-01 00:00 UTC: the idle node has been Consolidatable for 8h. */
@@ -246,6 +246,36 @@ describe('CONSOLIDATION_BLOCKED: the causes and their fixes', () => {
       `"SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node" (Unconsolidatable ×12`,
     );
     expect(stepsOf(f)).toContain('--reuse-values --set settings.featureGates.spotToSpotConsolidation=true');
+  });
+
+  it("v0.32–v0.33's spot-to-spot text (no gate then): an upgrade to v0.34 with the gate, not the gate on the installed chart", () => {
+    const spot = (message: string, deployments: ReturnType<typeof karpenterDeployment>[] = []) =>
+      detect(
+        idlePool({
+          nodes: [idleNode(IDLE, { capacity: 'spot' })],
+          events: [karpenterEvent('Node', nodeNameOf(IDLE), 'Unconsolidatable', message, 4)],
+          deployments,
+        }),
+      )[0];
+    const labelled = (version: string) => {
+      const d = karpenterDeployment();
+      d.metadata = { ...d.metadata, labels: { ...d.metadata?.labels, 'helm.sh/chart': `karpenter-${version}` } };
+      return d;
+    };
+
+    const byText = spot("Can't replace a spot node with a spot node");
+    expect(byText?.cause?.code).toBe('SPOT_TO_SPOT_DISABLED');
+    expect(byText?.cause?.detail).toContain('the SpotToSpotConsolidation feature gate came in v0.34');
+    expect(stepsOf(byText)).toContain('--version v0.34.0 --reset-then-reuse-values');
+    expect(stepsOf(byText)).not.toContain('--reuse-values --set');
+
+    const byVersion = spot("Can't replace a spot node with a spot node", [labelled('v0.33.1')]);
+    expect(stepsOf(byVersion)).toContain('Karpenter v0.33.1 has no spot-to-spot consolidation');
+    expect(stepsOf(byVersion)).not.toContain('--reuse-values --set');
+
+    const gated = spot("SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node", [labelled('0.37.2')]);
+    expect(stepsOf(gated)).toContain('--version 0.37.2 --reuse-values --set settings.featureGates.spotToSpotConsolidation=true');
+    expect(stepsOf(gated)).not.toContain('v0.34.0');
   });
 
   it('pods that would not schedule: the pods the text names are the ones inspected', () => {
