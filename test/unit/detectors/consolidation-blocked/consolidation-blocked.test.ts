@@ -67,6 +67,25 @@ describe('CONSOLIDATION_BLOCKED: which nodes count', () => {
     expect(detect(idlePool({ pods: [daemonPod(IDLE), busy] }))).toEqual([]);
   });
 
+  it('a busy Consolidatable node Karpenter itself reported unconsolidatable counts, said to be busy: its cost is not waste', () => {
+    const busy = webPodOn(IDLE, 'db-0');
+    busy.spec = {
+      ...busy.spec,
+      containers: [{ name: 'db', image: 'postgres', resources: { requests: { cpu: '1', memory: '13Gi' } } }],
+    };
+    const said = (message: string, reason = 'Unconsolidatable') =>
+      idlePool({ pods: [daemonPod(IDLE), busy], events: [karpenterEvent('Node', nodeNameOf(IDLE), reason, message, 47)] });
+
+    const [f] = detect(said("Can't replace with a cheaper node"), { prices: M5, settings: { wastePerDay: 1 } });
+    expect(f?.cause?.code).toBe('NO_CHEAPER_REPLACEMENT');
+    expect(f?.cause?.detail).toContain(`${nodeNameOf(IDLE)} is busy`);
+    expect(f?.cause?.detail).toContain('not provable waste');
+    expect(f?.cost?.basis).toContain('1 of these nodes is busy: what it costs, not provable waste');
+    expect(f?.severity).toBe('info');
+    // A transient text is not Karpenter's verdict on the node: a busy node stays out.
+    expect(detect(said('Node is nominated for a pending pod', 'DisruptionBlocked'))).toEqual([]);
+  });
+
   it('leaves out nodes being deleted, tainted karpenter.sh/disrupted or drifted (other findings own them)', () => {
     const deleting = idleClaim(IDLE);
     deleting.metadata = { ...deleting.metadata, deletionTimestamp: T0 };
