@@ -12,7 +12,8 @@ import type { DetectContext, Detector } from '../detector.ts';
 import { explain } from './explain.ts';
 import { list, type PoolEvidence } from './explanation.ts';
 import { describeStep, eventsStep, nodesStep } from './fixes.ts';
-import { idleNodesByPool, pricedInstances, type IdleNode } from './idle-nodes.ts';
+import { billed, pricedClaim } from '../karpenter/priced-instances.ts';
+import { idleNodesByPool, type IdleNode } from './idle-nodes.ts';
 import { describeMessage, nodeMessages, poolBudgetMessages } from './karpenter-events.ts';
 
 type Code = 'CONSOLIDATION_BLOCKED';
@@ -53,9 +54,11 @@ function findingFor(ctx: DetectContext, pool: string, nodes: IdleNode[]): Findin
   const explained = explain(ctx, e);
   const oldest = nodes[0];
   const busy = nodes.filter((n) => n.busy);
-  const cost = withBusyNote(costOf(ctx.prices, pricedInstances(nodes)), busy.length);
+  // Priced as every finding prices instances: EC2's own type and zone when captured, else shape-checked labels.
+  const priced = (of: readonly IdleNode[]) => billed(of.map((n) => pricedClaim(ctx.index, n.claim, n.node)));
+  const cost = withBusyNote(costOf(ctx.prices, priced(nodes)), busy.length);
   // Only what idle nodes cost is waste: busy ones do not make the finding a warning.
-  const waste = busy.length > 0 ? costOf(ctx.prices, pricedInstances(nodes.filter((n) => !n.busy))) : cost;
+  const waste = busy.length > 0 ? costOf(ctx.prices, priced(nodes.filter((n) => !n.busy))) : cost;
   const warning = waste !== undefined && waste.perDayUsd >= ctx.settings.wastePerDay;
   const evidence = [
     ...judgedEvidence(ctx, pool, nodes),
@@ -141,8 +144,9 @@ function judgedEvidence(ctx: DetectContext, pool: string, nodes: IdleNode[]): st
 /** One line per node (the first ten): since when, its type, its pods. */
 function perNodeEvidence(ctx: DetectContext, nodes: IdleNode[]): string[] {
   const lines = nodes.slice(0, MAX_LISTED).map((n) => {
-    const labels = n.node?.metadata?.labels ?? n.claim?.metadata?.labels ?? {};
-    const type = [labels['node.kubernetes.io/instance-type'], labels['karpenter.sh/capacity-type']].filter(Boolean).join(' ');
+    // The same shape-checked values the cost uses: a forged label prints nothing.
+    const priced = pricedClaim(ctx.index, n.claim, n.node);
+    const type = [priced?.instanceType, priced?.capacityType].filter(Boolean).join(' ');
     const pods =
       n.workloadPods === undefined
         ? ''

@@ -16,7 +16,6 @@
  */
 import type { KubeEvent, Node, NodeClaim, NodePool, Pod } from '../../domain/kube.ts';
 import { conditionOf, eventLastSeenMs, instanceIdFromProviderID } from '../../domain/kube-helpers.ts';
-import type { PricedInstance } from '../../domain/cost.ts';
 import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import { nodePoolOfClaim } from '../../domain/tags.ts';
 import { blockedCauseOf, clusterScopedEvents, unconsolidatableCauseOf } from '../karpenter/disruption-messages.ts';
@@ -237,16 +236,4 @@ export function idleNodesByPool(index: SnapshotIndex, now: Date, thresholdMs: nu
   const nameOf = (n: IdleNode) => n.claimName ?? n.nodeName ?? '';
   for (const list of byPool.values()) list.sort((a, b) => a.since - b.since || nameOf(a).localeCompare(nameOf(b)));
   return byPool;
-}
-
-/** What EC2 bills each node by, from the Node's labels, else the NodeClaim's. */
-export function pricedInstances(nodes: readonly IdleNode[]): PricedInstance[] {
-  return nodes.map((n) => {
-    const label = (key: string) => n.node?.metadata?.labels?.[key] ?? n.claim?.metadata?.labels?.[key];
-    return {
-      instanceType: label('node.kubernetes.io/instance-type'),
-      capacityType: label('karpenter.sh/capacity-type'),
-      zone: label('topology.kubernetes.io/zone'),
-    };
-  });
 }

