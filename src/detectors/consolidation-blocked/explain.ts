@@ -256,13 +256,17 @@ function unconsolidatableCause(ctx: DetectContext, e: PoolEvidence): Explained |
 
 function unknownCause(ctx: DetectContext, e: PoolEvidence): Explained {
   const s = ctx.snapshot;
+  const unread = e.nodes.filter((n) => n.workloadPods === undefined).map((n) => n.nodeName ?? n.claimName ?? '?');
   const checked = [
     e.np ? 'consolidation is on and the budgets allow it now' : '',
-    s.captured.has('pods')
-      ? s.captured.has('pdbs')
-        ? 'no pod on these nodes is held by a PDB or annotated do-not-disrupt'
-        : 'no pod on these nodes is annotated do-not-disrupt (PDBs not captured)'
-      : '',
+    // Only pods read are spoken of: a node whose pods were not read (a live scan's cap) proves nothing.
+    !s.captured.has('pods')
+      ? ''
+      : unread.length > 0
+        ? `the pods of ${list(unread, 3)} were not read`
+        : s.captured.has('pdbs')
+          ? 'no pod on these nodes is held by a PDB or annotated do-not-disrupt'
+          : 'no pod on these nodes is annotated do-not-disrupt (PDBs not captured)',
     s.captured.has('nodes') ? 'no Node or NodeClaim is annotated do-not-disrupt' : '',
   ].filter(Boolean);
   const spot = e.nodes.filter(

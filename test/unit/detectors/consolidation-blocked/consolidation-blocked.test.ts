@@ -267,6 +267,32 @@ describe('CONSOLIDATION_BLOCKED: the causes and their fixes', () => {
     expect(stepsOf(f)).toContain('--reuse-values --set settings.featureGates.spotToSpotConsolidation=true');
   });
 
+  it('pods of the node not read: the PDB Karpenter names is the cause, and nothing is claimed of pods not seen', () => {
+    const message = 'Pdb prevents pod evictions (PodDisruptionBudget=[shop/web])';
+    const unread = (pdbs: ReturnType<typeof pdb>[] = []) =>
+      detect(
+        idlePool({
+          // Pods were captured, none of this node's (a live scan reads at most 20 nodes' pods per NodePool).
+          pods: [],
+          pdbs,
+          events: [karpenterEvent('NodeClaim', IDLE, 'DisruptionBlocked', message, 9)],
+        }),
+      )[0];
+
+    const f = unread();
+    expect(f?.cause?.code).toBe('PDB_BLOCKS_EVICTION');
+    expect(f?.cause?.detail).toContain('PodDisruptionBudget shop/web allows no eviction');
+    expect(f?.cause?.detail).toContain(`The pods of ${nodeNameOf(IDLE)} were not read`);
+    expect(f?.cause?.detail).not.toMatch(/no pod/i);
+    expect(stepsOf(f)).toContain('shop');
+
+    // The named PDB is captured and allows a disruption now: the event is stale, and still no "no pod" claim.
+    const stale = unread([pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' }, disruptionsAllowed: 1 })]);
+    expect(stale?.cause?.code).not.toBe('PDB_BLOCKS_EVICTION');
+    expect(stale?.cause?.detail).toContain(`the pods of ${nodeNameOf(IDLE)} were not read`);
+    expect(stale?.cause?.detail).not.toMatch(/no pod/i);
+  });
+
   it("v0.32–v0.33's spot-to-spot text (no gate then): an upgrade to v0.34 with the gate, not the gate on the installed chart", () => {
     const spot = (message: string, deployments: ReturnType<typeof karpenterDeployment>[] = []) =>
       detect(
