@@ -24,6 +24,7 @@ import {
   budgetPatchStep,
   budgetsViewStep,
   consolidateAfterStep,
+  constraintStep,
   controllerLogStep,
   describeStep,
   disruptionViewStep,
@@ -175,9 +176,49 @@ const SIMULATION_CAUSES = [
   'PODS_WOULD_NOT_SCHEDULE',
 ] as const;
 
-/** `ns/pod => error` pairs of a `not all pods would schedule` text (up to five per message). */
-function unschedulablePods(message: string): string[] {
-  return [...message.matchAll(/([a-z0-9][-a-z0-9.]*\/[a-z0-9][-a-z0-9.]*) => /g)].map((m) => m[1] ?? '').filter(Boolean);
+/**
+ * The constraints Karpenter's per-pod scheduling errors name (core scheduling: `unsatisfiable topology
+ * constraint for pod anti-affinity|topology spread, ...`, `pod hostport conflicts with ...`, `did not
+ * tolerate taint`, `incompatible requirements, ...`), and the part of the pod's spec that confirms each.
+ */
+const CONSTRAINTS: readonly { text: string; name: string; jsonpath: string }[] = [
+  { text: 'pod anti-affinity', name: 'pod anti-affinity', jsonpath: '{.spec.affinity.podAntiAffinity}' },
+  { text: 'topology spread', name: 'topology spread', jsonpath: '{.spec.topologySpreadConstraints}' },
+  { text: 'hostport', name: 'a hostPort', jsonpath: '{.spec.containers[*].ports}' },
+  { text: 'did not tolerate taint', name: 'a taint it does not tolerate', jsonpath: '{.spec.tolerations}' },
+  {
+    text: 'incompatible requirements',
+    name: 'incompatible requirements (node selector or node affinity)',
+    jsonpath: '{.spec.nodeSelector}{"\\n"}{.spec.affinity.nodeAffinity}',
+  },
+];
+
+interface UnschedulablePod {
+  ref: string;
+  constraint: (typeof CONSTRAINTS)[number] | undefined;
+}
+
+const POD_ERROR = /([a-z0-9][-a-z0-9.]*\/[a-z0-9][-a-z0-9.]*) => /g;
+
+/** `ns/pod => error` pairs of a `not all pods would schedule` text (up to five per message), each error's constraint. */
+function unschedulablePods(message: string): UnschedulablePod[] {
+  const matches = [...message.matchAll(POD_ERROR)];
+  return matches.flatMap((m, i) => {
+    const ref = m[1];
+    if (!ref) return [];
+    const error = message.slice((m.index ?? 0) + m[0].length, matches[i + 1]?.index ?? message.length).toLowerCase();
+    return [{ ref, constraint: CONSTRAINTS.find((c) => error.includes(c.text)) }];
+  });
+}
+
+function constrainedDetail(pods: readonly UnschedulablePod[]): string {
+  const named = pods.filter((p) => p.constraint).slice(0, 3);
+  if (named.length === 0)
+    return 'removing the node would leave pods without a place (pod anti-affinity, topology spread, hostPort, a node selector or a toleration only this node satisfies), or it needs more than one new node';
+  return `removing the node would leave ${list(
+    named.map((p) => `pod ${p.ref} without a place (${p.constraint?.name})`),
+    3,
+  )}`;
 }
 
 /** `0.33.1`, `v0.33.1` → [0, 33]. */
@@ -242,11 +283,18 @@ function unconsolidatableCause(ctx: DetectContext, e: PoolEvidence): Explained |
           ],
         };
       case 'PODS_WOULD_NOT_SCHEDULE': {
-        const pods = unschedulablePods(said.message);
+        const pods = unschedulablePods(said.message).slice(0, 3);
+        // The named constraint's check leads; a pod whose error names none gets its whole placement spec.
+        const ordered = [...pods.filter((p) => p.constraint), ...pods.filter((p) => !p.constraint)];
         return {
           cause,
-          detail: `Karpenter says ${quote(said)}: removing the node would leave pods without a place (pod anti-affinity, topology spread, hostPort, a node selector or a toleration only this node satisfies), or it needs more than one new node.${also}`,
-          steps: pods.length > 0 ? pods.slice(0, 3).map(podStep) : [allocatedStep(names)],
+          detail: `Karpenter says ${quote(said)}: ${constrainedDetail(pods)}.${also}`,
+          steps:
+            ordered.length > 0
+              ? ordered.map((p) =>
+                  p.constraint ? constraintStep(p.ref, p.constraint.name, p.constraint.jsonpath) : podStep(p.ref),
+                )
+              : [allocatedStep(names)],
         };
       }
     }

@@ -158,7 +158,16 @@ export function podStep(ref: string): string {
   const { namespace, name } = nsName(ref);
   return commandStep(
     `Pod ${ref}: the constraints that keep it from moving (anti-affinity, topology spread, hostPort, node selector, tolerations)`,
-    `kubectl get pod -n ${shellQuote(namespace)} ${shellQuote(name)} -o jsonpath='{.spec.affinity}{"\\n"}{.spec.topologySpreadConstraints}{"\\n"}{.spec.nodeSelector}{"\\n"}{.spec.containers[*].ports}'`,
+    `kubectl get pod -n ${shellQuote(namespace)} ${shellQuote(name)} -o jsonpath=${shellQuote('{.spec.affinity}{"\\n"}{.spec.topologySpreadConstraints}{"\\n"}{.spec.nodeSelector}{"\\n"}{.spec.containers[*].ports}')}`,
+  );
+}
+
+/** The part of a pod's spec that confirms the constraint Karpenter's scheduling simulation named. */
+export function constraintStep(ref: string, constraint: string, jsonpath: string): string {
+  const { namespace, name } = nsName(ref);
+  return commandStep(
+    `Pod ${ref}: Karpenter says it would not schedule elsewhere (${constraint}); its spec for that`,
+    `kubectl get pod -n ${shellQuote(namespace)} ${shellQuote(name)} -o jsonpath=${shellQuote(jsonpath)}`,
   );
 }
 

@@ -341,6 +341,35 @@ describe('CONSOLIDATION_BLOCKED: the causes and their fixes', () => {
     expect(stepsOf(f)).toContain('kubectl get pod -n shop web-7d4b9c8f6d-x2x9k');
   });
 
+  it("pods that would not schedule: Karpenter's per-pod constraint named, and its check leads", () => {
+    const [f] = detect(
+      idlePool({
+        events: [
+          karpenterEvent(
+            'Node',
+            nodeNameOf(IDLE),
+            'Unconsolidatable',
+            'Not all pods would schedule, shop/cart-0 => incompatible requirements, key shop.example/tier, tier In [gold] not in tier In [silver] shop/web-7d4b9c8f6d-x2x9k => unsatisfiable topology constraint for pod anti-affinity, key=kubernetes.io/hostname (counts = map[], podDomains = kubernetes.io/hostname Exists, nodeDomains = kubernetes.io/hostname Exists ',
+          ),
+        ],
+      }),
+    );
+
+    expect(f?.cause?.code).toBe('PODS_WOULD_NOT_SCHEDULE');
+    expect(f?.cause?.detail).toContain('pod shop/web-7d4b9c8f6d-x2x9k without a place (pod anti-affinity)');
+    expect(f?.cause?.detail).toContain('pod shop/cart-0 without a place (incompatible requirements');
+    const steps = f?.remediation?.steps ?? [];
+    const cart = steps.findIndex((s) => s.includes("kubectl get pod -n shop cart-0 -o jsonpath='{.spec.nodeSelector}"));
+    const web = steps.findIndex((s) =>
+      s.includes("kubectl get pod -n shop web-7d4b9c8f6d-x2x9k -o jsonpath='{.spec.affinity.podAntiAffinity}'"),
+    );
+    expect(cart).toBeGreaterThan(-1);
+    expect(web).toBeGreaterThan(-1);
+    // Neither pod's error names a hostPort or a taint: those checks are not offered for them.
+    expect(stepsOf(f)).not.toContain('{.spec.tolerations}');
+    expect(stepsOf(f)).not.toContain('.ports}');
+  });
+
   it('UNKNOWN leads with the checks that tell the causes apart, names Spot as a candidate, and prints no change', () => {
     const [f] = detect(idlePool({ nodes: [idleNode(IDLE, { capacity: 'spot' })] }));
 
