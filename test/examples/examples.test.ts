@@ -593,7 +593,8 @@ const CASES: ExampleCase[] = [
         resource: { kind: 'NodePool', name: 'default' },
         detail: 'PodDisruptionBudget payments/ledger-api (holding payments/ledger-api-6c9f8d7b5-2kx8q, payments/ledger-api-6c9f8d7b5-9tz4w)',
         step: 'kubectl get pdb -n payments ledger-api -o yaml',
-        mentions: ['AMIDrift ×2', 'Pdb prevents pod evictions', 'default-7xq2m', 'default-p4k9d'],
+        // v1.7.4's exact text: the blocking PDB in a `(PodDisruptionBudget=[ns/name])` suffix (since v1.5).
+        mentions: ['AMIDrift ×2', 'Pdb prevents pod evictions (PodDisruptionBudget=[payments/ledger-api])', 'default-7xq2m', 'default-p4k9d'],
       },
     ],
   },

@@ -4,15 +4,16 @@
  * judged, Karpenter's own texts, the cause's lines, one line per node), the steps (the checks
  * first, then the cause's). Which nodes (idle-nodes.ts) and why (explain.ts) are decided apart.
  */
-import { costOf } from '../../domain/cost.ts';
+import { costOf, type FindingCost } from '../../domain/cost.ts';
 import { manualRemediation, newFinding, type Finding } from '../../domain/finding.ts';
 import { toIsoSeconds } from '../../domain/kube-helpers.ts';
 import { formatDuration } from '../../domain/settings.ts';
 import type { DetectContext, Detector } from '../detector.ts';
 import { explain } from './explain.ts';
-import type { PoolEvidence } from './explanation.ts';
+import { list, type PoolEvidence } from './explanation.ts';
 import { describeStep, eventsStep, nodesStep } from './fixes.ts';
-import { idleNodesByPool, pricedInstances, type IdleNode } from './idle-nodes.ts';
+import { billed, pricedClaim } from '../karpenter/priced-instances.ts';
+import { idleNodesByPool, type IdleNode } from './idle-nodes.ts';
 import { describeMessage, nodeMessages, poolBudgetMessages } from './karpenter-events.ts';
 
 type Code = 'CONSOLIDATION_BLOCKED';
@@ -52,8 +53,13 @@ function findingFor(ctx: DetectContext, pool: string, nodes: IdleNode[]): Findin
   };
   const explained = explain(ctx, e);
   const oldest = nodes[0];
-  const cost = costOf(ctx.prices, pricedInstances(nodes));
-  const warning = cost !== undefined && cost.perDayUsd >= ctx.settings.wastePerDay;
+  const busy = nodes.filter((n) => n.busy);
+  // Priced as every finding prices instances: EC2's own type and zone when captured, else shape-checked labels.
+  const priced = (of: readonly IdleNode[]) => billed(of.map((n) => pricedClaim(ctx.index, n.claim, n.node)));
+  const cost = withBusyNote(costOf(ctx.prices, priced(nodes)), busy.length);
+  // Only what idle nodes cost is waste: busy ones do not make the finding a warning.
+  const waste = busy.length > 0 ? costOf(ctx.prices, priced(nodes.filter((n) => !n.busy))) : cost;
+  const warning = waste !== undefined && waste.perDayUsd >= ctx.settings.wastePerDay;
   const evidence = [
     ...judgedEvidence(ctx, pool, nodes),
     ...e.poolMessages.map(describeMessage),
@@ -76,12 +82,31 @@ function findingFor(ctx: DetectContext, pool: string, nodes: IdleNode[]): Findin
       (cost ? `, $${cost.perDayUsd.toFixed(2)} a day` : ''),
     resource: { kind: 'NodePool', name: pool },
     since: oldest ? iso(oldest.since) : null,
-    cause: { code: explained.cause, detail: explained.detail },
+    cause: { code: explained.cause, detail: explained.detail + busyNote(busy) },
     evidence,
     remediation: manualRemediation([...new Set(steps)]),
     counts: { objects: nodes.length, nodePool: pool },
     ...(cost ? { cost } : {}),
   });
+}
+
+/** The basis says when busy nodes are in the sum: what they cost is not provable waste. */
+function withBusyNote(cost: FindingCost | undefined, busy: number): FindingCost | undefined {
+  if (!cost || busy === 0) return cost;
+  return {
+    ...cost,
+    basis: `${cost.basis}; ${busy} of these nodes ${busy === 1 ? 'is' : 'are'} busy: what ${busy === 1 ? 'it costs' : 'they cost'}, not provable waste`,
+  };
+}
+
+function busyNote(busy: readonly IdleNode[]): string {
+  if (busy.length === 0) return '';
+  const names = busy.map((n) => n.nodeName ?? n.claimName ?? '?');
+  const one = busy.length === 1;
+  return (
+    ` ${list(names, 3)} ${one ? 'is' : 'are'} busy (${one ? 'its' : 'their'} pods request half or more of ${one ? 'its' : 'their'} CPU or memory): ` +
+    `Karpenter's own event about ${one ? 'it' : 'them'}, not idleness, puts ${one ? 'it' : 'them'} here, so ${one ? 'its' : 'their'} cost is what ${one ? 'it costs' : 'they cost'}, not provable waste.`
+  );
 }
 
 function judgedEvidence(ctx: DetectContext, pool: string, nodes: IdleNode[]): string[] {
@@ -90,6 +115,12 @@ function judgedEvidence(ctx: DetectContext, pool: string, nodes: IdleNode[]): st
   if (consolidatable > 0)
     evidence.push(
       `${consolidatable} NodeClaim${consolidatable === 1 ? ' is' : 's are'} Consolidatable=True (Karpenter's own verdict)`,
+    );
+  const busy = nodes.filter((n) => n.busy).length;
+  if (busy > 0)
+    evidence.push(
+      `${busy} of them ${busy === 1 ? 'requests' : 'request'} half or more of ${busy === 1 ? 'its' : 'their'} CPU or memory (busy), ` +
+        `but Karpenter's own Unconsolidatable or DisruptionBlocked about ${busy === 1 ? 'it says what keeps it' : 'them says what keeps them'}`,
     );
   const told = nodes.filter((n) => n.basis === 'event').length;
   if (told > 0)
@@ -113,8 +144,9 @@ function judgedEvidence(ctx: DetectContext, pool: string, nodes: IdleNode[]): st
 /** One line per node (the first ten): since when, its type, its pods. */
 function perNodeEvidence(ctx: DetectContext, nodes: IdleNode[]): string[] {
   const lines = nodes.slice(0, MAX_LISTED).map((n) => {
-    const labels = n.node?.metadata?.labels ?? n.claim?.metadata?.labels ?? {};
-    const type = [labels['node.kubernetes.io/instance-type'], labels['karpenter.sh/capacity-type']].filter(Boolean).join(' ');
+    // The same shape-checked values the cost uses: a forged label prints nothing.
+    const priced = pricedClaim(ctx.index, n.claim, n.node);
+    const type = [priced?.instanceType, priced?.capacityType].filter(Boolean).join(' ');
     const pods =
       n.workloadPods === undefined
         ? ''

@@ -15,7 +15,7 @@ import { conditionOf, toIsoSeconds } from '../../domain/kube-helpers.ts';
 import { formatDuration } from '../../domain/settings.ts';
 import type { DetectContext } from '../detector.ts';
 import { allowedDisruptions, nextOpening, type DisruptionReason } from '../karpenter/disruption-budgets.ts';
-import { karpenterRelease } from '../karpenter/helm.ts';
+import { karpenterRelease, type KarpenterRelease } from '../karpenter/helm.ts';
 import { consolidationOff, type IdleNode } from './idle-nodes.ts';
 import type { KarpenterMessage } from './karpenter-events.ts';
 import { list, type Explained, type PoolEvidence } from './explanation.ts';
@@ -24,6 +24,7 @@ import {
   budgetPatchStep,
   budgetsViewStep,
   consolidateAfterStep,
+  constraintStep,
   controllerLogStep,
   describeStep,
   disruptionViewStep,
@@ -33,6 +34,7 @@ import {
   policyStep,
   requirementsStep,
   spotToSpotStep,
+  spotToSpotUpgradeStep,
 } from './fixes.ts';
 import { podCause } from './pod-cause.ts';
 
@@ -174,9 +176,74 @@ const SIMULATION_CAUSES = [
   'PODS_WOULD_NOT_SCHEDULE',
 ] as const;
 
-/** `ns/pod => error` pairs of a `not all pods would schedule` text (up to five per message). */
-function unschedulablePods(message: string): string[] {
-  return [...message.matchAll(/([a-z0-9][-a-z0-9.]*\/[a-z0-9][-a-z0-9.]*) => /g)].map((m) => m[1] ?? '').filter(Boolean);
+/**
+ * The constraints Karpenter's per-pod scheduling errors name (core scheduling: `unsatisfiable topology
+ * constraint for pod anti-affinity|topology spread, ...`, `pod hostport conflicts with ...`, `did not
+ * tolerate taint`, `incompatible requirements, ...`), and the part of the pod's spec that confirms each.
+ */
+const CONSTRAINTS: readonly { text: string; name: string; jsonpath: string }[] = [
+  { text: 'pod anti-affinity', name: 'pod anti-affinity', jsonpath: '{.spec.affinity.podAntiAffinity}' },
+  { text: 'topology spread', name: 'topology spread', jsonpath: '{.spec.topologySpreadConstraints}' },
+  { text: 'hostport', name: 'a hostPort', jsonpath: '{.spec.containers[*].ports}' },
+  { text: 'did not tolerate taint', name: 'a taint it does not tolerate', jsonpath: '{.spec.tolerations}' },
+  {
+    text: 'incompatible requirements',
+    name: 'incompatible requirements (node selector or node affinity)',
+    jsonpath: '{.spec.nodeSelector}{"\\n"}{.spec.affinity.nodeAffinity}',
+  },
+];
+
+interface UnschedulablePod {
+  ref: string;
+  constraint: (typeof CONSTRAINTS)[number] | undefined;
+}
+
+const POD_ERROR = /([a-z0-9][-a-z0-9.]*\/[a-z0-9][-a-z0-9.]*) => /g;
+
+/** `ns/pod => error` pairs of a `not all pods would schedule` text (up to five per message), each error's constraint. */
+function unschedulablePods(message: string): UnschedulablePod[] {
+  const matches = [...message.matchAll(POD_ERROR)];
+  return matches.flatMap((m, i) => {
+    const ref = m[1];
+    if (!ref) return [];
+    const error = message.slice((m.index ?? 0) + m[0].length, matches[i + 1]?.index ?? message.length).toLowerCase();
+    return [{ ref, constraint: CONSTRAINTS.find((c) => error.includes(c.text)) }];
+  });
+}
+
+function constrainedDetail(pods: readonly UnschedulablePod[]): string {
+  const named = pods.filter((p) => p.constraint).slice(0, 3);
+  if (named.length === 0)
+    return 'removing the node would leave pods without a place (pod anti-affinity, topology spread, hostPort, a node selector or a toleration only this node satisfies), or it needs more than one new node';
+  return `removing the node would leave ${list(
+    named.map((p) => `pod ${p.ref} without a place (${p.constraint?.name})`),
+    3,
+  )}`;
+}
+
+/** `0.33.1`, `v0.33.1` → [0, 33]. */
+function minorOf(version: string | undefined): [number, number] | undefined {
+  const m = /^v?(\d+)\.(\d+)\./.exec(version ?? '');
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
+/**
+ * The gate where the release has it (v0.34+), else an upgrade to it: the installed chart version
+ * decides; unlabelled, Karpenter's own text does (`Can't replace a spot node with a spot node` is
+ * v0.32–v0.33's, `SpotToSpotConsolidation is disabled, ...` v0.34+'s).
+ */
+function spotToSpotFix(release: KarpenterRelease, said: KarpenterMessage): { why: string; step: string } {
+  const minor = minorOf(release.chartVersion);
+  const beforeGate = minor ? minor[0] === 0 && minor[1] < 34 : /^Can't replace a spot node/i.test(said.message);
+  return beforeGate
+    ? {
+        why: `Karpenter ${minor ? release.chartVersion : 'v0.32–v0.33 (this wording is theirs)'} never replaces a Spot node with a cheaper Spot node and has no setting for it: the SpotToSpotConsolidation feature gate came in v0.34`,
+        step: spotToSpotUpgradeStep(release, minor ? release.chartVersion : undefined),
+      }
+    : {
+        why: 'it does not replace a Spot node with a cheaper Spot node while the SpotToSpotConsolidation feature gate is off',
+        step: spotToSpotStep(release),
+      };
 }
 
 function unconsolidatableCause(ctx: DetectContext, e: PoolEvidence): Explained | undefined {
@@ -187,12 +254,14 @@ function unconsolidatableCause(ctx: DetectContext, e: PoolEvidence): Explained |
     const also = others.length > 0 ? ` It also said ${others.map(quote).join('; ')}.` : '';
     const names = e.nodes.map((n) => n.nodeName ?? n.claimName ?? '?');
     switch (cause) {
-      case 'SPOT_TO_SPOT_DISABLED':
+      case 'SPOT_TO_SPOT_DISABLED': {
+        const fix = spotToSpotFix(karpenterRelease(ctx.index.controllers[0]), said);
         return {
           cause,
-          detail: `Karpenter says ${quote(said)}: it does not replace a Spot node with a cheaper Spot node while the SpotToSpotConsolidation feature gate is off (it may still delete one whose pods fit elsewhere).${also}`,
-          steps: [spotToSpotStep(karpenterRelease(ctx.index.controllers[0]))],
+          detail: `Karpenter says ${quote(said)}: ${fix.why} (it may still delete one whose pods fit elsewhere).${also}`,
+          steps: [fix.step],
         };
+      }
       case 'TOO_FEW_CHEAPER_TYPES':
         return {
           cause,
@@ -214,11 +283,18 @@ function unconsolidatableCause(ctx: DetectContext, e: PoolEvidence): Explained |
           ],
         };
       case 'PODS_WOULD_NOT_SCHEDULE': {
-        const pods = unschedulablePods(said.message);
+        const pods = unschedulablePods(said.message).slice(0, 3);
+        // The named constraint's check leads; a pod whose error names none gets its whole placement spec.
+        const ordered = [...pods.filter((p) => p.constraint), ...pods.filter((p) => !p.constraint)];
         return {
           cause,
-          detail: `Karpenter says ${quote(said)}: removing the node would leave pods without a place (pod anti-affinity, topology spread, hostPort, a node selector or a toleration only this node satisfies), or it needs more than one new node.${also}`,
-          steps: pods.length > 0 ? pods.slice(0, 3).map(podStep) : [allocatedStep(names)],
+          detail: `Karpenter says ${quote(said)}: ${constrainedDetail(pods)}.${also}`,
+          steps:
+            ordered.length > 0
+              ? ordered.map((p) =>
+                  p.constraint ? constraintStep(p.ref, p.constraint.name, p.constraint.jsonpath) : podStep(p.ref),
+                )
+              : [allocatedStep(names)],
         };
       }
     }
@@ -228,13 +304,17 @@ function unconsolidatableCause(ctx: DetectContext, e: PoolEvidence): Explained |
 
 function unknownCause(ctx: DetectContext, e: PoolEvidence): Explained {
   const s = ctx.snapshot;
+  const unread = e.nodes.filter((n) => n.workloadPods === undefined).map((n) => n.nodeName ?? n.claimName ?? '?');
   const checked = [
     e.np ? 'consolidation is on and the budgets allow it now' : '',
-    s.captured.has('pods')
-      ? s.captured.has('pdbs')
-        ? 'no pod on these nodes is held by a PDB or annotated do-not-disrupt'
-        : 'no pod on these nodes is annotated do-not-disrupt (PDBs not captured)'
-      : '',
+    // Only pods read are spoken of: a node whose pods were not read (a live scan's cap) proves nothing.
+    !s.captured.has('pods')
+      ? ''
+      : unread.length > 0
+        ? `the pods of ${list(unread, 3)} were not read`
+        : s.captured.has('pdbs')
+          ? 'no pod on these nodes is held by a PDB or annotated do-not-disrupt'
+          : 'no pod on these nodes is annotated do-not-disrupt (PDBs not captured)',
     s.captured.has('nodes') ? 'no Node or NodeClaim is annotated do-not-disrupt' : '',
   ].filter(Boolean);
   const spot = e.nodes.filter(

@@ -123,6 +123,22 @@ export function spotToSpotStep(release: KarpenterRelease): string {
   );
 }
 
+/**
+ * Karpenter v0.32–v0.33 never replaces a Spot node with a Spot node and has no gate for it (the
+ * SpotToSpotConsolidation gate came in v0.34): the fix is an upgrade, one minor version at a time
+ * as Karpenter's upgrade guide asks (CRDs first), with the gate on. Chart versions before v0.35 carry
+ * a `v`; `--reset-then-reuse-values` (Helm 3.14+) keeps the values set but takes the new chart's defaults.
+ */
+export function spotToSpotUpgradeStep(release: KarpenterRelease, installed: string | undefined): string {
+  return commandStep(
+    `Karpenter ${installed ? `${installed} ` : 'before v0.34 (its text says so) '}has no spot-to-spot consolidation: ` +
+      'upgrade to v0.34 or later (https://karpenter.sh/docs/upgrading/upgrade-guide/, CRDs first, one minor version at a time) ' +
+      'with the SpotToSpotConsolidation feature gate on (it then needs 15 cheaper instance types)',
+    `helm upgrade ${shellQuote(release.release)} oci://public.ecr.aws/karpenter/karpenter -n ${shellQuote(release.namespace)} ` +
+      `--version v0.34.0 --reset-then-reuse-values --set ${shellQuote('settings.featureGates.spotToSpotConsolidation=true')}`,
+  );
+}
+
 export function requirementsStep(pool: string, why: string): string {
   return commandStep(why, `kubectl get nodepool ${shellQuote(pool)} -o jsonpath='{.spec.template.spec.requirements}'`);
 }
@@ -142,7 +158,16 @@ export function podStep(ref: string): string {
   const { namespace, name } = nsName(ref);
   return commandStep(
     `Pod ${ref}: the constraints that keep it from moving (anti-affinity, topology spread, hostPort, node selector, tolerations)`,
-    `kubectl get pod -n ${shellQuote(namespace)} ${shellQuote(name)} -o jsonpath='{.spec.affinity}{"\\n"}{.spec.topologySpreadConstraints}{"\\n"}{.spec.nodeSelector}{"\\n"}{.spec.containers[*].ports}'`,
+    `kubectl get pod -n ${shellQuote(namespace)} ${shellQuote(name)} -o jsonpath=${shellQuote('{.spec.affinity}{"\\n"}{.spec.topologySpreadConstraints}{"\\n"}{.spec.nodeSelector}{"\\n"}{.spec.containers[*].ports}')}`,
+  );
+}
+
+/** The part of a pod's spec that confirms the constraint Karpenter's scheduling simulation named. */
+export function constraintStep(ref: string, constraint: string, jsonpath: string): string {
+  const { namespace, name } = nsName(ref);
+  return commandStep(
+    `Pod ${ref}: Karpenter says it would not schedule elsewhere (${constraint}); its spec for that`,
+    `kubectl get pod -n ${shellQuote(namespace)} ${shellQuote(name)} -o jsonpath=${shellQuote(jsonpath)}`,
   );
 }
 

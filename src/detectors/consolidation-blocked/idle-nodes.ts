@@ -3,9 +3,10 @@
  * at least the threshold (docs/findings.md#consolidation_blocked).
  * - Its NodeClaim is `Consolidatable=True` (Karpenter v1.0+) since at least the threshold (the
  *   condition's lastTransitionTime, which restarts on every pod bound or removed), and it is idle
- *   as below, or, its pods not captured, Karpenter sent an Unconsolidatable or DisruptionBlocked
- *   about it: Karpenter sets the condition on every node whose `consolidateAfter` has passed since
- *   its last pod event, busy or not, so on its own it would name every well-packed long-lived node.
+ *   as below, or Karpenter sent an Unconsolidatable or DisruptionBlocked about it (its pods not
+ *   captured: any; a busy node: one naming a blocker, `busy`): Karpenter sets the condition on every
+ *   node whose `consolidateAfter` has passed since its last pod event, busy or not, so on its own
+ *   it would name every well-packed long-lived node; its own verdict on the node is what counts.
  * - Or the condition is absent because consolidation is off for the node (`consolidateAfter: Never`
  *   removes it; `WhenEmpty` pools, and every v0.3x pool, which has no such condition) and, from the
  *   captured pods, the node is idle: no pod but DaemonSet and mirror pods, or requests under half
@@ -15,10 +16,9 @@
  */
 import type { KubeEvent, Node, NodeClaim, NodePool, Pod } from '../../domain/kube.ts';
 import { conditionOf, eventLastSeenMs, instanceIdFromProviderID } from '../../domain/kube-helpers.ts';
-import type { PricedInstance } from '../../domain/cost.ts';
 import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import { nodePoolOfClaim } from '../../domain/tags.ts';
-import { clusterScopedEvents } from '../karpenter/disruption-messages.ts';
+import { blockedCauseOf, clusterScopedEvents, unconsolidatableCauseOf } from '../karpenter/disruption-messages.ts';
 import { isDisruptedTaint, waitsForDrain } from '../karpenter/eviction-blockers.ts';
 import { isDaemonSetPod } from '../scheduling/pending.ts';
 import { parseResources } from '../scheduling/quantity.ts';
@@ -39,6 +39,12 @@ export interface IdleNode {
   basis: 'consolidatable' | 'idle' | 'event';
   /** Its pods a drain would move (not DaemonSet, mirror or finished ones), when pods were captured. */
   workloadPods: Pod[] | undefined;
+  /**
+   * Consolidatable, its pods request half or more of its CPU or memory, and Karpenter's own
+   * Unconsolidatable/DisruptionBlocked names what keeps it: counted on Karpenter's word, but what
+   * it costs is not provable waste.
+   */
+  busy?: true;
 }
 
 function timeOf(iso: string | undefined): number | undefined {
@@ -128,6 +134,16 @@ function karpenterSaysWhy(index: SnapshotIndex, claim: NodeClaim | undefined, no
   return karpenterWords(index, claim, node).length > 0;
 }
 
+/** A text Karpenter sends once it evaluated the node as a candidate and found what keeps it (not a transient state). */
+function karpenterNamesABlocker(index: SnapshotIndex, claim: NodeClaim | undefined, node: Node | undefined): boolean {
+  return karpenterWords(index, claim, node).some((e) => {
+    const message = e.message ?? '';
+    if (e.reason === 'Unconsolidatable' && unconsolidatableCauseOf(message) !== undefined) return true;
+    const cause = blockedCauseOf(message).cause;
+    return cause !== undefined && cause !== 'NODE_NOT_INITIALIZED';
+  });
+}
+
 const POOL_LABELS = ['karpenter.sh/nodepool', 'karpenter.sh/provisioner-name'];
 
 /**
@@ -166,7 +182,7 @@ function consolidatableSince(
   node: Node | undefined,
   pool: string,
   now: Date,
-): Pick<IdleNode, 'since' | 'basis' | 'workloadPods'> | undefined {
+): Pick<IdleNode, 'since' | 'basis' | 'workloadPods' | 'busy'> | undefined {
   const workloadPods = podsKnown(index, node)
     ? workloadPodsOf(index.podsByNode.get(node?.metadata?.name ?? '') ?? [], now)
     : undefined;
@@ -174,8 +190,10 @@ function consolidatableSince(
   if (condition?.status === 'True') {
     const since = timeOf(condition.lastTransitionTime);
     if (since === undefined) return undefined;
-    if (workloadPods ? !isIdle(node, claim, workloadPods) : !karpenterSaysWhy(index, claim, node)) return undefined;
-    return { since, basis: 'consolidatable', workloadPods };
+    if (!workloadPods) return karpenterSaysWhy(index, claim, node) ? { since, basis: 'consolidatable', workloadPods } : undefined;
+    if (isIdle(node, claim, workloadPods)) return { since, basis: 'consolidatable', workloadPods };
+    // Busy by our rule, yet Karpenter evaluated it and said what keeps it: its own word counts.
+    return karpenterNamesABlocker(index, claim, node) ? { since, basis: 'consolidatable', workloadPods, busy: true } : undefined;
   }
   if (condition !== undefined) return undefined;
   // Absent: only where consolidation is off (or the NodeClaim predates the condition), and only from the pods.
@@ -218,16 +236,4 @@ export function idleNodesByPool(index: SnapshotIndex, now: Date, thresholdMs: nu
   const nameOf = (n: IdleNode) => n.claimName ?? n.nodeName ?? '';
   for (const list of byPool.values()) list.sort((a, b) => a.since - b.since || nameOf(a).localeCompare(nameOf(b)));
   return byPool;
-}
-
-/** What EC2 bills each node by, from the Node's labels, else the NodeClaim's. */
-export function pricedInstances(nodes: readonly IdleNode[]): PricedInstance[] {
-  return nodes.map((n) => {
-    const label = (key: string) => n.node?.metadata?.labels?.[key] ?? n.claim?.metadata?.labels?.[key];
-    return {
-      instanceType: label('node.kubernetes.io/instance-type'),
-      capacityType: label('karpenter.sh/capacity-type'),
-      zone: label('topology.kubernetes.io/zone'),
-    };
-  });
 }

@@ -18,7 +18,15 @@ export function podCause(ctx: DetectContext, e: PoolEvidence): Explained | undef
   const s = ctx.snapshot;
   const pods = e.nodes.flatMap((n) => n.workloadPods ?? []);
   const found = s.captured.has('pods') ? evictionBlockers(pods, s.captured.has('pdbs') ? s.pdbs : [], ctx.now) : undefined;
-  const pdbKnown = s.captured.has('pods') && s.captured.has('pdbs');
+  // A node whose pods were not read (beyond a live scan's cap, or not captured) is not judged from
+  // its pods: Karpenter's event about it stands in, and nothing is said of pods not seen.
+  const unread = e.nodes.filter((n) => n.workloadPods === undefined).map((n) => n.nodeName ?? n.claimName ?? '?');
+  const podsRead = s.captured.has('pods') && unread.length === 0;
+  const pdbKnown = podsRead && s.captured.has('pdbs');
+  const notRead =
+    unread.length > 0 && s.captured.has('pods')
+      ? ` The pods of ${list(unread, 3)} were not read, so Karpenter's event stands in for them.`
+      : '';
   const said = (cause: string) => e.nodeMessages.find((m) => m.reason === 'DisruptionBlocked' && m.cause === cause);
 
   const zero = found?.pdbBlocked ?? [];
@@ -36,14 +44,15 @@ export function podCause(ctx: DetectContext, e: PoolEvidence): Explained | undef
     };
   }
   const pdbEvent = pdbKnown ? undefined : said('PDB_BLOCKS_EVICTION');
-  if (pdbEvent) {
+  if (pdbEvent && !allowsDisruption(ctx, pdbEvent.named)) {
     return {
       cause: 'PDB_BLOCKS_EVICTION',
       detail:
         `Karpenter says "${pdbEvent.message}" on ${list(pdbEvent.objects, 3)}` +
         (pdbEvent.named
           ? `: PodDisruptionBudget ${pdbEvent.named} allows no eviction, so these nodes are not consolidated.`
-          : ': a PodDisruptionBudget allows no eviction (`kubectl get pdb -A` shows those with ALLOWED DISRUPTIONS 0).'),
+          : ': a PodDisruptionBudget allows no eviction (`kubectl get pdb -A` shows those with ALLOWED DISRUPTIONS 0).') +
+        notRead,
       steps: pdbEvent.named ? namedPdbSteps(pdbEvent.named) : [allPdbsStep()],
     };
   }
@@ -64,7 +73,7 @@ export function podCause(ctx: DetectContext, e: PoolEvidence): Explained | undef
   if (multipleEvent) {
     return {
       cause: 'MULTIPLE_PDBS',
-      detail: `Karpenter says "${multipleEvent.message}" on ${list(multipleEvent.objects, 3)}: a pod there is selected by more than one PodDisruptionBudget, which the eviction API refuses.`,
+      detail: `Karpenter says "${multipleEvent.message}" on ${list(multipleEvent.objects, 3)}: a pod there is selected by more than one PodDisruptionBudget, which the eviction API refuses.${notRead}`,
       steps: [allPdbsStep()],
     };
   }
@@ -79,15 +88,23 @@ export function podCause(ctx: DetectContext, e: PoolEvidence): Explained | undef
       steps: podAnnotationSteps(dnd.map((d) => podRef(d.pod))),
     };
   }
-  const dndEvent = s.captured.has('pods') ? undefined : said('DO_NOT_DISRUPT_POD');
+  const dndEvent = podsRead ? undefined : said('DO_NOT_DISRUPT_POD');
   if (dndEvent) {
     return {
       cause: 'DO_NOT_DISRUPT_POD',
       detail:
         `Karpenter says "${dndEvent.message}" on ${list(dndEvent.objects, 3)}` +
-        (dndEvent.named ? `: pod ${dndEvent.named} opts out of disruption.` : ': a pod on the node opts out of disruption.'),
+        (dndEvent.named ? `: pod ${dndEvent.named} opts out of disruption.` : ': a pod on the node opts out of disruption.') +
+        notRead,
       steps: dndEvent.named ? podAnnotationSteps([dndEvent.named]) : [],
     };
   }
   return undefined;
+}
+
+/** The PDB the event names is captured and now allows a disruption: the event is stale, not the cause. */
+function allowsDisruption(ctx: DetectContext, named: string | undefined): boolean {
+  if (!named || !ctx.snapshot.captured.has('pdbs')) return false;
+  const pdb = ctx.snapshot.pdbs.find((p) => pdbRef(p) === named);
+  return (pdb?.status?.disruptionsAllowed ?? 0) > 0;
 }

@@ -15,9 +15,9 @@ export interface KarpenterRelease {
   chartVersion: string | undefined;
 }
 
-/** `helm.sh/chart: karpenter-1.8.1` → `1.8.1`, else the `app.kubernetes.io/version` label. */
+/** `helm.sh/chart: karpenter-1.8.1` → `1.8.1` (`karpenter-v0.33.1` → `v0.33.1`: charts before v0.35 carry the v), else the `app.kubernetes.io/version` label. */
 function chartVersionFrom(chart: string | undefined, appVersion: string | undefined): string | undefined {
-  return /^karpenter-(\d+\.\d+\.\d+\S*)$/.exec(chart ?? '')?.[1] ?? appVersion;
+  return /^karpenter-(v?\d+\.\d+\.\d+\S*)$/.exec(chart ?? '')?.[1] ?? appVersion;
 }
 
 /** The chart version an object's Helm labels give. */

