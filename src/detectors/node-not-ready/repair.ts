@@ -55,6 +55,8 @@ export type RepairVerdict =
       rule: PoolHealth;
       event: KubeEvent | undefined;
       expectedText: string;
+      /** The NodePool whose nodes are counted; undefined for NodeClaims without one (all the cluster's). */
+      pool: string | undefined;
     }
   /** On; the earliest node is repaired at `at`. */
   | { kind: 'waiting'; gates: FeatureGates; version: string | undefined; at: Date; rule: PoolHealth }
@@ -91,7 +93,7 @@ export function repairVerdict(
   const policies = policiesOf(version);
   const rule = poolHealth(counted, policies);
   if (event || rule.unhealthy > rule.allowed)
-    return { kind: 'blocked', gates, version, rule, event, expectedText: blockedText(version, pool) };
+    return { kind: 'blocked', gates, version, rule, event, expectedText: blockedText(version, pool), pool };
   const at = nodes
     .map((n) => repairAt(n.node, policies))
     .filter((d): d is Date => d !== undefined)

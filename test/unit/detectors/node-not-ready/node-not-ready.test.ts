@@ -322,6 +322,25 @@ describe('NODE_NOT_READY: the repair verdict', () => {
     expect(steps(f!)).not.toContain('nodeRepair=true');
   });
 
+  it("blocked by Karpenter's event while the captured pool is within the rule: says both, not a false 'more than'", () => {
+    const blocked = event({
+      kind: 'Node',
+      name: NODE,
+      reason: 'NodeRepairBlocked',
+      message: 'more then 20% nodes are unhealthy in the nodepool',
+      source: 'karpenter',
+      count: 19,
+    });
+    const [f] = detect(cluster({ healthy: 2, events: [blocked], deployment: controller('v1.2.1', chartGates(true)) }));
+
+    expect(f?.severity).toBe('critical');
+    expect(f?.cause?.detail).toContain('NodeRepairBlocked "more then 20% nodes are unhealthy in the nodepool"');
+    expect(f?.cause?.detail).toContain('the capture shows 1 of 3 nodes matching a repair condition now, within the 1 it allows');
+    expect(f?.cause?.detail).not.toContain('more than the 1 it allows');
+    expect(steps(f!)).not.toContain('until at most 1 is');
+    expect(steps(f!)).toContain('kubectl get nodes -l karpenter.sh/nodepool=default -o wide');
+  });
+
   it('one NotReady node of three is within the rule (1 allowed) but a third of the pool: critical, repair waits', () => {
     const [f] = detect(cluster({ healthy: 2, deployment: controller('v1.2.1', chartGates(true)) }));
 
