@@ -71,7 +71,7 @@ export function explainRepair(v: RepairVerdict): string {
     case 'unknown':
       return `Whether Karpenter's node repair replaces them is unknown (${v.gates.from}).`;
     case 'no-repair-in-version':
-      return `Karpenter ${v.version} has no node repair (it came in v1.1.0): nothing replaces them but you.`;
+      return `Karpenter ${v.version} has no node repair (it came in v1.1.0): nothing replaces them but you.${v.proof ? ` The release shows in its API: ${v.proof}.` : ''}`;
     case 'gate-off': {
       const status =
         versionAtLeast(v.version, 1, 12) !== false
@@ -106,7 +106,7 @@ function seen(e: KubeEvent): string {
 export function repairEvidence(v: RepairVerdict): string[] {
   const lines: string[] = [];
   if ('gates' in v) lines.push(`controller feature gates: ${gatesText(v)}${v.version ? `; version ${v.version}` : ''}`);
-  else lines.push(`controller version ${v.version}`);
+  else lines.push(v.proof ? `Karpenter release: ${v.proof}` : `controller version ${v.version}`);
   if (v.kind === 'blocked' && v.event)
     lines.push(`event on Node ${v.event.regarding.name ?? '?'}: ${v.event.reason ?? ''}: ${v.event.message ?? ''}`);
   if ('rule' in v)

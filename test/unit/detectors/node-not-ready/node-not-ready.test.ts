@@ -286,6 +286,26 @@ describe('NODE_NOT_READY: the repair verdict', () => {
     expect(steps(f!)).not.toContain('--set settings.featureGates.nodeRepair=true');
   });
 
+  it('no controller captured but v1beta1 NodeClaims: a release before v1.1.0, so no node repair, not unknown', () => {
+    const fell = poolNode(NODE, 'default', kubeletSilent(FELL));
+    const claim = { ...claimOf(fell, CLAIM), apiVersion: 'karpenter.sh/v1beta1' };
+    const [f] = detect(cluster({ fell: [fell], claims: [claim], deployment: null }));
+
+    expect(f?.cause?.detail).toContain('Karpenter v1.0 or older has no node repair (it came in v1.1.0)');
+    expect(f?.cause?.detail).toContain(`NodeClaim ${CLAIM} is karpenter.sh/v1beta1`);
+    expect(f?.cause?.detail).not.toContain('unknown');
+    expect(steps(f!)).not.toContain('FEATURE_GATES');
+    expect(steps(f!)).not.toContain('--set settings.featureGates.nodeRepair=true');
+  });
+
+  it('v1 NodeClaims prove nothing about node repair: still unknown without the controller', () => {
+    const fell = poolNode(NODE, 'default', kubeletSilent(FELL));
+    const claim = { ...claimOf(fell, CLAIM), apiVersion: 'karpenter.sh/v1' };
+    const [f] = detect(cluster({ fell: [fell], claims: [claim], deployment: null }));
+
+    expect(f?.cause?.detail).toContain('unknown');
+  });
+
   it('unknown without the controller: the step reads its gates', () => {
     const [f] = detect(cluster({ deployment: null }));
 
