@@ -423,3 +423,33 @@ describe('NODE_NOT_READY: cost', () => {
     expect(f?.cost).toEqual({ perDayUsd: 2.3, basis: '1 × m5.large on-demand at $0.0960/h (test table); × 24 h' });
   });
 });
+
+describe('NODE_NOT_READY: cost, from what EC2 bills', () => {
+  const anyType: PriceBook = { hourly: () => ({ usd: 0.1, source: 'test table' }) };
+
+  it('a forged instance-type label never reaches the basis: the node counts as not priced', () => {
+    const forged = poolNode('ip-10-0-77-13.ec2.internal', 'default', kubeletSilent(FELL));
+    const labels = { ...forged.metadata?.labels, 'node.kubernetes.io/instance-type': 'm5.large\u001b[2J$(rm -rf ~)' };
+    const node = { ...forged, metadata: { ...forged.metadata, labels } };
+    const fell = [poolNode(NODE, 'default', kubeletSilent(FELL)), node];
+    const [f] = detect(cluster({ fell, claims: [] }), NOW, anyType);
+
+    expect(f?.cost?.basis).not.toContain('rm -rf');
+    expect(f?.cost?.basis).not.toContain('\u001b');
+    expect(f?.cost).toEqual({
+      perDayUsd: 2.4,
+      basis: '1 × m5.large on-demand at $0.1000/h (test table); 1 not priced (instance type unknown); × 24 h',
+    });
+  });
+
+  it('a node whose captured instance EC2 says is terminated costs nothing', () => {
+    const n = poolNode(NODE, 'default', kubeletSilent(FELL), { instanceId: 'i-0123456789abcdef0' });
+    const [f] = detect(
+      cluster({ fell: [n], instances: [instance({ id: 'i-0123456789abcdef0', state: 'terminated' })] }),
+      NOW,
+      anyType,
+    );
+
+    expect(f?.cost).toBeUndefined();
+  });
+});
