@@ -107,4 +107,3 @@ describe('collectSnapshot: Spot prices', () => {
     expect(prices).toEqual([]);
   });
 });
-});
