@@ -21,7 +21,6 @@ import type { AwsPorts, InstanceQuery, TerminationResult } from '../ports/aws.ts
 import { SourceError } from '../ports/errors.ts';
 import { awsError, AwsFaults, type AwsOperation } from './aws-faults.ts';
 import { simulatedInstanceTypes } from './instance-types.ts';
-import { simulatedSpotPrices } from './spot-prices.ts';
 
 export { AWS_WRITE_OPERATIONS, awsError, type AwsOperation } from './aws-faults.ts';
 
@@ -194,11 +193,11 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
       },
       async describeSpotPrices(instanceTypes) {
         if (instanceTypes.length === 0) return [];
-        // As instance types: the account has Spot prices whether captured or not; a recorded failure fails again.
+        // Only the capture's prices, never made-up ones (docs/simulator.md): none captured answers an
+        // empty list, as EC2 does for a type with no offers. A recorded failure fails again.
         const types = [...new Set(instanceTypes)].sort();
         begin('DescribeSpotPriceHistory', { instanceTypes: types });
         assertNoGap(snapshot, 'spotprices');
-        if (!snapshot.captured.has('spotprices')) return simulatedSpotPrices(types, regionOf(snapshot));
         const wanted = new Set(types);
         return (snapshot.spotPrices ?? []).filter((p) => wanted.has(p.instanceType)).map((p) => structuredClone(p));
       },

@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLES_NOW } from '../../src/cli/commands/demo.ts';
 import { SERVICE_ACTIONS } from '../../src/config.ts';
+import { findingCostText } from '../../src/domain/cost-text.ts';
+import { markdownText } from '../../src/domain/markdown.ts';
 import { FINDING_CODES } from '../../src/domain/codes.ts';
 import { DEFAULT_DETECTION } from '../../src/domain/settings.ts';
 import { loadSnapshot } from '../../src/snapshot/load.ts';
@@ -37,7 +39,13 @@ describe('every example: the scan function alerts on the findings scan --from gi
     const now = new Date(EXAMPLES_NOW);
     const { snapshot } = await loadSnapshot([`${EXAMPLES}${name}`]);
     const offline = analyze(snapshot, { detection: DEFAULT_DETECTION, actions: SERVICE_ACTIONS, now });
-    const expected = [...new Map(offline.findings.map((f) => [f.id, `${f.severity} ${f.code} ${f.id} ${f.cause?.code ?? '-'}`])).values()];
+    // The cost too, as the alert's **Cost:** line writes it: a Spot price one path had and the other not would show here.
+    const costOf = (f: (typeof offline.findings)[number]) => (f.cost ? markdownText(findingCostText(f.cost)) : '-');
+    const expected = [
+      ...new Map(
+        offline.findings.map((f) => [f.id, `${f.severity} ${f.code} ${f.id} ${f.cause?.code ?? '-'} ${costOf(f)}`]),
+      ).values(),
+    ];
 
     const service = await startScanService(dynamo, {
       clusters: [],
@@ -52,7 +60,10 @@ describe('every example: the scan function alerts on the findings scan --from gi
       expect(response.batchItemFailures).toEqual([]);
       const opened = service.alerts.published
         .filter((a) => a.event === 'opened' && findingCodes.has(a.code))
-        .map((a) => `${a.severity} ${a.code} ${a.threadId} ${/\*\*Cause:\*\* `([A-Z_]+)`/.exec(a.description)?.[1] ?? '-'}`);
+        .map(
+          (a) =>
+            `${a.severity} ${a.code} ${a.threadId} ${/\*\*Cause:\*\* `([A-Z_]+)`/.exec(a.description)?.[1] ?? '-'} ${/^\*\*Cost:\*\* (.*)$/m.exec(a.description)?.[1] ?? '-'}`,
+        );
       expect(opened.sort()).toEqual(expected.sort());
     } finally {
       await service.close();

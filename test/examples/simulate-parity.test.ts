@@ -60,6 +60,10 @@ describe('every example: scan --simulate gives the report scan --from gives', ()
     });
 
     if (name !== 'healthy') expect(fromFiles.findings.length).toBeGreaterThan(0);
+    // The costs first, by name (the whole report below holds them too): Spot is priced from the
+    // capture's prices on both paths, the simulator inventing none (docs/simulator.md).
+    expect(live.cost).toEqual(fromFiles.cost);
+    expect(live.findings.map((f) => [f.id, f.cost])).toEqual(fromFiles.findings.map((f) => [f.id, f.cost]));
     expect(comparable(live)).toEqual(comparable(fromFiles));
   });
 });

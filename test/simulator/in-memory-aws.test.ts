@@ -142,6 +142,18 @@ describe('inMemoryAws: queries as the real adapter answers them', () => {
     expect(denied).toMatchObject({ code: 'UnauthorizedOperation', summary: error });
   });
 
+  it("answers DescribeSpotPriceHistory with the capture's prices only; none captured, an empty list, never invented prices", async () => {
+    const price = { instanceType: 'm5.large', availabilityZone: 'us-east-1a', usd: 0.041, productDescription: 'Linux/UNIX' };
+    const captured = inMemoryAws(snapshotOf({ spotPrices: [price] }));
+    const uncaptured = inMemoryAws(snapshotOf({ instances: [] }));
+
+    expect(await captured.ec2.describeSpotPrices(['m5.large', 'c5.large'])).toEqual([price]);
+    expect(await uncaptured.ec2.describeSpotPrices(['m5.large', 'c5.large'])).toEqual([]);
+    expect(uncaptured.callsTo('DescribeSpotPriceHistory')).toEqual([
+      { operation: 'DescribeSpotPriceHistory', input: { instanceTypes: ['c5.large', 'm5.large'] } },
+    ]);
+  });
+
   it('the healthy example has two subnets with thousands of free addresses', async () => {
     const aws = inMemoryAws(await example('healthy'));
 

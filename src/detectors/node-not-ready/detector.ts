@@ -7,7 +7,7 @@
  * Critical when at least 20% of the pool's nodes are NotReady, or Karpenter's 20% rule blocks repair.
  */
 import { CAUSES_BY_FINDING } from '../../domain/codes.ts';
-import { costOf, type PricedInstance } from '../../domain/cost.ts';
+import { costOf } from '../../domain/cost.ts';
 import { manualRemediation, newFinding, type Finding } from '../../domain/finding.ts';
 import type { Node, Pod } from '../../domain/kube.ts';
 import { isoSeconds } from '../../domain/kube-helpers.ts';
@@ -15,6 +15,7 @@ import { formatDuration } from '../../domain/settings.ts';
 import { NODEPOOL_LABEL } from '../../domain/tags.ts';
 import { regionOf } from '../aws-iam/iam-arn.ts';
 import type { DetectContext, Detector } from '../detector.ts';
+import { billed, pricedClaim } from '../karpenter/priced-instances.ts';
 import { diagnose, type Cause } from './cause.ts';
 import { isNotReady, notReadyNodes, type NotReadyNode } from './not-ready-nodes.ts';
 import { repairVerdict } from './repair.ts';
@@ -65,13 +66,9 @@ function stuckPods(ctx: DetectContext, nodes: readonly Diagnosed[]): Map<string,
   );
 }
 
-function pricedOf(n: NotReadyNode): PricedInstance {
-  const labels = { ...(n.claim?.metadata?.labels ?? {}), ...(n.node.metadata?.labels ?? {}) };
-  return {
-    instanceType: labels['node.kubernetes.io/instance-type'],
-    capacityType: labels['karpenter.sh/capacity-type'],
-    zone: labels['topology.kubernetes.io/zone'],
-  };
+/** The zone its labels name: for the region of the steps' AWS commands. */
+function labelledZone(n: NotReadyNode): string | undefined {
+  return n.node.metadata?.labels?.['topology.kubernetes.io/zone'] ?? n.claim?.metadata?.labels?.['topology.kubernetes.io/zone'];
 }
 
 /** Every Node by its `karpenter.sh/nodepool` label, as Karpenter counts a pool's nodes: built once per scan. */
@@ -106,7 +103,7 @@ function findingFor(
   const share = poolNodes.length > 0 ? notReadyInPool / poolNodes.length : 0;
   const critical = share >= 0.2 || verdict.kind === 'blocked';
   const controller = ctx.index.controllers.find((c) => c.deployment) ?? ctx.index.controllers[0];
-  const zone = pricedOf(first).zone;
+  const zone = labelledZone(first);
   const stepContext: StepContext = {
     region: regionOf({ clusterArn: ctx.snapshot.cluster?.arn, zone }),
     controller,
@@ -136,7 +133,8 @@ function findingFor(
       ...replaceSteps(nodes, stuck, stepContext),
     ]),
   ];
-  const cost = costOf(ctx.prices, nodes.map(pricedOf));
+  // What EC2 bills, as the other findings price it: the captured instance first, labels only of EC2's shape.
+  const cost = costOf(ctx.prices, billed(nodes.map((d) => pricedClaim(ctx.index, d.claim, d.node))));
   return newFinding({
     code: 'NODE_NOT_READY',
     severity: critical ? 'critical' : 'warning',

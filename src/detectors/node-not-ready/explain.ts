@@ -3,7 +3,8 @@
  * the pool, and the evidence lines for both (docs/findings.md#node_not_ready). Only what the
  * capture shows is said; where it allows several explanations, they are named with the check first.
  */
-import type { Pod } from '../../domain/kube.ts';
+import type { KubeEvent, Pod } from '../../domain/kube.ts';
+import { isoSeconds } from '../../domain/kube-helpers.ts';
 import { formatDuration } from '../../domain/settings.ts';
 import type { DetectContext } from '../detector.ts';
 import { versionAtLeast } from '../karpenter/feature-gates.ts';
@@ -70,7 +71,7 @@ export function explainRepair(v: RepairVerdict): string {
     case 'unknown':
       return `Whether Karpenter's node repair replaces them is unknown (${v.gates.from}).`;
     case 'no-repair-in-version':
-      return `Karpenter ${v.version} has no node repair (it came in v1.1.0): nothing replaces them but you.`;
+      return `Karpenter ${v.version} has no node repair (it came in v1.1.0): nothing replaces them but you.${v.proof ? ` The release shows in its API: ${v.proof}.` : ''}`;
     case 'gate-off': {
       const status =
         versionAtLeast(v.version, 1, 12) !== false
@@ -84,6 +85,8 @@ export function explainRepair(v: RepairVerdict): string {
       const said = v.event
         ? `Karpenter says so on the Node: NodeRepairBlocked "${v.event.message ?? ''}"`
         : `Karpenter says so on the Node: NodeRepairBlocked "${v.expectedText}"`;
+      if (v.event && v.rule.unhealthy <= v.rule.allowed)
+        return `NodeRepair is on but blocked: Karpenter says on the Node that its 20% rule blocks repair, NodeRepairBlocked "${v.event.message ?? ''}"${seen(v.event)}. That is Karpenter's count when it checked; the capture shows ${v.rule.unhealthy} of ${v.rule.total} nodes matching a repair condition now, within the ${v.rule.allowed} it allows (20%, rounded up). Karpenter counts every Node labelled with the pool, a new one still Ready=False too, and checks again every 5 minutes.`;
       return `NodeRepair is on but blocked by Karpenter's 20% rule: ${v.rule.unhealthy} of ${v.rule.total} nodes match a repair condition, more than the ${v.rule.allowed} it allows (20%, rounded up), so it repairs none and retries every 5 minutes. ${said}.`;
     }
     case 'waiting':
@@ -93,10 +96,17 @@ export function explainRepair(v: RepairVerdict): string {
   }
 }
 
+/** When Karpenter last said it, and how often: the event is its word at that time, not now. */
+function seen(e: KubeEvent): string {
+  const last = isoSeconds(e.lastTime);
+  const parts = [...(last ? [`last at ${last}`] : []), ...(e.count !== undefined && e.count > 1 ? [`${e.count} times`] : [])];
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
+}
+
 export function repairEvidence(v: RepairVerdict): string[] {
   const lines: string[] = [];
   if ('gates' in v) lines.push(`controller feature gates: ${gatesText(v)}${v.version ? `; version ${v.version}` : ''}`);
-  else lines.push(`controller version ${v.version}`);
+  else lines.push(v.proof ? `Karpenter release: ${v.proof}` : `controller version ${v.version}`);
   if (v.kind === 'blocked' && v.event)
     lines.push(`event on Node ${v.event.regarding.name ?? '?'}: ${v.event.reason ?? ''}: ${v.event.message ?? ''}`);
   if ('rule' in v)

@@ -15,6 +15,7 @@ import { newestFirst } from '../../domain/kube-helpers.ts';
 import type { DetectContext } from '../detector.ts';
 import { controllerVersionOf, featureGates, versionAtLeast, type FeatureGates } from '../karpenter/feature-gates.ts';
 import type { NotReadyNode } from './not-ready-nodes.ts';
+import { preRepairApiProof } from './served-api.ts';
 
 interface RepairPolicy {
   type: string;
@@ -42,8 +43,8 @@ const BLOCKED_MESSAGE = /more th[ae]n 20% nodes are unhealthy in the (nodepool|c
 export type RepairVerdict =
   /** The controller's spec was not captured (or its gates come from a reference): unknown. */
   | { kind: 'unknown'; gates: FeatureGates; version: string | undefined }
-  /** Before v1.1.0 Karpenter had no node repair. */
-  | { kind: 'no-repair-in-version'; version: string }
+  /** Before v1.1.0 Karpenter had no node repair: its version says so, or (`proof`) the API versions of its objects. */
+  | { kind: 'no-repair-in-version'; version: string; proof?: string }
   | { kind: 'gate-off'; gates: FeatureGates; version: string | undefined }
   /** On, but no policy of this version covers the node's condition (v1.1.x and Ready=Unknown). */
   | { kind: 'not-covered'; version: string | undefined; gates: FeatureGates }
@@ -55,6 +56,8 @@ export type RepairVerdict =
       rule: PoolHealth;
       event: KubeEvent | undefined;
       expectedText: string;
+      /** The NodePool whose nodes are counted; undefined for NodeClaims without one (all the cluster's). */
+      pool: string | undefined;
     }
   /** On; the earliest node is repaired at `at`. */
   | { kind: 'waiting'; gates: FeatureGates; version: string | undefined; at: Date; rule: PoolHealth }
@@ -87,11 +90,13 @@ export function repairVerdict(
   // Karpenter's own event proves the repair runs, whatever the captured spec says.
   const on = event !== undefined || gates.gates.get('NodeRepair') === true;
   if (!on && versionAtLeast(version, 1, 1) === false) return { kind: 'no-repair-in-version', version: version as string };
+  const proof = !on && versionAtLeast(version, 1, 1) === undefined ? preRepairApiProof(ctx.snapshot) : undefined;
+  if (proof) return { kind: 'no-repair-in-version', version: 'v1.0 or older', proof };
   if (!on) return gates.text === undefined ? { kind: 'unknown', gates, version } : { kind: 'gate-off', gates, version };
   const policies = policiesOf(version);
   const rule = poolHealth(counted, policies);
   if (event || rule.unhealthy > rule.allowed)
-    return { kind: 'blocked', gates, version, rule, event, expectedText: blockedText(version, pool) };
+    return { kind: 'blocked', gates, version, rule, event, expectedText: blockedText(version, pool), pool };
   const at = nodes
     .map((n) => repairAt(n.node, policies))
     .filter((d): d is Date => d !== undefined)

@@ -12,6 +12,7 @@ import { commandStep } from '../../domain/finding.ts';
 import type { Pod } from '../../domain/kube.ts';
 import { formatDuration } from '../../domain/settings.ts';
 import { shellQuote } from '../../domain/shell.ts';
+import { NODEPOOL_LABEL } from '../../domain/tags.ts';
 import { regionFlag } from '../aws-iam/iam-arn.ts';
 import type { ControllerInfo } from '../../domain/snapshot-index.ts';
 import { helmUpgrade, karpenterRelease, versionNote } from '../karpenter/helm.ts';
@@ -100,6 +101,13 @@ export function repairSteps(v: RepairVerdict, s: StepContext): string[] {
         `Karpenter ${v.version ?? ''} repairs Ready=False only; Ready=Unknown (the kubelet stopped posting status) is repaired from v1.2.0: upgrade Karpenter`,
       ];
     case 'blocked':
+      if (v.event && v.rule.unhealthy <= v.rule.allowed)
+        return [
+          commandStep(
+            `Karpenter's NodeRepairBlocked says more than ${v.rule.allowed} of the pool's nodes were unhealthy when it checked, the capture shows ${v.rule.unhealthy} of ${v.rule.total} now: ${v.pool ? "the pool's nodes" : 'the nodes'} as Karpenter counts them (one not Ready counts)`,
+            v.pool ? `kubectl get nodes -l ${q(`${NODEPOOL_LABEL}=${v.pool}`)} -o wide` : 'kubectl get nodes -o wide',
+          ),
+        ];
       return [
         `Karpenter repairs none of them while more than ${v.rule.allowed} of the ${v.rule.total} nodes are unhealthy: replace them by hand (below) until at most ${v.rule.allowed} ${v.rule.allowed === 1 ? 'is' : 'are'}`,
       ];

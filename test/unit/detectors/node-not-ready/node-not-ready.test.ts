@@ -286,6 +286,26 @@ describe('NODE_NOT_READY: the repair verdict', () => {
     expect(steps(f!)).not.toContain('--set settings.featureGates.nodeRepair=true');
   });
 
+  it('no controller captured but v1beta1 NodeClaims: a release before v1.1.0, so no node repair, not unknown', () => {
+    const fell = poolNode(NODE, 'default', kubeletSilent(FELL));
+    const claim = { ...claimOf(fell, CLAIM), apiVersion: 'karpenter.sh/v1beta1' };
+    const [f] = detect(cluster({ fell: [fell], claims: [claim], deployment: null }));
+
+    expect(f?.cause?.detail).toContain('Karpenter v1.0 or older has no node repair (it came in v1.1.0)');
+    expect(f?.cause?.detail).toContain(`NodeClaim ${CLAIM} is karpenter.sh/v1beta1`);
+    expect(f?.cause?.detail).not.toContain('unknown');
+    expect(steps(f!)).not.toContain('FEATURE_GATES');
+    expect(steps(f!)).not.toContain('--set settings.featureGates.nodeRepair=true');
+  });
+
+  it('v1 NodeClaims prove nothing about node repair: still unknown without the controller', () => {
+    const fell = poolNode(NODE, 'default', kubeletSilent(FELL));
+    const claim = { ...claimOf(fell, CLAIM), apiVersion: 'karpenter.sh/v1' };
+    const [f] = detect(cluster({ fell: [fell], claims: [claim], deployment: null }));
+
+    expect(f?.cause?.detail).toContain('unknown');
+  });
+
   it('unknown without the controller: the step reads its gates', () => {
     const [f] = detect(cluster({ deployment: null }));
 
@@ -320,6 +340,25 @@ describe('NODE_NOT_READY: the repair verdict', () => {
     expect(f?.severity).toBe('critical');
     expect(f?.cause?.detail).toContain('NodeRepairBlocked "more then 20% nodes are unhealthy in the nodepool"');
     expect(steps(f!)).not.toContain('nodeRepair=true');
+  });
+
+  it("blocked by Karpenter's event while the captured pool is within the rule: says both, not a false 'more than'", () => {
+    const blocked = event({
+      kind: 'Node',
+      name: NODE,
+      reason: 'NodeRepairBlocked',
+      message: 'more then 20% nodes are unhealthy in the nodepool',
+      source: 'karpenter',
+      count: 19,
+    });
+    const [f] = detect(cluster({ healthy: 2, events: [blocked], deployment: controller('v1.2.1', chartGates(true)) }));
+
+    expect(f?.severity).toBe('critical');
+    expect(f?.cause?.detail).toContain('NodeRepairBlocked "more then 20% nodes are unhealthy in the nodepool"');
+    expect(f?.cause?.detail).toContain('the capture shows 1 of 3 nodes matching a repair condition now, within the 1 it allows');
+    expect(f?.cause?.detail).not.toContain('more than the 1 it allows');
+    expect(steps(f!)).not.toContain('until at most 1 is');
+    expect(steps(f!)).toContain('kubectl get nodes -l karpenter.sh/nodepool=default -o wide');
   });
 
   it('one NotReady node of three is within the rule (1 allowed) but a third of the pool: critical, repair waits', () => {
@@ -382,5 +421,35 @@ describe('NODE_NOT_READY: cost', () => {
 
     expect(seen).toEqual([{ instanceType: 'm5.large', capacityType: 'on-demand', zone: 'us-east-1a' }]);
     expect(f?.cost).toEqual({ perDayUsd: 2.3, basis: '1 × m5.large on-demand at $0.0960/h (test table); × 24 h' });
+  });
+});
+
+describe('NODE_NOT_READY: cost, from what EC2 bills', () => {
+  const anyType: PriceBook = { hourly: () => ({ usd: 0.1, source: 'test table' }) };
+
+  it('a forged instance-type label never reaches the basis: the node counts as not priced', () => {
+    const forged = poolNode('ip-10-0-77-13.ec2.internal', 'default', kubeletSilent(FELL));
+    const labels = { ...forged.metadata?.labels, 'node.kubernetes.io/instance-type': 'm5.large\u001b[2J$(rm -rf ~)' };
+    const node = { ...forged, metadata: { ...forged.metadata, labels } };
+    const fell = [poolNode(NODE, 'default', kubeletSilent(FELL)), node];
+    const [f] = detect(cluster({ fell, claims: [] }), NOW, anyType);
+
+    expect(f?.cost?.basis).not.toContain('rm -rf');
+    expect(f?.cost?.basis).not.toContain('\u001b');
+    expect(f?.cost).toEqual({
+      perDayUsd: 2.4,
+      basis: '1 × m5.large on-demand at $0.1000/h (test table); 1 not priced (instance type unknown); × 24 h',
+    });
+  });
+
+  it('a node whose captured instance EC2 says is terminated costs nothing', () => {
+    const n = poolNode(NODE, 'default', kubeletSilent(FELL), { instanceId: 'i-0123456789abcdef0' });
+    const [f] = detect(
+      cluster({ fell: [n], instances: [instance({ id: 'i-0123456789abcdef0', state: 'terminated' })] }),
+      NOW,
+      anyType,
+    );
+
+    expect(f?.cost).toBeUndefined();
   });
 });
