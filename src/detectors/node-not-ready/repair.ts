@@ -11,7 +11,7 @@
  * always "then", for NodeClaims without a NodePool, counted over all nodes).
  */
 import type { Condition, KubeEvent, Node } from '../../domain/kube.ts';
-import { newestFirst } from '../../domain/kube-helpers.ts';
+import { eventLastSeenMs, newestFirst } from '../../domain/kube-helpers.ts';
 import type { DetectContext } from '../detector.ts';
 import { controllerVersionOf, featureGates, versionAtLeast, type FeatureGates } from '../karpenter/feature-gates.ts';
 import type { NotReadyNode } from './not-ready-nodes.ts';
@@ -35,6 +35,14 @@ const REPAIR_POLICIES: readonly RepairPolicy[] = [
   { type: 'KernelReady', status: 'False', tolerationMs: 30 * MINUTE, since: [1, 2] },
   { type: 'ContainerRuntimeReady', status: 'False', tolerationMs: 30 * MINUTE, since: [1, 2] },
 ];
+
+/**
+ * How recent a `NodeRepairBlocked` event must be to say repair is blocked now. Karpenter re-emits it
+ * every 5 minutes while blocked (requeue) and its recorder folds repeats for 15 minutes, so a blocked
+ * pool's event was seen within 20 minutes; an older one is history (the pool may have recovered),
+ * and the 20% arithmetic on the captured nodes decides instead.
+ */
+const BLOCKED_EVENT_FRESH_MS = 20 * MINUTE;
 
 /** Karpenter's `NodeRepairBlocked` message, either spelling, either scope. */
 const BLOCKED_MESSAGE = /more th[ae]n 20% nodes are unhealthy in the (nodepool|cluster)/;
@@ -83,9 +91,9 @@ export function repairVerdict(
   const info = ctx.index.controllers.find((c) => c.deployment) ?? ctx.index.controllers[0];
   const gates = featureGates(info);
   const version = controllerVersionOf(info);
-  const event = blockedEvent(ctx, nodes);
-  // Karpenter's own event proves the repair runs, whatever the captured spec says.
-  const on = event !== undefined || gates.gates.get('NodeRepair') === true;
+  const { any: repairRan, fresh: event } = blockedEvents(ctx, nodes);
+  // Karpenter's own event, however old, proves the repair runs, whatever the captured spec says.
+  const on = repairRan || gates.gates.get('NodeRepair') === true;
   if (!on && versionAtLeast(version, 1, 1) === false) return { kind: 'no-repair-in-version', version: version as string };
   if (!on) return gates.text === undefined ? { kind: 'unknown', gates, version } : { kind: 'gate-off', gates, version };
   const policies = policiesOf(version);
@@ -127,13 +135,18 @@ function poolHealth(nodes: readonly Node[], policies: readonly RepairPolicy[]): 
   return { total: nodes.length, unhealthy, allowed: Math.ceil(0.2 * nodes.length) };
 }
 
-function blockedEvent(ctx: DetectContext, nodes: readonly NotReadyNode[]): KubeEvent | undefined {
+/**
+ * Karpenter's `NodeRepairBlocked` events on the nodes, newest first (by last, else first, time):
+ * `any` proves the repair ran, `fresh` (seen within BLOCKED_EVENT_FRESH_MS of now) that it is blocked now.
+ */
+function blockedEvents(ctx: DetectContext, nodes: readonly NotReadyNode[]): { any: boolean; fresh: KubeEvent | undefined } {
   const events = nodes.flatMap((n) =>
     ctx.index
       .eventsFor('Node', undefined, n.name)
       .filter((e) => e.reason === 'NodeRepairBlocked' && BLOCKED_MESSAGE.test(e.message ?? '')),
   );
-  return newestFirst(events)[0];
+  const fresh = newestFirst(events).find((e) => ctx.now.getTime() - eventLastSeenMs(e) <= BLOCKED_EVENT_FRESH_MS);
+  return { any: events.length > 0, fresh };
 }
 
 /** The text this version's Karpenter writes on the Node when the rule blocks it (the typo was fixed in v1.3.0, for NodePools only). */

@@ -314,6 +314,8 @@ describe('NODE_NOT_READY: the repair verdict', () => {
       message: 'more then 20% nodes are unhealthy in the nodepool',
       source: 'karpenter',
       count: 19,
+      // Re-emitted every 5 minutes while blocked: last seen 5 minutes before now.
+      lastTime: minutesAfter(NOW, -5),
     });
     const [f] = detect(cluster({ events: [blocked] }));
 
