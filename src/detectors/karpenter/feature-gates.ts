@@ -83,11 +83,3 @@ export function controllerVersionOf(info: ControllerInfo | undefined): string | 
   const found = controllerContainerOf(info);
   return karpenterRelease(info).chartVersion?.replace(/^v/, '') ?? imageVersion(found?.container.image);
 }
-
-/** Whether `1.2.0` is at least major.minor; undefined for a version it cannot read. */
-export function versionAtLeast(version: string | undefined, major: number, minor: number): boolean | undefined {
-  const m = /^(\d+)\.(\d+)/.exec(version ?? '');
-  if (!m) return undefined;
-  const [a, b] = [Number(m[1]), Number(m[2])];
-  return a > major || (a === major && b >= minor);
-}

@@ -6,7 +6,7 @@
 import type { Pod } from '../../domain/kube.ts';
 import { formatDuration } from '../../domain/settings.ts';
 import type { DetectContext } from '../detector.ts';
-import { versionAtLeast } from '../karpenter/feature-gates.ts';
+import { versionAtLeast } from '../karpenter/version.ts';
 import type { Diagnosis } from './cause.ts';
 import type { NotReadyNode } from './not-ready-nodes.ts';
 import type { RepairVerdict } from './repair.ts';
@@ -76,7 +76,10 @@ export function explainRepair(v: RepairVerdict): string {
         versionAtLeast(v.version, 1, 12) !== false
           ? ' (Karpenter v1.12+ still replaces an instance whose EC2 status checks fail; a starved kubelet usually passes them.)'
           : '';
-      return `Karpenter will not replace them: its NodeRepair feature gate is off (${gatesText(v)}; off by default).${status}`;
+      const uncovered = v.covered
+        ? ''
+        : ` Nor would it with the gate on: Karpenter ${v.version ?? ''} repairs Ready=False only, Ready=Unknown from v1.2.0.`;
+      return `Karpenter will not replace them: its NodeRepair feature gate is off (${gatesText(v)}; off by default).${uncovered}${status}`;
     }
     case 'not-covered':
       return `NodeRepair is on, but Karpenter ${v.version ?? ''} repairs Ready=False only: Ready=Unknown is repaired from v1.2.0, so these stay.`;

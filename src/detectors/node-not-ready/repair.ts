@@ -13,7 +13,8 @@
 import type { Condition, KubeEvent, Node } from '../../domain/kube.ts';
 import { eventLastSeenMs, newestFirst } from '../../domain/kube-helpers.ts';
 import type { DetectContext } from '../detector.ts';
-import { controllerVersionOf, featureGates, versionAtLeast, type FeatureGates } from '../karpenter/feature-gates.ts';
+import { controllerVersionOf, featureGates, type FeatureGates } from '../karpenter/feature-gates.ts';
+import { versionAtLeast } from '../karpenter/version.ts';
 import type { NotReadyNode } from './not-ready-nodes.ts';
 
 interface RepairPolicy {
@@ -52,7 +53,11 @@ export type RepairVerdict =
   | { kind: 'unknown'; gates: FeatureGates; version: string | undefined }
   /** Before v1.1.0 Karpenter had no node repair. */
   | { kind: 'no-repair-in-version'; version: string }
-  | { kind: 'gate-off'; gates: FeatureGates; version: string | undefined }
+  /**
+   * Off. `covered`: whether this version's policies cover any of the nodes' conditions once the gate
+   * is on (v1.1.x never repairs Ready=Unknown: enabling the gate there changes nothing for them).
+   */
+  | { kind: 'gate-off'; gates: FeatureGates; version: string | undefined; covered: boolean }
   /** On, but no policy of this version covers the node's condition (v1.1.x and Ready=Unknown). */
   | { kind: 'not-covered'; version: string | undefined; gates: FeatureGates }
   /** On; more unhealthy nodes than the 20% rule allows (now, or as Karpenter's own event says). */
@@ -95,8 +100,9 @@ export function repairVerdict(
   // Karpenter's own event, however old, proves the repair runs, whatever the captured spec says.
   const on = repairRan || gates.gates.get('NodeRepair') === true;
   if (!on && versionAtLeast(version, 1, 1) === false) return { kind: 'no-repair-in-version', version: version as string };
-  if (!on) return gates.text === undefined ? { kind: 'unknown', gates, version } : { kind: 'gate-off', gates, version };
   const policies = policiesOf(version);
+  const covered = nodes.some((n) => matches(n.node, policies).length > 0);
+  if (!on) return gates.text === undefined ? { kind: 'unknown', gates, version } : { kind: 'gate-off', gates, version, covered };
   const rule = poolHealth(counted, policies);
   if (event || rule.unhealthy > rule.allowed)
     return { kind: 'blocked', gates, version, rule, event, expectedText: blockedText(version, pool) };

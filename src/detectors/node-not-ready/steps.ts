@@ -15,6 +15,7 @@ import { shellQuote } from '../../domain/shell.ts';
 import { regionFlag } from '../aws-iam/iam-arn.ts';
 import type { ControllerInfo } from '../../domain/snapshot-index.ts';
 import { helmUpgrade, karpenterRelease, versionNote } from '../karpenter/helm.ts';
+import { versionAtLeast } from '../karpenter/version.ts';
 import type { Diagnosis } from './cause.ts';
 import type { NotReadyNode } from './not-ready-nodes.ts';
 import type { RepairVerdict } from './repair.ts';
@@ -110,14 +111,28 @@ export function repairSteps(v: RepairVerdict, s: StepContext): string[] {
     case 'overdue':
       return [
         commandStep(
-          `Karpenter's node repair should have replaced it at ${v.at.toISOString()}: its node.health controller's word`,
-          `kubectl logs -n ${q(ns)} ${q(`deployment/${deployment}`)} --tail=500 | grep -E 'node.health|unhealthy'`,
+          `Karpenter's node repair should have replaced it at ${v.at.toISOString()}: its node.health controller's word, from every controller pod (the leader acts)${debugNote(v.version)}`,
+          `kubectl logs -n ${q(ns)} -l app.kubernetes.io/name=karpenter --tail=500 | grep -E 'node.health|unhealthy'`,
         ),
       ];
   }
 }
 
+/**
+ * Before v1.7.2 Karpenter logged `deleting unhealthy node` at debug level (V(1)); said unless the
+ * version is known to be v1.7.2 or later.
+ */
+function debugNote(version: string | undefined): string {
+  return versionAtLeast(version, 1, 7, 2) === true
+    ? ''
+    : `; before v1.7.2 it logs \`deleting unhealthy node\` at debug level only (set logLevel=debug to see it)`;
+}
+
 function gateOnSteps(v: Extract<RepairVerdict, { kind: 'gate-off' }>, s: StepContext, ns: string, deployment: string): string[] {
+  if (!v.covered)
+    return [
+      `Karpenter ${v.version ?? ''} repairs Ready=False only: with the NodeRepair gate on it would still never replace a node at Ready=Unknown (the kubelet stopped posting status). Upgrade Karpenter to v1.2.0 or later (its upgrade guide first), then enable node repair there (the NodeRepair feature gate)`,
+    ];
   const why =
     'enable node repair (alpha; Ready=Unknown is covered from v1.2.0): Karpenter then replaces a node NotReady for 30 minutes';
   if (v.gates.from === 'arg --feature-gates')

@@ -272,11 +272,40 @@ describe('NODE_NOT_READY: the repair verdict', () => {
     expect(steps(f!)).toContain("grep -E 'node.health|unhealthy'");
   });
 
+  it('overdue: reads every controller pod by label, and says the repair log is debug-only before v1.7.2', () => {
+    const [v12] = detect(cluster({ deployment: controller('v1.2.1', chartGates(true)) }), minutesAfter(FELL, 45));
+    const [v172] = detect(cluster({ deployment: controller('v1.7.2', chartGates(true)) }), minutesAfter(FELL, 45));
+
+    expect(steps(v12!)).toContain(
+      "kubectl logs -n karpenter -l app.kubernetes.io/name=karpenter --tail=500 | grep -E 'node.health|unhealthy'",
+    );
+    expect(steps(v12!)).not.toContain('deployment/');
+    expect(steps(v12!)).toContain('before v1.7.2 it logs `deleting unhealthy node` at debug level only');
+    expect(steps(v172!)).not.toContain('debug level');
+  });
+
   it('v1.1.x repairs Ready=False only: a silent kubelet is never repaired there, so upgrade', () => {
     const [f] = detect(cluster({ deployment: controller('v1.1.5', chartGates(true)) }), minutesAfter(FELL, 45));
 
     expect(f?.cause?.detail).toContain('Ready=Unknown is repaired from v1.2.0');
     expect(steps(f!)).not.toContain('node.health');
+  });
+
+  it('v1.1.x with the gate off and a silent kubelet: upgrade to v1.2+ with the gate, not the gate at 1.1.x', () => {
+    const [f] = detect(cluster({ deployment: controller('v1.1.5', chartGates(false)) }));
+
+    expect(f?.cause?.detail).toContain('Ready=Unknown from v1.2.0');
+    expect(steps(f!)).toContain('Upgrade Karpenter to v1.2.0 or later');
+    expect(steps(f!)).not.toContain('featureGates.nodeRepair=true');
+  });
+
+  it('v1.1.x with the gate off and Ready=False: enabling the gate at the installed version does cover it', () => {
+    const [f] = detect(
+      cluster({ fell: [poolNode(NODE, 'default', memoryPressure(FELL))], deployment: controller('v1.1.5', chartGates(false)) }),
+    );
+
+    expect(steps(f!)).toContain('--version 1.1.5 --reuse-values --set settings.featureGates.nodeRepair=true');
+    expect(steps(f!)).not.toContain('Upgrade Karpenter to v1.2.0');
   });
 
   it('before v1.1.0 there is no node repair: no gate to enable', () => {
