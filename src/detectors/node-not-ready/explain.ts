@@ -36,14 +36,22 @@ function listed(names: readonly string[]): string {
   return `${names.slice(0, MAX_PODS).join(', ')}${more}`;
 }
 
+/** What a non-running instance means for its node: a terminated one is gone for good, a stopped one can be started again. */
+function instanceGone(id: string, state: string): string {
+  if (state === 'terminated' || state === 'shutting-down')
+    return `EC2 says its instance ${id} is ${state}: the kubelet is gone with it; nothing will bring the node back.`;
+  if (state === 'stopped' || state === 'stopping')
+    return `EC2 says its instance ${id} is ${state}: the kubelet stopped with it. Starting the instance again could bring the node back (same instance, same Node); replacing it (below) gives the pods fresh capacity.`;
+  return `EC2 says its instance ${id} is ${state}: the kubelet cannot post status until the instance is running again.`;
+}
+
 export function explainCause(ctx: DetectContext, d: Diagnosed): string {
   const head = `Node ${d.name} has been ${d.diagnosis.conditions.join(', ')} for ${formatDuration(d.ageMs)}, after it initialised.`;
   const oom = d.diagnosis.signs.find((e) => e.reason === 'SystemOOM');
   switch (d.diagnosis.cause) {
     case 'KUBELET_UNRESPONSIVE': {
       const instance = d.instanceId ? ctx.index.instancesById.get(d.instanceId) : undefined;
-      if (instance && instance.state !== 'running')
-        return `${head} EC2 says its instance ${instance.id} is ${instance.state}: the kubelet is gone with it; nothing will bring the node back.`;
+      if (instance && instance.state !== 'running') return `${head} ${instanceGone(instance.id, instance.state)}`;
       const starved = oom
         ? ` Before it went silent the kubelet reported SystemOOM (${oom.message ?? ''}): memory exhaustion most likely starved it.`
         : '';

@@ -152,6 +152,15 @@ describe('NODE_NOT_READY: causes', () => {
     expect(f?.cause?.detail).not.toContain('starved');
   });
 
+  it('KUBELET_UNRESPONSIVE: a stopped instance is not said to be gone for good', () => {
+    const n = poolNode(NODE, 'default', kubeletSilent(FELL), { instanceId: 'i-0123456789abcdef0' });
+    const [f] = detect(cluster({ fell: [n], instances: [instance({ id: 'i-0123456789abcdef0', state: 'stopped' })] }));
+
+    expect(f?.cause?.detail).toContain('EC2 says its instance i-0123456789abcdef0 is stopped');
+    expect(f?.cause?.detail).toContain('Starting the instance again could bring the node back');
+    expect(f?.cause?.detail).not.toContain('nothing will bring the node back');
+  });
+
   it('RESOURCE_PRESSURE: names the pressure and the BestEffort pods, not the network plugin', () => {
     const besteffort = pod({
       name: 'batch-7d9f-x2k',
