@@ -34,7 +34,11 @@ export const nodeNotReady: Detector<Code> = {
     const groups = new Map<string, Diagnosed[]>();
     for (const n of notReadyNodes(ctx)) {
       const key = n.pool ?? '';
-      groups.set(key, [...(groups.get(key) ?? []), { ...n, diagnosis: diagnose(ctx, n.node, n.ready) }]);
+      const diagnosed = { ...n, diagnosis: diagnose(ctx, n.node, n.ready) };
+      // Pushed, not copied: a copy per node is quadratic in a large pool.
+      const group = groups.get(key);
+      if (group) group.push(diagnosed);
+      else groups.set(key, [diagnosed]);
     }
     if (groups.size === 0) return [];
     const byPool = nodesByPool(ctx.snapshot.nodes);
