@@ -45,6 +45,29 @@ function instanceGone(id: string, state: string): string {
   return `EC2 says its instance ${id} is ${state}: the kubelet cannot post status until the instance is running again.`;
 }
 
+/** The kubelet's disk events (pkg/kubelet/events): its image garbage collection could not free space. */
+const DISK_EVENT_REASONS: readonly string[] = ['FreeDiskSpaceFailed', 'ImageGCFailed'];
+
+/** What one pressure condition points at, from what the capture holds: the usual suspects differ per resource. */
+function pressureText(ctx: DetectContext, d: Diagnosed, pressure: string): string {
+  switch (pressure) {
+    case 'MemoryPressure': {
+      const pods = bestEffortPods(ctx, d.name);
+      const named = pods.length > 0 ? ` Pods on it request nothing (BestEffort): ${listed(pods)}.` : '';
+      return ` Memory: pods without requests (BestEffort) are the first to starve the kubelet, and the EC2NodeClass's kubelet kubeReserved/systemReserved memory keeps room for it.${named}`;
+    }
+    case 'DiskPressure': {
+      const disk = d.diagnosis.signs.find((e) => DISK_EVENT_REASONS.includes(e.reason ?? ''));
+      const said = disk ? ` The kubelet reported ${disk.reason ?? ''}: ${disk.message ?? ''}.` : '';
+      return ` Disk: images, container logs and emptyDir volumes filled the node's volume, whose size is the EC2NodeClass's blockDeviceMappings.${said}`;
+    }
+    case 'PIDPressure':
+      return ` Process IDs: a pod forking without bound uses them up; the kubelet's podPidsLimit caps each pod's.`;
+    default:
+      return '';
+  }
+}
+
 export function explainCause(ctx: DetectContext, d: Diagnosed): string {
   const head = `Node ${d.name} has been ${d.diagnosis.conditions.join(', ')} for ${formatDuration(d.ageMs)}, after it initialised.`;
   const oom = d.diagnosis.signs.find((e) => e.reason === 'SystemOOM');
@@ -57,11 +80,8 @@ export function explainCause(ctx: DetectContext, d: Diagnosed): string {
         : '';
       return `${head} The kubelet stopped posting its status: the instance stopped or failed, or the kubelet was starved of memory or CPU (often by pods without requests). Its EC2 status and console output tell them apart.${starved}`;
     }
-    case 'RESOURCE_PRESSURE': {
-      const pods = bestEffortPods(ctx, d.name);
-      const named = pods.length > 0 ? ` Pods on it request nothing (BestEffort): ${listed(pods)}.` : '';
-      return `${head} The kubelet reports ${d.diagnosis.pressure.join(', ')}: the node ran out of what its pods use.${named}`;
-    }
+    case 'RESOURCE_PRESSURE':
+      return `${head} The kubelet reports ${d.diagnosis.pressure.join(', ')}: the node ran out of what its pods use.${d.diagnosis.pressure.map((p) => pressureText(ctx, d, p)).join('')}`;
     case 'NETWORK_NOT_READY':
       return `${head} The node's network is not ready: the network plugin's pod on it is not running or failing.`;
     case 'UNKNOWN':

@@ -57,14 +57,7 @@ export function causeChecks(n: NotReadyNode, d: Diagnosis, s: StepContext): stri
         describe,
       ];
     case 'RESOURCE_PRESSURE':
-      return [
-        describe,
-        commandStep(
-          'what uses the node: pods without requests (BestEffort) are the first to starve the kubelet',
-          `kubectl get pods -A -o wide --field-selector ${q(`spec.nodeName=${n.name}`)}`,
-        ),
-        ...console,
-      ];
+      return [describe, ...d.pressure.flatMap((p) => pressureChecks(n, p)), ...console];
     case 'NETWORK_NOT_READY':
       return [
         describe,
@@ -75,6 +68,38 @@ export function causeChecks(n: NotReadyNode, d: Diagnosis, s: StepContext): stri
       ];
     case 'UNKNOWN':
       return [describe, ...console];
+  }
+}
+
+/** The check for one pressure condition: memory and PIDs are used by pods, disk is sized by the EC2NodeClass. */
+function pressureChecks(n: NotReadyNode, pressure: string): string[] {
+  const pods = `kubectl get pods -A -o wide --field-selector ${q(`spec.nodeName=${n.name}`)}`;
+  switch (pressure) {
+    case 'MemoryPressure':
+      return [commandStep('what uses the node: pods without requests (BestEffort) are the first to starve the kubelet', pods)];
+    case 'DiskPressure': {
+      const nodeClass = n.claim?.spec?.nodeClassRef?.name;
+      return [
+        nodeClass
+          ? commandStep(
+              "the node's volumes as its EC2NodeClass sizes them (blockDeviceMappings; none set is the AMI's default root volume)",
+              `kubectl get ec2nodeclass ${q(nodeClass)} -o jsonpath='{.spec.blockDeviceMappings}{"\\n"}'`,
+            )
+          : commandStep(
+              'the volumes each EC2NodeClass gives its nodes (blockDeviceMappings; none set is the AMI default root volume)',
+              `kubectl get ec2nodeclasses -o custom-columns='NAME:.metadata.name,VOLUMES:.spec.blockDeviceMappings'`,
+            ),
+      ];
+    }
+    case 'PIDPressure':
+      return [
+        commandStep(
+          "which pod runs away with process IDs: the kubelet's podPidsLimit (set through the EC2NodeClass userData) caps each pod",
+          pods,
+        ),
+      ];
+    default:
+      return [];
   }
 }
 

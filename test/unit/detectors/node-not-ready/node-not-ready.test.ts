@@ -19,6 +19,7 @@ import {
   memoryPressure,
   networkNotReady,
   poolNode,
+  pressureOf,
 } from './fixtures.ts';
 
 /** The node fell over 20 minutes after T0; judged at T0 + 45 min: NotReady for 25 minutes. */
@@ -183,6 +184,48 @@ describe('NODE_NOT_READY: causes', () => {
     expect(f?.cause?.detail).toContain('request nothing (BestEffort): jobs/batch-7d9f-x2k.');
     expect(f?.cause?.detail).not.toContain('shop/web-1');
     expect(steps(f!)).not.toContain('network plugin');
+  });
+
+  it('RESOURCE_PRESSURE, DiskPressure: quotes the image GC failure and checks the EC2NodeClass volumes, not BestEffort pods', () => {
+    const gc = event({
+      kind: 'Node',
+      name: NODE,
+      reason: 'ImageGCFailed',
+      message:
+        'Failed to garbage collect required amount of images. Attempted to free 4054802841 bytes, but only found 0 bytes eligible to free.',
+      source: 'kubelet',
+      lastTime: minutesAfter(FELL, -2),
+    });
+    const besteffort = pod({
+      name: 'batch-7d9f-x2k',
+      namespace: 'jobs',
+      nodeName: NODE,
+      spec: { containers: [{ name: 'batch' }] },
+    });
+    const [f] = detect(
+      cluster({ fell: [poolNode(NODE, 'default', pressureOf('DiskPressure', FELL))], events: [gc], pods: [besteffort] }),
+    );
+
+    expect(f?.cause?.code).toBe('RESOURCE_PRESSURE');
+    expect(f?.cause?.detail).toContain(
+      'The kubelet reported ImageGCFailed: Failed to garbage collect required amount of images.',
+    );
+    expect(f?.cause?.detail).toContain('blockDeviceMappings');
+    expect(f?.cause?.detail).not.toContain('BestEffort');
+    expect(f?.cause?.detail).not.toContain('kubeReserved');
+    expect(steps(f!)).toContain("kubectl get ec2nodeclass default -o jsonpath='{.spec.blockDeviceMappings}");
+    expect(steps(f!)).not.toContain('BestEffort');
+  });
+
+  it('RESOURCE_PRESSURE, PIDPressure: points at podPidsLimit, not BestEffort pods or the disk', () => {
+    const [f] = detect(cluster({ fell: [poolNode(NODE, 'default', pressureOf('PIDPressure', FELL))] }));
+
+    expect(f?.cause?.detail).toContain('PIDPressure=True (KubeletHasInsufficientPID: kubelet has insufficient PID available)');
+    expect(f?.cause?.detail).toContain('podPidsLimit');
+    expect(f?.cause?.detail).not.toContain('BestEffort');
+    expect(steps(f!)).toContain('podPidsLimit');
+    expect(steps(f!)).not.toContain('BestEffort');
+    expect(steps(f!)).not.toContain('blockDeviceMappings');
   });
 
   it("NETWORK_NOT_READY: the kubelet's network-not-ready message", () => {
