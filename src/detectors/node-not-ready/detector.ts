@@ -19,7 +19,7 @@ import { diagnose, type Cause } from './cause.ts';
 import { isNotReady, notReadyNodes, type NotReadyNode } from './not-ready-nodes.ts';
 import { repairVerdict } from './repair.ts';
 import { describeNode, explainCause, explainRepair, repairEvidence, type Diagnosed } from './explain.ts';
-import { causeChecks, repairSteps, replaceSteps, type StepContext } from './steps.ts';
+import { causeChecks, likelySharedCause, repairSteps, replaceSteps, sharedCauseCheck, type StepContext } from './steps.ts';
 
 type Code = 'NODE_NOT_READY';
 
@@ -112,6 +112,7 @@ function findingFor(
   const controller = ctx.index.controllers.find((c) => c.deployment) ?? ctx.index.controllers[0];
   const zone = pricedOf(first).zone;
   const stepContext: StepContext = {
+    pool,
     region: regionOf({ clusterArn: ctx.snapshot.cluster?.arn, zone }),
     controller,
     podsCaptured: ctx.snapshot.captured.has('pods'),
@@ -133,11 +134,13 @@ function findingFor(
       ? ` ${stuckCount} pod${stuckCount > 1 ? 's are' : ' is'} stuck Terminating on them (named in the evidence): they go once the node does.`
       : '';
   const detail = `${explainCause(ctx, first)}${also.join('')}${shareText} ${explainRepair(verdict)}${stuckText}`;
+  const shared = likelySharedCause(nodes, verdict.kind === 'blocked');
   const steps = [
     ...new Set([
+      ...(shared ? [sharedCauseCheck(stepContext)] : []),
       ...[first, ...others.map((list) => list[0] as Diagnosed)].flatMap((d) => causeChecks(d, d.diagnosis, stepContext)),
       ...repairSteps(verdict, stepContext),
-      ...replaceSteps(nodes, stuck, stepContext),
+      ...replaceSteps(nodes, stuck, stepContext, shared),
     ]),
   ];
   const cost = costOf(ctx.prices, nodes.map(pricedOf));

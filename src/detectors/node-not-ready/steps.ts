@@ -12,6 +12,7 @@ import { commandStep } from '../../domain/finding.ts';
 import type { Pod } from '../../domain/kube.ts';
 import { formatDuration } from '../../domain/settings.ts';
 import { shellQuote } from '../../domain/shell.ts';
+import { NODEPOOL_LABEL } from '../../domain/tags.ts';
 import { regionFlag } from '../aws-iam/iam-arn.ts';
 import type { ControllerInfo } from '../../domain/snapshot-index.ts';
 import { helmUpgrade, karpenterRelease, versionNote } from '../karpenter/helm.ts';
@@ -25,6 +26,8 @@ const MAX_NODES = 5;
 const MAX_PODS = 5;
 
 export interface StepContext {
+  /** The NodePool of the nodes; undefined for NodeClaims without one. */
+  pool: string | undefined;
   region: string | undefined;
   controller: ControllerInfo | undefined;
   podsCaptured: boolean;
@@ -183,8 +186,43 @@ function gateOnSteps(v: Extract<RepairVerdict, { kind: 'gate-off' }>, s: StepCon
   return [commandStep(`${why}${versionNote(release)}`, helmUpgrade(release, ['settings.featureGates.nodeRepair=true']))];
 }
 
-/** The NodeClaims to delete (Karpenter drains and replaces each), then the stuck pods' way out. */
-export function replaceSteps(nodes: readonly NotReadyNode[], stuck: ReadonlyMap<string, Pod[]>, s: StepContext): string[] {
+/**
+ * Whether the nodes more likely share a cause than each have their own: Karpenter's 20% rule blocks
+ * repair, or two of them went NotReady within the same minute. Then a zone's network, the AMI or the
+ * node configuration is the suspect, and replacing every node at once only repeats the failure.
+ */
+export function likelySharedCause(nodes: readonly NotReadyNode[], blocked: boolean): boolean {
+  if (blocked) return true;
+  const times = nodes
+    .map((n) => Date.parse(n.since))
+    .filter((t) => !Number.isNaN(t))
+    .sort((a, b) => a - b);
+  return times.some((t, i) => i > 0 && t - (times[i - 1] as number) < 60_000);
+}
+
+function poolSelector(s: StepContext): string {
+  return s.pool ? ` -l ${q(`${NODEPOOL_LABEL}=${s.pool}`)}` : '';
+}
+
+/** The check that leads when the cause is likely shared: are the NotReady nodes in one zone, on one AMI, of one age? */
+export function sharedCauseCheck(s: StepContext): string {
+  return commandStep(
+    `the ${s.pool ? "pool's" : "cluster's"} nodes side by side: NotReady ones sharing a zone, an OS image or a kernel point at a shared cause, not the nodes`,
+    `kubectl get nodes${poolSelector(s)} -L topology.kubernetes.io/zone -o wide`,
+  );
+}
+
+/**
+ * The NodeClaims to delete (Karpenter drains and replaces each), then the stuck pods' way out. With
+ * `oneFirst` (a likely shared cause), one node is replaced and its replacement watched to Ready
+ * before the rest: if the new node goes NotReady too, deleting the others would only churn them.
+ */
+export function replaceSteps(
+  nodes: readonly NotReadyNode[],
+  stuck: ReadonlyMap<string, Pod[]>,
+  s: StepContext,
+  oneFirst = false,
+): string[] {
   const listed = nodes.slice(0, MAX_NODES);
   const deletes = listed.map((n) =>
     n.claim?.metadata?.name
@@ -198,7 +236,17 @@ export function replaceSteps(nodes: readonly NotReadyNode[], stuck: ReadonlyMap<
         ),
   );
   const more = nodes.length > MAX_NODES ? [`... and ${nodes.length - MAX_NODES} more NotReady nodes the same way`] : [];
-  return [...deletes, ...more, ...forceDeleteSteps(listed, stuck, s)];
+  const [first, ...rest] = deletes;
+  const wait =
+    oneFirst && first !== undefined && nodes.length > 1
+      ? [
+          commandStep(
+            'ONE node first: wait until its replacement is Ready (Ctrl-C then); if it goes NotReady too the cause is shared, fix that before replacing the rest',
+            `kubectl get nodes${poolSelector(s)} -L topology.kubernetes.io/zone --watch`,
+          ),
+        ]
+      : [];
+  return [...(first !== undefined ? [first] : []), ...wait, ...rest, ...more, ...forceDeleteSteps(listed, stuck, s)];
 }
 
 function forceDeleteSteps(nodes: readonly NotReadyNode[], stuck: ReadonlyMap<string, Pod[]>, s: StepContext): string[] {

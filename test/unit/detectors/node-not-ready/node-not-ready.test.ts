@@ -414,6 +414,39 @@ describe('NODE_NOT_READY: the repair verdict', () => {
   });
 });
 
+describe('NODE_NOT_READY: a likely shared cause', () => {
+  const SHARED_CHECK = 'kubectl get nodes -l karpenter.sh/nodepool=default -L topology.kubernetes.io/zone -o wide';
+  const twoFell = (secondAt: string) => [
+    poolNode('ip-10-0-77-11.ec2.internal', 'default', kubeletSilent(FELL)),
+    poolNode('ip-10-0-77-12.ec2.internal', 'default', kubeletSilent(secondAt)),
+  ];
+
+  it('blocked: leads with the shared-cause check and replaces ONE node, waiting for it, before the rest', () => {
+    const [f] = detect(cluster({ fell: twoFell(FELL), healthy: 3, deployment: controller('v1.2.1', chartGates(true)) }));
+    const all = f?.remediation?.steps ?? [];
+    const at = (text: string) => all.findIndex((step) => step.includes(text));
+
+    expect(all[0]).toContain(SHARED_CHECK);
+    expect(at('kubectl delete nodeclaim default-fell1')).toBeLessThan(at('--watch'));
+    expect(at('--watch')).toBeLessThan(at('kubectl delete nodeclaim default-ok1'));
+    expect(all[at('--watch')]).toContain('ONE node first');
+  });
+
+  it('not blocked, two nodes NotReady within the same minute: the same shared-cause lead', () => {
+    const [f] = detect(cluster({ fell: twoFell(minutesAfter(FELL, 0.5)) }));
+
+    expect(f?.remediation?.steps[0]).toContain(SHARED_CHECK);
+    expect(steps(f!)).toContain('ONE node first');
+  });
+
+  it('two nodes NotReady 10 minutes apart and repair not blocked: each replaced, no shared-cause lead', () => {
+    const [f] = detect(cluster({ fell: twoFell(minutesAfter(FELL, -10)) }));
+
+    expect(steps(f!)).not.toContain(SHARED_CHECK);
+    expect(steps(f!)).not.toContain('ONE node first');
+  });
+});
+
 describe('NODE_NOT_READY: pods stuck Terminating and replacing the node', () => {
   const stuckPod = (name: string, owner?: string): Pod => {
     const p = pod({ name, namespace: 'shop', nodeName: NODE, ...(owner ? { ownerKind: owner } : {}) });
