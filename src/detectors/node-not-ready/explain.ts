@@ -9,7 +9,7 @@ import type { DetectContext } from '../detector.ts';
 import { versionAtLeast } from '../karpenter/version.ts';
 import type { Diagnosis } from './cause.ts';
 import type { NotReadyNode } from './not-ready-nodes.ts';
-import type { RepairVerdict } from './repair.ts';
+import { tolerationOf, type RepairVerdict } from './repair.ts';
 
 export interface Diagnosed extends NotReadyNode {
   diagnosis: Diagnosis;
@@ -85,8 +85,20 @@ export function explainCause(ctx: DetectContext, d: Diagnosed): string {
     case 'NETWORK_NOT_READY':
       return `${head} The node's network is not ready: the network plugin's pod on it is not running or failing.`;
     case 'UNKNOWN':
-      return `${head} Its conditions do not say why; the node's events and the instance's console do.`;
+      return d.diagnosis.monitoring.length > 0
+        ? `${head} ${monitoringText(d.diagnosis.monitoring)}`
+        : `${head} Its conditions do not say why; the node's events and the instance's console do.`;
   }
+}
+
+/** What the EKS node monitoring agent's False conditions say, and how long Karpenter's repair tolerates each. */
+function monitoringText(types: readonly string[]): string {
+  const tolerations = types.map((t) => `${t}=False after ${minutes(tolerationOf(t, 'False') ?? 0)} minutes`);
+  return `The EKS node monitoring agent reports ${types.join(', ')} False: its condition message (above) names what broke. Karpenter's node repair (NodeRepair on, v1.2.0+) replaces a node at ${tolerations.join(', ')}.`;
+}
+
+function minutes(ms: number): number {
+  return Math.round(ms / 60_000);
 }
 
 function gatesText(v: { gates: { from: string; text: string | undefined } }): string {
@@ -118,7 +130,7 @@ export function explainRepair(v: RepairVerdict): string {
       return `NodeRepair is on but blocked by Karpenter's 20% rule: ${v.rule.unhealthy} of ${v.rule.total} nodes match a repair condition, more than the ${v.rule.allowed} it allows (20%, rounded up), so it repairs none and retries every 5 minutes. ${said}.`;
     }
     case 'waiting':
-      return `NodeRepair is on: Karpenter replaces the first of them at ${v.at.toISOString()}, when its 30-minute toleration ends, forcefully (no drain, no grace period).`;
+      return `NodeRepair is on: Karpenter replaces the first of them at ${v.at.toISOString()}, when its ${minutes(v.policy.tolerationMs)}-minute toleration${v.policy.type === 'Ready' ? '' : ` of ${v.policy.type}=${v.policy.status}`} ends, forcefully (no drain, no grace period).`;
     case 'overdue':
       return `NodeRepair is on and its toleration ended at ${v.at.toISOString()}, yet they remain: the controller has not acted (its node.health controller logs \`deleting unhealthy node\` when it does).`;
   }

@@ -45,6 +45,11 @@ const REPAIR_POLICIES: readonly RepairPolicy[] = [
  */
 const BLOCKED_EVENT_FRESH_MS = 20 * MINUTE;
 
+/** How long Karpenter's repair tolerates this condition (the newest version's policies); undefined when none covers it. */
+export function tolerationOf(type: string, status: string): number | undefined {
+  return REPAIR_POLICIES.find((p) => p.type === type && p.status === status)?.tolerationMs;
+}
+
 /** Karpenter's `NodeRepairBlocked` message, either spelling, either scope. */
 const BLOCKED_MESSAGE = /more th[ae]n 20% nodes are unhealthy in the (nodepool|cluster)/;
 
@@ -70,7 +75,15 @@ export type RepairVerdict =
       expectedText: string;
     }
   /** On; the earliest node is repaired at `at`. */
-  | { kind: 'waiting'; gates: FeatureGates; version: string | undefined; at: Date; rule: PoolHealth }
+  | {
+      kind: 'waiting';
+      gates: FeatureGates;
+      version: string | undefined;
+      at: Date;
+      rule: PoolHealth;
+      /** The policy whose toleration ends first. */
+      policy: { type: string; status: string; tolerationMs: number };
+    }
   /** On, past the toleration, not blocked, yet the nodes are still there. */
   | { kind: 'overdue'; gates: FeatureGates; version: string | undefined; at: Date; rule: PoolHealth };
 
@@ -106,13 +119,14 @@ export function repairVerdict(
   const rule = poolHealth(counted, policies);
   if (event || rule.unhealthy > rule.allowed)
     return { kind: 'blocked', gates, version, rule, event, expectedText: blockedText(version, pool) };
-  const at = nodes
+  const earliest = nodes
     .map((n) => repairAt(n.node, policies))
-    .filter((d): d is Date => d !== undefined)
-    .sort((a, b) => a.getTime() - b.getTime())[0];
-  if (!at) return { kind: 'not-covered', version, gates };
+    .filter((r): r is RepairAt => r !== undefined)
+    .sort((a, b) => a.at.getTime() - b.at.getTime())[0];
+  if (!earliest) return { kind: 'not-covered', version, gates };
+  const { at, policy } = earliest;
   return at.getTime() > ctx.now.getTime()
-    ? { kind: 'waiting', gates, version, at, rule }
+    ? { kind: 'waiting', gates, version, at, rule, policy }
     : { kind: 'overdue', gates, version, at, rule };
 }
 
@@ -125,14 +139,19 @@ function matches(node: Node, policies: readonly RepairPolicy[]): Condition[] {
   return (node.status?.conditions ?? []).filter((c) => policies.some((p) => p.type === c.type && p.status === c.status));
 }
 
-/** When Karpenter repairs the node: the earliest lastTransitionTime + toleration of its matching conditions. */
-function repairAt(node: Node, policies: readonly RepairPolicy[] = REPAIR_POLICIES): Date | undefined {
+interface RepairAt {
+  at: Date;
+  policy: RepairPolicy;
+}
+
+/** When Karpenter repairs the node, and by which policy: the earliest lastTransitionTime + toleration of its matching conditions. */
+function repairAt(node: Node, policies: readonly RepairPolicy[] = REPAIR_POLICIES): RepairAt | undefined {
   const times = matches(node, policies).flatMap((c) => {
     const policy = policies.find((p) => p.type === c.type && p.status === c.status) as RepairPolicy;
     const t = Date.parse(c.lastTransitionTime ?? '');
-    return Number.isNaN(t) ? [] : [t + policy.tolerationMs];
+    return Number.isNaN(t) ? [] : [{ at: new Date(t + policy.tolerationMs), policy }];
   });
-  return times.length ? new Date(Math.min(...times)) : undefined;
+  return times.sort((a, b) => a.at.getTime() - b.at.getTime())[0];
 }
 
 /** Karpenter's arithmetic over the nodes it counts: unhealthy ones against ceil(20%). */

@@ -228,6 +228,30 @@ describe('NODE_NOT_READY: causes', () => {
     expect(steps(f!)).not.toContain('blockDeviceMappings');
   });
 
+  it("UNKNOWN: the node monitoring agent's AcceleratedHardwareReady=False is named, with its 10-minute repair toleration", () => {
+    const ready = memoryPressure(FELL).filter((c) => c.type === 'Ready');
+    const gpu = condition('AcceleratedHardwareReady', 'False', { lastTransitionTime: minutesAfter(FELL, 18) });
+    const [f] = detect(
+      cluster({ fell: [poolNode(NODE, 'default', [...ready, gpu])], deployment: controller('v1.2.1', chartGates(true)) }),
+    );
+
+    expect(f?.cause?.code).toBe('UNKNOWN');
+    expect(f?.cause?.detail).toContain('The EKS node monitoring agent reports AcceleratedHardwareReady False');
+    expect(f?.cause?.detail).toContain('AcceleratedHardwareReady=False after 10 minutes');
+    expect(f?.cause?.detail).toContain('when its 10-minute toleration of AcceleratedHardwareReady=False ends');
+    expect(f?.cause?.detail).not.toContain('Its conditions do not say why');
+    expect(f?.cause?.detail).not.toContain('30-minute toleration');
+  });
+
+  it('UNKNOWN: KernelReady=False is tolerated 30 minutes', () => {
+    const ready = memoryPressure(FELL).filter((c) => c.type === 'Ready');
+    const kernel = condition('KernelReady', 'False', { lastTransitionTime: FELL });
+    const [f] = detect(cluster({ fell: [poolNode(NODE, 'default', [...ready, kernel])] }));
+
+    expect(f?.cause?.detail).toContain('KernelReady=False after 30 minutes');
+    expect(f?.cause?.detail).not.toContain('after 10 minutes');
+  });
+
   it("NETWORK_NOT_READY: the kubelet's network-not-ready message", () => {
     const [f] = detect(cluster({ fell: [poolNode(NODE, 'default', networkNotReady(FELL))] }));
 
