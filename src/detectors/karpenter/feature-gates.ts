@@ -1,7 +1,6 @@
 import type { Container } from '../../domain/kube.ts';
 import type { ControllerInfo } from '../../domain/snapshot-index.ts';
-import { imageVersion } from './controller-deployment.ts';
-import { karpenterRelease } from './helm.ts';
+import { controllerVersion, pickControllerContainer } from './controller-deployment.ts';
 
 /**
  * Karpenter's feature gates as its controller reads them (docs/findings.md#node_not_ready, "Node
@@ -28,10 +27,9 @@ const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
 
 /** The controller container of the Deployment's template, else of one of its pods (named `controller`, else the first). */
 function controllerContainerOf(info: ControllerInfo): { container: Container; from: 'deployment' | 'pod' } | undefined {
-  const pick = (containers: Container[] | undefined) => containers?.find((c) => c.name === 'controller') ?? containers?.[0];
-  const fromDeployment = pick(info.deployment?.spec?.template?.spec?.containers);
+  const fromDeployment = pickControllerContainer(info.deployment?.spec?.template?.spec?.containers);
   if (fromDeployment) return { container: fromDeployment, from: 'deployment' };
-  const fromPod = info.pods.map((p) => pick(p.spec?.containers)).find((c) => c !== undefined);
+  const fromPod = info.pods.map((p) => pickControllerContainer(p.spec?.containers)).find((c) => c !== undefined);
   return fromPod ? { container: fromPod, from: 'pod' } : undefined;
 }
 
@@ -80,6 +78,5 @@ export function featureGates(info: ControllerInfo | undefined): FeatureGates {
 /** The controller's version: its chart label, else its image tag (`controller:v1.2.3@sha256:…`), without the `v`. */
 export function controllerVersionOf(info: ControllerInfo | undefined): string | undefined {
   if (!info) return undefined;
-  const found = controllerContainerOf(info);
-  return karpenterRelease(info).chartVersion?.replace(/^v/, '') ?? imageVersion(found?.container.image);
+  return controllerVersion(info, controllerContainerOf(info)?.container);
 }
