@@ -7,7 +7,7 @@ import { knownClusterName } from '../../domain/snapshot.ts';
 import { deniedCall, isDeniedLogLine, isLaunchLogLine, logHeadText, trimError } from '../cloud-errors/cloud-errors.ts';
 import type { DetectContext, Detector } from '../detector.ts';
 import { controllerIdentity } from '../aws-iam/controller-iam.ts';
-import { deploymentNameFromPod, imageVersion } from '../karpenter/controller-deployment.ts';
+import { controllerVersion, deploymentNameFromPod, pickControllerContainer } from '../karpenter/controller-deployment.ts';
 import { controllerCannotReachAws } from './log-only.ts';
 import { listCapped, podRef } from '../scheduling/pending.ts';
 import { awsUnreachable, lastErrorLine, leaderElectionLost, type AwsUnreachable } from './crash-logs.ts';
@@ -66,7 +66,7 @@ function unhealthyFinding(ctx: DetectContext, info: ControllerInfo): Finding<'KA
     clusterName: knownClusterName(ctx.snapshot),
     release: release.release,
     chartVersion: release.chartVersion,
-    controllerVersion: controllerVersion(info, chosen),
+    controllerVersion: versionOf(info, chosen),
     region: regionOf(ctx, diagnosis),
     clusterEndpoint: ctx.snapshot.cluster?.endpoint,
     failure: chosen,
@@ -224,7 +224,7 @@ function startConfigDiagnosis(
     };
   }
   const crds = ctx.snapshot.captured.has('crds') ? ctx.snapshot.crds : undefined;
-  const version = controllerVersion(info, f);
+  const version = versionOf(info, f);
   const missing = crdMissing(error, crds, version);
   if (error && missing) {
     const needs = version ? `, which Karpenter ${version} needs,` : '';
@@ -283,14 +283,15 @@ function logEvidence(line: LogLine): string {
 
 /** The failing container of the pod, else the Deployment's template container of that name. */
 function controllerContainer(f: PodFailure, info: ControllerInfo): Container | undefined {
-  const pick = (containers: Container[] | undefined) =>
-    containers?.find((c) => c.name === f.container) ?? containers?.find((c) => c.name === 'controller') ?? containers?.[0];
-  return pick(f.pod.spec?.containers) ?? pick(info.deployment?.spec?.template?.spec?.containers);
+  return (
+    pickControllerContainer(f.pod.spec?.containers, f.container) ??
+    pickControllerContainer(info.deployment?.spec?.template?.spec?.containers, f.container)
+  );
 }
 
-/** The controller's version: its chart label, else its image tag (`controller:v0.32.3@sha256:…`). */
-function controllerVersion(info: ControllerInfo, f: PodFailure): string | undefined {
-  return karpenterRelease(info).chartVersion?.replace(/^v/, '') ?? imageVersion(controllerContainer(f, info)?.image);
+/** The controller's version: its chart label, else the failing container's image tag (`controller:v0.32.3@sha256:…`). */
+function versionOf(info: ControllerInfo, f: PodFailure): string | undefined {
+  return controllerVersion(info, controllerContainer(f, info));
 }
 
 function memoryOf(f: PodFailure, info: ControllerInfo) {

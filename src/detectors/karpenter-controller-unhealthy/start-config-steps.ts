@@ -1,5 +1,6 @@
 import { commandStep } from '../../domain/finding.ts';
 import { shellQuote } from '../../domain/shell.ts';
+import { parseVersion } from '../karpenter/version.ts';
 import { clusterNameValues, type ClusterNameMissing, type CrdMissing } from './start-config.ts';
 
 /**
@@ -124,5 +125,5 @@ function chartVersion(version: string): string {
 }
 
 function minorOf(version: string | undefined): number {
-  return Number(version?.split('.')[1] ?? -1);
+  return parseVersion(version)?.minor ?? -1;
 }

@@ -1,6 +1,7 @@
 import type { LogLine } from '../../domain/aws.ts';
 import type { Container, CustomResourceDefinition } from '../../domain/kube.ts';
 import { logText } from '../cloud-errors/cloud-errors.ts';
+import { parseVersion } from '../karpenter/version.ts';
 
 /**
  * Start-up errors the rest of the capture explains (docs/findings.md, KARPENTER_CONTROLLER_UNHEALTHY):
@@ -106,9 +107,10 @@ export function crdMissing(
   return { groupVersion, crds: (release?.crds[groupVersion] ?? []).filter((n) => !names.has(n)), version };
 }
 
+/** [major, minor]; [-1, -1] for a version that does not read as one. */
 function majorMinor(version: string): [number, number] {
-  const [major = -1, minor = -1] = version.split('.').map(Number);
-  return [major, minor];
+  const v = parseVersion(version);
+  return v ? [v.major, v.minor] : [-1, -1];
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { Container } from '../../domain/kube.ts';
 import type { ControllerInfo } from '../../domain/snapshot-index.ts';
-import { imageVersion } from './controller-deployment.ts';
-import { karpenterRelease } from './helm.ts';
+import { controllerVersion, pickControllerContainer } from './controller-deployment.ts';
 
 /**
  * Karpenter's feature gates as its controller reads them (docs/findings.md#node_not_ready, "Node
@@ -28,10 +27,9 @@ const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
 
 /** The controller container of the Deployment's template, else of one of its pods (named `controller`, else the first). */
 function controllerContainerOf(info: ControllerInfo): { container: Container; from: 'deployment' | 'pod' } | undefined {
-  const pick = (containers: Container[] | undefined) => containers?.find((c) => c.name === 'controller') ?? containers?.[0];
-  const fromDeployment = pick(info.deployment?.spec?.template?.spec?.containers);
+  const fromDeployment = pickControllerContainer(info.deployment?.spec?.template?.spec?.containers);
   if (fromDeployment) return { container: fromDeployment, from: 'deployment' };
-  const fromPod = info.pods.map((p) => pick(p.spec?.containers)).find((c) => c !== undefined);
+  const fromPod = info.pods.map((p) => pickControllerContainer(p.spec?.containers)).find((c) => c !== undefined);
   return fromPod ? { container: fromPod, from: 'pod' } : undefined;
 }
 
@@ -80,14 +78,5 @@ export function featureGates(info: ControllerInfo | undefined): FeatureGates {
 /** The controller's version: its chart label, else its image tag (`controller:v1.2.3@sha256:…`), without the `v`. */
 export function controllerVersionOf(info: ControllerInfo | undefined): string | undefined {
   if (!info) return undefined;
-  const found = controllerContainerOf(info);
-  return karpenterRelease(info).chartVersion?.replace(/^v/, '') ?? imageVersion(found?.container.image);
-}
-
-/** Whether `1.2.0` is at least major.minor; undefined for a version it cannot read. */
-export function versionAtLeast(version: string | undefined, major: number, minor: number): boolean | undefined {
-  const m = /^(\d+)\.(\d+)/.exec(version ?? '');
-  if (!m) return undefined;
-  const [a, b] = [Number(m[1]), Number(m[2])];
-  return a > major || (a === major && b >= minor);
+  return controllerVersion(info, controllerContainerOf(info)?.container);
 }

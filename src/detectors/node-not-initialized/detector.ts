@@ -36,7 +36,10 @@ export const nodeNotInitialized: Detector<Code> = {
       const stuck = stuckClaim(ctx, nc);
       if (!stuck) continue;
       const key = nodePoolOfClaim(nc) ?? '';
-      groups.set(key, [...(groups.get(key) ?? []), stuck]);
+      // Pushed, not copied: a copy per NodeClaim is quadratic in a large pool.
+      const group = groups.get(key);
+      if (group) group.push(stuck);
+      else groups.set(key, [stuck]);
     }
     // The longest stuck first (then by name): the same lead and order however the NodeClaims were listed.
     return [...groups.entries()].map(([pool, stuck]) => findingFor(ctx, pool || undefined, stuck.sort(longestStuckFirst)));

@@ -8,7 +8,8 @@
  * - NETWORK_NOT_READY: `NetworkUnavailable=True`, the EKS node monitoring agent's
  *   `NetworkingReady=False`, or Ready's message is the kubelet's `container runtime network not
  *   ready: NetworkReady=false reason:NetworkPluginNotReady …` (older kubelets: `runtime network not ready`);
- * - UNKNOWN: anything else, its Ready reason and message quoted.
+ * - UNKNOWN: anything else, its Ready reason and message quoted, with the node monitoring agent's
+ *   `ContainerRuntimeReady`/`KernelReady`/`StorageReady`/`AcceleratedHardwareReady` when False.
  * The kubelet's node events (`SystemOOM` "System OOM encountered, victim process: …",
  * `EvictionThresholdMet`, `NodeHasInsufficientMemory`, …) are kept as signs: they tell a starved
  * kubelet from a dead instance.
@@ -29,9 +30,17 @@ export interface Diagnosis {
   signs: KubeEvent[];
   /** Which pressure conditions are True (RESOURCE_PRESSURE). */
   pressure: string[];
+  /** The EKS node monitoring agent's conditions that are False, by type (UNKNOWN). */
+  monitoring: string[];
 }
 
 const PRESSURE = ['MemoryPressure', 'DiskPressure', 'PIDPressure'] as const;
+
+/**
+ * The EKS node monitoring agent's conditions besides NetworkingReady (NETWORK_NOT_READY): each is a
+ * repair condition of Karpenter's AWS provider when False (docs/findings.md#node_not_ready).
+ */
+const MONITORING_AGENT = ['ContainerRuntimeReady', 'KernelReady', 'StorageReady', 'AcceleratedHardwareReady'] as const;
 
 /** The kubelet's events about memory, disk and PIDs running out (pkg/kubelet: recordNodeStatusEvent, eviction manager, oom watcher). */
 const RESOURCE_EVENT_REASONS: readonly string[] = [
@@ -51,7 +60,7 @@ export function diagnose(ctx: DetectContext, node: Node, ready: Condition): Diag
   const signs = newestFirst(
     ctx.index.eventsFor('Node', undefined, node.metadata?.name).filter((e) => RESOURCE_EVENT_REASONS.includes(e.reason ?? '')),
   );
-  const base = { signs, pressure: [] as string[] };
+  const base = { signs, pressure: [] as string[], monitoring: [] as string[] };
   if (ready.status === 'Unknown') return { ...base, cause: 'KUBELET_UNRESPONSIVE', conditions: [describeCondition(ready)] };
   const pressure = PRESSURE.map((t) => conditionOf(node, t)).filter((c): c is Condition => c?.status === 'True');
   if (pressure.length > 0)
@@ -67,5 +76,11 @@ export function diagnose(ctx: DetectContext, node: Node, ready: Condition): Diag
   );
   if (network.length > 0 || NETWORK_MESSAGE.test(ready.message ?? ''))
     return { ...base, cause: 'NETWORK_NOT_READY', conditions: [describeCondition(ready), ...network.map(describeCondition)] };
-  return { ...base, cause: 'UNKNOWN', conditions: [describeCondition(ready)] };
+  const agent = MONITORING_AGENT.map((t) => conditionOf(node, t)).filter((c): c is Condition => c?.status === 'False');
+  return {
+    ...base,
+    cause: 'UNKNOWN',
+    conditions: [describeCondition(ready), ...agent.map(describeCondition)],
+    monitoring: agent.map((c) => c.type),
+  };
 }

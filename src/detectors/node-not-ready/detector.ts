@@ -20,7 +20,7 @@ import { diagnose, type Cause } from './cause.ts';
 import { isNotReady, notReadyNodes, type NotReadyNode } from './not-ready-nodes.ts';
 import { repairVerdict } from './repair.ts';
 import { describeNode, explainCause, explainRepair, repairEvidence, type Diagnosed } from './explain.ts';
-import { causeChecks, repairSteps, replaceSteps, type StepContext } from './steps.ts';
+import { causeChecks, likelySharedCause, repairSteps, replaceSteps, sharedCauseCheck, type StepContext } from './steps.ts';
 
 type Code = 'NODE_NOT_READY';
 
@@ -35,7 +35,11 @@ export const nodeNotReady: Detector<Code> = {
     const groups = new Map<string, Diagnosed[]>();
     for (const n of notReadyNodes(ctx)) {
       const key = n.pool ?? '';
-      groups.set(key, [...(groups.get(key) ?? []), { ...n, diagnosis: diagnose(ctx, n.node, n.ready) }]);
+      const diagnosed = { ...n, diagnosis: diagnose(ctx, n.node, n.ready) };
+      // Pushed, not copied: a copy per node is quadratic in a large pool.
+      const group = groups.get(key);
+      if (group) group.push(diagnosed);
+      else groups.set(key, [diagnosed]);
     }
     if (groups.size === 0) return [];
     const byPool = nodesByPool(ctx.snapshot.nodes);
@@ -105,6 +109,7 @@ function findingFor(
   const controller = ctx.index.controllers.find((c) => c.deployment) ?? ctx.index.controllers[0];
   const zone = labelledZone(first);
   const stepContext: StepContext = {
+    pool,
     region: regionOf({ clusterArn: ctx.snapshot.cluster?.arn, zone }),
     controller,
     podsCaptured: ctx.snapshot.captured.has('pods'),
@@ -126,11 +131,13 @@ function findingFor(
       ? ` ${stuckCount} pod${stuckCount > 1 ? 's are' : ' is'} stuck Terminating on them (named in the evidence): they go once the node does.`
       : '';
   const detail = `${explainCause(ctx, first)}${also.join('')}${shareText} ${explainRepair(verdict)}${stuckText}`;
+  const shared = likelySharedCause(nodes, verdict.kind === 'blocked');
   const steps = [
     ...new Set([
+      ...(shared ? [sharedCauseCheck(stepContext)] : []),
       ...[first, ...others.map((list) => list[0] as Diagnosed)].flatMap((d) => causeChecks(d, d.diagnosis, stepContext)),
       ...repairSteps(verdict, stepContext),
-      ...replaceSteps(nodes, stuck, stepContext),
+      ...replaceSteps(nodes, stuck, stepContext, shared),
     ]),
   ];
   // What EC2 bills, as the other findings price it: the captured instance first, labels only of EC2's shape.

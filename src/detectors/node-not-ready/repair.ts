@@ -11,9 +11,10 @@
  * always "then", for NodeClaims without a NodePool, counted over all nodes).
  */
 import type { Condition, KubeEvent, Node } from '../../domain/kube.ts';
-import { newestFirst } from '../../domain/kube-helpers.ts';
+import { eventLastSeenMs, newestFirst } from '../../domain/kube-helpers.ts';
 import type { DetectContext } from '../detector.ts';
-import { controllerVersionOf, featureGates, versionAtLeast, type FeatureGates } from '../karpenter/feature-gates.ts';
+import { controllerVersionOf, featureGates, type FeatureGates } from '../karpenter/feature-gates.ts';
+import { versionAtLeast } from '../karpenter/version.ts';
 import type { NotReadyNode } from './not-ready-nodes.ts';
 import { preRepairApiProof } from './served-api.ts';
 
@@ -37,6 +38,19 @@ const REPAIR_POLICIES: readonly RepairPolicy[] = [
   { type: 'ContainerRuntimeReady', status: 'False', tolerationMs: 30 * MINUTE, since: [1, 2] },
 ];
 
+/**
+ * How recent a `NodeRepairBlocked` event must be to say repair is blocked now. Karpenter re-emits it
+ * every 5 minutes while blocked (requeue) and its recorder folds repeats for 15 minutes, so a blocked
+ * pool's event was seen within 20 minutes; an older one is history (the pool may have recovered),
+ * and the 20% arithmetic on the captured nodes decides instead.
+ */
+const BLOCKED_EVENT_FRESH_MS = 20 * MINUTE;
+
+/** How long Karpenter's repair tolerates this condition (the newest version's policies); undefined when none covers it. */
+export function tolerationOf(type: string, status: string): number | undefined {
+  return REPAIR_POLICIES.find((p) => p.type === type && p.status === status)?.tolerationMs;
+}
+
 /** Karpenter's `NodeRepairBlocked` message, either spelling, either scope. */
 const BLOCKED_MESSAGE = /more th[ae]n 20% nodes are unhealthy in the (nodepool|cluster)/;
 
@@ -45,7 +59,11 @@ export type RepairVerdict =
   | { kind: 'unknown'; gates: FeatureGates; version: string | undefined }
   /** Before v1.1.0 Karpenter had no node repair: its version says so, or (`proof`) the API versions of its objects. */
   | { kind: 'no-repair-in-version'; version: string; proof?: string }
-  | { kind: 'gate-off'; gates: FeatureGates; version: string | undefined }
+  /**
+   * Off. `covered`: whether this version's policies cover any of the nodes' conditions once the gate
+   * is on (v1.1.x never repairs Ready=Unknown: enabling the gate there changes nothing for them).
+   */
+  | { kind: 'gate-off'; gates: FeatureGates; version: string | undefined; covered: boolean }
   /** On, but no policy of this version covers the node's condition (v1.1.x and Ready=Unknown). */
   | { kind: 'not-covered'; version: string | undefined; gates: FeatureGates }
   /** On; more unhealthy nodes than the 20% rule allows (now, or as Karpenter's own event says). */
@@ -60,7 +78,15 @@ export type RepairVerdict =
       pool: string | undefined;
     }
   /** On; the earliest node is repaired at `at`. */
-  | { kind: 'waiting'; gates: FeatureGates; version: string | undefined; at: Date; rule: PoolHealth }
+  | {
+      kind: 'waiting';
+      gates: FeatureGates;
+      version: string | undefined;
+      at: Date;
+      rule: PoolHealth;
+      /** The policy whose toleration ends first. */
+      policy: { type: string; status: string; tolerationMs: number };
+    }
   /** On, past the toleration, not blocked, yet the nodes are still there. */
   | { kind: 'overdue'; gates: FeatureGates; version: string | undefined; at: Date; rule: PoolHealth };
 
@@ -86,24 +112,26 @@ export function repairVerdict(
   const info = ctx.index.controllers.find((c) => c.deployment) ?? ctx.index.controllers[0];
   const gates = featureGates(info);
   const version = controllerVersionOf(info);
-  const event = blockedEvent(ctx, nodes);
-  // Karpenter's own event proves the repair runs, whatever the captured spec says.
-  const on = event !== undefined || gates.gates.get('NodeRepair') === true;
+  const { any: repairRan, fresh: event } = blockedEvents(ctx, nodes);
+  // Karpenter's own event, however old, proves the repair runs, whatever the captured spec says.
+  const on = repairRan || gates.gates.get('NodeRepair') === true;
   if (!on && versionAtLeast(version, 1, 1) === false) return { kind: 'no-repair-in-version', version: version as string };
   const proof = !on && versionAtLeast(version, 1, 1) === undefined ? preRepairApiProof(ctx.snapshot) : undefined;
   if (proof) return { kind: 'no-repair-in-version', version: 'v1.0 or older', proof };
-  if (!on) return gates.text === undefined ? { kind: 'unknown', gates, version } : { kind: 'gate-off', gates, version };
   const policies = policiesOf(version);
+  const covered = nodes.some((n) => matches(n.node, policies).length > 0);
+  if (!on) return gates.text === undefined ? { kind: 'unknown', gates, version } : { kind: 'gate-off', gates, version, covered };
   const rule = poolHealth(counted, policies);
   if (event || rule.unhealthy > rule.allowed)
     return { kind: 'blocked', gates, version, rule, event, expectedText: blockedText(version, pool), pool };
-  const at = nodes
+  const earliest = nodes
     .map((n) => repairAt(n.node, policies))
-    .filter((d): d is Date => d !== undefined)
-    .sort((a, b) => a.getTime() - b.getTime())[0];
-  if (!at) return { kind: 'not-covered', version, gates };
+    .filter((r): r is RepairAt => r !== undefined)
+    .sort((a, b) => a.at.getTime() - b.at.getTime())[0];
+  if (!earliest) return { kind: 'not-covered', version, gates };
+  const { at, policy } = earliest;
   return at.getTime() > ctx.now.getTime()
-    ? { kind: 'waiting', gates, version, at, rule }
+    ? { kind: 'waiting', gates, version, at, rule, policy }
     : { kind: 'overdue', gates, version, at, rule };
 }
 
@@ -116,14 +144,19 @@ function matches(node: Node, policies: readonly RepairPolicy[]): Condition[] {
   return (node.status?.conditions ?? []).filter((c) => policies.some((p) => p.type === c.type && p.status === c.status));
 }
 
-/** When Karpenter repairs the node: the earliest lastTransitionTime + toleration of its matching conditions. */
-function repairAt(node: Node, policies: readonly RepairPolicy[] = REPAIR_POLICIES): Date | undefined {
+interface RepairAt {
+  at: Date;
+  policy: RepairPolicy;
+}
+
+/** When Karpenter repairs the node, and by which policy: the earliest lastTransitionTime + toleration of its matching conditions. */
+function repairAt(node: Node, policies: readonly RepairPolicy[] = REPAIR_POLICIES): RepairAt | undefined {
   const times = matches(node, policies).flatMap((c) => {
     const policy = policies.find((p) => p.type === c.type && p.status === c.status) as RepairPolicy;
     const t = Date.parse(c.lastTransitionTime ?? '');
-    return Number.isNaN(t) ? [] : [t + policy.tolerationMs];
+    return Number.isNaN(t) ? [] : [{ at: new Date(t + policy.tolerationMs), policy }];
   });
-  return times.length ? new Date(Math.min(...times)) : undefined;
+  return times.sort((a, b) => a.at.getTime() - b.at.getTime())[0];
 }
 
 /** Karpenter's arithmetic over the nodes it counts: unhealthy ones against ceil(20%). */
@@ -132,13 +165,18 @@ function poolHealth(nodes: readonly Node[], policies: readonly RepairPolicy[]): 
   return { total: nodes.length, unhealthy, allowed: Math.ceil(0.2 * nodes.length) };
 }
 
-function blockedEvent(ctx: DetectContext, nodes: readonly NotReadyNode[]): KubeEvent | undefined {
+/**
+ * Karpenter's `NodeRepairBlocked` events on the nodes, newest first (by last, else first, time):
+ * `any` proves the repair ran, `fresh` (seen within BLOCKED_EVENT_FRESH_MS of now) that it is blocked now.
+ */
+function blockedEvents(ctx: DetectContext, nodes: readonly NotReadyNode[]): { any: boolean; fresh: KubeEvent | undefined } {
   const events = nodes.flatMap((n) =>
     ctx.index
       .eventsFor('Node', undefined, n.name)
       .filter((e) => e.reason === 'NodeRepairBlocked' && BLOCKED_MESSAGE.test(e.message ?? '')),
   );
-  return newestFirst(events)[0];
+  const fresh = newestFirst(events).find((e) => ctx.now.getTime() - eventLastSeenMs(e) <= BLOCKED_EVENT_FRESH_MS);
+  return { any: events.length > 0, fresh };
 }
 
 /** The text this version's Karpenter writes on the Node when the rule blocks it (the typo was fixed in v1.3.0, for NodePools only). */

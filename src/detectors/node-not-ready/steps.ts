@@ -16,6 +16,7 @@ import { NODEPOOL_LABEL } from '../../domain/tags.ts';
 import { regionFlag } from '../aws-iam/iam-arn.ts';
 import type { ControllerInfo } from '../../domain/snapshot-index.ts';
 import { helmUpgrade, karpenterRelease, versionNote } from '../karpenter/helm.ts';
+import { versionAtLeast } from '../karpenter/version.ts';
 import type { Diagnosis } from './cause.ts';
 import type { NotReadyNode } from './not-ready-nodes.ts';
 import type { RepairVerdict } from './repair.ts';
@@ -25,6 +26,8 @@ const MAX_NODES = 5;
 const MAX_PODS = 5;
 
 export interface StepContext {
+  /** The NodePool of the nodes; undefined for NodeClaims without one. */
+  pool: string | undefined;
   region: string | undefined;
   controller: ControllerInfo | undefined;
   podsCaptured: boolean;
@@ -57,14 +60,7 @@ export function causeChecks(n: NotReadyNode, d: Diagnosis, s: StepContext): stri
         describe,
       ];
     case 'RESOURCE_PRESSURE':
-      return [
-        describe,
-        commandStep(
-          'what uses the node: pods without requests (BestEffort) are the first to starve the kubelet',
-          `kubectl get pods -A -o wide --field-selector ${q(`spec.nodeName=${n.name}`)}`,
-        ),
-        ...console,
-      ];
+      return [describe, ...d.pressure.flatMap((p) => pressureChecks(n, p)), ...console];
     case 'NETWORK_NOT_READY':
       return [
         describe,
@@ -75,6 +71,38 @@ export function causeChecks(n: NotReadyNode, d: Diagnosis, s: StepContext): stri
       ];
     case 'UNKNOWN':
       return [describe, ...console];
+  }
+}
+
+/** The check for one pressure condition: memory and PIDs are used by pods, disk is sized by the EC2NodeClass. */
+function pressureChecks(n: NotReadyNode, pressure: string): string[] {
+  const pods = `kubectl get pods -A -o wide --field-selector ${q(`spec.nodeName=${n.name}`)}`;
+  switch (pressure) {
+    case 'MemoryPressure':
+      return [commandStep('what uses the node: pods without requests (BestEffort) are the first to starve the kubelet', pods)];
+    case 'DiskPressure': {
+      const nodeClass = n.claim?.spec?.nodeClassRef?.name;
+      return [
+        nodeClass
+          ? commandStep(
+              "the node's volumes as its EC2NodeClass sizes them (blockDeviceMappings; none set is the AMI's default root volume)",
+              `kubectl get ec2nodeclass ${q(nodeClass)} -o jsonpath='{.spec.blockDeviceMappings}{"\\n"}'`,
+            )
+          : commandStep(
+              'the volumes each EC2NodeClass gives its nodes (blockDeviceMappings; none set is the AMI default root volume)',
+              `kubectl get ec2nodeclasses -o custom-columns='NAME:.metadata.name,VOLUMES:.spec.blockDeviceMappings'`,
+            ),
+      ];
+    }
+    case 'PIDPressure':
+      return [
+        commandStep(
+          "which pod runs away with process IDs: the kubelet's podPidsLimit (set through the EC2NodeClass userData) caps each pod",
+          pods,
+        ),
+      ];
+    default:
+      return [];
   }
 }
 
@@ -118,14 +146,28 @@ export function repairSteps(v: RepairVerdict, s: StepContext): string[] {
     case 'overdue':
       return [
         commandStep(
-          `Karpenter's node repair should have replaced it at ${v.at.toISOString()}: its node.health controller's word`,
-          `kubectl logs -n ${q(ns)} ${q(`deployment/${deployment}`)} --tail=500 | grep -E 'node.health|unhealthy'`,
+          `Karpenter's node repair should have replaced it at ${v.at.toISOString()}: its node.health controller's word, from every controller pod (the leader acts)${debugNote(v.version)}`,
+          `kubectl logs -n ${q(ns)} -l app.kubernetes.io/name=karpenter --tail=500 | grep -E 'node.health|unhealthy'`,
         ),
       ];
   }
 }
 
+/**
+ * Before v1.7.2 Karpenter logged `deleting unhealthy node` at debug level (V(1)); said unless the
+ * version is known to be v1.7.2 or later.
+ */
+function debugNote(version: string | undefined): string {
+  return versionAtLeast(version, 1, 7, 2) === true
+    ? ''
+    : `; before v1.7.2 it logs \`deleting unhealthy node\` at debug level only (set logLevel=debug to see it)`;
+}
+
 function gateOnSteps(v: Extract<RepairVerdict, { kind: 'gate-off' }>, s: StepContext, ns: string, deployment: string): string[] {
+  if (!v.covered)
+    return [
+      `Karpenter ${v.version ?? ''} repairs Ready=False only: with the NodeRepair gate on it would still never replace a node at Ready=Unknown (the kubelet stopped posting status). Upgrade Karpenter to v1.2.0 or later (its upgrade guide first), then enable node repair there (the NodeRepair feature gate)`,
+    ];
   const why =
     'enable node repair (alpha; Ready=Unknown is covered from v1.2.0): Karpenter then replaces a node NotReady for 30 minutes';
   if (v.gates.from === 'arg --feature-gates')
@@ -151,8 +193,43 @@ function gateOnSteps(v: Extract<RepairVerdict, { kind: 'gate-off' }>, s: StepCon
   return [commandStep(`${why}${versionNote(release)}`, helmUpgrade(release, ['settings.featureGates.nodeRepair=true']))];
 }
 
-/** The NodeClaims to delete (Karpenter drains and replaces each), then the stuck pods' way out. */
-export function replaceSteps(nodes: readonly NotReadyNode[], stuck: ReadonlyMap<string, Pod[]>, s: StepContext): string[] {
+/**
+ * Whether the nodes more likely share a cause than each have their own: Karpenter's 20% rule blocks
+ * repair, or two of them went NotReady within the same minute. Then a zone's network, the AMI or the
+ * node configuration is the suspect, and replacing every node at once only repeats the failure.
+ */
+export function likelySharedCause(nodes: readonly NotReadyNode[], blocked: boolean): boolean {
+  if (blocked) return true;
+  const times = nodes
+    .map((n) => Date.parse(n.since))
+    .filter((t) => !Number.isNaN(t))
+    .sort((a, b) => a - b);
+  return times.some((t, i) => i > 0 && t - (times[i - 1] as number) < 60_000);
+}
+
+function poolSelector(s: StepContext): string {
+  return s.pool ? ` -l ${q(`${NODEPOOL_LABEL}=${s.pool}`)}` : '';
+}
+
+/** The check that leads when the cause is likely shared: are the NotReady nodes in one zone, on one AMI, of one age? */
+export function sharedCauseCheck(s: StepContext): string {
+  return commandStep(
+    `the ${s.pool ? "pool's" : "cluster's"} nodes side by side: NotReady ones sharing a zone, an OS image or a kernel point at a shared cause, not the nodes`,
+    `kubectl get nodes${poolSelector(s)} -L topology.kubernetes.io/zone -o wide`,
+  );
+}
+
+/**
+ * The NodeClaims to delete (Karpenter drains and replaces each), then the stuck pods' way out. With
+ * `oneFirst` (a likely shared cause), one node is replaced and its replacement watched to Ready
+ * before the rest: if the new node goes NotReady too, deleting the others would only churn them.
+ */
+export function replaceSteps(
+  nodes: readonly NotReadyNode[],
+  stuck: ReadonlyMap<string, Pod[]>,
+  s: StepContext,
+  oneFirst = false,
+): string[] {
   const listed = nodes.slice(0, MAX_NODES);
   const deletes = listed.map((n) =>
     n.claim?.metadata?.name
@@ -166,7 +243,17 @@ export function replaceSteps(nodes: readonly NotReadyNode[], stuck: ReadonlyMap<
         ),
   );
   const more = nodes.length > MAX_NODES ? [`... and ${nodes.length - MAX_NODES} more NotReady nodes the same way`] : [];
-  return [...deletes, ...more, ...forceDeleteSteps(listed, stuck, s)];
+  const [first, ...rest] = deletes;
+  const wait =
+    oneFirst && first !== undefined && nodes.length > 1
+      ? [
+          commandStep(
+            'ONE node first: wait until its replacement is Ready (Ctrl-C then); if it goes NotReady too the cause is shared, fix that before replacing the rest',
+            `kubectl get nodes${poolSelector(s)} -L topology.kubernetes.io/zone --watch`,
+          ),
+        ]
+      : [];
+  return [...(first !== undefined ? [first] : []), ...wait, ...rest, ...more, ...forceDeleteSteps(listed, stuck, s)];
 }
 
 function forceDeleteSteps(nodes: readonly NotReadyNode[], stuck: ReadonlyMap<string, Pod[]>, s: StepContext): string[] {

@@ -108,3 +108,19 @@ export function controller(version: string, featureGates: string | undefined, ar
 export function chartGates(nodeRepair: boolean): string {
   return `SpotToSpotConsolidation=false,NodeRepair=${nodeRepair}`;
 }
+
+/** The kubelet's words for each pressure condition when True (pkg/kubelet/nodestatus). */
+const PRESSURE_TRUE: Record<string, { reason: string; message: string }> = {
+  DiskPressure: { reason: 'KubeletHasDiskPressure', message: 'kubelet has disk pressure' },
+  PIDPressure: { reason: 'KubeletHasInsufficientPID', message: 'kubelet has insufficient PID available' },
+};
+
+/** Ready False (PLEG, as in memoryPressure) with one pressure condition True, the others False. */
+export function pressureOf(type: 'DiskPressure' | 'PIDPressure', at: string): Condition[] {
+  const ready = memoryPressure(at).filter((c) => c.type === 'Ready' || (c.type !== 'MemoryPressure' && c.type !== type));
+  const memory = condition('MemoryPressure', 'False', {
+    reason: 'KubeletHasSufficientMemory',
+    message: 'kubelet has sufficient memory available',
+  });
+  return [...ready, memory, condition(type, 'True', { ...PRESSURE_TRUE[type], lastTransitionTime: at })];
+}

@@ -19,6 +19,7 @@ import {
   memoryPressure,
   networkNotReady,
   poolNode,
+  pressureOf,
 } from './fixtures.ts';
 
 /** The node fell over 20 minutes after T0; judged at T0 + 45 min: NotReady for 25 minutes. */
@@ -152,6 +153,15 @@ describe('NODE_NOT_READY: causes', () => {
     expect(f?.cause?.detail).not.toContain('starved');
   });
 
+  it('KUBELET_UNRESPONSIVE: a stopped instance is not said to be gone for good', () => {
+    const n = poolNode(NODE, 'default', kubeletSilent(FELL), { instanceId: 'i-0123456789abcdef0' });
+    const [f] = detect(cluster({ fell: [n], instances: [instance({ id: 'i-0123456789abcdef0', state: 'stopped' })] }));
+
+    expect(f?.cause?.detail).toContain('EC2 says its instance i-0123456789abcdef0 is stopped');
+    expect(f?.cause?.detail).toContain('Starting the instance again could bring the node back');
+    expect(f?.cause?.detail).not.toContain('nothing will bring the node back');
+  });
+
   it('RESOURCE_PRESSURE: names the pressure and the BestEffort pods, not the network plugin', () => {
     const besteffort = pod({
       name: 'batch-7d9f-x2k',
@@ -174,6 +184,72 @@ describe('NODE_NOT_READY: causes', () => {
     expect(f?.cause?.detail).toContain('request nothing (BestEffort): jobs/batch-7d9f-x2k.');
     expect(f?.cause?.detail).not.toContain('shop/web-1');
     expect(steps(f!)).not.toContain('network plugin');
+  });
+
+  it('RESOURCE_PRESSURE, DiskPressure: quotes the image GC failure and checks the EC2NodeClass volumes, not BestEffort pods', () => {
+    const gc = event({
+      kind: 'Node',
+      name: NODE,
+      reason: 'ImageGCFailed',
+      message:
+        'Failed to garbage collect required amount of images. Attempted to free 4054802841 bytes, but only found 0 bytes eligible to free.',
+      source: 'kubelet',
+      lastTime: minutesAfter(FELL, -2),
+    });
+    const besteffort = pod({
+      name: 'batch-7d9f-x2k',
+      namespace: 'jobs',
+      nodeName: NODE,
+      spec: { containers: [{ name: 'batch' }] },
+    });
+    const [f] = detect(
+      cluster({ fell: [poolNode(NODE, 'default', pressureOf('DiskPressure', FELL))], events: [gc], pods: [besteffort] }),
+    );
+
+    expect(f?.cause?.code).toBe('RESOURCE_PRESSURE');
+    expect(f?.cause?.detail).toContain(
+      'The kubelet reported ImageGCFailed: Failed to garbage collect required amount of images.',
+    );
+    expect(f?.cause?.detail).toContain('blockDeviceMappings');
+    expect(f?.cause?.detail).not.toContain('BestEffort');
+    expect(f?.cause?.detail).not.toContain('kubeReserved');
+    expect(steps(f!)).toContain("kubectl get ec2nodeclass default -o jsonpath='{.spec.blockDeviceMappings}");
+    expect(steps(f!)).not.toContain('BestEffort');
+  });
+
+  it('RESOURCE_PRESSURE, PIDPressure: points at podPidsLimit, not BestEffort pods or the disk', () => {
+    const [f] = detect(cluster({ fell: [poolNode(NODE, 'default', pressureOf('PIDPressure', FELL))] }));
+
+    expect(f?.cause?.detail).toContain('PIDPressure=True (KubeletHasInsufficientPID: kubelet has insufficient PID available)');
+    expect(f?.cause?.detail).toContain('podPidsLimit');
+    expect(f?.cause?.detail).not.toContain('BestEffort');
+    expect(steps(f!)).toContain('podPidsLimit');
+    expect(steps(f!)).not.toContain('BestEffort');
+    expect(steps(f!)).not.toContain('blockDeviceMappings');
+  });
+
+  it("UNKNOWN: the node monitoring agent's AcceleratedHardwareReady=False is named, with its 10-minute repair toleration", () => {
+    const ready = memoryPressure(FELL).filter((c) => c.type === 'Ready');
+    const gpu = condition('AcceleratedHardwareReady', 'False', { lastTransitionTime: minutesAfter(FELL, 18) });
+    const [f] = detect(
+      cluster({ fell: [poolNode(NODE, 'default', [...ready, gpu])], deployment: controller('v1.2.1', chartGates(true)) }),
+    );
+
+    expect(f?.cause?.code).toBe('UNKNOWN');
+    expect(f?.cause?.detail).toContain('The EKS node monitoring agent reports AcceleratedHardwareReady False');
+    expect(f?.cause?.detail).toContain('AcceleratedHardwareReady=False after 10 minutes');
+    expect(f?.cause?.detail).toContain('when its 10-minute toleration of AcceleratedHardwareReady=False ends');
+    expect(f?.cause?.detail).not.toContain('Its conditions do not say why');
+    expect(f?.cause?.detail).not.toContain('30-minute toleration');
+  });
+
+  it('UNKNOWN: KernelReady=False is tolerated 30 minutes', () => {
+    const ready = memoryPressure(FELL).filter((c) => c.type === 'Ready');
+    const kernel = condition('KernelReady', 'False', { lastTransitionTime: FELL });
+    const [f] = detect(cluster({ fell: [poolNode(NODE, 'default', [...ready, kernel])] }));
+
+    expect(f?.cause?.detail).toContain('KernelReady=False after 30 minutes');
+    expect(f?.cause?.detail).not.toContain('after 10 minutes');
   });
 
   it("NETWORK_NOT_READY: the kubelet's network-not-ready message", () => {
@@ -272,11 +348,40 @@ describe('NODE_NOT_READY: the repair verdict', () => {
     expect(steps(f!)).toContain("grep -E 'node.health|unhealthy'");
   });
 
+  it('overdue: reads every controller pod by label, and says the repair log is debug-only before v1.7.2', () => {
+    const [v12] = detect(cluster({ deployment: controller('v1.2.1', chartGates(true)) }), minutesAfter(FELL, 45));
+    const [v172] = detect(cluster({ deployment: controller('v1.7.2', chartGates(true)) }), minutesAfter(FELL, 45));
+
+    expect(steps(v12!)).toContain(
+      "kubectl logs -n karpenter -l app.kubernetes.io/name=karpenter --tail=500 | grep -E 'node.health|unhealthy'",
+    );
+    expect(steps(v12!)).not.toContain('deployment/');
+    expect(steps(v12!)).toContain('before v1.7.2 it logs `deleting unhealthy node` at debug level only');
+    expect(steps(v172!)).not.toContain('debug level');
+  });
+
   it('v1.1.x repairs Ready=False only: a silent kubelet is never repaired there, so upgrade', () => {
     const [f] = detect(cluster({ deployment: controller('v1.1.5', chartGates(true)) }), minutesAfter(FELL, 45));
 
     expect(f?.cause?.detail).toContain('Ready=Unknown is repaired from v1.2.0');
     expect(steps(f!)).not.toContain('node.health');
+  });
+
+  it('v1.1.x with the gate off and a silent kubelet: upgrade to v1.2+ with the gate, not the gate at 1.1.x', () => {
+    const [f] = detect(cluster({ deployment: controller('v1.1.5', chartGates(false)) }));
+
+    expect(f?.cause?.detail).toContain('Ready=Unknown from v1.2.0');
+    expect(steps(f!)).toContain('Upgrade Karpenter to v1.2.0 or later');
+    expect(steps(f!)).not.toContain('featureGates.nodeRepair=true');
+  });
+
+  it('v1.1.x with the gate off and Ready=False: enabling the gate at the installed version does cover it', () => {
+    const [f] = detect(
+      cluster({ fell: [poolNode(NODE, 'default', memoryPressure(FELL))], deployment: controller('v1.1.5', chartGates(false)) }),
+    );
+
+    expect(steps(f!)).toContain('--version 1.1.5 --reuse-values --set settings.featureGates.nodeRepair=true');
+    expect(steps(f!)).not.toContain('Upgrade Karpenter to v1.2.0');
   });
 
   it('before v1.1.0 there is no node repair: no gate to enable', () => {
@@ -334,6 +439,8 @@ describe('NODE_NOT_READY: the repair verdict', () => {
       message: 'more then 20% nodes are unhealthy in the nodepool',
       source: 'karpenter',
       count: 19,
+      // Re-emitted every 5 minutes while blocked: last seen 5 minutes before now.
+      lastTime: minutesAfter(NOW, -5),
     });
     const [f] = detect(cluster({ events: [blocked] }));
 
@@ -367,6 +474,39 @@ describe('NODE_NOT_READY: the repair verdict', () => {
     expect(f?.severity).toBe('critical');
     expect(f?.cause?.detail).toContain('1 of the pool');
     expect(f?.cause?.detail).toContain('replaces the first of them at');
+  });
+});
+
+describe('NODE_NOT_READY: a likely shared cause', () => {
+  const SHARED_CHECK = 'kubectl get nodes -l karpenter.sh/nodepool=default -L topology.kubernetes.io/zone -o wide';
+  const twoFell = (secondAt: string) => [
+    poolNode('ip-10-0-77-11.ec2.internal', 'default', kubeletSilent(FELL)),
+    poolNode('ip-10-0-77-12.ec2.internal', 'default', kubeletSilent(secondAt)),
+  ];
+
+  it('blocked: leads with the shared-cause check and replaces ONE node, waiting for it, before the rest', () => {
+    const [f] = detect(cluster({ fell: twoFell(FELL), healthy: 3, deployment: controller('v1.2.1', chartGates(true)) }));
+    const all = f?.remediation?.steps ?? [];
+    const at = (text: string) => all.findIndex((step) => step.includes(text));
+
+    expect(all[0]).toContain(SHARED_CHECK);
+    expect(at('kubectl delete nodeclaim default-fell1')).toBeLessThan(at('--watch'));
+    expect(at('--watch')).toBeLessThan(at('kubectl delete nodeclaim default-ok1'));
+    expect(all[at('--watch')]).toContain('ONE node first');
+  });
+
+  it('not blocked, two nodes NotReady within the same minute: the same shared-cause lead', () => {
+    const [f] = detect(cluster({ fell: twoFell(minutesAfter(FELL, 0.5)) }));
+
+    expect(f?.remediation?.steps[0]).toContain(SHARED_CHECK);
+    expect(steps(f!)).toContain('ONE node first');
+  });
+
+  it('two nodes NotReady 10 minutes apart and repair not blocked: each replaced, no shared-cause lead', () => {
+    const [f] = detect(cluster({ fell: twoFell(minutesAfter(FELL, -10)) }));
+
+    expect(steps(f!)).not.toContain(SHARED_CHECK);
+    expect(steps(f!)).not.toContain('ONE node first');
   });
 });
 
