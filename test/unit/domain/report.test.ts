@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newFinding, type Finding } from '../../../src/domain/finding.ts';
 import { buildReport } from '../../../src/domain/report.ts';
 import { costOf } from '../../../src/domain/cost.ts';
+import { findingCostText } from '../../../src/domain/cost-text.ts';
 
 function finding(id: string, perDayUsd?: number): Finding {
   return newFinding({
@@ -42,6 +43,9 @@ describe('Report.cost', () => {
     const report = build([applied, finding('i-0b', 1)]);
 
     expect(report.cost).toEqual({ perDayUsd: 1, findings: 1 });
+    expect(applied.cost && findingCostText(applied.cost, applied.remediation?.status)).toMatch(
+      /^≈ \$2\.30\/day \(.*\); saved: its remediation was applied, not counted as at stake$/,
+    );
   });
 
   it('adds up the findings that carry a cost, to the cent, and counts them', () => {
