@@ -17,7 +17,11 @@ export function atStakeText(total: ReportCost): string {
   return `${perDayText(total.perDayUsd)} at stake across ${total.findings} finding${total.findings === 1 ? '' : 's'}`;
 }
 
-/** `≈ $2.30/day (1 × t3a.xlarge on-demand at $0.1504/h (...); × 24 h)`: one finding's cost line. */
-export function findingCostText(cost: FindingCost): string {
-  return `${perDayText(cost.perDayUsd)} (${cost.basis})`;
+/**
+ * `≈ $2.30/day (1 × t3a.xlarge on-demand at $0.1504/h (...); × 24 h)`: one finding's cost line.
+ * Once its remediation was applied the money is saved, not at stake, and the line says so.
+ */
+export function findingCostText(cost: FindingCost, remediationStatus?: string): string {
+  const text = `${perDayText(cost.perDayUsd)} (${cost.basis})`;
+  return remediationStatus === 'applied' ? `${text}; saved: its remediation was applied, not counted as at stake` : text;
 }

@@ -2,6 +2,7 @@ import { regionOfClusterArn, regionOfZone, type SpotPrice } from './aws.ts';
 import type { HourlyPrice, PriceBook, PricedInstance } from './cost.ts';
 import { ON_DEMAND_TABLE_REGION, ON_DEMAND_TABLE_WORDS, onDemandListPrice } from './on-demand-prices.ts';
 import type { ClusterSnapshot } from './snapshot.ts';
+import { isZoneName } from './spot-types.ts';
 
 /**
  * The prices a scan of this snapshot uses (docs/cost.md, "Prices"): for Spot capacity the Spot
@@ -18,7 +19,7 @@ export function priceBookOf(snapshot: ClusterSnapshot): PriceBook {
       const capacity = instance.capacityType?.toLowerCase();
       const region = regionOfZone(instance.zone) ?? clusterRegion;
       if (capacity === 'spot') {
-        const price = spotPrice(spot.get(instance.instanceType), instance.zone);
+        const price = spotPrice(spot.get(instance.instanceType), instance.zone, region);
         if (price) return price;
       }
       const usd = onDemandListPrice(instance.instanceType);
@@ -36,6 +37,8 @@ function newestSpotPrices(prices: readonly SpotPrice[]): Map<string, Map<string,
   const byType = new Map<string, Map<string, SpotPrice>>();
   for (const price of prices) {
     if (!LINUX.has(price.productDescription) || !Number.isFinite(price.usd) || price.usd <= 0) continue;
+    // The zone goes into the basis (JSON, Markdown, Slack): only a zone of EC2's shape.
+    if (!isZoneName(price.availabilityZone)) continue;
     const zones = byType.get(price.instanceType) ?? new Map<string, SpotPrice>();
     byType.set(price.instanceType, zones);
     const known = zones.get(price.availabilityZone);
@@ -49,17 +52,31 @@ function timeOf(price: SpotPrice): number {
   return Number.isNaN(time) ? -Infinity : time;
 }
 
-/** The zone's price; else the lowest of the type's zones, saying so (Karpenter launches Spot where it is cheap). */
-function spotPrice(zones: ReadonlyMap<string, SpotPrice> | undefined, zone: string | undefined): HourlyPrice | undefined {
+/**
+ * The zone's price; else the lowest of the type's zones in the instance's region, saying so
+ * (Karpenter launches Spot where it is cheap). Another region's zone is never taken.
+ */
+function spotPrice(
+  zones: ReadonlyMap<string, SpotPrice> | undefined,
+  zone: string | undefined,
+  region: string | undefined,
+): HourlyPrice | undefined {
   if (!zones || zones.size === 0) return undefined;
   const own = zone === undefined ? undefined : zones.get(zone);
   if (own) return { usd: own.usd, source: `spot, DescribeSpotPriceHistory ${own.availabilityZone}${asOf(own)}` };
-  const lowest = [...zones.values()].reduce((a, b) => (b.usd < a.usd ? b : a));
+  const candidates = [...zones.values()].filter((p) => region === undefined || inRegion(p.availabilityZone, region));
+  if (candidates.length === 0) return undefined;
+  const lowest = candidates.reduce((a, b) => (b.usd < a.usd ? b : a));
   const why = zone === undefined ? 'zone unknown' : `none for ${zone}`;
   return {
     usd: lowest.usd,
     source: `spot, DescribeSpotPriceHistory lowest zone ${lowest.availabilityZone}${asOf(lowest)} (${why})`,
   };
+}
+
+/** `us-east-1a`, or a Local Zone of the region (`us-west-2-lax-1a`). */
+function inRegion(zone: string, region: string): boolean {
+  return regionOfZone(zone) === region || zone.startsWith(`${region}-`);
 }
 
 function asOf(price: SpotPrice): string {
@@ -72,8 +89,5 @@ function onDemandSource(capacity: string | undefined, instanceType: string, regi
       ? `${ON_DEMAND_TABLE_WORDS}; the cluster is in ${region}, whose prices differ`
       : ON_DEMAND_TABLE_WORDS;
   if (capacity === 'spot') return `no Spot price for ${instanceType}: on-demand, ${where}, an upper bound`;
-  // A capacity reservation bills the on-demand rate whether used or not; Capacity Blocks are paid
-  // up front at their own price, which no public table holds.
-  if (capacity === 'reserved') return `reserved, at the on-demand ${where} (what a capacity reservation bills)`;
   return `on-demand, ${where}`;
 }

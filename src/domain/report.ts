@@ -45,11 +45,25 @@ export interface ReportCost {
   findings: number;
 }
 
-/** The findings' costs added up; undefined when none has one. */
-function totalCost(findings: readonly Finding[]): ReportCost | undefined {
-  const costed = findings.filter((f) => f.cost !== undefined);
+/**
+ * The findings' costs added up; undefined when none costs anything (docs/cost.md). A finding
+ * whose remediation was applied costs nothing any more; an instance two findings name counts once.
+ */
+export function totalCost(findings: readonly Finding[]): ReportCost | undefined {
+  const costed = findings.filter((f) => f.cost !== undefined && f.cost.perDayUsd > 0 && f.remediation?.status !== 'applied');
   if (costed.length === 0) return undefined;
-  const cents = costed.reduce((sum, f) => sum + Math.round((f.cost?.perDayUsd ?? 0) * 100), 0);
+  const counted = new Set<string>();
+  let cents = 0;
+  for (const { cost } of costed) {
+    if (!cost) continue;
+    let own = Math.round(cost.perDayUsd * 100);
+    for (const instance of cost.instances ?? []) {
+      const share = Math.round(instance.perDayUsd * 100);
+      if (counted.has(instance.id)) own -= share;
+      counted.add(instance.id);
+    }
+    cents += Math.max(0, own);
+  }
   return { perDayUsd: cents / 100, findings: costed.length };
 }
 

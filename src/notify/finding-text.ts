@@ -59,7 +59,7 @@ export function findingFacts(f: Finding, cluster: string, now: Date): string[] {
   if (f.cause) lines.push(`**Cause:** \`${f.cause.code}\`: ${markdownText(f.cause.detail)}`);
   lines.push(`**Resource:** ${markdownText(resourceText(f.resource))}`);
   if (f.since) lines.push(`**Since:** ${markdownText(sinceText(f.since, now))}`);
-  if (f.cost) lines.push(`**Cost:** ${markdownText(findingCostText(f.cost))}`);
+  if (f.cost) lines.push(`**Cost:** ${markdownText(findingCostText(f.cost, f.remediation?.status))}`);
   if (f.evidence.length > 0) {
     lines.push('**Evidence:**');
     for (const e of f.evidence.slice(0, MAX_EVIDENCE_LINES)) lines.push(`- ${markdownText(e)}`);

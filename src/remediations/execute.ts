@@ -1,6 +1,6 @@
 import { ACTION_KINDS, type ActionKind } from '../domain/codes.ts';
 import type { Finding, Remediation } from '../domain/finding.ts';
-import { completeForActions, type Report } from '../domain/report.ts';
+import { completeForActions, totalCost, type Report } from '../domain/report.ts';
 import type { ActionSettings } from '../domain/settings.ts';
 import type { ActionExecutor, ExecuteContext } from './execute-context.ts';
 import { errorSummary, failed } from './execute-context.ts';
@@ -37,13 +37,16 @@ export async function executeRemediations(report: Report, ctx: ExecuteContext): 
     });
   }
   if (outcomes.size === 0) return report;
-  return {
-    ...report,
-    findings: report.findings.map((f, i) => {
-      const remediation = outcomes.get(i);
-      return remediation ? { ...f, remediation } : f;
-    }),
-  };
+  const findings = report.findings.map((f, i) => {
+    const remediation = outcomes.get(i);
+    return remediation ? { ...f, remediation } : f;
+  });
+  // Money a remediation just saved is no longer at stake (docs/cost.md).
+  const after: Report = { ...report, findings };
+  const cost = totalCost(findings);
+  if (cost) after.cost = cost;
+  else delete after.cost;
+  return after;
 }
 
 /** The findings whose action executeRemediations will attempt (its guardrails may still skip it): planned, in `apply` mode. */

@@ -36,7 +36,8 @@ export type AwsCliOutput =
   | { source: 'subnets'; subnets: Subnet[] }
   /** `rejected`: the items instanceTypeFromApi could not read (`InstanceTypes[3] (x9.huge)`), set aside by the merger. */
   | { source: 'instancetypes'; instanceTypes: InstanceTypeInfo[]; rejected: string[] }
-  | { source: 'spotprices'; prices: SpotPrice[] };
+  /** `skipped`: the rows readSpotPrice could not read, left out like Karpenter does; the rest are kept. */
+  | { source: 'spotprices'; prices: SpotPrice[]; skipped?: string[] };
 
 /** The top-level key each supported command prints, and how to read it. */
 const READERS: readonly [key: string, read: (document: JsonRecord) => AwsCliOutput][] = [
@@ -54,7 +55,7 @@ const READERS: readonly [key: string, read: (document: JsonRecord) => AwsCliOutp
   ['InstanceProfile', (d) => ({ source: 'instanceprofiles', profiles: [readInstanceProfile(d.InstanceProfile, 0)] })], // get-instance-profile
   ['Subnets', (d) => ({ source: 'subnets', subnets: arrayAt(d, 'Subnets', '').map(readSubnet) })], // aws ec2 describe-subnets
   ['InstanceTypes', readInstanceTypes], // aws ec2 describe-instance-types
-  ['SpotPriceHistory', (d) => ({ source: 'spotprices', prices: arrayAt(d, 'SpotPriceHistory', '').map(readSpotPrice) })],
+  ['SpotPriceHistory', (d) => readSpotPrices(arrayAt(d, 'SpotPriceHistory', ''))],
 ];
 
 /** Whether the document has the top-level key of an AWS CLI output this tool reads. */
@@ -255,6 +256,24 @@ function readInstanceTypes(document: JsonRecord): AwsCliOutput {
     rejected.push(`InstanceTypes[${i}]${name ? ` (${name})` : ''}`);
   });
   return { source: 'instancetypes', instanceTypes, rejected };
+}
+
+/**
+ * `aws ec2 describe-spot-price-history`: a row that cannot be read is skipped and named, the others
+ * kept (Karpenter too skips a price it cannot parse): one bad row costs that price, not them all.
+ */
+function readSpotPrices(rows: unknown[]): AwsCliOutput {
+  const prices: SpotPrice[] = [];
+  const skipped: string[] = [];
+  rows.forEach((row, i) => {
+    try {
+      prices.push(readSpotPrice(row, i));
+    } catch (error) {
+      if (!(error instanceof ShapeError)) throw error;
+      skipped.push(error.message);
+    }
+  });
+  return skipped.length > 0 ? { source: 'spotprices', prices, skipped } : { source: 'spotprices', prices };
 }
 
 /** One item of `aws ec2 describe-spot-price-history`; `SpotPrice` is a decimal string (`"0.034500"`). */

@@ -221,8 +221,14 @@ export class CaptureMerger {
         }
         return { ...output, instanceTypes: keep(output.instanceTypes, 'InstanceType', (r) => r.name) };
       }
-      case 'spotprices':
+      case 'spotprices': {
+        const skipped = output.skipped ?? [];
+        if (skipped.length > 0)
+          this.#notices.push(
+            `${path}: skipped ${skipped.length} Spot price row${skipped.length === 1 ? '' : 's'} that could not be read (first: ${oneLine(skipped[0] ?? '', 200)}); the other prices are used`,
+          );
         return { ...output, prices: keep(output.prices, 'SpotPrice', spotPriceKey) };
+      }
     }
   }
 

@@ -63,7 +63,7 @@ function section(f: Finding, n: number): string[] {
   const out = [`## ${n}. ${f.severity}: \`${f.code}\` on ${text(describeResource(f.resource))}`, '', paragraph(f.title), ''];
   if (f.since) out.push(`- **Since:** ${text(f.since)}`);
   out.push(`- **Cause:** ${f.cause ? `\`${f.cause.code}\` — ${text(f.cause.detail)}` : 'not determined'}`);
-  if (f.cost) out.push(`- **Cost:** ${money(findingCostText(f.cost))}`);
+  if (f.cost) out.push(`- **Cost:** ${money(findingCostText(f.cost, f.remediation?.status))}`);
   out.push(`- **Remediation:** ${text(describeRemediation(f.remediation))}`, '');
   if (f.evidence.length > 0) out.push('**Evidence**', '', ...fenced('text', f.evidence.join('\n')), '');
   const remediation = f.remediation;

@@ -24,7 +24,7 @@ export function findingBlock(finding: Finding, style: Style, width: number = NO_
     ...prose(`  ${finding.title}`, '    '),
   ];
   if (finding.since) lines.push(`  since: ${finding.since}`);
-  if (finding.cost) lines.push(...prose(`  cost: ${findingCostText(finding.cost)}`, '    '));
+  if (finding.cost) lines.push(...prose(`  cost: ${findingCostText(finding.cost, finding.remediation?.status)}`, '    '));
   lines.push(
     ...prose(`  cause: ${finding.cause ? `${finding.cause.code} — ${finding.cause.detail}` : 'not determined'}`, '    '),
   );

@@ -64,11 +64,6 @@ function findingFor(ctx: DetectContext, pool: string, nodes: IdleNode[]): Findin
     ...judgedEvidence(ctx, pool, nodes),
     ...e.poolMessages.map(describeMessage),
     ...e.nodeMessages.slice(0, MAX_LISTED).map(describeMessage),
-    ...(cost
-      ? [
-          `cost: $${cost.perDayUsd.toFixed(2)} a day (${cost.basis})${warning ? `, at least --waste-per-day ${ctx.settings.wastePerDay}` : ''}`,
-        ]
-      : []),
     ...perNodeEvidence(ctx, nodes),
   ];
   const first = nodes.some((n) => n.claim) ? nodesStep(pool) : describeStep(oldest);

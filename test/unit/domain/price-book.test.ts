@@ -83,12 +83,18 @@ describe('priceBookOf', () => {
     expect(prices.hourly({ instanceType: 'm5.large', capacityType: 'on-demand', zone: 'us-east-1a' })?.usd).toBe(0.096);
   });
 
-  it('prices reserved capacity at the list price, saying why, and leaves unknown types unpriced', () => {
+  it('leaves reserved capacity and capacity blocks unpriced, saying why, and leaves unknown types unpriced', () => {
     const prices = priceBookOf(snapshotWith([]));
 
-    expect(prices.hourly({ instanceType: 'p5.48xlarge', capacityType: 'reserved', zone: 'us-east-1a' })?.source).toBe(
-      `reserved, at the on-demand ${TABLE} (what a capacity reservation bills)`,
+    const reserved = costOf(prices, [
+      { instanceType: 'p5.48xlarge', capacityType: 'reserved', zone: 'us-east-1a' },
+      { instanceType: 'p5.48xlarge', capacityType: 'capacity-block', zone: 'us-east-1a' },
+    ]);
+    expect(reserved?.perDayUsd).toBe(0);
+    expect(reserved?.basis).toContain(
+      '1 × p5.48xlarge reserved not priced (reserved capacity bills whether used or not: removing the node saves nothing)',
     );
+    expect(reserved?.basis).toContain('1 × p5.48xlarge capacity-block not priced');
     expect(prices.hourly({ instanceType: 'x99.huge', capacityType: 'on-demand', zone: 'us-east-1a' })).toBeUndefined();
     expect(prices.hourly({ instanceType: undefined, capacityType: 'on-demand', zone: 'us-east-1a' })).toBeUndefined();
     expect(
@@ -97,5 +103,19 @@ describe('priceBookOf', () => {
         { instanceType: 'x99.huge', capacityType: 'on-demand', zone: 'us-east-1a' },
       ])?.basis,
     ).toContain('1 × x99.huge not priced (no price known for the type)');
+  });
+
+  it("never takes a Spot price of a zone of another region or of a zone not shaped like EC2's into the basis", () => {
+    const forged = `us-east-1z\u001b]8;;https://evil.example\u0007${'x'.repeat(3000)}`;
+    const prices = priceBookOf(
+      snapshotWith([spot(forged, 0.001, '2026-11-29T03:00:00.000Z'), spot('eu-west-1a', 0.002, '2026-11-29T03:00:00.000Z')]),
+    );
+
+    const price = prices.hourly({ instanceType: 'm5.large', capacityType: 'spot', zone: 'us-east-1f' });
+
+    expect(price?.usd).toBe(0.096);
+    expect(price?.source).toContain('no Spot price for m5.large: on-demand');
+    expect(price?.source).not.toContain('eu-west-1a');
+    expect(price?.source.length).toBeLessThan(200);
   });
 });

@@ -50,6 +50,20 @@ function ports() {
 }
 
 describe('executeRemediations', () => {
+  it('takes the money an applied termination saved out of the report total', async () => {
+    const actions = modes('dry-run', 'apply');
+    const snapshot = karpenterSnapshotOf({ deployments: [], pods: [], instances: [instance({ id: 'i-01' })], nodeClaims: [] });
+    const priced = { ...orphanFinding('i-01'), cost: { perDayUsd: 2.3, basis: '1 × m5.large on-demand' } };
+    const report = plannedReport(snapshot, [priced], { actions, now: NOW });
+    const { kube, ec2 } = ports();
+
+    const executed = await executeRemediations(report, executeContext({ kube, ec2 }, NOW, actions));
+
+    expect(report.cost).toEqual({ perDayUsd: 2.3, findings: 1 });
+    expect(executed.findings[0]?.remediation?.status).toBe('applied');
+    expect(executed).not.toHaveProperty('cost');
+  });
+
   it('in dry-run returns the report as planned and touches nothing', async () => {
     const actions = modes('dry-run', 'dry-run');
     const report = mixedReport(actions);

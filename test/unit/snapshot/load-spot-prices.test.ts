@@ -69,9 +69,11 @@ describe('loadSnapshot: aws ec2 describe-spot-price-history', () => {
     expect(again.instances).toEqual(snapshot.instances);
   });
 
-  it('refuses, in one line naming the item, a price that is not a number; a saved denial is a gap of spotprices', async () => {
+  it('skips a price that is not a number, in one line naming it, and keeps the others; a saved denial is a gap of spotprices', async () => {
     const bad = await captureDir({
-      'spot-prices.json': { SpotPriceHistory: [{ ...HISTORY.SpotPriceHistory[0], SpotPrice: '$0.03\u001b[2J' }] },
+      'spot-prices.json': {
+        SpotPriceHistory: [{ ...HISTORY.SpotPriceHistory[0], SpotPrice: '$0.03\u001b[2J' }, HISTORY.SpotPriceHistory[1]],
+      },
     });
     const denied = await captureDir({
       'spot-prices.json':
@@ -84,8 +86,12 @@ describe('loadSnapshot: aws ec2 describe-spot-price-history', () => {
     );
     const { snapshot } = await loadSnapshot([denied]);
 
-    expect(badLoad).toMatch(/SpotPriceHistory\[0\] \(m5\.large\) has no SpotPrice in dollars/);
+    const kept = await loadSnapshot([bad]);
+
+    expect(badLoad).toMatch(/skipped 1 Spot price row .*SpotPriceHistory\[0\] \(m5\.large\) has no SpotPrice in dollars/);
     expect(badLoad).not.toContain('\u001b');
+    expect(kept.snapshot.spotPrices).toEqual([expect.objectContaining({ availabilityZone: 'us-east-1b', usd: 0.0361 })]);
+    expect(kept.snapshot.gaps).toEqual([]);
     expect(snapshot.gaps).toEqual([
       {
         source: 'spotprices',

@@ -393,6 +393,8 @@ describe('CONSOLIDATION_BLOCKED: cost and severity', () => {
     expect(cheap?.severity).toBe('info');
     expect(cheap?.title).toContain('$4.61 a day');
     expect(costly?.severity).toBe('warning');
+    // The renderer prints the cost line; the evidence does not say it a third time.
+    expect(cheap?.evidence.filter((line) => line.includes('4.61'))).toEqual([]);
   });
 
   it('a forged instance-type label never reaches the cost basis (labels are shape-checked like every priced instance)', () => {
