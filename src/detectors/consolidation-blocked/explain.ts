@@ -127,15 +127,13 @@ function budgetCause(ctx: DetectContext, e: PoolEvidence): Explained | undefined
       };
     }
   }
-  const said = e.poolMessages[0];
+  // The NodePool was captured and its budgets allow the reason now: its event is stale (it stays in
+  // the evidence), and the other causes are looked at.
+  const said = e.np ? undefined : e.poolMessages[0];
   if (!said) return undefined;
   return {
     cause: 'BUDGET_BLOCKS',
-    detail:
-      `Karpenter says ${quote(said)}.` +
-      (e.np
-        ? ' The budgets allow it at this instant, so the blocking window may have passed since: compare the event time with the schedule.'
-        : ''),
+    detail: `Karpenter says ${quote(said)} (NodePool ${e.pool} was not captured to check its budgets now).`,
     steps: [budgetsViewStep(e.pool)],
   };
 }

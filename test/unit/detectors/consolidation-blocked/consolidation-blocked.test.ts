@@ -149,6 +149,29 @@ describe('CONSOLIDATION_BLOCKED: the causes and their fixes', () => {
     expect(stepsOf(outside)).not.toContain('kubectl patch nodepool');
   });
 
+  it('a stale blocking-budget event on a captured NodePool whose budgets allow it now is quoted, not taken: the next cause is', () => {
+    const snapshot = idlePool({
+      events: [
+        karpenterEvent(
+          'NodePool',
+          'default',
+          'DisruptionBlocked',
+          'No allowed disruptions for disruption reason Underutilized due to blocking budget',
+        ),
+        karpenterEvent('Node', nodeNameOf(IDLE), 'Unconsolidatable', "Can't replace with a cheaper node", 12),
+      ],
+    });
+    const uncaptured = { ...snapshot, nodePools: [], captured: new Set([...snapshot.captured].filter((k) => k !== 'nodepools')) };
+
+    const [f] = detect(snapshot);
+    const [g] = detect(uncaptured);
+
+    expect(f?.cause?.code).toBe('NO_CHEAPER_REPLACEMENT');
+    expect(f?.evidence.join('\n')).toContain('due to blocking budget');
+    expect(stepsOf(f)).not.toContain('budgets');
+    expect(g?.cause?.code).toBe('BUDGET_BLOCKS');
+  });
+
   it('a PDB allowing 0 disruptions holds the node, and wins over "Can\'t replace with a cheaper node" (kubernetes-sigs/karpenter#2802)', () => {
     const snapshot = idlePool({
       pdbs: [pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' }, disruptionsAllowed: 0 })],
