@@ -172,8 +172,11 @@ function consolidatableSince(
     : undefined;
   const condition = conditionOf(claim, 'Consolidatable');
   if (condition?.status === 'True') {
-    const since = timeOf(condition.lastTransitionTime);
-    if (since === undefined) return undefined;
+    // With consolidateAfter 0s Karpenter never turns the condition False, so a pod event after its
+    // transition (status.lastPodEventTime) restarts the wait.
+    const transition = timeOf(condition.lastTransitionTime);
+    if (transition === undefined) return undefined;
+    const since = Math.max(transition, timeOf(claim.status?.lastPodEventTime) ?? transition);
     if (workloadPods ? !isIdle(node, claim, workloadPods) : !karpenterSaysWhy(index, claim, node)) return undefined;
     return { since, basis: 'consolidatable', workloadPods };
   }

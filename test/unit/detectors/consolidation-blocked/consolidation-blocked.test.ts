@@ -53,6 +53,13 @@ describe('CONSOLIDATION_BLOCKED: which nodes count', () => {
     expect(detect(idlePool({ nodeClaims: [idleClaim(IDLE, { since: minutesAfter(T0, -10) })] }))).toEqual([]);
   });
 
+  it('consolidateAfter 0s never resets the condition: a pod event 2 minutes ago (lastPodEventTime) restarts the wait', () => {
+    const claim = idleClaim(IDLE);
+    claim.status = { ...claim.status, lastPodEventTime: minutesAfter(T0, -2) };
+
+    expect(detect(idlePool({ nodeClaims: [claim] }))).toEqual([]);
+  });
+
   it('honours --consolidation-blocked: 8h is not enough when it says 12h', () => {
     expect(detect(idlePool(), { settings: { consolidationBlockedMs: 12 * 3_600_000 } })).toEqual([]);
   });
