@@ -87,6 +87,29 @@ describe('CONSOLIDATION_BLOCKED: which nodes count', () => {
     expect(detect(idlePool({ nodeClaims: [drifted] }))).toEqual([]);
   });
 
+  it("leaves out a node whose Ready is not True (NODE_NOT_READY's) and one past its NodePool's expireAfter (DISRUPTION_BLOCKED's)", () => {
+    const notReady = idleNode(IDLE);
+    notReady.status = {
+      ...notReady.status,
+      conditions: [{ type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', lastTransitionTime: minutesAfter(T0, -60) }],
+    };
+    const ready = idleNode(IDLE);
+    ready.status = {
+      ...ready.status,
+      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: minutesAfter(T0, -1440) }],
+    };
+    const expiring = (expireAfter: string) => {
+      const np = nodePool({ name: 'default', disruption: { consolidateAfter: '5m' } });
+      if (np.spec?.template?.spec) np.spec.template.spec.expireAfter = expireAfter;
+      return np;
+    };
+
+    expect(detect(idlePool({ nodes: [notReady] }))).toEqual([]);
+    expect(detect(idlePool({ nodes: [ready] }))).toHaveLength(1);
+    expect(detect(idlePool({ nodePools: [expiring('12h')] }))).toEqual([]);
+    expect(detect(idlePool({ nodePools: [expiring('720h')] }))).toHaveLength(1);
+  });
+
   it('a node whose pods were not read (none at all on it) counts only when Karpenter sent an event about it', () => {
     const unread = idlePool({ pods: [] });
     const said = idlePool({
