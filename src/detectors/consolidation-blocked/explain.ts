@@ -4,8 +4,9 @@
  *    nodes run pods), then a budget allowing 0 disruptions for the reason now: Karpenter does not
  *    even evaluate the nodes, so whatever else holds them is moot until these change;
  * 2. what holds each node in Karpenter's candidate checks (core `NewCandidate`), which run before
- *    any consolidation simulation: a PDB allowing 0, a pod under several PDBs, a do-not-disrupt pod,
- *    the Node or NodeClaim annotated do-not-disrupt (pod-blockers.ts);
+ *    any consolidation simulation: the Node or NodeClaim annotated do-not-disrupt (checked first,
+ *    ValidateNodeDisruptable), then a PDB allowing 0, a pod under several PDBs, a do-not-disrupt pod
+ *    (pod-cause.ts; with the node's, added to it);
  * 3. what the simulation itself said, known only from Karpenter's `Unconsolidatable` events:
  *    spot-to-spot off, too few cheaper types, no cheaper replacement, pods that would not schedule;
  * 4. else UNKNOWN, with the candidates the capture leaves open and the checks that tell them apart.
@@ -40,13 +41,20 @@ const quote = (m: KarpenterMessage) => `"${m.message}" (${m.reason} ×${m.count}
 
 export function explain(ctx: DetectContext, e: PoolEvidence): Explained {
   return (
-    disabledCause(e) ??
-    budgetCause(ctx, e) ??
-    podCause(ctx, e) ??
-    nodeAnnotationCause(ctx, e) ??
-    unconsolidatableCause(ctx, e) ??
-    unknownCause(ctx, e)
+    disabledCause(e) ?? budgetCause(ctx, e) ?? nodeAndPodCause(ctx, e) ?? unconsolidatableCause(ctx, e) ?? unknownCause(ctx, e)
   );
+}
+
+/**
+ * Karpenter's NewCandidate checks the node's own annotation before its pods' PDBs and annotations:
+ * the node's is the cause; what holds its pods is added, since removing the annotation alone
+ * leaves the node held.
+ */
+function nodeAndPodCause(ctx: DetectContext, e: PoolEvidence): Explained | undefined {
+  const node = nodeAnnotationCause(ctx, e);
+  const pods = podCause(ctx, e);
+  if (!node || !pods) return node ?? pods;
+  return { cause: node.cause, detail: `${node.detail} Then: ${pods.detail}`, steps: [...node.steps, ...pods.steps] };
 }
 
 function disabledCause(e: PoolEvidence): Explained | undefined {

@@ -278,6 +278,21 @@ describe('CONSOLIDATION_BLOCKED: the causes and their fixes', () => {
     expect(stepsOf(f)).toContain(`kubectl annotate node ${nodeNameOf(IDLE)} karpenter.sh/do-not-disrupt-`);
   });
 
+  it("a Node annotated do-not-disrupt whose pod a PDB also holds: the node's annotation first (Karpenter checks it first), the PDB steps after", () => {
+    const [f] = detect(
+      idlePool({
+        nodes: [withAnnotations(idleNode(IDLE), { 'karpenter.sh/do-not-disrupt': 'true' })],
+        pdbs: [pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' }, disruptionsAllowed: 0 })],
+      }),
+    );
+    const steps = stepsOf(f);
+
+    expect(f?.cause?.code).toBe('DO_NOT_DISRUPT_NODE');
+    expect(f?.cause?.detail).toContain('shop/web');
+    expect(steps).toContain(`kubectl annotate node ${nodeNameOf(IDLE)} karpenter.sh/do-not-disrupt-`);
+    expect(steps.indexOf('karpenter.sh/do-not-disrupt-')).toBeLessThan(steps.indexOf('pdb'));
+  });
+
   it("spot-to-spot off: Karpenter's words quoted and the feature gate enabled through Helm", () => {
     const [f] = detect(
       idlePool({
