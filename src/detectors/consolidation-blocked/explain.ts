@@ -211,6 +211,20 @@ function unconsolidatableCause(ctx: DetectContext, e: PoolEvidence): Explained |
           ],
         };
       case 'NO_CHEAPER_REPLACEMENT':
+        // v0.37+ `Filtering by price: minValues requirement is not met for label(s) ...`: the cheaper
+        // types would leave fewer distinct values of a label than the requirement's minValues asks.
+        if (/minValues/i.test(said.message))
+          return {
+            cause,
+            detail: `Karpenter says ${quote(said)}: the cheaper instance types left would not offer as many distinct values of the label(s) it names as NodePool ${e.pool}'s requirements ask through minValues, so it keeps the node. Lower that minValues or allow more values for the label.${also}`,
+            steps: [
+              requirementsStep(
+                e.pool,
+                `NodePool ${e.pool}'s instance requirements and their minValues: the label(s) Karpenter names need that many distinct values among cheaper types`,
+              ),
+              allocatedStep(names),
+            ],
+          };
         return {
           cause,
           detail: `Karpenter says ${quote(said)}: no single cheaper instance type its requirements allow would hold all the pods of such a node, and its pods do not fit on the other nodes.${also}`,

@@ -316,6 +316,30 @@ describe('CONSOLIDATION_BLOCKED: the causes and their fixes', () => {
     expect(stepsOf(f)).toContain('--reuse-values --set settings.featureGates.spotToSpotConsolidation=true');
   });
 
+  it('"Filtering by price: minValues requirement is not met": minValues named, the requirements\' minValues step first, not requests', () => {
+    const [f] = detect(
+      idlePool({
+        events: [
+          karpenterEvent(
+            'NodeClaim',
+            IDLE,
+            'Unconsolidatable',
+            'Filtering by price: minValues requirement is not met for label(s) (label(s)=[karpenter.k8s.aws/instance-family])',
+            9,
+          ),
+        ],
+      }),
+    );
+    const own = f?.remediation?.steps.find((s) => s.includes('spec.template.spec.requirements')) ?? '';
+
+    expect(f?.cause?.code).toBe('NO_CHEAPER_REPLACEMENT');
+    expect(f?.cause?.detail).toContain('minValues');
+    expect(own).toContain('minValues');
+    expect(f?.remediation?.steps.indexOf(own)).toBeLessThan(
+      f?.remediation?.steps.findIndex((s) => s.includes('Allocated resources')) ?? -1,
+    );
+  });
+
   it('pods that would not schedule: the pods the text names are the ones inspected', () => {
     const [f] = detect(
       idlePool({
