@@ -19,7 +19,8 @@ export function podCause(ctx: DetectContext, e: PoolEvidence): Explained | undef
   const pods = e.nodes.flatMap((n) => n.workloadPods ?? []);
   const found = s.captured.has('pods') ? evictionBlockers(pods, s.captured.has('pdbs') ? s.pdbs : [], ctx.now) : undefined;
   const pdbKnown = s.captured.has('pods') && s.captured.has('pdbs');
-  const said = (cause: string) => e.nodeMessages.find((m) => m.reason === 'DisruptionBlocked' && m.cause === cause);
+  // DisruptionBlocked from v0.32; before, the same texts came as Unconsolidatable (`pdb ns/name prevents pod evictions`).
+  const said = (cause: string) => e.nodeMessages.find((m) => m.cause === cause);
 
   const zero = found?.pdbBlocked ?? [];
   if (zero.length > 0) {

@@ -247,6 +247,20 @@ describe('CONSOLIDATION_BLOCKED: the causes and their fixes', () => {
     expect(f?.cause?.detail).toContain('PodDisruptionBudget shop/web allows no eviction');
   });
 
+  it('PDBs not captured: the pre-v0.32 Unconsolidatable "pdb ns/name prevents pod evictions" names the PDB too', () => {
+    const snapshot = idlePool({
+      events: [
+        karpenterEvent('Node', nodeNameOf(IDLE), 'Unconsolidatable', 'pdb istio-system/istiod prevents pod evictions', 30),
+      ],
+    });
+    const noPdbs = { ...snapshot, captured: new Set([...snapshot.captured].filter((k) => k !== 'pdbs')) };
+
+    const [f] = detect(noPdbs);
+
+    expect(f?.cause?.code).toBe('PDB_BLOCKS_EVICTION');
+    expect(f?.cause?.detail).toContain('istio-system/istiod');
+  });
+
   it('a do-not-disrupt pod: the exact kubectl that removes its annotation; a stale pod event with the pods captured clean is not taken', () => {
     const annotated = idlePool({
       pods: [daemonPod(IDLE), webPodOn(IDLE, 'etl-5f6d7c8b9-q8w7e', { 'karpenter.sh/do-not-disrupt': 'true' })],
