@@ -202,6 +202,24 @@ describe('CONSOLIDATION_BLOCKED: the causes and their fixes', () => {
     expect(g?.cause?.code).toBe('BUDGET_BLOCKS');
   });
 
+  it("a v1beta1 NodePool's budget of 0: the patch has no reasons field (v1beta1 has none) and says it lets every reason through", () => {
+    const pool = nodePool({
+      name: 'default',
+      disruption: { consolidationPolicy: 'WhenUnderutilized', budgets: [{ nodes: '0' }] },
+    });
+    const snapshot = idlePool({
+      nodePools: [{ ...pool, apiVersion: 'karpenter.sh/v1beta1' }],
+      nodeClaims: [{ ...idleClaim(IDLE, { since: null }), apiVersion: 'karpenter.sh/v1beta1' }],
+    });
+
+    const [f] = detect(snapshot);
+
+    expect(f?.cause?.code).toBe('BUDGET_BLOCKS');
+    expect(stepsOf(f)).toContain(`-p '{"spec":{"disruption":{"budgets":[{"nodes":"1"}]}}}'`);
+    expect(stepsOf(f)).not.toContain('"reasons"');
+    expect(stepsOf(f)).toContain('every disruption reason');
+  });
+
   it('a PDB allowing 0 disruptions holds the node, and wins over "Can\'t replace with a cheaper node" (kubernetes-sigs/karpenter#2802)', () => {
     const snapshot = idlePool({
       pdbs: [pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' }, disruptionsAllowed: 0 })],
