@@ -4,7 +4,7 @@
  * judged, Karpenter's own texts, the cause's lines, one line per node), the steps (the checks
  * first, then the cause's). Which nodes (idle-nodes.ts) and why (explain.ts) are decided apart.
  */
-import { costOf } from '../../domain/cost.ts';
+import { costOf, type FindingCost } from '../../domain/cost.ts';
 import { manualRemediation, newFinding, type Finding } from '../../domain/finding.ts';
 import { toIsoSeconds } from '../../domain/kube-helpers.ts';
 import { formatDuration } from '../../domain/settings.ts';
@@ -52,7 +52,7 @@ function findingFor(ctx: DetectContext, pool: string, nodes: IdleNode[]): Findin
   };
   const explained = explain(ctx, e);
   const oldest = nodes[0];
-  const cost = costOf(ctx.prices, pricedInstances(nodes));
+  const cost = withUpperBound(costOf(ctx.prices, pricedInstances(nodes)), nodes);
   const warning = cost !== undefined && cost.perDayUsd >= ctx.settings.wastePerDay;
   const evidence = [
     ...judgedEvidence(ctx, pool, nodes),
@@ -82,6 +82,22 @@ function findingFor(ctx: DetectContext, pool: string, nodes: IdleNode[]): Findin
     counts: { objects: nodes.length, nodePool: pool },
     ...(cost ? { cost } : {}),
   });
+}
+
+/**
+ * The whole price of a node still running pods is not all saved by consolidating it: its pods need
+ * room elsewhere. The basis says so (the one place this finding words what its cost stands for).
+ */
+function withUpperBound(cost: FindingCost | undefined, nodes: readonly IdleNode[]): FindingCost | undefined {
+  if (!cost) return undefined;
+  const busy = nodes.filter((n) => n.workloadPods === undefined || n.workloadPods.length > 0).length;
+  if (busy === 0) return cost;
+  return {
+    ...cost,
+    basis:
+      `${cost.basis}; an upper bound: ${busy} of these nodes ${busy === 1 ? 'runs' : 'run'} pods (or their pods were not read), ` +
+      'which still need room on other or smaller nodes',
+  };
 }
 
 function judgedEvidence(ctx: DetectContext, pool: string, nodes: IdleNode[]): string[] {

@@ -406,13 +406,22 @@ describe('CONSOLIDATION_BLOCKED: cost and severity', () => {
     const [cheap] = detect(idlePool(), { prices: M5 });
     const [costly] = detect(idlePool(), { prices: M5, settings: { wastePerDay: 4.6 } });
 
-    expect(cheap?.cost).toEqual({
-      perDayUsd: 4.61,
-      basis: '1 × m5.xlarge on-demand at $0.1920/h (on-demand, test table); × 24 h',
-    });
+    expect(cheap?.cost?.perDayUsd).toBe(4.61);
+    expect(cheap?.cost?.basis).toMatch(/^1 × m5\.xlarge on-demand at \$0\.1920\/h \(on-demand, test table\); × 24 h; /);
     expect(cheap?.severity).toBe('info');
     expect(cheap?.title).toContain('$4.61 a day');
     expect(costly?.severity).toBe('warning');
+  });
+
+  it("a node still running pods: the basis says its price is an upper bound (its pods need room elsewhere); an empty one's does not", () => {
+    const [busy] = detect(idlePool(), { prices: M5 });
+    const [empty] = detect(idlePool({ pods: [daemonPod(IDLE)] }), { prices: M5 });
+
+    expect(busy?.cost?.basis).toContain('an upper bound: 1 of these nodes runs pods');
+    expect(empty?.cost).toEqual({
+      perDayUsd: 4.61,
+      basis: '1 × m5.xlarge on-demand at $0.1920/h (on-demand, test table); × 24 h',
+    });
   });
 
   it('unpriced nodes carry no cost and stay info, whatever the threshold', () => {
