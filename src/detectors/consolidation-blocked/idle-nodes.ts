@@ -182,6 +182,15 @@ function consolidatableSince(
   if (!off && !predatesCondition) return undefined;
   if (!workloadPods || conditionOf(claim, 'Initialized')?.status !== 'True') return undefined;
   if (!isIdle(node, claim, workloadPods)) return undefined;
+  // A v1beta1 NodeClaim has no lastPodEventTime, so the node's age would stand in for idle time:
+  // with consolidation on, Karpenter's own event must say it took the node as a candidate; an empty
+  // node of a WhenEmpty pool is idle since v1beta1's Empty condition turned True.
+  if (predatesCondition && !off && !karpenterSaysWhy(index, claim, node)) return undefined;
+  if (predatesCondition && off === 'when-empty' && workloadPods.length === 0) {
+    const empty = conditionOf(claim, 'Empty');
+    const since = empty?.status === 'True' ? timeOf(empty.lastTransitionTime) : undefined;
+    return since === undefined ? undefined : { since, basis: 'idle', workloadPods };
+  }
   const since = idleSince(claim, node, workloadPods);
   return since === undefined ? undefined : { since, basis: 'idle', workloadPods };
 }

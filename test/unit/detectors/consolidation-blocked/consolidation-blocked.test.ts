@@ -110,6 +110,29 @@ describe('CONSOLIDATION_BLOCKED: which nodes count', () => {
     expect(detect(idlePool({ nodePools: [expiring('720h')] }))).toHaveLength(1);
   });
 
+  it("v1beta1 NodeClaims: the node's age never stands in for idle time (Karpenter's event where consolidation is on, the Empty condition for WhenEmpty)", () => {
+    const old = (disruption: Parameters<typeof nodePool>[0]['disruption']) => ({
+      ...nodePool({ name: 'default', disruption }),
+      apiVersion: 'karpenter.sh/v1beta1',
+    });
+    const claim = (empty?: string) => {
+      const c = { ...idleClaim(IDLE, { since: null }), apiVersion: 'karpenter.sh/v1beta1' };
+      if (empty) c.status?.conditions?.push({ type: 'Empty', status: 'True', reason: 'Empty', lastTransitionTime: empty });
+      return c;
+    };
+    const underutilized = old({ consolidationPolicy: 'WhenUnderutilized' });
+    const whenEmpty = old({ consolidationPolicy: 'WhenEmpty', consolidateAfter: '30s' });
+    const said = [karpenterEvent('Node', nodeNameOf(IDLE), 'Unconsolidatable', "Can't replace with a cheaper node", 5)];
+    const emptyNode = [daemonPod(IDLE)];
+
+    expect(detect(idlePool({ nodePools: [underutilized], nodeClaims: [claim()] }))).toEqual([]);
+    expect(detect(idlePool({ nodePools: [underutilized], nodeClaims: [claim()], events: said }))).toHaveLength(1);
+    expect(detect(idlePool({ nodePools: [whenEmpty], nodeClaims: [claim()], pods: emptyNode }))).toEqual([]);
+    expect(detect(idlePool({ nodePools: [whenEmpty], nodeClaims: [claim(minutesAfter(T0, -2))], pods: emptyNode }))).toEqual([]);
+    const [f] = detect(idlePool({ nodePools: [whenEmpty], nodeClaims: [claim(minutesAfter(T0, -420))], pods: emptyNode }));
+    expect(f?.since).toBe(minutesAfter(T0, -420));
+  });
+
   it('a node whose pods were not read (none at all on it) counts only when Karpenter sent an event about it', () => {
     const unread = idlePool({ pods: [] });
     const said = idlePool({
@@ -205,11 +228,19 @@ describe('CONSOLIDATION_BLOCKED: the causes and their fixes', () => {
   it("a v1beta1 NodePool's budget of 0: the patch has no reasons field (v1beta1 has none) and says it lets every reason through", () => {
     const pool = nodePool({
       name: 'default',
-      disruption: { consolidationPolicy: 'WhenUnderutilized', budgets: [{ nodes: '0' }] },
+      disruption: { consolidationPolicy: 'WhenEmpty', budgets: [{ nodes: '0' }] },
+    });
+    const claim = { ...idleClaim(IDLE, { since: null }), apiVersion: 'karpenter.sh/v1beta1' };
+    claim.status?.conditions?.push({
+      type: 'Empty',
+      status: 'True',
+      reason: 'Empty',
+      lastTransitionTime: minutesAfter(T0, -480),
     });
     const snapshot = idlePool({
       nodePools: [{ ...pool, apiVersion: 'karpenter.sh/v1beta1' }],
-      nodeClaims: [{ ...idleClaim(IDLE, { since: null }), apiVersion: 'karpenter.sh/v1beta1' }],
+      nodeClaims: [claim],
+      pods: [daemonPod(IDLE)],
     });
 
     const [f] = detect(snapshot);
