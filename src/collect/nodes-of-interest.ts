@@ -58,6 +58,13 @@ const CONSOLIDATION_CANDIDATES_PER_POOL = 20;
  * when Karpenter sent an event about it. The default threshold, not a `--consolidation-blocked`
  * given: a shorter one sees the rest only through those events.
  */
+/** The later of two RFC 3339 times (an unreadable second one is ignored). */
+function latest(first: string | undefined, second: string | undefined): string | undefined {
+  const a = first === undefined ? NaN : Date.parse(first);
+  const b = second === undefined ? NaN : Date.parse(second);
+  return !Number.isNaN(b) && (Number.isNaN(a) || b > a) ? second : first;
+}
+
 function consolidationCandidates(
   nodeClaims: readonly NodeClaim[],
   nodePools: readonly NodePool[],
@@ -74,16 +81,19 @@ function consolidationCandidates(
     if (claim.metadata?.deletionTimestamp !== undefined || isConditionTrue(claim, 'Drifted')) continue;
     const pool = nodePoolOfClaim(claim);
     const consolidatable = claim.status?.conditions?.find((c) => c.type === 'Consolidatable');
+    // With consolidateAfter 0s the condition never turns False: a later pod event restarts the wait.
     const since =
       consolidatable?.status === 'True'
-        ? consolidatable.lastTransitionTime
+        ? latest(consolidatable.lastTransitionTime, claim.status?.lastPodEventTime)
         : consolidatable === undefined && (off.has(pool) || (claim.apiVersion ?? '').endsWith('/v1beta1'))
           ? claim.status?.conditions?.find((c) => c.type === 'Initialized' && c.status === 'True')?.lastTransitionTime
           : undefined;
     const age = ageMs(since, now);
     const name = claim.status?.nodeName ?? (claim.status?.providerID ? nodeByProvider.get(claim.status.providerID) : undefined);
     if (!pool || !name || age === undefined || age < DEFAULT_DETECTION.consolidationBlockedMs) continue;
-    byPool.set(pool, [...(byPool.get(pool) ?? []), { name, age }]);
+    const list = byPool.get(pool);
+    if (list) list.push({ name, age });
+    else byPool.set(pool, [{ name, age }]);
   }
   return [...byPool.values()].flatMap((list) =>
     list

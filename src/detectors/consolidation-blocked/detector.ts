@@ -56,7 +56,10 @@ function findingFor(ctx: DetectContext, pool: string, nodes: IdleNode[]): Findin
   const busy = nodes.filter((n) => n.busy);
   // Priced as every finding prices instances: EC2's own type and zone when captured, else shape-checked labels.
   const priced = (of: readonly IdleNode[]) => billed(of.map((n) => pricedClaim(ctx.index, n.claim, n.node)));
-  const cost = withBusyNote(costOf(ctx.prices, priced(nodes)), busy.length);
+  const cost = withUpperBound(
+    withBusyNote(costOf(ctx.prices, priced(nodes)), busy.length),
+    nodes.filter((n) => !n.busy),
+  );
   // Only what idle nodes cost is waste: busy ones do not make the finding a warning.
   const waste = busy.length > 0 ? costOf(ctx.prices, priced(nodes.filter((n) => !n.busy))) : cost;
   const warning = waste !== undefined && waste.perDayUsd >= ctx.settings.wastePerDay;
@@ -102,6 +105,22 @@ function busyNote(busy: readonly IdleNode[]): string {
     ` ${list(names, 3)} ${one ? 'is' : 'are'} busy (${one ? 'its' : 'their'} pods request half or more of ${one ? 'its' : 'their'} CPU or memory): ` +
     `Karpenter's own event about ${one ? 'it' : 'them'}, not idleness, puts ${one ? 'it' : 'them'} here, so ${one ? 'its' : 'their'} cost is what ${one ? 'it costs' : 'they cost'}, not provable waste.`
   );
+}
+
+/**
+ * The whole price of a node still running pods is not all saved by consolidating it: its pods need
+ * room elsewhere. The basis says so (the one place this finding words what its cost stands for).
+ */
+function withUpperBound(cost: FindingCost | undefined, nodes: readonly IdleNode[]): FindingCost | undefined {
+  if (!cost) return undefined;
+  const busy = nodes.filter((n) => n.workloadPods === undefined || n.workloadPods.length > 0).length;
+  if (busy === 0) return cost;
+  return {
+    ...cost,
+    basis:
+      `${cost.basis}; an upper bound: ${busy} of these nodes ${busy === 1 ? 'runs' : 'run'} pods (or their pods were not read), ` +
+      'which still need room on other or smaller nodes',
+  };
 }
 
 function judgedEvidence(ctx: DetectContext, pool: string, nodes: IdleNode[]): string[] {

@@ -4,8 +4,9 @@
  *    nodes run pods), then a budget allowing 0 disruptions for the reason now: Karpenter does not
  *    even evaluate the nodes, so whatever else holds them is moot until these change;
  * 2. what holds each node in Karpenter's candidate checks (core `NewCandidate`), which run before
- *    any consolidation simulation: a PDB allowing 0, a pod under several PDBs, a do-not-disrupt pod,
- *    the Node or NodeClaim annotated do-not-disrupt (pod-blockers.ts);
+ *    any consolidation simulation: the Node or NodeClaim annotated do-not-disrupt (checked first,
+ *    ValidateNodeDisruptable), then a PDB allowing 0, a pod under several PDBs, a do-not-disrupt pod
+ *    (pod-cause.ts; with the node's, added to it);
  * 3. what the simulation itself said, known only from Karpenter's `Unconsolidatable` events:
  *    spot-to-spot off, too few cheaper types, no cheaper replacement, pods that would not schedule;
  * 4. else UNKNOWN, with the candidates the capture leaves open and the checks that tell them apart.
@@ -42,13 +43,20 @@ const quote = (m: KarpenterMessage) => `"${m.message}" (${m.reason} ×${m.count}
 
 export function explain(ctx: DetectContext, e: PoolEvidence): Explained {
   return (
-    disabledCause(e) ??
-    budgetCause(ctx, e) ??
-    podCause(ctx, e) ??
-    nodeAnnotationCause(ctx, e) ??
-    unconsolidatableCause(ctx, e) ??
-    unknownCause(ctx, e)
+    disabledCause(e) ?? budgetCause(ctx, e) ?? nodeAndPodCause(ctx, e) ?? unconsolidatableCause(ctx, e) ?? unknownCause(ctx, e)
   );
+}
+
+/**
+ * Karpenter's NewCandidate checks the node's own annotation before its pods' PDBs and annotations:
+ * the node's is the cause; what holds its pods is added, since removing the annotation alone
+ * leaves the node held.
+ */
+function nodeAndPodCause(ctx: DetectContext, e: PoolEvidence): Explained | undefined {
+  const node = nodeAnnotationCause(ctx, e);
+  const pods = podCause(ctx, e);
+  if (!node || !pods) return node ?? pods;
+  return { cause: node.cause, detail: `${node.detail} Then: ${pods.detail}`, steps: [...node.steps, ...pods.steps] };
 }
 
 function disabledCause(e: PoolEvidence): Explained | undefined {
@@ -129,15 +137,13 @@ function budgetCause(ctx: DetectContext, e: PoolEvidence): Explained | undefined
       };
     }
   }
-  const said = e.poolMessages[0];
+  // The NodePool was captured and its budgets allow the reason now: its event is stale (it stays in
+  // the evidence), and the other causes are looked at.
+  const said = e.np ? undefined : e.poolMessages[0];
   if (!said) return undefined;
   return {
     cause: 'BUDGET_BLOCKS',
-    detail:
-      `Karpenter says ${quote(said)}.` +
-      (e.np
-        ? ' The budgets allow it at this instant, so the blocking window may have passed since: compare the event time with the schedule.'
-        : ''),
+    detail: `Karpenter says ${quote(said)} (NodePool ${e.pool} was not captured to check its budgets now).`,
     steps: [budgetsViewStep(e.pool)],
   };
 }
@@ -274,6 +280,20 @@ function unconsolidatableCause(ctx: DetectContext, e: PoolEvidence): Explained |
           ],
         };
       case 'NO_CHEAPER_REPLACEMENT':
+        // v0.37+ `Filtering by price: minValues requirement is not met for label(s) ...`: the cheaper
+        // types would leave fewer distinct values of a label than the requirement's minValues asks.
+        if (/minValues/i.test(said.message))
+          return {
+            cause,
+            detail: `Karpenter says ${quote(said)}: the cheaper instance types left would not offer as many distinct values of the label(s) it names as NodePool ${e.pool}'s requirements ask through minValues, so it keeps the node. Lower that minValues or allow more values for the label.${also}`,
+            steps: [
+              requirementsStep(
+                e.pool,
+                `NodePool ${e.pool}'s instance requirements and their minValues: the label(s) Karpenter names need that many distinct values among cheaper types`,
+              ),
+              allocatedStep(names),
+            ],
+          };
         return {
           cause,
           detail: `Karpenter says ${quote(said)}: no single cheaper instance type its requirements allow would hold all the pods of such a node, and its pods do not fit on the other nodes.${also}`,

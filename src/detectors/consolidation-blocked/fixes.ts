@@ -9,7 +9,7 @@ import { commandStep } from '../../domain/finding.ts';
 import type { NodePool } from '../../domain/kube.ts';
 import { shellJson, shellQuote } from '../../domain/shell.ts';
 import type { DisruptionReason } from '../karpenter/disruption-budgets.ts';
-import { budgetsAllowing, removeDoNotDisrupt } from '../karpenter/disruption-steps.ts';
+import { budgetsAllowing, isV1beta1, removeDoNotDisrupt } from '../karpenter/disruption-steps.ts';
 import { helmUpgrade, versionNote, type KarpenterRelease } from '../karpenter/helm.ts';
 
 function nsName(text: string): { namespace: string; name: string } {
@@ -49,7 +49,7 @@ export function consolidateAfterStep(pool: string): string {
 
 /** The policy that also replaces underutilised nodes: `WhenEmptyOrUnderutilized` (v1), `WhenUnderutilized` (v1beta1, which takes no consolidateAfter). */
 export function policyStep(pool: string, np: NodePool | undefined): string {
-  const v1beta1 = (np?.apiVersion ?? '').endsWith('/v1beta1');
+  const v1beta1 = isV1beta1(np);
   const disruption = v1beta1
     ? { consolidationPolicy: 'WhenUnderutilized', consolidateAfter: null }
     : { consolidationPolicy: 'WhenEmptyOrUnderutilized' };
@@ -85,8 +85,9 @@ export function budgetPatchStep(
       ? "keeping Karpenter's default 10% for the other reasons"
       : 'keeping its other budgets (a merge patch replaces the whole list)';
   const wait = opensAt ? ` (or wait: the window opens at ${opensAt})` : '';
+  const every = isV1beta1(np) ? '; v1beta1 budgets have no reasons, so this lets every disruption reason through, drift too' : '';
   return commandStep(
-    `Let consolidation (${reason}) remove NodePool ${pool}'s nodes one at a time, ${kept}${wait}`,
+    `Let consolidation (${reason}) remove NodePool ${pool}'s nodes one at a time, ${kept}${every}${wait}`,
     `kubectl patch nodepool ${shellQuote(pool)} --type=merge -p ${shellJson({
       spec: { disruption: { budgets: budgetsAllowing(np, reason, nodeCount) } },
     })}`,

@@ -12,14 +12,16 @@
  *   captured pods, the node is idle: no pod but DaemonSet and mirror pods, or requests under half
  *   its allocatable CPU and memory, unchanged (no pod created on it, no pod event) for the threshold.
  * Never a node being disrupted (deletion timestamp on the Node or NodeClaim, `karpenter.sh/disrupted`
- * taint): those are NODE_TERMINATION_STUCK's; nor a drifted one (`Drifted=True`), DISRUPTION_BLOCKED's.
+ * taint): those are NODE_TERMINATION_STUCK's; nor a drifted or expired one (`Drifted=True`, older than the
+ * NodePool's expireAfter), DISRUPTION_BLOCKED's; nor one whose Node is not Ready, NODE_NOT_READY's.
  */
 import type { KubeEvent, Node, NodeClaim, NodePool, Pod } from '../../domain/kube.ts';
-import { conditionOf, eventLastSeenMs, instanceIdFromProviderID } from '../../domain/kube-helpers.ts';
+import { conditionOf, eventLastSeenMs } from '../../domain/kube-helpers.ts';
 import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import { nodePoolOfClaim } from '../../domain/tags.ts';
 import { blockedCauseOf, clusterScopedEvents, unconsolidatableCauseOf } from '../karpenter/disruption-messages.ts';
 import { isDisruptedTaint, waitsForDrain } from '../karpenter/eviction-blockers.ts';
+import { expiryOf, nodeOfClaim, timeOf } from '../karpenter/nodeclaims.ts';
 import { isDaemonSetPod } from '../scheduling/pending.ts';
 import { parseResources } from '../scheduling/quantity.ts';
 import { podRequests } from '../scheduling/scheduling.ts';
@@ -47,19 +49,6 @@ export interface IdleNode {
   busy?: true;
 }
 
-function timeOf(iso: string | undefined): number | undefined {
-  if (iso === undefined) return undefined;
-  const t = Date.parse(iso);
-  return Number.isNaN(t) ? undefined : t;
-}
-
-function nodeOfClaim(index: SnapshotIndex, claim: NodeClaim): Node | undefined {
-  const byName = claim.status?.nodeName ? index.nodesByName.get(claim.status.nodeName) : undefined;
-  if (byName) return byName;
-  const id = instanceIdFromProviderID(claim.status?.providerID);
-  return id ? index.nodesByInstanceId.get(id) : undefined;
-}
-
 /** Karpenter is already disrupting or deleting it. */
 function beingDisrupted(claim: NodeClaim | undefined, node: Node | undefined): boolean {
   return (
@@ -67,6 +56,12 @@ function beingDisrupted(claim: NodeClaim | undefined, node: Node | undefined): b
     node?.metadata?.deletionTimestamp !== undefined ||
     (node?.spec?.taints ?? []).some(isDisruptedTaint)
   );
+}
+
+/** Its Node's Ready is False or Unknown: NODE_NOT_READY's node (counting it here too would count its cost twice). */
+function notReady(node: Node | undefined): boolean {
+  const ready = node ? conditionOf(node, 'Ready') : undefined;
+  return ready !== undefined && ready.status !== 'True';
 }
 
 /** `consolidateAfter: Never`, or `WhenEmpty` (read as written; v1beta1 and v1 spell it the same). */
@@ -162,7 +157,7 @@ function nodesWithoutClaims(
   for (const node of index.snapshot.nodes) {
     const name = node.metadata?.name;
     const pool = POOL_LABELS.map((l) => node.metadata?.labels?.[l]).find(Boolean);
-    if (!name || !pool || claimed.has(name) || beingDisrupted(undefined, node)) continue;
+    if (!name || !pool || claimed.has(name) || beingDisrupted(undefined, node) || notReady(node)) continue;
     const created = timeOf(node.metadata?.creationTimestamp);
     const words = karpenterWords(index, undefined, node);
     if (created === undefined || now.getTime() - created < thresholdMs || words.length === 0) continue;
@@ -188,8 +183,11 @@ function consolidatableSince(
     : undefined;
   const condition = conditionOf(claim, 'Consolidatable');
   if (condition?.status === 'True') {
-    const since = timeOf(condition.lastTransitionTime);
-    if (since === undefined) return undefined;
+    // With consolidateAfter 0s Karpenter never turns the condition False, so a pod event after its
+    // transition (status.lastPodEventTime) restarts the wait.
+    const transition = timeOf(condition.lastTransitionTime);
+    if (transition === undefined) return undefined;
+    const since = Math.max(transition, timeOf(claim.status?.lastPodEventTime) ?? transition);
     if (!workloadPods) return karpenterSaysWhy(index, claim, node) ? { since, basis: 'consolidatable', workloadPods } : undefined;
     if (isIdle(node, claim, workloadPods)) return { since, basis: 'consolidatable', workloadPods };
     // Busy by our rule, yet Karpenter evaluated it and said what keeps it: its own word counts.
@@ -202,6 +200,15 @@ function consolidatableSince(
   if (!off && !predatesCondition) return undefined;
   if (!workloadPods || conditionOf(claim, 'Initialized')?.status !== 'True') return undefined;
   if (!isIdle(node, claim, workloadPods)) return undefined;
+  // A v1beta1 NodeClaim has no lastPodEventTime, so the node's age would stand in for idle time:
+  // with consolidation on, Karpenter's own event must say it took the node as a candidate; an empty
+  // node of a WhenEmpty pool is idle since v1beta1's Empty condition turned True.
+  if (predatesCondition && !off && !karpenterSaysWhy(index, claim, node)) return undefined;
+  if (predatesCondition && off === 'when-empty' && workloadPods.length === 0) {
+    const empty = conditionOf(claim, 'Empty');
+    const since = empty?.status === 'True' ? timeOf(empty.lastTransitionTime) : undefined;
+    return since === undefined ? undefined : { since, basis: 'idle', workloadPods };
+  }
   const since = idleSince(claim, node, workloadPods);
   return since === undefined ? undefined : { since, basis: 'idle', workloadPods };
 }
@@ -213,7 +220,8 @@ export function idleNodesByPool(index: SnapshotIndex, now: Date, thresholdMs: nu
     const pool = nodePoolOfClaim(claim);
     if (!pool) continue;
     const node = nodeOfClaim(index, claim);
-    if (beingDisrupted(claim, node) || conditionOf(claim, 'Drifted')?.status === 'True') continue;
+    if (beingDisrupted(claim, node) || notReady(node) || conditionOf(claim, 'Drifted')?.status === 'True') continue;
+    if (expiryOf(claim, index.nodePoolsByName.get(pool), now.getTime()) !== undefined) continue;
     const found = consolidatableSince(index, claim, node, pool, now);
     if (!found || now.getTime() - found.since < thresholdMs) continue;
     const idle: IdleNode = {

@@ -27,7 +27,8 @@ export function podCause(ctx: DetectContext, e: PoolEvidence): Explained | undef
     unread.length > 0 && s.captured.has('pods')
       ? ` The pods of ${list(unread, 3)} were not read, so Karpenter's event stands in for them.`
       : '';
-  const said = (cause: string) => e.nodeMessages.find((m) => m.reason === 'DisruptionBlocked' && m.cause === cause);
+  // DisruptionBlocked from v0.32; before, the same texts came as Unconsolidatable (`pdb ns/name prevents pod evictions`).
+  const said = (cause: string) => e.nodeMessages.find((m) => m.cause === cause);
 
   const zero = found?.pdbBlocked ?? [];
   if (zero.length > 0) {

@@ -3,10 +3,11 @@
  * NodePool's `expireAfter`, with no deletion timestamp (those being deleted are
  * NODE_TERMINATION_STUCK's), at least the threshold after drifting or expiring.
  */
-import type { Condition, Node, NodeClaim, NodePool } from '../../domain/kube.ts';
-import { conditionOf, instanceIdFromProviderID, parseGoDuration } from '../../domain/kube-helpers.ts';
+import type { Condition, Node, NodeClaim } from '../../domain/kube.ts';
+import { conditionOf } from '../../domain/kube-helpers.ts';
 import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import { nodePoolOfClaim } from '../../domain/tags.ts';
+import { expiryOf, nodeOfClaim, timeOf } from '../karpenter/nodeclaims.ts';
 
 export interface BlockedClaim {
   name: string;
@@ -22,37 +23,11 @@ export interface BlockedClaim {
   since: number;
 }
 
-/** `spec.template.spec.expireAfter` (v1), or v1beta1's `spec.disruption.expireAfter`, as written. */
-export function expireAfterOf(pool: NodePool | undefined): string | undefined {
-  return pool?.spec?.template?.spec?.expireAfter ?? pool?.spec?.disruption?.expireAfter;
-}
-
-function timeOf(iso: string | undefined): number | undefined {
-  if (iso === undefined) return undefined;
-  const t = Date.parse(iso);
-  return Number.isNaN(t) ? undefined : t;
-}
-
 function driftOf(claim: NodeClaim): BlockedClaim['drifted'] {
   const c: Condition | undefined = conditionOf(claim, 'Drifted');
   if (c?.status !== 'True') return undefined;
   const at = timeOf(c.lastTransitionTime) ?? timeOf(claim.metadata?.creationTimestamp);
   return at === undefined ? undefined : { reason: c.reason || 'Drifted', at };
-}
-
-function expiryOf(claim: NodeClaim, pool: NodePool | undefined, nowMs: number): number | undefined {
-  const ms = parseGoDuration(expireAfterOf(pool));
-  const created = timeOf(claim.metadata?.creationTimestamp);
-  if (ms === undefined || !Number.isFinite(ms) || created === undefined) return undefined;
-  return created + ms <= nowMs ? created + ms : undefined;
-}
-
-/** The Node of a NodeClaim: by `status.nodeName`, else by the instance in its providerID. */
-function nodeOfClaim(index: SnapshotIndex, claim: NodeClaim): Node | undefined {
-  const byName = claim.status?.nodeName ? index.nodesByName.get(claim.status.nodeName) : undefined;
-  if (byName) return byName;
-  const id = instanceIdFromProviderID(claim.status?.providerID);
-  return id ? index.nodesByInstanceId.get(id) : undefined;
 }
 
 /**

@@ -11,15 +11,26 @@ import { DO_NOT_DISRUPT_ANNOTATION } from './eviction-blockers.ts';
 
 const REASONS: readonly DisruptionReason[] = ['Underutilized', 'Empty', 'Drifted'];
 
+/** A `karpenter.sh/v1beta1` NodePool (Karpenter v0.32–v0.37), whose budgets take no `reasons`. */
+export function isV1beta1(np: NodePool | undefined): boolean {
+  return (np?.apiVersion ?? '').endsWith('/v1beta1');
+}
+
 /**
  * The NodePool's budgets with `reason` let through one node at a time (DISRUPTION_BLOCKED for
  * Drifted, CONSOLIDATION_BLOCKED for Underutilized or Empty): every budget that caps `reason` at 0
  * no longer applies to it (it keeps gating the other reasons), and a budget
  * `{nodes: "1", reasons: [reason]}` is added unless an unscheduled one for `reason` alone is kept.
- * Printed whole: a JSON merge patch replaces the whole list.
+ * Printed whole: a JSON merge patch replaces the whole list. A v1beta1 NodePool's: see below.
  */
 export function budgetsAllowing(np: NodePool | undefined, reason: DisruptionReason, nodeCount: number): DisruptionBudget[] {
   const own = np?.spec?.disruption?.budgets ?? [{ ...DEFAULT_BUDGET }];
+  if (isV1beta1(np)) {
+    // v1beta1 budgets have no `reasons` (from v1.0): each caps every reason, so those capping at 0
+    // go and an unscheduled `{nodes: "1"}` is added unless one is kept.
+    const open = own.filter((b) => budgetCap(b.nodes, nodeCount) !== 0).map((b) => ({ ...b }));
+    return open.some((b) => b.schedule === undefined) ? open : [...open, { nodes: '1' }];
+  }
   const kept: DisruptionBudget[] = [];
   for (const b of own) {
     const applies = b.reasons === undefined || b.reasons.includes(reason);

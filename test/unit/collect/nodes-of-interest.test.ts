@@ -159,6 +159,21 @@ describe('parseGoDuration', () => {
     expect(picked).not.toContain('n-small-2');
   });
 
+  it('a node Consolidatable for 8h whose last pod event was 2 minutes ago is not picked (consolidateAfter 0s never resets the condition)', () => {
+    const claim = nodeClaim({
+      name: 'busy',
+      nodePool: 'p',
+      nodeName: 'n-busy',
+      conditions: [
+        condition('Initialized', 'True'),
+        condition('Consolidatable', 'True', { lastTransitionTime: new Date(NOW.getTime() - 8 * 3_600_000).toISOString() }),
+      ],
+    });
+    claim.status = { ...claim.status, lastPodEventTime: new Date(NOW.getTime() - 2 * 60_000).toISOString() };
+
+    expect(nodesOfInterest([], [claim], [], NOW)).toEqual([]);
+  });
+
   it('where consolidateAfter is Never (no Consolidatable condition), picks nodes initialised at least 6h ago', () => {
     const never = nodePool({ name: 'never', disruption: { consolidateAfter: 'Never' } });
     const on = nodePool({ name: 'on', disruption: { consolidateAfter: '5m' } });

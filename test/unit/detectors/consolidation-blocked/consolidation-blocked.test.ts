@@ -53,6 +53,13 @@ describe('CONSOLIDATION_BLOCKED: which nodes count', () => {
     expect(detect(idlePool({ nodeClaims: [idleClaim(IDLE, { since: minutesAfter(T0, -10) })] }))).toEqual([]);
   });
 
+  it('consolidateAfter 0s never resets the condition: a pod event 2 minutes ago (lastPodEventTime) restarts the wait', () => {
+    const claim = idleClaim(IDLE);
+    claim.status = { ...claim.status, lastPodEventTime: minutesAfter(T0, -2) };
+
+    expect(detect(idlePool({ nodeClaims: [claim] }))).toEqual([]);
+  });
+
   it('honours --consolidation-blocked: 8h is not enough when it says 12h', () => {
     expect(detect(idlePool(), { settings: { consolidationBlockedMs: 12 * 3_600_000 } })).toEqual([]);
   });
@@ -97,6 +104,52 @@ describe('CONSOLIDATION_BLOCKED: which nodes count', () => {
     expect(detect(idlePool({ nodeClaims: [deleting] }))).toEqual([]);
     expect(detect(idlePool({ nodes: [tainted] }))).toEqual([]);
     expect(detect(idlePool({ nodeClaims: [drifted] }))).toEqual([]);
+  });
+
+  it("leaves out a node whose Ready is not True (NODE_NOT_READY's) and one past its NodePool's expireAfter (DISRUPTION_BLOCKED's)", () => {
+    const notReady = idleNode(IDLE);
+    notReady.status = {
+      ...notReady.status,
+      conditions: [{ type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', lastTransitionTime: minutesAfter(T0, -60) }],
+    };
+    const ready = idleNode(IDLE);
+    ready.status = {
+      ...ready.status,
+      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: minutesAfter(T0, -1440) }],
+    };
+    const expiring = (expireAfter: string) => {
+      const np = nodePool({ name: 'default', disruption: { consolidateAfter: '5m' } });
+      if (np.spec?.template?.spec) np.spec.template.spec.expireAfter = expireAfter;
+      return np;
+    };
+
+    expect(detect(idlePool({ nodes: [notReady] }))).toEqual([]);
+    expect(detect(idlePool({ nodes: [ready] }))).toHaveLength(1);
+    expect(detect(idlePool({ nodePools: [expiring('12h')] }))).toEqual([]);
+    expect(detect(idlePool({ nodePools: [expiring('720h')] }))).toHaveLength(1);
+  });
+
+  it("v1beta1 NodeClaims: the node's age never stands in for idle time (Karpenter's event where consolidation is on, the Empty condition for WhenEmpty)", () => {
+    const old = (disruption: Parameters<typeof nodePool>[0]['disruption']) => ({
+      ...nodePool({ name: 'default', disruption }),
+      apiVersion: 'karpenter.sh/v1beta1',
+    });
+    const claim = (empty?: string) => {
+      const c = { ...idleClaim(IDLE, { since: null }), apiVersion: 'karpenter.sh/v1beta1' };
+      if (empty) c.status?.conditions?.push({ type: 'Empty', status: 'True', reason: 'Empty', lastTransitionTime: empty });
+      return c;
+    };
+    const underutilized = old({ consolidationPolicy: 'WhenUnderutilized' });
+    const whenEmpty = old({ consolidationPolicy: 'WhenEmpty', consolidateAfter: '30s' });
+    const said = [karpenterEvent('Node', nodeNameOf(IDLE), 'Unconsolidatable', "Can't replace with a cheaper node", 5)];
+    const emptyNode = [daemonPod(IDLE)];
+
+    expect(detect(idlePool({ nodePools: [underutilized], nodeClaims: [claim()] }))).toEqual([]);
+    expect(detect(idlePool({ nodePools: [underutilized], nodeClaims: [claim()], events: said }))).toHaveLength(1);
+    expect(detect(idlePool({ nodePools: [whenEmpty], nodeClaims: [claim()], pods: emptyNode }))).toEqual([]);
+    expect(detect(idlePool({ nodePools: [whenEmpty], nodeClaims: [claim(minutesAfter(T0, -2))], pods: emptyNode }))).toEqual([]);
+    const [f] = detect(idlePool({ nodePools: [whenEmpty], nodeClaims: [claim(minutesAfter(T0, -420))], pods: emptyNode }));
+    expect(f?.since).toBe(minutesAfter(T0, -420));
   });
 
   it('a node whose pods were not read (none at all on it) counts only when Karpenter sent an event about it', () => {
@@ -168,6 +221,55 @@ describe('CONSOLIDATION_BLOCKED: the causes and their fixes', () => {
     expect(stepsOf(outside)).not.toContain('kubectl patch nodepool');
   });
 
+  it('a stale blocking-budget event on a captured NodePool whose budgets allow it now is quoted, not taken: the next cause is', () => {
+    const snapshot = idlePool({
+      events: [
+        karpenterEvent(
+          'NodePool',
+          'default',
+          'DisruptionBlocked',
+          'No allowed disruptions for disruption reason Underutilized due to blocking budget',
+        ),
+        karpenterEvent('Node', nodeNameOf(IDLE), 'Unconsolidatable', "Can't replace with a cheaper node", 12),
+      ],
+    });
+    const uncaptured = { ...snapshot, nodePools: [], captured: new Set([...snapshot.captured].filter((k) => k !== 'nodepools')) };
+
+    const [f] = detect(snapshot);
+    const [g] = detect(uncaptured);
+
+    expect(f?.cause?.code).toBe('NO_CHEAPER_REPLACEMENT');
+    expect(f?.evidence.join('\n')).toContain('due to blocking budget');
+    expect(stepsOf(f)).not.toContain('budgets');
+    expect(g?.cause?.code).toBe('BUDGET_BLOCKS');
+  });
+
+  it("a v1beta1 NodePool's budget of 0: the patch has no reasons field (v1beta1 has none) and says it lets every reason through", () => {
+    const pool = nodePool({
+      name: 'default',
+      disruption: { consolidationPolicy: 'WhenEmpty', budgets: [{ nodes: '0' }] },
+    });
+    const claim = { ...idleClaim(IDLE, { since: null }), apiVersion: 'karpenter.sh/v1beta1' };
+    claim.status?.conditions?.push({
+      type: 'Empty',
+      status: 'True',
+      reason: 'Empty',
+      lastTransitionTime: minutesAfter(T0, -480),
+    });
+    const snapshot = idlePool({
+      nodePools: [{ ...pool, apiVersion: 'karpenter.sh/v1beta1' }],
+      nodeClaims: [claim],
+      pods: [daemonPod(IDLE)],
+    });
+
+    const [f] = detect(snapshot);
+
+    expect(f?.cause?.code).toBe('BUDGET_BLOCKS');
+    expect(stepsOf(f)).toContain(`-p '{"spec":{"disruption":{"budgets":[{"nodes":"1"}]}}}'`);
+    expect(stepsOf(f)).not.toContain('"reasons"');
+    expect(stepsOf(f)).toContain('every disruption reason');
+  });
+
   it('a PDB allowing 0 disruptions holds the node, and wins over "Can\'t replace with a cheaper node" (kubernetes-sigs/karpenter#2802)', () => {
     const snapshot = idlePool({
       pdbs: [pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' }, disruptionsAllowed: 0 })],
@@ -213,6 +315,20 @@ describe('CONSOLIDATION_BLOCKED: the causes and their fixes', () => {
     expect(f?.cause?.detail).toContain('PodDisruptionBudget shop/web allows no eviction');
   });
 
+  it('PDBs not captured: the pre-v0.32 Unconsolidatable "pdb ns/name prevents pod evictions" names the PDB too', () => {
+    const snapshot = idlePool({
+      events: [
+        karpenterEvent('Node', nodeNameOf(IDLE), 'Unconsolidatable', 'pdb istio-system/istiod prevents pod evictions', 30),
+      ],
+    });
+    const noPdbs = { ...snapshot, captured: new Set([...snapshot.captured].filter((k) => k !== 'pdbs')) };
+
+    const [f] = detect(noPdbs);
+
+    expect(f?.cause?.code).toBe('PDB_BLOCKS_EVICTION');
+    expect(f?.cause?.detail).toContain('istio-system/istiod');
+  });
+
   it('a do-not-disrupt pod: the exact kubectl that removes its annotation; a stale pod event with the pods captured clean is not taken', () => {
     const annotated = idlePool({
       pods: [daemonPod(IDLE), webPodOn(IDLE, 'etl-5f6d7c8b9-q8w7e', { 'karpenter.sh/do-not-disrupt': 'true' })],
@@ -242,6 +358,21 @@ describe('CONSOLIDATION_BLOCKED: the causes and their fixes', () => {
 
     expect(f?.cause?.code).toBe('DO_NOT_DISRUPT_NODE');
     expect(stepsOf(f)).toContain(`kubectl annotate node ${nodeNameOf(IDLE)} karpenter.sh/do-not-disrupt-`);
+  });
+
+  it("a Node annotated do-not-disrupt whose pod a PDB also holds: the node's annotation first (Karpenter checks it first), the PDB steps after", () => {
+    const [f] = detect(
+      idlePool({
+        nodes: [withAnnotations(idleNode(IDLE), { 'karpenter.sh/do-not-disrupt': 'true' })],
+        pdbs: [pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' }, disruptionsAllowed: 0 })],
+      }),
+    );
+    const steps = stepsOf(f);
+
+    expect(f?.cause?.code).toBe('DO_NOT_DISRUPT_NODE');
+    expect(f?.cause?.detail).toContain('shop/web');
+    expect(steps).toContain(`kubectl annotate node ${nodeNameOf(IDLE)} karpenter.sh/do-not-disrupt-`);
+    expect(steps.indexOf('karpenter.sh/do-not-disrupt-')).toBeLessThan(steps.indexOf('pdb'));
   });
 
   it("spot-to-spot off: Karpenter's words quoted and the feature gate enabled through Helm", () => {
@@ -323,6 +454,30 @@ describe('CONSOLIDATION_BLOCKED: the causes and their fixes', () => {
     expect(stepsOf(gated)).not.toContain('v0.34.0');
   });
 
+  it('"Filtering by price: minValues requirement is not met": minValues named, the requirements\' minValues step first, not requests', () => {
+    const [f] = detect(
+      idlePool({
+        events: [
+          karpenterEvent(
+            'NodeClaim',
+            IDLE,
+            'Unconsolidatable',
+            'Filtering by price: minValues requirement is not met for label(s) (label(s)=[karpenter.k8s.aws/instance-family])',
+            9,
+          ),
+        ],
+      }),
+    );
+    const own = f?.remediation?.steps.find((s) => s.includes('spec.template.spec.requirements')) ?? '';
+
+    expect(f?.cause?.code).toBe('NO_CHEAPER_REPLACEMENT');
+    expect(f?.cause?.detail).toContain('minValues');
+    expect(own).toContain('minValues');
+    expect(f?.remediation?.steps.indexOf(own)).toBeLessThan(
+      f?.remediation?.steps.findIndex((s) => s.includes('Allocated resources')) ?? -1,
+    );
+  });
+
   it('pods that would not schedule: the pods the text names are the ones inspected', () => {
     const [f] = detect(
       idlePool({
@@ -386,10 +541,8 @@ describe('CONSOLIDATION_BLOCKED: cost and severity', () => {
     const [cheap] = detect(idlePool(), { prices: M5 });
     const [costly] = detect(idlePool(), { prices: M5, settings: { wastePerDay: 4.6 } });
 
-    expect(cheap?.cost).toEqual({
-      perDayUsd: 4.61,
-      basis: '1 × m5.xlarge on-demand at $0.1920/h (on-demand, test table); × 24 h',
-    });
+    expect(cheap?.cost?.perDayUsd).toBe(4.61);
+    expect(cheap?.cost?.basis).toMatch(/^1 × m5\.xlarge on-demand at \$0\.1920\/h \(on-demand, test table\); × 24 h; /);
     expect(cheap?.severity).toBe('info');
     expect(cheap?.title).toContain('$4.61 a day');
     expect(costly?.severity).toBe('warning');
@@ -410,6 +563,17 @@ describe('CONSOLIDATION_BLOCKED: cost and severity', () => {
     // The type is not known, so nothing is priced (a price book would price any name it is given).
     expect(f?.cost).toBeUndefined();
     expect(JSON.stringify(f)).not.toContain('curl evil');
+  });
+
+  it("a node still running pods: the basis says its price is an upper bound (its pods need room elsewhere); an empty one's does not", () => {
+    const [busy] = detect(idlePool(), { prices: M5 });
+    const [empty] = detect(idlePool({ pods: [daemonPod(IDLE)] }), { prices: M5 });
+
+    expect(busy?.cost?.basis).toContain('an upper bound: 1 of these nodes runs pods');
+    expect(empty?.cost).toEqual({
+      perDayUsd: 4.61,
+      basis: '1 × m5.xlarge on-demand at $0.1920/h (on-demand, test table); × 24 h',
+    });
   });
 
   it('unpriced nodes carry no cost and stay info, whatever the threshold', () => {

@@ -424,6 +424,18 @@ describe('DISRUPTION_BLOCKED: the budget patch', () => {
     ]);
   });
 
+  it('a v1beta1 NodePool (budgets without reasons): the budgets capping at 0 go and {nodes: "1"} is added, no reasons field', () => {
+    const np = {
+      ...poolWith({ disruption: { budgets: [{ nodes: '20%' }, { nodes: '0', schedule: '0 9 * * mon-fri', duration: '8h' }] } }),
+      apiVersion: 'karpenter.sh/v1beta1',
+    };
+
+    expect(budgetsAllowing(np, 'Drifted', 10)).toEqual([{ nodes: '20%' }]);
+    expect(budgetsAllowing({ ...np, spec: { ...np.spec, disruption: { budgets: [{ nodes: '0' }] } } }, 'Drifted', 10)).toEqual([
+      { nodes: '1' },
+    ]);
+  });
+
   it("keeps Karpenter's default when the NodePool has no budgets", () => {
     expect(budgetsAllowing(poolWith({}), 'Drifted', 10)).toEqual([{ nodes: '10%' }, { nodes: '1', reasons: ['Drifted'] }]);
   });
