@@ -178,9 +178,10 @@ function consolidatableSince(
   pool: string,
   now: Date,
 ): Pick<IdleNode, 'since' | 'basis' | 'workloadPods' | 'busy'> | undefined {
-  const workloadPods = podsKnown(index, node)
-    ? workloadPodsOf(index.podsByNode.get(node?.metadata?.name ?? '') ?? [], now)
-    : undefined;
+  // The node's pods are walked only for a claim that may count: most NodeClaims of a big cluster are
+  // not Consolidatable, and their pods are most of the cluster's.
+  const podsOfNode = () =>
+    podsKnown(index, node) ? workloadPodsOf(index.podsByNode.get(node?.metadata?.name ?? '') ?? [], now) : undefined;
   const condition = conditionOf(claim, 'Consolidatable');
   if (condition?.status === 'True') {
     // With consolidateAfter 0s Karpenter never turns the condition False, so a pod event after its
@@ -188,6 +189,7 @@ function consolidatableSince(
     const transition = timeOf(condition.lastTransitionTime);
     if (transition === undefined) return undefined;
     const since = Math.max(transition, timeOf(claim.status?.lastPodEventTime) ?? transition);
+    const workloadPods = podsOfNode();
     if (!workloadPods) return karpenterSaysWhy(index, claim, node) ? { since, basis: 'consolidatable', workloadPods } : undefined;
     if (isIdle(node, claim, workloadPods)) return { since, basis: 'consolidatable', workloadPods };
     // Busy by our rule, yet Karpenter evaluated it and said what keeps it: its own word counts.
@@ -198,7 +200,9 @@ function consolidatableSince(
   const off = consolidationOff(index.nodePoolsByName.get(pool));
   const predatesCondition = (claim.apiVersion ?? '').endsWith('/v1beta1');
   if (!off && !predatesCondition) return undefined;
-  if (!workloadPods || conditionOf(claim, 'Initialized')?.status !== 'True') return undefined;
+  if (conditionOf(claim, 'Initialized')?.status !== 'True') return undefined;
+  const workloadPods = podsOfNode();
+  if (!workloadPods) return undefined;
   if (!isIdle(node, claim, workloadPods)) return undefined;
   // A v1beta1 NodeClaim has no lastPodEventTime, so the node's age would stand in for idle time:
   // with consolidation on, Karpenter's own event must say it took the node as a candidate; an empty
