@@ -25,10 +25,14 @@ export interface PoolFacts {
   limits: LimitHit[];
 }
 
-/** `100` → `200`, `200Gi` → `400Gi`: a concrete next limit to start from. */
-function doubled(limit: string): string {
-  const m = /^(\d+(?:\.\d+)?)(.*)$/.exec(limit.trim());
-  return m ? `${Number(m[1]) * 2}${m[2] ?? ''}` : limit;
+/**
+ * `100` → `200`, `200Gi` → `400Gi`: a concrete next limit to start from. A quantity may come as a JSON
+ * number (`limits: {cpu: 1000}` in YAML), whatever the type says.
+ */
+function doubled(limit: string | number): string {
+  const text = String(limit);
+  const m = /^(\d+(?:\.\d+)?)(.*)$/.exec(text.trim());
+  return m ? `${Number(m[1]) * 2}${m[2] ?? ''}` : text;
 }
 
 export function limitVerdict(named: string[], pools: PoolFacts[], quoted: string[]): WorkloadVerdict {

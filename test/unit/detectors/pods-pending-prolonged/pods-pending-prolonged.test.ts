@@ -148,6 +148,21 @@ describe('PODS_PENDING_PROLONGED', () => {
       );
     });
 
+    it('NODEPOOL_LIMIT_REACHED: a limit written as a YAML number (cpu: 100) is doubled like a string one', () => {
+      const p = workload('web-1');
+      const pool = nodePool({ name: 'default', resources: { cpu: '100' } });
+      // `limits: {cpu: 100}` in YAML reaches the API (and the capture) as a JSON number.
+      pool.spec = { ...pool.spec, limits: { cpu: 100 as unknown as string } };
+      const snapshot = snapshotOf({
+        pods: [RUNNING_CONTROLLER, p],
+        nodePools: [pool],
+        events: [karpenterSays(p, 'Failed to schedule pod, all available instance types exceed limits for nodepool: "default"')],
+      });
+      const [f] = detect(snapshot);
+      expect(f?.cause?.code).toBe('NODEPOOL_LIMIT_REACHED');
+      expect(f?.remediation?.steps.join('\n')).toContain(`-p '{"spec":{"limits":{"cpu":"200"}}}'`);
+    });
+
     it('NODEPOOL_LIMIT_REACHED: from NodePool status when no event was captured', () => {
       const pool = nodePool({ name: 'default', limits: { cpu: '8' }, resources: { cpu: '8' } });
       const [f] = detect(snapshotOf({ pods: [RUNNING_CONTROLLER, workload('web-1')], nodePools: [pool] }));
