@@ -222,8 +222,24 @@ async function podsOnNodesOf(kube: KubernetesReader, disrupted: () => Promise<st
   return podsOnNodes(kube, await disrupted());
 }
 
-/** One paged list per node (`spec.nodeName=NODE`). */
+/**
+ * Past this many nodes of interest (a zone outage leaves hundreds NotReady), one paged list of every
+ * pod costs fewer requests than a list per node: the live scan's requests stay bounded whatever fails.
+ */
+const MAX_NODE_POD_LISTS = 100;
+
+/**
+ * One paged list per node (`spec.nodeName=NODE`); past MAX_NODE_POD_LISTS nodes, every pod once, kept
+ * for those nodes only, so the snapshot holds the same pods either way.
+ */
 async function podsOnNodes(kube: KubernetesReader, nodeNames: readonly string[]): Promise<JsonRecord[]> {
+  if (nodeNames.length > MAX_NODE_POD_LISTS) {
+    const wanted = new Set(nodeNames);
+    return (await kube.list(ALL_PODS)).filter((pod) => {
+      const name = (pod.spec as { nodeName?: unknown } | undefined)?.nodeName;
+      return typeof name === 'string' && wanted.has(name);
+    });
+  }
   return (await mapBounded(nodeNames, NODE_POD_LISTS_IN_FLIGHT, (name) => kube.list(podsOnNode(name)))).flat();
 }
 
