@@ -38,12 +38,24 @@ export function nodesOfInterest(
   );
   for (const claim of nodeClaims) {
     if (!isBeingDisrupted(claim, expiry.get(nodePoolOfClaim(claim)), now) && !isUninitialized(claim)) continue;
-    const name = claim.status?.nodeName ?? (claim.status?.providerID ? nodeByProvider.get(claim.status.providerID) : undefined);
+    const name = nodeNameOfClaim(claim, nodeByProvider);
     if (name) names.add(name);
   }
   for (const name of notReadyNodes(nodes, now)) names.add(name);
   for (const name of consolidationCandidates(nodeClaims, nodePools, now, nodeByProvider)) names.add(name);
   return [...names].sort();
+}
+
+/** The later of two RFC 3339 times (an unreadable second one is ignored). */
+function latest(first: string | undefined, second: string | undefined): string | undefined {
+  const a = first === undefined ? NaN : Date.parse(first);
+  const b = second === undefined ? NaN : Date.parse(second);
+  return !Number.isNaN(b) && (Number.isNaN(a) || b > a) ? second : first;
+}
+
+/** The Node of a NodeClaim: its status names it, else the Node with its provider ID. */
+function nodeNameOfClaim(claim: NodeClaim, nodeByProvider: ReadonlyMap<string, string>): string | undefined {
+  return claim.status?.nodeName ?? (claim.status?.providerID ? nodeByProvider.get(claim.status.providerID) : undefined);
 }
 
 /** How many idle-looking nodes per NodePool a live scan reads the pods of, oldest first (docs/findings.md#consolidation_blocked). */
@@ -58,13 +70,6 @@ const CONSOLIDATION_CANDIDATES_PER_POOL = 20;
  * when Karpenter sent an event about it. The default threshold, not a `--consolidation-blocked`
  * given: a shorter one sees the rest only through those events.
  */
-/** The later of two RFC 3339 times (an unreadable second one is ignored). */
-function latest(first: string | undefined, second: string | undefined): string | undefined {
-  const a = first === undefined ? NaN : Date.parse(first);
-  const b = second === undefined ? NaN : Date.parse(second);
-  return !Number.isNaN(b) && (Number.isNaN(a) || b > a) ? second : first;
-}
-
 function consolidationCandidates(
   nodeClaims: readonly NodeClaim[],
   nodePools: readonly NodePool[],
@@ -80,16 +85,19 @@ function consolidationCandidates(
   for (const claim of nodeClaims) {
     if (claim.metadata?.deletionTimestamp !== undefined || isConditionTrue(claim, 'Drifted')) continue;
     const pool = nodePoolOfClaim(claim);
-    const consolidatable = claim.status?.conditions?.find((c) => c.type === 'Consolidatable');
+    const consolidatable = conditionOf(claim, 'Consolidatable');
+    const initialized = conditionOf(claim, 'Initialized');
     // With consolidateAfter 0s the condition never turns False: a later pod event restarts the wait.
     const since =
       consolidatable?.status === 'True'
         ? latest(consolidatable.lastTransitionTime, claim.status?.lastPodEventTime)
         : consolidatable === undefined && (off.has(pool) || (claim.apiVersion ?? '').endsWith('/v1beta1'))
-          ? claim.status?.conditions?.find((c) => c.type === 'Initialized' && c.status === 'True')?.lastTransitionTime
+          ? initialized?.status === 'True'
+            ? initialized.lastTransitionTime
+            : undefined
           : undefined;
     const age = ageMs(since, now);
-    const name = claim.status?.nodeName ?? (claim.status?.providerID ? nodeByProvider.get(claim.status.providerID) : undefined);
+    const name = nodeNameOfClaim(claim, nodeByProvider);
     if (!pool || !name || age === undefined || age < DEFAULT_DETECTION.consolidationBlockedMs) continue;
     const list = byPool.get(pool);
     if (list) list.push({ name, age });

@@ -4,6 +4,7 @@
  */
 import type { FindingCost } from './cost.ts';
 import type { ReportCost } from './report.ts';
+import { counted } from './words.ts';
 
 const USD = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
@@ -14,7 +15,7 @@ function perDayText(usd: number): string {
 
 /** `≈ $41.23/day at stake across 2 findings`: the headline of a report with money in it. */
 export function atStakeText(total: ReportCost): string {
-  return `${perDayText(total.perDayUsd)} at stake across ${total.findings} finding${total.findings === 1 ? '' : 's'}`;
+  return `${perDayText(total.perDayUsd)} at stake across ${counted(total.findings, 'finding')}`;
 }
 
 /**

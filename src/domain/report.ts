@@ -50,12 +50,13 @@ export interface ReportCost {
  * whose remediation was applied costs nothing any more; an instance two findings name counts once.
  */
 export function totalCost(findings: readonly Finding[]): ReportCost | undefined {
-  const costed = findings.filter((f) => f.cost !== undefined && f.cost.perDayUsd > 0 && f.remediation?.status !== 'applied');
+  const costed = findings
+    .filter((f) => f.remediation?.status !== 'applied')
+    .flatMap((f) => (f.cost !== undefined && f.cost.perDayUsd > 0 ? [f.cost] : []));
   if (costed.length === 0) return undefined;
   const counted = new Set<string>();
   let cents = 0;
-  for (const { cost } of costed) {
-    if (!cost) continue;
+  for (const cost of costed) {
     let own = Math.round(cost.perDayUsd * 100);
     for (const instance of cost.instances ?? []) {
       const share = Math.round(instance.perDayUsd * 100);

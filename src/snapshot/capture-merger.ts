@@ -225,7 +225,7 @@ export class CaptureMerger {
         const skipped = output.skipped ?? [];
         if (skipped.length > 0)
           this.#notices.push(
-            `${path}: skipped ${skipped.length} Spot price row${skipped.length === 1 ? '' : 's'} that could not be read (first: ${oneLine(skipped[0] ?? '', 200)}); the other prices are used`,
+            `${path}: skipped ${counted(skipped.length, 'Spot price row')} that could not be read (first: ${oneLine(skipped[0] ?? '', 200)}); the other prices are used`,
           );
         return { ...output, prices: keep(output.prices, 'SpotPrice', spotPriceKey) };
       }

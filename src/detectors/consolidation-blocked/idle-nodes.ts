@@ -220,10 +220,13 @@ function consolidatableSince(
 /** The nodes to report by NodePool, each list oldest first. */
 export function idleNodesByPool(index: SnapshotIndex, now: Date, thresholdMs: number): Map<string, IdleNode[]> {
   const byPool = new Map<string, IdleNode[]>();
+  // Nodes a NodeClaim owns, by its status or its instance: never judged again as claimless below.
+  const claimed = new Set<string>();
   for (const claim of index.snapshot.nodeClaims) {
+    const node = nodeOfClaim(index, claim);
+    for (const name of [claim.status?.nodeName, node?.metadata?.name]) if (name) claimed.add(name);
     const pool = nodePoolOfClaim(claim);
     if (!pool) continue;
-    const node = nodeOfClaim(index, claim);
     if (beingDisrupted(claim, node) || notReady(node) || conditionOf(claim, 'Drifted')?.status === 'True') continue;
     if (expiryOf(claim, index.nodePoolsByName.get(pool), now.getTime()) !== undefined) continue;
     const found = consolidatableSince(index, claim, node, pool, now);
@@ -239,7 +242,6 @@ export function idleNodesByPool(index: SnapshotIndex, now: Date, thresholdMs: nu
     if (list) list.push(idle);
     else byPool.set(pool, [idle]);
   }
-  const claimed = new Set(index.snapshot.nodeClaims.flatMap((c) => (c.status?.nodeName ? [c.status.nodeName] : [])));
   for (const [pool, idle] of nodesWithoutClaims(index, now, thresholdMs, claimed)) {
     const list = byPool.get(pool);
     if (list) list.push(idle);

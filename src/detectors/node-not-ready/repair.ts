@@ -150,7 +150,7 @@ interface RepairAt {
 }
 
 /** When Karpenter repairs the node, and by which policy: the earliest lastTransitionTime + toleration of its matching conditions. */
-function repairAt(node: Node, policies: readonly RepairPolicy[] = REPAIR_POLICIES): RepairAt | undefined {
+function repairAt(node: Node, policies: readonly RepairPolicy[]): RepairAt | undefined {
   const times = matches(node, policies).flatMap((c) => {
     const policy = policies.find((p) => p.type === c.type && p.status === c.status) as RepairPolicy;
     const t = Date.parse(c.lastTransitionTime ?? '');
