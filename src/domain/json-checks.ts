@@ -160,9 +160,27 @@ export function nestingProblem(value: unknown, max = MAX_NESTING): ShapeProblem 
  * Recursive, but never past `max` + 1 frames: the walk stops as soon as the bound is passed.
  */
 function nestsDeeperThan(value: unknown, max: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
+  return typeof value === 'object' && value !== null && containerNestsDeeperThan(value, max);
+}
+
+/**
+ * nestsDeeperThan for an object or list. It runs on every value of every object a scan reads:
+ * a list is walked by index (`for...in` would make a string of every index), and only objects
+ * and lists are called for, not the strings and numbers that make up most values.
+ */
+function containerNestsDeeperThan(value: object, max: number): boolean {
   if (max <= 0) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const member: unknown = value[i];
+      if (typeof member === 'object' && member !== null && containerNestsDeeperThan(member, max - 1)) return true;
+    }
+    return false;
+  }
   const record = value as Record<string, unknown>;
-  for (const key in record) if (nestsDeeperThan(record[key], max - 1)) return true;
+  for (const key in record) {
+    const member = record[key];
+    if (typeof member === 'object' && member !== null && containerNestsDeeperThan(member, max - 1)) return true;
+  }
   return false;
 }
