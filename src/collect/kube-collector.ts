@@ -337,9 +337,7 @@ function contributions(source: SourceName, items: readonly JsonRecord[]): Contri
 function contributeTo(out: Contribution[], items: readonly JsonRecord[]): Contribution[] {
   for (const item of items) {
     const verdict = classifyKubeObject(item, String(item.apiVersion ?? ''), String(item.kind ?? ''), 'from the API');
-    if (verdict.type === 'kept') out.push({ type: 'object', source: verdict.source, object: verdict.object, key: verdict.key });
-    else if (verdict.type === 'event') out.push({ type: 'event', event: verdict.event, key: verdict.key });
-    else if (verdict.type === 'malformed') out.push(verdict);
+    if (verdict.type === 'object' || verdict.type === 'event' || verdict.type === 'malformed') out.push(verdict);
   }
   return out;
 }
