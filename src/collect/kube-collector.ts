@@ -165,8 +165,8 @@ async function collectPodsAndLogs(
     const [pending, controllers] = await firstRound;
     started = await afterControllers;
     if (wanted.has('pods')) {
-      const others = (await started.others) ?? [];
-      const pods = started.healthy ? [...pending, ...controllers, ...others] : others;
+      const others = (await started.others) ?? { items: [] };
+      const pods = started.healthy ? [...pending, ...controllers, ...others.items] : others.items;
       const unique = uniqueByUid(pods);
       merger.add(KUBE_ORIGIN, classifiedAlready(others, unique) ?? contributions('pods', unique));
     }
@@ -178,14 +178,18 @@ async function collectPodsAndLogs(
   if (started.logs) mergeLogs(await started.logs, merger, gap);
 }
 
-/** Contributions of each list read by listClassifying, by the items it resolved with. */
-const classifiedLists = new WeakMap<readonly JsonRecord[], Contribution[]>();
+/** Pods as listed, with what they contribute when that is known already (listClassifying). */
+interface ListedPods {
+  items: JsonRecord[];
+  /** The contributions of exactly `items`, in their order. */
+  classified?: Contribution[];
+}
 
 /**
  * A list of pods whose pages are classified as they arrive, each once the next page has been asked
  * for (setImmediate runs after the request is sent), so the work of a long list overlaps its fetch.
  */
-async function listClassifying(kube: KubernetesReader, query: KubeListQuery): Promise<JsonRecord[]> {
+async function listClassifying(kube: KubernetesReader, query: KubeListQuery): Promise<ListedPods> {
   const pages: (readonly JsonRecord[])[] = [];
   const seen: JsonRecord[] = [];
   const classified: Contribution[] = [{ type: 'captured', source: 'pods' }];
@@ -193,8 +197,8 @@ async function listClassifying(kube: KubernetesReader, query: KubeListQuery): Pr
   const drain = () => {
     scheduled = false;
     for (const page of pages.splice(0)) {
-      seen.push(...page);
-      classified.push(...contributions('pods', page).slice(1));
+      for (const item of page) seen.push(item);
+      contributeTo(classified, page);
     }
   };
   const items = await kube.list({
@@ -207,19 +211,19 @@ async function listClassifying(kube: KubernetesReader, query: KubeListQuery): Pr
   });
   drain();
   // Only when the pages told are exactly the list (a reader that told none, or a list started over, is not).
-  if (seen.length === items.length && seen.every((item, i) => item === items[i])) classifiedLists.set(items, classified);
-  return items;
+  const told = seen.length === items.length && seen.every((item, i) => item === items[i]);
+  return told ? { items, classified } : { items };
 }
 
 /** The contributions listClassifying made of `listed`, when the pods to merge are exactly those. */
-function classifiedAlready(listed: readonly JsonRecord[], pods: readonly JsonRecord[]): Contribution[] | undefined {
-  const classified = classifiedLists.get(listed);
-  return classified && listed.length === pods.length && listed.every((item, i) => item === pods[i]) ? classified : undefined;
+function classifiedAlready(listed: ListedPods, pods: readonly JsonRecord[]): Contribution[] | undefined {
+  const { items, classified } = listed;
+  return classified && items.length === pods.length && items.every((item, i) => item === pods[i]) ? classified : undefined;
 }
 
 /** The per-node lists, once the nodes of interest are known (their lists have started by then). */
-async function podsOnNodesOf(kube: KubernetesReader, disrupted: () => Promise<string[]>): Promise<JsonRecord[]> {
-  return podsOnNodes(kube, await disrupted());
+async function podsOnNodesOf(kube: KubernetesReader, disrupted: () => Promise<string[]>): Promise<ListedPods> {
+  return { items: await podsOnNodes(kube, await disrupted()) };
 }
 
 /**
@@ -326,16 +330,20 @@ function restartsOf(pod: Pod, container: string | undefined): number {
 
 /** API items → what a capture file of them would contribute (checked by the same code). */
 function contributions(source: SourceName, items: readonly JsonRecord[]): Contribution[] {
-  const out: Contribution[] = [{ type: 'captured', source }];
+  return contributeTo([{ type: 'captured', source }], items);
+}
+
+/** What `items` contribute, appended to `out` (a long list's pages, one after another). */
+function contributeTo(out: Contribution[], items: readonly JsonRecord[]): Contribution[] {
   for (const item of items) {
     const verdict = classifyKubeObject(item, String(item.apiVersion ?? ''), String(item.kind ?? ''), 'from the API');
-    if (verdict.type === 'kept') out.push({ type: 'object', source: verdict.source, object: verdict.object, key: verdict.key });
-    else if (verdict.type === 'event') out.push({ type: 'event', event: verdict.event, key: verdict.key });
-    else if (verdict.type === 'malformed') out.push(verdict);
+    if (verdict.type === 'object' || verdict.type === 'event' || verdict.type === 'malformed') out.push(verdict);
   }
   return out;
 }
 
 function keptObjects(contributed: readonly Contribution[]): KubeObject[] {
-  return contributed.flatMap((c) => (c.type === 'object' ? [c.object] : []));
+  const kept: KubeObject[] = [];
+  for (const c of contributed) if (c.type === 'object') kept.push(c.object);
+  return kept;
 }
