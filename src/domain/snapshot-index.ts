@@ -32,8 +32,13 @@ export class SnapshotIndex {
   }
 
   #once<T>(key: string, build: () => T): T {
-    if (!this.#memo.has(key)) this.#memo.set(key, build());
-    return this.#memo.get(key) as T;
+    // Every value built is an object (a Map, a list): undefined means not built yet.
+    let value = this.#memo.get(key) as T | undefined;
+    if (value === undefined) {
+      value = build();
+      this.#memo.set(key, value);
+    }
+    return value;
   }
 
   get nodesByName(): Map<string, Node> {
@@ -161,10 +166,15 @@ function objectKey(kind: string | undefined, namespace: string | undefined, name
 
 function findControllers(s: ClusterSnapshot): ControllerInfo[] {
   const byKey = new Map<string, ControllerInfo>();
+  const pods = s.pods.filter((p) => hasControllerLabel(p.metadata?.labels));
+  // Only the ReplicaSets the controller's pods name: a large cluster has thousands of others.
+  const named = new Set(pods.map(replicaSetKeyOf));
   const rsOwner = new Map<string, string>();
-  for (const rs of s.replicaSets) {
+  for (const rs of pods.length ? s.replicaSets : []) {
+    const key = `${rs.metadata?.namespace}/${rs.metadata?.name}`;
+    if (!named.has(key)) continue;
     const owner = rs.metadata?.ownerReferences?.find((o) => o.kind === 'Deployment');
-    if (owner?.name) rsOwner.set(`${rs.metadata?.namespace}/${rs.metadata?.name}`, owner.name);
+    if (owner?.name) rsOwner.set(key, owner.name);
   }
   for (const d of s.deployments) {
     if (!hasControllerLabel(d.metadata?.labels) && !hasControllerLabel(d.spec?.template?.metadata?.labels)) continue;
@@ -177,8 +187,7 @@ function findControllers(s: ClusterSnapshot): ControllerInfo[] {
       readyPods: 0,
     });
   }
-  for (const p of s.pods) {
-    if (!hasControllerLabel(p.metadata?.labels)) continue;
+  for (const p of pods) {
     const ns = p.metadata?.namespace ?? 'default';
     const deploymentName = deploymentOf(p, rsOwner) ?? matchingDeployment(p, byKey.values());
     const key = `${ns}/${deploymentName ?? ''}`;
@@ -193,9 +202,18 @@ function findControllers(s: ClusterSnapshot): ControllerInfo[] {
   return [...byKey.values()];
 }
 
+function replicaSetOf(pod: Pod): string | undefined {
+  return pod.metadata?.ownerReferences?.find((o) => o.kind === 'ReplicaSet')?.name;
+}
+
+/** `namespace/name` of the pod's ReplicaSet, as rsOwner keys it. */
+function replicaSetKeyOf(pod: Pod): string {
+  return `${pod.metadata?.namespace}/${replicaSetOf(pod)}`;
+}
+
 /** Pod → ReplicaSet → Deployment; without ReplicaSets, strip the pod-template-hash suffix. */
 function deploymentOf(pod: Pod, rsOwner: Map<string, string>): string | undefined {
-  const rs = pod.metadata?.ownerReferences?.find((o) => o.kind === 'ReplicaSet')?.name;
+  const rs = replicaSetOf(pod);
   if (!rs) return undefined;
   const owner = rsOwner.get(`${pod.metadata?.namespace}/${rs}`);
   if (owner) return owner;

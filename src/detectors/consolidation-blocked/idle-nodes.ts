@@ -16,7 +16,7 @@
  * NodePool's expireAfter), DISRUPTION_BLOCKED's; nor one whose Node is not Ready, NODE_NOT_READY's.
  */
 import type { KubeEvent, Node, NodeClaim, NodePool, Pod } from '../../domain/kube.ts';
-import { conditionOf, eventLastSeenMs } from '../../domain/kube-helpers.ts';
+import { conditionOf, eventLastSeenMs, isNodeNotReady } from '../../domain/kube-helpers.ts';
 import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import { nodePoolOfClaim } from '../../domain/tags.ts';
 import { blockedCauseOf, clusterScopedEvents, unconsolidatableCauseOf } from '../karpenter/disruption-messages.ts';
@@ -49,6 +49,11 @@ export interface IdleNode {
   busy?: true;
 }
 
+/** How the finding's text names a node: its Node, else its NodeClaim (a claim whose Node is unknown). */
+export function nodeNameOf(n: IdleNode): string {
+  return n.nodeName ?? n.claimName ?? '?';
+}
+
 /** Karpenter is already disrupting or deleting it. */
 function beingDisrupted(claim: NodeClaim | undefined, node: Node | undefined): boolean {
   return (
@@ -56,12 +61,6 @@ function beingDisrupted(claim: NodeClaim | undefined, node: Node | undefined): b
     node?.metadata?.deletionTimestamp !== undefined ||
     (node?.spec?.taints ?? []).some(isDisruptedTaint)
   );
-}
-
-/** Its Node's Ready is False or Unknown: NODE_NOT_READY's node (counting it here too would count its cost twice). */
-function notReady(node: Node | undefined): boolean {
-  const ready = node ? conditionOf(node, 'Ready') : undefined;
-  return ready !== undefined && ready.status !== 'True';
 }
 
 /** `consolidateAfter: Never`, or `WhenEmpty` (read as written; v1beta1 and v1 spell it the same). */
@@ -156,8 +155,10 @@ function nodesWithoutClaims(
   const found: [string, IdleNode][] = [];
   for (const node of index.snapshot.nodes) {
     const name = node.metadata?.name;
+    // Nearly every Node has its NodeClaim: asked first, the rest is read for the few without.
+    if (!name || claimed.has(name)) continue;
     const pool = POOL_LABELS.map((l) => node.metadata?.labels?.[l]).find(Boolean);
-    if (!name || !pool || claimed.has(name) || beingDisrupted(undefined, node) || notReady(node)) continue;
+    if (!pool || beingDisrupted(undefined, node) || isNodeNotReady(node)) continue;
     const created = timeOf(node.metadata?.creationTimestamp);
     const words = karpenterWords(index, undefined, node);
     if (created === undefined || now.getTime() - created < thresholdMs || words.length === 0) continue;
@@ -224,10 +225,14 @@ export function idleNodesByPool(index: SnapshotIndex, now: Date, thresholdMs: nu
   const claimed = new Set<string>();
   for (const claim of index.snapshot.nodeClaims) {
     const node = nodeOfClaim(index, claim);
-    for (const name of [claim.status?.nodeName, node?.metadata?.name]) if (name) claimed.add(name);
+    const claimedName = claim.status?.nodeName;
+    if (claimedName) claimed.add(claimedName);
+    const nodeName = node?.metadata?.name;
+    if (nodeName && nodeName !== claimedName) claimed.add(nodeName);
     const pool = nodePoolOfClaim(claim);
     if (!pool) continue;
-    if (beingDisrupted(claim, node) || notReady(node) || conditionOf(claim, 'Drifted')?.status === 'True') continue;
+    // A NotReady node is NODE_NOT_READY's: counting it here too would count its cost twice.
+    if (beingDisrupted(claim, node) || isNodeNotReady(node) || conditionOf(claim, 'Drifted')?.status === 'True') continue;
     if (expiryOf(claim, index.nodePoolsByName.get(pool), now.getTime()) !== undefined) continue;
     const found = consolidatableSince(index, claim, node, pool, now);
     if (!found || now.getTime() - found.since < thresholdMs) continue;
