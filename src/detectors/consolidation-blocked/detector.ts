@@ -13,7 +13,7 @@ import { explain } from './explain.ts';
 import { list, type PoolEvidence } from './explanation.ts';
 import { describeStep, eventsStep, nodesStep } from './fixes.ts';
 import { billed, pricedClaim } from '../karpenter/priced-instances.ts';
-import { idleNodesByPool, nodeNameOf, type IdleNode } from './idle-nodes.ts';
+import { idleNodesByPool, idleNodeName, type IdleNode } from './idle-nodes.ts';
 import { describeMessage, nodeMessages, poolBudgetMessages } from './karpenter-events.ts';
 
 type Code = 'CONSOLIDATION_BLOCKED';
@@ -100,7 +100,7 @@ function withBusyNote(cost: FindingCost | undefined, busy: number): FindingCost 
 
 function busyNote(busy: readonly IdleNode[]): string {
   if (busy.length === 0) return '';
-  const names = busy.map(nodeNameOf);
+  const names = busy.map(idleNodeName);
   const one = busy.length === 1;
   return (
     ` ${list(names, 3)} ${one ? 'is' : 'are'} busy (${one ? 'its' : 'their'} pods request half or more of ${one ? 'its' : 'their'} CPU or memory): ` +

@@ -50,7 +50,7 @@ export interface IdleNode {
 }
 
 /** How the finding's text names a node: its Node, else its NodeClaim (a claim whose Node is unknown). */
-export function nodeNameOf(n: IdleNode): string {
+export function idleNodeName(n: IdleNode): string {
   return n.nodeName ?? n.claimName ?? '?';
 }
 
