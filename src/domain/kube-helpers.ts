@@ -1,7 +1,28 @@
-import type { Condition, KubeEvent, LabelSelector, Pod } from './kube.ts';
+import type { Condition, KubeEvent, LabelSelector, Node, Pod } from './kube.ts';
 
+/**
+ * The condition of that type, first one wins. Called tens of thousands of times per analysis (every
+ * NodeClaim's and Node's conditions, by several detectors), mostly on a cold process: a plain loop
+ * runs without the closure `find` would allocate and call for every condition.
+ */
 export function conditionOf(obj: { status?: { conditions?: Condition[] } } | undefined, type: string): Condition | undefined {
-  return obj?.status?.conditions?.find((c) => c.type === type);
+  const conditions = obj?.status?.conditions;
+  if (conditions === undefined) return undefined;
+  for (let i = 0; i < conditions.length; i++) {
+    const c = conditions[i] as Condition;
+    if (c.type === type) return c;
+  }
+  return undefined;
+}
+
+/**
+ * The Node's Ready is False or Unknown: what the node lifecycle controller and Karpenter's repair
+ * both read (NODE_NOT_READY's nodes, which CONSOLIDATION_BLOCKED therefore leaves out). No Ready
+ * condition, or no Node, is not NotReady.
+ */
+export function isNodeNotReady(node: Node | undefined): boolean {
+  const ready = conditionOf(node, 'Ready');
+  return ready !== undefined && ready.status !== 'True';
 }
 
 export function isConditionTrue(obj: { status?: { conditions?: Condition[] } } | undefined, type: string): boolean {

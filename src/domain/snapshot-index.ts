@@ -32,8 +32,13 @@ export class SnapshotIndex {
   }
 
   #once<T>(key: string, build: () => T): T {
-    if (!this.#memo.has(key)) this.#memo.set(key, build());
-    return this.#memo.get(key) as T;
+    // Every value built is an object (a Map, a list): undefined means not built yet.
+    let value = this.#memo.get(key) as T | undefined;
+    if (value === undefined) {
+      value = build();
+      this.#memo.set(key, value);
+    }
+    return value;
   }
 
   get nodesByName(): Map<string, Node> {
@@ -126,24 +131,24 @@ export class SnapshotIndex {
     return this.eventsByObject.get(objectKey(kind, namespace, name)) ?? [];
   }
 
+  /** One walk over the pods (50,000 in a large cluster) for the three questions detectors ask of all of them. */
+  #podsWalk(): PodsWalk {
+    return this.#once('podsWalk', () => walkPods(this.snapshot.pods));
+  }
+
   /** Pods bound to each node name. */
   get podsByNode(): Map<string, Pod[]> {
-    return this.#once('podsByNode', () => {
-      const m = new Map<string, Pod[]>();
-      for (const p of this.snapshot.pods) {
-        const node = p.spec?.nodeName;
-        if (!node) continue;
-        const list = m.get(node);
-        if (list) list.push(p);
-        else m.set(node, [p]);
-      }
-      return m;
-    });
+    return this.#podsWalk().byNode;
+  }
+
+  /** Pods bound to no node (no `spec.nodeName`), in the snapshot's order: the only ones that can be Pending unbound. */
+  get unboundPods(): readonly Pod[] {
+    return this.#podsWalk().unbound;
   }
 
   /** Karpenter controller(s): pods and Deployments labelled `app.kubernetes.io/name=karpenter`. */
   get controllers(): ControllerInfo[] {
-    return this.#once('controllers', () => findControllers(this.snapshot));
+    return this.#once('controllers', () => findControllers(this.snapshot, this.#podsWalk().controller));
   }
 
   isControllerPod(pod: Pod): boolean {
@@ -155,16 +160,46 @@ export function hasControllerLabel(labels: Record<string, string> | undefined): 
   return labels?.[CONTROLLER_LABEL] === CONTROLLER_LABEL_VALUE;
 }
 
+interface PodsWalk {
+  byNode: Map<string, Pod[]>;
+  unbound: Pod[];
+  /** Labelled as the controller's. */
+  controller: Pod[];
+}
+
+function walkPods(pods: readonly Pod[]): PodsWalk {
+  const byNode = new Map<string, Pod[]>();
+  const unbound: Pod[] = [];
+  const controller: Pod[] = [];
+  for (const p of pods) {
+    if (hasControllerLabel(p.metadata?.labels)) controller.push(p);
+    const node = p.spec?.nodeName;
+    if (!node) {
+      unbound.push(p);
+      continue;
+    }
+    const list = byNode.get(node);
+    if (list) list.push(p);
+    else byNode.set(node, [p]);
+  }
+  return { byNode, unbound, controller };
+}
+
 function objectKey(kind: string | undefined, namespace: string | undefined, name: string | undefined): string {
   return `${kind ?? ''}/${namespace ?? ''}/${name ?? ''}`;
 }
 
-function findControllers(s: ClusterSnapshot): ControllerInfo[] {
+/** `pods`: the snapshot's pods labelled as the controller's. */
+function findControllers(s: ClusterSnapshot, pods: readonly Pod[]): ControllerInfo[] {
   const byKey = new Map<string, ControllerInfo>();
+  // Only the ReplicaSets the controller's pods name: a large cluster has thousands of others.
+  const named = new Set(pods.map(replicaSetKeyOf));
   const rsOwner = new Map<string, string>();
-  for (const rs of s.replicaSets) {
+  for (const rs of pods.length ? s.replicaSets : []) {
+    const key = `${rs.metadata?.namespace}/${rs.metadata?.name}`;
+    if (!named.has(key)) continue;
     const owner = rs.metadata?.ownerReferences?.find((o) => o.kind === 'Deployment');
-    if (owner?.name) rsOwner.set(`${rs.metadata?.namespace}/${rs.metadata?.name}`, owner.name);
+    if (owner?.name) rsOwner.set(key, owner.name);
   }
   for (const d of s.deployments) {
     if (!hasControllerLabel(d.metadata?.labels) && !hasControllerLabel(d.spec?.template?.metadata?.labels)) continue;
@@ -177,8 +212,7 @@ function findControllers(s: ClusterSnapshot): ControllerInfo[] {
       readyPods: 0,
     });
   }
-  for (const p of s.pods) {
-    if (!hasControllerLabel(p.metadata?.labels)) continue;
+  for (const p of pods) {
     const ns = p.metadata?.namespace ?? 'default';
     const deploymentName = deploymentOf(p, rsOwner) ?? matchingDeployment(p, byKey.values());
     const key = `${ns}/${deploymentName ?? ''}`;
@@ -193,9 +227,18 @@ function findControllers(s: ClusterSnapshot): ControllerInfo[] {
   return [...byKey.values()];
 }
 
+function replicaSetOf(pod: Pod): string | undefined {
+  return pod.metadata?.ownerReferences?.find((o) => o.kind === 'ReplicaSet')?.name;
+}
+
+/** `namespace/name` of the pod's ReplicaSet, as rsOwner keys it. */
+function replicaSetKeyOf(pod: Pod): string {
+  return `${pod.metadata?.namespace}/${replicaSetOf(pod)}`;
+}
+
 /** Pod → ReplicaSet → Deployment; without ReplicaSets, strip the pod-template-hash suffix. */
 function deploymentOf(pod: Pod, rsOwner: Map<string, string>): string | undefined {
-  const rs = pod.metadata?.ownerReferences?.find((o) => o.kind === 'ReplicaSet')?.name;
+  const rs = replicaSetOf(pod);
   if (!rs) return undefined;
   const owner = rsOwner.get(`${pod.metadata?.namespace}/${rs}`);
   if (owner) return owner;

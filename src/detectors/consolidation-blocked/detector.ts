@@ -4,7 +4,7 @@
  * judged, Karpenter's own texts, the cause's lines, one line per node), the steps (the checks
  * first, then the cause's). Which nodes (idle-nodes.ts) and why (explain.ts) are decided apart.
  */
-import { costOf, type FindingCost } from '../../domain/cost.ts';
+import { costOf, type FindingCost, type PricedInstance } from '../../domain/cost.ts';
 import { manualRemediation, newFinding, type Finding } from '../../domain/finding.ts';
 import { toIsoSeconds } from '../../domain/kube-helpers.ts';
 import { formatDuration } from '../../domain/settings.ts';
@@ -13,7 +13,7 @@ import { explain } from './explain.ts';
 import { list, type PoolEvidence } from './explanation.ts';
 import { describeStep, eventsStep, nodesStep } from './fixes.ts';
 import { billed, pricedClaim } from '../karpenter/priced-instances.ts';
-import { idleNodesByPool, type IdleNode } from './idle-nodes.ts';
+import { idleNodesByPool, idleNodeName, type IdleNode } from './idle-nodes.ts';
 import { describeMessage, nodeMessages, poolBudgetMessages } from './karpenter-events.ts';
 
 type Code = 'CONSOLIDATION_BLOCKED';
@@ -54,20 +54,21 @@ function findingFor(ctx: DetectContext, pool: string, nodes: IdleNode[]): Findin
   const explained = explain(ctx, e);
   const oldest = nodes[0];
   const busy = nodes.filter((n) => n.busy);
-  // Priced as every finding prices instances: EC2's own type and zone when captured, else shape-checked labels.
-  const priced = (of: readonly IdleNode[]) => billed(of.map((n) => pricedClaim(ctx.index, n.claim, n.node)));
+  // Priced as every finding prices instances: EC2's own type and zone when captured, else shape-checked
+  // labels. Once per node: the cost, the waste and the per-node lines all read it.
+  const priced = nodes.map((n) => pricedClaim(ctx.index, n.claim, n.node));
   const cost = withUpperBound(
-    withBusyNote(costOf(ctx.prices, priced(nodes)), busy.length),
+    withBusyNote(costOf(ctx.prices, billed(priced)), busy.length),
     nodes.filter((n) => !n.busy),
   );
   // Only what idle nodes cost is waste: busy ones do not make the finding a warning.
-  const waste = busy.length > 0 ? costOf(ctx.prices, priced(nodes.filter((n) => !n.busy))) : cost;
+  const waste = busy.length > 0 ? costOf(ctx.prices, billed(priced.filter((_, i) => !nodes[i]?.busy))) : cost;
   const warning = waste !== undefined && waste.perDayUsd >= ctx.settings.wastePerDay;
   const evidence = [
     ...judgedEvidence(ctx, pool, nodes),
     ...e.poolMessages.map(describeMessage),
     ...e.nodeMessages.slice(0, MAX_LISTED).map(describeMessage),
-    ...perNodeEvidence(ctx, nodes),
+    ...perNodeEvidence(ctx, nodes, priced),
   ];
   const first = nodes.some((n) => n.claim) ? nodesStep(pool) : describeStep(oldest);
   const steps = [first, ...(events ? [eventsStep()] : []), ...explained.steps];
@@ -99,7 +100,7 @@ function withBusyNote(cost: FindingCost | undefined, busy: number): FindingCost 
 
 function busyNote(busy: readonly IdleNode[]): string {
   if (busy.length === 0) return '';
-  const names = busy.map((n) => n.nodeName ?? n.claimName ?? '?');
+  const names = busy.map(idleNodeName);
   const one = busy.length === 1;
   return (
     ` ${list(names, 3)} ${one ? 'is' : 'are'} busy (${one ? 'its' : 'their'} pods request half or more of ${one ? 'its' : 'their'} CPU or memory): ` +
@@ -155,11 +156,11 @@ function judgedEvidence(ctx: DetectContext, pool: string, nodes: IdleNode[]): st
   return evidence;
 }
 
-/** One line per node (the first ten): since when, its type, its pods. */
-function perNodeEvidence(ctx: DetectContext, nodes: IdleNode[]): string[] {
-  const lines = nodes.slice(0, MAX_LISTED).map((n) => {
+/** One line per node (the first ten): since when, its type, its pods. `priced[i]` is `nodes[i]`'s instance. */
+function perNodeEvidence(ctx: DetectContext, nodes: IdleNode[], prices: readonly (PricedInstance | undefined)[]): string[] {
+  const lines = nodes.slice(0, MAX_LISTED).map((n, i) => {
     // The same shape-checked values the cost uses: a forged label prints nothing.
-    const priced = pricedClaim(ctx.index, n.claim, n.node);
+    const priced = prices[i];
     const type = [priced?.instanceType, priced?.capacityType].filter(Boolean).join(' ');
     const pods =
       n.workloadPods === undefined

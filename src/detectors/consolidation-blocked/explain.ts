@@ -17,7 +17,7 @@ import { formatDuration } from '../../domain/settings.ts';
 import type { DetectContext } from '../detector.ts';
 import { allowedDisruptions, nextOpening, type DisruptionReason } from '../karpenter/disruption-budgets.ts';
 import { karpenterRelease, type KarpenterRelease } from '../karpenter/helm.ts';
-import { consolidationOff, type IdleNode } from './idle-nodes.ts';
+import { consolidationOff, idleNodeName, type IdleNode } from './idle-nodes.ts';
 import type { KarpenterMessage } from './karpenter-events.ts';
 import { list, type Explained, type PoolEvidence } from './explanation.ts';
 import {
@@ -77,10 +77,7 @@ function disabledCause(e: PoolEvidence): Explained | undefined {
       cause: 'CONSOLIDATION_DISABLED',
       detail:
         `NodePool ${e.pool}'s consolidationPolicy is WhenEmpty: Karpenter removes only nodes with no pods but DaemonSet ones, and ` +
-        `${running.length} of these nodes still run ${pods} pod${pods === 1 ? '' : 's'} (${list(
-          running.map((n) => n.nodeName ?? n.claimName ?? '?'),
-          3,
-        )}). ` +
+        `${running.length} of these nodes still run ${pods} pod${pods === 1 ? '' : 's'} (${list(running.map(idleNodeName), 3)}). ` +
         'Karpenter v0.3x says nothing about them; v1 says "has non-empty consolidation disabled" (v1.14: "has consolidation policy WhenEmpty, but node is not empty").',
       steps: [policyStep(e.pool, e.np)],
     };
@@ -258,7 +255,7 @@ function unconsolidatableCause(ctx: DetectContext, e: PoolEvidence): Explained |
     if (!said) continue;
     const others = e.nodeMessages.filter((m) => m !== said && m.reason === 'Unconsolidatable').slice(0, 2);
     const also = others.length > 0 ? ` It also said ${others.map(quote).join('; ')}.` : '';
-    const names = e.nodes.map((n) => n.nodeName ?? n.claimName ?? '?');
+    const names = e.nodes.map(idleNodeName);
     switch (cause) {
       case 'SPOT_TO_SPOT_DISABLED': {
         const fix = spotToSpotFix(karpenterRelease(ctx.index.controllers[0]), said);
@@ -324,7 +321,7 @@ function unconsolidatableCause(ctx: DetectContext, e: PoolEvidence): Explained |
 
 function unknownCause(ctx: DetectContext, e: PoolEvidence): Explained {
   const s = ctx.snapshot;
-  const unread = e.nodes.filter((n) => n.workloadPods === undefined).map((n) => n.nodeName ?? n.claimName ?? '?');
+  const unread = e.nodes.filter((n) => n.workloadPods === undefined).map(idleNodeName);
   const checked = [
     e.np ? 'consolidation is on and the budgets allow it now' : '',
     // Only pods read are spoken of: a node whose pods were not read (a live scan's cap) proves nothing.

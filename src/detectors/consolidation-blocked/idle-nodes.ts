@@ -15,8 +15,8 @@
  * taint): those are NODE_TERMINATION_STUCK's; nor a drifted or expired one (`Drifted=True`, older than the
  * NodePool's expireAfter), DISRUPTION_BLOCKED's; nor one whose Node is not Ready, NODE_NOT_READY's.
  */
-import type { KubeEvent, Node, NodeClaim, NodePool, Pod } from '../../domain/kube.ts';
-import { conditionOf, eventLastSeenMs } from '../../domain/kube-helpers.ts';
+import type { Condition, KubeEvent, Node, NodeClaim, NodePool, Pod } from '../../domain/kube.ts';
+import { conditionOf, eventLastSeenMs, isNodeNotReady } from '../../domain/kube-helpers.ts';
 import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import { nodePoolOfClaim } from '../../domain/tags.ts';
 import { blockedCauseOf, clusterScopedEvents, unconsolidatableCauseOf } from '../karpenter/disruption-messages.ts';
@@ -49,6 +49,11 @@ export interface IdleNode {
   busy?: true;
 }
 
+/** How the finding's text names a node: its Node, else its NodeClaim (a claim whose Node is unknown). */
+export function idleNodeName(n: IdleNode): string {
+  return n.nodeName ?? n.claimName ?? '?';
+}
+
 /** Karpenter is already disrupting or deleting it. */
 function beingDisrupted(claim: NodeClaim | undefined, node: Node | undefined): boolean {
   return (
@@ -56,12 +61,6 @@ function beingDisrupted(claim: NodeClaim | undefined, node: Node | undefined): b
     node?.metadata?.deletionTimestamp !== undefined ||
     (node?.spec?.taints ?? []).some(isDisruptedTaint)
   );
-}
-
-/** Its Node's Ready is False or Unknown: NODE_NOT_READY's node (counting it here too would count its cost twice). */
-function notReady(node: Node | undefined): boolean {
-  const ready = node ? conditionOf(node, 'Ready') : undefined;
-  return ready !== undefined && ready.status !== 'True';
 }
 
 /** `consolidateAfter: Never`, or `WhenEmpty` (read as written; v1beta1 and v1 spell it the same). */
@@ -156,8 +155,10 @@ function nodesWithoutClaims(
   const found: [string, IdleNode][] = [];
   for (const node of index.snapshot.nodes) {
     const name = node.metadata?.name;
+    // Nearly every Node has its NodeClaim: asked first, the rest is read for the few without.
+    if (!name || claimed.has(name)) continue;
     const pool = POOL_LABELS.map((l) => node.metadata?.labels?.[l]).find(Boolean);
-    if (!name || !pool || claimed.has(name) || beingDisrupted(undefined, node) || notReady(node)) continue;
+    if (!pool || beingDisrupted(undefined, node) || isNodeNotReady(node)) continue;
     const created = timeOf(node.metadata?.creationTimestamp);
     const words = karpenterWords(index, undefined, node);
     if (created === undefined || now.getTime() - created < thresholdMs || words.length === 0) continue;
@@ -170,10 +171,29 @@ function nodesWithoutClaims(
   return found;
 }
 
-/** Since when the claim could be consolidated, and how that is known; undefined when it cannot (yet). */
+/**
+ * Whether the claim may count at all, from its Consolidatable condition (`condition`) and its
+ * NodePool alone: True, or absent where consolidation is off or the claim predates the condition.
+ * Most NodeClaims of a big cluster fail here, before anything else about them is read.
+ */
+function mayCount(index: SnapshotIndex, claim: NodeClaim, condition: Condition | undefined, pool: string): boolean {
+  if (condition !== undefined) return condition.status === 'True';
+  return consolidationOff(index.nodePoolsByName.get(pool)) !== undefined || predatesCondition(claim);
+}
+
+/** A v1beta1 NodeClaim: before v1.0 Karpenter set no Consolidatable condition. */
+function predatesCondition(claim: NodeClaim): boolean {
+  return (claim.apiVersion ?? '').endsWith('/v1beta1');
+}
+
+/**
+ * Since when the claim could be consolidated, and how that is known; undefined when it cannot (yet).
+ * `condition` is its Consolidatable condition.
+ */
 function consolidatableSince(
   index: SnapshotIndex,
   claim: NodeClaim,
+  condition: Condition | undefined,
   node: Node | undefined,
   pool: string,
   now: Date,
@@ -182,7 +202,6 @@ function consolidatableSince(
   // not Consolidatable, and their pods are most of the cluster's.
   const podsOfNode = () =>
     podsKnown(index, node) ? workloadPodsOf(index.podsByNode.get(node?.metadata?.name ?? '') ?? [], now) : undefined;
-  const condition = conditionOf(claim, 'Consolidatable');
   if (condition?.status === 'True') {
     // With consolidateAfter 0s Karpenter never turns the condition False, so a pod event after its
     // transition (status.lastPodEventTime) restarts the wait.
@@ -198,8 +217,8 @@ function consolidatableSince(
   if (condition !== undefined) return undefined;
   // Absent: only where consolidation is off (or the NodeClaim predates the condition), and only from the pods.
   const off = consolidationOff(index.nodePoolsByName.get(pool));
-  const predatesCondition = (claim.apiVersion ?? '').endsWith('/v1beta1');
-  if (!off && !predatesCondition) return undefined;
+  const predates = predatesCondition(claim);
+  if (!off && !predates) return undefined;
   if (conditionOf(claim, 'Initialized')?.status !== 'True') return undefined;
   const workloadPods = podsOfNode();
   if (!workloadPods) return undefined;
@@ -207,8 +226,8 @@ function consolidatableSince(
   // A v1beta1 NodeClaim has no lastPodEventTime, so the node's age would stand in for idle time:
   // with consolidation on, Karpenter's own event must say it took the node as a candidate; an empty
   // node of a WhenEmpty pool is idle since v1beta1's Empty condition turned True.
-  if (predatesCondition && !off && !karpenterSaysWhy(index, claim, node)) return undefined;
-  if (predatesCondition && off === 'when-empty' && workloadPods.length === 0) {
+  if (predates && !off && !karpenterSaysWhy(index, claim, node)) return undefined;
+  if (predates && off === 'when-empty' && workloadPods.length === 0) {
     const empty = conditionOf(claim, 'Empty');
     const since = empty?.status === 'True' ? timeOf(empty.lastTransitionTime) : undefined;
     return since === undefined ? undefined : { since, basis: 'idle', workloadPods };
@@ -224,12 +243,18 @@ export function idleNodesByPool(index: SnapshotIndex, now: Date, thresholdMs: nu
   const claimed = new Set<string>();
   for (const claim of index.snapshot.nodeClaims) {
     const node = nodeOfClaim(index, claim);
-    for (const name of [claim.status?.nodeName, node?.metadata?.name]) if (name) claimed.add(name);
+    const claimedName = claim.status?.nodeName;
+    if (claimedName) claimed.add(claimedName);
+    const nodeName = node?.metadata?.name;
+    if (nodeName && nodeName !== claimedName) claimed.add(nodeName);
     const pool = nodePoolOfClaim(claim);
     if (!pool) continue;
-    if (beingDisrupted(claim, node) || notReady(node) || conditionOf(claim, 'Drifted')?.status === 'True') continue;
+    const consolidatable = conditionOf(claim, 'Consolidatable');
+    if (!mayCount(index, claim, consolidatable, pool)) continue;
+    // A NotReady node is NODE_NOT_READY's: counting it here too would count its cost twice.
+    if (beingDisrupted(claim, node) || isNodeNotReady(node) || conditionOf(claim, 'Drifted')?.status === 'True') continue;
     if (expiryOf(claim, index.nodePoolsByName.get(pool), now.getTime()) !== undefined) continue;
-    const found = consolidatableSince(index, claim, node, pool, now);
+    const found = consolidatableSince(index, claim, consolidatable, node, pool, now);
     if (!found || now.getTime() - found.since < thresholdMs) continue;
     const idle: IdleNode = {
       claimName: claim.metadata?.name ?? '?',

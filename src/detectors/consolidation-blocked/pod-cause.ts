@@ -11,6 +11,7 @@ import { evictionBlockers, pdbRef } from '../karpenter/eviction-blockers.ts';
 import { allPdbsStep, blockingPdbSteps, multiplePdbSteps, namedPdbSteps, ownerNote } from '../karpenter/pdb-steps.ts';
 import { list, type Explained, type PoolEvidence } from './explanation.ts';
 import { podAnnotationSteps } from './fixes.ts';
+import { idleNodeName } from './idle-nodes.ts';
 
 const podRef = (p: Pod) => `${p.metadata?.namespace ?? 'default'}/${p.metadata?.name ?? '?'}`;
 
@@ -20,7 +21,7 @@ export function podCause(ctx: DetectContext, e: PoolEvidence): Explained | undef
   const found = s.captured.has('pods') ? evictionBlockers(pods, s.captured.has('pdbs') ? s.pdbs : [], ctx.now) : undefined;
   // A node whose pods were not read (beyond a live scan's cap, or not captured) is not judged from
   // its pods: Karpenter's event about it stands in, and nothing is said of pods not seen.
-  const unread = e.nodes.filter((n) => n.workloadPods === undefined).map((n) => n.nodeName ?? n.claimName ?? '?');
+  const unread = e.nodes.filter((n) => n.workloadPods === undefined).map(idleNodeName);
   const podsRead = s.captured.has('pods') && unread.length === 0;
   const pdbKnown = podsRead && s.captured.has('pdbs');
   const notRead =

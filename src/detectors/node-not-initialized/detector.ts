@@ -47,9 +47,11 @@ export const nodeNotInitialized: Detector<Code> = {
 };
 
 function stuckClaim(ctx: DetectContext, nc: NodeClaim): Stuck | undefined {
-  const registered = conditionOf(nc, 'Registered');
+  // Initialized settles nearly every NodeClaim of a cluster: read first.
   const initialized = conditionOf(nc, 'Initialized');
-  if (registered?.status !== 'True' || initialized?.status === 'True') return undefined;
+  if (initialized?.status === 'True') return undefined;
+  const registered = conditionOf(nc, 'Registered');
+  if (registered?.status !== 'True') return undefined;
   // Being deleted (consolidation of a sibling, a deleted NodePool, someone's kubectl delete): on its way out.
   if (nc.metadata?.deletionTimestamp) return undefined;
   const registeredAt = registered.lastTransitionTime ?? nc.metadata?.creationTimestamp;

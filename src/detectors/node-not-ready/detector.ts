@@ -10,15 +10,15 @@ import { CAUSES_BY_FINDING } from '../../domain/codes.ts';
 import { costOf } from '../../domain/cost.ts';
 import { manualRemediation, newFinding, type Finding } from '../../domain/finding.ts';
 import type { Node, Pod } from '../../domain/kube.ts';
-import { isoSeconds } from '../../domain/kube-helpers.ts';
+import { isNodeNotReady, isoSeconds } from '../../domain/kube-helpers.ts';
 import { formatDuration } from '../../domain/settings.ts';
 import { NODEPOOL_LABEL } from '../../domain/tags.ts';
 import { regionOf } from '../aws-iam/iam-arn.ts';
 import type { DetectContext, Detector } from '../detector.ts';
 import { billed, pricedClaim } from '../karpenter/priced-instances.ts';
 import { diagnose, type Cause } from './cause.ts';
-import { isNotReady, notReadyNodes, type NotReadyNode } from './not-ready-nodes.ts';
-import { repairVerdict } from './repair.ts';
+import { notReadyNodes, type NotReadyNode } from './not-ready-nodes.ts';
+import { repairControllerOf, repairVerdict, type RepairController } from './repair.ts';
 import { describeNode, explainCause, explainRepair, repairEvidence, type Diagnosed } from './explain.ts';
 import { causeChecks, likelySharedCause, repairSteps, replaceSteps, sharedCauseCheck, type StepContext } from './steps.ts';
 
@@ -43,9 +43,11 @@ export const nodeNotReady: Detector<Code> = {
     }
     if (groups.size === 0) return [];
     const byPool = nodesByPool(ctx.snapshot.nodes);
+    const controller = repairControllerOf(ctx);
     return [...groups.entries()].map(([pool, nodes]) =>
       findingFor(
         ctx,
+        controller,
         byPool,
         pool || undefined,
         nodes.sort((a, b) => b.ageMs - a.ageMs || a.name.localeCompare(b.name)),
@@ -90,6 +92,7 @@ function nodesByPool(nodes: readonly Node[]): Map<string, Node[]> {
 
 function findingFor(
   ctx: DetectContext,
+  controller: RepairController,
   byPool: ReadonlyMap<string, Node[]>,
   pool: string | undefined,
   nodes: Diagnosed[],
@@ -101,17 +104,16 @@ function findingFor(
     .map((c) => nodes.filter((n) => n.diagnosis.cause === c))
     .filter((list) => list.length > 0);
   const poolNodes = pool ? (byPool.get(pool) ?? []) : [];
-  const verdict = repairVerdict(ctx, pool ? poolNodes : ctx.snapshot.nodes, pool, nodes);
+  const verdict = repairVerdict(ctx, controller, pool ? poolNodes : ctx.snapshot.nodes, pool, nodes);
   const stuck = stuckPods(ctx, nodes);
-  const notReadyInPool = poolNodes.filter(isNotReady).length;
+  const notReadyInPool = poolNodes.filter(isNodeNotReady).length;
   const share = poolNodes.length > 0 ? notReadyInPool / poolNodes.length : 0;
   const critical = share >= 0.2 || verdict.kind === 'blocked';
-  const controller = ctx.index.controllers.find((c) => c.deployment) ?? ctx.index.controllers[0];
   const zone = labelledZone(first);
   const stepContext: StepContext = {
     pool,
     region: regionOf({ clusterArn: ctx.snapshot.cluster?.arn, zone }),
-    controller,
+    controller: controller.info,
     podsCaptured: ctx.snapshot.captured.has('pods'),
     now: ctx.now,
   };

@@ -37,12 +37,6 @@ export function notReadyNodes(ctx: DetectContext): NotReadyNode[] {
   return found;
 }
 
-/** Ready False or Unknown: what the node lifecycle controller and Karpenter's repair both read. */
-export function isNotReady(node: Node): boolean {
-  const ready = conditionOf(node, 'Ready');
-  return ready !== undefined && ready.status !== 'True';
-}
-
 function notReadyNode(ctx: DetectContext, node: Node): NotReadyNode | undefined {
   const name = node.metadata?.name;
   const ready = conditionOf(node, 'Ready');

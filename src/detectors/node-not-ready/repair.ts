@@ -12,6 +12,7 @@
  */
 import type { Condition, KubeEvent, Node } from '../../domain/kube.ts';
 import { eventLastSeenMs, newestFirst } from '../../domain/kube-helpers.ts';
+import type { ControllerInfo } from '../../domain/snapshot-index.ts';
 import type { DetectContext } from '../detector.ts';
 import { controllerVersionOf, featureGates, type FeatureGates } from '../karpenter/feature-gates.ts';
 import { versionAtLeast } from '../karpenter/version.ts';
@@ -99,19 +100,31 @@ interface PoolHealth {
   allowed: number;
 }
 
+/** The controller whose spec says whether repair runs: its gates and version, the same for every NodePool. */
+export interface RepairController {
+  info: ControllerInfo | undefined;
+  gates: FeatureGates;
+  version: string | undefined;
+}
+
+/** Looked up once per scan: the controller with a Deployment, else the first found. */
+export function repairControllerOf(ctx: DetectContext): RepairController {
+  const info = ctx.index.controllers.find((c) => c.deployment) ?? ctx.index.controllers[0];
+  return { info, gates: featureGates(info), version: controllerVersionOf(info) };
+}
+
 /**
  * `counted` are the nodes Karpenter counts for the 20% rule: the pool's (labelled with it), or all
  * the cluster's for NodeClaims without a NodePool.
  */
 export function repairVerdict(
   ctx: DetectContext,
+  controller: RepairController,
   counted: readonly Node[],
   pool: string | undefined,
   nodes: readonly NotReadyNode[],
 ): RepairVerdict {
-  const info = ctx.index.controllers.find((c) => c.deployment) ?? ctx.index.controllers[0];
-  const gates = featureGates(info);
-  const version = controllerVersionOf(info);
+  const { gates, version } = controller;
   const { any: repairRan, fresh: event } = blockedEvents(ctx, nodes);
   // Karpenter's own event, however old, proves the repair runs, whatever the captured spec says.
   const on = repairRan || gates.gates.get('NodeRepair') === true;

@@ -40,7 +40,8 @@ export function terminating(ctx: DetectContext): Terminating[] {
     const name = node.metadata?.name;
     if (!name) continue;
     const claim = claimByNode.get(name) ?? claimByInstance(index, node);
-    if (claim) used.add(claim);
+    // Only a NodeClaim being deleted is read again below: the others need no note.
+    if (claim?.metadata?.deletionTimestamp) used.add(claim);
     add(nodeTermination(ctx, node, name, claim));
   }
   for (const claim of snapshot.nodeClaims) {

@@ -46,7 +46,8 @@ export const nodeClaimLaunchFailed: Detector<Code> = {
   anyOf: ['nodeclaims', 'events', 'logs', 'nodepools'],
   refinedBy: ['ec2nodeclasses', 'cluster', 'deployments', 'pods'],
   detect(ctx) {
-    const claims: ClaimsByName = new Map(ctx.snapshot.nodeClaims.map((nc) => [nc.metadata?.name ?? '', nc]));
+    // Asked only for names a claim, event or log line gives: the index's map, not a copy of it.
+    const claims: ClaimsByName = ctx.index.nodeClaimsByName;
     const occurrences = refine(collect(ctx, claims));
     const groups = new Map<string, Occurrence[]>();
     for (const o of occurrences) {

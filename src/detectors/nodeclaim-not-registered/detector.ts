@@ -74,9 +74,11 @@ function groupByPool(ctx: DetectContext): Map<string, PoolGroup> {
 }
 
 function stuckClaim(ctx: DetectContext, nc: NodeClaim): Stuck | undefined {
+  // A Node name settles nearly every NodeClaim of a cluster before its conditions are read.
+  if (nc.status?.nodeName) return undefined;
   const launched = conditionOf(nc, 'Launched');
   const registered = conditionOf(nc, 'Registered');
-  if (launched?.status !== 'True' || registered?.status === 'True' || nc.status?.nodeName) return undefined;
+  if (launched?.status !== 'True' || registered?.status === 'True') return undefined;
   // Being deleted (consolidation, a deleted NodePool, or Karpenter's own registration timeout): on its way out.
   if (nc.metadata?.deletionTimestamp) return undefined;
   const instanceId = instanceIdFromProviderID(nc.status?.providerID);

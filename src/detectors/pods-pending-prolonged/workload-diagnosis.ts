@@ -1,4 +1,4 @@
-import type { EC2NodeClass, Pod } from '../../domain/kube.ts';
+import type { EC2NodeClass, KubeEvent, Pod } from '../../domain/kube.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import {
@@ -94,8 +94,8 @@ export class WorkloadDiagnoser {
       : undefined;
   }
 
-  diagnose(pod: Pod): WorkloadVerdict {
-    const events = this.#index.eventsFor('Pod', pod.metadata?.namespace, pod.metadata?.name);
+  /** `events`: the pod's, as SnapshotIndex.eventsFor gives them. */
+  diagnose(pod: Pod, events: readonly KubeEvent[]): WorkloadVerdict {
     const event = latestFailedScheduling(events, 'karpenter');
     const logged =
       this.#logs.errorsByPod.get(podRef(pod)) ?? (event ? undefined : unattributedErrorFor(pod, this.#logs.unattributed));
@@ -107,7 +107,7 @@ export class WorkloadDiagnoser {
       spec.affinity?.nodeAffinity,
       spec.tolerations,
       spec.topologySpreadConstraints,
-      requestsKey(pod),
+      ...requestsKey(pod),
       karpenterSays,
       scheduler,
     ]);
@@ -429,13 +429,13 @@ export class WorkloadDiagnoser {
 const ZONE = 'topology.kubernetes.io/zone';
 const ZONE_ID = 'topology.k8s.aws/zone-id';
 
-/** The pod's requests, so pods with different sizes are not diagnosed as one. */
-function requestsKey(pod: Pod): string {
-  return JSON.stringify([
+/** The pod's requests, so pods with different sizes are not diagnosed as one (part of the key, stringified with it). */
+function requestsKey(pod: Pod): unknown[] {
+  return [
     (pod.spec?.containers ?? []).map((c) => c.resources?.requests),
     (pod.spec?.initContainers ?? []).map((c) => c.resources?.requests),
     (pod.spec?.volumes ?? []).map((v) => v.persistentVolumeClaim?.claimName),
-  ]);
+  ];
 }
 
 function truncate(text: string, max: number): string {
