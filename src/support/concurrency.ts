@@ -24,3 +24,33 @@ export function chunks<T>(items: readonly T[], size: number): T[][] {
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
+
+/** Runs `read` once a slot is free; `ahead` puts it before the reads already waiting. */
+export type Slots = <T>(read: () => Promise<T>, ahead?: boolean) => Promise<T>;
+
+/**
+ * At most `limit` reads in flight, the waiting ones started in the order asked, those asked `ahead`
+ * first (reads others waited on to be known). A read's slot is handed on only after what its answer
+ * set off has run (setImmediate comes after the promise callbacks), so a read that answer made
+ * known, asked ahead, takes it before the reads queued earlier; and no slot is held by a task
+ * merely waiting for another read's answer.
+ */
+export function slots(limit: number): Slots {
+  let free = limit;
+  const ahead: (() => void)[] = [];
+  const behind: (() => void)[] = [];
+  const handOn = () => {
+    const next = ahead.shift() ?? behind.shift();
+    if (next) next();
+    else free++;
+  };
+  return async (read, first = false) => {
+    if (free > 0) free--;
+    else await new Promise<void>((start) => (first ? ahead : behind).push(start));
+    try {
+      return await read();
+    } finally {
+      setImmediate(handOn);
+    }
+  };
+}
