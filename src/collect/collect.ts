@@ -4,7 +4,7 @@ import type { AwsPorts } from '../ports/aws.ts';
 import type { KubernetesReader } from '../ports/kubernetes.ts';
 import { CaptureMerger } from '../snapshot/capture-merger.ts';
 import { collectAws, collectSubnets, SUBNETS_UNKNOWN } from './aws-sources.ts';
-import { mapBounded } from '../support/concurrency.ts';
+import { mapBounded, settled } from '../support/concurrency.ts';
 import { failureText } from '../ports/failure-text.ts';
 import { collectKube, KUBE_SOURCES } from './kube-collector.ts';
 import { mergeSpotPrices, readSpotPrices } from './spot-prices.ts';
@@ -65,19 +65,20 @@ export async function collectSnapshot(ports: CollectPorts, options: CollectOptio
   if (cluster?.gone && wanted.has('subnets'))
     merger.add('AWS API', [{ type: 'aws', output: { source: 'subnets', subnets: [] } }]);
   // The Spot types in play are those of the instances, Nodes and NodeClaims: their prices are asked as soon as these are in.
-  const instancesIn = signal();
-  const kubeSpotSourcesIn = signal();
+  const instancesIn = settled<void>();
+  const kubeSpotSourcesIn = settled<void>();
   const awsTasks = collectAws(ports.aws, options.clusterName, awsWanted, merger, gap).map(({ source, task }) =>
-    source === 'instances' ? () => task().finally(instancesIn.resolve) : task,
+    source === 'instances' ? () => task().finally(() => instancesIn.resolve()) : task,
   );
   if (!awsWanted.has('instances')) instancesIn.resolve();
   const awsRead = mapBounded(awsTasks, CONCURRENCY, (task) => task());
   const kubeRead =
     !cluster?.gone && (kubeWanted.length > 0 || wanted.has('subnets'))
-      ? readKube(ports, cluster, { ...options, wanted, kubeWanted }, merger, gap, kubeSpotSourcesIn.resolve)
+      ? readKube(ports, cluster, { ...options, wanted, kubeWanted }, merger, gap, () => kubeSpotSourcesIn.resolve())
       : Promise.resolve();
   // Also when nothing of Kubernetes is read, or it could not be connected to.
-  void kubeRead.then(kubeSpotSourcesIn.resolve, kubeSpotSourcesIn.resolve);
+  const kubeEnded = () => kubeSpotSourcesIn.resolve();
+  void kubeRead.then(kubeEnded, kubeEnded);
   const spotRead = wanted.has('spotprices')
     ? Promise.all([instancesIn.promise, kubeSpotSourcesIn.promise]).then(() => readSpotPrices(ports.aws, merger.spotTypesSoFar()))
     : undefined;
@@ -104,15 +105,6 @@ function unreadableReason(snapshot: ClusterSnapshot, kubeWanted: readonly Source
   if (snapshot.cluster?.gone || kubeWanted.length === 0 || kubeWanted.some((s) => snapshot.captured.has(s))) return undefined;
   const kubeGap = snapshot.gaps.find((g) => kubeWanted.includes(g.source)) ?? first;
   return `its Kubernetes API could not be read (${kubeGap.source}: ${kubeGap.error})`;
-}
-
-/** A promise and the function that settles it (later calls do nothing). */
-function signal(): { promise: Promise<void>; resolve: () => void } {
-  let resolve: () => void = () => {};
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve: () => resolve() };
 }
 
 /**

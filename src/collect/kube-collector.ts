@@ -8,7 +8,7 @@ import { asPreviousLog, readControllerLog } from '../snapshot/controller-logs.ts
 import { classifyKubeObject } from '../snapshot/kube-objects.ts';
 import type { Contribution } from '../snapshot/recognise.ts';
 import type { JsonRecord } from '../domain/shape.ts';
-import { mapBounded, slots } from '../support/concurrency.ts';
+import { mapBounded, settled, slots, type Settled } from '../support/concurrency.ts';
 import {
   ALL_PODS,
   CONTROLLER_PODS,
@@ -136,20 +136,6 @@ function throughSlots(kube: KubernetesReader, limit: number): BoundedReader {
     podLog: (query) => inFlight(() => kube.podLog(query), ahead),
   });
   return { ...reader(false), ahead: reader(true), limit };
-}
-
-interface Settled<T> {
-  promise: Promise<T>;
-  /** The first call counts; later ones do nothing. */
-  resolve(value: T): void;
-}
-
-function settled<T>(): Settled<T> {
-  let resolve: (value: T) => void = () => {};
-  const promise = new Promise<T>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve: (value) => resolve(value) };
 }
 
 async function collectCrds(kube: KubernetesReader, merger: CaptureMerger, gap: Gap): Promise<void> {
