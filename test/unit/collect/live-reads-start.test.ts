@@ -5,15 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { collectSnapshot } from '../../../src/collect/collect.ts';
-import { SOURCE_NAMES } from '../../../src/domain/snapshot.ts';
 import type { AwsPorts } from '../../../src/ports/aws.ts';
 import type { ClusterConnection } from '../../../src/ports/cluster.ts';
 import type { KubeListQuery, KubernetesPort } from '../../../src/ports/kubernetes.ts';
 import { awsError } from '../../../src/simulator/in-memory-aws.ts';
-import { simulateSnapshot, type Simulation } from '../../../src/simulator/simulation.ts';
-import { snapshotOf } from '../../factories/aws.ts';
+import type { Simulation } from '../../../src/simulator/simulation.ts';
 import { karpenterDeployment, karpenterPod, node, pod, T0 } from '../../factories/kube.ts';
-import { closedAfterEachTest } from '../../support/simulation.ts';
+import { gate } from '../../support/gate.ts';
+import { closedAfterEachTest, simulatedDemo } from '../../support/simulation.ts';
 
 const simulations = closedAfterEachTest();
 
@@ -24,29 +23,11 @@ async function healthy(drained: number): Promise<Simulation> {
   const taints = [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' as const }];
   const nodes = Array.from({ length: drained }, (_, i) => node({ name: `drained-${i}`, taints, labels: SPOT_LABELS }));
   const pods = nodes.map((n, i) => pod({ name: `web-${i}`, namespace: 'shop', nodeName: n.metadata!.name! }));
-  const seed = snapshotOf(
-    {
-      nodes,
-      pods: [...pods, karpenterPod({ name: 'karpenter-1', createdAt: T0, nodeName: 'system-0', ready: true })],
-      deployments: [karpenterDeployment()],
-    },
-    'demo',
-  );
-  seed.cluster = { name: 'demo', status: 'ACTIVE' };
-  for (const source of SOURCE_NAMES) seed.captured.add(source);
-  const simulation = await simulateSnapshot(seed);
-  simulations.push(simulation);
-  return simulation;
-}
-
-/** Released by `open()`, or after a while so that a collector that never opens it still ends. */
-function gate() {
-  let open: () => void = () => {};
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-    setTimeout(resolve, 3_000);
+  return simulatedDemo(simulations, {
+    nodes,
+    pods: [...pods, karpenterPod({ name: 'karpenter-1', createdAt: T0, nodeName: 'system-0', ready: true })],
+    deployments: [karpenterDeployment()],
   });
-  return { open, opened };
 }
 
 const isPodsOfNode = (q: KubeListQuery) => q.resource === 'pods' && q.fieldSelector?.startsWith('spec.nodeName=') === true;
