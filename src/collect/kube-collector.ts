@@ -93,7 +93,9 @@ export function collectKube(
   const readList = async (l: (typeof KUBE_LISTS)[number], result: Settled<KubeObject[] | undefined>) => {
     try {
       const lists = await Promise.all(
-        l.queries.map((q) => (WAITED_ON.includes(l.source) ? listClassifying(bounded, q, l.source) : bounded.list(q))),
+        l.queries.map((q) =>
+          WAITED_ON.includes(l.source) ? listClassifying(bounded, q, l.source) : bounded.list(q).then((items) => ({ items })),
+        ),
       );
       const contributed = classifiedAll(l.source, lists);
       if (wanted.has(l.source)) merger.add(KUBE_ORIGIN, contributed);
@@ -172,13 +174,18 @@ async function collectPodsAndLogs(
   gap: Gap,
   disrupted: () => Promise<string[]>,
 ) {
-  const pendingRead = wanted.has('pods') ? listClassifying(kube, PENDING_PODS, 'pods') : Promise.resolve([]);
+  const pendingRead: Promise<Listed> = wanted.has('pods')
+    ? listClassifying(kube, PENDING_PODS, 'pods')
+    : Promise.resolve({ items: [] });
   const controllersRead = kube.list(CONTROLLER_PODS);
   const firstRound = Promise.all([pendingRead, controllersRead]);
   const afterControllers = controllersRead.then((controllers) => {
-    const controllerPods = keptObjects(classifiedAll('pods', [controllers])) as Pod[];
+    const classified = contributions('pods', controllers);
+    const listed: Listed = { items: controllers, classified };
+    const controllerPods = keptObjects(classified) as Pod[];
     const healthy = controllerPods.length > 0 && controllerPods.every(isPodReady);
     return {
+      controllers: listed,
       healthy,
       others: wanted.has('pods')
         ? healthy
@@ -195,12 +202,12 @@ async function collectPodsAndLogs(
   );
   let started: Awaited<typeof afterControllers>;
   try {
-    const [pending, controllers] = await firstRound;
+    const [pending] = await firstRound;
     started = await afterControllers;
     if (wanted.has('pods')) {
       const others = (await started.others) ?? [];
-      const lists = started.healthy ? [pending, controllers, ...others] : others;
-      const pods = lists.flat();
+      const lists = started.healthy ? [pending, started.controllers, ...others] : others;
+      const pods = lists.flatMap((list) => list.items);
       const unique = uniqueByUid(pods);
       // No pod in two lists: the pods to merge are the lists' own, each classified as it came.
       merger.add(KUBE_ORIGIN, unique.length === pods.length ? classifiedAll('pods', lists) : contributions('pods', unique));
@@ -213,15 +220,19 @@ async function collectPodsAndLogs(
   if (started.logs) mergeLogs(await started.logs, merger, gap);
 }
 
-/** Contributions of each list read by listClassifying, by the items it resolved with. */
-const classifiedLists = new WeakMap<readonly JsonRecord[], Contribution[]>();
+/** Objects as listed, with what they contribute when that is known already (listClassifying). */
+interface Listed {
+  items: JsonRecord[];
+  /** The contributions of exactly `items`, in their order. */
+  classified?: Contribution[];
+}
 
 /**
  * A list whose pages are classified as they arrive, each once the next page has been asked for
  * (setImmediate runs after the request is sent), so the work of a long list overlaps its fetch
  * and little is left when its last page comes.
  */
-async function listClassifying(kube: KubernetesReader, query: KubeListQuery, source: SourceName): Promise<JsonRecord[]> {
+async function listClassifying(kube: KubernetesReader, query: KubeListQuery, source: SourceName): Promise<Listed> {
   const pages: (readonly JsonRecord[])[] = [];
   const seen: JsonRecord[] = [];
   const classified: Contribution[] = [{ type: 'captured', source }];
@@ -229,8 +240,8 @@ async function listClassifying(kube: KubernetesReader, query: KubeListQuery, sou
   const drain = () => {
     scheduled = false;
     for (const page of pages.splice(0)) {
-      seen.push(...page);
-      classified.push(...contributions(source, page).slice(1));
+      for (const item of page) seen.push(item);
+      contributeTo(classified, page);
     }
   };
   const items = await kube.list({
@@ -243,26 +254,27 @@ async function listClassifying(kube: KubernetesReader, query: KubeListQuery, sou
   });
   drain();
   // Only when the pages told are exactly the list (a reader that told none, or a list started over, is not).
-  if (seen.length === items.length && seen.every((item, i) => item === items[i])) classifiedLists.set(items, classified);
-  return items;
+  const told = seen.length === items.length && seen.every((item, i) => item === items[i]);
+  return told ? { items, classified } : { items };
 }
 
 /**
- * What the lists of one source contribute, one after the other: each as listClassifying classified
- * it, else classified now (and remembered). The same as classifying them joined, item by item.
+ * What the lists of one source contribute, one after the other: each as classified when listed,
+ * else classified now. The same as classifying them joined, item by item.
  */
-function classifiedAll(source: SourceName, lists: readonly (readonly JsonRecord[])[]): Contribution[] {
-  if (lists.length === 1 && lists[0]) {
-    const [list] = lists;
-    const classified = classifiedLists.get(list) ?? contributions(source, list);
-    classifiedLists.set(list, classified);
-    return classified;
+function classifiedAll(source: SourceName, lists: readonly Listed[]): Contribution[] {
+  const [only] = lists;
+  if (lists.length === 1 && only?.classified) return only.classified;
+  const out: Contribution[] = [{ type: 'captured', source }];
+  for (const list of lists) {
+    if (!list.classified) contributeTo(out, list.items);
+    else for (let i = 1; i < list.classified.length; i++) out.push(list.classified[i] as Contribution);
   }
-  return [{ type: 'captured', source }, ...lists.flatMap((list) => classifiedAll(source, [list]).slice(1))];
+  return out;
 }
 
 /** The per-node lists, once the nodes of interest are known (their lists have started by then). */
-async function podsOnNodesOf(kube: BoundedReader, disrupted: () => Promise<string[]>): Promise<JsonRecord[][]> {
+async function podsOnNodesOf(kube: BoundedReader, disrupted: () => Promise<string[]>): Promise<Listed[]> {
   return podsOnNodes(kube, await disrupted());
 }
 
@@ -277,22 +289,20 @@ const MAX_NODE_POD_LISTS = 100;
  * MAX_NODE_POD_LISTS nodes, every pod once, kept for those nodes only, so the snapshot holds the
  * same pods either way.
  */
-async function podsOnNodes(kube: BoundedReader, nodeNames: readonly string[]): Promise<JsonRecord[][]> {
+async function podsOnNodes(kube: BoundedReader, nodeNames: readonly string[]): Promise<Listed[]> {
   if (nodeNames.length > MAX_NODE_POD_LISTS) {
     const wanted = new Set(nodeNames);
     const all = await kube.ahead.list(ALL_PODS);
-    return [
-      all.filter((pod) => {
-        const name = (pod.spec as { nodeName?: unknown } | undefined)?.nodeName;
-        return typeof name === 'string' && wanted.has(name);
-      }),
-    ];
+    const items = all.filter((pod) => {
+      const name = (pod.spec as { nodeName?: unknown } | undefined)?.nodeName;
+      return typeof name === 'string' && wanted.has(name);
+    });
+    return [{ items }];
   }
   // No more asked at once than there are slots: after a failure, no other list is started.
   return mapBounded(nodeNames, kube.limit, async (name) => {
-    const pods = await kube.ahead.list(podsOnNode(name));
-    classifiedAll('pods', [pods]);
-    return pods;
+    const items = await kube.ahead.list(podsOnNode(name));
+    return { items, classified: contributions('pods', items) };
   });
 }
 
@@ -379,16 +389,20 @@ function restartsOf(pod: Pod, container: string | undefined): number {
 
 /** API items → what a capture file of them would contribute (checked by the same code). */
 function contributions(source: SourceName, items: readonly JsonRecord[]): Contribution[] {
-  const out: Contribution[] = [{ type: 'captured', source }];
+  return contributeTo([{ type: 'captured', source }], items);
+}
+
+/** What `items` contribute, appended to `out` (a long list's pages, one after another). */
+function contributeTo(out: Contribution[], items: readonly JsonRecord[]): Contribution[] {
   for (const item of items) {
     const verdict = classifyKubeObject(item, String(item.apiVersion ?? ''), String(item.kind ?? ''), 'from the API');
-    if (verdict.type === 'kept') out.push({ type: 'object', source: verdict.source, object: verdict.object, key: verdict.key });
-    else if (verdict.type === 'event') out.push({ type: 'event', event: verdict.event, key: verdict.key });
-    else if (verdict.type === 'malformed') out.push(verdict);
+    if (verdict.type === 'object' || verdict.type === 'event' || verdict.type === 'malformed') out.push(verdict);
   }
   return out;
 }
 
 function keptObjects(contributed: readonly Contribution[]): KubeObject[] {
-  return contributed.flatMap((c) => (c.type === 'object' ? [c.object] : []));
+  const kept: KubeObject[] = [];
+  for (const c of contributed) if (c.type === 'object') kept.push(c.object);
+  return kept;
 }

@@ -45,8 +45,9 @@ export function typeOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-function leaf(expected: string, test: (value: unknown) => boolean): Check {
-  return (value) => (test(value) ? undefined : { path: [], got: typeOf(value), expected });
+/** What a check returns for a value of the wrong type (checks of single values test inline: one call per value). */
+function wrong(value: unknown, expected: string): ShapeProblem {
+  return { path: [], got: typeOf(value), expected };
 }
 
 /** The problem found under `key`, its path now starting there. */
@@ -55,16 +56,14 @@ export function under(key: string | number, problem: ShapeProblem): ShapeProblem
   return problem;
 }
 
-export const str: Check = leaf('a string', (v) => typeof v === 'string');
-export const num: Check = leaf('a number', (v) => typeof v === 'number' && Number.isFinite(v));
-export const bool: Check = leaf('true or false', (v) => typeof v === 'boolean');
+export const str: Check = (v) => (typeof v === 'string' ? undefined : wrong(v, 'a string'));
+export const num: Check = (v) => (typeof v === 'number' && Number.isFinite(v) ? undefined : wrong(v, 'a number'));
+export const bool: Check = (v) => (typeof v === 'boolean' ? undefined : wrong(v, 'true or false'));
 /** Timestamps are ISO-8601 text in every capture and API response read. */
-export const time: Check = leaf('a timestamp string', (v) => typeof v === 'string');
+export const time: Check = (v) => (typeof v === 'string' ? undefined : wrong(v, 'a timestamp string'));
 /** Quantities (`cpu: 1` in hand-written YAML) and ports named or numbered. */
-export const strOrNum: Check = leaf(
-  'a string or a number',
-  (v) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)),
-);
+export const strOrNum: Check = (v) =>
+  typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) ? undefined : wrong(v, 'a string or a number');
 /** Any JSON value: read by code that checks what it finds. */
 export const anything: Check = () => undefined;
 
@@ -77,24 +76,26 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * deleted from the object); other fields are not looked at.
  */
 export function obj(fields: Readonly<Record<string, Check>>, required: readonly string[] = []): Check {
-  const entries = Object.entries(fields);
+  const keys = Object.keys(fields);
+  const checks = keys.map((key) => fields[key]);
   return (value) => {
-    if (!isPlainObject(value)) return { path: [], got: typeOf(value), expected: 'an object' };
+    if (!isPlainObject(value)) return wrong(value, 'an object');
     for (const key of required) {
       if (value[key] === undefined || value[key] === null) {
         return { path: [key], got: typeOf(value[key]), expected: expectedOf(fields[key]) };
       }
     }
-    for (const [key, check] of entries) {
-      if (!Object.hasOwn(value, key)) continue;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
       const field = value[key];
+      // Most named fields are absent from most objects: the read tells, before hasOwn is asked.
+      if (field === undefined || !Object.hasOwn(value, key)) continue;
       if (field === null) {
         // The domain types say absent, not null (`ref !== undefined` must mean a ref).
         delete value[key];
         continue;
       }
-      if (field === undefined) continue;
-      const problem = check(field);
+      const problem = (checks[i] as Check)(field);
       if (problem) return under(key, problem);
     }
     return undefined;
@@ -104,7 +105,7 @@ export function obj(fields: Readonly<Record<string, Check>>, required: readonly 
 /** A list whose every element passes `of` (null elements do not). */
 export function arr(of: Check): Check {
   return (value) => {
-    if (!Array.isArray(value)) return { path: [], got: typeOf(value), expected: 'a list' };
+    if (!Array.isArray(value)) return wrong(value, 'a list');
     for (let i = 0; i < value.length; i++) {
       const problem = of(value[i]);
       if (problem) return under(i, problem);
@@ -116,7 +117,7 @@ export function arr(of: Check): Check {
 /** A map (`labels`, `requests`) whose every value passes `of`. */
 export function record(of: Check): Check {
   return (value) => {
-    if (!isPlainObject(value)) return { path: [], got: typeOf(value), expected: 'an object' };
+    if (!isPlainObject(value)) return wrong(value, 'an object');
     for (const key in value) {
       if (!Object.hasOwn(value, key)) continue;
       const problem = of(value[key]);
@@ -160,9 +161,27 @@ export function nestingProblem(value: unknown, max = MAX_NESTING): ShapeProblem 
  * Recursive, but never past `max` + 1 frames: the walk stops as soon as the bound is passed.
  */
 function nestsDeeperThan(value: unknown, max: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
+  return typeof value === 'object' && value !== null && containerNestsDeeperThan(value, max);
+}
+
+/**
+ * nestsDeeperThan for an object or list. It runs on every value of every object a scan reads:
+ * a list is walked by index (`for...in` would make a string of every index), and only objects
+ * and lists are called for, not the strings and numbers that make up most values.
+ */
+function containerNestsDeeperThan(value: object, max: number): boolean {
   if (max <= 0) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const member: unknown = value[i];
+      if (typeof member === 'object' && member !== null && containerNestsDeeperThan(member, max - 1)) return true;
+    }
+    return false;
+  }
   const record = value as Record<string, unknown>;
-  for (const key in record) if (nestsDeeperThan(record[key], max - 1)) return true;
+  for (const key in record) {
+    const member = record[key];
+    if (typeof member === 'object' && member !== null && containerNestsDeeperThan(member, max - 1)) return true;
+  }
   return false;
 }

@@ -17,17 +17,27 @@ import type { KubeObject } from '../domain/kube.ts';
 const NOTES_SHOWN = 5;
 
 export class DuplicateObjects {
-  /** Per object, the file its kept copy came from. */
-  readonly #origin = new Map<string, string>();
+  /**
+   * Per kind, per object key: the file its kept copy came from. Maps of maps, not one map of
+   * joined keys: a live scan passes every object it reads through here, and a joined key is one
+   * more string to build and hash per object.
+   */
+  readonly #kubeOrigins = new Map<string, Map<string, string>>();
+  readonly #instanceOrigins = new Map<string, string>();
   readonly #notes: string[] = [];
   #more = 0;
 
   /** Whether `incoming` (from `path`) replaces `existing` in the snapshot. */
   kubeObject(key: string, existing: KubeObject | undefined, incoming: KubeObject, path: string): boolean {
-    const id = `kube\n${incoming.kind ?? ''}\n${key}`;
+    const kind = incoming.kind ?? '';
+    let origins = this.#kubeOrigins.get(kind);
+    if (!origins) {
+      origins = new Map();
+      this.#kubeOrigins.set(kind, origins);
+    }
     // Named only for a note: built for a differing duplicate, not for every object of a scan.
     const name = (): string => `${incoming.kind ?? 'object'} ${key.startsWith('/') ? key.slice(1) : key}`;
-    return this.#choose(id, name, existing, incoming, path, () => {
+    return this.#choose(origins, key, name, existing, incoming, path, () => {
       const [before, after] = [versionOf(existing), versionOf(incoming)];
       if (before === undefined || after === undefined || before === after) return undefined;
       return after > before
@@ -38,7 +48,8 @@ export class DuplicateObjects {
 
   instance(existing: Instance | undefined, incoming: Instance, path: string): boolean {
     return this.#choose(
-      `instance\n${incoming.id}`,
+      this.#instanceOrigins,
+      incoming.id,
       () => `Instance ${incoming.id}`,
       existing,
       incoming,
@@ -53,18 +64,20 @@ export class DuplicateObjects {
     return [...this.#notes, ...more];
   }
 
+  /** `origins`: where the kept copies of objects of this kind came from, by `key`. */
   #choose(
-    id: string,
+    origins: Map<string, string>,
+    key: string,
     name: () => string,
     existing: unknown,
     incoming: unknown,
     path: string,
     byVersion: () => { incomingWins: boolean; why: string } | undefined,
   ): boolean {
-    const from = this.#origin.get(id);
+    const from = existing === undefined ? undefined : origins.get(key);
     // First seen, or again in the same file (pages appended to one file): the later copy, silently.
-    if (existing === undefined || from === undefined || from === path) {
-      this.#origin.set(id, path);
+    if (from === undefined || from === path) {
+      origins.set(key, path);
       return true;
     }
     if (canonical(existing) === canonical(incoming)) return false;
@@ -73,7 +86,7 @@ export class DuplicateObjects {
     if (this.#notes.length < NOTES_SHOWN) {
       this.#notes.push(`${name()} is in ${from} and ${path} with different content; used the copy in ${used} (${decided.why})`);
     } else this.#more++;
-    if (decided.incomingWins) this.#origin.set(id, path);
+    if (decided.incomingWins) origins.set(key, path);
     return decided.incomingWins;
   }
 }

@@ -62,8 +62,9 @@ export function sourceNamedByFile(fileBaseNameWithoutExtension: string): SourceN
 
 export const EXAMPLE_RESOURCE_FILE_NAMES = 'nodeclaims.json, pods.yaml, events.json';
 
+/** Shaped as the loader's and the live collector's contributions (recognise.ts), so that both pass it on as it is. */
 export type KubeObjectVerdict =
-  | { type: 'kept'; source: Exclude<SourceName, 'events'>; object: KubeObject; key: string }
+  | { type: 'object'; source: Exclude<SourceName, 'events'>; object: KubeObject; key: string }
   /**
    * A field detectors read has the wrong JSON type, or the object has no name: it is set aside,
    * its source incomplete. `key` is undefined when the object cannot be named.
@@ -80,7 +81,17 @@ export function sourceOfKind(apiVersion: string, kind: string): SourceName | und
 }
 
 function kindInUse(group: string, kind: string): (typeof KINDS_IN_USE)[number] | undefined {
-  return KINDS_IN_USE.find((k) => k.kind === kind && k.groups.includes(group));
+  return KINDS_BY_GROUP.get(group)?.get(kind);
+}
+
+/** KINDS_IN_USE by API group and kind: looked up for every object read. */
+const KINDS_BY_GROUP = new Map<string, Map<string, (typeof KINDS_IN_USE)[number]>>();
+for (const known of KINDS_IN_USE) {
+  for (const group of known.groups) {
+    const kinds = KINDS_BY_GROUP.get(group) ?? new Map<string, (typeof KINDS_IN_USE)[number]>();
+    kinds.set(known.kind, known);
+    KINDS_BY_GROUP.set(group, kinds);
+  }
 }
 
 function apiGroupOf(apiVersion: string): string {
@@ -123,7 +134,7 @@ export function classifyKubeObject(object: JsonRecord, apiVersion: string, kind:
   }
   // Typed lists (`PodList` from the API) leave kind/apiVersion off their items.
   const kept = object.kind === kind && object.apiVersion === apiVersion ? object : { ...object, apiVersion, kind };
-  return { type: 'kept', source: known.source, object: kept as KubeObject, key };
+  return { type: 'object', source: known.source, object: kept as KubeObject, key };
 }
 
 /** What every object needs to be named and told apart: metadata.name, and a string namespace if any. */

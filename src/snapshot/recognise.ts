@@ -244,6 +244,5 @@ function recogniseListItem(
 }
 
 function fromKubeObject(object: JsonRecord, apiVersion: string, kind: string, where: string): Contribution {
-  const verdict = classifyKubeObject(object, apiVersion, kind, where);
-  return verdict.type === 'kept' ? { type: 'object', source: verdict.source, object: verdict.object, key: verdict.key } : verdict;
+  return classifyKubeObject(object, apiVersion, kind, where);
 }

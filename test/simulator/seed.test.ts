@@ -282,7 +282,7 @@ describe('examples served as they were captured', () => {
         const { items } = await listAll(server, path, 7);
         const served = items.map((item) => {
           const verdict = classifyKubeObject(item, apiVersionOf(info), info.kind, 'test');
-          return verdict.type === 'kept' ? (verdict.object as JsonRecord) : undefined;
+          return verdict.type === 'object' ? (verdict.object as JsonRecord) : undefined;
         });
         const originals = snapshot[listKey] as JsonRecord[];
         expect(

@@ -31,6 +31,21 @@ describe('nestingProblem', () => {
     expect(nestingProblem([1, 'a', null])).toBeUndefined();
     expect(nestingProblem('text')).toBeUndefined();
   });
+
+  it('finds the deep member of a list among scalars and nulls, lists and objects counted alike', () => {
+    /** `levels` levels, lists and objects taking turns, scalars and nulls beside each. */
+    const mixed = (levels: number): unknown => {
+      let value: unknown = 'bottom';
+      for (let i = 0; i < levels; i++) value = i % 2 === 0 ? ['a', 1, null, value, true] : { s: 'x', n: null, v: value };
+      return value;
+    };
+
+    // The object, spec and the list make three levels.
+    expect(nestingProblem({ spec: { containers: ['a', null, mixed(997)] } })).toBeUndefined();
+    expect(nestingProblem({ spec: { containers: ['a', null, mixed(998)] } })?.path).toEqual(['spec']);
+    expect(nestingProblem([0, null, 'a', mixed(999)])).toBeUndefined();
+    expect(nestingProblem([0, null, 'a', mixed(1_000)])?.path).toEqual([3]);
+  });
 });
 
 describe('jsonText', () => {
