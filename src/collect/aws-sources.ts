@@ -16,14 +16,17 @@ const AWS_SOURCES = [
   'instancetypes',
 ] as const;
 
-/** One task per AWS source wanted (the cluster itself is described first, by the collector). */
+/**
+ * One task per AWS source wanted (the cluster itself is described first, by the collector); a task
+ * never rejects, and has merged its source, or a gap, when it resolves.
+ */
 export function collectAws(
   aws: AwsPorts,
   clusterName: string,
   wanted: ReadonlySet<SourceName>,
   merger: CaptureMerger,
   gap: (source: SourceName, error: unknown) => void,
-): (() => Promise<void>)[] {
+): { source: SourceName; task: () => Promise<void> }[] {
   // Read once, by the instances source and by the launch templates (which look up what instances name).
   let instances: Promise<Instance[]> | undefined;
   const listInstances = () => (instances ??= aws.ec2.describeInstances({ clusterName }));
@@ -53,13 +56,16 @@ export function collectAws(
       return [];
     }
   };
-  return AWS_SOURCES.filter((s) => wanted.has(s)).map((source) => async () => {
-    try {
-      merger.add('AWS API', [{ type: 'aws', output: await read[source]() }]);
-    } catch (error) {
-      gap(source, error);
-    }
-  });
+  return AWS_SOURCES.filter((s) => wanted.has(s)).map((source) => ({
+    source,
+    task: async () => {
+      try {
+        merger.add('AWS API', [{ type: 'aws', output: await read[source]() }]);
+      } catch (error) {
+        gap(source, error);
+      }
+    },
+  }));
 }
 
 /** Why `subnets` is a gap when the EC2NodeClasses (which name the subnets) could not be listed. */

@@ -4,12 +4,15 @@ import type { AwsPorts } from '../ports/aws.ts';
 import type { KubernetesReader } from '../ports/kubernetes.ts';
 import { CaptureMerger } from '../snapshot/capture-merger.ts';
 import { collectAws, collectSubnets, SUBNETS_UNKNOWN } from './aws-sources.ts';
-import { mapBounded } from '../support/concurrency.ts';
+import { mapBounded, settled } from '../support/concurrency.ts';
 import { failureText } from '../ports/failure-text.ts';
 import { collectKube, KUBE_SOURCES } from './kube-collector.ts';
-import { collectSpotPrices } from './spot-prices.ts';
+import { mergeSpotPrices, readSpotPrices } from './spot-prices.ts';
 
 const CLUSTER_SCOPED: readonly SourceName[] = ['fargateprofiles', 'accessentries'];
+
+/** The Kubernetes sources whose objects name Spot instance types (with the instances: spotTypesInPlay). */
+const SPOT_KUBE_SOURCES: readonly SourceName[] = ['nodes', 'nodeclaims'];
 
 /** Calls in flight at once (AWS sources, and Kubernetes sources once connected). */
 const CONCURRENCY = 8;
@@ -56,32 +59,32 @@ export async function collectSnapshot(ports: CollectPorts, options: CollectOptio
   const cluster = wanted.has('cluster') ? await describeCluster(ports, options.clusterName, merger, gap) : undefined;
   // A deleted cluster has no Fargate profiles or access entries to list: nothing is missing there.
   const awsWanted = cluster?.gone ? new Set([...wanted].filter((s) => !CLUSTER_SCOPED.includes(s))) : wanted;
-  const tasks: (() => Promise<void>)[] = collectAws(ports.aws, options.clusterName, awsWanted, merger, gap);
   const kubeWanted = KUBE_SOURCES.filter((s) => wanted.has(s));
-  const subnetsWanted = wanted.has('subnets');
-  if (cluster?.gone) {
-    // The API server went with the cluster: the merger records its Kubernetes objects as none,
-    // and no EC2NodeClass is left to name a subnet.
-    if (subnetsWanted) merger.add('AWS API', [{ type: 'aws', output: { source: 'subnets', subnets: [] } }]);
-  } else if (kubeWanted.length > 0 || subnetsWanted) {
-    tasks.push(async () => {
-      let kube: KubernetesReader;
-      try {
-        kube = await ports.connectKube(cluster);
-      } catch (error) {
-        for (const source of kubeWanted) gap(source, error);
-        if (subnetsWanted) gap('subnets', SUBNETS_UNKNOWN);
-        return;
-      }
-      const now = options.now ?? new Date();
-      const { tasks: kubeTasks, nodeClasses } = collectKube(kube, wanted, merger, gap, { now, needNodeClasses: subnetsWanted });
-      // The subnets come from the EC2NodeClasses: after their list, which has started by then.
-      const all = subnetsWanted ? [...kubeTasks, () => collectSubnets(ports.aws, nodeClasses, merger, gap)] : kubeTasks;
-      await mapBounded(all, CONCURRENCY, (task) => task());
-    });
-  }
-  await mapBounded(tasks, CONCURRENCY, (task) => task());
-  if (wanted.has('spotprices')) await collectSpotPrices(ports.aws, merger.spotTypesSoFar(), merger, gap);
+  // The API server went with a deleted cluster: the merger records its Kubernetes objects as none,
+  // and no EC2NodeClass is left to name a subnet.
+  if (cluster?.gone && wanted.has('subnets'))
+    merger.add('AWS API', [{ type: 'aws', output: { source: 'subnets', subnets: [] } }]);
+  // The Spot types in play are those of the instances, Nodes and NodeClaims: their prices are asked as soon as these are in.
+  const instancesIn = settled<void>();
+  const kubeSpotSourcesIn = settled<void>();
+  const awsTasks = collectAws(ports.aws, options.clusterName, awsWanted, merger, gap).map(({ source, task }) =>
+    source === 'instances' ? () => task().finally(() => instancesIn.resolve()) : task,
+  );
+  if (!awsWanted.has('instances')) instancesIn.resolve();
+  const awsRead = mapBounded(awsTasks, CONCURRENCY, (task) => task());
+  const kubeRead =
+    !cluster?.gone && (kubeWanted.length > 0 || wanted.has('subnets'))
+      ? readKube(ports, cluster, { ...options, wanted, kubeWanted }, merger, gap, () => kubeSpotSourcesIn.resolve())
+      : Promise.resolve();
+  // Also when nothing of Kubernetes is read, or it could not be connected to.
+  const kubeEnded = () => kubeSpotSourcesIn.resolve();
+  void kubeRead.then(kubeEnded, kubeEnded);
+  const spotRead = wanted.has('spotprices')
+    ? Promise.all([instancesIn.promise, kubeSpotSourcesIn.promise]).then(() => readSpotPrices(ports.aws, merger.spotTypesSoFar()))
+    : undefined;
+  await Promise.all([awsRead, kubeRead]);
+  // Merged last, as when it was asked last: the notes and gaps keep their order.
+  if (spotRead) mergeSpotPrices(await spotRead, merger, gap);
   const { snapshot, notices, setAside } = merger.finish(options.clusterName);
   const unreadable = unreadableReason(snapshot, kubeWanted);
   return unreadable ? { snapshot, notices, setAside, unreadable } : { snapshot, notices, setAside };
@@ -102,6 +105,36 @@ function unreadableReason(snapshot: ClusterSnapshot, kubeWanted: readonly Source
   if (snapshot.cluster?.gone || kubeWanted.length === 0 || kubeWanted.some((s) => snapshot.captured.has(s))) return undefined;
   const kubeGap = snapshot.gaps.find((g) => kubeWanted.includes(g.source)) ?? first;
   return `its Kubernetes API could not be read (${kubeGap.source}: ${kubeGap.error})`;
+}
+
+/**
+ * Every Kubernetes source wanted, and the subnets of the EC2NodeClasses. `spotSourcesIn` is called
+ * once the Nodes and NodeClaims are merged (or gaps). Never rejects.
+ */
+async function readKube(
+  ports: CollectPorts,
+  cluster: ClusterInfo | undefined,
+  options: CollectOptions & { wanted: ReadonlySet<SourceName>; kubeWanted: readonly SourceName[] },
+  merger: CaptureMerger,
+  gap: (source: SourceName, error: unknown) => void,
+  spotSourcesIn: () => void,
+): Promise<void> {
+  const { wanted, kubeWanted } = options;
+  const subnetsWanted = wanted.has('subnets');
+  let kube: KubernetesReader;
+  try {
+    kube = await ports.connectKube(cluster);
+  } catch (error) {
+    for (const source of kubeWanted) gap(source, error);
+    if (subnetsWanted) gap('subnets', SUBNETS_UNKNOWN);
+    return;
+  }
+  const now = options.now ?? new Date();
+  const collection = collectKube(kube, wanted, merger, gap, { now, needNodeClasses: subnetsWanted, inFlight: CONCURRENCY });
+  void collection.settled(SPOT_KUBE_SOURCES).then(spotSourcesIn);
+  // The subnets come from the EC2NodeClasses: asked once they are listed.
+  const subnets = subnetsWanted ? collectSubnets(ports.aws, collection.nodeClasses, merger, gap) : undefined;
+  await Promise.all([collection.done, subnets]);
 }
 
 async function describeCluster(

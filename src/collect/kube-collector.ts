@@ -8,7 +8,7 @@ import { asPreviousLog, readControllerLog } from '../snapshot/controller-logs.ts
 import { classifyKubeObject } from '../snapshot/kube-objects.ts';
 import type { Contribution } from '../snapshot/recognise.ts';
 import type { JsonRecord } from '../domain/shape.ts';
-import { mapBounded } from '../support/concurrency.ts';
+import { mapBounded, settled, slots, type Settled } from '../support/concurrency.ts';
 import {
   ALL_PODS,
   CONTROLLER_PODS,
@@ -29,30 +29,43 @@ type ListedSource = (typeof KUBE_LISTS)[number]['source'];
 /** Where live objects come from, in notes about those set aside. */
 const KUBE_ORIGIN = 'Kubernetes API';
 
-/** Lists of the pods of nodes of interest in flight at once. */
-const NODE_POD_LISTS_IN_FLIGHT = 4;
-
 export interface KubeCollectOptions {
   /** When NodeClaims are judged expired. */
   now: Date;
   /** List the EC2NodeClasses even when they are not wanted themselves (the subnets to describe are theirs). */
   needNodeClasses?: boolean;
+  /** Kubernetes reads in flight at once; a list holds its slot through all its pages. */
+  inFlight: number;
 }
 
 export interface KubeCollection {
-  /** One task per Kubernetes source wanted; pods and logs share one (logs need the controller's pods). */
-  tasks: (() => Promise<void>)[];
-  /**
-   * The EC2NodeClasses as listed (the ones kept), once their task has run; undefined when they
-   * could not be listed or were not asked for. Tasks that need them must come after `tasks`.
-   */
+  /** Settles once every source wanted is merged, or a gap. Never rejects. */
+  done: Promise<void>;
+  /** The EC2NodeClasses as listed (the ones kept); undefined when they could not be listed or were not asked for. */
   nodeClasses: Promise<EC2NodeClass[] | undefined>;
+  /** Settles once each of these sources is merged or a gap (at once for one not read). */
+  settled(sources: readonly SourceName[]): Promise<void>;
 }
 
 /**
- * The Kubernetes side of a live scan. Tasks run in the order given (at most so many at once): the
- * pods task, first, waits for the Nodes, NodeClaims and NodePools lists to pick the nodes whose pods
- * it reads too (see nodesOfInterest); no list waits on anything, so they start as slots free up.
+ * The lists the pods task waits on (to pick the nodes whose pods it reads: see nodesOfInterest),
+ * asked for first so that they end first.
+ */
+const BEFORE_THE_PODS_OF_NODES: readonly SourceName[] = ['nodes', 'nodeclaims', 'nodepools'];
+
+/**
+ * The lists other reads wait on (the pods of nodes, and the subnets of the EC2NodeClasses),
+ * classified page by page as they come, so that little is left to do when their last page comes.
+ * The others are classified once read, as the pods of nodes are not waiting on them.
+ */
+const WAITED_ON: readonly SourceName[] = [...BEFORE_THE_PODS_OF_NODES, 'ec2nodeclasses'];
+
+/**
+ * The Kubernetes side of a live scan: every read starts at once, at most `inFlight` of them in
+ * flight (slots), in this order: the Pending and controller pods, the Nodes, NodeClaims and
+ * NodePools, the other lists, the CRDs. A read that waits on others (every pod, the controller's
+ * logs, the pods of the nodes of interest) is asked as soon as they have answered, ahead of the
+ * reads still waiting for a slot; none holds a slot while it waits.
  */
 export function collectKube(
   kube: KubernetesReader,
@@ -61,25 +74,11 @@ export function collectKube(
   gap: Gap,
   options: KubeCollectOptions,
 ): KubeCollection {
+  const bounded = throughSlots(kube, options.inFlight);
   const needed = (source: ListedSource) =>
     wanted.has(source) || (source === 'ec2nodeclasses' && options.needNodeClasses === true);
-  const listed = new Map<ListedSource, Settled<KubeObject[] | undefined>>();
-  const tasks = KUBE_LISTS.filter((l) => needed(l.source)).map((l) => {
-    const result = settled<KubeObject[] | undefined>();
-    listed.set(l.source, result);
-    return async () => {
-      try {
-        const items = (await Promise.all(l.queries.map((q) => kube.list(q)))).flat();
-        const contributed = contributions(l.source, items);
-        if (wanted.has(l.source)) merger.add(KUBE_ORIGIN, contributed);
-        result.resolve(keptObjects(contributed));
-      } catch (error) {
-        if (wanted.has(l.source)) gap(l.source, error);
-      } finally {
-        result.resolve(undefined);
-      }
-    };
-  });
+  const listed = new Map<SourceName, Settled<KubeObject[] | undefined>>();
+  for (const l of KUBE_LISTS) if (needed(l.source)) listed.set(l.source, settled());
   const objectsOf = async <T>(source: ListedSource) => ((await listed.get(source)?.promise) ?? undefined) as T[] | undefined;
   const disrupted = async () => {
     const [nodes, claims, pools] = await Promise.all([
@@ -89,24 +88,56 @@ export function collectKube(
     ]);
     return nodesOfInterest(nodes ?? [], claims ?? [], pools ?? [], options.now);
   };
-  if (wanted.has('crds')) tasks.push(() => collectCrds(kube, merger, gap));
+  const first = KUBE_LISTS.filter((l) => BEFORE_THE_PODS_OF_NODES.includes(l.source));
+  const then = KUBE_LISTS.filter((l) => !BEFORE_THE_PODS_OF_NODES.includes(l.source));
+  const readList = async (l: (typeof KUBE_LISTS)[number], result: Settled<KubeObject[] | undefined>) => {
+    try {
+      const lists = await Promise.all(
+        l.queries.map((q) =>
+          WAITED_ON.includes(l.source) ? listClassifying(bounded, q, l.source) : bounded.list(q).then((items) => ({ items })),
+        ),
+      );
+      const contributed = classifiedAll(l.source, lists);
+      if (wanted.has(l.source)) merger.add(KUBE_ORIGIN, contributed);
+      result.resolve(keptObjects(contributed));
+    } catch (error) {
+      if (wanted.has(l.source)) gap(l.source, error);
+    } finally {
+      result.resolve(undefined);
+    }
+  };
+  const reads: Promise<void>[] = [];
   // First: with the controller down, the list of every pod is the longest read of the scan.
-  if (wanted.has('pods') || wanted.has('logs')) tasks.unshift(() => collectPodsAndLogs(kube, wanted, merger, gap, disrupted));
-  return { tasks, nodeClasses: objectsOf<EC2NodeClass>('ec2nodeclasses') };
+  if (wanted.has('pods') || wanted.has('logs')) reads.push(collectPodsAndLogs(bounded, wanted, merger, gap, disrupted));
+  for (const l of [...first, ...then]) {
+    const result = listed.get(l.source);
+    if (result) reads.push(readList(l, result));
+  }
+  if (wanted.has('crds')) reads.push(collectCrds(bounded, merger, gap));
+  return {
+    done: Promise.all(reads).then(() => undefined),
+    nodeClasses: objectsOf<EC2NodeClass>('ec2nodeclasses'),
+    settled: async (sources) => {
+      await Promise.all(sources.map((s) => listed.get(s)?.promise));
+    },
+  };
 }
 
-interface Settled<T> {
-  promise: Promise<T>;
-  /** The first call counts; later ones do nothing. */
-  resolve(value: T): void;
+/** The reads of a collection, each through the slots; `ahead` asks them before those already waiting. */
+interface BoundedReader extends KubernetesReader {
+  ahead: KubernetesReader;
+  /** Reads in flight at once. */
+  limit: number;
 }
 
-function settled<T>(): Settled<T> {
-  let resolve: (value: T) => void = () => {};
-  const promise = new Promise<T>((r) => {
-    resolve = r;
+function throughSlots(kube: KubernetesReader, limit: number): BoundedReader {
+  const inFlight = slots(limit);
+  const reader = (ahead: boolean): KubernetesReader => ({
+    list: (query) => inFlight(() => kube.list(query), ahead),
+    get: (resource, name, namespace) => inFlight(() => kube.get(resource, name, namespace), ahead),
+    podLog: (query) => inFlight(() => kube.podLog(query), ahead),
   });
-  return { promise, resolve: (value) => resolve(value) };
+  return { ...reader(false), ahead: reader(true), limit };
 }
 
 async function collectCrds(kube: KubernetesReader, merger: CaptureMerger, gap: Gap): Promise<void> {
@@ -137,22 +168,31 @@ async function collectCrds(kube: KubernetesReader, merger: CaptureMerger, gap: G
  * does; logs are merged after the pods, only when the pods were read.
  */
 async function collectPodsAndLogs(
-  kube: KubernetesReader,
+  kube: BoundedReader,
   wanted: ReadonlySet<SourceName>,
   merger: CaptureMerger,
   gap: Gap,
   disrupted: () => Promise<string[]>,
 ) {
-  const pendingRead = wanted.has('pods') ? kube.list(PENDING_PODS) : Promise.resolve([]);
+  const pendingRead: Promise<Listed> = wanted.has('pods')
+    ? listClassifying(kube, PENDING_PODS, 'pods')
+    : Promise.resolve({ items: [] });
   const controllersRead = kube.list(CONTROLLER_PODS);
   const firstRound = Promise.all([pendingRead, controllersRead]);
   const afterControllers = controllersRead.then((controllers) => {
-    const controllerPods = keptObjects(contributions('pods', controllers)) as Pod[];
+    const classified = contributions('pods', controllers);
+    const listed: Listed = { items: controllers, classified };
+    const controllerPods = keptObjects(classified) as Pod[];
     const healthy = controllerPods.length > 0 && controllerPods.every(isPodReady);
     return {
+      controllers: listed,
       healthy,
-      others: wanted.has('pods') ? (healthy ? podsOnNodesOf(kube, disrupted) : listClassifying(kube, ALL_PODS)) : undefined,
-      logs: wanted.has('logs') ? readLogs(kube, controllerPods) : undefined,
+      others: wanted.has('pods')
+        ? healthy
+          ? podsOnNodesOf(kube, disrupted)
+          : listClassifying(kube.ahead, ALL_PODS, 'pods').then((all) => [all])
+        : undefined,
+      logs: wanted.has('logs') ? readLogs(kube.ahead, controllerPods) : undefined,
     };
   });
   // Whatever the first round's outcome, nothing started here may reject unobserved.
@@ -162,13 +202,15 @@ async function collectPodsAndLogs(
   );
   let started: Awaited<typeof afterControllers>;
   try {
-    const [pending, controllers] = await firstRound;
+    const [pending] = await firstRound;
     started = await afterControllers;
     if (wanted.has('pods')) {
-      const others = (await started.others) ?? { items: [] };
-      const pods = started.healthy ? [...pending, ...controllers, ...others.items] : others.items;
+      const others = (await started.others) ?? [];
+      const lists = started.healthy ? [pending, started.controllers, ...others] : others;
+      const pods = lists.flatMap((list) => list.items);
       const unique = uniqueByUid(pods);
-      merger.add(KUBE_ORIGIN, classifiedAlready(others, unique) ?? contributions('pods', unique));
+      // No pod in two lists: the pods to merge are the lists' own, each classified as it came.
+      merger.add(KUBE_ORIGIN, unique.length === pods.length ? classifiedAll('pods', lists) : contributions('pods', unique));
     }
   } catch (error) {
     if (wanted.has('pods')) gap('pods', error);
@@ -178,21 +220,22 @@ async function collectPodsAndLogs(
   if (started.logs) mergeLogs(await started.logs, merger, gap);
 }
 
-/** Pods as listed, with what they contribute when that is known already (listClassifying). */
-interface ListedPods {
+/** Objects as listed, with what they contribute when that is known already (listClassifying). */
+interface Listed {
   items: JsonRecord[];
   /** The contributions of exactly `items`, in their order. */
   classified?: Contribution[];
 }
 
 /**
- * A list of pods whose pages are classified as they arrive, each once the next page has been asked
- * for (setImmediate runs after the request is sent), so the work of a long list overlaps its fetch.
+ * A list whose pages are classified as they arrive, each once the next page has been asked for
+ * (setImmediate runs after the request is sent), so the work of a long list overlaps its fetch
+ * and little is left when its last page comes.
  */
-async function listClassifying(kube: KubernetesReader, query: KubeListQuery): Promise<ListedPods> {
+async function listClassifying(kube: KubernetesReader, query: KubeListQuery, source: SourceName): Promise<Listed> {
   const pages: (readonly JsonRecord[])[] = [];
   const seen: JsonRecord[] = [];
-  const classified: Contribution[] = [{ type: 'captured', source: 'pods' }];
+  const classified: Contribution[] = [{ type: 'captured', source }];
   let scheduled = false;
   const drain = () => {
     scheduled = false;
@@ -215,15 +258,24 @@ async function listClassifying(kube: KubernetesReader, query: KubeListQuery): Pr
   return told ? { items, classified } : { items };
 }
 
-/** The contributions listClassifying made of `listed`, when the pods to merge are exactly those. */
-function classifiedAlready(listed: ListedPods, pods: readonly JsonRecord[]): Contribution[] | undefined {
-  const { items, classified } = listed;
-  return classified && items.length === pods.length && items.every((item, i) => item === pods[i]) ? classified : undefined;
+/**
+ * What the lists of one source contribute, one after the other: each as classified when listed,
+ * else classified now. The same as classifying them joined, item by item.
+ */
+function classifiedAll(source: SourceName, lists: readonly Listed[]): Contribution[] {
+  const [only] = lists;
+  if (lists.length === 1 && only?.classified) return only.classified;
+  const out: Contribution[] = [{ type: 'captured', source }];
+  for (const list of lists) {
+    if (!list.classified) contributeTo(out, list.items);
+    else for (let i = 1; i < list.classified.length; i++) out.push(list.classified[i] as Contribution);
+  }
+  return out;
 }
 
 /** The per-node lists, once the nodes of interest are known (their lists have started by then). */
-async function podsOnNodesOf(kube: KubernetesReader, disrupted: () => Promise<string[]>): Promise<ListedPods> {
-  return { items: await podsOnNodes(kube, await disrupted()) };
+async function podsOnNodesOf(kube: BoundedReader, disrupted: () => Promise<string[]>): Promise<Listed[]> {
+  return podsOnNodes(kube, await disrupted());
 }
 
 /**
@@ -233,18 +285,25 @@ async function podsOnNodesOf(kube: KubernetesReader, disrupted: () => Promise<st
 const MAX_NODE_POD_LISTS = 100;
 
 /**
- * One paged list per node (`spec.nodeName=NODE`); past MAX_NODE_POD_LISTS nodes, every pod once, kept
- * for those nodes only, so the snapshot holds the same pods either way.
+ * One paged list per node (`spec.nodeName=NODE`), each classified as it comes; past
+ * MAX_NODE_POD_LISTS nodes, every pod once, kept for those nodes only, so the snapshot holds the
+ * same pods either way.
  */
-async function podsOnNodes(kube: KubernetesReader, nodeNames: readonly string[]): Promise<JsonRecord[]> {
+async function podsOnNodes(kube: BoundedReader, nodeNames: readonly string[]): Promise<Listed[]> {
   if (nodeNames.length > MAX_NODE_POD_LISTS) {
     const wanted = new Set(nodeNames);
-    return (await kube.list(ALL_PODS)).filter((pod) => {
+    const all = await kube.ahead.list(ALL_PODS);
+    const items = all.filter((pod) => {
       const name = (pod.spec as { nodeName?: unknown } | undefined)?.nodeName;
       return typeof name === 'string' && wanted.has(name);
     });
+    return [{ items }];
   }
-  return (await mapBounded(nodeNames, NODE_POD_LISTS_IN_FLIGHT, (name) => kube.list(podsOnNode(name)))).flat();
+  // No more asked at once than there are slots: after a failure, no other list is started.
+  return mapBounded(nodeNames, kube.limit, async (name) => {
+    const items = await kube.ahead.list(podsOnNode(name));
+    return { items, classified: contributions('pods', items) };
+  });
 }
 
 /** A pod read by several lists (Pending and on a node being drained) once: by uid, else by namespace and name. */

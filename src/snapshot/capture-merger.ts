@@ -232,7 +232,10 @@ export class CaptureMerger {
     }
   }
 
-  /** The Spot types among what was read so far (the live scan asks their prices last). */
+  /**
+   * The Spot types among what was read so far (the live scan asks their prices once the Nodes,
+   * NodeClaims and instances are in).
+   */
   spotTypesSoFar(): string[] {
     const objects = <T>(source: SourceName) => [...(this.#objects.get(source)?.values() ?? [])] as T[];
     return spotTypesInPlay({

@@ -24,3 +24,48 @@ export function chunks<T>(items: readonly T[], size: number): T[][] {
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
+
+export interface Settled<T> {
+  promise: Promise<T>;
+  /** The first call counts; later ones do nothing. */
+  resolve(value: T): void;
+}
+
+/** A promise, and the function that settles it from outside (when some other work is done). */
+export function settled<T>(): Settled<T> {
+  let resolve: (value: T) => void = () => {};
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve: (value) => resolve(value) };
+}
+
+/** Runs `read` once a slot is free; `ahead` puts it before the reads already waiting. */
+export type Slots = <T>(read: () => Promise<T>, ahead?: boolean) => Promise<T>;
+
+/**
+ * At most `limit` reads in flight, the waiting ones started in the order asked, those asked `ahead`
+ * first (reads others waited on to be known). A read's slot is handed on once the promise callbacks
+ * its answer set off have run (process.nextTick comes after them, and before any other I/O), so a
+ * read that answer made known, asked ahead, takes it before the reads queued earlier; and no slot is
+ * held by a task merely waiting for another read's answer.
+ */
+export function slots(limit: number): Slots {
+  let free = limit;
+  const ahead: (() => void)[] = [];
+  const behind: (() => void)[] = [];
+  const handOn = () => {
+    const next = ahead.shift() ?? behind.shift();
+    if (next) next();
+    else free++;
+  };
+  return async (read, first = false) => {
+    if (free > 0) free--;
+    else await new Promise<void>((start) => (first ? ahead : behind).push(start));
+    try {
+      return await read();
+    } finally {
+      process.nextTick(handOn);
+    }
+  };
+}

@@ -190,7 +190,7 @@ export function logLine(fields: Record<string, unknown>, origin = 'karpenter.log
   };
 }
 
-type SnapshotParts = Partial<Omit<ClusterSnapshot, 'captured' | 'gaps' | 'clusterName' | 'unreadFiles'>>;
+export type SnapshotParts = Partial<Omit<ClusterSnapshot, 'captured' | 'gaps' | 'clusterName' | 'unreadFiles'>>;
 /** Which source each snapshot list belongs to. */
 export const PART_SOURCE: Record<keyof SnapshotParts, SourceName> = {
   pods: 'pods',

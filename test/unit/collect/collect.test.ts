@@ -20,18 +20,13 @@ import {
   T0,
   volumeAttachment,
 } from '../../factories/kube.ts';
-import { closedAfterEachTest } from '../../support/simulation.ts';
+import { closedAfterEachTest, simulatedDemo } from '../../support/simulation.ts';
 
 const simulations = closedAfterEachTest();
 
 /** A whole cluster (every source exists), served by the simulator. */
-async function cluster(parts: Parameters<typeof snapshotOf>[0]): Promise<Simulation> {
-  const seed = snapshotOf(parts, 'demo');
-  seed.cluster = { name: 'demo', status: 'ACTIVE' };
-  for (const source of SOURCE_NAMES) seed.captured.add(source);
-  const simulation = await simulateSnapshot(seed);
-  simulations.push(simulation);
-  return simulation;
+function cluster(parts: Parameters<typeof snapshotOf>[0]): Promise<Simulation> {
+  return simulatedDemo(simulations, parts);
 }
 
 const names = (snapshot: ClusterSnapshot) => snapshot.pods.map((p) => p.metadata?.name).sort();

@@ -1,41 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { collectSnapshot } from '../../../src/collect/collect.ts';
-import { SOURCE_NAMES } from '../../../src/domain/snapshot.ts';
 import type { ClusterConnection } from '../../../src/ports/cluster.ts';
 import type { KubeListQuery, KubernetesPort } from '../../../src/ports/kubernetes.ts';
-import { simulateSnapshot, type Simulation } from '../../../src/simulator/simulation.ts';
-import { snapshotOf } from '../../factories/aws.ts';
+import type { Simulation } from '../../../src/simulator/simulation.ts';
 import { karpenterDeployment, karpenterPod, pod, T0 } from '../../factories/kube.ts';
-import { closedAfterEachTest } from '../../support/simulation.ts';
+import { gate } from '../../support/gate.ts';
+import { closedAfterEachTest, simulatedDemo } from '../../support/simulation.ts';
 
 const simulations = closedAfterEachTest();
 
 /** The controller down (its one pod Pending), and more workload pods than one page of 500. */
 async function controllerDown(): Promise<Simulation> {
   const workload = Array.from({ length: 1_200 }, (_, i) => pod({ name: `web-${i}`, namespace: 'shop', nodeName: 'node-a' }));
-  const seed = snapshotOf(
-    { pods: [...workload, karpenterPod({ name: 'karpenter-1', createdAt: T0 })], deployments: [karpenterDeployment()] },
-    'demo',
-  );
-  seed.cluster = { name: 'demo', status: 'ACTIVE' };
-  for (const source of SOURCE_NAMES) seed.captured.add(source);
-  const simulation = await simulateSnapshot(seed);
-  simulations.push(simulation);
-  return simulation;
+  return simulatedDemo(simulations, {
+    pods: [...workload, karpenterPod({ name: 'karpenter-1', createdAt: T0 })],
+    deployments: [karpenterDeployment()],
+  });
 }
 
 const isPending = (q: KubeListQuery) => q.resource === 'pods' && q.fieldSelector === 'status.phase=Pending';
 const isEveryPod = (q: KubeListQuery) => q.resource === 'pods' && !q.fieldSelector && !q.labelSelector;
-
-/** Released by `open()`, or after a while so that a collector that never opens it still ends. */
-function gate() {
-  let open: () => void = () => {};
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-    setTimeout(resolve, 3_000);
-  });
-  return { open, opened };
-}
 
 function withKube(simulation: Simulation, wrap: (kube: KubernetesPort) => KubernetesPort): ClusterConnection {
   return { aws: simulation.connection.aws, connectKube: async (c) => wrap(await simulation.connection.connectKube(c)) };

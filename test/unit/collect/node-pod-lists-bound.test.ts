@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { collectSnapshot } from '../../../src/collect/collect.ts';
-import { SOURCE_NAMES } from '../../../src/domain/snapshot.ts';
 import type { KubeListQuery } from '../../../src/ports/kubernetes.ts';
-import { simulateSnapshot } from '../../../src/simulator/simulation.ts';
-import { snapshotOf } from '../../factories/aws.ts';
 import { karpenterDeployment, karpenterPod, node, pod, T0 } from '../../factories/kube.ts';
-import { closedAfterEachTest } from '../../support/simulation.ts';
+import { closedAfterEachTest, simulatedDemo } from '../../support/simulation.ts';
 
 const simulations = closedAfterEachTest();
 
@@ -15,18 +12,11 @@ async function cluster(disrupted: number) {
   const drained = Array.from({ length: disrupted }, (_, i) => node({ name: `drained-${i}`, taints }));
   const others = Array.from({ length: 20 }, (_, i) => node({ name: `other-${i}` }));
   const pods = [...drained, ...others].map((n, i) => pod({ name: `web-${i}`, namespace: 'shop', nodeName: n.metadata!.name! }));
-  const seed = snapshotOf(
-    {
-      nodes: [...drained, ...others],
-      pods: [...pods, karpenterPod({ name: 'karpenter-1', createdAt: T0, nodeName: 'system-0', ready: true })],
-      deployments: [karpenterDeployment()],
-    },
-    'demo',
-  );
-  seed.cluster = { name: 'demo', status: 'ACTIVE' };
-  for (const source of SOURCE_NAMES) seed.captured.add(source);
-  const simulation = await simulateSnapshot(seed);
-  simulations.push(simulation);
+  const simulation = await simulatedDemo(simulations, {
+    nodes: [...drained, ...others],
+    pods: [...pods, karpenterPod({ name: 'karpenter-1', createdAt: T0, nodeName: 'system-0', ready: true })],
+    deployments: [karpenterDeployment()],
+  });
   const queries: KubeListQuery[] = [];
   const connection = {
     aws: simulation.connection.aws,
