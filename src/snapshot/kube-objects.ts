@@ -81,17 +81,7 @@ export function sourceOfKind(apiVersion: string, kind: string): SourceName | und
 }
 
 function kindInUse(group: string, kind: string): (typeof KINDS_IN_USE)[number] | undefined {
-  return KINDS_BY_GROUP.get(group)?.get(kind);
-}
-
-/** KINDS_IN_USE by API group and kind: looked up for every object read. */
-const KINDS_BY_GROUP = new Map<string, Map<string, (typeof KINDS_IN_USE)[number]>>();
-for (const known of KINDS_IN_USE) {
-  for (const group of known.groups) {
-    const kinds = KINDS_BY_GROUP.get(group) ?? new Map<string, (typeof KINDS_IN_USE)[number]>();
-    kinds.set(known.kind, known);
-    KINDS_BY_GROUP.set(group, kinds);
-  }
+  return KINDS_IN_USE.find((k) => k.kind === kind && k.groups.includes(group));
 }
 
 function apiGroupOf(apiVersion: string): string {
