@@ -117,7 +117,7 @@ function recogniseDocument(document: unknown, prefix: string): Recognised[] {
     if (Array.isArray(document.items) && (kind === 'List' || kind.endsWith('List'))) {
       return recogniseList(document.items, kind, apiVersion, prefix, continueToken(document.metadata));
     }
-    return [fromKubeObject(document, apiVersion, kind, prefix.replace(/: $/, ''))];
+    return [classifyKubeObject(document, apiVersion, kind, prefix.replace(/: $/, ''))];
   }
   const outputs = readAwsCliOutput(document);
   if (outputs) return awsContributions(outputs, awsPaginationToken(document));
@@ -240,9 +240,5 @@ function recogniseListItem(
   const kind = typeof item.kind === 'string' ? item.kind : itemKind?.kind;
   const apiVersion = typeof item.apiVersion === 'string' ? item.apiVersion : itemKind?.apiVersion;
   if (kind === undefined || apiVersion === undefined) throw new ShapeError(`${where} has no kind and apiVersion`);
-  return fromKubeObject(item, apiVersion, kind, where);
-}
-
-function fromKubeObject(object: JsonRecord, apiVersion: string, kind: string, where: string): Contribution {
-  return classifyKubeObject(object, apiVersion, kind, where);
+  return classifyKubeObject(item, apiVersion, kind, where);
 }
