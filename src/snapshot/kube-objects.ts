@@ -62,12 +62,13 @@ export function sourceNamedByFile(fileBaseNameWithoutExtension: string): SourceN
 
 export const EXAMPLE_RESOURCE_FILE_NAMES = 'nodeclaims.json, pods.yaml, events.json';
 
-/** Shaped as the loader's and the live collector's contributions (recognise.ts), so that both pass it on as it is. */
+/** One of the loader's and the live collector's contributions (recognise.ts's Contribution): both pass it on as it is. */
 export type KubeObjectVerdict =
   | { type: 'object'; source: Exclude<SourceName, 'events'>; object: KubeObject; key: string }
   /**
    * A field detectors read has the wrong JSON type, or the object has no name: it is set aside,
-   * its source incomplete. `key` is undefined when the object cannot be named.
+   * its source incomplete. `object` names it (`Pod default/web`), `problem` says which field is
+   * wrong; `key` is undefined when the object cannot be named.
    */
   | { type: 'malformed'; source: SourceName; object: string; problem: string; key?: string }
   | { type: 'event'; event: KubeEvent; key: string }
