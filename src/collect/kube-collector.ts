@@ -421,7 +421,5 @@ function stringOrEmpty(value: unknown): string {
 }
 
 function keptObjects(contributed: readonly Contribution[]): KubeObject[] {
-  const kept: KubeObject[] = [];
-  for (const c of contributed) if (c.type === 'object') kept.push(c.object);
-  return kept;
+  return contributed.flatMap((c) => (c.type === 'object' ? [c.object] : []));
 }
