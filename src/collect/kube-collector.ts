@@ -231,12 +231,17 @@ interface Listed {
  * A list whose pages are classified as they arrive, each once the next page has been asked for
  * (setImmediate runs after the request is sent), so the work of a long list overlaps its fetch
  * and little is left when its last page comes.
+ *
+ * Nothing thrown while classifying escapes from the timer (an uncaught exception ends the
+ * process): the first error is kept and thrown once the list has answered, so that the source is
+ * a gap, as when the last page throws.
  */
 async function listClassifying(kube: KubernetesReader, query: KubeListQuery, source: SourceName): Promise<Listed> {
   const pages: (readonly JsonRecord[])[] = [];
   const seen: JsonRecord[] = [];
   const classified: Contribution[] = [{ type: 'captured', source }];
   let scheduled = false;
+  let failed: { error: unknown } | undefined;
   const drain = () => {
     scheduled = false;
     for (const page of pages.splice(0)) {
@@ -244,14 +249,23 @@ async function listClassifying(kube: KubernetesReader, query: KubeListQuery, sou
       contributeTo(classified, page);
     }
   };
+  const drainLater = () => {
+    try {
+      drain();
+    } catch (error) {
+      failed ??= { error };
+    }
+  };
   const items = await kube.list({
     ...query,
     onPage: (page) => {
+      if (failed) return;
       pages.push(page);
-      if (!scheduled) setImmediate(drain);
+      if (!scheduled) setImmediate(drainLater);
       scheduled = true;
     },
   });
+  if (failed) throw failed.error;
   drain();
   // Only when the pages told are exactly the list (a reader that told none, or a list started over, is not).
   const told = seen.length === items.length && seen.every((item, i) => item === items[i]);
@@ -395,14 +409,17 @@ function contributions(source: SourceName, items: readonly JsonRecord[]): Contri
 /** What `items` contribute, appended to `out` (a long list's pages, one after another). */
 function contributeTo(out: Contribution[], items: readonly JsonRecord[]): Contribution[] {
   for (const item of items) {
-    const verdict = classifyKubeObject(item, String(item.apiVersion ?? ''), String(item.kind ?? ''), 'from the API');
+    const verdict = classifyKubeObject(item, stringOrEmpty(item.apiVersion), stringOrEmpty(item.kind), 'from the API');
     if (verdict.type === 'object' || verdict.type === 'event' || verdict.type === 'malformed') out.push(verdict);
   }
   return out;
 }
 
+/** A field read as text only when it is text: the API (or a proxy before it) may answer anything. */
+function stringOrEmpty(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
 function keptObjects(contributed: readonly Contribution[]): KubeObject[] {
-  const kept: KubeObject[] = [];
-  for (const c of contributed) if (c.type === 'object') kept.push(c.object);
-  return kept;
+  return contributed.flatMap((c) => (c.type === 'object' ? [c.object] : []));
 }

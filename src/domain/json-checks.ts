@@ -156,10 +156,7 @@ export function nestingProblem(value: unknown, max = MAX_NESTING): ShapeProblem 
   };
 }
 
-/**
- * Whether objects and lists nest in `value` more than `max` levels deep (`{}` is one level).
- * Recursive, but never past `max` + 1 frames: the walk stops as soon as the bound is passed.
- */
+/** Whether objects and lists nest in `value` more than `max` levels deep (`{}` is one level). */
 function nestsDeeperThan(value: unknown, max: number): boolean {
   return typeof value === 'object' && value !== null && containerNestsDeeperThan(value, max);
 }
@@ -168,6 +165,7 @@ function nestsDeeperThan(value: unknown, max: number): boolean {
  * nestsDeeperThan for an object or list. It runs on every value of every object a scan reads:
  * a list is walked by index (`for...in` would make a string of every index), and only objects
  * and lists are called for, not the strings and numbers that make up most values.
+ * Recursive, but never past `max` + 1 frames: the walk stops as soon as the bound is passed.
  */
 function containerNestsDeeperThan(value: object, max: number): boolean {
   if (max <= 0) return true;

@@ -62,12 +62,13 @@ export function sourceNamedByFile(fileBaseNameWithoutExtension: string): SourceN
 
 export const EXAMPLE_RESOURCE_FILE_NAMES = 'nodeclaims.json, pods.yaml, events.json';
 
-/** Shaped as the loader's and the live collector's contributions (recognise.ts), so that both pass it on as it is. */
+/** One of the loader's and the live collector's contributions (recognise.ts's Contribution): both pass it on as it is. */
 export type KubeObjectVerdict =
   | { type: 'object'; source: Exclude<SourceName, 'events'>; object: KubeObject; key: string }
   /**
    * A field detectors read has the wrong JSON type, or the object has no name: it is set aside,
-   * its source incomplete. `key` is undefined when the object cannot be named.
+   * its source incomplete. `object` names it (`Pod default/web`), `problem` says which field is
+   * wrong; `key` is undefined when the object cannot be named.
    */
   | { type: 'malformed'; source: SourceName; object: string; problem: string; key?: string }
   | { type: 'event'; event: KubeEvent; key: string }
@@ -81,17 +82,7 @@ export function sourceOfKind(apiVersion: string, kind: string): SourceName | und
 }
 
 function kindInUse(group: string, kind: string): (typeof KINDS_IN_USE)[number] | undefined {
-  return KINDS_BY_GROUP.get(group)?.get(kind);
-}
-
-/** KINDS_IN_USE by API group and kind: looked up for every object read. */
-const KINDS_BY_GROUP = new Map<string, Map<string, (typeof KINDS_IN_USE)[number]>>();
-for (const known of KINDS_IN_USE) {
-  for (const group of known.groups) {
-    const kinds = KINDS_BY_GROUP.get(group) ?? new Map<string, (typeof KINDS_IN_USE)[number]>();
-    kinds.set(known.kind, known);
-    KINDS_BY_GROUP.set(group, kinds);
-  }
+  return KINDS_IN_USE.find((k) => k.kind === kind && k.groups.includes(group));
 }
 
 function apiGroupOf(apiVersion: string): string {

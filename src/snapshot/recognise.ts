@@ -1,27 +1,30 @@
-import type { KubeEvent, KubeObject } from '../domain/kube.ts';
 import type { SourceName } from '../domain/snapshot.ts';
 import { isAwsCliOutput, readAwsCliOutput, type AwsCliOutput } from './aws-cli.ts';
 import type { CaptureContent } from './capture-content.ts';
 import { readCliErrorText, stderrPreambleLength, type CliErrorFact } from './cli-error-text.ts';
-import { classifyKubeObject, EXAMPLE_RESOURCE_FILE_NAMES, sourceNamedByFile, sourceOfKind } from './kube-objects.ts';
+import {
+  classifyKubeObject,
+  EXAMPLE_RESOURCE_FILE_NAMES,
+  sourceNamedByFile,
+  sourceOfKind,
+  type KubeObjectVerdict,
+} from './kube-objects.ts';
 import { sourceMeantByFile } from './file-source.ts';
 import { isGapsDocument, readGapsDocument } from './gaps-file.ts';
 import { diagnoseNotAnOutput, LOOKS_LIKE_LOGS, SavedCliError, savedCliError } from './not-an-output.ts';
 import { parseDocuments } from './parse-documents.ts';
 import { isRecord, oneLine, ShapeError, type JsonRecord } from '../domain/shape.ts';
 
-/** What one capture file adds to the snapshot. Pure data: the builder merges contributions. */
+/**
+ * What one capture file adds to the snapshot. Pure data: the builder merges contributions. A
+ * Kubernetes object contributes its verdict as it is (an object, an Event, one set aside, ...).
+ */
 export type Contribution =
+  | KubeObjectVerdict
   | { type: 'captured'; source: SourceName }
-  | { type: 'object'; source: Exclude<SourceName, 'events'>; object: KubeObject; key: string }
-  | { type: 'event'; event: KubeEvent; key: string }
-  /** An object set aside: `object` names it (`Pod default/web`), `problem` says which field is wrong. */
-  | { type: 'malformed'; source: SourceName; object: string; problem: string; key?: string }
   | { type: 'aws'; output: AwsCliOutput }
   /** One page of a paginated output; `more` names the token saying pages follow. */
   | { type: 'page'; source: SourceName; more?: string }
-  | { type: 'secret' }
-  | { type: 'unused'; kind: string; legacyKarpenter?: true }
   /** What the capture's gaps.json recorded (objects set aside when it was written, and why). */
   | { type: 'note'; text: string }
   | Exclude<CliErrorFact, { type: 'no-resources' }>;
@@ -117,7 +120,7 @@ function recogniseDocument(document: unknown, prefix: string): Recognised[] {
     if (Array.isArray(document.items) && (kind === 'List' || kind.endsWith('List'))) {
       return recogniseList(document.items, kind, apiVersion, prefix, continueToken(document.metadata));
     }
-    return [fromKubeObject(document, apiVersion, kind, prefix.replace(/: $/, ''))];
+    return [classifyKubeObject(document, apiVersion, kind, prefix.replace(/: $/, ''))];
   }
   const outputs = readAwsCliOutput(document);
   if (outputs) return awsContributions(outputs, awsPaginationToken(document));
@@ -240,9 +243,5 @@ function recogniseListItem(
   const kind = typeof item.kind === 'string' ? item.kind : itemKind?.kind;
   const apiVersion = typeof item.apiVersion === 'string' ? item.apiVersion : itemKind?.apiVersion;
   if (kind === undefined || apiVersion === undefined) throw new ShapeError(`${where} has no kind and apiVersion`);
-  return fromKubeObject(item, apiVersion, kind, where);
-}
-
-function fromKubeObject(object: JsonRecord, apiVersion: string, kind: string, where: string): Contribution {
-  return classifyKubeObject(object, apiVersion, kind, where);
+  return classifyKubeObject(item, apiVersion, kind, where);
 }

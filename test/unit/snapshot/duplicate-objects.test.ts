@@ -107,6 +107,44 @@ describe('the same object in several capture files', () => {
     expect(notices[5]).toBe('and 3 more objects in several files with different content');
   });
 
+  it('tells objects of two kinds with the same name apart: a NodePool and an EC2NodeClass both named default', () => {
+    const nodePool = (path: string, consolidateAfter: string): CaptureFile => ({
+      path,
+      text: [
+        'apiVersion: karpenter.sh/v1',
+        'kind: NodePool',
+        'metadata:',
+        '  name: default',
+        'spec:',
+        '  disruption:',
+        `    consolidateAfter: ${consolidateAfter}`,
+      ].join('\n'),
+    });
+    const nodeClass: CaptureFile = {
+      path: 'capture/b-nodeclass.yaml',
+      text: [
+        'apiVersion: karpenter.k8s.aws/v1',
+        'kind: EC2NodeClass',
+        'metadata:',
+        '  name: default',
+        'spec:',
+        '  role: KarpenterNodeRole',
+      ].join('\n'),
+    };
+
+    const { snapshot, notices } = snapshotFromFiles([
+      nodePool('capture/a-nodepool.yaml', '30s'),
+      nodeClass,
+      nodePool('capture/c-nodepool.yaml', '5m'),
+    ]);
+
+    expect(notices).toEqual([
+      'NodePool default is in capture/a-nodepool.yaml and capture/c-nodepool.yaml with different content; used the copy in capture/c-nodepool.yaml (the file read later)',
+    ]);
+    expect(snapshot.nodePools.map((p) => p.spec?.disruption?.consolidateAfter)).toEqual(['5m']);
+    expect(snapshot.nodeClasses.map((c) => c.metadata?.name)).toEqual(['default']);
+  });
+
   it('shows a hostile file name on one visible line', () => {
     const { notices } = snapshotFromFiles([
       podsFile('capture/a.json', [{ name: 'web-1', phase: 'Pending' }]),
