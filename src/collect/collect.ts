@@ -14,7 +14,10 @@ const CLUSTER_SCOPED: readonly SourceName[] = ['fargateprofiles', 'accessentries
 /** The Kubernetes sources whose objects name Spot instance types (with the instances: spotTypesInPlay). */
 const SPOT_KUBE_SOURCES: readonly SourceName[] = ['nodes', 'nodeclaims'];
 
-/** Calls in flight at once (AWS sources, and Kubernetes sources once connected). */
+/**
+ * Calls in flight at once: AWS sources at most this many, and Kubernetes reads at most this many
+ * of their own (the subnets and the Spot prices, one call each, wait outside both).
+ */
 const CONCURRENCY = 8;
 
 export interface CollectPorts {
@@ -83,7 +86,7 @@ export async function collectSnapshot(ports: CollectPorts, options: CollectOptio
     ? Promise.all([instancesIn.promise, kubeSpotSourcesIn.promise]).then(() => readSpotPrices(ports.aws, merger.spotTypesSoFar()))
     : undefined;
   await Promise.all([awsRead, kubeRead]);
-  // Merged last, as when it was asked last: the notes and gaps keep their order.
+  // Merged last, as when it was asked last: the notes keep their order.
   if (spotRead) mergeSpotPrices(await spotRead, merger, gap);
   const { snapshot, notices, setAside } = merger.finish(options.clusterName);
   const unreadable = unreadableReason(snapshot, kubeWanted);

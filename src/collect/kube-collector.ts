@@ -54,11 +54,11 @@ export interface KubeCollection {
 const BEFORE_THE_PODS_OF_NODES: readonly SourceName[] = ['nodes', 'nodeclaims', 'nodepools'];
 
 /**
- * The lists other reads wait on (the pods of nodes, and the subnets of the EC2NodeClasses),
- * classified page by page as they come, so that little is left to do when their last page comes.
- * The others are classified once read, as the pods of nodes are not waiting on them.
+ * The long lists the pods of nodes wait on, classified page by page as they come, so that little
+ * is left to do when their last page comes. NodePools and EC2NodeClasses come in one page (a
+ * last page is classified once read either way); the others are not waited on.
  */
-const WAITED_ON: readonly SourceName[] = [...BEFORE_THE_PODS_OF_NODES, 'ec2nodeclasses'];
+const WAITED_ON: readonly SourceName[] = ['nodes', 'nodeclaims'];
 
 /**
  * The Kubernetes side of a live scan: every read starts at once, at most `inFlight` of them in

@@ -58,6 +58,16 @@ export const SOURCE_NAMES = [
 ] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
 
+/**
+ * Gaps in the order of SOURCE_NAMES, the cluster's first (every other live read follows from its
+ * description); a source's own gaps keep their order. Live reads end in whatever order the network
+ * allows and capture files are read by name: one order makes the same cluster's report the same.
+ */
+export function inSourceOrder(gaps: readonly Gap[]): Gap[] {
+  const place = (source: SourceName) => (source === 'cluster' ? -1 : SOURCE_NAMES.indexOf(source));
+  return [...gaps].sort((a, b) => place(a.source) - place(b.source));
+}
+
 export interface Gap {
   source: SourceName;
   error: string;

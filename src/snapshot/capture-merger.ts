@@ -12,7 +12,14 @@ import type {
 import type { InstanceTypeInfo } from '../domain/instance-types.ts';
 import { UsageError } from '../domain/errors.ts';
 import type { KubeEvent, KubeObject } from '../domain/kube.ts';
-import { emptySnapshot, setAsideGap, type ClusterSnapshot, type Gap, type SourceName } from '../domain/snapshot.ts';
+import {
+  emptySnapshot,
+  inSourceOrder,
+  setAsideGap,
+  type ClusterSnapshot,
+  type Gap,
+  type SourceName,
+} from '../domain/snapshot.ts';
 import { counted } from '../domain/words.ts';
 import type { AwsCliOutput } from './aws-cli.ts';
 import { DuplicateObjects } from './duplicate-objects.ts';
@@ -253,7 +260,7 @@ export class CaptureMerger {
     const snapshot: ClusterSnapshot = {
       ...emptySnapshot(''),
       captured: this.#captured,
-      gaps: [...this.#gaps.values(), ...this.#truncatedSources(), ...this.#setAsideSources()],
+      gaps: inSourceOrder([...this.#gaps.values(), ...this.#truncatedSources(), ...this.#setAsideSources()]),
       pods: objects('pods'),
       deployments: objects('deployments'),
       replicaSets: objects('replicasets'),

@@ -62,9 +62,9 @@ describe('the capture recipe with the real kubectl, on a cluster whose conversio
       ['CRD_CONVERSION_WEBHOOK_BROKEN', 'nodepools.karpenter.sh', 'SERVICE_MISSING'],
     ]);
     expect(report.gaps).toEqual([
-      { source: 'ec2nodeclasses', error: expect.stringContaining('Kind=EC2NodeClass failed: Post') },
       { source: 'nodeclaims', error: NODECLAIMS_FAILED },
       { source: 'nodepools', error: expect.stringContaining('Kind=NodePool failed: Post') },
+      { source: 'ec2nodeclasses', error: expect.stringContaining('Kind=EC2NodeClass failed: Post') },
     ]);
     // Everything else kubectl saved was read: nothing is missing, no file left unread.
     expect(report.notCaptured).toEqual([]);

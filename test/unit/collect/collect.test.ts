@@ -111,7 +111,7 @@ describe('collectSnapshot', () => {
     const { snapshot, unreadable } = await collectSnapshot(connection, { clusterName: 'demo' });
 
     expect(unreadable).toBe(
-      'its Kubernetes API could not be read (deployments: TLS verification failed for https://10.0.0.1: self-signed certificate)',
+      'its Kubernetes API could not be read (pods: TLS verification failed for https://10.0.0.1: self-signed certificate)',
     );
     expect(snapshot.gaps.map((g) => g.source).sort()).toEqual([
       'configmaps',

@@ -443,9 +443,9 @@ describe('loadSnapshot: AWS CLI output shaped by --query, pagination and cluster
     // Assess
     expect(snapshot.instances).toHaveLength(1);
     expect(snapshot.gaps).toEqual([
+      { source: 'instances', error: expect.stringContaining('ends with NextToken') },
       { source: 'accessentries', error: expect.stringContaining('ends with nextToken') },
       { source: 'instanceprofiles', error: expect.stringContaining('ends with IsTruncated') },
-      { source: 'instances', error: expect.stringContaining('ends with NextToken') },
     ]);
   });
 

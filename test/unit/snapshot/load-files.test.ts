@@ -232,13 +232,13 @@ describe('loadSnapshot: error text captured instead of output', () => {
     expect(snapshot.captured.size).toBe(0);
     expect(snapshot.gaps).toEqual([
       {
-        source: 'instances',
-        error: 'DescribeInstances failed: UnauthorizedOperation: You are not authorized to perform this operation.',
-      },
-      {
         source: 'nodeclaims',
         error:
           'Forbidden: nodeclaims.karpenter.sh is forbidden: User "readonly" cannot list resource "nodeclaims" in API group "karpenter.sh" at the cluster scope',
+      },
+      {
+        source: 'instances',
+        error: 'DescribeInstances failed: UnauthorizedOperation: You are not authorized to perform this operation.',
       },
     ]);
   });

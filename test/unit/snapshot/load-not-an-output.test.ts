@@ -180,13 +180,9 @@ describe('loadSnapshot: files that are no output, and what to capture instead', 
     // Assess
     expect(snapshot.gaps).toEqual([
       {
-        source: 'fargateprofiles',
-        error: 'aws eks describe-fargate-profile failed: The config profile (prod) could not be found',
-      },
-      {
-        source: 'instanceprofiles',
+        source: 'nodeclaims',
         error:
-          'aws iam list-instance-profiles failed: Unable to locate credentials. You can configure credentials by running "aws configure".',
+          'kubectl get nodeclaims failed: The connection to the server localhost:8080 was refused - did you specify the right host or port?',
       },
       {
         source: 'instances',
@@ -194,9 +190,13 @@ describe('loadSnapshot: files that are no output, and what to capture instead', 
           'aws ec2 describe-instances failed: You must specify a region. You can also configure your region by running "aws configure".',
       },
       {
-        source: 'nodeclaims',
+        source: 'fargateprofiles',
+        error: 'aws eks describe-fargate-profile failed: The config profile (prod) could not be found',
+      },
+      {
+        source: 'instanceprofiles',
         error:
-          'kubectl get nodeclaims failed: The connection to the server localhost:8080 was refused - did you specify the right host or port?',
+          'aws iam list-instance-profiles failed: Unable to locate credentials. You can configure credentials by running "aws configure".',
       },
     ]);
   });
@@ -213,6 +213,6 @@ describe('loadSnapshot: files that are no output, and what to capture instead', 
     const { snapshot } = await loadSnapshot([dir]);
 
     // Assess
-    expect(snapshot.gaps.map((g) => g.source)).toEqual(['instances', 'nodeclaims']);
+    expect(snapshot.gaps.map((g) => g.source)).toEqual(['nodeclaims', 'instances']);
   });
 });
