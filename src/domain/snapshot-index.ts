@@ -240,7 +240,7 @@ function replicaSetKeyOf(pod: Pod): string {
 function deploymentOf(pod: Pod, rsOwner: Map<string, string>): string | undefined {
   const rs = replicaSetOf(pod);
   if (!rs) return undefined;
-  const owner = rsOwner.get(`${pod.metadata?.namespace}/${rs}`);
+  const owner = rsOwner.get(replicaSetKeyOf(pod));
   if (owner) return owner;
   const hash = pod.metadata?.labels?.['pod-template-hash'];
   if (hash && rs.endsWith(`-${hash}`)) return rs.slice(0, -(hash.length + 1));
