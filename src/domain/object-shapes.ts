@@ -151,6 +151,8 @@ const nodePool = kubeObject(
       consolidationPolicy: str,
       consolidateAfter: str,
       budgets: arr(obj({ nodes: str, reasons: arr(str), schedule: str, duration: str })),
+      // v1beta1's place for it (kube.ts NodePoolDisruption): expiry reads it when the template has none.
+      expireAfter: str,
     }),
   }),
   obj({ resources: quantities, conditions }),

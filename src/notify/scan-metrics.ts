@@ -13,7 +13,7 @@ import { METRIC, type MetricDatum, type MetricUnit } from '../domain/metric.ts';
 import type { Report } from '../domain/report.ts';
 import type { ClusterSnapshot, SourceName } from '../domain/snapshot.ts';
 import { detectorRuns } from '../detectors/registry.ts';
-import { SnapshotIndex } from '../domain/snapshot-index.ts';
+import { controllersOf } from '../domain/snapshot-index.ts';
 
 export interface ScanMetricsInput {
   cluster: string;
@@ -82,8 +82,7 @@ export function scanMetrics(input: ScanMetricsInput): MetricDatum[] {
     add(METRIC.oldestPendingPodAge, 'Seconds', oldestAgeSeconds(pending, input.now));
   }
 
-  const index = new SnapshotIndex(snapshot);
-  const controllers = index.controllers.filter((c) => c.deployment);
+  const controllers = controllersOf(snapshot).filter((c) => c.deployment);
   // No controller Deployment: not captured, not installed, or EKS Auto Mode running Karpenter outside the cluster.
   if (controllers.length > 0) {
     add(

@@ -5,7 +5,7 @@
  */
 import type { Deployment, KubeObject, Pod } from '../domain/kube.ts';
 import { isSetAsideGap, type ClusterSnapshot, type Gap, type SourceName } from '../domain/snapshot.ts';
-import { CONTROLLER_LABEL, CONTROLLER_LABEL_VALUE, SnapshotIndex, type ControllerInfo } from '../domain/snapshot-index.ts';
+import { CONTROLLER_LABEL, CONTROLLER_LABEL_VALUE, controllersOf, type ControllerInfo } from '../domain/snapshot-index.ts';
 import type { JsonRecord } from '../domain/shape.ts';
 import { CONVERSION_WEBHOOK_FAILED } from '../domain/conversion-webhook.ts';
 import { eventObject, logLineAsPrinted } from '../snapshot/write/wire.ts';
@@ -78,7 +78,7 @@ export function storeFromSnapshot(snapshot: ClusterSnapshot): KubeStore {
 function attachControllerLogs(store: KubeStore, snapshot: ClusterSnapshot): void {
   const lines = snapshot.logs.filter((l) => !l.previous).map(logLineAsPrinted);
   const previous = snapshot.logs.filter((l) => l.previous).map(logLineAsPrinted);
-  const controllers = new SnapshotIndex(snapshot).controllers;
+  const controllers = controllersOf(snapshot);
   const deployment = controllers.find((c) => c.deployment)?.deployment;
   const pod =
     controllerLogPod(controllers, previous.length > 0) ??

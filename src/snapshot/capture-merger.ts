@@ -30,7 +30,7 @@ import type { Contribution } from './recognise.ts';
 import { describeProblem } from '../domain/json-checks.ts';
 import { AWS_SHAPES } from '../domain/object-shapes.ts';
 import { oneLine } from '../domain/shape.ts';
-import { SnapshotIndex } from '../domain/snapshot-index.ts';
+import { controllersOf } from '../domain/snapshot-index.ts';
 import { spotTypesInPlay } from '../domain/spot-types.ts';
 import { visibleLine } from '../domain/visible.ts';
 
@@ -288,7 +288,7 @@ export class CaptureMerger {
     const evidence = {
       option: clusterOption,
       cluster,
-      configured: controllerClusterNames(new SnapshotIndex(snapshot).controllers),
+      configured: controllerClusterNames(controllersOf(snapshot)),
       instances: snapshot.instances,
     };
     snapshot.clusterName = resolveClusterName(evidence);

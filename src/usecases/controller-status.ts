@@ -1,7 +1,7 @@
 import { toIsoSeconds } from '../domain/kube-helpers.ts';
 import type { ClusterSnapshot } from '../domain/snapshot.ts';
 import type { ClusterStatus } from '../ports/state.ts';
-import { SnapshotIndex } from '../domain/snapshot-index.ts';
+import { controllersOf } from '../domain/snapshot-index.ts';
 
 /**
  * What a scan saw of the Karpenter controller, saved for the interruptions function (which never
@@ -15,7 +15,7 @@ export function controllerStatusOf(snapshot: ClusterSnapshot, observedAt: Date):
   if (!snapshot.captured.has('deployments') || snapshot.gaps.some((g) => g.source === 'deployments')) {
     return { ...base, controller: 'unknown', readyReplicas: 0, desiredReplicas: 0 };
   }
-  const controllers = new SnapshotIndex(snapshot).controllers;
+  const controllers = controllersOf(snapshot);
   if (controllers.length === 0) return { ...base, controller: 'not-found', readyReplicas: 0, desiredReplicas: 0 };
   let ready = 0;
   let desired = 0;

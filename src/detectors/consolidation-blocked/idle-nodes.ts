@@ -214,11 +214,9 @@ function consolidatableSince(
     // Busy by our rule, yet Karpenter evaluated it and said what keeps it: its own word counts.
     return karpenterNamesABlocker(index, claim, node) ? { since, basis: 'consolidatable', workloadPods, busy: true } : undefined;
   }
-  if (condition !== undefined) return undefined;
   // Absent: only where consolidation is off (or the NodeClaim predates the condition), and only from the pods.
   const off = consolidationOff(index.nodePoolsByName.get(pool));
   const predates = predatesCondition(claim);
-  if (!off && !predates) return undefined;
   if (conditionOf(claim, 'Initialized')?.status !== 'True') return undefined;
   const workloadPods = podsOfNode();
   if (!workloadPods) return undefined;

@@ -26,25 +26,9 @@ export function expireAfterOf(pool: NodePool | undefined): string | undefined {
   return pool?.spec?.template?.spec?.expireAfter ?? pool?.spec?.disruption?.expireAfter;
 }
 
-/**
- * The NodePool's expireAfter in ms, parsed once per NodePool and text (every NodeClaim of the pool
- * asks; the text is compared, so a NodePool changed in place is parsed again).
- */
-const parsedExpireAfter = new WeakMap<NodePool, { text: string | undefined; ms: number | undefined }>();
-
-function expireAfterMsOf(pool: NodePool | undefined): number | undefined {
-  const text = expireAfterOf(pool);
-  if (pool === undefined || text === undefined) return undefined;
-  const parsed = parsedExpireAfter.get(pool);
-  if (parsed?.text === text) return parsed.ms;
-  const ms = parseGoDuration(text);
-  parsedExpireAfter.set(pool, { text, ms });
-  return ms;
-}
-
 /** When the claim expired (its creation + the NodePool's expireAfter), if it has by `nowMs`. */
 export function expiryOf(claim: NodeClaim, pool: NodePool | undefined, nowMs: number): number | undefined {
-  const ms = expireAfterMsOf(pool);
+  const ms = parseGoDuration(expireAfterOf(pool));
   const created = timeOf(claim.metadata?.creationTimestamp);
   if (ms === undefined || !Number.isFinite(ms) || created === undefined) return undefined;
   return created + ms <= nowMs ? created + ms : undefined;

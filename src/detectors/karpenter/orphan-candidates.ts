@@ -2,7 +2,6 @@ import type { Instance } from '../../domain/aws.ts';
 import { ageMs } from '../../domain/kube-helpers.ts';
 import { instanceProvenance, launchEvidenceOf, type Provenance } from '../../domain/provenance.ts';
 import { foreignOwnerTag, isTaggedForCluster, NODECLAIM_TAG, NODEPOOL_TAG, nodePoolOfClaim } from '../../domain/tags.ts';
-import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import type { DetectContext } from '../detector.ts';
 import { isAutoModeRef } from '../../domain/auto-mode.ts';
 
@@ -28,18 +27,7 @@ export interface OrphanCandidate {
  * INSTANCE_PROVENANCE_UNPROVEN reports the rest. An instance whose own NodeClaim exists but has
  * no providerID yet is still being bound, not orphaned.
  */
-export function orphanCandidates(ctx: DetectContext): readonly OrphanCandidate[] {
-  // ORPHANED_INSTANCE and INSTANCE_PROVENANCE_UNPROVEN both ask, with the same index, time and grace.
-  const memo = computed.get(ctx.index);
-  if (memo && memo.nowMs === ctx.now.getTime() && memo.graceMs === ctx.settings.orphanGraceMs) return memo.candidates;
-  const candidates = findCandidates(ctx);
-  computed.set(ctx.index, { nowMs: ctx.now.getTime(), graceMs: ctx.settings.orphanGraceMs, candidates });
-  return candidates;
-}
-
-const computed = new WeakMap<SnapshotIndex, { nowMs: number; graceMs: number; candidates: readonly OrphanCandidate[] }>();
-
-function findCandidates(ctx: DetectContext): OrphanCandidate[] {
+export function orphanCandidates(ctx: DetectContext): OrphanCandidate[] {
   const cluster = ctx.snapshot.clusterName;
   const unbound = ctx.snapshot.nodeClaims.filter((c) => !c.status?.providerID);
   const claimNames = new Set(unbound.map((c) => c.metadata?.name));

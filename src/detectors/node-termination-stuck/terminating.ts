@@ -40,7 +40,7 @@ export function terminating(ctx: DetectContext): Terminating[] {
     const name = node.metadata?.name;
     if (!name) continue;
     const claim = claimByNode.get(name) ?? claimByInstance(index, node);
-    // Only a NodeClaim being deleted is read again below: the others need no note.
+    // The loop below reads only NodeClaims being deleted: only those need marking as seen.
     if (claim?.metadata?.deletionTimestamp) used.add(claim);
     add(nodeTermination(ctx, node, name, claim));
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReplicaSet } from '../../../src/domain/kube.ts';
-import { SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
+import { controllersOf, SnapshotIndex } from '../../../src/domain/snapshot-index.ts';
 import { snapshotOf } from '../../factories/aws.ts';
 import { karpenterPod, pod } from '../../factories/kube.ts';
 
@@ -46,6 +46,19 @@ describe('SnapshotIndex: one walk over the pods answers three questions', () => 
 
     expect(index.controllers.map((c) => [c.namespace, c.deploymentName, c.pods.length])).toEqual([
       ['karpenter', 'karpenter-v1', 2],
+    ]);
+  });
+
+  it('controllersOf, for callers needing no index, finds the controllers the index finds', () => {
+    const snapshot = snapshotOf({
+      pods: [web, controller, api, pendingController],
+      replicaSets: [replicaSet('karpenter-5697769d6c', 'karpenter', 'karpenter-v1')],
+    });
+    const index = new SnapshotIndex(snapshot);
+
+    expect(controllersOf(snapshot)).toEqual(index.controllers);
+    expect(controllersOf(snapshot).map((c) => [c.namespace, c.deploymentName, c.pods])).toEqual([
+      ['karpenter', 'karpenter-v1', [controller, pendingController]],
     ]);
   });
 });

@@ -184,3 +184,27 @@ describe('loadSnapshot: a taint or a selector requirement without its key', () =
     );
   });
 });
+
+describe('loadSnapshot: a v1beta1 NodePool whose disruption.expireAfter is not a string', () => {
+  it('sets that NodePool aside with a note naming the field; a well-typed one loads', async () => {
+    // Prepare
+    const nodePool = (name: string, expireAfter: unknown) => ({
+      apiVersion: 'karpenter.sh/v1beta1',
+      kind: 'NodePool',
+      metadata: { name },
+      spec: { disruption: { consolidationPolicy: 'WhenUnderutilized', expireAfter } },
+    });
+    const dir = await captureDir({
+      'nodepools.json': kubeList([nodePool('numeric', 5), nodePool('default', '720h')]),
+    });
+
+    // Act
+    const { snapshot, notices } = await loadSnapshot([dir]);
+
+    // Assess
+    expect(snapshot.nodePools.map((n) => n.metadata?.name)).toEqual(['default']);
+    expect(notices).toContain(
+      `${join(dir, 'nodepools.json')}: NodePool numeric: spec.disruption.expireAfter is a number, expected a string; object set aside`,
+    );
+  });
+});
