@@ -7,7 +7,7 @@ import type { CaptureMerger } from '../snapshot/capture-merger.ts';
 import { asPreviousLog, readControllerLog } from '../snapshot/controller-logs.ts';
 import { classifyKubeObject } from '../snapshot/kube-objects.ts';
 import type { Contribution } from '../snapshot/recognise.ts';
-import type { JsonRecord } from '../domain/shape.ts';
+import { optString, type JsonRecord } from '../domain/shape.ts';
 import { mapBounded, settled, slots, type Settled } from '../support/concurrency.ts';
 import {
   ALL_PODS,
@@ -409,15 +409,10 @@ function contributions(source: SourceName, items: readonly JsonRecord[]): Contri
 /** What `items` contribute, appended to `out` (a long list's pages, one after another). */
 function contributeTo(out: Contribution[], items: readonly JsonRecord[]): Contribution[] {
   for (const item of items) {
-    const verdict = classifyKubeObject(item, stringOrEmpty(item.apiVersion), stringOrEmpty(item.kind), 'from the API');
+    const verdict = classifyKubeObject(item, optString(item.apiVersion) ?? '', optString(item.kind) ?? '', 'from the API');
     if (verdict.type === 'object' || verdict.type === 'event' || verdict.type === 'malformed') out.push(verdict);
   }
   return out;
-}
-
-/** A field read as text only when it is text: the API (or a proxy before it) may answer anything. */
-function stringOrEmpty(value: unknown): string {
-  return typeof value === 'string' ? value : '';
 }
 
 function keptObjects(contributed: readonly Contribution[]): KubeObject[] {

@@ -64,7 +64,9 @@ function beingDisrupted(claim: NodeClaim | undefined, node: Node | undefined): b
 }
 
 /** `consolidateAfter: Never`, or `WhenEmpty` (read as written; v1beta1 and v1 spell it the same). */
-export function consolidationOff(np: NodePool | undefined): 'never' | 'when-empty' | undefined {
+type ConsolidationOff = 'never' | 'when-empty' | undefined;
+
+export function consolidationOff(np: NodePool | undefined): ConsolidationOff {
   const d = np?.spec?.disruption;
   if (d?.consolidateAfter === 'Never') return 'never';
   if (d?.consolidationPolicy === 'WhenEmpty') return 'when-empty';
@@ -176,9 +178,9 @@ function nodesWithoutClaims(
  * NodePool alone: True, or absent where consolidation is off or the claim predates the condition.
  * Most NodeClaims of a big cluster fail here, before anything else about them is read.
  */
-function mayCount(index: SnapshotIndex, claim: NodeClaim, condition: Condition | undefined, pool: string): boolean {
+function mayCount(claim: NodeClaim, condition: Condition | undefined, off: ConsolidationOff): boolean {
   if (condition !== undefined) return condition.status === 'True';
-  return consolidationOff(index.nodePoolsByName.get(pool)) !== undefined || predatesCondition(claim);
+  return off !== undefined || predatesCondition(claim);
 }
 
 /** A v1beta1 NodeClaim: before v1.0 Karpenter set no Consolidatable condition. */
@@ -188,14 +190,15 @@ function predatesCondition(claim: NodeClaim): boolean {
 
 /**
  * Since when the claim could be consolidated, and how that is known; undefined when it cannot (yet).
- * `condition` is its Consolidatable condition.
+ * `condition` is its Consolidatable condition, `off` its NodePool's consolidationOff; asked only of
+ * a claim that passed mayCount.
  */
 function consolidatableSince(
   index: SnapshotIndex,
   claim: NodeClaim,
   condition: Condition | undefined,
   node: Node | undefined,
-  pool: string,
+  off: ConsolidationOff,
   now: Date,
 ): Pick<IdleNode, 'since' | 'basis' | 'workloadPods' | 'busy'> | undefined {
   // The node's pods are walked only for a claim that may count: most NodeClaims of a big cluster are
@@ -215,7 +218,6 @@ function consolidatableSince(
     return karpenterNamesABlocker(index, claim, node) ? { since, basis: 'consolidatable', workloadPods, busy: true } : undefined;
   }
   // Absent: only where consolidation is off (or the NodeClaim predates the condition), and only from the pods.
-  const off = consolidationOff(index.nodePoolsByName.get(pool));
   const predates = predatesCondition(claim);
   if (conditionOf(claim, 'Initialized')?.status !== 'True') return undefined;
   const workloadPods = podsOfNode();
@@ -241,18 +243,17 @@ export function idleNodesByPool(index: SnapshotIndex, now: Date, thresholdMs: nu
   const claimed = new Set<string>();
   for (const claim of index.snapshot.nodeClaims) {
     const node = nodeOfClaim(index, claim);
-    const claimedName = claim.status?.nodeName;
-    if (claimedName) claimed.add(claimedName);
-    const nodeName = node?.metadata?.name;
-    if (nodeName && nodeName !== claimedName) claimed.add(nodeName);
+    for (const name of [claim.status?.nodeName, node?.metadata?.name]) if (name) claimed.add(name);
     const pool = nodePoolOfClaim(claim);
     if (!pool) continue;
     const consolidatable = conditionOf(claim, 'Consolidatable');
-    if (!mayCount(index, claim, consolidatable, pool)) continue;
+    const nodePool = index.nodePoolsByName.get(pool);
+    const off = consolidationOff(nodePool);
+    if (!mayCount(claim, consolidatable, off)) continue;
     // A NotReady node is NODE_NOT_READY's: counting it here too would count its cost twice.
     if (beingDisrupted(claim, node) || isNodeNotReady(node) || conditionOf(claim, 'Drifted')?.status === 'True') continue;
-    if (expiryOf(claim, index.nodePoolsByName.get(pool), now.getTime()) !== undefined) continue;
-    const found = consolidatableSince(index, claim, consolidatable, node, pool, now);
+    if (expiryOf(claim, nodePool, now.getTime()) !== undefined) continue;
+    const found = consolidatableSince(index, claim, consolidatable, node, off, now);
     if (!found || now.getTime() - found.since < thresholdMs) continue;
     const idle: IdleNode = {
       claimName: claim.metadata?.name ?? '?',

@@ -1,5 +1,5 @@
 import { commandStep, manualRemediation, newFinding, type Finding } from '../../domain/finding.ts';
-import type { KubeEvent, Pod } from '../../domain/kube.ts';
+import type { Pod } from '../../domain/kube.ts';
 import { formatDuration } from '../../domain/settings.ts';
 import type { ControllerInfo } from '../../domain/snapshot-index.ts';
 import type { DetectContext, Detector } from '../detector.ts';
@@ -24,8 +24,6 @@ export const podsPendingProlonged: Detector<'PODS_PENDING_PROLONGED'> = {
   refinedBy: ['deployments', 'replicasets', 'events', 'nodepools', 'ec2nodeclasses', 'nodeclaims', 'cluster', 'logs'],
   detect(ctx) {
     const nominated = new Map<Pod, string>();
-    // Each pending pod's events, looked up once: the diagnosis reads them again.
-    const eventsOf = new Map<Pod, KubeEvent[]>();
     // Not Pending for the shorter of the two thresholds: not stuck, whatever its events say.
     const shortest = Math.min(pendingThreshold(ctx.settings, undefined), pendingThreshold(ctx.settings, ''));
     // Bound pods (nearly all of a cluster's) are never Pending unbound: only the others are read.
@@ -36,7 +34,6 @@ export const podsPendingProlonged: Detector<'PODS_PENDING_PROLONGED'> = {
       const to = nominatedTo(p, events);
       if (!pendingAtLeast(p, pendingThreshold(ctx.settings, to), ctx.now)) return false;
       if (to !== undefined) nominated.set(p, to);
-      eventsOf.set(p, events);
       return true;
     });
     if (pending.length === 0) return [];
@@ -54,7 +51,7 @@ export const podsPendingProlonged: Detector<'PODS_PENDING_PROLONGED'> = {
     const diagnoser = new WorkloadDiagnoser(ctx.snapshot, ctx.index);
     const groups = new Map<WorkloadCause, { pods: Pod[]; verdicts: Set<WorkloadVerdict> }>();
     for (const pod of pending) {
-      const verdict = diagnoser.diagnose(pod, eventsOf.get(pod) ?? []);
+      const verdict = diagnoser.diagnose(pod);
       const group = groups.get(verdict.cause) ?? { pods: [], verdicts: new Set() };
       group.pods.push(pod);
       group.verdicts.add(verdict);

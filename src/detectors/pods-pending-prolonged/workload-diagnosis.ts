@@ -1,4 +1,4 @@
-import type { EC2NodeClass, KubeEvent, Pod } from '../../domain/kube.ts';
+import type { EC2NodeClass, Pod } from '../../domain/kube.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import {
@@ -94,8 +94,8 @@ export class WorkloadDiagnoser {
       : undefined;
   }
 
-  /** `events`: the pod's, as SnapshotIndex.eventsFor gives them. */
-  diagnose(pod: Pod, events: readonly KubeEvent[]): WorkloadVerdict {
+  diagnose(pod: Pod): WorkloadVerdict {
+    const events = this.#index.eventsFor('Pod', pod.metadata?.namespace, pod.metadata?.name);
     const event = latestFailedScheduling(events, 'karpenter');
     const logged =
       this.#logs.errorsByPod.get(podRef(pod)) ?? (event ? undefined : unattributedErrorFor(pod, this.#logs.unattributed));
