@@ -29,9 +29,13 @@ interface FloorTarget {
 export interface FloorRun {
   /** First request sent → last answer parsed. */
   fetchMs: number;
+  /** CPU time of the process (user + system) over the same span: close to fetchMs when the client itself is the bottleneck. */
+  cpuMs: number;
   requests: number;
   /** Lists (chains of pages) and logs, each one chain. */
   chains: number;
+  /** The keeping floor: every parsed answer held until the last one came (as a scan holds what it read). */
+  kept: boolean;
 }
 
 export function writeFloorTarget(dir: string, target: FloorTarget): void {
@@ -43,13 +47,19 @@ export function writeFloorRequests(dir: string, requests: readonly string[]): vo
   writeFileSync(join(dir, REQUESTS_FILE), JSON.stringify(requests));
 }
 
-/** Floor process: sends the requests in `dir` (GET only, as a dry-run scan sends). */
-export async function measureFloor(dir: string): Promise<FloorRun> {
+/**
+ * Floor process: sends the requests in `dir` (GET only, as a dry-run scan sends). With `keep`, the
+ * keeping floor: each parsed answer (a log's text) is held until the last one came, as any scan
+ * holds what it read until it analyses it, so the heap grows as the scan's does and the collector
+ * copies and marks what is held; without, each answer is garbage as soon as it is parsed.
+ */
+export async function measureFloor(dir: string, keep = false): Promise<FloorRun> {
   const target = JSON.parse(readFileSync(join(dir, TARGET_FILE), 'utf8')) as FloorTarget;
   const requests = JSON.parse(readFileSync(join(dir, REQUESTS_FILE), 'utf8')) as string[];
   const chains = chainsOf(requests);
   const server = new URL(target.url);
   const agent = new https.Agent({ keepAlive: true, ca: target.caPem });
+  const kept: unknown[] = [];
   const get = (path: string) =>
     new Promise<void>((resolve, reject) => {
       const request = https.request(
@@ -68,7 +78,10 @@ export async function measureFloor(dir: string): Promise<FloorRun> {
           response.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
             try {
-              if (String(response.headers['content-type']).startsWith('application/json')) JSON.parse(text);
+              const answer: unknown = String(response.headers['content-type']).startsWith('application/json')
+                ? JSON.parse(text)
+                : text;
+              if (keep) kept.push(answer);
               resolve();
             } catch (error) {
               reject(error as Error);
@@ -79,13 +92,16 @@ export async function measureFloor(dir: string): Promise<FloorRun> {
       request.on('error', reject);
       request.end();
     });
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   await mapBounded(chains, LISTS_IN_FLIGHT, async (chain) => {
     for (const path of chain) await get(path);
   });
   const fetchMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
   agent.destroy();
-  return { fetchMs, requests: requests.length, chains: chains.length };
+  if (keep && kept.length !== requests.length) throw new Error(`floor: kept ${kept.length} answers of ${requests.length}`);
+  return { fetchMs, cpuMs: (cpu.user + cpu.system) / 1000, requests: requests.length, chains: chains.length, kept: keep };
 }
 
 /**

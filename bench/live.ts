@@ -5,6 +5,7 @@
  * in-memory AWS account's records, and what the scan needs to know of the cluster.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { deserialize, serialize } from 'node:v8';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { connectWithKubeconfig } from '../src/adapters/kubernetes/connect.ts';
@@ -17,6 +18,7 @@ import { simulateSnapshot } from '../src/simulator/simulation.ts';
 import { hasControllerLabel } from '../src/domain/snapshot-index.ts';
 import type { ClusterConnection } from '../src/ports/cluster.ts';
 import { scanCluster } from '../src/usecases/scan-cluster.ts';
+import { analyze } from '../src/usecases/analyze.ts';
 import { DISRUPTED_TAINT_KEY, nodesOfInterest } from '../src/collect/nodes-of-interest.ts';
 import { isConditionTrue } from '../src/domain/kube-helpers.ts';
 import { CRDS_LABEL, LOG_LABEL, PREVIOUS_LOG_LABEL, listLabel, type KubectlTiming } from './kubectl.ts';
@@ -29,6 +31,8 @@ import { writeFloorTarget, type FloorRun } from './floor.ts';
 export const KUBECONFIG_FILE = 'kubeconfig';
 const AWS_FILE = 'aws.json';
 const SCAN_FILE = 'scan.json';
+/** The snapshot the last scan built (v8.serialize), for the cold analysis that follows it. */
+const LIVE_SNAPSHOT_FILE = 'live-snapshot.bin';
 /** The kubeconfig context (and cluster and user) name. */
 const CONTEXT = 'simulator';
 
@@ -103,6 +107,13 @@ export interface LiveScan {
   report: ReportDigest;
 }
 
+/** One `analyze` of a scan's snapshot in a fresh process: what a scan pays after its last answer at the least. */
+export interface ColdAnalysis {
+  /** The first analysis in the process (cold JIT), as in a scan's process. */
+  analysisMs: number;
+  report: ReportDigest;
+}
+
 export interface LiveResults {
   server: LiveServerInfo;
   kubectlVersion: string;
@@ -112,6 +123,11 @@ export interface LiveResults {
   /** Each scan's requests sent again right after it by a raw client (bench/floor.ts). */
   floors: FloorRun[];
   floorStats: RequestStats[];
+  /** Right after each floor, the same requests by the keeping floor (every parsed answer held to the end). */
+  keepingFloors: FloorRun[];
+  keepingFloorStats: RequestStats[];
+  /** Right after that, the scan's snapshot analysed once in a fresh process. */
+  coldAnalyses: ColdAnalysis[];
   /** The same cluster with its controller down (every pod listed); undefined until measured. */
   controllerDown: ControllerDownResults | undefined;
   /** Each run with a fresh `--cache-dir` (discovery fetched by its first command). */
@@ -132,6 +148,9 @@ export interface ControllerDownResults {
   scanStats: RequestStats[];
   floors: FloorRun[];
   floorStats: RequestStats[];
+  keepingFloors: FloorRun[];
+  keepingFloorStats: RequestStats[];
+  coldAnalyses: ColdAnalysis[];
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -256,7 +275,7 @@ export async function measureLiveScan(dir: string): Promise<LiveScan> {
   const rssBefore = process.memoryUsage.rss();
   const sampler = await startRssSampler();
   origin = performance.now();
-  const { report } = await scanCluster(connection, {
+  const { report, snapshot } = await scanCluster(connection, {
     clusterName: setup.clusterName,
     detection: DEFAULT_DETECTION,
     actions: CLI_ACTIONS,
@@ -266,6 +285,7 @@ export async function measureLiveScan(dir: string): Promise<LiveScan> {
   const processMs = performance.now();
   const peakRss = await sampler.stop();
   kube?.close();
+  writeScanSnapshot(dir, snapshot, setup.now);
   return {
     scanMs,
     loadedMs,
@@ -278,6 +298,27 @@ export async function measureLiveScan(dir: string): Promise<LiveScan> {
     maxRss: process.resourceUsage().maxRSS * 1024,
     report: digest(report),
   };
+}
+
+/** The snapshot a scan built and the time it scanned at, for the cold analysis of it (v8.serialize keeps its Sets). */
+export function writeScanSnapshot(dir: string, snapshot: ClusterSnapshot, now: string): void {
+  writeFileSync(join(dir, LIVE_SNAPSHOT_FILE), serialize({ snapshot, now }));
+}
+
+/**
+ * Cold-analysis process: the snapshot the last scan built, read back (not timed), then one `analyze`
+ * as the scan ran it, timed: the first in the process, so the JIT is as cold as in the scan's.
+ */
+export function measureColdAnalysis(dir: string): ColdAnalysis {
+  const { snapshot, now } = deserialize(readFileSync(join(dir, LIVE_SNAPSHOT_FILE))) as {
+    snapshot: ClusterSnapshot;
+    now: string;
+  };
+  gc?.();
+  gc?.();
+  const started = performance.now();
+  const report = analyze(snapshot, { detection: DEFAULT_DETECTION, actions: CLI_ACTIONS, now: new Date(now) });
+  return { analysisMs: performance.now() - started, report: digest(report) };
 }
 
 export interface PortCall {

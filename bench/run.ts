@@ -29,8 +29,16 @@ import { measureDistribution, type DistributionBench } from './distribution.ts';
 import { CLEANUP_SCALES, measureCleanup, type CleanupScaleMeasurement } from './cleanup.ts';
 import { measureInterruptions, type InterruptionsBench } from './interruptions.ts';
 import { measureStateRoundTrips, type StateRoundTripsBench } from './state-round-trips.ts';
-import { KUBECONFIG_FILE, measureLiveScan, startLiveServer } from './live.ts';
-import type { ControllerDownResults, LiveResults, LiveScan, LiveServer, LiveServerInfo, RequestStats } from './live.ts';
+import { KUBECONFIG_FILE, measureColdAnalysis, measureLiveScan, startLiveServer } from './live.ts';
+import type {
+  ColdAnalysis,
+  ControllerDownResults,
+  LiveResults,
+  LiveScan,
+  LiveServer,
+  LiveServerInfo,
+  RequestStats,
+} from './live.ts';
 import { measureFloor, writeFloorRequests, type FloorRun } from './floor.ts';
 import { measureAnalysisMemory, measureAnalysisTime, measureLoad, writeCapture } from './measure.ts';
 import type { AnalysisMemory, AnalysisTiming, CaptureLoad, CaptureWrite } from './measure.ts';
@@ -135,23 +143,25 @@ async function runChild(mode: string): Promise<void> {
     const value =
       mode === 'live-scan'
         ? await measureLiveScan(dir)
-        : mode === 'floor'
-          ? await measureFloor(dir)
-          : mode === 'time'
-            ? measureAnalysisTime(scale, runs, warmup)
-            : mode === 'memory'
-              ? await measureAnalysisMemory(scale)
-              : mode === 'write' || mode === 'write-yaml'
-                ? writeCapture(scale, dir, mode === 'write' ? 'json' : 'yaml')
-                : mode === 'load'
-                  ? await measureLoad(scale, dir)
-                  : mode === 'interruptions'
-                    ? await measureInterruptions(INTERRUPTION_RUNS, INTERRUPTION_WARMUP)
-                    : mode === 'state-round-trips'
-                      ? await measureStateRoundTrips()
-                      : mode === 'cleanup'
-                        ? await measureCleanup(positive('instances', values.instances, true), CLEANUP_RUNS, CLEANUP_WARMUP)
-                        : undefined;
+        : mode === 'floor' || mode === 'keeping-floor'
+          ? await measureFloor(dir, mode === 'keeping-floor')
+          : mode === 'cold-analysis'
+            ? measureColdAnalysis(dir)
+            : mode === 'time'
+              ? measureAnalysisTime(scale, runs, warmup)
+              : mode === 'memory'
+                ? await measureAnalysisMemory(scale)
+                : mode === 'write' || mode === 'write-yaml'
+                  ? writeCapture(scale, dir, mode === 'write' ? 'json' : 'yaml')
+                  : mode === 'load'
+                    ? await measureLoad(scale, dir)
+                    : mode === 'interruptions'
+                      ? await measureInterruptions(INTERRUPTION_RUNS, INTERRUPTION_WARMUP)
+                      : mode === 'state-round-trips'
+                        ? await measureStateRoundTrips()
+                        : mode === 'cleanup'
+                          ? await measureCleanup(positive('instances', values.instances, true), CLEANUP_RUNS, CLEANUP_WARMUP)
+                          : undefined;
     outcome = value === undefined ? { ok: false, error: `unknown child mode ${mode}` } : { ok: true, value };
   } catch (error) {
     outcome = { ok: false, error: errorText(error) };
@@ -271,12 +281,21 @@ function startServerChild(dir: string, controllerDown: boolean): Promise<ServerC
   });
 }
 
-/** A scan in a fresh process, then its requests sent again by the floor in another (bench/floor.ts). */
-async function scanThenFloor(
-  server: ServerChild,
-  dir: string,
-  run: string,
-): Promise<{ scan: LiveScan; scanStats: RequestStats; floor: FloorRun; floorStats: RequestStats }> {
+interface ScanAndFloors {
+  scan: LiveScan;
+  scanStats: RequestStats;
+  floor: FloorRun;
+  floorStats: RequestStats;
+  keepingFloor: FloorRun;
+  keepingFloorStats: RequestStats;
+  coldAnalysis: ColdAnalysis;
+}
+
+/**
+ * A scan in a fresh process, then its requests sent again by the floor in another (bench/floor.ts),
+ * then by the keeping floor in a third, then its snapshot analysed once in a fourth (cold).
+ */
+async function scanThenFloor(server: ServerChild, dir: string, run: string): Promise<ScanAndFloors> {
   const scan = await inChild<LiveScan>(`live: scan, ${run}`, ['--child', 'live-scan', '--dir', dir]);
   if (!scan.ok) throw new Error(`scan: ${scan.error}`);
   const served = await server.served();
@@ -288,7 +307,37 @@ async function scanThenFloor(
     dir,
   ]);
   if (!floor.ok) throw new Error(`floor: ${floor.error}`);
-  return { scan: scan.value, scanStats: served.stats, floor: floor.value, floorStats: await server.stats() };
+  const floorStats = await server.stats();
+  const keeping = await inChild<FloorRun>(`live: keeping floor, ${run}`, ['--child', 'keeping-floor', '--dir', dir]);
+  if (!keeping.ok) throw new Error(`keeping floor: ${keeping.error}`);
+  const keepingFloorStats = await server.stats();
+  const cold = await inChild<ColdAnalysis>(`live: cold analysis of the scan's snapshot, ${run}`, [
+    '--child',
+    'cold-analysis',
+    '--dir',
+    dir,
+  ]);
+  if (!cold.ok) throw new Error(`cold analysis: ${cold.error}`);
+  return {
+    scan: scan.value,
+    scanStats: served.stats,
+    floor: floor.value,
+    floorStats,
+    keepingFloor: keeping.value,
+    keepingFloorStats,
+    coldAnalysis: cold.value,
+  };
+}
+
+/** One measured run's scan, floors and cold analysis, added to its scenario's lists. */
+function addRun(to: ControllerDownResults, measured: ScanAndFloors): void {
+  to.scans.push(measured.scan);
+  to.scanStats.push(measured.scanStats);
+  to.floors.push(measured.floor);
+  to.floorStats.push(measured.floorStats);
+  to.keepingFloors.push(measured.keepingFloor);
+  to.keepingFloorStats.push(measured.keepingFloorStats);
+  to.coldAnalyses.push(measured.coldAnalysis);
 }
 
 /**
@@ -317,6 +366,9 @@ async function measureLive(): Promise<Outcome<LiveResults>> {
       scanStats: [],
       floors: [],
       floorStats: [],
+      keepingFloors: [],
+      keepingFloorStats: [],
+      coldAnalyses: [],
       kubectlCold: [],
       kubectlColdStats: [],
       kubectlWarm: [],
@@ -335,10 +387,7 @@ async function measureLive(): Promise<Outcome<LiveResults>> {
       const warm = await runKubectlSequence(env('kubectl-cache-warm'), plan);
       const warmStats = await server.stats();
       if (i < LIVE_WARMUP) continue;
-      live.scans.push(measured.scan);
-      live.scanStats.push(measured.scanStats);
-      live.floors.push(measured.floor);
-      live.floorStats.push(measured.floorStats);
+      addRun(live, measured);
       live.kubectlCold.push(cold);
       live.kubectlColdStats.push(coldStats);
       live.kubectlWarm.push(warm);
@@ -363,16 +412,22 @@ async function measureLive(): Promise<Outcome<LiveResults>> {
 }
 
 async function measureControllerDown(server: ServerChild, dir: string): Promise<ControllerDownResults> {
-  const down: ControllerDownResults = { server: server.info, scans: [], scanStats: [], floors: [], floorStats: [] };
+  const down: ControllerDownResults = {
+    server: server.info,
+    scans: [],
+    scanStats: [],
+    floors: [],
+    floorStats: [],
+    keepingFloors: [],
+    keepingFloorStats: [],
+    coldAnalyses: [],
+  };
   await server.stats();
   for (let i = 0; i < LIVE_WARMUP + liveRuns; i += 1) {
     const run = `controller down, ${i < LIVE_WARMUP ? `warm-up ${i + 1}` : `run ${i - LIVE_WARMUP + 1} of ${liveRuns}`}`;
     const measured = await scanThenFloor(server, dir, run);
     if (i < LIVE_WARMUP) continue;
-    down.scans.push(measured.scan);
-    down.scanStats.push(measured.scanStats);
-    down.floors.push(measured.floor);
-    down.floorStats.push(measured.floorStats);
+    addRun(down, measured);
   }
   return down;
 }

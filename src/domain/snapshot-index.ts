@@ -1,8 +1,11 @@
 import type { Instance } from './aws.ts';
 import type { Deployment, KubeEvent, Node, NodeClaim, Pod } from './kube.ts';
-import { instanceIdFromProviderID, isPodReady, selectorMatches } from './kube-helpers.ts';
+import { conditionOf, instanceIdFromProviderID, isPodReady, selectorMatches } from './kube-helpers.ts';
 import type { ClusterSnapshot } from './snapshot.ts';
 import { nodePoolOfClaim } from './tags.ts';
+
+/** What eventsFor answers for an object no event is about; never written to. */
+const NO_EVENTS: readonly KubeEvent[] = [];
 
 export const CONTROLLER_LABEL = 'app.kubernetes.io/name';
 export const CONTROLLER_LABEL_VALUE = 'karpenter';
@@ -86,13 +89,16 @@ export class SnapshotIndex {
     });
   }
 
-  /** NodeClaims by the NodePool that owns them (their `karpenter.sh/nodepool` label). */
-  get nodeClaimsByNodePool(): Map<string, NodeClaim[]> {
-    return this.#once('nodeClaimsByNodePool', () => {
+  /**
+   * Initialized NodeClaims (`Initialized=True`) by the NodePool that owns them (their
+   * `karpenter.sh/nodepool` label): the nodes a NodePool's disruption budgets count.
+   */
+  get initializedClaimsByNodePool(): Map<string, NodeClaim[]> {
+    return this.#once('initializedClaimsByNodePool', () => {
       const m = new Map<string, NodeClaim[]>();
       for (const nc of this.snapshot.nodeClaims) {
         const pool = nodePoolOfClaim(nc);
-        if (pool === undefined) continue;
+        if (pool === undefined || conditionOf(nc, 'Initialized')?.status !== 'True') continue;
         const list = m.get(pool);
         if (list) list.push(nc);
         else m.set(pool, [nc]);
@@ -113,25 +119,39 @@ export class SnapshotIndex {
     return this.#once('instancesById', () => new Map(this.snapshot.instances.map((i) => [i.id, i])));
   }
 
-  /** Events keyed by `Kind/namespace/name` of the object they are about. */
-  get eventsByObject(): Map<string, KubeEvent[]> {
+  /**
+   * Events by the kind, namespace and name of the object they are about, one map per level: a
+   * lookup (thousands per analysis) reads the three strings as they are instead of joining them.
+   */
+  get #eventsByObject(): Map<string, Map<string, Map<string, KubeEvent[]>>> {
     return this.#once('eventsByObject', () => {
-      const m = new Map<string, KubeEvent[]>();
+      const byKind = new Map<string, Map<string, Map<string, KubeEvent[]>>>();
       for (const e of this.snapshot.events) {
-        const key = objectKey(e.regarding.kind, e.regarding.namespace, e.regarding.name);
-        const list = m.get(key);
+        const kind = e.regarding.kind ?? '';
+        const namespace = e.regarding.namespace ?? '';
+        const name = e.regarding.name ?? '';
+        let byNamespace = byKind.get(kind);
+        if (!byNamespace) byKind.set(kind, (byNamespace = new Map()));
+        let byName = byNamespace.get(namespace);
+        if (!byName) byNamespace.set(namespace, (byName = new Map()));
+        const list = byName.get(name);
         if (list) list.push(e);
-        else m.set(key, [e]);
+        else byName.set(name, [e]);
       }
-      return m;
+      return byKind;
     });
   }
 
-  eventsFor(kind: string, namespace: string | undefined, name: string | undefined): KubeEvent[] {
-    return this.eventsByObject.get(objectKey(kind, namespace, name)) ?? [];
+  eventsFor(kind: string, namespace: string | undefined, name: string | undefined): readonly KubeEvent[] {
+    return (
+      this.#eventsByObject
+        .get(kind)
+        ?.get(namespace ?? '')
+        ?.get(name ?? '') ?? NO_EVENTS
+    );
   }
 
-  /** One walk over the pods (50,000 in a large cluster) for the three questions detectors ask of all of them. */
+  /** One walk over the pods (50,000 in a large cluster) for the questions detectors ask of all of them. */
   #podsWalk(): PodsWalk {
     return this.#once('podsWalk', () => walkPods(this.snapshot.pods));
   }
@@ -144,6 +164,11 @@ export class SnapshotIndex {
   /** Pods bound to no node (no `spec.nodeName`), in the snapshot's order: the only ones that can be Pending unbound. */
   get unboundPods(): readonly Pod[] {
     return this.#podsWalk().unbound;
+  }
+
+  /** Pods in namespace kube-system (the VPC CNI's aws-node, CoreDNS, kube-proxy), in the snapshot's order. */
+  get kubeSystemPods(): readonly Pod[] {
+    return this.#podsWalk().kubeSystem;
   }
 
   /** Karpenter controller(s): pods and Deployments labelled `app.kubernetes.io/name=karpenter`. */
@@ -177,14 +202,17 @@ interface PodsWalk {
   unbound: Pod[];
   /** Labelled as the controller's. */
   controller: Pod[];
+  kubeSystem: Pod[];
 }
 
 function walkPods(pods: readonly Pod[]): PodsWalk {
   const byNode = new Map<string, Pod[]>();
   const unbound: Pod[] = [];
   const controller: Pod[] = [];
+  const kubeSystem: Pod[] = [];
   for (const p of pods) {
     if (hasControllerLabel(p.metadata?.labels)) controller.push(p);
+    if (p.metadata?.namespace === 'kube-system') kubeSystem.push(p);
     const node = p.spec?.nodeName;
     if (!node) {
       unbound.push(p);
@@ -194,11 +222,7 @@ function walkPods(pods: readonly Pod[]): PodsWalk {
     if (list) list.push(p);
     else byNode.set(node, [p]);
   }
-  return { byNode, unbound, controller };
-}
-
-function objectKey(kind: string | undefined, namespace: string | undefined, name: string | undefined): string {
-  return `${kind ?? ''}/${namespace ?? ''}/${name ?? ''}`;
+  return { byNode, unbound, controller, kubeSystem };
 }
 
 /** `pods`: the snapshot's pods labelled as the controller's. */
@@ -206,8 +230,11 @@ function findControllers(s: ClusterSnapshot, pods: readonly Pod[]): ControllerIn
   const byKey = new Map<string, ControllerInfo>();
   // Only the ReplicaSets the controller's pods name: a large cluster has thousands of others.
   const named = new Set(pods.map(replicaSetKeyOf));
+  // Equal keys end alike: the key of a ReplicaSet is built only when its end is a named one's, not for each of thousands.
+  const namedEnds = new Set([...named].map(lastSegment));
   const rsOwner = new Map<string, string>();
   for (const rs of pods.length ? s.replicaSets : []) {
+    if (!namedEnds.has(lastSegment(`${rs.metadata?.name}`))) continue;
     const key = `${rs.metadata?.namespace}/${rs.metadata?.name}`;
     if (!named.has(key)) continue;
     const owner = rs.metadata?.ownerReferences?.find((o) => o.kind === 'Deployment');
@@ -237,6 +264,12 @@ function findControllers(s: ClusterSnapshot, pods: readonly Pod[]): ControllerIn
     if (isPodReady(p)) info.readyPods += 1;
   }
   return [...byKey.values()];
+}
+
+/** What follows the last `/` (all of a text without one). */
+function lastSegment(text: string): string {
+  const slash = text.lastIndexOf('/');
+  return slash < 0 ? text : text.slice(slash + 1);
 }
 
 function replicaSetOf(pod: Pod): string | undefined {

@@ -12,7 +12,7 @@
  * 4. else UNKNOWN, with the candidates the capture leaves open and the checks that tell them apart.
  * The captured objects decide; an event stands in only for objects not captured (it may be stale).
  */
-import { conditionOf, toIsoSeconds } from '../../domain/kube-helpers.ts';
+import { toIsoSeconds } from '../../domain/kube-helpers.ts';
 import { formatDuration } from '../../domain/settings.ts';
 import type { DetectContext } from '../detector.ts';
 import { allowedDisruptions, nextOpening, type DisruptionReason } from '../karpenter/disruption-budgets.ts';
@@ -100,10 +100,7 @@ function reasonOf(nodes: readonly IdleNode[]): DisruptionReason {
 function budgetCause(ctx: DetectContext, e: PoolEvidence): Explained | undefined {
   const reason = reasonOf(e.nodes);
   if (e.np) {
-    const nodeCount = Math.max(
-      e.nodes.length,
-      (ctx.index.nodeClaimsByNodePool.get(e.pool) ?? []).filter((c) => conditionOf(c, 'Initialized')?.status === 'True').length,
-    );
+    const nodeCount = Math.max(e.nodes.length, ctx.index.initializedClaimsByNodePool.get(e.pool)?.length ?? 0);
     const allowed = allowedDisruptions(e.np, reason, nodeCount, ctx.now);
     if (allowed.blocking) {
       const invalid = allowed.invalid[0];

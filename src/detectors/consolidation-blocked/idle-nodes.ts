@@ -243,7 +243,10 @@ export function idleNodesByPool(index: SnapshotIndex, now: Date, thresholdMs: nu
   const claimed = new Set<string>();
   for (const claim of index.snapshot.nodeClaims) {
     const node = nodeOfClaim(index, claim);
-    for (const name of [claim.status?.nodeName, node?.metadata?.name]) if (name) claimed.add(name);
+    const statusName = claim.status?.nodeName;
+    const nodeName = node?.metadata?.name;
+    if (statusName) claimed.add(statusName);
+    if (nodeName && nodeName !== statusName) claimed.add(nodeName);
     const pool = nodePoolOfClaim(claim);
     if (!pool) continue;
     const consolidatable = conditionOf(claim, 'Consolidatable');

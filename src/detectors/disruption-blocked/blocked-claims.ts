@@ -86,8 +86,7 @@ export function nodeDoNotDisrupt(b: BlockedClaim): { kind: 'Node' | 'NodeClaim';
 export function budgetCounts(index: SnapshotIndex, pool: string): { nodes: number; disrupting: string[] } {
   let nodes = 0;
   const disrupting: string[] = [];
-  for (const claim of index.nodeClaimsByNodePool.get(pool) ?? []) {
-    if (conditionOf(claim, 'Initialized')?.status !== 'True') continue;
+  for (const claim of index.initializedClaimsByNodePool.get(pool) ?? []) {
     if (conditionOf(claim, 'InstanceTerminating')?.status === 'True') continue;
     nodes += 1;
     const node = nodeOfClaim(index, claim);

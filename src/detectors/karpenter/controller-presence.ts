@@ -12,7 +12,7 @@ export function controllerAbsenceKnown(snapshot: ClusterSnapshot, index: Snapsho
   if (index.controllers.length > 0) return true;
   if (snapshot.pods.length === 0 && snapshot.deployments.length === 0) return true;
   const inKubeSystem = (o: KubeObject) => o.metadata?.namespace === 'kube-system';
-  return snapshot.pods.some(inKubeSystem) || snapshot.deployments.some(inKubeSystem);
+  return index.kubeSystemPods.length > 0 || snapshot.deployments.some(inKubeSystem);
 }
 
 /**

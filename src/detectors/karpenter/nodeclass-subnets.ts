@@ -7,7 +7,7 @@
 import type { Subnet } from '../../domain/aws.ts';
 import { commandStep } from '../../domain/finding.ts';
 import type { EC2NodeClass, Pod } from '../../domain/kube.ts';
-import type { ClusterSnapshot } from '../../domain/snapshot.ts';
+import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import { shellQuote, shellWords } from '../../domain/shell.ts';
 import { formatTerm } from './selector-terms.ts';
 import { visibleLine } from '../../domain/visible.ts';
@@ -113,9 +113,10 @@ export type PrefixDelegation = 'on' | 'off' | 'not captured';
  * The VPC CNI's `ENABLE_PREFIX_DELEGATION` as the captured `aws-node` pods show it. A live scan
  * reads only Pending and controller pods, and no capture holds DaemonSets: then "not captured".
  */
-export function prefixDelegation(snapshot: ClusterSnapshot): PrefixDelegation {
-  if (!snapshot.captured.has('pods')) return 'not captured';
-  const awsNode = snapshot.pods.filter(isAwsNodePod);
+export function prefixDelegation(index: SnapshotIndex): PrefixDelegation {
+  if (!index.snapshot.captured.has('pods')) return 'not captured';
+  // aws-node runs in kube-system: the index lists those pods, so the cluster's 50,000 others are not read again.
+  const awsNode = index.kubeSystemPods.filter(isAwsNodePod);
   if (awsNode.length === 0) return 'not captured';
   const on = awsNode.some((p) =>
     (p.spec?.containers ?? [])
@@ -125,11 +126,9 @@ export function prefixDelegation(snapshot: ClusterSnapshot): PrefixDelegation {
   return on ? 'on' : 'off';
 }
 
+/** `p` is in kube-system (SnapshotIndex.kubeSystemPods). */
 function isAwsNodePod(p: Pod): boolean {
-  return (
-    p.metadata?.namespace === 'kube-system' &&
-    (p.metadata.labels?.['k8s-app'] === 'aws-node' || /^aws-node-[a-z0-9]{5}$/.test(p.metadata.name ?? ''))
-  );
+  return p.metadata?.labels?.['k8s-app'] === 'aws-node' || /^aws-node-[a-z0-9]{5}$/.test(p.metadata?.name ?? '');
 }
 
 /** One sentence on prefix delegation for a finding's detail. */

@@ -227,7 +227,7 @@ function explainSubnetExhausted(ctx: DetectContext, g: LaunchGroup): Explanation
   } else {
     parts.push('Free addresses per subnet were not captured (aws ec2 describe-subnets).');
   }
-  const pd = prefixDelegation(s);
+  const pd = prefixDelegation(ctx.index);
   if (pd !== 'not captured') parts.push(prefixDelegationNote(pd, full));
   const zone = judged.find((j) => j.zone)?.zone;
   const region = regionOf({ clusterArn: s.cluster?.arn, zone });

@@ -5,7 +5,7 @@ import type { ControllerInfo } from '../../domain/snapshot-index.ts';
 import type { DetectContext, Detector } from '../detector.ts';
 import { awsRunsKarpenter } from '../../domain/auto-mode.ts';
 import { controllerAbsenceKnown } from '../karpenter/controller-presence.ts';
-import { earliestSince, isUnboundPending, listCapped, pendingAtLeast, podRef } from '../scheduling/pending.ts';
+import { earliestSince, isUnboundPending, listCapped, pendingAgeMs, podRef } from '../scheduling/pending.ts';
 import { WorkloadDiagnoser, type WorkloadCause, type WorkloadVerdict } from './workload-diagnosis.ts';
 import { nominatedTo, pendingThreshold, waitsForKarpenter } from './workload-pending.ts';
 import { shellQuote } from '../../domain/shell.ts';
@@ -28,11 +28,13 @@ export const podsPendingProlonged: Detector<'PODS_PENDING_PROLONGED'> = {
     const shortest = Math.min(pendingThreshold(ctx.settings, undefined), pendingThreshold(ctx.settings, ''));
     // Bound pods (nearly all of a cluster's) are never Pending unbound: only the others are read.
     const pending = ctx.index.unboundPods.filter((p) => {
-      if (!isUnboundPending(p) || ctx.index.isControllerPod(p) || !pendingAtLeast(p, shortest, ctx.now)) return false;
+      if (!isUnboundPending(p) || ctx.index.isControllerPod(p)) return false;
+      const age = pendingAgeMs(p, ctx.now);
+      if (age === undefined || age < shortest) return false;
       const events = ctx.index.eventsFor('Pod', p.metadata?.namespace, p.metadata?.name);
       if (!waitsForKarpenter(p, events)) return false;
       const to = nominatedTo(p, events);
-      if (!pendingAtLeast(p, pendingThreshold(ctx.settings, to), ctx.now)) return false;
+      if (age < pendingThreshold(ctx.settings, to)) return false;
       if (to !== undefined) nominated.set(p, to);
       return true;
     });

@@ -11,9 +11,14 @@ function pendingSinceRaw(pod: Pod): string | undefined {
   return pod.metadata?.creationTimestamp ?? conditionOf(pod, 'PodScheduled')?.lastTransitionTime;
 }
 
+/** How long the pod has been Pending; undefined when it does not say since when. */
+export function pendingAgeMs(pod: Pod, now: Date): number | undefined {
+  return ageMs(pendingSinceRaw(pod), now);
+}
+
 /** Pending for at least `thresholdMs` (exactly the threshold counts). */
 export function pendingAtLeast(pod: Pod, thresholdMs: number, now: Date): boolean {
-  const age = ageMs(pendingSinceRaw(pod), now);
+  const age = pendingAgeMs(pod, now);
   return age !== undefined && age >= thresholdMs;
 }
 

@@ -46,7 +46,7 @@ function findingFor(ctx: DetectContext, nc: EC2NodeClass, judged: NodeClassSubne
   const name = nc.metadata?.name ?? '?';
   const empty = low.filter((s) => s.free === 0);
   const missing = judged.filter((s) => !s.described);
-  const pd = prefixDelegation(ctx.snapshot);
+  const pd = prefixDelegation(ctx.index);
   const region = regionOf({ clusterArn: ctx.snapshot.cluster?.arn, zone: low.find((s) => s.zone)?.zone });
   const headline =
     empty.length > 0

@@ -3,6 +3,8 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { measureFloor, writeFloorRequests, writeFloorTarget } from '../../../bench/floor.ts';
+import { measureColdAnalysis, writeScanSnapshot } from '../../../bench/live.ts';
+import { digest } from '../../../bench/measure.ts';
 import { resolveOptions, syntheticCluster, type SyntheticClusterOptions } from '../../../bench/synthetic-cluster.ts';
 import { takeControllerDown } from '../../../bench/synthetic/controller-down.ts';
 import { CLI_ACTIONS, DEFAULT_DETECTION } from '../../../src/domain/settings.ts';
@@ -32,6 +34,37 @@ const SMALL: Partial<SyntheticClusterOptions> = {
 };
 
 const sorted = (lines: readonly string[]) => [...lines].sort();
+
+describe('measureColdAnalysis', () => {
+  let simulation: Simulation | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    await simulation?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("analyses the snapshot the scan built, at the scan's time, to the scan's findings", async () => {
+    // Prepare
+    const seed = syntheticCluster(SMALL);
+    simulation = await simulateSnapshot(seed);
+    dir = mkdtempSync(join(os.tmpdir(), 'cold-analysis-test-'));
+    const now = resolveOptions(SMALL).now;
+    const scan = await scanCluster(simulation.connection, {
+      clusterName: seed.clusterName,
+      detection: DEFAULT_DETECTION,
+      actions: CLI_ACTIONS,
+      now: new Date(now),
+    });
+    writeScanSnapshot(dir, scan.snapshot, now);
+
+    // Act
+    const cold = measureColdAnalysis(dir);
+
+    // Assess
+    expect(cold.report).toEqual(digest(scan.report));
+    expect(cold.report.findings).toBeGreaterThan(0);
+  });
+});
 
 describe('measureFloor', () => {
   let simulation: Simulation | undefined;
@@ -65,10 +98,16 @@ describe('measureFloor', () => {
     const stopFloor = kubeApi.recordRequests();
     const floor = await measureFloor(dir);
     const replayed = stopFloor();
+    const stopKeeping = kubeApi.recordRequests();
+    const keeping = await measureFloor(dir, true);
+    const replayedKeeping = stopKeeping();
 
     // Assess
     expect(sorted(replayed)).toEqual(sorted(scanned));
     expect(floor.requests).toBe(scanned.length);
+    // The keeping floor sends the same requests; only what it holds differs.
+    expect(sorted(replayedKeeping)).toEqual(sorted(scanned));
+    expect([floor.kept, keeping.kept, keeping.chains]).toEqual([false, true, floor.chains]);
     const pagesOfAllPods = scanned.filter((r) => r.startsWith('GET /api/v1/pods?') && !r.includes('Selector'));
     expect(pagesOfAllPods.length > 1).toBe(down);
     // The pages of one list are one chain (each continue token comes with the page before).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conditionOf, isNodeNotReady } from '../../../src/domain/kube-helpers.ts';
+import { conditionOf, instanceIdFromProviderID, isNodeNotReady } from '../../../src/domain/kube-helpers.ts';
 import { condition, node } from '../../factories/kube.ts';
 
 describe('conditionOf', () => {
@@ -28,5 +28,41 @@ describe('isNodeNotReady (NODE_NOT_READY counts these nodes, CONSOLIDATION_BLOCK
     silent.status = { conditions: [condition('MemoryPressure', 'False')] };
     expect(isNodeNotReady(silent)).toBe(false);
     expect(isNodeNotReady(undefined)).toBe(false);
+  });
+});
+
+describe('instanceIdFromProviderID (nodes and NodeClaims are matched to EC2 instances by it)', () => {
+  it('the i- and lowercase hex the providerID ends with, trailing whitespace ignored', () => {
+    expect(instanceIdFromProviderID('aws:///us-east-1a/i-0123456789abcdef0')).toBe('i-0123456789abcdef0');
+    expect(instanceIdFromProviderID('aws:///us-east-1a/i-0abc \n')).toBe('i-0abc');
+    expect(instanceIdFromProviderID('i-0a')).toBe('i-0a');
+    expect(instanceIdFromProviderID('aws:///us-east-1a/i-i-0ab')).toBe('i-0ab');
+  });
+
+  it('nothing for an ID that is not at the end, not hex, uppercase, empty or absent', () => {
+    for (const id of [
+      'aws:///us-east-1a/i-0abc/x',
+      'aws:///us-east-1a/i-0ABC',
+      'aws:///us-east-1a/i-',
+      'kind://docker/x/node-1',
+      'i',
+      '-0a',
+      '',
+      ' ',
+      undefined,
+    ]) {
+      expect(instanceIdFromProviderID(id)).toBeUndefined();
+    }
+  });
+
+  it('agrees with the pattern /(i-[0-9a-f]+)\\s*$/ on any mix of its characters', () => {
+    const alphabet = ['i', '-', '0', '9', 'a', 'f', 'g', 'I', 'A', '/', ' ', '\t', '\n', '\u00a0', '\ufeff', '\u2028'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let i = 0; i < 20_000; i++) {
+      const length = next() % 9;
+      const id = Array.from({ length }, () => alphabet[next() % alphabet.length]).join('');
+      expect(instanceIdFromProviderID(id), JSON.stringify(id)).toBe(/(i-[0-9a-f]+)\s*$/.exec(id)?.[1]);
+    }
   });
 });
