@@ -216,6 +216,9 @@ export const PART_SOURCE: Record<keyof SnapshotParts, SourceName> = {
   instanceTypes: 'instancetypes',
   spotPrices: 'spotprices',
   logs: 'logs',
+  interruptionQueues: 'interruptionqueue',
+  queueRules: 'queuerules',
+  queueOldestMessageAgeSeconds: 'queueage',
 };
 
 /** A snapshot where exactly the given parts count as captured (an empty array is "captured, none"). */
