@@ -8,7 +8,7 @@ const QUEUE_CONTEXT =
 /** An IAM action named in a denial (`not authorized to perform: sqs:ReceiveMessage`). */
 const DENIED_ACTION = /not authorized to perform: (sqs:[A-Za-z]+)/;
 
-export interface QueueLogLine {
+interface QueueLogLine {
   line: LogLine;
   /** `file:line: text`, one line, bounded. */
   quote: string;

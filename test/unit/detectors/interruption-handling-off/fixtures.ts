@@ -63,7 +63,7 @@ export function templateRules(states: Partial<Record<keyof typeof PATTERNS, stri
   }));
 }
 
-export function spotClaim(name: string): NodeClaim {
+function spotClaim(name: string): NodeClaim {
   const claim = nodeClaim({ name, nodeName: `ip-10-0-1-${name.length}.ec2.internal` });
   return {
     ...claim,
@@ -71,7 +71,7 @@ export function spotClaim(name: string): NodeClaim {
   };
 }
 
-export function controller(env: Container['env'], options: { version?: string; args?: string[] } = {}) {
+function controller(env: Container['env'], options: { version?: string; args?: string[] } = {}) {
   return karpenterDeployment({
     replicas: 2,
     readyReplicas: 2,
