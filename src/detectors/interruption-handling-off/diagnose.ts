@@ -85,10 +85,15 @@ function notConfigured(input: DiagnoseInput): Diagnosis | undefined {
     ? [setQueueStep(fix, existing.name, `point the setting at ${existing.name}, the queue named after the cluster (it exists)`)]
     : name
       ? [
-          commandStep(
-            `whether a queue named after the cluster (the getting-started convention) exists`,
-            `aws sqs get-queue-url --queue-name ${shellQuote(name)}${fix.region}`,
-          ),
+          // Asked only when no lookup answered: a NonExistentQueue answer already said it does not.
+          ...((input.snapshot.interruptionQueues ?? []).some((q) => q.name === name && !q.exists)
+            ? []
+            : [
+                commandStep(
+                  `whether a queue named after the cluster (the getting-started convention) exists`,
+                  `aws sqs get-queue-url --queue-name ${shellQuote(name)}${fix.region}`,
+                ),
+              ]),
           ...createQueueSteps(fix, name),
           setQueueStep(fix, name, 'then point the setting at it'),
         ]

@@ -58,6 +58,14 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
       expect(f.counts).toEqual({ objects: 1 });
     });
 
+    it('checks for the queue named after the cluster before creating it, unless a lookup said it does not exist', () => {
+      const unknown = only(interruptionSnapshot({ env: [], queues: [] }));
+      expect(unknown.remediation?.steps[0]).toContain(`aws sqs get-queue-url --queue-name ${CLUSTER}`);
+      const answered = only(interruptionSnapshot({ env: [], queues: [notFoundQueue(CLUSTER)] }));
+      expect(steps(answered)).not.toContain('get-queue-url');
+      expect(answered.remediation?.steps[0]).toContain(`aws sqs create-queue --queue-name ${CLUSTER}`);
+    });
+
     it('stays quiet when no Spot capacity is used or allowed', () => {
       const onDemand = interruptionSnapshot({ env: [], queues: [], claims: [nodeClaim({ name: 'od-1' })] });
       expect(detect(onDemand)).toEqual([]);
