@@ -388,6 +388,24 @@ export const FINDING_CATALOGUE = {
     objects: 'NotReady nodes',
     metric: { name: 'NotReadyNodes', unit: 'Count' },
   },
+  // Pipelines that are silently off: Karpenter's interruption queue (docs/findings.md#interruption_handling_off).
+  INTERRUPTION_HANDLING_OFF: {
+    severities: ['warning'],
+    // The setting first (nothing else can be looked up without it), then the queue, what feeds it, what reads it.
+    causes: [
+      'QUEUE_NOT_CONFIGURED',
+      'QUEUE_NAME_INVALID',
+      'QUEUE_MISSING',
+      'RULES_MISSING',
+      'QUEUE_POLICY_DENIES_EVENTS',
+      'KMS_KEY_UNUSABLE',
+      'NOT_CONSUMED',
+      'UNKNOWN',
+    ],
+    // One per controller: a dashboard shows which clusters have it off, an alarm fires on it.
+    objects: 'Karpenter controllers',
+    metric: { name: 'InterruptionHandlingOff', unit: 'Count' },
+  },
   KARPENTER_CONTROLLER_UNHEALTHY: {
     severities: ['critical', 'warning'],
     causes: [

@@ -11,6 +11,7 @@ import type {
   Subnet,
 } from './aws.ts';
 import type { InstanceTypeInfo } from './instance-types.ts';
+import type { InterruptionQueue, QueueRule } from './interruption-queue.ts';
 import type {
   ConfigMap,
   CustomResourceDefinition,
@@ -59,6 +60,11 @@ export const SOURCE_NAMES = [
   'logs',
   'webhookconfigurations',
   'endpoints',
+  // Karpenter's interruption pipeline (docs/findings.md#interruption_handling_off): GetQueueUrl +
+  // GetQueueAttributes, ListRuleNamesByTarget + DescribeRule, CloudWatch ApproximateAgeOfOldestMessage.
+  'interruptionqueue',
+  'queuerules',
+  'queueage',
 ] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
 
@@ -153,6 +159,16 @@ export interface ClusterSnapshot {
    */
   refusedWrites?: RefusedWrite[];
   /**
+   * Karpenter's interruption queue: the one its setting names (usually 0 or 1), and, when that one
+   * does not exist, the queue named after the cluster (the getting-started convention) if a lookup found it.
+   * Absent (as `spotPrices`) in a snapshot built by hand; emptySnapshot gives [].
+   */
+  interruptionQueues?: InterruptionQueue[];
+  /** The EventBridge rules that target the configured queue (enabled or not); absent like `interruptionQueues`. */
+  queueRules?: QueueRule[];
+  /** CloudWatch `ApproximateAgeOfOldestMessage` of the configured queue, Maximum over the last 15 minutes; absent when unknown or no datapoint. */
+  queueOldestMessageAgeSeconds?: number;
+  /**
    * Capture files left out whose name does not say which source they held (`out3.json` too
    * large, `dump.yaml` holding an error): `file: problem`, one line each. Data may be missing.
    */
@@ -203,5 +219,7 @@ export function emptySnapshot(clusterName: string): ClusterSnapshot {
     logs: [],
     webhookConfigurations: [],
     endpoints: [],
+    interruptionQueues: [],
+    queueRules: [],
   };
 }

@@ -30,11 +30,16 @@ const MEANT_BY_NAME: Readonly<Record<string, SourceName>> = {
   'spot-prices': 'spotprices',
   spotprices: 'spotprices',
   'describe-spot-price-history': 'spotprices',
+  'sqs-queue-url': 'interruptionqueue',
+  'sqs-queue-attributes': 'interruptionqueue',
+  'events-rule-names': 'queuerules',
+  'sqs-oldest-message-age': 'queueage',
 };
 
 const PREFIXES: readonly [prefix: string, source: SourceName][] = [
   ['fargate-', 'fargateprofiles'],
   ['access-entr', 'accessentries'],
+  ['events-rule-', 'queuerules'],
 ];
 
 /**
@@ -81,12 +86,18 @@ const COMMAND_OF_SOURCE: Readonly<Record<SourceName, string>> = {
   spotprices: 'aws ec2 describe-spot-price-history',
   webhookconfigurations: 'kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations',
   endpoints: 'kubectl get endpointslices',
+  interruptionqueue: 'aws sqs get-queue-url',
+  queuerules: 'aws events list-rule-names-by-target',
+  queueage: 'aws cloudwatch get-metric-statistics',
 };
 
 /** One object's file (`fargate-profile-NAME.json`, `access-entry-NAME.json`) was a describe. */
 const DESCRIBE_PREFIXES: readonly [prefix: string, command: string][] = [
   ['fargate-profile-', 'aws eks describe-fargate-profile'],
   ['access-entry-', 'aws eks describe-access-entry'],
+  ['sqs-queue-attributes', 'aws sqs get-queue-attributes'],
+  ['events-rule-names', 'aws events list-rule-names-by-target'],
+  ['events-rule-', 'aws events describe-rule'],
 ];
 
 /** The command that wrote a capture file, from its name as sourceMeantByFile reads it; undefined when the name says nothing. */

@@ -219,6 +219,9 @@ export const PART_SOURCE: Record<keyof SnapshotParts, SourceName> = {
   logs: 'logs',
   webhookConfigurations: 'webhookconfigurations',
   endpoints: 'endpoints',
+  interruptionQueues: 'interruptionqueue',
+  queueRules: 'queuerules',
+  queueOldestMessageAgeSeconds: 'queueage',
 };
 
 /** A snapshot where exactly the given parts count as captured (an empty array is "captured, none"). */

@@ -83,11 +83,18 @@ describe('writeCaptureFiles', () => {
     const s = loaded.snapshot;
     expect(loaded.notices).toEqual([]);
     expect(s.clusterName).toBe('bench');
-    // The synthetic cluster marks every source captured; the bench writes no Spot prices file (it
-    // holds none to write), nor, since issue 24 added them, admission webhook files (it plants no
-    // webhook), so these are the sources not read back.
-    const unwritten = ['spotprices', 'webhookconfigurations', 'endpoints'];
-    expect([...s.captured].sort()).toEqual([...snapshot.captured].filter((source) => !unwritten.includes(source)).sort());
+    // The synthetic cluster marks every source captured; the bench writes no Spot prices file, no
+    // interruption queue files (it holds none to write) and, since issue 24 added them, no admission
+    // webhook files (it plants no webhook), so these are the sources not read back.
+    const notWritten = new Set([
+      'spotprices',
+      'webhookconfigurations',
+      'endpoints',
+      'interruptionqueue',
+      'queuerules',
+      'queueage',
+    ]);
+    expect([...s.captured].sort()).toEqual([...snapshot.captured].filter((source) => !notWritten.has(source)).sort());
     expect(s.pods).toEqual(snapshot.pods);
     expect(s.nodes).toEqual(snapshot.nodes);
     expect(s.nodeClaims).toEqual(snapshot.nodeClaims);
