@@ -320,4 +320,7 @@ export const AWS_SHAPES = {
     'availabilityZone',
     'usd',
   ]),
+  interruptionqueue: obj({ name: str, exists: bool, url: str, attributes: strings }, ['name', 'exists']),
+  queuerules: obj({ name: str, state: str, eventPattern: str }, ['name']),
+  queueage: obj({ ageSeconds: num }),
 } as const satisfies Record<string, Check>;

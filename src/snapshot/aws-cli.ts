@@ -24,6 +24,7 @@ import {
   stringRecord,
   type JsonRecord,
 } from '../domain/shape.ts';
+import { QUEUE_READERS, type QueueCliOutput } from './aws-cli-queue.ts';
 
 /** What one AWS CLI output contributes; `[]` still means "captured, none exist". */
 export type AwsCliOutput =
@@ -37,7 +38,8 @@ export type AwsCliOutput =
   /** `rejected`: the items instanceTypeFromApi could not read (`InstanceTypes[3] (x9.huge)`), set aside by the merger. */
   | { source: 'instancetypes'; instanceTypes: InstanceTypeInfo[]; rejected: string[] }
   /** `skipped`: the rows readSpotPrice could not read, left out like Karpenter does; the rest are kept. */
-  | { source: 'spotprices'; prices: SpotPrice[]; skipped?: string[] };
+  | { source: 'spotprices'; prices: SpotPrice[]; skipped?: string[] }
+  | QueueCliOutput;
 
 /** The top-level key each supported command prints, and how to read it. */
 const READERS: readonly [key: string, read: (document: JsonRecord) => AwsCliOutput][] = [
@@ -56,6 +58,7 @@ const READERS: readonly [key: string, read: (document: JsonRecord) => AwsCliOutp
   ['Subnets', (d) => ({ source: 'subnets', subnets: arrayAt(d, 'Subnets', '').map(readSubnet) })], // aws ec2 describe-subnets
   ['InstanceTypes', readInstanceTypes], // aws ec2 describe-instance-types
   ['SpotPriceHistory', (d) => readSpotPrices(arrayAt(d, 'SpotPriceHistory', ''))],
+  ...QUEUE_READERS,
 ];
 
 /** Whether the document has the top-level key of an AWS CLI output this tool reads. */

@@ -10,6 +10,7 @@ import type {
   Subnet,
 } from '../domain/aws.ts';
 import type { InstanceTypeInfo } from '../domain/instance-types.ts';
+import type { InterruptionQueue, QueueRule } from '../domain/interruption-queue.ts';
 import { UsageError } from '../domain/errors.ts';
 import type { KubeEvent, KubeObject } from '../domain/kube.ts';
 import {
@@ -60,6 +61,10 @@ export class CaptureMerger {
   /** By type, zone, product and time: the same price in several files (or pages) once. */
   readonly #spotPrices = new Map<string, SpotPrice>();
   readonly #logs: LogLine[] = [];
+  /** By name ('' for a captured NonExistentQueue error, which does not say it: docs/capture.md). */
+  readonly #queues = new Map<string, InterruptionQueue>();
+  readonly #queueRules = new Map<string, QueueRule>();
+  #queueAge: number | undefined;
   readonly #notices: string[] = [];
   /** Per source: a pagination token seen, and whether some page had none (the last one). */
   readonly #pages = new Map<SourceName, { more?: string; last: boolean }>();
@@ -110,6 +115,9 @@ export class CaptureMerger {
         case 'cluster-gone':
           this.#captured.add('cluster');
           this.#goneClusters.push(c.name);
+          break;
+        case 'queue-not-found':
+          this.#addAws(path, { source: 'interruptionqueue', queues: [{ name: c.name, exists: false }] });
           break;
         case 'gap':
           this.#gaps.set(`${c.source}\n${c.error}`, { source: c.source, error: c.error });
@@ -181,6 +189,16 @@ export class CaptureMerger {
       case 'spotprices':
         for (const p of output.prices) this.#spotPrices.set(spotPriceKey(p), p);
         break;
+      case 'interruptionqueue':
+        for (const q of output.queues) this.#queues.set(q.name, mergeQueue(this.#queues.get(q.name), q));
+        break;
+      case 'queuerules':
+        // describe-rule's State and EventPattern stay when list-rule-names-by-target names the rule again.
+        for (const r of output.rules) this.#queueRules.set(r.name, { ...this.#queueRules.get(r.name), ...r });
+        break;
+      case 'queueage':
+        if (output.ageSeconds !== undefined) this.#queueAge = Math.max(this.#queueAge ?? 0, output.ageSeconds);
+        break;
     }
   }
 
@@ -236,6 +254,14 @@ export class CaptureMerger {
           );
         return { ...output, prices: keep(output.prices, 'SpotPrice', spotPriceKey) };
       }
+      case 'interruptionqueue':
+        return { ...output, queues: keep(output.queues, 'InterruptionQueue', (r) => r.name) };
+      case 'queuerules':
+        return { ...output, rules: keep(output.rules, 'QueueRule', (r) => r.name) };
+      case 'queueage':
+        return keep([{ ageSeconds: output.ageSeconds }], 'QueueAge', () => 'ApproximateAgeOfOldestMessage').length > 0
+          ? output
+          : undefined;
     }
   }
 
@@ -284,6 +310,10 @@ export class CaptureMerger {
       instanceTypes: [...this.#instanceTypes.values()],
       spotPrices: [...this.#spotPrices.values()],
       logs: this.#logs,
+      interruptionQueues: [...this.#queues.values()],
+      // By name: files are read in name order, live answers in any (one order, one report).
+      queueRules: [...this.#queueRules.values()].sort((a, b) => a.name.localeCompare(b.name)),
+      ...(this.#queueAge !== undefined ? { queueOldestMessageAgeSeconds: this.#queueAge } : {}),
     };
     const evidence = {
       option: clusterOption,
@@ -381,6 +411,16 @@ function mergeInstanceProfile(existing: InstanceProfile | undefined, next: Insta
     roles: next.roles.length > 0 ? next.roles : existing.roles,
     tags: { ...existing.tags, ...next.tags },
   };
+}
+
+/**
+ * get-queue-url and get-queue-attributes of one queue: what either says. A queue found (a URL, its
+ * attributes) wins over a NonExistentQueue answer for the same name.
+ */
+function mergeQueue(existing: InterruptionQueue | undefined, next: InterruptionQueue): InterruptionQueue {
+  if (!existing) return next;
+  const attributes = existing.attributes || next.attributes ? { ...existing.attributes, ...next.attributes } : undefined;
+  return { ...existing, ...next, exists: existing.exists || next.exists, ...(attributes ? { attributes } : {}) };
 }
 
 function countedKinds(counts: ReadonlyMap<string, number>): string {

@@ -10,6 +10,12 @@ export type CliErrorFact =
   | { type: 'gap'; source: SourceName; error: string }
   /** `kubectl get cm aws-auth` answered NotFound: read, and the object does not exist. */
   | { type: 'captured'; source: SourceName }
+  /**
+   * SQS answered that the queue asked for does not exist: an answer, not a gap (the interruption
+   * queue the setting names, docs/capture.md). The error does not repeat the name: '' here, the
+   * file's name may give it (recognise.ts).
+   */
+  | { type: 'queue-not-found'; name: string }
   | { type: 'no-resources' };
 
 /** AWS operations whose failure leaves a source unread; a source's first operation is the one that lists it. */
@@ -26,7 +32,15 @@ export const SOURCE_OF_OPERATION: Readonly<Record<string, SourceName>> = {
   DescribeSubnets: 'subnets',
   DescribeInstanceTypes: 'instancetypes',
   DescribeSpotPriceHistory: 'spotprices',
+  GetQueueUrl: 'interruptionqueue',
+  GetQueueAttributes: 'interruptionqueue',
+  ListRuleNamesByTarget: 'queuerules',
+  DescribeRule: 'queuerules',
+  GetMetricStatistics: 'queueage',
 };
+
+/** SQS's codes for a queue that does not exist: the query protocol's and the JSON protocol's. */
+const QUEUE_NOT_FOUND_CODES = new Set(['AWS.SimpleQueueService.NonExistentQueue', 'QueueDoesNotExist']);
 
 const AWS_CLI_ERROR = /An error occurred \(([^)\s]+)\) when calling the (\w+) operation(?: \([^)\n]*\))?: ?([^\r\n]*)/g;
 /** EKS answers every call about a deleted cluster this way (describe-cluster, list-fargate-profiles, ...). */
@@ -56,6 +70,10 @@ export function readCliErrorText(text: string): CliErrorFact[] {
       continue;
     }
     const source = Object.hasOwn(SOURCE_OF_OPERATION, operation) ? SOURCE_OF_OPERATION[operation] : undefined;
+    if (source === 'interruptionqueue' && QUEUE_NOT_FOUND_CODES.has(code)) {
+      facts.push({ type: 'queue-not-found', name: '' });
+      continue;
+    }
     if (source) facts.push({ type: 'gap', source, error: oneLine(`${operation} failed: ${code}: ${message}`, 300) });
   }
   for (const [whole, group = '', version = '', kind = ''] of text.matchAll(CONVERSION_WEBHOOK_FAILED)) {

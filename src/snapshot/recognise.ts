@@ -74,11 +74,20 @@ export function recogniseCapture(content: CaptureContent, baseName: string): Con
   }
   // `kubectl logs -l ...` denied says it cannot list pods: what is missing is the log.
   const forLogs = sourceMeantByFile(baseName) === 'logs';
-  return facts.flatMap((fact) =>
-    fact.type === 'no-resources'
-      ? capturedByFileName(baseName)
-      : [forLogs && fact.type === 'gap' ? { ...fact, source: 'logs' as const } : fact],
-  );
+  return facts.flatMap((fact) => {
+    if (fact.type === 'no-resources') return capturedByFileName(baseName);
+    if (fact.type === 'queue-not-found') return [{ ...fact, name: queueNamedByFile(baseName) }];
+    return [forLogs && fact.type === 'gap' ? { ...fact, source: 'logs' as const } : fact];
+  });
+}
+
+/**
+ * A saved NonExistentQueue error names no queue: `sqs-queue-url-NAME` says which (snapshot --out
+ * writes that), plain `sqs-queue-url` is the queue the setting names (the recipe's, '').
+ */
+function queueNamedByFile(baseName: string): string {
+  const named = /^sqs-queue-url-([A-Za-z0-9_-]{1,80})$/.exec(baseName)?.[1];
+  return named === undefined || named === 'configured' ? '' : named;
 }
 
 /** AWS CLI outputs an empty `--query` result (`[]`) may stand for, by file name. */
@@ -89,6 +98,8 @@ const AWS_LIST_FILE_NAMES: Readonly<Record<string, SourceName>> = {
   'describe-instance-types': 'instancetypes',
   'spot-prices': 'spotprices',
   'describe-spot-price-history': 'spotprices',
+  // snapshot --out's for "no queue looked up" (the setting is unset).
+  'sqs-queue-url': 'interruptionqueue',
 };
 
 function capturedByFileName(baseName: string): Contribution[] {

@@ -16,6 +16,7 @@ import type {
 import type { InstanceTypeInfo } from '../../domain/instance-types.ts';
 import type { ClusterSnapshot, Gap, SourceName } from '../../domain/snapshot.ts';
 import { SOURCE_OF_OPERATION } from '../cli-error-text.ts';
+import { oldestMessageAgeOutput, queueFiles, ruleOutputs } from './queue-cli-shape.ts';
 import { withoutUndefined, type JsonRecord } from '../../domain/shape.ts';
 
 export interface AwsCliDocument {
@@ -41,6 +42,9 @@ type AwsSource = Extract<
   | 'subnets'
   | 'instancetypes'
   | 'spotprices'
+  | 'interruptionqueue'
+  | 'queuerules'
+  | 'queueage'
 >;
 
 /** Per source, its file (without extension). */
@@ -55,6 +59,10 @@ const FILES: Readonly<Record<AwsSource, string>> = {
   subnets: 'subnets',
   instancetypes: 'instance-types',
   spotprices: 'spot-prices',
+  // As docs/capture.md names them.
+  interruptionqueue: 'sqs-queue-url',
+  queuerules: 'events-rule-names',
+  queueage: 'sqs-oldest-message-age',
 };
 
 /** The captured AWS sources of a snapshot as AWS CLI outputs, and its AWS gaps as CLI errors. */
@@ -79,6 +87,12 @@ export function awsCliDocuments(snapshot: ClusterSnapshot): AwsCliDocument[] {
     documents.push(output(FILES.instancetypes, describeInstanceTypes(snapshot.instanceTypes)));
   }
   if (captured.has('spotprices')) documents.push(output(FILES.spotprices, describeSpotPriceHistory(snapshot.spotPrices ?? [])));
+  if (captured.has('interruptionqueue')) {
+    documents.push(...queueFiles(snapshot.interruptionQueues ?? []));
+  }
+  if (captured.has('queuerules')) documents.push(outputs(FILES.queuerules, ruleOutputs(snapshot.queueRules ?? [])));
+  if (captured.has('queueage'))
+    documents.push(output(FILES.queueage, oldestMessageAgeOutput(snapshot.queueOldestMessageAgeSeconds)));
   documents.push(...gapDocuments(snapshot.gaps));
   return documents;
 }
