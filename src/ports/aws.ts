@@ -108,7 +108,7 @@ export interface InterruptionQueuePort {
   describeQueue(name: string): Promise<InterruptionQueue>;
   /**
    * The EventBridge rules of the default bus that target this queue ARN: one ListRuleNamesByTarget
-   * (more pages only if it says so), then DescribeRule for each of the first MAX_DESCRIBED_RULES
+   * (more pages only if it says so), then DescribeRule for each of the first MAX_DESCRIBED_RULES (domain/queue-lookup.ts)
    * (state and pattern); rules past them, or gone before they were described, keep their name only.
    */
   rulesTargeting(queueArn: string): Promise<QueueRule[]>;
@@ -118,12 +118,6 @@ export interface InterruptionQueuePort {
    */
   oldestMessageAgeSeconds(queueName: string, now: Date): Promise<number | undefined>;
 }
-
-/** Rules described one by one after ListRuleNamesByTarget: Karpenter's template makes four or five. */
-export const MAX_DESCRIBED_RULES = 10;
-
-/** The window CloudWatch's `ApproximateAgeOfOldestMessage` is read over, one period of it. */
-export const QUEUE_AGE_WINDOW_SECONDS = 900;
 
 export interface AwsPorts {
   ec2: Ec2Port;

@@ -8,7 +8,8 @@ import { GetMetricStatisticsCommand, type CloudWatchClient } from '@aws-sdk/clie
 import { DescribeRuleCommand, ListRuleNamesByTargetCommand, type EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { InterruptionQueue, QueueRule } from '../../domain/interruption-queue.ts';
-import { MAX_DESCRIBED_RULES, QUEUE_AGE_WINDOW_SECONDS, type InterruptionQueuePort } from '../../ports/aws.ts';
+import { MAX_DESCRIBED_RULES, QUEUE_AGE_WINDOW_SECONDS } from '../../domain/queue-lookup.ts';
+import type { InterruptionQueuePort } from '../../ports/aws.ts';
 import { SourceError } from '../../ports/errors.ts';
 import { awsCall, isNonExistentQueue, isNotFound, sourceError } from './errors.ts';
 

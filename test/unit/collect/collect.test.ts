@@ -119,6 +119,7 @@ describe('collectSnapshot', () => {
       'deployments',
       'ec2nodeclasses',
       'events',
+      'interruptionqueue',
       'logs',
       'nodeclaims',
       'nodepools',
