@@ -885,11 +885,11 @@ describe('IAM', () => {
     [
       'scan',
       [
+        'cloudwatch:GetMetricStatistics',
         'dynamodb:DeleteItem',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
         'dynamodb:Query',
-        'cloudwatch:GetMetricStatistics',
         'ec2:DescribeInstanceTypes',
         'ec2:DescribeInstances',
         'ec2:DescribeLaunchTemplates',
