@@ -31,7 +31,7 @@ Reads the cluster as a live scan does (read-only) and writes what it read into D
 (describe-instances.json, ...), the controller's log (karpenter.log), and SNAPSHOT.md saying what
 could not be read or was set aside as malformed (gaps.json records that for 'scan --from').
 Secrets are never read; env values, last-applied copies and ConfigMaps other than
-kube-system/aws-auth are left out (SNAPSHOT.md says so). Attach DIR to a bug report, or analyse
+kube-system/aws-auth and karpenter-global-settings are left out (SNAPSHOT.md says so). Attach DIR to a bug report, or analyse
 it offline:
   karpenter-sentinel scan --from DIR
 

@@ -26,7 +26,7 @@ const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
 
 /** The controller container of the Deployment's template, else of one of its pods (named `controller`, else the first). */
-function controllerContainerOf(info: ControllerInfo): { container: Container; from: 'deployment' | 'pod' } | undefined {
+export function controllerContainerOf(info: ControllerInfo): { container: Container; from: 'deployment' | 'pod' } | undefined {
   const fromDeployment = pickControllerContainer(info.deployment?.spec?.template?.spec?.containers);
   if (fromDeployment) return { container: fromDeployment, from: 'deployment' };
   const fromPod = info.pods.map((p) => pickControllerContainer(p.spec?.containers)).find((c) => c !== undefined);

@@ -7,6 +7,7 @@ import { GAPS_FILE, gapsFileText } from '../gaps-file.ts';
 import { awsCliDocuments, writtenAsCliError } from './aws-cli-shape.ts';
 import {
   DROPPED_ANNOTATIONS,
+  KARPENTER_SETTINGS_CONFIGMAP,
   KEPT_CONFIGMAP,
   KEPT_ENV_VALUES,
   keptConfigMaps,
@@ -97,7 +98,7 @@ function summary(snapshot: ClusterSnapshot, takenAt: Date, redactions: Redaction
     '',
     `- the \`value\` of environment variables in every container, init and ephemeral container of pods and of deployments' and replicasets' pod templates (${redactions.envValues} left out): their \`name\` and \`valueFrom\` reference stay; ${KEPT_ENV_VALUES.join(' and ')} keep their value (the analysis reads them; no secret)`,
     `- the annotations ${DROPPED_ANNOTATIONS.map((a) => `\`${a}\``).join(', ')} (whole copies of the object as applied, env values included; ${redactions.annotations} left out)`,
-    `- every ConfigMap but ${KEPT_CONFIGMAP.namespace}/${KEPT_CONFIGMAP.name} (${redactions.configMaps} left out)`,
+    `- every ConfigMap but ${KEPT_CONFIGMAP.namespace}/${KEPT_CONFIGMAP.name} and Karpenter's ${KARPENTER_SETTINGS_CONFIGMAP} (${redactions.configMaps} left out)`,
   ];
   // Gap texts and notes quote the cluster's data: shown as visible text, never as Markdown.
   const item = (text: string) => `- ${markdownText(visibleLine(text))}`;

@@ -4,7 +4,13 @@
  */
 import type { InterruptionQueue, QueueRule } from '../../domain/interruption-queue.ts';
 import { withoutUndefined, type JsonRecord } from '../../domain/shape.ts';
-import type { AwsCliDocument } from './aws-cli-shape.ts';
+
+/** A capture file: as aws-cli-shape.ts's AwsCliDocument (not imported: that module imports this one). */
+interface AwsCliDocument {
+  name: string;
+  json: JsonRecord | JsonRecord[] | string;
+  text: string;
+}
 
 /** What aws-cli v1 prints for a queue that does not exist (moto and AWS alike, docs/capture.md). */
 const NOT_FOUND_TEXT =

@@ -10,6 +10,7 @@ import { isRecord, type JsonRecord } from '../../domain/shape.ts';
 export const KEPT_ENV_VALUES: readonly string[] = [
   'CLUSTER_NAME', // the cluster the Karpenter controller is configured for (a capture of the wrong cluster)
   'AWS_ROLE_ARN', // the controller's IRSA role, named in the IAM steps
+  'INTERRUPTION_QUEUE', // the interruption queue's name (INTERRUPTION_HANDLING_OFF): a name, no secret
 ];
 
 /**
@@ -22,8 +23,14 @@ export const DROPPED_ANNOTATIONS: readonly string[] = [
   'objectset.rio.cattle.io/applied',
 ];
 
-/** The only ConfigMap a capture holds: the analysis reads it (node role mappings). */
+/** The ConfigMap a capture holds from kube-system: the analysis reads it (node role mappings). */
 export const KEPT_CONFIGMAP = { namespace: 'kube-system', name: 'aws-auth' } as const;
+
+/**
+ * Karpenter v0.19–v0.32's settings, in the controller's namespace (whichever it is): the analysis
+ * reads `aws.interruptionQueueName` there. It holds Karpenter settings only, no secret.
+ */
+export const KARPENTER_SETTINGS_CONFIGMAP = 'karpenter-global-settings';
 
 const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
 
@@ -38,10 +45,12 @@ export function noRedactions(): Redactions {
   return { envValues: 0, annotations: 0, configMaps: 0 };
 }
 
-/** ConfigMaps other than kube-system/aws-auth are left out whole (counted). */
+/** ConfigMaps other than kube-system/aws-auth and Karpenter's settings are left out whole (counted). */
 export function keptConfigMaps(configMaps: readonly KubeObject[], redactions: Redactions): KubeObject[] {
   const kept = configMaps.filter(
-    (c) => c.metadata?.namespace === KEPT_CONFIGMAP.namespace && c.metadata?.name === KEPT_CONFIGMAP.name,
+    (c) =>
+      (c.metadata?.namespace === KEPT_CONFIGMAP.namespace && c.metadata.name === KEPT_CONFIGMAP.name) ||
+      c.metadata?.name === KARPENTER_SETTINGS_CONFIGMAP,
   );
   redactions.configMaps += configMaps.length - kept.length;
   return kept;

@@ -1,0 +1,273 @@
+import type { CauseCodeOf } from '../../domain/codes.ts';
+import { commandStep } from '../../domain/finding.ts';
+import { QUEUE_ARN, QUEUE_URL, queueNameIn, type InterruptionQueue } from '../../domain/interruption-queue.ts';
+import { shellQuote } from '../../domain/shell.ts';
+import type { ClusterSnapshot, SourceName } from '../../domain/snapshot.ts';
+import type { ControllerInfo } from '../../domain/snapshot-index.ts';
+import { oneLine } from '../../domain/shape.ts';
+import { regionFlag, regionOf } from '../aws-iam/iam-arn.ts';
+import { createQueueSteps, setQueueStep, unsetQueueStep, type FixContext } from './fixes.ts';
+import { queueChecks } from './queue-checks.ts';
+import type { QueueLog } from './queue-log.ts';
+import type { QueueSetting } from './queue-setting.ts';
+import { spotInUse, type SpotUse } from './spot-use.ts';
+
+export interface Diagnosis {
+  cause: CauseCodeOf<'INTERRUPTION_HANDLING_OFF'>;
+  title: string;
+  detail: string;
+  evidence: string[];
+  steps: string[];
+  since?: string;
+}
+
+export interface DiagnoseInput {
+  snapshot: ClusterSnapshot;
+  controller: ControllerInfo | undefined;
+  version: string | undefined;
+  setting: QueueSetting;
+  log: QueueLog;
+  spot: SpotUse;
+  clusterName: string | undefined;
+}
+
+const PREFIX = "Karpenter's interruption queue";
+/** A name from the capture as the title and detail show it: one line, bounded. */
+const shown = (text: string) => oneLine(text, 120);
+
+/**
+ * The setting first (nothing can be looked up without it), then the queue it names, then what feeds
+ * and reads that queue (docs/findings.md#interruption_handling_off says why this order). Undefined
+ * when nothing is wrong, or nothing captured says so.
+ */
+export function diagnose(input: DiagnoseInput): Diagnosis | undefined {
+  const { setting } = input;
+  if (setting.state === 'unset') return notConfigured(input);
+  if (setting.state === 'unknown') return settingUnknown(input, setting.why);
+  const name = queueNameIn(setting.value);
+  const fix = fixContext(input, lookedUp(input, name));
+  if (QUEUE_ARN.test(setting.value) || QUEUE_URL.test(setting.value)) return nameInvalid(input, setting.value, name, fix);
+  const queue = lookedUp(input, name);
+  if (queue?.exists === false || (queue === undefined && input.log.notFound)) return missing(input, setting.value, queue, fix);
+  if (queue?.exists === true && input.log.notFound) return existsButControllerSaysMissing(input, queue);
+  const checked = queue?.exists === true ? queueChecks(input.snapshot, queue, fix) : undefined;
+  if (checked) return { ...checked, evidence: [settingEvidence(setting), ...checked.evidence] };
+  if (input.log.otherError) return otherQueueError(input, name);
+  return undefined;
+}
+
+function settingEvidence(setting: QueueSetting & { state: 'set' }): string {
+  return `queue setting: ${shown(setting.value)} (${setting.from})`;
+}
+
+/** The configured queue as looked up: by name, or the capture's unnamed NonExistentQueue answer. */
+function lookedUp(input: DiagnoseInput, name: string): InterruptionQueue | undefined {
+  const queues = input.snapshot.interruptionQueues ?? [];
+  return queues.find((q) => q.name === name) ?? queues.find((q) => q.name === '');
+}
+
+/** The queue named after the cluster, found existing (Karpenter's getting-started convention). */
+function clusterQueue(input: DiagnoseInput, other: string | undefined): InterruptionQueue | undefined {
+  const cluster = input.clusterName;
+  if (!cluster || cluster === other) return undefined;
+  return (input.snapshot.interruptionQueues ?? []).find((q) => q.name === cluster && q.exists);
+}
+
+function fixContext(input: DiagnoseInput, queue: InterruptionQueue | undefined): FixContext {
+  const arn = queue?.attributes?.QueueArn;
+  const fromQueue =
+    /^arn:aws[a-z-]*:sqs:([a-z0-9-]+):/.exec(arn ?? '')?.[1] ?? /\/\/sqs\.([a-z0-9-]+)\.amazonaws/.exec(queue?.url ?? '')?.[1];
+  const region = regionOf({ clusterArn: input.snapshot.cluster?.arn }) ?? fromQueue;
+  return { controller: input.controller, version: input.version, setting: input.setting, region: regionFlag(region) };
+}
+
+/** Whether a source was read without a gap: only then may its silence count. */
+function read(snapshot: ClusterSnapshot, source: SourceName): boolean {
+  return snapshot.captured.has(source) && !snapshot.gaps.some((g) => g.source === source);
+}
+
+function notConfigured(input: DiagnoseInput): Diagnosis | undefined {
+  if (!spotInUse(input.spot)) return undefined;
+  const stale = input.setting.state === 'unset' ? input.setting.staleConfigMap : undefined;
+  const existing = clusterQueue(input, undefined);
+  const fix = fixContext(input, existing);
+  const name = existing?.name ?? input.clusterName;
+  const steps = existing
+    ? [setQueueStep(fix, existing.name, `point the setting at ${existing.name}, the queue named after the cluster (it exists)`)]
+    : name
+      ? [
+          commandStep(
+            `whether a queue named after the cluster (the getting-started convention) exists`,
+            `aws sqs get-queue-url --queue-name ${shellQuote(name)}${fix.region}`,
+          ),
+          ...createQueueSteps(fix, name),
+          setQueueStep(fix, name, 'then point the setting at it'),
+        ]
+      : [
+          'create an SQS queue with the EventBridge rules of the getting-started template, then set settings.interruptionQueue to its name',
+        ];
+  return {
+    cause: 'QUEUE_NOT_CONFIGURED',
+    title: `${PREFIX} is not set while Spot capacity is in use: Spot interruptions reach nodes with no cordon or drain`,
+    detail: [
+      "No interruption queue is set (env INTERRUPTION_QUEUE, --interruption-queue or Helm settings.interruptionQueue), so Karpenter's interruption controller does not run: it cannot drain a Spot node in the two minutes before EC2 reclaims it, nor act on rebalance recommendations and scheduled maintenance.",
+      stale
+        ? `ConfigMap karpenter-global-settings still names ${shown(stale)} under aws.interruptionQueueName, which Karpenter v0.33 and later no longer read: move it to settings.interruptionQueue.`
+        : '',
+      existing ? `A queue named after the cluster, ${shown(existing.name)}, exists.` : '',
+    ]
+      .filter(Boolean)
+      .join(' '),
+    evidence: [
+      'queue setting: unset',
+      ...input.spot.evidence,
+      ...(stale ? [`karpenter-global-settings aws.interruptionQueueName: ${shown(stale)} (not read by v0.33+)`] : []),
+    ],
+    steps:
+      stale && !existing
+        ? [setQueueStep(fix, stale, 'the queue the old ConfigMap named, where this version reads it'), ...steps]
+        : steps,
+  };
+}
+
+function settingUnknown(input: DiagnoseInput, why: string): Diagnosis | undefined {
+  const found = input.log.notFound;
+  if (!found) return undefined;
+  const deployment = shellQuote(input.controller?.deploymentName ?? 'karpenter');
+  const ns = shellQuote(input.controller?.namespace ?? 'karpenter');
+  return {
+    cause: 'QUEUE_MISSING',
+    title: `${PREFIX} does not exist: the controller's log says NonExistentQueue`,
+    detail: `The controller's log says the queue it is set to does not exist (SQS NonExistentQueue), so interruption handling is off. Which queue it names is unknown: ${why}.`,
+    evidence: [found.quote, `queue setting: unknown (${why})`],
+    since: found.line.time,
+    steps: [
+      commandStep(
+        'the queue the controller is set to',
+        `kubectl get deployment -n ${ns} ${deployment} -o yaml | grep -i -A1 interruption`,
+      ),
+      commandStep('whether it exists (in the controller’s region)', 'aws sqs get-queue-url --queue-name NAME'),
+      'create it as the getting-started template does, or point the setting at an existing queue; unset it to run without interruption handling',
+    ],
+  };
+}
+
+function nameInvalid(input: DiagnoseInput, value: string, name: string, fix: FixContext): Diagnosis {
+  const kind = QUEUE_ARN.test(value) ? 'an ARN' : 'a URL';
+  const queue = lookedUp(input, name);
+  const exists = queue?.exists;
+  const state =
+    exists === true
+      ? `a queue named ${shown(name)} exists`
+      : exists === false
+        ? `no queue named ${shown(name)} exists either`
+        : `whether a queue named ${shown(name)} exists was not looked up`;
+  const steps = [
+    ...(exists === undefined
+      ? [commandStep(`whether the queue ${name} exists`, `aws sqs get-queue-url --queue-name ${shellQuote(name)}${fix.region}`)]
+      : []),
+    ...(exists === false ? createQueueSteps(fix, name) : []),
+    setQueueStep(fix, name, `set the queue's name, ${name}, not its ${kind === 'an ARN' ? 'ARN' : 'URL'}`),
+  ];
+  return {
+    cause: 'QUEUE_NAME_INVALID',
+    title: `${PREFIX} is set to ${kind}, not a name: set it to ${shown(name)}`,
+    detail: `Karpenter passes the setting to SQS GetQueueUrl as the queue's name, so ${kind} names no queue: it answers NonExistentQueue and interruption handling is off. The name is its last part, ${shown(name)}; ${state}.`,
+    evidence: [
+      settingEvidence(input.setting as QueueSetting & { state: 'set' }),
+      ...(input.log.notFound ? [input.log.notFound.quote] : []),
+    ],
+    ...(input.log.notFound?.line.time ? { since: input.log.notFound.line.time } : {}),
+    steps,
+  };
+}
+
+function missing(input: DiagnoseInput, value: string, queue: InterruptionQueue | undefined, fix: FixContext): Diagnosis {
+  const existing = clusterQueue(input, value);
+  const found = input.log.notFound;
+  const fixText = existing
+    ? `did you mean ${shown(existing.name)} (it exists)? point the setting at it`
+    : 'create it (the getting-started template) or unset the setting';
+  const steps = existing
+    ? [setQueueStep(fix, existing.name, `point the setting at ${existing.name}, the queue named after the cluster (it exists)`)]
+    : [
+        ...(queue
+          ? []
+          : [
+              commandStep(
+                `whether the queue ${value} exists (the log says it does not)`,
+                `aws sqs get-queue-url --queue-name ${shellQuote(value)}${fix.region}`,
+              ),
+            ]),
+        ...createQueueSteps(fix, value),
+        unsetQueueStep(fix),
+      ];
+  const crash =
+    found && /^panic:|\bpanic: /.test(found.quote.slice(found.quote.indexOf(': ') + 2))
+      ? ' Karpenter v0.33 to v1.3 resolve the queue at start-up and panic when it is missing: the controller crash-loops (see KARPENTER_CONTROLLER_UNHEALTHY).'
+      : '';
+  return {
+    cause: 'QUEUE_MISSING',
+    title: `${PREFIX} ${shown(value)} does not exist: ${fixText}`,
+    detail: `No SQS queue named ${shown(value)} exists${queue ? '' : " (the controller's log says so)"}, so Karpenter cannot read interruption events.${crash}`,
+    evidence: [
+      settingEvidence(input.setting as QueueSetting & { state: 'set' }),
+      ...(queue ? ['aws sqs get-queue-url: AWS.SimpleQueueService.NonExistentQueue (the queue does not exist)'] : []),
+      ...(found ? [found.quote] : []),
+      ...(existing ? [`a queue named after the cluster exists: ${existing.url ?? existing.name}`] : []),
+    ],
+    ...(found?.line.time ? { since: found.line.time } : {}),
+    steps,
+  };
+}
+
+function existsButControllerSaysMissing(input: DiagnoseInput, queue: InterruptionQueue): Diagnosis {
+  const found = input.log.notFound;
+  return {
+    cause: 'UNKNOWN',
+    title: `${PREFIX} ${shown(queue.name)} exists, yet the controller's log says it does not`,
+    detail:
+      "The queue exists in the account and region scanned, but the controller's GetQueueUrl answers NonExistentQueue: it may look in another region or account (its AWS_REGION, its role), or the log predates the queue. Check before changing anything.",
+    evidence: [
+      settingEvidence(input.setting as QueueSetting & { state: 'set' }),
+      `the queue exists: ${queue.url ?? queue.name}`,
+      ...(found ? [found.quote] : []),
+    ],
+    steps: [
+      commandStep(
+        'the region and role the controller uses',
+        `kubectl get deployment -n ${shellQuote(input.controller?.namespace ?? 'karpenter')} ${shellQuote(input.controller?.deploymentName ?? 'karpenter')} -o yaml | grep -E -A1 'AWS_REGION|AWS_ROLE_ARN|INTERRUPTION_QUEUE'`,
+      ),
+      commandStep(
+        'the log now',
+        `kubectl logs -n ${shellQuote(input.controller?.namespace ?? 'karpenter')} deployment/${shellQuote(input.controller?.deploymentName ?? 'karpenter')} --tail=200`,
+      ),
+    ],
+  };
+}
+
+function otherQueueError(input: DiagnoseInput, name: string): Diagnosis | undefined {
+  const error = input.log.otherError;
+  if (!error) return undefined;
+  const action = input.log.deniedAction;
+  return {
+    cause: 'UNKNOWN',
+    title: `${PREFIX} ${shown(name)}: the controller's calls to it fail`,
+    detail: `The controller's log shows its queue calls failing${action ? `; the text names ${action}, which its role must allow on the queue` : ''}.`,
+    evidence: [
+      settingEvidence(input.setting as QueueSetting & { state: 'set' }),
+      error.quote,
+      ...(read(input.snapshot, 'interruptionqueue') ? [] : ['the queue itself was not looked up']),
+    ],
+    ...(error.line.time ? { since: error.line.time } : {}),
+    steps: [
+      commandStep(
+        'the full error',
+        `kubectl logs -n ${shellQuote(input.controller?.namespace ?? 'karpenter')} deployment/${shellQuote(input.controller?.deploymentName ?? 'karpenter')} --tail=500 | grep -i queue`,
+      ),
+      ...(action
+        ? [`allow ${action} (with sqs:GetQueueUrl, sqs:ReceiveMessage, sqs:DeleteMessage) on the queue in the controller's role`]
+        : []),
+    ],
+  };
+}
