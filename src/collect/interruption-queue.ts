@@ -80,10 +80,11 @@ export async function collectInterruptionQueue(
     }
     add({ source: 'interruptionqueue', queues: [queue] });
   }
-  // Unset or missing: a queue named after the cluster (Karpenter's getting-started name) is what the fix points at.
+  // Unset or missing: a queue named after the cluster (Karpenter's getting-started name) is what the
+  // fix points at, and its absence is an answer too. A failure here is no gap: it is only a hint.
   if (!queue?.exists && name !== options.clusterName && isSqsQueueName(options.clusterName)) {
     const named = await aws.queue.describeQueue(options.clusterName).catch(() => undefined);
-    if (named?.exists) add({ source: 'interruptionqueue', queues: [named] });
+    if (named) add({ source: 'interruptionqueue', queues: [named] });
   }
   if (!queue?.exists) return;
   const arn = queue.attributes?.QueueArn;

@@ -38,9 +38,11 @@ if is_queue_name "$queue_name"; then
   run sqs-queue-url.json aws_ sqs get-queue-url --queue-name "$queue_name"
   queue_url=$(sed -n 's/^ *"QueueUrl": "\\([A-Za-z0-9:/._-]*\\)"$/\\1/p' "$out/sqs-queue-url.json" | head -n 1)
 fi
-# Unset, or no such queue: a queue named after the cluster (Karpenter's getting-started name), kept only if it exists.
+# Unset, or no such queue: a queue named after the cluster (Karpenter's getting-started name). Kept
+# when SQS answered (its URL, or that it does not exist); any other error is no gap, only a hint lost.
 if [ -z "$queue_url" ] && [ "$queue_name" != "$cluster" ] && is_queue_name "$cluster"; then
-  if aws_ sqs get-queue-url --queue-name "$cluster" >"$out/sqs-queue-url-$cluster.json" 2>/dev/null; then
+  aws_ sqs get-queue-url --queue-name "$cluster" >"$out/sqs-queue-url-$cluster.json" 2>&1
+  if grep -q -e '"QueueUrl"' -e 'NonExistentQueue' "$out/sqs-queue-url-$cluster.json"; then
     echo "saved $out/sqs-queue-url-$cluster.json"
   else
     rm -f "$out/sqs-queue-url-$cluster.json"

@@ -52,6 +52,7 @@ JSON
   *"list-instance-profiles"*) echo '{"InstanceProfiles": []}' ;;
   *"describe-subnets"*) echo '{"Subnets": []}' ;;
   *"describe-instance-types"*) echo '{"InstanceTypes": []}' ;;
+  *"sqs get-queue-url"*) echo 'An error occurred (AWS.SimpleQueueService.NonExistentQueue) when calling the GetQueueUrl operation: The specified queue does not exist.' >&2; exit 255 ;;
   *) echo "fake aws: unexpected: $*" >&2; exit 1 ;;
 esac
 `;

@@ -115,14 +115,15 @@ describe('collectSnapshot: the interruption queue', () => {
     expect(snapshot.interruptionQueues).toEqual([queue('legacy-queue')]);
   });
 
-  it('unset everywhere: only the queue named after the cluster is asked for, and nothing is recorded when there is none', async () => {
+  it('unset everywhere: only the queue named after the cluster is asked for, and that there is none is recorded', async () => {
     // Act
     const { snapshot, aws } = await collect({ deployments: [controllerWith({ env: [] })], interruptionQueues: [] });
 
     // Assess
     expect(aws.callsTo('GetQueueUrl').map((c) => c.input.name)).toEqual(['demo']);
-    expect(snapshot.interruptionQueues).toEqual([]);
-    expect(snapshot.captured.has('interruptionqueue')).toBe(false);
+    expect(snapshot.interruptionQueues).toEqual([{ name: 'demo', exists: false }]);
+    // No queue: nothing targets it, nothing ages in it; neither is asked.
+    expect(aws.callsTo('ListRuleNamesByTarget')).toEqual([]);
     expect(snapshot.gaps).toEqual([]);
   });
 
