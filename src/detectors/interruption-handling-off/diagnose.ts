@@ -1,25 +1,17 @@
-import type { CauseCodeOf } from '../../domain/codes.ts';
 import { commandStep } from '../../domain/finding.ts';
 import { QUEUE_ARN, QUEUE_URL, queueNameIn, type InterruptionQueue } from '../../domain/interruption-queue.ts';
 import { shellQuote } from '../../domain/shell.ts';
-import type { ClusterSnapshot, SourceName } from '../../domain/snapshot.ts';
+import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 import type { ControllerInfo } from '../../domain/snapshot-index.ts';
 import { oneLine } from '../../domain/shape.ts';
 import { regionFlag, regionOf } from '../aws-iam/iam-arn.ts';
 import { createQueueSteps, setQueueStep, unsetQueueStep, type FixContext } from './fixes.ts';
+import { readWhole } from './pipeline.ts';
+import type { Diagnosis } from './diagnosis.ts';
 import { queueChecks } from './queue-checks.ts';
 import type { QueueLog } from './queue-log.ts';
 import type { QueueSetting } from './queue-setting.ts';
 import { spotInUse, type SpotUse } from './spot-use.ts';
-
-export interface Diagnosis {
-  cause: CauseCodeOf<'INTERRUPTION_HANDLING_OFF'>;
-  title: string;
-  detail: string;
-  evidence: string[];
-  steps: string[];
-  since?: string;
-}
 
 export interface DiagnoseInput {
   snapshot: ClusterSnapshot;
@@ -46,17 +38,19 @@ export function diagnose(input: DiagnoseInput): Diagnosis | undefined {
   if (setting.state === 'unknown') return settingUnknown(input, setting.why);
   const name = queueNameIn(setting.value);
   const fix = fixContext(input, lookedUp(input, name));
-  if (QUEUE_ARN.test(setting.value) || QUEUE_URL.test(setting.value)) return nameInvalid(input, setting.value, name, fix);
+  if (QUEUE_ARN.test(setting.value) || QUEUE_URL.test(setting.value)) return nameInvalid(input, setting, name, fix);
   const queue = lookedUp(input, name);
-  if (queue?.exists === false || (queue === undefined && input.log.notFound)) return missing(input, setting.value, queue, fix);
-  if (queue?.exists === true && input.log.notFound) return existsButControllerSaysMissing(input, queue);
+  if (queue?.exists === false || (queue === undefined && input.log.notFound)) return missing(input, setting, queue, fix);
+  if (queue?.exists === true && input.log.notFound) return existsButControllerSaysMissing(input, setting, queue);
   const checked = queue?.exists === true ? queueChecks(input.snapshot, queue, fix) : undefined;
   if (checked) return { ...checked, evidence: [settingEvidence(setting), ...checked.evidence] };
-  if (input.log.otherError) return otherQueueError(input, name);
+  if (input.log.otherError) return otherQueueError(input, setting, name);
   return undefined;
 }
 
-function settingEvidence(setting: QueueSetting & { state: 'set' }): string {
+type SetSetting = Extract<QueueSetting, { state: 'set' }>;
+
+function settingEvidence(setting: SetSetting): string {
   return `queue setting: ${shown(setting.value)} (${setting.from})`;
 }
 
@@ -81,11 +75,6 @@ function fixContext(input: DiagnoseInput, queue: InterruptionQueue | undefined):
   return { controller: input.controller, version: input.version, setting: input.setting, region: regionFlag(region) };
 }
 
-/** Whether a source was read without a gap: only then may its silence count. */
-function read(snapshot: ClusterSnapshot, source: SourceName): boolean {
-  return snapshot.captured.has(source) && !snapshot.gaps.some((g) => g.source === source);
-}
-
 function notConfigured(input: DiagnoseInput): Diagnosis | undefined {
   if (!spotInUse(input.spot)) return undefined;
   const stale = input.setting.state === 'unset' ? input.setting.staleConfigMap : undefined;
@@ -96,10 +85,15 @@ function notConfigured(input: DiagnoseInput): Diagnosis | undefined {
     ? [setQueueStep(fix, existing.name, `point the setting at ${existing.name}, the queue named after the cluster (it exists)`)]
     : name
       ? [
-          commandStep(
-            `whether a queue named after the cluster (the getting-started convention) exists`,
-            `aws sqs get-queue-url --queue-name ${shellQuote(name)}${fix.region}`,
-          ),
+          // Asked only when no lookup answered: a NonExistentQueue answer already said it does not.
+          ...((input.snapshot.interruptionQueues ?? []).some((q) => q.name === name && !q.exists)
+            ? []
+            : [
+                commandStep(
+                  `whether a queue named after the cluster (the getting-started convention) exists`,
+                  `aws sqs get-queue-url --queue-name ${shellQuote(name)}${fix.region}`,
+                ),
+              ]),
           ...createQueueSteps(fix, name),
           setQueueStep(fix, name, 'then point the setting at it'),
         ]
@@ -152,7 +146,8 @@ function settingUnknown(input: DiagnoseInput, why: string): Diagnosis | undefine
   };
 }
 
-function nameInvalid(input: DiagnoseInput, value: string, name: string, fix: FixContext): Diagnosis {
+function nameInvalid(input: DiagnoseInput, set: SetSetting, name: string, fix: FixContext): Diagnosis {
+  const value = set.value;
   const kind = QUEUE_ARN.test(value) ? 'an ARN' : 'a URL';
   const queue = lookedUp(input, name);
   const exists = queue?.exists;
@@ -173,16 +168,14 @@ function nameInvalid(input: DiagnoseInput, value: string, name: string, fix: Fix
     cause: 'QUEUE_NAME_INVALID',
     title: `${PREFIX} is set to ${kind}, not a name: set it to ${shown(name)}`,
     detail: `Karpenter passes the setting to SQS GetQueueUrl as the queue's name, so ${kind} names no queue: it answers NonExistentQueue and interruption handling is off. The name is its last part, ${shown(name)}; ${state}.`,
-    evidence: [
-      settingEvidence(input.setting as QueueSetting & { state: 'set' }),
-      ...(input.log.notFound ? [input.log.notFound.quote] : []),
-    ],
+    evidence: [settingEvidence(set), ...(input.log.notFound ? [input.log.notFound.quote] : [])],
     ...(input.log.notFound?.line.time ? { since: input.log.notFound.line.time } : {}),
     steps,
   };
 }
 
-function missing(input: DiagnoseInput, value: string, queue: InterruptionQueue | undefined, fix: FixContext): Diagnosis {
+function missing(input: DiagnoseInput, set: SetSetting, queue: InterruptionQueue | undefined, fix: FixContext): Diagnosis {
+  const value = set.value;
   const existing = clusterQueue(input, value);
   const found = input.log.notFound;
   const fixText = existing
@@ -211,7 +204,7 @@ function missing(input: DiagnoseInput, value: string, queue: InterruptionQueue |
     title: `${PREFIX} ${shown(value)} does not exist: ${fixText}`,
     detail: `No SQS queue named ${shown(value)} exists${queue ? '' : " (the controller's log says so)"}, so Karpenter cannot read interruption events.${crash}`,
     evidence: [
-      settingEvidence(input.setting as QueueSetting & { state: 'set' }),
+      settingEvidence(set),
       ...(queue ? ['aws sqs get-queue-url: AWS.SimpleQueueService.NonExistentQueue (the queue does not exist)'] : []),
       ...(found ? [found.quote] : []),
       ...(existing ? [`a queue named after the cluster exists: ${existing.url ?? existing.name}`] : []),
@@ -221,18 +214,14 @@ function missing(input: DiagnoseInput, value: string, queue: InterruptionQueue |
   };
 }
 
-function existsButControllerSaysMissing(input: DiagnoseInput, queue: InterruptionQueue): Diagnosis {
+function existsButControllerSaysMissing(input: DiagnoseInput, set: SetSetting, queue: InterruptionQueue): Diagnosis {
   const found = input.log.notFound;
   return {
     cause: 'UNKNOWN',
     title: `${PREFIX} ${shown(queue.name)} exists, yet the controller's log says it does not`,
     detail:
       "The queue exists in the account and region scanned, but the controller's GetQueueUrl answers NonExistentQueue: it may look in another region or account (its AWS_REGION, its role), or the log predates the queue. Check before changing anything.",
-    evidence: [
-      settingEvidence(input.setting as QueueSetting & { state: 'set' }),
-      `the queue exists: ${queue.url ?? queue.name}`,
-      ...(found ? [found.quote] : []),
-    ],
+    evidence: [settingEvidence(set), `the queue exists: ${queue.url ?? queue.name}`, ...(found ? [found.quote] : [])],
     steps: [
       commandStep(
         'the region and role the controller uses',
@@ -246,7 +235,7 @@ function existsButControllerSaysMissing(input: DiagnoseInput, queue: Interruptio
   };
 }
 
-function otherQueueError(input: DiagnoseInput, name: string): Diagnosis | undefined {
+function otherQueueError(input: DiagnoseInput, set: SetSetting, name: string): Diagnosis | undefined {
   const error = input.log.otherError;
   if (!error) return undefined;
   const action = input.log.deniedAction;
@@ -255,9 +244,9 @@ function otherQueueError(input: DiagnoseInput, name: string): Diagnosis | undefi
     title: `${PREFIX} ${shown(name)}: the controller's calls to it fail`,
     detail: `The controller's log shows its queue calls failing${action ? `; the text names ${action}, which its role must allow on the queue` : ''}.`,
     evidence: [
-      settingEvidence(input.setting as QueueSetting & { state: 'set' }),
+      settingEvidence(set),
       error.quote,
-      ...(read(input.snapshot, 'interruptionqueue') ? [] : ['the queue itself was not looked up']),
+      ...(readWhole(input.snapshot, 'interruptionqueue') ? [] : ['the queue itself was not looked up']),
     ],
     ...(error.line.time ? { since: error.line.time } : {}),
     steps: [

@@ -34,10 +34,10 @@ export function setQueueStep(ctx: FixContext, name: string, why: string): string
   const ns = shellQuote(release.namespace);
   if (ctx.setting.state === 'set' && ctx.setting.from.startsWith('arg ')) {
     const deployment = shellQuote(ctx.controller?.deploymentName ?? 'karpenter');
-    return commandStep(
-      `${why}: change the controller's --interruption-queue arg to ${name}`,
-      `kubectl edit deployment -n ${ns} ${deployment}`,
-    );
+    const change = name
+      ? `change the controller's --interruption-queue arg to ${name}`
+      : "remove the controller's --interruption-queue arg";
+    return commandStep(`${why}: ${change}`, `kubectl edit deployment -n ${ns} ${deployment}`);
   }
   // v0.19's chart has no value for it: the ConfigMap is edited, and read again at start-up.
   if (versionAtLeast(ctx.version, 0, 20) === false) {

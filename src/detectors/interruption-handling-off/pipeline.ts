@@ -1,5 +1,6 @@
 import type { InterruptionQueue, QueueRule } from '../../domain/interruption-queue.ts';
 import { isRecord } from '../../domain/shape.ts';
+import type { ClusterSnapshot, SourceName } from '../../domain/snapshot.ts';
 
 /**
  * What feeds and what reads an existing interruption queue (docs/findings.md#interruption_handling_off):
@@ -107,3 +108,8 @@ export function awsManagedKey(queue: InterruptionQueue): string | undefined {
  * sat through nine polls. Below the getting-started queue's 300 s retention, so it can be seen at all.
  */
 export const NOT_CONSUMED_AFTER_SECONDS = 180;
+
+/** Whether a source was read without a gap: only then may what it does not hold count. */
+export function readWhole(snapshot: ClusterSnapshot, source: SourceName): boolean {
+  return snapshot.captured.has(source) && !snapshot.gaps.some((g) => g.source === source);
+}

@@ -2,10 +2,10 @@ import { commandStep } from '../../domain/finding.ts';
 import type { InterruptionQueue } from '../../domain/interruption-queue.ts';
 import { isRecord, oneLine } from '../../domain/shape.ts';
 import { shellQuote } from '../../domain/shell.ts';
-import type { ClusterSnapshot, SourceName } from '../../domain/snapshot.ts';
+import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 import { enableRuleSteps, policyStep, ruleSteps, sendStatement, type FixContext } from './fixes.ts';
-import { awsManagedKey, judgeRules, NOT_CONSUMED_AFTER_SECONDS, policyAllowsEvents } from './pipeline.ts';
-import type { Diagnosis } from './diagnose.ts';
+import { awsManagedKey, judgeRules, NOT_CONSUMED_AFTER_SECONDS, policyAllowsEvents, readWhole } from './pipeline.ts';
+import type { Diagnosis } from './diagnosis.ts';
 
 type Problem = Omit<Diagnosis, 'evidence'> & { evidence: string[] };
 
@@ -35,20 +35,16 @@ export function queueChecks(snapshot: ClusterSnapshot, queue: InterruptionQueue,
 
 const shown = (text: string) => oneLine(text, 120);
 
-function read(snapshot: ClusterSnapshot, source: SourceName): boolean {
-  return snapshot.captured.has(source) && !snapshot.gaps.some((g) => g.source === source);
-}
-
 function unknownParts(snapshot: ClusterSnapshot, queue: InterruptionQueue): string[] {
   return [
-    ...(read(snapshot, 'queuerules') ? [] : ['unknown: the EventBridge rules targeting the queue (not captured or a gap)']),
+    ...(readWhole(snapshot, 'queuerules') ? [] : ['unknown: the EventBridge rules targeting the queue (not captured or a gap)']),
     ...(queue.attributes ? [] : ['unknown: the queue attributes (policy, key)']),
-    ...(read(snapshot, 'queueage') ? [] : ['unknown: the age of its oldest message (CloudWatch not captured or a gap)']),
+    ...(readWhole(snapshot, 'queueage') ? [] : ['unknown: the age of its oldest message (CloudWatch not captured or a gap)']),
   ];
 }
 
 function rulesProblem(snapshot: ClusterSnapshot, queue: InterruptionQueue, fix: FixContext): Problem | undefined {
-  if (!read(snapshot, 'queuerules')) return undefined;
+  if (!readWhole(snapshot, 'queuerules')) return undefined;
   const rules = snapshot.queueRules ?? [];
   const verdict = judgeRules(rules);
   if (!verdict || verdict.missing.length === 0) return undefined;
@@ -137,7 +133,7 @@ function keyProblem(queue: InterruptionQueue, fix: FixContext): Problem | undefi
 
 function ageProblem(snapshot: ClusterSnapshot, queue: InterruptionQueue, fix: FixContext): Problem | undefined {
   const age = snapshot.queueOldestMessageAgeSeconds;
-  if (!read(snapshot, 'queueage') || age === undefined || age <= NOT_CONSUMED_AFTER_SECONDS) return undefined;
+  if (!readWhole(snapshot, 'queueage') || age === undefined || age <= NOT_CONSUMED_AFTER_SECONDS) return undefined;
   const url = shellQuote(queue.url ?? queue.name);
   return {
     cause: 'NOT_CONSUMED',

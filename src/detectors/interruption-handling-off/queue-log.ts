@@ -1,21 +1,14 @@
 import type { LogLine } from '../../domain/aws.ts';
 import { logHeadText, trimError } from '../cloud-errors/cloud-errors.ts';
+import { QUEUE_NOT_FOUND } from '../karpenter/queue-not-found.ts';
 
-/**
- * SQS's answer for a queue that does not exist, in Karpenter's log: `AWS.SimpleQueueService.NonExistentQueue`
- * (SDK Go v1 and v2) or `QueueDoesNotExist` (the JSON protocol's code). Karpenter writes it in every
- * era: `getting messages from queue, discovering queue url, fetching queue url, ...` (v0.19–v0.32),
- * `panic: fetching queue url, ...` or `panic: AWS.SimpleQueueService.NonExistentQueue: ...`
- * (v0.33–v1.3, a crash loop), `creating sqs provider, ...` (v1.4 on).
- */
-const NOT_FOUND = /AWS\.SimpleQueueService\.NonExistentQueue|QueueDoesNotExist/;
-/** Karpenter's own words around a failed queue call, in the same eras. */
+/** Karpenter's own words around a failed queue call, in the eras QUEUE_NOT_FOUND lists. */
 const QUEUE_CONTEXT =
   /getting messages from queue|discovering queue url|fetching queue url|creating sqs provider|failed to create valid sqs provider|deleting messages from queue/;
 /** An IAM action named in a denial (`not authorized to perform: sqs:ReceiveMessage`). */
 const DENIED_ACTION = /not authorized to perform: (sqs:[A-Za-z]+)/;
 
-export interface QueueLogLine {
+interface QueueLogLine {
   line: LogLine;
   /** `file:line: text`, one line, bounded. */
   quote: string;
@@ -35,7 +28,7 @@ export function queueLog(logs: readonly LogLine[]): QueueLog {
   for (const line of logs) {
     const text = `${logHeadText(line)}\n${line.continuation ?? ''}`;
     const quote = { line, quote: `${line.origin}: ${trimError(logHeadText(line), 300)}` };
-    if (NOT_FOUND.test(text)) out.notFound = quote;
+    if (QUEUE_NOT_FOUND.test(text)) out.notFound = quote;
     else if (QUEUE_CONTEXT.test(text)) {
       out.otherError = quote;
       const action = DENIED_ACTION.exec(text)?.[1];

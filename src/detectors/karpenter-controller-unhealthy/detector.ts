@@ -16,6 +16,7 @@ import { earliestTermination, failureText, podFailure, type PodFailure } from '.
 import { clusterNameMissing, crdMissing } from './start-config.ts';
 import { unhealthyRemediation, type UnhealthyEnv, type UnhealthyStepCause } from './unhealthy-steps.ts';
 import { karpenterRelease } from '../karpenter/helm.ts';
+import { QUEUE_NOT_FOUND } from '../karpenter/queue-not-found.ts';
 
 /**
  * KARPENTER_CONTROLLER_UNHEALTHY: a controller pod that was scheduled but keeps dying
@@ -185,7 +186,7 @@ function diagnose(ctx: DetectContext, info: ControllerInfo, f: PodFailure): Diag
     return {
       cause: { cause: 'CRASH_LOOP' },
       detail: error
-        ? `the controller keeps exiting${exit}; ${which}: "${quoted(error)}"`
+        ? `the controller keeps exiting${exit}; ${which}: "${quoted(error)}"${queueNote(error)}`
         : `the controller keeps exiting${exit} with the termination message "${trimError(message ?? '')}"`,
       evidence: error ? [logEvidence(error)] : [`termination message: ${trimError(message ?? '')}`],
     };
@@ -308,4 +309,11 @@ function regionOf(ctx: DetectContext, d: Diagnosis): string | undefined {
   const network = ['AWS_API_UNREACHABLE', 'DNS_RESOLUTION_FAILED', 'VPC_ENDPOINT_BLOCKED'].includes(d.cause.cause);
   const fromLogs = network ? awsUnreachable(ctx.snapshot.logs)?.region : undefined;
   return fromLogs ?? regionOfClusterArn(ctx.snapshot.cluster?.arn);
+}
+
+/** A crash on a missing interruption queue has its own finding, with the fix: say where to look. */
+function queueNote(error: LogLine): string {
+  return QUEUE_NOT_FOUND.test(logHeadText(error))
+    ? '; the interruption queue it is set to does not exist: see INTERRUPTION_HANDLING_OFF'
+    : '';
 }

@@ -96,7 +96,7 @@ function summary(snapshot: ClusterSnapshot, takenAt: Date, redactions: Redaction
     '',
     'Left out, as they may hold secrets (nothing the analysis reads):',
     '',
-    `- the \`value\` of environment variables in every container, init and ephemeral container of pods and of deployments' and replicasets' pod templates (${redactions.envValues} left out): their \`name\` and \`valueFrom\` reference stay; ${KEPT_ENV_VALUES.join(' and ')} keep their value (the analysis reads them; no secret)`,
+    `- the \`value\` of environment variables in every container, init and ephemeral container of pods and of deployments' and replicasets' pod templates (${redactions.envValues} left out): their \`name\` and \`valueFrom\` reference stay; ${KEPT_ENV_VALUES.slice(0, -1).join(', ')} and ${KEPT_ENV_VALUES.at(-1) ?? ''} keep their value (the analysis reads them; no secret)`,
     `- the annotations ${DROPPED_ANNOTATIONS.map((a) => `\`${a}\``).join(', ')} (whole copies of the object as applied, env values included; ${redactions.annotations} left out)`,
     `- every ConfigMap but ${KEPT_CONFIGMAP.namespace}/${KEPT_CONFIGMAP.name} and Karpenter's ${KARPENTER_SETTINGS_CONFIGMAP} (${redactions.configMaps} left out)`,
   ];

@@ -17,7 +17,7 @@ const NOT_FOUND_TEXT =
   'An error occurred (AWS.SimpleQueueService.NonExistentQueue) when calling the GetQueueUrl operation: The specified queue does not exist.';
 
 /** The file of a NonExistentQueue answer: its name carries the queue's (the error text does not). */
-export const QUEUE_NOT_FOUND_FILE_PREFIX = 'sqs-queue-url-';
+const QUEUE_NOT_FOUND_FILE_PREFIX = 'sqs-queue-url-';
 
 /**
  * `aws sqs get-queue-url` and `get-queue-attributes` of the queues found, one file (`[]` when none

@@ -2,7 +2,7 @@
  * Realistic snapshots, one or more per cause code of docs/findings.md, shared by the tests that
  * run every detector at once (cause-code contract, pasteable steps).
  */
-import type { FindingCode } from '../../../src/domain/codes.ts';
+import type { CauseCodeOf, FindingCode } from '../../../src/domain/codes.ts';
 import type { ClusterSnapshot } from '../../../src/domain/snapshot.ts';
 import {
   ACCOUNT,
@@ -27,6 +27,14 @@ import {
   unregisteredConditions,
 } from '../../factories/karpenter.ts';
 import { claimNode, poolWith, runningClaim, webPod } from './disruption-blocked/fixtures.ts';
+import {
+  QUEUE_ARN,
+  V14_NOT_FOUND,
+  interruptionSnapshot,
+  queue,
+  templateRules,
+  type Parts,
+} from './interruption-handling-off/fixtures.ts';
 import { claimOf, kubeletSilent, memoryPressure, networkNotReady, poolNode } from './node-not-ready/fixtures.ts';
 import { IDLE, daemonPod, idleClaim, idleNode, idlePool, karpenterEvent, webPodOn } from './consolidation-blocked/fixtures.ts';
 import {
@@ -1140,6 +1148,31 @@ export const SCENARIOS: Scenario[] = [
       produces: [`NODE_NOT_READY/${cause}` as const],
     };
   }),
+  ...(
+    [
+      ['no queue set, Spot NodeClaims running', { env: [], queues: [] }, 'QUEUE_NOT_CONFIGURED'],
+      ['queue set to its ARN', { env: [{ name: 'INTERRUPTION_QUEUE', value: QUEUE_ARN }] }, 'QUEUE_NAME_INVALID'],
+      ['queue set, GetQueueUrl said NonExistentQueue', { queues: [{ name: 'shop-prod', exists: false }] }, 'QUEUE_MISSING'],
+      [
+        'queue set, only the controller log says NonExistentQueue',
+        { queues: [], rules: [], logs: [V14_NOT_FOUND] },
+        'QUEUE_MISSING',
+      ],
+      [
+        'no rule sends Spot interruptions to the queue',
+        { rules: templateRules({ SpotInterruptionRule: 'DISABLED' }) },
+        'RULES_MISSING',
+      ],
+      ['queue without a policy', { queues: [queue({ Policy: undefined })] }, 'QUEUE_POLICY_DENIES_EVENTS'],
+      ['queue encrypted with alias/aws/sqs', { queues: [queue({ KmsMasterKeyId: 'alias/aws/sqs' })] }, 'KMS_KEY_UNUSABLE'],
+      ['oldest message 10 minutes old', { age: 600 }, 'NOT_CONSUMED'],
+      ['queue exists, the controller log still says NonExistentQueue', { logs: [V14_NOT_FOUND] }, 'UNKNOWN'],
+    ] satisfies [string, Parts, CauseCodeOf<'INTERRUPTION_HANDLING_OFF'>][]
+  ).map(([name, parts, cause]) => ({
+    name: `interruption queue: ${name}`,
+    snapshot: interruptionSnapshot(parts),
+    produces: [`INTERRUPTION_HANDLING_OFF/${cause}` as Pair],
+  })),
   {
     name: 'healthy cluster with routine noise',
     snapshot: snapshotOf({

@@ -28,6 +28,7 @@ function snapshotWithSecrets() {
         env: [
           { name: 'CLUSTER_NAME', value: 'demo' },
           { name: 'AWS_ROLE_ARN', value: 'arn:aws:iam::111122223333:role/KarpenterController' },
+          { name: 'INTERRUPTION_QUEUE', value: 'demo' },
           { name: 'WEBHOOK_SECRET', value: SECRET },
         ],
       },
@@ -53,6 +54,12 @@ function snapshotWithSecrets() {
       awsAuth('- rolearn: arn:aws:iam::111122223333:role/KarpenterNodeRole-demo\n  username: system:node:{{EC2PrivateDNSName}}'),
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app', namespace: 'shop' }, data: { password: SECRET } },
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'aws-auth', namespace: 'shop' }, data: { x: SECRET } },
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'karpenter-global-settings', namespace: 'karpenter' },
+        data: { 'aws.interruptionQueueName': 'demo' },
+      },
     ],
   });
 }
@@ -64,7 +71,7 @@ describe('captureFiles leaves out what may hold secrets', () => {
     for (const file of files) expect(file.text, file.name).not.toContain(SECRET);
   });
 
-  it('keeps what the analysis reads: variable names, CLUSTER_NAME and AWS_ROLE_ARN values, other annotations, kube-system/aws-auth', async () => {
+  it('keeps what the analysis reads: variable names, CLUSTER_NAME, AWS_ROLE_ARN and INTERRUPTION_QUEUE values, other annotations, kube-system/aws-auth, karpenter-global-settings', async () => {
     const snapshot = snapshotWithSecrets();
 
     const files = captureFiles(snapshot, TAKEN_AT);
@@ -76,11 +83,15 @@ describe('captureFiles leaves out what may hold secrets', () => {
     expect(controller?.spec?.containers?.[0]?.env).toEqual([
       { name: 'CLUSTER_NAME', value: 'demo' },
       { name: 'AWS_ROLE_ARN', value: 'arn:aws:iam::111122223333:role/KarpenterController' },
+      { name: 'INTERRUPTION_QUEUE', value: 'demo' },
       { name: 'WEBHOOK_SECRET' },
     ]);
     expect(readBack.pods.find((p) => p.metadata?.name === 'api-0')?.metadata?.annotations).toEqual({ team: 'shop' });
-    expect(readBack.configMaps.map((c) => `${c.metadata?.namespace}/${c.metadata?.name}`)).toEqual(['kube-system/aws-auth']);
-    expect(readBack.configMaps[0]?.data).toEqual(snapshot.configMaps[0]?.data);
+    expect(readBack.configMaps.map((c) => `${c.metadata?.namespace}/${c.metadata?.name}`).sort()).toEqual([
+      'karpenter/karpenter-global-settings',
+      'kube-system/aws-auth',
+    ]);
+    expect(readBack.configMaps.find((c) => c.metadata?.name === 'aws-auth')?.data).toEqual(snapshot.configMaps[0]?.data);
   });
 
   it('does not change the snapshot it writes from', () => {
@@ -97,10 +108,12 @@ describe('captureFiles leaves out what may hold secrets', () => {
 
     expect(summary).toContain('Left out, as they may hold secrets (nothing the analysis reads):');
     expect(summary).toContain(
-      '(3 left out): their `name` and `valueFrom` reference stay; CLUSTER_NAME and AWS_ROLE_ARN keep their value',
+      '(3 left out): their `name` and `valueFrom` reference stay; CLUSTER_NAME, AWS_ROLE_ARN and INTERRUPTION_QUEUE keep their value',
     );
     expect(summary).toMatch(/`kubectl\.kubernetes\.io\/last-applied-configuration`.*; 2 left out\)/);
-    expect(summary).toContain('- every ConfigMap but kube-system/aws-auth (2 left out)');
+    expect(summary).toContain(
+      "- every ConfigMap but kube-system/aws-auth and Karpenter's karpenter-global-settings (2 left out)",
+    );
   });
 });
 
