@@ -11,7 +11,7 @@ import type { ConfigMap, Container, Deployment } from './kube.ts';
 /** The ConfigMap v0.19–v0.32 read their settings from, in the controller's namespace. */
 export const GLOBAL_SETTINGS_CONFIGMAP = 'karpenter-global-settings';
 /** Its key for the queue. */
-export const GLOBAL_SETTINGS_QUEUE_KEY = 'aws.interruptionQueueName';
+const GLOBAL_SETTINGS_QUEUE_KEY = 'aws.interruptionQueueName';
 export const QUEUE_ENV = 'INTERRUPTION_QUEUE';
 
 /** Rules described one by one after ListRuleNamesByTarget: Karpenter's template makes four or five. */
@@ -29,7 +29,7 @@ export type QueueSettingRead =
   | { state: 'unknown'; why: string };
 
 /** The container Karpenter runs in: `controller` (the chart's name), else the only one. */
-export function controllerContainer(deployment: Deployment): Container | undefined {
+function controllerContainer(deployment: Deployment): Container | undefined {
   const containers = deployment.spec?.template?.spec?.containers ?? [];
   return containers.find((c) => c.name === 'controller') ?? (containers.length === 1 ? containers[0] : undefined);
 }
