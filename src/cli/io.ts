@@ -96,9 +96,15 @@ export function outputWidth(stream: OutputStream, terminal: TerminalEnvironment)
   return DEFAULT_WIDTH;
 }
 
-/** A `note:` or `warning:` line on stderr, wrapped to its width under a two-space indent. */
+/**
+ * A `note:` or `warning:` line on stderr, wrapped to its width under a two-space indent. Its label
+ * keeps the first word, however long (a capture file's path): a label alone on a line says nothing.
+ */
 export function writeNote(ctx: CliContext, text: string): void {
-  writeLines(ctx.io.stderr, wrapLine(text, outputWidth(ctx.io.stderr, ctx.io.terminal), '  ').join('\n'));
+  const lines = wrapLine(text, outputWidth(ctx.io.stderr, ctx.io.terminal), '  ');
+  const [label, next] = lines;
+  if (label !== undefined && next !== undefined && /^\S+:$/.test(label)) lines.splice(0, 2, `${label} ${next.trimStart()}`);
+  writeLines(ctx.io.stderr, lines.join('\n'));
 }
 
 export function writeLines(stream: OutputStream, text: string): void {

@@ -7,6 +7,7 @@ import { collectAws, collectSubnets, SUBNETS_UNKNOWN } from './aws-sources.ts';
 import { mapBounded, settled } from '../support/concurrency.ts';
 import { failureText } from '../ports/failure-text.ts';
 import { collectKube, KUBE_SOURCES } from './kube-collector.ts';
+import { collectInterruptionQueue, QUEUE_SETTING_UNKNOWN } from './interruption-queue.ts';
 import { mergeSpotPrices, readSpotPrices } from './spot-prices.ts';
 
 const CLUSTER_SCOPED: readonly SourceName[] = ['fargateprofiles', 'accessentries'];
@@ -76,7 +77,7 @@ export async function collectSnapshot(ports: CollectPorts, options: CollectOptio
   if (!awsWanted.has('instances')) instancesIn.resolve();
   const awsRead = mapBounded(awsTasks, CONCURRENCY, (task) => task());
   const kubeRead =
-    !cluster?.gone && (kubeWanted.length > 0 || wanted.has('subnets'))
+    !cluster?.gone && (kubeWanted.length > 0 || wanted.has('subnets') || wanted.has('interruptionqueue'))
       ? readKube(ports, cluster, { ...options, wanted, kubeWanted }, merger, gap, () => kubeSpotSourcesIn.resolve())
       : Promise.resolve();
   // Also when nothing of Kubernetes is read, or it could not be connected to.
@@ -111,8 +112,9 @@ function unreadableReason(snapshot: ClusterSnapshot, kubeWanted: readonly Source
 }
 
 /**
- * Every Kubernetes source wanted, and the subnets of the EC2NodeClasses. `spotSourcesIn` is called
- * once the Nodes and NodeClaims are merged (or gaps). Never rejects.
+ * Every Kubernetes source wanted, the subnets of the EC2NodeClasses, and the interruption queue the
+ * controller's Deployment names. `spotSourcesIn` is called once the Nodes and NodeClaims are merged
+ * (or gaps). Never rejects.
  */
 async function readKube(
   ports: CollectPorts,
@@ -124,20 +126,37 @@ async function readKube(
 ): Promise<void> {
   const { wanted, kubeWanted } = options;
   const subnetsWanted = wanted.has('subnets');
+  const queueWanted = wanted.has('interruptionqueue');
   let kube: KubernetesReader;
   try {
     kube = await ports.connectKube(cluster);
   } catch (error) {
     for (const source of kubeWanted) gap(source, error);
     if (subnetsWanted) gap('subnets', SUBNETS_UNKNOWN);
+    if (queueWanted) gap('interruptionqueue', QUEUE_SETTING_UNKNOWN);
     return;
   }
   const now = options.now ?? new Date();
-  const collection = collectKube(kube, wanted, merger, gap, { now, needNodeClasses: subnetsWanted, inFlight: CONCURRENCY });
+  const collection = collectKube(kube, wanted, merger, gap, {
+    now,
+    needNodeClasses: subnetsWanted,
+    needDeployments: queueWanted,
+    inFlight: CONCURRENCY,
+  });
   void collection.settled(SPOT_KUBE_SOURCES).then(spotSourcesIn);
   // The subnets come from the EC2NodeClasses: asked once they are listed.
   const subnets = subnetsWanted ? collectSubnets(ports.aws, collection.nodeClasses, merger, gap) : undefined;
-  await Promise.all([collection.done, subnets]);
+  // The queue from the controller's Deployment: asked once the Deployments are listed.
+  const queue = queueWanted
+    ? collectInterruptionQueue(
+        ports.aws,
+        { reader: collection.ahead, deployments: collection.deployments, configMapsListed: collection.settled(['configmaps']) },
+        merger,
+        gap,
+        { clusterName: options.clusterName, now, wanted },
+      )
+    : undefined;
+  await Promise.all([collection.done, subnets, queue]);
 }
 
 async function describeCluster(

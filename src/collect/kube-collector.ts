@@ -1,6 +1,15 @@
 import type { SourceName } from '../domain/snapshot.ts';
 import { isPodReady } from '../domain/kube-helpers.ts';
-import type { EC2NodeClass, KubeObject, Node, NodeClaim, NodePool, Pod, WebhookConfiguration } from '../domain/kube.ts';
+import type {
+  Deployment,
+  EC2NodeClass,
+  KubeObject,
+  Node,
+  NodeClaim,
+  NodePool,
+  Pod,
+  WebhookConfiguration,
+} from '../domain/kube.ts';
 import { karpenterWebhookServices } from '../domain/admission-webhooks.ts';
 import type { LogLine } from '../domain/aws.ts';
 import type { KubeListQuery, KubernetesReader } from '../ports/kubernetes.ts';
@@ -37,6 +46,8 @@ export interface KubeCollectOptions {
   now: Date;
   /** List the EC2NodeClasses even when they are not wanted themselves (the subnets to describe are theirs). */
   needNodeClasses?: boolean;
+  /** List the Deployments even when they are not wanted themselves (the controller's carries the interruption queue setting). */
+  needDeployments?: boolean;
   /** Kubernetes reads in flight at once; a list holds its slot through all its pages. */
   inFlight: number;
 }
@@ -46,6 +57,10 @@ export interface KubeCollection {
   done: Promise<void>;
   /** The EC2NodeClasses as listed (the ones kept); undefined when they could not be listed or were not asked for. */
   nodeClasses: Promise<EC2NodeClass[] | undefined>;
+  /** The Deployments as listed, like `nodeClasses` (`needDeployments`). */
+  deployments: Promise<Deployment[] | undefined>;
+  /** The same reader, its reads asked ahead of those waiting for a slot: for a read that waited on a list. */
+  ahead: KubernetesReader;
   /** Settles once each of these sources is merged or a gap (at once for one not read). */
   settled(sources: readonly SourceName[]): Promise<void>;
 }
@@ -81,7 +96,8 @@ export function collectKube(
   const needed = (source: ListedSource) =>
     wanted.has(source) ||
     (source === 'ec2nodeclasses' && options.needNodeClasses === true) ||
-    (source === 'webhookconfigurations' && wanted.has('endpoints'));
+    (source === 'webhookconfigurations' && wanted.has('endpoints')) ||
+    (source === 'deployments' && options.needDeployments === true);
   const listed = new Map<SourceName, Settled<KubeObject[] | undefined>>();
   for (const l of KUBE_LISTS) if (needed(l.source)) listed.set(l.source, settled());
   const objectsOf = async <T>(source: ListedSource) => ((await listed.get(source)?.promise) ?? undefined) as T[] | undefined;
@@ -125,6 +141,8 @@ export function collectKube(
   return {
     done: Promise.all(reads).then(() => undefined),
     nodeClasses: objectsOf<EC2NodeClass>('ec2nodeclasses'),
+    deployments: objectsOf<Deployment>('deployments'),
+    ahead: bounded.ahead,
     settled: async (sources) => {
       await Promise.all(sources.map((s) => listed.get(s)?.promise));
     },

@@ -3,6 +3,7 @@
  * clients; the simulator's in-memory AWS implements the same interfaces.
  */
 import type { InstanceTypeInfo } from '../domain/instance-types.ts';
+import type { InterruptionQueue, QueueRule } from '../domain/interruption-queue.ts';
 import type {
   AccessEntry,
   ClusterInfo,
@@ -93,9 +94,35 @@ export interface IamPort {
   deleteInstanceProfile(profileName: string): Promise<boolean>;
 }
 
+/**
+ * Karpenter's interruption queue and what feeds it (docs/findings.md#interruption_handling_off):
+ * reads only. Nothing here receives or deletes a message: a message this tool took from Karpenter's
+ * queue would be an interruption Karpenter never sees.
+ */
+export interface InterruptionQueuePort {
+  /**
+   * GetQueueUrl, then GetQueueAttributes `All`. `{ name, exists: false }` when SQS says the queue
+   * does not exist (`AWS.SimpleQueueService.NonExistentQueue` / `QueueDoesNotExist`): that is an
+   * answer, not a failure.
+   */
+  describeQueue(name: string): Promise<InterruptionQueue>;
+  /**
+   * The EventBridge rules of the default bus that target this queue ARN: one ListRuleNamesByTarget
+   * (more pages only if it says so), then DescribeRule for each of the first MAX_DESCRIBED_RULES (domain/queue-lookup.ts)
+   * (state and pattern); rules past them, or gone before they were described, keep their name only.
+   */
+  rulesTargeting(queueArn: string): Promise<QueueRule[]>;
+  /**
+   * CloudWatch `AWS/SQS` `ApproximateAgeOfOldestMessage` of the queue, Maximum over the 15 minutes
+   * before `now` (one GetMetricStatistics); undefined when CloudWatch has no datapoint.
+   */
+  oldestMessageAgeSeconds(queueName: string, now: Date): Promise<number | undefined>;
+}
+
 export interface AwsPorts {
   ec2: Ec2Port;
   eks: EksPort;
   iam: IamPort;
+  queue: InterruptionQueuePort;
   region: string;
 }

@@ -15,7 +15,10 @@ export type AwsOperation =
   | 'ListAccessEntries'
   | 'ListInstanceProfiles'
   | 'RemoveRoleFromInstanceProfile'
-  | 'DeleteInstanceProfile';
+  | 'DeleteInstanceProfile'
+  | 'GetQueueUrl'
+  | 'ListRuleNamesByTarget'
+  | 'GetMetricStatistics';
 
 /** The operations that change the account (what a dry run or a finished cleanup never calls). */
 export const AWS_WRITE_OPERATIONS: readonly AwsOperation[] = [

@@ -16,6 +16,7 @@ import type {
   Subnet,
 } from '../domain/aws.ts';
 import type { InstanceTypeInfo } from '../domain/instance-types.ts';
+import type { InterruptionQueue, QueueRule } from '../domain/interruption-queue.ts';
 import { isSetAsideGap, type ClusterSnapshot, type SourceName } from '../domain/snapshot.ts';
 import type { AwsPorts, InstanceQuery, TerminationResult } from '../ports/aws.ts';
 import { SourceError } from '../ports/errors.ts';
@@ -51,6 +52,12 @@ interface InMemoryAwsState {
   subnets: Map<string, Subnet>;
   /** The capture's `describe-instance-types`, else simulatedInstanceTypes(): every region has instance types. */
   instanceTypes: Map<string, InstanceTypeInfo>;
+  /** The queues the capture found (exists: true), by name; any other name does not exist. */
+  queues: Map<string, InterruptionQueue>;
+  /** The rules the capture found targeting its queue: the first queue that exists (the configured one). */
+  queueRules: QueueRule[];
+  /** That queue's oldest message age, as captured. */
+  queueOldestMessageAgeSeconds: number | undefined;
 }
 
 export interface InMemoryAws extends AwsPorts {
@@ -87,6 +94,9 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
         structuredClone(t),
       ]),
     ),
+    queues: new Map((snapshot.interruptionQueues ?? []).filter((q) => q.exists).map((q) => [q.name, structuredClone(q)])),
+    queueRules: structuredClone(snapshot.queueRules ?? []),
+    queueOldestMessageAgeSeconds: snapshot.queueOldestMessageAgeSeconds,
   };
   const calls: AwsCall[] = [];
   const faults = new AwsFaults();
@@ -114,6 +124,8 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
   };
   const clusterExists = (name: string) =>
     state.cluster ? state.cluster.gone !== true && state.cluster.name === name : name === snapshot.clusterName;
+  /** The queue the captured rules and age are of: the first one that exists. */
+  const capturedQueue = () => state.queues.values().next().value;
   const assertClusterExists = (operation: AwsOperation, name: string) => {
     if (!clusterExists(name))
       throw sourceError(operation, awsError('ResourceNotFoundException', `No cluster found for name: ${name}.`));
@@ -247,6 +259,24 @@ export function inMemoryAws(snapshot: ClusterSnapshot, options: InMemoryAwsOptio
           );
         }
         return state.instanceProfiles.delete(profileName);
+      },
+    },
+    queue: {
+      async describeQueue(name) {
+        // As SQS answers a name it does not know (an ARN or URL given as the name included): it does not exist.
+        begin('GetQueueUrl', { name }, 'interruptionqueue');
+        const queue = state.queues.get(name);
+        return queue ? structuredClone(queue) : { name, exists: false };
+      },
+      async rulesTargeting(queueArn) {
+        begin('ListRuleNamesByTarget', { queueArn }, 'queuerules');
+        const queue = capturedQueue();
+        return queue?.attributes?.QueueArn === queueArn ? structuredClone(state.queueRules) : [];
+      },
+      async oldestMessageAgeSeconds(queueName) {
+        // Only the captured figure, never a made-up one: none captured is CloudWatch with no datapoint.
+        begin('GetMetricStatistics', { queueName }, 'queueage');
+        return capturedQueue()?.name === queueName ? state.queueOldestMessageAgeSeconds : undefined;
       },
     },
   };

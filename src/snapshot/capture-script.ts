@@ -10,6 +10,7 @@ import { PREFLIGHT } from './capture-script-preflight.ts';
 import { REDACT_FUNCTION } from './capture-script-redact.ts';
 import { isAwsRegion, isEksClusterName } from '../domain/aws.ts';
 import { CAPTURED_AT_FILE } from './capture-time.ts';
+import { QUEUE_CAPTURE } from './capture-script-queue.ts';
 
 export interface CaptureScriptOptions {
   cluster?: string;
@@ -204,6 +205,7 @@ case $vpc in
   *) run subnets.json aws_ ec2 describe-subnets ;;
 esac
 ${SPOT_PRICES}
+${QUEUE_CAPTURE}
 
 echo "left out, as snapshot does: $left_out_values env values, $left_out_annotations annotations copying a whole object"
 date -u +%Y-%m-%dT%H:%M:%SZ >"$out/${CAPTURED_AT_FILE}" # when the reads ended: scan --from judges ages at it (docs/capture.md)

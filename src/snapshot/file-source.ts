@@ -7,6 +7,7 @@ import { sourceNamedByFile } from './kube-objects.ts';
  */
 const MEANT_BY_NAME: Readonly<Record<string, SourceName>> = {
   'aws-auth': 'configmaps',
+  'karpenter-global-settings': 'configmaps',
   svc: 'services',
   crd: 'crds',
   cluster: 'cluster',
@@ -98,6 +99,7 @@ const DESCRIBE_PREFIXES: readonly [prefix: string, command: string][] = [
   ['sqs-queue-attributes', 'aws sqs get-queue-attributes'],
   ['events-rule-names', 'aws events list-rule-names-by-target'],
   ['events-rule-', 'aws events describe-rule'],
+  ['karpenter-global-settings', 'kubectl get configmap karpenter-global-settings'],
 ];
 
 /** The command that wrote a capture file, from its name as sourceMeantByFile reads it; undefined when the name says nothing. */

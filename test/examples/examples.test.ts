@@ -902,6 +902,76 @@ const CASES: ExampleCase[] = [
       ],
     }),
   ),
+  // INTERRUPTION_HANDLING_OFF, one example per cause (docs/findings.md#interruption_handling_off).
+  ...(
+    [
+      {
+        name: 'interruption-handling-off-queue-not-configured',
+        cause: 'QUEUE_NOT_CONFIGURED',
+        detail: 'No interruption queue is set',
+        step: 'aws sqs create-queue --queue-name aws-2026-eks --attributes MessageRetentionPeriod=300,SqsManagedSseEnabled=true',
+        mentions: ['queue setting: unset'],
+      },
+      {
+        name: 'interruption-handling-off-queue-name-invalid',
+        cause: 'QUEUE_NAME_INVALID',
+        detail: 'a queue named aws-2026-eks exists',
+        step: '--set settings.interruptionQueue=aws-2026-eks',
+        mentions: ['arn:aws:sqs:us-east-1:069057294951:aws-2026-eks'],
+      },
+      {
+        // The acceptance: a typo'd name, said in one line with the fix.
+        name: 'interruption-handling-off-queue-missing',
+        cause: 'QUEUE_MISSING',
+        detail: 'No SQS queue named aws2026-eks exists',
+        step: '--set settings.interruptionQueue=aws-2026-eks',
+        mentions: ['aws2026-eks does not exist: did you mean aws-2026-eks (it exists)? point the setting at it'],
+      },
+      {
+        name: 'interruption-handling-off-rules-missing',
+        cause: 'RULES_MISSING',
+        detail: 'Spot interruption',
+        step: 'aws events put-targets --rule aws-2026-eks-SpotInterruption --targets Id=KarpenterInterruptionQueueTarget,Arn=arn:aws:sqs:us-east-1:069057294951:aws-2026-eks',
+      },
+      {
+        name: 'interruption-handling-off-queue-policy-denies-events',
+        cause: 'QUEUE_POLICY_DENIES_EVENTS',
+        detail: 'events.amazonaws.com',
+        step: 'aws sqs set-queue-attributes --queue-url https://sqs.us-east-1.amazonaws.com/069057294951/aws-2026-eks --attributes file://queue-attributes.json',
+      },
+      {
+        name: 'interruption-handling-off-kms-key-unusable',
+        cause: 'KMS_KEY_UNUSABLE',
+        detail: 'alias/aws/sqs',
+        step: '\'{"KmsMasterKeyId":"","SqsManagedSseEnabled":"true"}\'',
+      },
+      {
+        name: 'interruption-handling-off-not-consumed',
+        cause: 'NOT_CONSUMED',
+        detail: '3540 s',
+        step: 'ApproximateNumberOfMessages ApproximateNumberOfMessagesNotVisible',
+      },
+    ] as const
+  ).map(
+    (c): ExampleCase => ({
+      name: c.name,
+      cluster: 'aws-2026-eks',
+      complete: true,
+      exact: true,
+      findings: [
+        {
+          code: 'INTERRUPTION_HANDLING_OFF',
+          cause: c.cause,
+          severity: 'warning',
+          ...manual,
+          resource: controller,
+          detail: c.detail,
+          step: c.step,
+          ...('mentions' in c ? { mentions: [...c.mentions] } : {}),
+        },
+      ],
+    }),
+  ),
   { name: 'healthy', cluster: 'aws-2026-eks', complete: true, exact: true, findings: [] },
 ];
 

@@ -10,6 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import { REPO_ROOT } from '../../scripts/bundle.ts';
 import { KARPENTER_CRD_NAMES, KUBE_LISTS } from '../../src/collect/kube-sources.ts';
 import { KUBE_RESOURCES, type KubeResourceName } from '../../src/ports/kubernetes.ts';
+import { GLOBAL_SETTINGS_CONFIGMAP } from '../../src/domain/queue-lookup.ts';
 
 interface Rule {
   apiGroups?: string[];
@@ -132,11 +133,14 @@ describe('infra/kubernetes/rbac.yaml', () => {
     expect(grants.filter((g) => g.rule.resources?.includes('secrets'))).toEqual([]);
   });
 
-  it('reads only the aws-auth ConfigMap, in kube-system', () => {
+  it("reads only the aws-auth ConfigMap in kube-system and Karpenter's settings ConfigMap by name in the controller's namespace", () => {
     const reads = grants.filter((g) => g.rule.resources?.includes('configmaps'));
 
-    expect(reads).toHaveLength(1);
-    expect(reads[0]).toMatchObject({ namespace: 'kube-system', rule: { verbs: ['list'], resourceNames: ['aws-auth'] } });
+    expect(reads.map(({ namespace, rule }) => ({ namespace, verbs: rule.verbs, resourceNames: rule.resourceNames }))).toEqual([
+      { namespace: 'kube-system', verbs: ['list'], resourceNames: ['aws-auth'] },
+      // The interruption queue setting of v0.19–v0.32 (src/collect/interruption-queue.ts reads it with a GET by name).
+      { namespace: 'karpenter', verbs: ['get'], resourceNames: [GLOBAL_SETTINGS_CONFIGMAP] },
+    ]);
   });
 
   it('gets only Karpenter’s three CRDs, by name', () => {

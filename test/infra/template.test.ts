@@ -611,6 +611,7 @@ describe('IAM', () => {
     'ec2:DescribeSubnets',
     'ec2:DescribeInstanceTypes',
     'ec2:DescribeSpotPriceHistory',
+    'cloudwatch:GetMetricStatistics',
   ]);
 
   it.each(['scan', 'cleanup'])(
@@ -839,10 +840,41 @@ describe('IAM', () => {
     expect(wildcards).toEqual([]);
   });
 
-  it('grants no CloudWatch metrics API: the functions write their metrics as EMF log lines', () => {
+  it("grants no CloudWatch metrics API but the scan's one read: the functions write their metrics as EMF log lines", () => {
     const grants = allRoleStatements(slackTemplate).filter(([, s]) => s.Action.some((a) => a.startsWith('cloudwatch:')));
 
-    expect(grants).toEqual([]);
+    // The age of the oldest message in Karpenter's interruption queue (INTERRUPTION_HANDLING_OFF, NOT_CONSUMED).
+    expect(grants.map(([role, s]) => [role, s.Action])).toEqual([['ScanRole', ['cloudwatch:GetMetricStatistics']]]);
+  });
+
+  it("never lets a function receive or delete a message of a queue it does not own (Karpenter's interruption queue above all)", () => {
+    const consumers = allRoleStatements(slackTemplate).filter(([, s]) =>
+      s.Action.some((a) => a === 'sqs:ReceiveMessage' || a === 'sqs:DeleteMessage'),
+    );
+    const ownQueues = resourcesOfType(slackTemplate, 'AWS::SQS::Queue').map(([id]) => getAtt(id));
+
+    expect(consumers.length).toBeGreaterThan(0);
+    for (const [role, s] of consumers)
+      for (const r of s.Resource) expect(ownQueues, `${role} ${JSON.stringify(r)}`).toContainEqual(r);
+  });
+
+  it("reads Karpenter's interruption queue, its rules and its age read-only, scoped to this account and region", () => {
+    const reads = allRoleStatements(template).filter(([, s]) =>
+      s.Action.some((a) => ['sqs:GetQueueUrl', 'events:ListRuleNamesByTarget', 'events:DescribeRule'].includes(a)),
+    );
+
+    expect(reads.map(([role, s]) => [role, [...s.Action].sort(), s.Resource])).toEqual([
+      [
+        'ScanRole',
+        ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+        [{ 'Fn::Sub': 'arn:${AWS::Partition}:sqs:${AWS::Region}:${AWS::AccountId}:*' }],
+      ],
+      [
+        'ScanRole',
+        ['events:DescribeRule', 'events:ListRuleNamesByTarget'],
+        [{ 'Fn::Sub': 'arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}:rule/*' }],
+      ],
+    ]);
   });
 
   it.each([
@@ -853,6 +885,7 @@ describe('IAM', () => {
     [
       'scan',
       [
+        'cloudwatch:GetMetricStatistics',
         'dynamodb:DeleteItem',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
@@ -868,6 +901,8 @@ describe('IAM', () => {
         'eks:DescribeFargateProfile',
         'eks:ListAccessEntries',
         'eks:ListFargateProfiles',
+        'events:DescribeRule',
+        'events:ListRuleNamesByTarget',
         'iam:ListInstanceProfileTags',
         'iam:ListInstanceProfiles',
         'kms:Decrypt',
@@ -877,6 +912,7 @@ describe('IAM', () => {
         'sns:Publish',
         'sqs:DeleteMessage',
         'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
         'sqs:ReceiveMessage',
       ],
     ],

@@ -1,11 +1,14 @@
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { EKSClient } from '@aws-sdk/client-eks';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { IAMClient } from '@aws-sdk/client-iam';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type { SignalSource } from '../../support/abort.ts';
 import { abortable, retriesNoted, sdkClientConfig, type SdkClientOptions } from '../calls/sdk-config.ts';
 
-/** One credential provider for the three clients: SSO / assume-role credentials are fetched once, not three times. */
+/** One credential provider for all the clients: SSO / assume-role credentials are fetched once, not once per client. */
 export interface AwsClientOptions extends SdkClientOptions {
   /** The invocation's AbortSignal (a Lambda function), passed to every call. */
   signal?: SignalSource;
@@ -15,6 +18,10 @@ export interface AwsClients {
   ec2: EC2Client;
   eks: EKSClient;
   iam: IAMClient;
+  /** Karpenter's interruption queue: SQS, EventBridge and CloudWatch reads (interruption-queue.ts). */
+  sqs: SQSClient;
+  events: EventBridgeClient;
+  cloudwatch: CloudWatchClient;
   region: string;
 }
 
@@ -26,6 +33,9 @@ export function createAwsClients(options: AwsClientOptions): AwsClients {
     ec2: abortable(retriesNoted(new EC2Client(config)), signal),
     eks: abortable(retriesNoted(new EKSClient(config)), signal),
     iam: abortable(retriesNoted(new IAMClient(config)), signal),
+    sqs: abortable(retriesNoted(new SQSClient(config)), signal),
+    events: abortable(retriesNoted(new EventBridgeClient(config)), signal),
+    cloudwatch: abortable(retriesNoted(new CloudWatchClient(config)), signal),
     region: options.region,
   };
 }
@@ -35,4 +45,7 @@ export function destroyAwsClients(clients: AwsClients): void {
   clients.ec2.destroy();
   clients.eks.destroy();
   clients.iam.destroy();
+  clients.sqs.destroy();
+  clients.events.destroy();
+  clients.cloudwatch.destroy();
 }

@@ -66,10 +66,20 @@ function isAbort(error: unknown): boolean {
   return error instanceof InvocationTimeoutError || awsErrorName(error) === 'AbortError';
 }
 
-/** The ways EC2, EKS and IAM say a named thing does not exist. */
+/**
+ * SQS's "no such queue": the SDK's shape name (JSON protocol) or the query-compatible code Karpenter
+ * logs (`AWS.SimpleQueueService.NonExistentQueue`), which the SDK keeps as the error's `Code`.
+ */
+export function isNonExistentQueue(error: unknown): boolean {
+  const code = isRecord(error) && typeof error.Code === 'string' ? error.Code : '';
+  return [awsErrorName(error), code].some((c) => c === 'QueueDoesNotExist' || c.endsWith('NonExistentQueue'));
+}
+
+/** The ways EC2, EKS, IAM, SQS and EventBridge say a named thing does not exist. */
 export function isNotFound(error: unknown): boolean {
   const name = awsErrorName(error);
   return (
+    isNonExistentQueue(error) ||
     name === 'ResourceNotFoundException' ||
     name === 'NoSuchEntity' ||
     name === 'NoSuchEntityException' ||

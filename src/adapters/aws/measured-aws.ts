@@ -3,7 +3,7 @@
  * actions it chains, and the AWS classifier of its failures. Kept apart from the Kubernetes names so
  * a function that never reaches Kubernetes bundles nothing of it.
  */
-import type { AwsPorts, Ec2Port, EksPort, IamPort } from '../../ports/aws.ts';
+import type { AwsPorts, Ec2Port, EksPort, IamPort, InterruptionQueuePort } from '../../ports/aws.ts';
 import { awsCallOutcome } from './errors.ts';
 import type { ApiCallMeter } from '../calls/api-call-metrics.ts';
 import { measured, type ApiNames } from '../calls/measured-ports.ts';
@@ -32,12 +32,20 @@ const IAM_APIS: ApiNames<IamPort> = {
   deleteInstanceProfile: () => 'iam:DeleteInstanceProfile',
 };
 
+const QUEUE_APIS: ApiNames<InterruptionQueuePort> = {
+  // GetQueueAttributes only when the queue exists.
+  describeQueue: () => 'sqs:GetQueueUrl+GetQueueAttributes',
+  rulesTargeting: () => 'events:ListRuleNamesByTarget+DescribeRule',
+  oldestMessageAgeSeconds: () => 'cloudwatch:GetMetricStatistics',
+};
+
 /** The AWS ports, each call measured. */
 export function measuredAwsPorts(ports: AwsPorts, meter: ApiCallMeter): AwsPorts {
   return {
     ec2: measuredEc2(ports.ec2, meter),
     eks: measuredEks(ports.eks, meter),
     iam: measured(ports.iam, IAM_APIS, awsCallOutcome, meter),
+    queue: measured(ports.queue, QUEUE_APIS, awsCallOutcome, meter),
     region: ports.region,
   };
 }

@@ -18,12 +18,26 @@ import type { MetricDatum } from '../../../src/domain/metric.ts';
 import { startHttpFake, type FakeServer } from '../../support/http-fake.ts';
 import { startMoto, type Moto } from '../../support/moto.ts';
 import { EKSClient } from '@aws-sdk/client-eks';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { InterruptionQueueAdapter } from '../../../src/adapters/aws/interruption-queue.ts';
 
 const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'not-a-secret' };
 const AT = new Date('2026-03-01T12:00:00Z');
 
 let moto: Moto;
 let fake: FakeServer;
+
+/** The interruption-queue reads against `endpoint`; each request's failure noted like the composed clients' (retriesNoted). */
+function queueAdapter(endpoint: string): InterruptionQueueAdapter {
+  const config = { region: 'us-east-1', endpoint, credentials: CREDENTIALS };
+  return new InterruptionQueueAdapter({
+    sqs: retriesNoted(new SQSClient(config)),
+    events: retriesNoted(new EventBridgeClient(config)),
+    cloudwatch: retriesNoted(new CloudWatchClient(config)),
+  });
+}
 
 /** EC2's error document (Query protocol), as EC2 sends it. */
 function ec2ErrorBody(code: string, message: string): string {
@@ -77,6 +91,7 @@ describe('the measured AWS ports over real SDK clients', () => {
         ec2: new Ec2Adapter(ec2(moto.endpoint), { instanceTypeCache: new InstanceTypeCache() }),
         eks: new EksAdapter(new EKSClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials: CREDENTIALS })),
         iam: new IamAdapter(new IAMClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials: CREDENTIALS })),
+        queue: queueAdapter(moto.endpoint),
         region: 'us-east-1',
       },
       meter,
@@ -240,6 +255,7 @@ describe('the outcome of a call is the outcome of its requests, not whether its 
         iam: new IamAdapter(
           retriesNoted(new IAMClient({ region: 'us-east-1', endpoint: iam.url, credentials: CREDENTIALS, maxAttempts: 1 })),
         ),
+        queue: queueAdapter(iam.url),
         region: 'us-east-1',
       },
       meter,
@@ -255,27 +271,34 @@ describe('the outcome of a call is the outcome of its requests, not whether its 
     expect(summary(meter.drain()).calls).toEqual({ 'iam:ListInstanceProfiles+ListInstanceProfileTags/access-denied': 1 });
   });
 
-  it('counts a thing EC2 or EKS says is gone, where the port expects it, as ok', async () => {
+  it('counts a thing EC2, EKS or SQS says is gone, where the port expects it, as ok', async () => {
     // Prepare
     const meter = new ApiCallMeter();
-    const eks = measuredAwsPorts(
+    const ports = measuredAwsPorts(
       {
         ec2: new Ec2Adapter(notedEc2(moto.endpoint)),
         eks: new EksAdapter(
           retriesNoted(new EKSClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials: CREDENTIALS })),
         ),
         iam: new IamAdapter(new IAMClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials: CREDENTIALS })),
+        queue: queueAdapter(moto.endpoint),
         region: 'us-east-1',
       },
       meter,
-    ).eks;
+    );
 
     // Act
-    const gone = await eks.describeCluster('no-such-cluster');
+    const gone = await ports.eks.describeCluster('no-such-cluster');
+    // SQS's NonExistentQueue for Karpenter's queue setting is the answer a typo'd setting gets.
+    const missingQueue = await ports.queue.describeQueue('no-such-queue');
 
     // Assess
     expect(gone).toEqual({ name: 'no-such-cluster', gone: true });
-    expect(summary(meter.drain()).calls).toEqual({ 'eks:DescribeCluster/ok': 1 });
+    expect(missingQueue).toEqual({ name: 'no-such-queue', exists: false });
+    expect(summary(meter.drain()).calls).toEqual({
+      'eks:DescribeCluster/ok': 1,
+      'sqs:GetQueueUrl+GetQueueAttributes/ok': 1,
+    });
   });
 
   it("counts no call for instance types answered from the process's cache, and one for the listing that filled it", async () => {

@@ -74,17 +74,20 @@ describe('the API call series of a scan', () => {
     const one = await scanClusters(['aws-2026-eks']);
     const three = await scanClusters(['aws-2026-eks', 'aws-2026-eks', 'aws-2026-eks']);
 
-    // The capture's 19 sources, every call answered: 19 counts (all `ok`) and 19 durations.
-    expect(one.filter((s) => s.startsWith('ApiCalls{') && s.endsWith(',Outcome=ok}'))).toHaveLength(19);
-    expect(one.filter((s) => s.startsWith('ApiCallDurationMs{'))).toHaveLength(19);
-    expect(one).toHaveLength(38);
+    // The capture's 22 sources (19, and Karpenter's interruption queue, its rules and its age), every
+    // call answered: 22 counts (all `ok`) and 22 durations.
+    expect(one.filter((s) => s.startsWith('ApiCalls{') && s.endsWith(',Outcome=ok}'))).toHaveLength(22);
+    expect(one.filter((s) => s.startsWith('ApiCallDurationMs{'))).toHaveLength(22);
+    expect(one).toHaveLength(44);
     expect(three).toEqual(one);
   });
 
-  it('a scan reading every source calls 8 AWS APIs (no Spot prices: nothing runs on Spot) and 16 Kubernetes ones (no Karpenter webhook, so no EndpointSlices), each a fixed name', async () => {
+  it('a scan reading every source calls 11 AWS APIs (no Spot prices: nothing runs on Spot) and 16 Kubernetes ones (no Karpenter webhook, so no EndpointSlices), each a fixed name', async () => {
     const apis = apisOf(await scanClusters(['aws-2026-eks'], true));
 
     expect(apis).toEqual([
+      // The age of the oldest message in Karpenter's interruption queue.
+      'cloudwatch:GetMetricStatistics',
       'ec2:DescribeInstanceTypes',
       'ec2:DescribeInstances',
       'ec2:DescribeLaunchTemplates',
@@ -92,6 +95,8 @@ describe('the API call series of a scan', () => {
       'eks:DescribeCluster',
       'eks:ListAccessEntries+DescribeAccessEntry',
       'eks:ListFargateProfiles+DescribeFargateProfile',
+      // The rules that target that queue.
+      'events:ListRuleNamesByTarget+DescribeRule',
       'iam:ListInstanceProfiles+ListInstanceProfileTags',
       'k8s:get customresourcedefinitions',
       'k8s:get pods/log',
@@ -109,6 +114,8 @@ describe('the API call series of a scan', () => {
       'k8s:list services',
       'k8s:list validatingwebhookconfigurations',
       'k8s:list volumeattachments',
+      // The queue the controller's Deployment names (INTERRUPTION_QUEUE).
+      'sqs:GetQueueUrl+GetQueueAttributes',
     ]);
   });
 });

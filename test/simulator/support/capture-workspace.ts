@@ -19,9 +19,25 @@ export interface CaptureWorkspace {
   remove(): Promise<void>;
 }
 
-function fakeAws(clusterJson: string, vpcId: string, endpoint: string): string {
+/**
+ * The real AWS CLI against moto_server, for SQS, EventBridge and CloudWatch. aws-cli v1 ignores
+ * AWS_ENDPOINT_URL for sqs (docs/simulator.md): the endpoint is passed on the command line.
+ */
+export interface QueueAccount {
+  /** The real `aws` (an absolute path: the fake shadows it on PATH). */
+  awsCli: string;
+  endpoint: string;
+  /** The region these calls go to, whatever the script asks (another region is another, empty, account for moto). */
+  region: string;
+}
+
+function fakeAws(clusterJson: string, vpcId: string, endpoint: string, queues?: QueueAccount): string {
+  const real = queues
+    ? `  *" sqs "* | *" events "* | *" cloudwatch "*) AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY=not-a-secret exec ${queues.awsCli} --endpoint-url ${queues.endpoint} "$@" --region ${queues.region} ;;\n`
+    : '';
   return `#!/bin/sh
 case "$*" in
+${real}
   *"describe-cluster"*cluster.endpoint*) echo ${endpoint} ;;
   *"describe-cluster"*--query*) echo ${vpcId} ;;
   *"describe-cluster"*) cat <<'JSON'
@@ -36,18 +52,24 @@ JSON
   *"list-instance-profiles"*) echo '{"InstanceProfiles": []}' ;;
   *"describe-subnets"*) echo '{"Subnets": []}' ;;
   *"describe-instance-types"*) echo '{"InstanceTypes": []}' ;;
+  *"sqs get-queue-url"*) echo 'An error occurred (AWS.SimpleQueueService.NonExistentQueue) when calling the GetQueueUrl operation: The specified queue does not exist.' >&2; exit 255 ;;
   *) echo "fake aws: unexpected: $*" >&2; exit 1 ;;
 esac
 `;
 }
 
-export async function captureWorkspace(sim: Simulation, example: string, vpcId: string): Promise<CaptureWorkspace> {
+export async function captureWorkspace(
+  sim: Simulation,
+  example: string,
+  vpcId: string,
+  queues?: QueueAccount,
+): Promise<CaptureWorkspace> {
   const dir = await mkdtemp(join(tmpdir(), 'sentinel-recipe-'));
   await mkdir(join(dir, 'bin'));
   await writeFile(join(dir, 'kubeconfig'), sim.kubeApi.kubeconfig());
   await writeFile(
     join(dir, 'bin', 'aws'),
-    fakeAws(await readFile(join(example, 'cluster.json'), 'utf8'), vpcId, sim.kubeApi.url),
+    fakeAws(await readFile(join(example, 'cluster.json'), 'utf8'), vpcId, sim.kubeApi.url, queues),
   );
   await chmod(join(dir, 'bin', 'aws'), 0o755);
   const env = {

@@ -1,6 +1,11 @@
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readTerminalEnvironment } from '../../../src/config.ts';
 import { DEFAULT_WIDTH, outputWidth, type OutputStream } from '../../../src/cli/io.ts';
+import { run } from './cli-harness.ts';
 
 const terminal = (env: NodeJS.ProcessEnv) => readTerminalEnvironment(env);
 const tty = (columns: number | undefined): OutputStream => ({ write: () => true, isTTY: true, columns });
@@ -24,5 +29,25 @@ describe('outputWidth: the width prose is wrapped to', () => {
     expect(outputWidth({ write: () => true, isTTY: false, columns: 60 }, terminal({}))).toBe(80);
     expect(outputWidth(tty(undefined), terminal({}))).toBe(80);
     expect(outputWidth(tty(0), terminal({}))).toBe(80);
+  });
+});
+
+describe('a note on stderr', () => {
+  it('keeps its label on the line of a first word too long to fit (a capture file with a CloudFormation-named rule)', async () => {
+    // Prepare: examples/healthy with one rule's file broken; its path alone is wider than 80 columns.
+    const dir = await mkdtemp(join(tmpdir(), 'sentinel-note-'));
+    await cp(fileURLToPath(new URL('../../../examples/healthy/', import.meta.url)), dir, { recursive: true });
+    const file = join(dir, 'events-rule-Karpenter-aws-2026-eks-InstanceStateChangeRule-6ARB9F0MUE4YW.json');
+    await writeFile(file, '0\n');
+
+    // Act
+    const result = await run(['scan', '--from', dir, '--now', '2026-01-01T01:00:00Z'], { terminal: { columns: 80 } }).finally(
+      () => rm(dir, { recursive: true, force: true }),
+    );
+
+    // Assess
+    const lines = result.stderr.split('\n').filter(Boolean);
+    expect(lines[0]).toBe(`note: ${file}:`);
+    expect(lines[1]).toMatch(/^ {2}not a kubectl or aws CLI output this tool understands/);
   });
 });

@@ -120,6 +120,7 @@ describe('collectSnapshot', () => {
       'ec2nodeclasses',
       'endpoints',
       'events',
+      'interruptionqueue',
       'logs',
       'nodeclaims',
       'nodepools',

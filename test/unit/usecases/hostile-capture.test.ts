@@ -63,8 +63,9 @@ const BASES: { example: string; files: BaseFile[] }[] = readdirSync(EXAMPLES)
         const text = readFileSync(join(EXAMPLES, example, name), 'utf8');
         // A log's JSON lines are its documents (plain-text lines stay as they are).
         if (name.endsWith('.log')) return { name, text, documents: text.split('\n').map(jsonLine) };
+        // A .json holding an error saved with `> file 2>&1` (SQS's NonExistentQueue) is its text.
         const documents = name.endsWith('.json')
-          ? [JSON.parse(text) as unknown]
+          ? [text.trimStart().startsWith('{') ? (JSON.parse(text) as unknown) : text]
           : parseAllDocuments(text).map((d) => d.toJS() as unknown);
         return { name, text, documents };
       }),

@@ -48,6 +48,7 @@ case "$*" in
   "get nodeclaims.karpenter.sh -o json") printf '%s\\n' '${EMPTY_LIST}'; echo 'Error from server: ${CONVERSION_FAILED}' >&2; exit 1 ;;
   "get nodepools.karpenter.sh -o json") exit 0 ;;
   "get configmap aws-auth -n kube-system -o json") echo 'Error from server (NotFound): configmaps "aws-auth" not found' >&2; exit 1 ;;
+  "get configmap karpenter-global-settings"*) echo 'Error from server (NotFound): configmaps "karpenter-global-settings" not found' >&2; exit 1 ;;
   "get pods -A -l"*) exit 0 ;;
   logs*) echo 'Error from server (Forbidden): pods is forbidden: User "dev" cannot list resource "pods" in API group "" in the namespace "karpenter"' >&2; exit 1 ;;
   get*) printf '%s\\n' '${EMPTY_LIST}' ;;

@@ -1,0 +1,137 @@
+/**
+ * Karpenter's interruption queue, read live (docs/usage.md, "What a live scan reads"): the setting
+ * from the controller's Deployment (or, when the Deployment sets nothing, the v0.19–v0.32 ConfigMap
+ * karpenter-global-settings of its namespace), then the queue it names, its attributes, the
+ * EventBridge rules that target it and the age of its oldest message. Started as soon as the
+ * Deployments are listed. What the capture script records for the same cluster is what this
+ * records: nothing for a source it does not ask (no queue: no rules, no age), a gap for one that failed.
+ */
+import type { ConfigMap, Deployment } from '../domain/kube.ts';
+import { queueNameIn, type InterruptionQueue } from '../domain/interruption-queue.ts';
+import { GLOBAL_SETTINGS_CONFIGMAP, isSqsQueueName, queueSettingOf, type QueueSettingRead } from '../domain/queue-lookup.ts';
+import { hasControllerLabel } from '../domain/snapshot-index.ts';
+import type { SourceName } from '../domain/snapshot.ts';
+import type { AwsPorts } from '../ports/aws.ts';
+import { failureText } from '../ports/failure-text.ts';
+import type { KubernetesReader } from '../ports/kubernetes.ts';
+import type { CaptureMerger } from '../snapshot/capture-merger.ts';
+import type { AwsCliOutput } from '../snapshot/aws-cli.ts';
+import { classifyKubeObject } from '../snapshot/kube-objects.ts';
+
+type Gap = (source: SourceName, error: unknown) => void;
+
+/** Why the queue is a gap when the Deployments (which carry its setting) could not be listed. */
+export const QUEUE_SETTING_UNKNOWN =
+  "not read: the interruption queue is the one the controller's Deployment names, and the Deployments could not be read";
+
+export interface QueueCollectOptions {
+  clusterName: string;
+  now: Date;
+  wanted: ReadonlySet<SourceName>;
+}
+
+/** What of the Kubernetes side the queue reads wait on. */
+export interface QueueKubeInputs {
+  /** Reads the ConfigMap by name. */
+  reader: KubernetesReader;
+  /** The Deployments as listed; undefined when they could not be. */
+  deployments: Promise<readonly Deployment[] | undefined>;
+  /** Settles once the ConfigMaps list is merged: the one read here is merged after it, as a capture's files are read. */
+  configMapsListed: Promise<void>;
+}
+
+/** Never rejects: every failure is a gap on its source. */
+export async function collectInterruptionQueue(
+  aws: AwsPorts,
+  kube: QueueKubeInputs,
+  merger: CaptureMerger,
+  gap: Gap,
+  options: QueueCollectOptions,
+): Promise<void> {
+  const deployments = await kube.deployments;
+  if (!deployments) {
+    gap('interruptionqueue', QUEUE_SETTING_UNKNOWN);
+    return;
+  }
+  const controller = deployments.find(
+    (d) => hasControllerLabel(d.metadata?.labels) || hasControllerLabel(d.spec?.template?.metadata?.labels),
+  );
+  // No Karpenter here: no setting, no queue of its own to judge.
+  if (!controller) return;
+  const setting = await settingOf(controller, kube, merger, options.wanted);
+  if ('error' in setting) {
+    gap('interruptionqueue', setting.error);
+    return;
+  }
+  if (setting.state === 'unknown') {
+    gap('interruptionqueue', `not read: ${setting.why}`);
+    return;
+  }
+  const add = (output: AwsCliOutput) => merger.add('AWS API', [{ type: 'aws', output }]);
+  const name = setting.state === 'set' ? queueNameIn(setting.value) : undefined;
+  let queue: InterruptionQueue | undefined;
+  // A name SQS cannot hold is not asked about: no queue can have it (the detector judges the setting itself).
+  if (name !== undefined && isSqsQueueName(name)) {
+    try {
+      queue = await aws.queue.describeQueue(name);
+    } catch (error) {
+      gap('interruptionqueue', error);
+      return;
+    }
+    add({ source: 'interruptionqueue', queues: [queue] });
+  }
+  // Unset or missing: a queue named after the cluster (Karpenter's getting-started name) is what the
+  // fix points at, and its absence is an answer too. A failure here is no gap: it is only a hint.
+  if (!queue?.exists && name !== options.clusterName && isSqsQueueName(options.clusterName)) {
+    const named = await aws.queue.describeQueue(options.clusterName).catch(() => undefined);
+    if (named) add({ source: 'interruptionqueue', queues: [named] });
+  }
+  if (!queue?.exists) return;
+  const arn = queue.attributes?.QueueArn;
+  await Promise.all([
+    arn && options.wanted.has('queuerules')
+      ? aws.queue.rulesTargeting(arn).then(
+          (rules) => add({ source: 'queuerules', rules }),
+          (error: unknown) => gap('queuerules', error),
+        )
+      : undefined,
+    options.wanted.has('queueage')
+      ? aws.queue.oldestMessageAgeSeconds(queue.name, options.now).then(
+          (ageSeconds) => add({ source: 'queueage', ...(ageSeconds !== undefined ? { ageSeconds } : {}) }),
+          (error: unknown) => gap('queueage', error),
+        )
+      : undefined,
+  ]);
+}
+
+/**
+ * The Deployment's setting; when it sets nothing, the ConfigMap's (one GET by name in the
+ * controller's namespace, merged with the ConfigMaps when they are wanted). A ConfigMap that cannot
+ * be read leaves the setting unknown: before v0.33 it would be there.
+ */
+async function settingOf(
+  controller: Deployment,
+  kube: QueueKubeInputs,
+  merger: CaptureMerger,
+  wanted: ReadonlySet<SourceName>,
+): Promise<QueueSettingRead | { error: string }> {
+  const fromDeployment = queueSettingOf(controller);
+  if (fromDeployment.state !== 'unset') return fromDeployment;
+  const namespace = controller.metadata?.namespace ?? 'default';
+  let raw;
+  try {
+    raw = await kube.reader.get('configmaps', GLOBAL_SETTINGS_CONFIGMAP, namespace);
+  } catch (error) {
+    return {
+      error: `not read: the controller's Deployment sets no queue, and ConfigMap ${namespace}/${GLOBAL_SETTINGS_CONFIGMAP} (where v0.19–v0.32 keep it) could not be read: ${failureText(error)}`,
+    };
+  }
+  if (!raw) return fromDeployment;
+  const verdict = classifyKubeObject(raw, 'v1', 'ConfigMap', 'from the API');
+  if (verdict.type !== 'object') return fromDeployment;
+  if (wanted.has('configmaps')) {
+    await kube.configMapsListed;
+    merger.add('Kubernetes API', [verdict]);
+  }
+  return queueSettingOf(controller, verdict.object as ConfigMap);
+}
