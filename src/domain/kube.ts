@@ -275,6 +275,66 @@ export interface VolumeAttachment extends KubeObject {
   };
 }
 
+/** One rule of an admission webhook: which writes the API server sends it. */
+interface WebhookRule {
+  apiGroups?: string[];
+  apiVersions?: string[];
+  /** `CREATE`, `UPDATE`, `DELETE`, `CONNECT` or `*`. */
+  operations?: string[];
+  /** Plural resources, `nodeclaims/status` for a subresource, `*` for all. */
+  resources?: string[];
+  scope?: string;
+}
+
+/** One webhook of a Validating/MutatingWebhookConfiguration. */
+interface AdmissionWebhook {
+  name?: string;
+  /**
+   * `caBundle` is the CA's public certificate (base64 PEM), kept whole: it is no secret, a few KiB,
+   * and its expiry is evidence (docs/capture.md "Admission webhooks").
+   */
+  clientConfig?: WebhookClientConfig;
+  rules?: WebhookRule[];
+  /** `Fail` when absent (admissionregistration.k8s.io/v1's default): a write is refused when the webhook cannot answer. */
+  failurePolicy?: 'Fail' | 'Ignore' | string;
+  /** `Equivalent` when absent: a rule also matches the same resource written through another served version. */
+  matchPolicy?: 'Exact' | 'Equivalent' | string;
+  objectSelector?: LabelSelector;
+}
+
+/**
+ * admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration or MutatingWebhookConfiguration
+ * (`kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations -o json`): cluster-scoped;
+ * `kind` tells them apart (mutating webhooks are called first).
+ */
+export interface WebhookConfiguration extends KubeObject {
+  kind?: 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration' | string;
+  webhooks?: AdmissionWebhook[];
+}
+
+/** discovery.k8s.io/v1 EndpointSlice: the API server (1.34+) resolves a webhook's Service through these. */
+interface EndpointSlice extends KubeObject {
+  kind?: 'EndpointSlice';
+  addressType?: string;
+  /** A ready condition that is absent counts as ready (the API server's reading). */
+  endpoints?: { addresses?: string[]; conditions?: { ready?: boolean; serving?: boolean; terminating?: boolean } }[];
+  /** Named like the Service's ports: the API server matches by name, not number. */
+  ports?: { name?: string; port?: number; protocol?: string }[];
+}
+
+/** core/v1 Endpoints: what API servers up to 1.33 resolve a webhook's Service through. */
+interface Endpoints extends KubeObject {
+  kind?: 'Endpoints';
+  subsets?: {
+    addresses?: { ip?: string }[];
+    notReadyAddresses?: { ip?: string }[];
+    ports?: { name?: string; port?: number; protocol?: string }[];
+  }[];
+}
+
+/** The endpoints of a Service, in either API: `kind` says which. */
+export type ServiceEndpoints = EndpointSlice | Endpoints;
+
 // --- Karpenter custom resources (karpenter.sh/v1, karpenter.k8s.aws/v1) -------------------
 
 export interface NodeClassRef {

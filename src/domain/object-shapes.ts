@@ -110,7 +110,7 @@ const crd = kubeObject(
   obj({
     group: str,
     names: obj({ kind: str }),
-    versions: arr(obj({ name: str, storage: bool })),
+    versions: arr(obj({ name: str, served: bool, storage: bool })),
     conversion: obj({
       strategy: str,
       webhook: obj({
@@ -190,6 +190,35 @@ const volumeAttachment = kubeObject(
   obj({ attached: bool, attachError: volumeError, detachError: volumeError }),
 );
 
+const webhookClientConfig = obj({
+  service: obj({ name: str, namespace: str, port: num, path: str }),
+  url: str,
+  caBundle: str,
+});
+
+const webhookConfiguration = kubeObject(anything, anything, {
+  webhooks: arr(
+    obj({
+      name: str,
+      clientConfig: webhookClientConfig,
+      rules: arr(obj({ apiGroups: arr(str), apiVersions: arr(str), operations: arr(str), resources: arr(str), scope: str })),
+      failurePolicy: str,
+      matchPolicy: str,
+      objectSelector: labelSelector,
+    }),
+  ),
+});
+
+const endpointPorts = arr(obj({ name: str, port: num, protocol: str }));
+
+// One source holds both kinds (kube.ts ServiceEndpoints): EndpointSlice's fields, then Endpoints'.
+const serviceEndpoints = kubeObject(anything, anything, {
+  addressType: str,
+  endpoints: arr(obj({ addresses: arr(str), conditions: obj({ ready: bool, serving: bool, terminating: bool }) })),
+  ports: endpointPorts,
+  subsets: arr(obj({ addresses: arr(obj({ ip: str })), notReadyAddresses: arr(obj({ ip: str })), ports: endpointPorts })),
+});
+
 /** Kubernetes objects by the source they belong to (Events are normalised field by field instead). */
 export const KUBE_SHAPES: Readonly<Partial<Record<SourceName, Check>>> = {
   pods: pod,
@@ -204,6 +233,8 @@ export const KUBE_SHAPES: Readonly<Partial<Record<SourceName, Check>>> = {
   ec2nodeclasses: ec2NodeClass,
   pdbs: pdb,
   volumeattachments: volumeAttachment,
+  webhookconfigurations: webhookConfiguration,
+  endpoints: serviceEndpoints,
 };
 
 // --- AWS records, as the loader and the AWS adapters build them -----------------------------

@@ -24,7 +24,9 @@ import type {
   PodDisruptionBudget,
   ReplicaSet,
   Service,
+  ServiceEndpoints,
   VolumeAttachment,
+  WebhookConfiguration,
 } from './kube.ts';
 
 /**
@@ -55,6 +57,8 @@ export const SOURCE_NAMES = [
   'instancetypes',
   'spotprices',
   'logs',
+  'webhookconfigurations',
+  'endpoints',
 ] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
 
@@ -131,6 +135,17 @@ export interface ClusterSnapshot {
   spotPrices?: SpotPrice[];
   logs: LogLine[];
   /**
+   * Validating and Mutating webhook configurations (admissionregistration.k8s.io/v1), `kind` kept.
+   * Absent counts as none, as for spotPrices: snapshots built before issue 24 leave it out.
+   */
+  webhookConfigurations?: WebhookConfiguration[];
+  /**
+   * EndpointSlices (discovery.k8s.io/v1) and/or Endpoints (core/v1) of the Services admission
+   * webhooks point at (live: EndpointSlices of the Karpenter webhooks' Services only; a capture may
+   * hold either kind, docs/capture.md). Absent counts as none.
+   */
+  endpoints?: ServiceEndpoints[];
+  /**
    * Capture files left out whose name does not say which source they held (`out3.json` too
    * large, `dump.yaml` holding an error): `file: problem`, one line each. Data may be missing.
    */
@@ -173,5 +188,7 @@ export function emptySnapshot(clusterName: string): ClusterSnapshot {
     instanceTypes: [],
     spotPrices: [],
     logs: [],
+    webhookConfigurations: [],
+    endpoints: [],
   };
 }

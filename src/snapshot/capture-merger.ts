@@ -284,6 +284,8 @@ export class CaptureMerger {
       instanceTypes: [...this.#instanceTypes.values()],
       spotPrices: [...this.#spotPrices.values()],
       logs: this.#logs,
+      webhookConfigurations: objects('webhookconfigurations'),
+      endpoints: objects('endpoints'),
     };
     const evidence = {
       option: clusterOption,

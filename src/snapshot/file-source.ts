@@ -79,6 +79,8 @@ const COMMAND_OF_SOURCE: Readonly<Record<SourceName, string>> = {
   subnets: 'aws ec2 describe-subnets',
   instancetypes: 'aws ec2 describe-instance-types',
   spotprices: 'aws ec2 describe-spot-price-history',
+  webhookconfigurations: 'kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations',
+  endpoints: 'kubectl get endpointslices',
 };
 
 /** One object's file (`fargate-profile-NAME.json`, `access-entry-NAME.json`) was a describe. */

@@ -20,6 +20,10 @@ const KINDS_IN_USE: readonly { kind: string; groups: readonly string[]; source: 
   { kind: 'EC2NodeClass', groups: ['karpenter.k8s.aws'], source: 'ec2nodeclasses' },
   { kind: 'PodDisruptionBudget', groups: ['policy'], source: 'pdbs' },
   { kind: 'VolumeAttachment', groups: ['storage.k8s.io'], source: 'volumeattachments' },
+  { kind: 'ValidatingWebhookConfiguration', groups: ['admissionregistration.k8s.io'], source: 'webhookconfigurations' },
+  { kind: 'MutatingWebhookConfiguration', groups: ['admissionregistration.k8s.io'], source: 'webhookconfigurations' },
+  { kind: 'EndpointSlice', groups: ['discovery.k8s.io'], source: 'endpoints' },
+  { kind: 'Endpoints', groups: [''], source: 'endpoints' },
 ];
 
 /**
@@ -52,6 +56,16 @@ const RESOURCE_FILE_NAMES: Readonly<Record<string, SourceName>> = {
   'poddisruptionbudgets.policy': 'pdbs',
   volumeattachments: 'volumeattachments',
   'volumeattachments.storage.k8s.io': 'volumeattachments',
+  // capture-script's name for the one list of both kinds.
+  webhookconfigurations: 'webhookconfigurations',
+  validatingwebhookconfigurations: 'webhookconfigurations',
+  'validatingwebhookconfigurations.admissionregistration.k8s.io': 'webhookconfigurations',
+  mutatingwebhookconfigurations: 'webhookconfigurations',
+  'mutatingwebhookconfigurations.admissionregistration.k8s.io': 'webhookconfigurations',
+  endpointslices: 'endpoints',
+  'endpointslices.discovery.k8s.io': 'endpoints',
+  endpoints: 'endpoints',
+  ep: 'endpoints',
 };
 
 /** `capture/nodeclaims.json` → 'nodeclaims'; undefined when the name is no resource's plural. */

@@ -53,6 +53,8 @@ export function newestTimestamp(snapshot: ClusterSnapshot, notAfter: number): Ne
     snapshot.nodeClasses,
     snapshot.pdbs,
     snapshot.volumeAttachments,
+    snapshot.webhookConfigurations ?? [],
+    snapshot.endpoints ?? [],
   ];
   for (const objects of kubeObjects) {
     for (const object of objects) {

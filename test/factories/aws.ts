@@ -216,6 +216,8 @@ export const PART_SOURCE: Record<keyof SnapshotParts, SourceName> = {
   instanceTypes: 'instancetypes',
   spotPrices: 'spotprices',
   logs: 'logs',
+  webhookConfigurations: 'webhookconfigurations',
+  endpoints: 'endpoints',
 };
 
 /** A snapshot where exactly the given parts count as captured (an empty array is "captured, none"). */

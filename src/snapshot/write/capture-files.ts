@@ -37,6 +37,8 @@ const KUBE_FILES: readonly { source: SourceName; file: string; objects: (s: Clus
   // Named as capture-script names them.
   { source: 'pdbs', file: 'pdb.json', objects: (s) => s.pdbs },
   { source: 'volumeattachments', file: 'volumeattachments.json', objects: (s) => s.volumeAttachments },
+  { source: 'webhookconfigurations', file: 'webhookconfigurations.json', objects: (s) => s.webhookConfigurations ?? [] },
+  { source: 'endpoints', file: 'endpointslices.json', objects: (s) => s.endpoints ?? [] },
 ];
 
 /**
