@@ -8,6 +8,7 @@ import { consolidationChurn } from './consolidation-churn/detector.ts';
 import { consolidationBlocked } from './consolidation-blocked/detector.ts';
 import { disruptionBlocked } from './disruption-blocked/detector.ts';
 import { crdConversionWebhookBroken } from './crd-conversion-webhook-broken/detector.ts';
+import { admissionWebhookBroken } from './admission-webhook-broken/detector.ts';
 import { instanceProvenanceUnproven } from './instance-provenance-unproven/detector.ts';
 import { karpenterIamDenied } from './karpenter-iam-denied/detector.ts';
 import { nodeClaimLaunchFailed } from './nodeclaim-launch-failed/detector.ts';
@@ -33,6 +34,7 @@ export const DETECTORS: readonly Detector[] = [
   orphanedInstance,
   karpenterIamDenied,
   crdConversionWebhookBroken,
+  admissionWebhookBroken,
   amiSelectorUnscoped,
   instanceProvenanceUnproven,
   subnetIpsLow,

@@ -1,7 +1,7 @@
 import type { CauseCodeOf } from '../../domain/codes.ts';
 import type { Finding } from '../../domain/finding.ts';
 import { manualRemediation, newFinding } from '../../domain/finding.ts';
-import type { AdmissionWebhook, WebhookConfiguration } from '../../domain/kube.ts';
+import type { WebhookConfiguration } from '../../domain/kube.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import { visibleLine } from '../../domain/visible.ts';
@@ -16,6 +16,7 @@ import {
   isKarpenterConfiguration,
   karpenterKindOf,
   refusedWrites,
+  type AdmissionWebhook,
 } from './karpenter-webhooks.ts';
 import { reachOf, serviceEvidence, targetOf, type Reach } from './reachability.ts';
 import { webhookFailures, type WebhookFailure } from './webhook-failures.ts';
@@ -85,7 +86,8 @@ function controllerFacts(snapshot: ClusterSnapshot, index: SnapshotIndex): Contr
     info?.deployment?.spec?.template?.spec?.containers ?? info?.pods[0]?.spec?.containers,
   );
   const disabled = container?.env?.find((e) => e.name === 'DISABLE_WEBHOOK')?.value?.toLowerCase() === 'true';
-  const absent = !info && controllerAbsenceKnown(snapshot, index) && (snapshot.pods.length > 0 || snapshot.deployments.length > 0);
+  const absent =
+    !info && controllerAbsenceKnown(snapshot, index) && (snapshot.pods.length > 0 || snapshot.deployments.length > 0);
   return {
     version,
     v1,
@@ -118,7 +120,11 @@ function judge(
   const reach = reachOf(webhook, snapshot);
   const texts = failures.filter((f) => f.webhook === webhook.name);
   const v = (cause: Cause, why: string): Verdict => ({ webhook, reach, cause, why, texts });
-  if (karpenters && controller.v1) return v('STALE_AFTER_V1_UPGRADE', `Karpenter ${controller.version ?? 'v1'} serves no admission webhook`);
+  if (karpenters && controller.v1)
+    return v(
+      'STALE_AFTER_V1_UPGRADE',
+      `Karpenter ${controller.version ? `v${controller.version}` : 'v1'} serves no admission webhook`,
+    );
   const t = 'target' in reach ? reach.target : undefined;
   if (reach.state === 'service-missing') return v('SERVICE_MISSING', `Service ${t?.namespace}/${t?.name} missing`);
   if (reach.state === 'port-missing') return v('SERVICE_MISSING', `Service ${t?.namespace}/${t?.name} has no port ${t?.port}`);
@@ -142,7 +148,13 @@ function deleteProven(verdict: Verdict, controller: ControllerFacts): string | u
   return undefined;
 }
 
-const CAUSE_ORDER: readonly Cause[] = ['STALE_AFTER_V1_UPGRADE', 'SERVICE_MISSING', 'NO_ENDPOINTS', 'CERTIFICATE_INVALID', 'UNKNOWN'];
+const CAUSE_ORDER: readonly Cause[] = [
+  'STALE_AFTER_V1_UPGRADE',
+  'SERVICE_MISSING',
+  'NO_ENDPOINTS',
+  'CERTIFICATE_INVALID',
+  'UNKNOWN',
+];
 
 function fromConfiguration(
   config: WebhookConfiguration,
@@ -161,9 +173,12 @@ function fromConfiguration(
   const kind = configurationKind(config) ?? karpenterKindOf(name);
   const writes = [...new Set(verdicts.flatMap((v) => refusedWrites(v.webhook, snapshot.crds)))];
   const refused = verdicts.flatMap((v) => v.texts);
-  const critical = writes.length > 0 || refused.length > 0;
+  const critical = writes.length > 0 || refused.some((f) => f.refusal);
   const labels = config.metadata?.labels ?? {};
-  const installedBy = [labels['helm.sh/chart'], labels['app.kubernetes.io/version'] && `version ${labels['app.kubernetes.io/version']}`]
+  const installedBy = [
+    labels['helm.sh/chart'],
+    labels['app.kubernetes.io/version'] && `version ${labels['app.kubernetes.io/version']}`,
+  ]
     .filter(Boolean)
     .join(', ');
   const webhook = verdict.webhook;
@@ -172,7 +187,11 @@ function fromConfiguration(
     severity: critical ? 'critical' : 'warning',
     title: `${kind ?? 'Webhook configuration'} ${name} cannot answer (${verdict.why})${critical ? `: the API server refuses ${writes.length ? writes.join(', ') : 'Karpenter'} writes` : ''}`,
     resource: { kind: kind ?? 'WebhookConfiguration', name },
-    since: refused.map((f) => f.time).filter((t): t is string => !!t).sort()[0] ?? null,
+    since:
+      refused
+        .map((f) => f.time)
+        .filter((t): t is string => !!t)
+        .sort()[0] ?? null,
     cause: { code: verdict.cause, detail: detailOf(verdict, name, controller, writes) },
     evidence: [
       `${kind ?? 'configuration'} ${name}${installedBy ? ` (${installedBy})` : ''}: webhook ${webhook.name ?? '?'} calls ${describeTarget(webhook)}, failurePolicy ${webhook.failurePolicy ?? 'Fail (default)'}`,
@@ -202,7 +221,11 @@ function fromConfiguration(
 }
 
 /** A finding from the API server's words alone: the configurations were not captured. */
-function fromText(webhook: string, texts: readonly WebhookFailure[], controller: ControllerFacts): Finding<'ADMISSION_WEBHOOK_BROKEN'> {
+function fromText(
+  webhook: string,
+  texts: readonly WebhookFailure[],
+  controller: ControllerFacts,
+): Finding<'ADMISSION_WEBHOOK_BROKEN'> {
   const kind = karpenterKindOf(webhook);
   const karpenters = kind !== undefined;
   const first = texts.find((t) => t.kind !== 'UNKNOWN' && t.kind !== 'REJECTED') ?? texts[0];
@@ -212,7 +235,9 @@ function fromText(webhook: string, texts: readonly WebhookFailure[], controller:
       : 'UNKNOWN';
   const stale = karpenters && controller.v1 === true;
   const cause: Cause = stale ? 'STALE_AFTER_V1_UPGRADE' : textCause;
-  const why = stale ? `Karpenter ${controller.version ?? 'v1'} serves no admission webhook` : (first?.why ?? 'the call failed');
+  const why = stale
+    ? `Karpenter ${controller.version ? `v${controller.version}` : 'v1'} serves no admission webhook`
+    : (first?.why ?? 'the call failed');
   const service = texts.find((t) => t.service)?.service;
   const target = service ? { namespace: service.namespace, name: service.name, port: service.port ?? 443 } : undefined;
   return newFinding({
@@ -220,7 +245,11 @@ function fromText(webhook: string, texts: readonly WebhookFailure[], controller:
     severity: 'critical',
     title: `Webhook ${webhook} cannot answer (${why}): the API server refuses Karpenter writes`,
     resource: { kind: kind ?? 'WebhookConfiguration', name: webhook },
-    since: texts.map((f) => f.time).filter((t): t is string => !!t).sort()[0] ?? null,
+    since:
+      texts
+        .map((f) => f.time)
+        .filter((t): t is string => !!t)
+        .sort()[0] ?? null,
     cause: {
       code: cause,
       detail: `The API server refused ${first?.write ?? 'a write'} because it could not call webhook ${webhook}: ${first?.text ?? ''}${stale ? `. Karpenter v1.0 and later serve no admission webhook (v1.0 serves only CRD conversion), so a configuration of this name is left over from before the upgrade.` : ''}`,
@@ -275,7 +304,8 @@ function detailOf(verdict: Verdict, name: string, controller: ControllerFacts, w
 
 function describeTarget(w: AdmissionWebhook): string {
   const s = w.clientConfig?.service;
-  if (s) return `Service ${s.namespace ?? '?'}/${s.name ?? '?'} port ${s.port ?? '443 (default)'}${s.path ? ` path ${s.path}` : ''}`;
+  if (s)
+    return `Service ${s.namespace ?? '?'}/${s.name ?? '?'} port ${s.port ?? '443 (default)'}${s.path ? ` path ${s.path}` : ''}`;
   return w.clientConfig?.url ? `URL ${w.clientConfig.url}` : 'nothing';
 }
 
@@ -286,4 +316,3 @@ function describeRules(w: AdmissionWebhook): string {
   );
   return rules.join('; ') || 'none (matches no write)';
 }
-

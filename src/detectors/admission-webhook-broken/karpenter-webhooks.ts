@@ -4,7 +4,7 @@
  * lists them by version); v1.0 serves no admission webhook (only CRD conversion) and v1.1 serves
  * none at all, so any of them left in a v1 cluster is stale.
  */
-import type { AdmissionWebhook, CustomResourceDefinition, WebhookConfiguration } from '../../domain/kube.ts';
+import type { CustomResourceDefinition, WebhookConfiguration } from '../../domain/kube.ts';
 import { hasControllerLabel } from '../../domain/snapshot-index.ts';
 import { KARPENTER_API_GROUPS } from '../../domain/tags.ts';
 
@@ -21,6 +21,9 @@ const KARPENTER_WEBHOOK_NAMES: ReadonlySet<string> = new Set([
   'defaulting.webhook.provisioners.karpenter.sh',
   'validation.webhook.provisioners.karpenter.sh',
 ]);
+
+/** One webhook of a configuration. */
+export type AdmissionWebhook = NonNullable<WebhookConfiguration['webhooks']>[number];
 
 export type ConfigurationKind = 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration';
 
@@ -59,8 +62,7 @@ const KARPENTER_WRITES: readonly { group: string; resource: string }[] = [
   { group: 'karpenter.k8s.aws', resource: 'ec2nodeclasses' },
 ];
 
-const anyOf = (values: readonly string[] | undefined, wanted: string) =>
-  (values ?? []).some((v) => v === '*' || v === wanted);
+const anyOf = (values: readonly string[] | undefined, wanted: string) => (values ?? []).some((v) => v === '*' || v === wanted);
 
 /**
  * The Karpenter writes the webhook refuses when it cannot answer: none when its failurePolicy is
@@ -79,7 +81,7 @@ export function refusedWrites(webhook: AdmissionWebhook, crds: readonly CustomRe
       (r) =>
         anyOf(r.apiGroups, write.group) &&
         anyOf(r.resources, write.resource) &&
-        ((r.operations ?? []).some((o) => o === '*' || o === 'CREATE' || o === 'UPDATE')) &&
+        (r.operations ?? []).some((o) => o === '*' || o === 'CREATE' || o === 'UPDATE') &&
         (served === undefined || (r.apiVersions ?? []).some((v) => v === '*' || served.includes(v))),
     );
     if (matches) out.push(`${write.resource}.${write.group}`);

@@ -6,7 +6,8 @@
  * endpoint not marked unready), then TLS: without a `caBundle` the API server trusts only its
  * system roots, which never signed the certificate a webhook makes itself.
  */
-import type { AdmissionWebhook, Service, ServiceEndpoints } from '../../domain/kube.ts';
+import type { Service, ServiceEndpoints } from '../../domain/kube.ts';
+import type { AdmissionWebhook } from './karpenter-webhooks.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 import { coversNamespace, describeService } from '../karpenter/webhook-services.ts';
 
@@ -71,9 +72,7 @@ export function reachOf(webhook: AdmissionWebhook, snapshot: ClusterSnapshot): R
 /** The Endpoints named like the Service, or an EndpointSlice labelled with it. */
 function endpointsOf(e: ServiceEndpoints, namespace: string, name: string): boolean {
   if (e.metadata?.namespace !== namespace) return false;
-  return e.kind === 'EndpointSlice'
-    ? e.metadata.labels?.['kubernetes.io/service-name'] === name
-    : e.metadata.name === name;
+  return e.kind === 'EndpointSlice' ? e.metadata.labels?.['kubernetes.io/service-name'] === name : e.metadata.name === name;
 }
 
 /** A ready address serving the port named `portName` (any port when undefined). */
@@ -81,7 +80,9 @@ function readyOnPort(e: ServiceEndpoints, portName: string | undefined): boolean
   const hasPort = (ports: readonly { name?: string }[] | undefined) =>
     portName === undefined || (ports ?? []).some((p) => (p.name ?? '') === portName);
   if (e.kind === 'EndpointSlice') {
-    return hasPort(e.ports) && (e.endpoints ?? []).some((ep) => ep.conditions?.ready !== false && (ep.addresses ?? []).length > 0);
+    return (
+      hasPort(e.ports) && (e.endpoints ?? []).some((ep) => ep.conditions?.ready !== false && (ep.addresses ?? []).length > 0)
+    );
   }
   if ('subsets' in e) return (e.subsets ?? []).some((s) => (s.addresses ?? []).length > 0 && hasPort(s.ports));
   return false;

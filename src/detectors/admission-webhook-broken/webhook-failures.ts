@@ -16,7 +16,7 @@ import { logText } from '../cloud-errors/cloud-errors.ts';
 import { webhookServiceOf, type WebhookService } from '../karpenter/webhook-services.ts';
 
 /** What the text says went wrong, before the configurations are looked at. */
-export type FailureKind = 'SERVICE_MISSING' | 'NO_ENDPOINTS' | 'CERTIFICATE_INVALID' | 'REJECTED' | 'UNKNOWN';
+type FailureKind = 'SERVICE_MISSING' | 'NO_ENDPOINTS' | 'CERTIFICATE_INVALID' | 'REJECTED' | 'UNKNOWN';
 
 export interface WebhookFailure {
   /** The webhook's name (`webhooks[].name`; Karpenter names its one webhook like its configuration). */
@@ -34,6 +34,8 @@ export interface WebhookFailure {
   write?: string;
   /** Read in Karpenter's log, or in an event about a Karpenter object: a write of Karpenter's was refused. */
   karpenterWrite: boolean;
+  /** The API server refused a write (`failed calling webhook`), not a reconciler's complaint. */
+  refusal: boolean;
   time?: string;
 }
 
@@ -87,6 +89,7 @@ function failuresIn(text: string, where: string, karpenterWrite: boolean, time: 
       where,
       ...(write ? { write } : {}),
       karpenterWrite,
+      refusal: true,
       ...(time ? { time } : {}),
     });
   }
@@ -106,6 +109,7 @@ function caKeyFailure(line: LogLine): WebhookFailure | undefined {
     text: oneLine(m[0], 400),
     where: line.origin,
     karpenterWrite: false,
+    refusal: false,
     ...(line.time ? { time: line.time } : {}),
   };
 }
@@ -122,7 +126,9 @@ export function webhookFailures(logs: readonly LogLine[], events: readonly KubeE
   }
   for (const e of events) {
     const about = `${e.regarding.kind ?? 'object'} ${e.regarding.namespace ? `${e.regarding.namespace}/` : ''}${e.regarding.name ?? '?'}`;
-    out.push(...failuresIn(e.message ?? '', `event on ${about}`, KARPENTER_KINDS.has(e.regarding.kind ?? ''), e.lastTime ?? e.firstTime));
+    out.push(
+      ...failuresIn(e.message ?? '', `event on ${about}`, KARPENTER_KINDS.has(e.regarding.kind ?? ''), e.lastTime ?? e.firstTime),
+    );
   }
   for (const gap of gaps) out.push(...failuresIn(gap.error, `a saved or live error (${gap.source})`, false, undefined));
   return out;

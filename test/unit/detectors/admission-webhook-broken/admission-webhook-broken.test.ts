@@ -341,7 +341,13 @@ describe('ADMISSION_WEBHOOK_BROKEN', () => {
       ...snapshotOf({ logs: [refusedLog(PORT_GONE)] }),
       gaps: [{ source: 'nodeclaims' as const, error: conversion }],
     };
-    const ctx = { snapshot, index: new SnapshotIndex(snapshot), prices: priceBookOf(snapshot), settings: DEFAULT_DETECTION, now: new Date(T0) };
+    const ctx = {
+      snapshot,
+      index: new SnapshotIndex(snapshot),
+      prices: priceBookOf(snapshot),
+      settings: DEFAULT_DETECTION,
+      now: new Date(T0),
+    };
 
     // Act
     const admission = admissionWebhookBroken.detect(ctx);

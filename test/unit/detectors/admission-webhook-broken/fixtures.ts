@@ -3,7 +3,11 @@
  * and its endpoints, and the controller at a given version: the pieces the tests and cause
  * scenarios of ADMISSION_WEBHOOK_BROKEN put together.
  */
-import type { EndpointSlice, Pod, Service, WebhookConfiguration, WebhookRule } from '../../../../src/domain/kube.ts';
+import type { Pod, Service, ServiceEndpoints, WebhookConfiguration } from '../../../../src/domain/kube.ts';
+import type { AdmissionWebhook } from '../../../../src/detectors/admission-webhook-broken/karpenter-webhooks.ts';
+
+type WebhookRule = NonNullable<AdmissionWebhook['rules']>[number];
+type EndpointSlice = Extract<ServiceEndpoints, { kind?: 'EndpointSlice' }>;
 import { karpenterPod } from '../../../factories/kube.ts';
 
 /** A CA certificate's base64 as knative writes it (shortened: only its presence is read). */
@@ -20,7 +24,14 @@ const v1beta1 = (group: string, resources: string[]): WebhookRule => ({
 /** aws@v0.37.0 charts/karpenter/templates/webhooks-core.yaml and webhooks.yaml, as rendered into `namespace`. */
 export function chartWebhook(
   name: string,
-  input: { namespace?: string; service?: string; port?: number; caBundle?: string | null; failurePolicy?: string; chart?: string } = {},
+  input: {
+    namespace?: string;
+    service?: string;
+    port?: number;
+    caBundle?: string | null;
+    failurePolicy?: string;
+    chart?: string;
+  } = {},
 ): WebhookConfiguration {
   const mutating = name.startsWith('defaulting.');
   const rules = name.endsWith('karpenter.k8s.aws')
@@ -72,11 +83,17 @@ export function karpenterService(input: { namespace?: string; name?: string; web
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name: input.name ?? 'karpenter', namespace: input.namespace ?? 'kube-system', labels: { 'app.kubernetes.io/name': 'karpenter' } },
+    metadata: {
+      name: input.name ?? 'karpenter',
+      namespace: input.namespace ?? 'kube-system',
+      labels: { 'app.kubernetes.io/name': 'karpenter' },
+    },
     spec: {
       ports: [
         { name: 'http-metrics', port: 8000, targetPort: 'http-metrics', protocol: 'TCP' },
-        ...(input.webhookPort === false ? [] : [{ name: 'https-webhook', port: 8443, targetPort: 'https-webhook', protocol: 'TCP' }]),
+        ...(input.webhookPort === false
+          ? []
+          : [{ name: 'https-webhook', port: 8443, targetPort: 'https-webhook', protocol: 'TCP' }]),
       ],
     },
   };
