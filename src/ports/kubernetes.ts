@@ -22,6 +22,9 @@ export const KUBE_RESOURCE_NAMES = [
   'ec2nodeclasses',
   'poddisruptionbudgets',
   'volumeattachments',
+  'validatingwebhookconfigurations',
+  'mutatingwebhookconfigurations',
+  'endpointslices',
 ] as const;
 export type KubeResourceName = (typeof KUBE_RESOURCE_NAMES)[number];
 
@@ -52,6 +55,19 @@ export const KUBE_RESOURCES: Readonly<Record<KubeResourceName, KubeResourceInfo>
   ec2nodeclasses: { group: 'karpenter.k8s.aws', version: 'v1', kind: 'EC2NodeClass', namespaced: false },
   poddisruptionbudgets: { group: 'policy', version: 'v1', kind: 'PodDisruptionBudget', namespaced: true },
   volumeattachments: { group: 'storage.k8s.io', version: 'v1', kind: 'VolumeAttachment', namespaced: false },
+  validatingwebhookconfigurations: {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    kind: 'ValidatingWebhookConfiguration',
+    namespaced: false,
+  },
+  mutatingwebhookconfigurations: {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    kind: 'MutatingWebhookConfiguration',
+    namespaced: false,
+  },
+  endpointslices: { group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', namespaced: true },
 };
 
 export function apiVersionOf(info: KubeResourceInfo): string {

@@ -17,6 +17,7 @@ const SHORT_NAMES: Partial<Record<SimResourceName, string[]>> = {
   customresourcedefinitions: ['crd', 'crds'],
   namespaces: ['ns'],
   poddisruptionbudgets: ['pdb'],
+  endpoints: ['ep'],
 };
 
 const CATEGORIES: Partial<Record<SimResourceName, string[]>> = {

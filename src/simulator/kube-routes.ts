@@ -1,6 +1,7 @@
 /**
  * The resource paths of the API (`/api/v1/...`, `/apis/{group}/{version}/...`): GET one object,
- * LIST, POST (create), PUT (replace), PATCH, DELETE, and pod logs. Every write honours `dryRun`
+ * LIST, POST (create), PUT (replace), PATCH, DELETE, and pod logs. Creates and updates of Karpenter
+ * kinds pass the admission webhooks first (admission-webhooks.ts). Every write honours `dryRun`
  * as the API server does (`?dryRun=All`, or for DELETE the DeleteOptions body's `"dryRun":
  * ["All"]`, which is what `kubectl delete --dry-run=server` sends): the answer is what would
  * happen, and nothing is stored or removed.
@@ -12,6 +13,7 @@ import { CORE_EVENTS_VIEW } from './core-events.ts';
 import { fullBody, isCustomResource, listBody, listPage, type ListView } from './kube-list.ts';
 import { SIM_RESOURCES, type KubeStore, type SimResourceName, type StoredObject } from './kube-store.ts';
 import { applyPatch } from './patch.ts';
+import { admitWrite } from './admission-webhooks.ts';
 import { includeObjectOf, tableOf, wantsTable } from './tables/table.ts';
 import { podLog } from './pod-logs.ts';
 import {
@@ -155,6 +157,7 @@ function patchObject(
 ): StoredObject {
   const current = existing(store, resource, name, namespace);
   if (request.body.trim() === '') throw badRequest('the body of the request was empty');
+  admitWrite(store, resource, 'UPDATE');
   const patched = applyPatch(request.contentType, current.object, request.body, isCustomResource(resource));
   const before = metadataOf(current.object);
   const after = metadataOf(patched);
@@ -188,6 +191,7 @@ function createObject(
 ): StoredObject {
   const object = objectBody(resource, request);
   const dryRun = isDryRun(request);
+  admitWrite(store, resource, 'CREATE');
   const metadata = metadataOf(object);
   const name = metadata.name;
   if (typeof name !== 'string' || name === '') throw invalid(resource, '', 'metadata.name: Required value: name is required');
@@ -209,6 +213,7 @@ function replaceObject(
   const object = objectBody(resource, request);
   const dryRun = isDryRun(request);
   const current = existing(store, resource, name, namespace);
+  admitWrite(store, resource, 'UPDATE');
   const metadata = metadataOf(object);
   const before = metadataOf(current.object);
   if (metadata.name !== name) {

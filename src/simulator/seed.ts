@@ -26,7 +26,17 @@ const OBJECT_LISTS: readonly [SimResourceName, (s: ClusterSnapshot) => readonly 
   ['nodeclaims', (s) => s.nodeClaims],
   ['poddisruptionbudgets', (s) => s.pdbs],
   ['volumeattachments', (s) => s.volumeAttachments],
+  // One source each, two kinds served apart, as the API server serves them (no slice is made up for
+  // a captured Endpoints: the collector reads Endpoints where a Service has no slice, docs/simulator.md).
+  ['validatingwebhookconfigurations', (s) => ofKind(s.webhookConfigurations, 'ValidatingWebhookConfiguration')],
+  ['mutatingwebhookconfigurations', (s) => ofKind(s.webhookConfigurations, 'MutatingWebhookConfiguration')],
+  ['endpointslices', (s) => ofKind(s.endpoints, 'EndpointSlice')],
+  ['endpoints', (s) => ofKind(s.endpoints, 'Endpoints')],
 ];
+
+function ofKind(objects: readonly KubeObject[] | undefined, kind: string): readonly KubeObject[] {
+  return (objects ?? []).filter((o) => o.kind === kind);
+}
 
 /** Kubernetes sources of a snapshot → the resource whose list a gap denies. */
 const GAP_RESOURCES: Partial<Record<SourceName, SimResourceName | 'pods/log'>> = {
@@ -43,6 +53,9 @@ const GAP_RESOURCES: Partial<Record<SourceName, SimResourceName | 'pods/log'>> =
   ec2nodeclasses: 'ec2nodeclasses',
   pdbs: 'poddisruptionbudgets',
   volumeattachments: 'volumeattachments',
+  // The collector lists the validating ones first; a denial of either leaves the source a gap.
+  webhookconfigurations: 'validatingwebhookconfigurations',
+  endpoints: 'endpointslices',
   logs: 'pods/log',
 };
 

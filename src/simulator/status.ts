@@ -9,6 +9,8 @@ export interface StatusDetails {
   group?: string;
   kind?: string;
   uid?: string;
+  /** What went wrong, one entry per cause (an admission webhook's refusal carries its error here). */
+  causes?: { message: string }[];
 }
 
 export class ApiStatusError extends Error {

@@ -15,8 +15,10 @@ import type {
   PodDisruptionBudget,
   PodSpec,
   Service,
+  ServiceEndpoints,
   Taint,
   VolumeAttachment,
+  WebhookConfiguration,
 } from '../../src/domain/kube.ts';
 
 export const T0 = '2026-01-01T00:00:00Z';
@@ -365,4 +367,64 @@ export function withAnnotations<T extends { metadata?: { annotations?: Record<st
   annotations: Record<string, string>,
 ): T {
   return { ...object, metadata: { ...object.metadata, annotations: { ...object.metadata?.annotations, ...annotations } } };
+}
+
+/**
+ * A Validating (default) or MutatingWebhookConfiguration with one webhook on Karpenter's Service,
+ * rules on `group` v1beta1 CREATE/UPDATE as chart 0.37 renders them, failurePolicy Fail.
+ */
+export function admissionWebhookConfiguration(input: {
+  name: string;
+  kind?: 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration';
+  service?: { name: string; namespace: string; port?: number; path?: string };
+  group?: string;
+  resources?: string[];
+  caBundle?: string;
+}): WebhookConfiguration {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: input.kind ?? 'ValidatingWebhookConfiguration',
+    metadata: { name: input.name, uid: `uid-${input.name}`, creationTimestamp: T0 },
+    webhooks: [
+      {
+        name: input.name,
+        clientConfig: {
+          service: input.service ?? { name: 'karpenter', namespace: 'karpenter', port: 8443 },
+          ...(input.caBundle ? { caBundle: input.caBundle } : {}),
+        },
+        failurePolicy: 'Fail',
+        rules: [
+          {
+            apiGroups: [input.group ?? 'karpenter.sh'],
+            apiVersions: ['v1beta1'],
+            operations: ['CREATE', 'UPDATE'],
+            resources: input.resources ?? ['nodepools', 'nodepools/status'],
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/** The discovery.k8s.io/v1 EndpointSlice of a Service: one address, ready or not, on the named ports. */
+export function endpointSlice(input: {
+  service: string;
+  namespace: string;
+  ports: { name: string; port: number }[];
+  ready?: boolean;
+  address?: string;
+}): ServiceEndpoints {
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: {
+      name: `${input.service}-x7k2p`,
+      namespace: input.namespace,
+      labels: { 'kubernetes.io/service-name': input.service },
+      creationTimestamp: T0,
+    },
+    addressType: 'IPv4',
+    endpoints: [{ addresses: [input.address ?? '10.0.12.40'], conditions: { ready: input.ready ?? true } }],
+    ports: input.ports.map((p) => ({ ...p, protocol: 'TCP' })),
+  };
 }

@@ -26,6 +26,8 @@ import {
   service,
   T0,
   volumeAttachment,
+  admissionWebhookConfiguration,
+  endpointSlice,
 } from '../../factories/kube.ts';
 
 const NODECLAIMS = 23;
@@ -54,6 +56,13 @@ function seededStore() {
       pdbs: [pdb({ name: 'web', namespace: 'shop', matchLabels: { app: 'web' } })],
       volumeAttachments: [
         volumeAttachment({ name: 'csi-0a1b', nodeName: 'ip-10-0-0-0.ec2.internal', persistentVolumeName: 'pvc-1' }),
+      ],
+      webhookConfigurations: [
+        admissionWebhookConfiguration({ name: 'validation.webhook.karpenter.sh' }),
+        admissionWebhookConfiguration({ name: 'defaulting.webhook.karpenter.k8s.aws', kind: 'MutatingWebhookConfiguration' }),
+      ],
+      endpoints: [
+        endpointSlice({ service: 'karpenter', namespace: 'karpenter', ports: [{ name: 'https-webhook', port: 8443 }] }),
       ],
     }),
   );
