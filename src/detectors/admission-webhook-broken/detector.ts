@@ -35,10 +35,10 @@ type Cause = CauseCodeOf<'ADMISSION_WEBHOOK_BROKEN'>;
  */
 export const admissionWebhookBroken: Detector<'ADMISSION_WEBHOOK_BROKEN'> = {
   code: 'ADMISSION_WEBHOOK_BROKEN',
-  requires: [],
-  anyOf: ['webhookconfigurations', 'logs', 'events'],
+  requires: ['webhookconfigurations'],
   refinedBy: ['services', 'endpoints', 'crds', 'deployments', 'pods'],
-  evidenceIn: (snapshot) => webhookFailures([], [], snapshot.gaps).length > 0,
+  // The API server's words in the log, an event or a saved error: judged without the configurations.
+  evidenceIn: (snapshot) => webhookFailures(snapshot.logs, snapshot.events, snapshot.gaps).some(isAboutKarpenter),
   detect(ctx) {
     const { snapshot, index } = ctx;
     const controller = controllerFacts(snapshot, index);
@@ -58,14 +58,18 @@ export const admissionWebhookBroken: Detector<'ADMISSION_WEBHOOK_BROKEN'> = {
     const byWebhook = new Map<string, WebhookFailure[]>();
     for (const f of failures) {
       if (named.has(f.webhook) || snapshot.captured.has('webhookconfigurations')) continue;
-      // Karpenter's own webhooks, or any webhook that refused a write of Karpenter's controller.
-      if (!karpenterKindOf(f.webhook) && !f.karpenterWrite) continue;
+      if (!isAboutKarpenter(f)) continue;
       byWebhook.set(f.webhook, [...(byWebhook.get(f.webhook) ?? []), f]);
     }
     for (const [webhook, texts] of byWebhook) findings.push(fromText(webhook, texts, controller));
     return findings;
   },
 };
+
+/** Karpenter's own webhooks, or any webhook that refused a write of Karpenter's controller. */
+function isAboutKarpenter(f: WebhookFailure): boolean {
+  return karpenterKindOf(f.webhook) !== undefined || f.karpenterWrite;
+}
 
 /** What the capture says of the controller: its version, where it runs, whether it serves webhooks. */
 interface ControllerFacts {
