@@ -1,6 +1,7 @@
 import type { SourceName } from '../domain/snapshot.ts';
 import { isPodReady } from '../domain/kube-helpers.ts';
-import type { EC2NodeClass, KubeObject, Node, NodeClaim, NodePool, Pod } from '../domain/kube.ts';
+import type { EC2NodeClass, KubeObject, Node, NodeClaim, NodePool, Pod, WebhookConfiguration } from '../domain/kube.ts';
+import { karpenterWebhookServices } from '../domain/admission-webhooks.ts';
 import type { LogLine } from '../domain/aws.ts';
 import type { KubeListQuery, KubernetesReader } from '../ports/kubernetes.ts';
 import type { CaptureMerger } from '../snapshot/capture-merger.ts';
@@ -18,10 +19,12 @@ import {
   PENDING_PODS,
   PREVIOUS_LOG_LIMIT_BYTES,
   podsOnNode,
+  endpointSlicesOf,
+  MAX_WEBHOOK_SERVICES,
 } from './kube-sources.ts';
 import { nodesOfInterest } from './nodes-of-interest.ts';
 
-export const KUBE_SOURCES: readonly SourceName[] = [...KUBE_LISTS.map((l) => l.source), 'pods', 'crds', 'logs'];
+export const KUBE_SOURCES: readonly SourceName[] = [...KUBE_LISTS.map((l) => l.source), 'pods', 'crds', 'logs', 'endpoints'];
 
 type Gap = (source: SourceName, error: unknown) => void;
 type ListedSource = (typeof KUBE_LISTS)[number]['source'];
@@ -76,7 +79,9 @@ export function collectKube(
 ): KubeCollection {
   const bounded = throughSlots(kube, options.inFlight);
   const needed = (source: ListedSource) =>
-    wanted.has(source) || (source === 'ec2nodeclasses' && options.needNodeClasses === true);
+    wanted.has(source) ||
+    (source === 'ec2nodeclasses' && options.needNodeClasses === true) ||
+    (source === 'webhookconfigurations' && wanted.has('endpoints'));
   const listed = new Map<SourceName, Settled<KubeObject[] | undefined>>();
   for (const l of KUBE_LISTS) if (needed(l.source)) listed.set(l.source, settled());
   const objectsOf = async <T>(source: ListedSource) => ((await listed.get(source)?.promise) ?? undefined) as T[] | undefined;
@@ -114,6 +119,9 @@ export function collectKube(
     if (result) reads.push(readList(l, result));
   }
   if (wanted.has('crds')) reads.push(collectCrds(bounded, merger, gap));
+  if (wanted.has('endpoints')) {
+    reads.push(collectWebhookEndpoints(bounded.ahead, objectsOf<WebhookConfiguration>('webhookconfigurations'), merger, gap));
+  }
   return {
     done: Promise.all(reads).then(() => undefined),
     nodeClasses: objectsOf<EC2NodeClass>('ec2nodeclasses'),
@@ -138,6 +146,37 @@ function throughSlots(kube: KubernetesReader, limit: number): BoundedReader {
     podLog: (query) => inFlight(() => kube.podLog(query), ahead),
   });
   return { ...reader(false), ahead: reader(true), limit };
+}
+
+/**
+ * The EndpointSlices (else Endpoints) of the Services Karpenter's admission webhooks post to, once
+ * the configurations are listed: none asked when there are none (Karpenter v1 ships none).
+ */
+async function collectWebhookEndpoints(
+  kube: KubernetesReader,
+  configurations: Promise<WebhookConfiguration[] | undefined>,
+  merger: CaptureMerger,
+  gap: Gap,
+): Promise<void> {
+  const listed = await configurations;
+  if (!listed) {
+    gap('endpoints', 'not read: the webhook configurations naming the Services could not be listed');
+    return;
+  }
+  try {
+    const services = karpenterWebhookServices(listed).slice(0, MAX_WEBHOOK_SERVICES);
+    const read = await Promise.all(
+      services.map(async ({ namespace, name }) => {
+        const slices = await kube.list(endpointSlicesOf(namespace, name));
+        if (slices.length > 0) return slices;
+        const endpoints = await kube.get('endpoints', name, namespace);
+        return endpoints ? [endpoints] : [];
+      }),
+    );
+    merger.add(KUBE_ORIGIN, contributions('endpoints', read.flat()));
+  } catch (error) {
+    gap('endpoints', error);
+  }
 }
 
 async function collectCrds(kube: KubernetesReader, merger: CaptureMerger, gap: Gap): Promise<void> {

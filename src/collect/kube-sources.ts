@@ -10,7 +10,10 @@ export const KARPENTER_CRD_NAMES = ['nodeclaims.karpenter.sh', 'nodepools.karpen
  * costs a list of its Pending pods, not of every pod. Pods are collected separately (two phases,
  * plus the pods of the nodes Karpenter is disrupting).
  */
-export const KUBE_LISTS: readonly { source: Exclude<SourceName, 'pods' | 'crds' | 'logs'>; queries: KubeListQuery[] }[] = [
+export const KUBE_LISTS: readonly {
+  source: Exclude<SourceName, 'pods' | 'crds' | 'logs' | 'endpoints'>;
+  queries: KubeListQuery[];
+}[] = [
   { source: 'deployments', queries: [{ resource: 'deployments' }] },
   { source: 'replicasets', queries: [{ resource: 'replicasets', labelSelector: CONTROLLER_SELECTOR }] },
   { source: 'nodes', queries: [{ resource: 'nodes' }] },
@@ -25,7 +28,23 @@ export const KUBE_LISTS: readonly { source: Exclude<SourceName, 'pods' | 'crds' 
   { source: 'ec2nodeclasses', queries: [{ resource: 'ec2nodeclasses' }] },
   { source: 'pdbs', queries: [{ resource: 'poddisruptionbudgets' }] },
   { source: 'volumeattachments', queries: [{ resource: 'volumeattachments' }] },
+  // Both kinds, cluster-scoped and few: one list each (the endpoints of their Services follow them).
+  {
+    source: 'webhookconfigurations',
+    queries: [{ resource: 'validatingwebhookconfigurations' }, { resource: 'mutatingwebhookconfigurations' }],
+  },
 ];
+
+/**
+ * The EndpointSlices of one Service (the API server resolves a webhook's Service through these from
+ * Kubernetes 1.34; they exist on every cluster since 1.21); its Endpoints are read only when it has none.
+ */
+export function endpointSlicesOf(namespace: string, service: string): KubeListQuery {
+  return { resource: 'endpointslices', namespace, labelSelector: `kubernetes.io/service-name=${service}` };
+}
+
+/** At most this many webhook Services have their endpoints read: Karpenter's configurations name one. */
+export const MAX_WEBHOOK_SERVICES = 4;
 
 export const PENDING_PODS: KubeListQuery = { resource: 'pods', fieldSelector: 'status.phase=Pending' };
 export const CONTROLLER_PODS: KubeListQuery = { resource: 'pods', labelSelector: CONTROLLER_SELECTOR };

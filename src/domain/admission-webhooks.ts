@@ -6,6 +6,7 @@
  * declared here, below both.
  */
 import type { CustomResourceDefinition, Service, ServiceEndpoints, WebhookConfiguration } from './kube.ts';
+import { KARPENTER_API_GROUPS } from './tags.ts';
 
 type AdmissionWebhook = NonNullable<WebhookConfiguration['webhooks']>[number];
 
@@ -107,4 +108,26 @@ function hasReadyEndpoint(ref: WebhookServiceRef, portName: string, endpoints: r
 /** The API server's error for a webhook it could not call (`failed calling webhook "<name>": failed to call webhook: Post "<url>": <cause>`). */
 export function failedCallingWebhook(webhookName: string, url: string, cause: string): string {
   return `failed calling webhook "${webhookName}": failed to call webhook: Post "${url}": ${cause}`;
+}
+
+/**
+ * Karpenter's webhooks: named for its API groups (`validation.webhook.karpenter.sh`,
+ * `validation.webhook.config.karpenter.sh`, `defaulting.webhook.karpenter.k8s.aws`, the older
+ * `*.provisioners.karpenter.sh`), or with a rule naming one of them (docs/findings.md
+ * ADMISSION_WEBHOOK_BROKEN).
+ */
+export function isKarpenterWebhook(webhook: AdmissionWebhook): boolean {
+  const name = webhook.name ?? '';
+  if (KARPENTER_API_GROUPS.some((group) => name.endsWith(`.${group}`))) return true;
+  return (webhook.rules ?? []).some((rule) => (rule.apiGroups ?? []).some((g) => KARPENTER_API_GROUPS.includes(g)));
+}
+
+/** The Services Karpenter's webhooks post to, each once, in the configurations' order. */
+export function karpenterWebhookServices(configurations: readonly WebhookConfiguration[]): WebhookServiceRef[] {
+  const found = new Map<string, WebhookServiceRef>();
+  for (const webhook of configurations.flatMap((c) => c.webhooks ?? [])) {
+    const ref = isKarpenterWebhook(webhook) ? webhookServiceRef(webhook) : undefined;
+    if (ref && !found.has(`${ref.namespace}/${ref.name}`)) found.set(`${ref.namespace}/${ref.name}`, ref);
+  }
+  return [...found.values()];
 }

@@ -25,6 +25,7 @@ export const KUBE_RESOURCE_NAMES = [
   'validatingwebhookconfigurations',
   'mutatingwebhookconfigurations',
   'endpointslices',
+  'endpoints',
 ] as const;
 export type KubeResourceName = (typeof KUBE_RESOURCE_NAMES)[number];
 
@@ -68,6 +69,7 @@ export const KUBE_RESOURCES: Readonly<Record<KubeResourceName, KubeResourceInfo>
     namespaced: false,
   },
   endpointslices: { group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', namespaced: true },
+  endpoints: { group: '', version: 'v1', kind: 'Endpoints', namespaced: true },
 };
 
 export function apiVersionOf(info: KubeResourceInfo): string {

@@ -9,15 +9,13 @@ import { isRecord, type JsonRecord } from '../domain/shape.ts';
 
 /**
  * The resources the simulator serves: those the product reads, plus what every API server has
- * that kubectl or the capture script asks for (namespaces; Endpoints, which a capture may hold
- * where the product reads EndpointSlices).
+ * that kubectl or the capture script asks for (namespaces).
  */
-export type SimResourceName = KubeResourceName | 'namespaces' | 'endpoints';
+export type SimResourceName = KubeResourceName | 'namespaces';
 
 export const SIM_RESOURCES: Readonly<Record<SimResourceName, KubeResourceInfo>> = {
   ...KUBE_RESOURCES,
   namespaces: { group: '', version: 'v1', kind: 'Namespace', namespaced: false },
-  endpoints: { group: '', version: 'v1', kind: 'Endpoints', namespaced: true },
 };
 
 /** Resources whose `metadata.generation` counts spec changes (workloads, CRDs, custom resources). */

@@ -40,7 +40,27 @@ const KUBECTL: readonly [file: string, command: string][] = [
   ['ec2nodeclasses.json', 'kubectl get ec2nodeclasses.karpenter.k8s.aws -o json'],
   ['pdb.json', 'kubectl get pdb -A -o json'],
   ['volumeattachments.json', 'kubectl get volumeattachments -o json'],
+  ['webhookconfigurations.json', 'kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations -o json'],
 ];
+
+/**
+ * The EndpointSlices of the Services Karpenter's admission webhooks post to (named for its API
+ * groups, or with a rule on one), at most four, in one command: the label selects them by Service
+ * name in every namespace (a same-named Service elsewhere costs a few lines; the scan matches the
+ * namespace). No webhook of Karpenter's, nothing is run (docs/capture.md "Admission webhooks").
+ */
+const WEBHOOK_ENDPOINTS = `webhook_services=
+kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations -o jsonpath='{range .items[*].webhooks[*]}{.clientConfig.service.name}{" "}{.name}{" "}{.rules[*].apiGroups[*]}{"\\n"}{end}' 2>/dev/null >"$out/webhook-services.tmp"
+while read -r service webhook groups; do
+  case $service in '' | *[!a-z0-9-]*) continue ;; esac
+  case "$webhook $groups " in *.karpenter.sh" "* | *.karpenter.k8s.aws" "* | *" karpenter.sh "* | *" karpenter.k8s.aws "*) ;; *) continue ;; esac
+  case ",$webhook_services," in *",$service,"*) ;; *) webhook_services="\${webhook_services:+$webhook_services,}$service" ;; esac
+done <"$out/webhook-services.tmp"
+rm -f "$out/webhook-services.tmp"
+case $webhook_services in *,*,*,*,*) webhook_services=$(echo "$webhook_services" | cut -d, -f1-4) ;; esac
+if [ -n "$webhook_services" ]; then
+  kube endpointslices.json kubectl get endpointslices -A -l "kubernetes.io/service-name in ($webhook_services)" -o json
+fi`;
 
 const AWS: readonly [file: string, command: string][] = [
   ['cluster.json', 'aws_ eks describe-cluster --name "$cluster"'],
@@ -168,6 +188,7 @@ for pod in $(kubectl get pods -n "$namespace" -l app.kubernetes.io/name=karpente
 done
 rm -f "$out/karpenter-previous.tmp"
 if [ -s "$out/karpenter-previous.log" ]; then echo "saved $out/karpenter-previous.log"; else rm -f "$out/karpenter-previous.log"; fi
+${WEBHOOK_ENDPOINTS}
 
 ${AWS.map(([file, command]) => `run ${file} ${command}`).join('\n')}
 for profile in $(aws_ eks list-fargate-profiles --cluster-name "$cluster" --query 'fargateProfileNames[]' --output text 2>/dev/null); do

@@ -107,6 +107,31 @@ describe('infra/kubernetes/rbac.yaml', () => {
     ]);
   });
 
+  it('reads the webhook configurations by list, the EndpointSlices by list and Endpoints by get, cluster-wide, in the reader role', () => {
+    const reads = grants.filter((g) =>
+      g.rule.resources?.some((r) => r.endsWith('webhookconfigurations') || r === 'endpointslices' || r === 'endpoints'),
+    );
+
+    expect(reads.map(({ role, namespace, rule }) => ({ role, namespace, rule }))).toEqual([
+      {
+        role: 'karpenter-sentinel-reader',
+        namespace: '',
+        rule: {
+          apiGroups: ['admissionregistration.k8s.io'],
+          resources: ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations'],
+          verbs: ['list'],
+        },
+      },
+      {
+        role: 'karpenter-sentinel-reader',
+        namespace: '',
+        rule: { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
+      },
+      { role: 'karpenter-sentinel-reader', namespace: '', rule: { apiGroups: [''], resources: ['endpoints'], verbs: ['get'] } },
+    ]);
+    expect(grants.filter((g) => g.rule.resources?.includes('secrets'))).toEqual([]);
+  });
+
   it('reads only the aws-auth ConfigMap, in kube-system', () => {
     const reads = grants.filter((g) => g.rule.resources?.includes('configmaps'));
 

@@ -81,7 +81,7 @@ describe('the API call series of a scan', () => {
     expect(three).toEqual(one);
   });
 
-  it('a scan reading every source calls 8 AWS APIs (no Spot prices: nothing runs on Spot) and 14 Kubernetes ones, each a fixed name', async () => {
+  it('a scan reading every source calls 8 AWS APIs (no Spot prices: nothing runs on Spot) and 16 Kubernetes ones (no Karpenter webhook, so no EndpointSlices), each a fixed name', async () => {
     const apis = apisOf(await scanClusters(['aws-2026-eks'], true));
 
     expect(apis).toEqual([
@@ -99,6 +99,7 @@ describe('the API call series of a scan', () => {
       'k8s:list deployments',
       'k8s:list ec2nodeclasses',
       'k8s:list events',
+      'k8s:list mutatingwebhookconfigurations',
       'k8s:list nodeclaims',
       'k8s:list nodepools',
       'k8s:list nodes',
@@ -106,6 +107,7 @@ describe('the API call series of a scan', () => {
       'k8s:list pods',
       'k8s:list replicasets',
       'k8s:list services',
+      'k8s:list validatingwebhookconfigurations',
       'k8s:list volumeattachments',
     ]);
   });

@@ -118,6 +118,7 @@ describe('collectSnapshot', () => {
       'crds',
       'deployments',
       'ec2nodeclasses',
+      'endpoints',
       'events',
       'logs',
       'nodeclaims',
@@ -129,6 +130,7 @@ describe('collectSnapshot', () => {
       'services',
       'subnets',
       'volumeattachments',
+      'webhookconfigurations',
     ]);
     expect(snapshot.gaps[0]?.error).toBe('TLS verification failed for https://10.0.0.1: self-signed certificate');
     expect(snapshot.captured.has('instances')).toBe(true);
