@@ -36,7 +36,8 @@ type Cause = CauseCodeOf<'ADMISSION_WEBHOOK_BROKEN'>;
 export const admissionWebhookBroken: Detector<'ADMISSION_WEBHOOK_BROKEN'> = {
   code: 'ADMISSION_WEBHOOK_BROKEN',
   requires: ['webhookconfigurations'],
-  refinedBy: ['services', 'endpoints', 'crds', 'deployments', 'pods'],
+  // Not `endpoints`: captures and live scans read them only for the Services Karpenter's webhooks call.
+  refinedBy: ['services', 'crds', 'deployments', 'pods'],
   // The API server's words in the log, an event or a saved error: judged without the configurations.
   evidenceIn: (snapshot) => webhookFailures(snapshot.logs, snapshot.events, snapshot.gaps).some(isAboutKarpenter),
   detect(ctx) {

@@ -28,7 +28,7 @@ export type Reach =
   | { state: 'port-missing'; target: Target; service: Service }
   /** No ready address; `addressesWithoutPort`: ready pods serve the Service but none on this port (they serve no webhook). */
   | { state: 'no-endpoints'; target: Target; portName: string; addressesWithoutPort: boolean; seen: string }
-  | { state: 'no-ca-bundle'; target: Target }
+  | { state: 'no-ca-bundle'; target: Target; endpointsSeen: boolean }
   | { state: 'ok'; target: Target; endpointsSeen: boolean };
 
 export function targetOf(webhook: AdmissionWebhook): Target | undefined {
@@ -65,7 +65,7 @@ export function reachOf(webhook: AdmissionWebhook, snapshot: ClusterSnapshot): R
     }
   }
   const ca = webhook.clientConfig?.caBundle;
-  if (ca === undefined || ca === '') return { state: 'no-ca-bundle', target };
+  if (ca === undefined || ca === '') return { state: 'no-ca-bundle', target, endpointsSeen: mine.length > 0 };
   return { state: 'ok', target, endpointsSeen: mine.length > 0 };
 }
 
@@ -112,7 +112,10 @@ export function serviceEvidence(reach: Reach, snapshot: ClusterSnapshot): string
     default: {
       const t = reach.target;
       const s = snapshot.services.find((x) => x.metadata?.namespace === t.namespace && x.metadata.name === t.name);
-      return s ? `Service ${describeService(s)}` : `Service ${t.namespace}/${t.name}`;
+      const service = s ? `Service ${describeService(s)}` : `Service ${t.namespace}/${t.name}`;
+      // The endpoints are read only when captured: without them a Service's readiness is not judged.
+      const unseen = 'endpointsSeen' in reach && !reach.endpointsSeen;
+      return unseen ? `${service}; its EndpointSlices: not in the capture` : service;
     }
   }
 }
