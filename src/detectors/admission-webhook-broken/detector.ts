@@ -257,7 +257,7 @@ function fromText(
         .sort()[0] ?? null,
     cause: {
       code: cause,
-      detail: `The API server refused ${first?.write ?? 'a write'} because it could not call webhook ${webhook}: ${first?.text ?? ''}${stale ? `. Karpenter v1.0 and later serve no admission webhook (v1.0 serves only CRD conversion), so a configuration of this name is left over from before the upgrade.` : ''}`,
+      detail: `The API server refused a write${first?.write ? ` (${first.write})` : ''} because it could not call webhook ${webhook}: ${first?.text ?? ''}${stale ? `. Karpenter v1.0 and later serve no admission webhook (v1.0 serves only CRD conversion), so a configuration of this name is left over from before the upgrade.` : ''}`,
     },
     evidence: [
       ...texts.slice(0, 3).map((f) => `${f.where}: ${f.text}`),

@@ -30,7 +30,7 @@ export interface WebhookFailure {
   text: string;
   /** Where it was read: `karpenter.log:12`, `event on NodePool default`, `a saved error`. */
   where: string;
-  /** The write that was refused, when the text says it: `creating node claim`, `error when creating "nodepool.yaml"`. */
+  /** The write that was refused, when the text says it: `creating node claim`, `creating "nodepool.yaml"` (kubectl's). */
   write?: string;
   /** Read in Karpenter's log, or in an event about a Karpenter object: a write of Karpenter's was refused. */
   karpenterWrite: boolean;
@@ -75,7 +75,7 @@ const CA_KEY_MISSING = /secret "([^"]+)" is missing "ca-cert\.pem" key/;
 
 function failuresIn(text: string, where: string, karpenterWrite: boolean, time: string | undefined): WebhookFailure[] {
   const out: WebhookFailure[] = [];
-  const write = WRITE.exec(text)?.[1];
+  const write = WRITE.exec(text)?.[1]?.replace(/^error when /, '');
   for (const m of text.matchAll(FAILED_CALLING)) {
     const [whole, webhook = '', rest = ''] = m;
     const cause = CAUSES.map((c) => ({ c, m: c.test.exec(rest) })).find((x) => x.m !== null);
