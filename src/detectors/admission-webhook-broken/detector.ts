@@ -18,7 +18,8 @@ import {
   refusedWrites,
   type AdmissionWebhook,
 } from './karpenter-webhooks.ts';
-import { reachOf, serviceEvidence, targetOf, type Reach } from './reachability.ts';
+import { webhookServiceRef } from '../../domain/admission-webhooks.ts';
+import { reachOf, serviceEvidence, type Reach } from './reachability.ts';
 import { webhookFailures, type WebhookFailure } from './webhook-failures.ts';
 import { webhookSteps } from './webhook-steps.ts';
 
@@ -216,7 +217,7 @@ function fromConfiguration(
         version: controller.version,
         servesWebhooks: controller.v1 === undefined ? undefined : !controller.v1,
         controller,
-        target: targetOf(webhook),
+        target: webhookServiceRef(webhook),
         captured: true,
         gitops: labels['argocd.argoproj.io/instance'],
       }),
@@ -244,7 +245,9 @@ function fromText(
     ? `Karpenter ${controller.version ? `v${controller.version}` : 'v1'} serves no admission webhook`
     : (first?.why ?? 'the call failed');
   const service = texts.find((t) => t.service)?.service;
-  const target = service ? { namespace: service.namespace, name: service.name, port: service.port ?? 443 } : undefined;
+  const target = service
+    ? { namespace: service.namespace, name: service.name, port: service.port ?? 443, path: service.path ?? '/' }
+    : undefined;
   return newFinding({
     code: 'ADMISSION_WEBHOOK_BROKEN',
     severity: 'critical',

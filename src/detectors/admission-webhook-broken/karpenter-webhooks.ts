@@ -4,6 +4,7 @@
  * lists them by version); v1.0 serves no admission webhook (only CRD conversion) and v1.1 serves
  * none at all, so any of them left in a v1 cluster is stale.
  */
+import { failsClosed, webhookMatches } from '../../domain/admission-webhooks.ts';
 import type { CustomResourceDefinition, WebhookConfiguration } from '../../domain/kube.ts';
 import { hasControllerLabel } from '../../domain/snapshot-index.ts';
 import { KARPENTER_API_GROUPS } from '../../domain/tags.ts';
@@ -63,28 +64,28 @@ const KARPENTER_WRITES: readonly { group: string; resource: string }[] = [
 ];
 
 const anyOf = (values: readonly string[] | undefined, wanted: string) => (values ?? []).some((v) => v === '*' || v === wanted);
+const WRITES: ReadonlySet<string> = new Set(['*', 'CREATE', 'UPDATE']);
 
 /**
  * The Karpenter writes the webhook refuses when it cannot answer: none when its failurePolicy is
- * `Ignore` (the API server then lets the write through); else those its rules match on CREATE or
- * UPDATE. A rule naming only versions the CRD no longer serves matches nothing (with the default
- * matchPolicy Equivalent a write through another version matches only a version still served);
- * when the CRD was not captured its versions are not known and the rule counts.
+ * `Ignore` (the API server then lets the write through); else those its rules select on CREATE or
+ * UPDATE through a version the CRD serves (the API server's own matching, with matchPolicy
+ * Equivalent: a `v1beta1` rule selects `v1` writes only while `v1beta1` is still served). When the
+ * CRD was not captured its versions are unknown, and a rule naming the group, resource and
+ * operation counts.
  */
 export function refusedWrites(webhook: AdmissionWebhook, crds: readonly CustomResourceDefinition[]): string[] {
-  if (webhook.failurePolicy === 'Ignore') return [];
-  const out: string[] = [];
-  for (const write of KARPENTER_WRITES) {
-    const crd = crds.find((c) => c.metadata?.name === `${write.resource}.${write.group}`);
-    const served = crd ? (crd.spec?.versions ?? []).filter((v) => v.served !== false).map((v) => v.name) : undefined;
-    const matches = (webhook.rules ?? []).some(
-      (r) =>
-        anyOf(r.apiGroups, write.group) &&
-        anyOf(r.resources, write.resource) &&
-        (r.operations ?? []).some((o) => o === '*' || o === 'CREATE' || o === 'UPDATE') &&
-        (served === undefined || (r.apiVersions ?? []).some((v) => v === '*' || served.includes(v))),
+  if (!failsClosed(webhook)) return [];
+  return KARPENTER_WRITES.filter(({ group, resource }) => {
+    const crd = crds.find((c) => c.metadata?.name === `${resource}.${group}`);
+    if (!crd) {
+      return (webhook.rules ?? []).some(
+        (r) => anyOf(r.apiGroups, group) && anyOf(r.resources, resource) && (r.operations ?? []).some((o) => WRITES.has(o)),
+      );
+    }
+    const served = (crd.spec?.versions ?? []).filter((v) => v.served !== false).map((v) => v.name);
+    return served.some((version) =>
+      (['CREATE', 'UPDATE'] as const).some((operation) => webhookMatches(webhook, { group, version, resource, operation }, crds)),
     );
-    if (matches) out.push(`${write.resource}.${write.group}`);
-  }
-  return out;
+  }).map(({ group, resource }) => `${resource}.${group}`);
 }

@@ -6,19 +6,14 @@
  * endpoint not marked unready), then TLS: without a `caBundle` the API server trusts only its
  * system roots, which never signed the certificate a webhook makes itself.
  */
+import { webhookServiceRef, type WebhookServiceRef } from '../../domain/admission-webhooks.ts';
 import type { Service, ServiceEndpoints } from '../../domain/kube.ts';
 import type { AdmissionWebhook } from './karpenter-webhooks.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 import { coversNamespace, describeService } from '../karpenter/webhook-services.ts';
 
-/** admissionregistration.k8s.io/v1's default `clientConfig.service.port`. */
-const DEFAULT_PORT = 443;
-
-export interface Target {
-  namespace: string;
-  name: string;
-  port: number;
-}
+/** The Service a webhook posts to (port 443 and path `/` when unset). */
+export type Target = WebhookServiceRef;
 
 export type Reach =
   /** Given by `url`: the snapshot cannot tell whether it answers. */
@@ -31,14 +26,8 @@ export type Reach =
   | { state: 'no-ca-bundle'; target: Target; endpointsSeen: boolean }
   | { state: 'ok'; target: Target; endpointsSeen: boolean };
 
-export function targetOf(webhook: AdmissionWebhook): Target | undefined {
-  const s = webhook.clientConfig?.service;
-  if (!s?.name || !s.namespace) return undefined;
-  return { namespace: s.namespace, name: s.name, port: s.port ?? DEFAULT_PORT };
-}
-
 export function reachOf(webhook: AdmissionWebhook, snapshot: ClusterSnapshot): Reach {
-  const target = targetOf(webhook);
+  const target = webhookServiceRef(webhook);
   if (!target) return { state: 'url' };
   const { namespace, name, port } = target;
   if (!snapshot.captured.has('services')) return { state: 'not-seen', target, why: 'Services were not captured' };
