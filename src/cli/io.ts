@@ -96,10 +96,23 @@ export function outputWidth(stream: OutputStream, terminal: TerminalEnvironment)
   return DEFAULT_WIDTH;
 }
 
-/** A `note:` or `warning:` line on stderr, wrapped to its width under a two-space indent. */
+/**
+ * A `note:` or `warning:` line on stderr, wrapped to its width under a two-space indent. The label
+ * stays on the line of the first word after it, even when that word (a long capture path) fills the
+ * line: `note:` alone on a line reads as an empty note followed by unlabelled text.
+ */
 export function writeNote(ctx: CliContext, text: string): void {
-  writeLines(ctx.io.stderr, wrapLine(text, outputWidth(ctx.io.stderr, ctx.io.terminal), '  ').join('\n'));
+  const label = /^[a-z]+: (?=\S)/.exec(text)?.[0] ?? '';
+  const lines = wrapLine(
+    label ? `${label.trimEnd()}${GLUE}${text.slice(label.length)}` : text,
+    outputWidth(ctx.io.stderr, ctx.io.terminal),
+    '  ',
+  );
+  writeLines(ctx.io.stderr, lines.map((line, i) => (i === 0 && label ? line.replace(GLUE, ' ') : line)).join('\n'));
 }
+
+/** Holds a label and its first word together through wrapLine, which breaks only at spaces (one column wide, like the space it stands for). */
+const GLUE = '\u00a0';
 
 export function writeLines(stream: OutputStream, text: string): void {
   stream.write(text.endsWith('\n') ? text : `${text}\n`);
