@@ -116,7 +116,7 @@ export function failedCallingWebhook(webhookName: string, url: string, cause: st
  * `*.provisioners.karpenter.sh`), or with a rule naming one of them (docs/findings.md
  * ADMISSION_WEBHOOK_BROKEN).
  */
-export function isKarpenterWebhook(webhook: AdmissionWebhook): boolean {
+function isKarpenterWebhook(webhook: AdmissionWebhook): boolean {
   const name = webhook.name ?? '';
   if (KARPENTER_API_GROUPS.some((group) => name.endsWith(`.${group}`))) return true;
   return (webhook.rules ?? []).some((rule) => (rule.apiGroups ?? []).some((g) => KARPENTER_API_GROUPS.includes(g)));
@@ -131,3 +131,9 @@ export function karpenterWebhookServices(configurations: readonly WebhookConfigu
   }
   return [...found.values()];
 }
+
+/**
+ * The API server's words for an admission webhook it could not call (k8s.io/apiserver since 1.16;
+ * the CRD conversion webhook's are CONVERSION_WEBHOOK_FAILED): the webhook's name is the group.
+ */
+export const FAILED_CALLING_WEBHOOK = /failed calling webhook "([^"\r\n]+)"/;

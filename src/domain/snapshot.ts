@@ -146,10 +146,23 @@ export interface ClusterSnapshot {
    */
   endpoints?: ServiceEndpoints[];
   /**
+   * Lines of a saved client error (a refused `kubectl apply`, Flux, Argo CD or Terraform output)
+   * naming an admission webhook the API server could not call: a capture file holding one is read
+   * as this evidence, not as an error instead of an output (docs/capture.md "Admission webhooks").
+   * Captures only: a live scan cannot see what a client was told.
+   */
+  refusedWrites?: RefusedWrite[];
+  /**
    * Capture files left out whose name does not say which source they held (`out3.json` too
    * large, `dump.yaml` holding an error): `file: problem`, one line each. Data may be missing.
    */
   unreadFiles?: string[];
+}
+
+/** One line of a saved client error (ClusterSnapshot.refusedWrites): its text (one line, bounded) and `file:line`. */
+export interface RefusedWrite {
+  text: string;
+  origin: string;
 }
 
 /** The name a snapshot carries when no --cluster, describe-cluster, controller or tag named its cluster. */

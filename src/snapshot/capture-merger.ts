@@ -18,6 +18,7 @@ import {
   setAsideGap,
   type ClusterSnapshot,
   type Gap,
+  type RefusedWrite,
   type SourceName,
 } from '../domain/snapshot.ts';
 import { counted } from '../domain/words.ts';
@@ -60,6 +61,7 @@ export class CaptureMerger {
   /** By type, zone, product and time: the same price in several files (or pages) once. */
   readonly #spotPrices = new Map<string, SpotPrice>();
   readonly #logs: LogLine[] = [];
+  readonly #refusedWrites: RefusedWrite[] = [];
   readonly #notices: string[] = [];
   /** Per source: a pagination token seen, and whether some page had none (the last one). */
   readonly #pages = new Map<SourceName, { more?: string; last: boolean }>();
@@ -116,6 +118,9 @@ export class CaptureMerger {
           break;
         case 'note':
           this.#notices.push(`${path}: ${c.text}`);
+          break;
+        case 'refused-write':
+          this.#refusedWrites.push({ text: c.text, origin: `${path}:${c.line}` });
           break;
         case 'secret':
           secrets++;
@@ -286,6 +291,7 @@ export class CaptureMerger {
       logs: this.#logs,
       webhookConfigurations: objects('webhookconfigurations'),
       endpoints: objects('endpoints'),
+      refusedWrites: this.#refusedWrites,
     };
     const evidence = {
       option: clusterOption,

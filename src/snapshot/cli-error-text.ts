@@ -3,6 +3,7 @@ import type { SourceName } from '../domain/snapshot.ts';
 import { sourceNamedByFile, sourceOfKind } from './kube-objects.ts';
 import { oneLine } from '../domain/shape.ts';
 import { CONVERSION_WEBHOOK_FAILED } from '../domain/conversion-webhook.ts';
+import { FAILED_CALLING_WEBHOOK } from '../domain/admission-webhooks.ts';
 
 /** What a captured error message says about the cluster. */
 export type CliErrorFact =
@@ -10,6 +11,8 @@ export type CliErrorFact =
   | { type: 'gap'; source: SourceName; error: string }
   /** `kubectl get cm aws-auth` answered NotFound: read, and the object does not exist. */
   | { type: 'captured'; source: SourceName }
+  /** A line (1-based `line`) of a saved client error naming an admission webhook the API server could not call. */
+  | { type: 'refused-write'; text: string; line: number }
   | { type: 'no-resources' };
 
 /** AWS operations whose failure leaves a source unread; a source's first operation is the one that lists it. */
@@ -73,6 +76,27 @@ export function readCliErrorText(text: string): CliErrorFact[] {
   for (const [whole, resource = ''] of text.matchAll(KUBECTL_NO_RESOURCE_TYPE)) {
     const source = sourceNamedByFile(resource);
     if (source) facts.push({ type: 'gap', source, error: oneLine(whole, 300) });
+  }
+  facts.push(...refusedWrites(text));
+  return facts;
+}
+
+/** Lines kept of one saved client error, and characters of each: Karpenter joins one error per NodeClaim on a line. */
+const MAX_REFUSED_LINES = 50;
+const MAX_REFUSED_LINE = 4000;
+
+/** The lines naming an admission webhook the API server could not call (each once, in order). */
+function refusedWrites(text: string): CliErrorFact[] {
+  const facts: CliErrorFact[] = [];
+  const seen = new Set<string>();
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length && facts.length < MAX_REFUSED_LINES; i++) {
+    const line = lines[i] ?? '';
+    if (!FAILED_CALLING_WEBHOOK.test(line)) continue;
+    const kept = oneLine(line, MAX_REFUSED_LINE);
+    if (seen.has(kept)) continue;
+    seen.add(kept);
+    facts.push({ type: 'refused-write', text: kept, line: i + 1 });
   }
   return facts;
 }

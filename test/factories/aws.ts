@@ -190,7 +190,8 @@ export function logLine(fields: Record<string, unknown>, origin = 'karpenter.log
   };
 }
 
-export type SnapshotParts = Partial<Omit<ClusterSnapshot, 'captured' | 'gaps' | 'clusterName' | 'unreadFiles'>>;
+// refusedWrites belong to no source (a saved client error): set them on the snapshot itself.
+export type SnapshotParts = Partial<Omit<ClusterSnapshot, 'captured' | 'gaps' | 'clusterName' | 'unreadFiles' | 'refusedWrites'>>;
 /** Which source each snapshot list belongs to. */
 export const PART_SOURCE: Record<keyof SnapshotParts, SourceName> = {
   pods: 'pods',

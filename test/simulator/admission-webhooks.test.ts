@@ -373,4 +373,20 @@ describe('the new kinds are served to real kubectl', () => {
     ]);
     expect(slices.items.map((i) => (i.metadata as JsonRecord).name)).toEqual(['karpenter-x7k2p']);
   });
+
+  it('prints the configurations as the API server does: NAME WEBHOOKS AGE', async () => {
+    api = await startKubeApiServer(storeOf(healthy()));
+    dir = await mkdtemp(join(tmpdir(), 'sim-admission-'));
+    await writeFile(join(dir, 'kubeconfig'), api.kubeconfig());
+    const env = { ...process.env, HOME: dir, KUBECONFIG: join(dir, 'kubeconfig') };
+
+    const { stdout } = await run('kubectl', ['--cache-dir', join(dir, 'cache'), 'get', 'validatingwebhookconfigurations'], {
+      timeout: 15_000,
+      env,
+    });
+
+    const [header, row] = stdout.split('\n').map((line) => line.split(/\s+/));
+    expect(header).toEqual(['NAME', 'WEBHOOKS', 'AGE']);
+    expect(row?.slice(0, 2)).toEqual(['validation.webhook.karpenter.sh', '1']);
+  });
 });

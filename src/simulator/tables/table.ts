@@ -10,11 +10,12 @@ import type { SimResourceName } from '../kube-store.ts';
 import { badRequest } from '../status.ts';
 import { BUILTIN_TABLES, DEFAULT_TABLE } from './builtin-tables.ts';
 import { KARPENTER_TABLES } from './karpenter-tables.ts';
+import { WEBHOOK_TABLES } from './webhook-tables.ts';
 import type { ColumnDefinition, TableKind } from './table-kind.ts';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
-const TABLES: Partial<Record<SimResourceName, TableKind>> = { ...BUILTIN_TABLES, ...KARPENTER_TABLES };
+const TABLES: Partial<Record<SimResourceName, TableKind>> = { ...BUILTIN_TABLES, ...KARPENTER_TABLES, ...WEBHOOK_TABLES };
 
 /** True when the first acceptable media type the server can give is a Table (as kubectl asks). */
 export function wantsTable(accept: string): boolean {

@@ -63,6 +63,12 @@ function seededStore() {
       ],
       endpoints: [
         endpointSlice({ service: 'karpenter', namespace: 'karpenter', ports: [{ name: 'https-webhook', port: 8443 }] }),
+        {
+          apiVersion: 'v1',
+          kind: 'Endpoints',
+          metadata: { name: 'karpenter', namespace: 'karpenter' },
+          subsets: [{ addresses: [{ ip: '10.0.12.40' }], ports: [{ name: 'https-webhook', port: 8443, protocol: 'TCP' }] }],
+        },
       ],
     }),
   );

@@ -13,7 +13,8 @@ describe('kubectlFetchPlan', () => {
     const collectorQueries = [PENDING_PODS, ...KUBE_LISTS.flatMap((l) => l.queries)].map(queryLabel);
     expect(plan.map((s) => s.label)).toEqual(expect.arrayContaining([...collectorQueries, CRDS_LABEL, LOG_LABEL]));
     expect(new Set(plan.map((s) => s.label)).size).toBe(plan.length);
-    expect(plan).toHaveLength(15);
+    // 15 before issue 24, then one list each of Validating and Mutating webhook configurations.
+    expect(plan).toHaveLength(17);
   });
 
   it('keeps the collector selectors and scope: Pending pods by field, the controller by label, aws-auth in kube-system', () => {

@@ -176,4 +176,42 @@ describe('loadSnapshot: admission webhook configurations and Service endpoints',
     expect(snapshot.endpoints).toEqual([]);
     expect(snapshot.gaps).toEqual([]);
   });
+
+  it('reads a saved refused `kubectl apply` as evidence of the webhook (not as an error instead of an output), each line once with its file and line', async () => {
+    // aws/karpenter-provider-aws#5133 (chart v0.32.1), verbatim, and the Flux form of #2983.
+    const kubectl =
+      'Error from server (InternalError): error when creating "../Buckeye(us-east-2)provisioner/default-nodepool.yaml": Internal error occurred: failed calling webhook "validation.webhook.karpenter.sh": failed to call webhook: Post "https://karpenter.karpenter.svc:8443/?timeout=10s": no endpoints available for service "karpenter"';
+    const flux =
+      'AWSNodeTemplate/karpenter/default dry-run failed, reason: InternalError, error: Internal error occurred: failed calling webhook "defaulting.webhook.karpenter.k8s.aws": failed to call webhook: Post "https://karpenter.karpenter.svc:443/?timeout=10s": x509: certificate signed by unknown authority';
+    const dir = await captureDir({ 'kubectl-apply-error.txt': `${kubectl}\n${kubectl}\n`, 'flux.txt': `${flux}\n` });
+
+    const { snapshot } = await loadSnapshot([dir]);
+
+    expect(snapshot.refusedWrites?.map((r) => [r.text, r.origin.replace(/^.*\//, '')]).sort()).toEqual([
+      [flux, 'flux.txt:1'],
+      [kubectl, 'kubectl-apply-error.txt:1'],
+    ]);
+    expect(snapshot.gaps).toEqual([]);
+  });
+
+  it('a CRD conversion webhook failure stays a gap on its kind, no refused write; a long line is kept bounded, on one line', async () => {
+    const conversion =
+      'Error from server: error when creating "nodepool.yaml": conversion webhook for karpenter.sh/v1beta1, Kind=NodePool failed: Post "https://karpenter.kube-system.svc:8443/?timeout=30s": no service port 8443 found for service "karpenter"';
+    const joined = Array.from(
+      { length: 200 },
+      () =>
+        'creating node claim, Internal error occurred: failed calling webhook \\"validation.webhook.karpenter.sh\\": failed to call webhook: Post \\"https://karpenter-controller.kube-system.svc:8443/validate/karpenter.sh?timeout=10s\\": no service port 8443 found for service \\"karpenter-controller\\"',
+    ).join('; ');
+    const dir = await captureDir({
+      'conversion.txt': `${conversion}\n`,
+      'refused.txt': `Error from server (InternalError): Internal error occurred: failed calling webhook "validation.webhook.karpenter.sh": ${joined}\n`,
+    });
+
+    const { snapshot } = await loadSnapshot([dir]);
+
+    expect(snapshot.gaps.map((g) => g.source)).toEqual(['nodepools']);
+    expect(snapshot.refusedWrites).toHaveLength(1);
+    expect(snapshot.refusedWrites?.[0]?.text.length).toBeLessThanOrEqual(4000);
+    expect(snapshot.refusedWrites?.[0]?.text).not.toContain('\n');
+  });
 });
