@@ -12,12 +12,13 @@ import { controllerVersionOf } from '../karpenter/feature-gates.ts';
 import { versionAtLeast } from '../karpenter/version.ts';
 import {
   configurationKind,
+  coversKarpenter,
   isKarpenterConfiguration,
   karpenterKindOf,
   refusedWrites,
   type AdmissionWebhook,
 } from './karpenter-webhooks.ts';
-import { isKarpenterWebhook, webhookServiceRef } from '../../domain/admission-webhooks.ts';
+import { webhookServiceRef } from '../../domain/admission-webhooks.ts';
 import { reachOf, serviceEvidence, type Reach } from './reachability.ts';
 import { webhookFailures, type WebhookFailure } from './webhook-failures.ts';
 import { webhookSteps } from './webhook-steps.ts';
@@ -45,8 +46,7 @@ export const admissionWebhookBroken: Detector<'ADMISSION_WEBHOOK_BROKEN'> = {
     const controller = controllerFacts(snapshot, index);
     const failures = webhookFailures(snapshot.logs, snapshot.events, snapshot.gaps);
     const configs = (snapshot.webhookConfigurations ?? []).filter(
-      // The same webhooks whose Services' endpoints captures and live scans read.
-      (c) => isKarpenterConfiguration(c) || (c.webhooks ?? []).some(isKarpenterWebhook),
+      (c) => isKarpenterConfiguration(c) || (c.webhooks ?? []).some(coversKarpenter),
     );
     const findings: Finding<'ADMISSION_WEBHOOK_BROKEN'>[] = [];
     const named = new Set<string>();

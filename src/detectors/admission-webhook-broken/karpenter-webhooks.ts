@@ -7,6 +7,7 @@
 import { failsClosed, webhookMatches } from '../../domain/admission-webhooks.ts';
 import type { CustomResourceDefinition, WebhookConfiguration } from '../../domain/kube.ts';
 import { hasControllerLabel } from '../../domain/snapshot-index.ts';
+import { KARPENTER_API_GROUPS } from '../../domain/tags.ts';
 
 /**
  * The names Karpenter's chart gave them: the four of v0.28–v0.37 (the v1 migration guide's list),
@@ -48,6 +49,11 @@ export function isKarpenterConfiguration(config: WebhookConfiguration): boolean 
     (labels['helm.sh/chart'] ?? '').startsWith('karpenter-') ||
     hasControllerLabel(labels)
   );
+}
+
+/** A rule that names one of Karpenter's API groups (not `*`: a policy engine's catch-all is not about Karpenter). */
+export function coversKarpenter(webhook: AdmissionWebhook): boolean {
+  return (webhook.rules ?? []).some((r) => (r.apiGroups ?? []).some((g) => KARPENTER_API_GROUPS.includes(g)));
 }
 
 /** The writes Karpenter and its users make: NodeClaims (the provisioner, every controller's patches), NodePools, EC2NodeClasses. */
