@@ -40,11 +40,11 @@ export const admissionWebhookBroken: Detector<'ADMISSION_WEBHOOK_BROKEN'> = {
   // Not `endpoints`: captures and live scans read them only for the Services Karpenter's webhooks call.
   refinedBy: ['services', 'crds', 'deployments', 'pods'],
   // The API server's words in the log, an event or a saved error: judged without the configurations.
-  evidenceIn: (snapshot) => webhookFailures(snapshot.logs, snapshot.events, snapshot.gaps).some(isAboutKarpenter),
+  evidenceIn: (snapshot) => webhookFailures(snapshot).some(isAboutKarpenter),
   detect(ctx) {
     const { snapshot, index } = ctx;
     const controller = controllerFacts(snapshot, index);
-    const failures = webhookFailures(snapshot.logs, snapshot.events, snapshot.gaps);
+    const failures = webhookFailures(snapshot);
     const configs = (snapshot.webhookConfigurations ?? []).filter(
       (c) => isKarpenterConfiguration(c) || (c.webhooks ?? []).some(coversKarpenter),
     );

@@ -9,9 +9,8 @@
  * CRD_CONVERSION_WEBHOOK_BROKEN: no text matches both.
  */
 import type { LogLine } from '../../domain/aws.ts';
-import type { KubeEvent } from '../../domain/kube.ts';
 import { oneLine } from '../../domain/shape.ts';
-import type { Gap } from '../../domain/snapshot.ts';
+import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 import { logText } from '../cloud-errors/cloud-errors.ts';
 import { webhookServiceOf, type WebhookService } from '../karpenter/webhook-services.ts';
 
@@ -116,8 +115,13 @@ function caKeyFailure(line: LogLine): WebhookFailure | undefined {
 
 const KARPENTER_KINDS: ReadonlySet<string> = new Set(['NodeClaim', 'NodePool', 'EC2NodeClass']);
 
-/** Every admission webhook failure in the controller's log, the events and the saved or live errors, in that order. */
-export function webhookFailures(logs: readonly LogLine[], events: readonly KubeEvent[], gaps: readonly Gap[]): WebhookFailure[] {
+/**
+ * Every admission webhook failure in the controller's log, the events, the saved client errors (a
+ * refused `kubectl apply`, Flux or Terraform output: ClusterSnapshot.refusedWrites) and the gaps'
+ * errors, in that order.
+ */
+export function webhookFailures(snapshot: ClusterSnapshot): WebhookFailure[] {
+  const { logs, events, gaps } = snapshot;
   const out: WebhookFailure[] = [];
   for (const line of logs) {
     out.push(...failuresIn(logText(line), line.origin, true, line.time));
@@ -130,6 +134,7 @@ export function webhookFailures(logs: readonly LogLine[], events: readonly KubeE
       ...failuresIn(e.message ?? '', `event on ${about}`, KARPENTER_KINDS.has(e.regarding.kind ?? ''), e.lastTime ?? e.firstTime),
     );
   }
+  for (const saved of snapshot.refusedWrites ?? []) out.push(...failuresIn(saved.text, saved.origin, false, undefined));
   for (const gap of gaps) out.push(...failuresIn(gap.error, `a saved or live error (${gap.source})`, false, undefined));
   return out;
 }
