@@ -8,6 +8,7 @@ import { consolidationChurn } from './consolidation-churn/detector.ts';
 import { consolidationBlocked } from './consolidation-blocked/detector.ts';
 import { disruptionBlocked } from './disruption-blocked/detector.ts';
 import { crdConversionWebhookBroken } from './crd-conversion-webhook-broken/detector.ts';
+import { admissionWebhookBroken } from './admission-webhook-broken/detector.ts';
 import { interruptionHandlingOff } from './interruption-handling-off/detector.ts';
 import { instanceProvenanceUnproven } from './instance-provenance-unproven/detector.ts';
 import { karpenterIamDenied } from './karpenter-iam-denied/detector.ts';
@@ -34,6 +35,7 @@ export const DETECTORS: readonly Detector[] = [
   orphanedInstance,
   karpenterIamDenied,
   crdConversionWebhookBroken,
+  admissionWebhookBroken,
   amiSelectorUnscoped,
   instanceProvenanceUnproven,
   subnetIpsLow,

@@ -224,6 +224,15 @@ export const FINDING_CATALOGUE = {
     severities: ['critical'],
     causes: ['SERVICE_MISSING', 'PORT_MISMATCH', 'UNKNOWN'],
   },
+  // Third wave: admission webhooks left behind (docs/findings.md#admission_webhook_broken).
+  ADMISSION_WEBHOOK_BROKEN: {
+    // critical when it refuses NodeClaim, NodePool or EC2NodeClass writes; warning when it cannot (failurePolicy Ignore, no rule matches).
+    severities: ['critical', 'warning'],
+    // The leftover first: whatever else is wrong with it, deleting it is the fix (docs/findings.md#admission_webhook_broken).
+    causes: ['STALE_AFTER_V1_UPGRADE', 'SERVICE_MISSING', 'NO_ENDPOINTS', 'CERTIFICATE_INVALID', 'UNKNOWN'],
+    objects: 'webhook configurations that cannot answer',
+    metric: { name: 'BrokenAdmissionWebhooks', unit: 'Count' },
+  },
   AMI_SELECTOR_UNSCOPED: {
     severities: ['warning'],
     causes: ['NO_OWNER'],

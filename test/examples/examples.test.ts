@@ -51,6 +51,8 @@ interface ExampleCase {
 }
 
 const manual = { action: 'MANUAL', status: 'manual' } as const;
+/** Karpenter's four admission webhook configurations (chart v0.28–v0.37). */
+const webhookConfigurations = ['validation.webhook.karpenter.sh', 'validation.webhook.karpenter.k8s.aws', 'defaulting.webhook.karpenter.k8s.aws', 'validation.webhook.config.karpenter.sh'];
 const controller: ResourceRef = { kind: 'Deployment', namespace: 'karpenter', name: 'karpenter' };
 const terminatingNode: ResourceRef = { kind: 'Node', name: 'ip-10-59-51-73.ec2.internal' };
 
@@ -285,6 +287,61 @@ const CASES: ExampleCase[] = [
       resource: { kind: 'CustomResourceDefinition', name },
       step: `kubectl patch crd ${name}`,
     })),
+  },
+  ...(['stale-after-v1-upgrade', 'no-endpoints', 'certificate-invalid'] as const).map(
+    (kind): ExampleCase => ({
+      name: `admission-webhook-broken-${kind}`,
+      cluster: 'aws-2026-eks',
+      complete: true,
+      exact: true,
+      findings: webhookConfigurations.map((name) => ({
+        code: 'ADMISSION_WEBHOOK_BROKEN',
+        cause: ({ 'stale-after-v1-upgrade': 'STALE_AFTER_V1_UPGRADE', 'no-endpoints': 'NO_ENDPOINTS', 'certificate-invalid': 'CERTIFICATE_INVALID' } as const)[kind],
+        // validation.webhook.config.karpenter.sh has no rules: it refuses no write.
+        severity: name === 'validation.webhook.config.karpenter.sh' ? 'warning' : 'critical',
+        ...manual,
+        resource: { kind: name.startsWith('defaulting.') ? 'MutatingWebhookConfiguration' : 'ValidatingWebhookConfiguration', name },
+        step: {
+          'stale-after-v1-upgrade': `webhookconfiguration ${name}`,
+          'no-endpoints': 'kubectl get endpointslices -n karpenter -l kubernetes.io/service-name=karpenter',
+          'certificate-invalid': 'kubectl rollout restart deployment -n karpenter karpenter',
+        }[kind],
+      })),
+    }),
+  ),
+  {
+    name: 'admission-webhook-broken-service-missing',
+    cluster: 'aws-2026-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'ADMISSION_WEBHOOK_BROKEN',
+        cause: 'SERVICE_MISSING',
+        severity: 'critical',
+        ...manual,
+        resource: { kind: 'ValidatingWebhookConfiguration', name: 'validation.webhook.karpenter.sh' },
+        step: 'kubectl delete validatingwebhookconfiguration validation.webhook.karpenter.sh',
+        mentions: ['karpenter-controller', 'DISABLE_WEBHOOK=true'],
+      },
+    ],
+  },
+  {
+    name: 'admission-webhook-broken-unknown',
+    cluster: 'aws-2026-eks',
+    complete: true,
+    exact: true,
+    findings: [
+      {
+        code: 'ADMISSION_WEBHOOK_BROKEN',
+        cause: 'UNKNOWN',
+        severity: 'critical',
+        ...manual,
+        resource: { kind: 'ValidatingWebhookConfiguration', name: 'validation.webhook.karpenter.sh' },
+        step: "kubectl get deployment -n karpenter karpenter -o jsonpath='{.spec.template.spec.containers[*].image}'",
+        detail: 'the server rejected our request for an unknown reason',
+      },
+    ],
   },
   {
     name: 'controller-anti-affinity-one-node',

@@ -62,7 +62,7 @@ describe('every example: the scan function alerts on the findings scan --from gi
         .filter((a) => a.event === 'opened' && findingCodes.has(a.code))
         .map(
           (a) =>
-            `${a.severity} ${a.code} ${a.threadId} ${/\*\*Cause:\*\* `([A-Z_]+)`/.exec(a.description)?.[1] ?? '-'} ${/^\*\*Cost:\*\* (.*)$/m.exec(a.description)?.[1] ?? '-'}`,
+            `${a.severity} ${a.code} ${a.threadId} ${/\*\*Cause:\*\* `([A-Z0-9_]+)`/.exec(a.description)?.[1] ?? '-'} ${/^\*\*Cost:\*\* (.*)$/m.exec(a.description)?.[1] ?? '-'}`,
         );
       expect(opened.sort()).toEqual(expected.sort());
     } finally {

@@ -1,6 +1,7 @@
 import type { CauseCode } from '../../domain/codes.ts';
 import type { Gap } from '../../domain/snapshot.ts';
 import { CONVERSION_WEBHOOK_FAILED } from '../../domain/conversion-webhook.ts';
+import { webhookServiceOf, type WebhookService } from '../karpenter/webhook-services.ts';
 
 /** What the API server said when it could not convert a Karpenter object (a gap's text, saved or live). */
 export interface ConversionFailure {
@@ -10,7 +11,7 @@ export interface ConversionFailure {
   /** `nodeclaims.karpenter.sh`. */
   crdName: string;
   /** The Service the webhook posts to, from the URL in the error. */
-  service?: { namespace: string; name: string; port?: number; path?: string };
+  service?: WebhookService;
   cause: Extract<CauseCode, 'SERVICE_MISSING' | 'PORT_MISMATCH' | 'UNKNOWN'>;
   /** Why, in a few words, for the title. */
   why: string;
@@ -19,7 +20,6 @@ export interface ConversionFailure {
 }
 
 const ONE = new RegExp(CONVERSION_WEBHOOK_FAILED.source);
-const SERVICE_URL = /Post "?https:\/\/([a-z0-9-]+)\.([a-z0-9-]+)\.svc(?:\.cluster\.local)?(?::(\d+))?(\/[^?"\s]*)?/;
 
 /** The API server's reasons (k8s.io/apiserver's service resolver, the dialer, TLS), most specific first. */
 const REASONS: readonly { test: RegExp; cause: ConversionFailure['cause']; why: (m: RegExpExecArray) => string }[] = [
@@ -45,23 +45,14 @@ export function conversionFailures(gaps: readonly Gap[]): ConversionFailure[] {
     const crdName = `${pluralOf(kind)}.${group}`;
     if (byCrd.has(crdName)) continue;
     const text = whole.replace(/\s+/g, ' ').trim();
-    const url = SERVICE_URL.exec(text);
+    const service = webhookServiceOf(text);
     const reason = REASONS.map((r) => ({ r, m: r.test.exec(text) })).find((x) => x.m !== null);
     byCrd.set(crdName, {
       group,
       version,
       kind,
       crdName,
-      ...(url?.[1] && url[2]
-        ? {
-            service: {
-              name: url[1],
-              namespace: url[2],
-              ...(url[3] ? { port: Number(url[3]) } : {}),
-              ...(url[4] && url[4] !== '/' ? { path: url[4] } : {}),
-            },
-          }
-        : {}),
+      ...(service ? { service } : {}),
       cause: reason?.r.cause ?? 'UNKNOWN',
       why: reason?.m ? reason.r.why(reason.m) : 'the webhook call failed',
       text,

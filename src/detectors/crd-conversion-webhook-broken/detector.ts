@@ -5,7 +5,7 @@ import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import { conversionFailures, type ConversionFailure } from './conversion-failures.ts';
 import { KARPENTER_API_GROUPS } from '../../domain/tags.ts';
-import { hasControllerLabel } from '../../domain/snapshot-index.ts';
+import { coversNamespace, describeService, isKarpenterService } from '../karpenter/webhook-services.ts';
 import type { Detector } from '../detector.ts';
 import { shellQuote } from '../../domain/shell.ts';
 import { conversionSteps, storedEvidence } from './conversion-steps.ts';
@@ -191,32 +191,9 @@ function fromFailure(snapshot: ClusterSnapshot, failure: ConversionFailure): Fin
   });
 }
 
-/**
- * A Service's absence is known only when the capture covers its namespace: some Service of it was
- * captured, or the capture is cluster-wide (every cluster has `default/kubernetes`). Services of
- * namespace karpenter alone (`kubectl get svc -n karpenter`) say nothing about kube-system.
- */
-function coversNamespace(services: readonly Service[], namespace: string): boolean {
-  return (
-    services.length === 0 ||
-    services.some(
-      (s) => s.metadata?.namespace === namespace || (s.metadata?.namespace === 'default' && s.metadata?.name === 'kubernetes'),
-    )
-  );
-}
-
 function isKarpenterCrd(crd: CustomResourceDefinition): boolean {
   const group = crd.spec?.group ?? crd.metadata?.name?.split('.').slice(1).join('.');
   return !!group && KARPENTER_API_GROUPS.includes(group);
-}
-
-function isKarpenterService(s: Service): boolean {
-  return hasControllerLabel(s.metadata?.labels) || /karpenter/.test(s.metadata?.name ?? '');
-}
-
-function describeService(s: Service): string {
-  const ports = (s.spec?.ports ?? []).map((p) => `${p.port}/${p.protocol ?? 'TCP'}${p.name ? ` (${p.name})` : ''}`);
-  return `${s.metadata?.namespace}/${s.metadata?.name} ${ports.join(', ') || 'no ports'}`;
 }
 
 /** A version other than the storage one: what a conversion request would be for (v1beta1 in practice). */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readTerminalEnvironment } from '../../../src/config.ts';
-import { DEFAULT_WIDTH, outputWidth, type OutputStream } from '../../../src/cli/io.ts';
+import { DEFAULT_WIDTH, outputWidth, writeNote, type CliContext, type OutputStream } from '../../../src/cli/io.ts';
 import { run } from './cli-harness.ts';
 
 const terminal = (env: NodeJS.ProcessEnv) => readTerminalEnvironment(env);
@@ -49,5 +49,35 @@ describe('a note on stderr', () => {
     const lines = result.stderr.split('\n').filter(Boolean);
     expect(lines[0]).toBe(`note: ${file}:`);
     expect(lines[1]).toMatch(/^ {2}not a kubectl or aws CLI output this tool understands/);
+  });
+});
+
+describe('writeNote: a note on stderr', () => {
+  const noteLines = (text: string, columns: string) => {
+    const out: string[] = [];
+    const ctx = {
+      io: { stderr: { write: (s: string) => out.push(s) }, terminal: readTerminalEnvironment({ COLUMNS: columns }) },
+    } as unknown as CliContext;
+    writeNote(ctx, text);
+    return out.join('').split('\n').filter(Boolean);
+  };
+
+  it('keeps `note:` on the line of a first word too long for the width (a long capture path)', () => {
+    // Prepare
+    const path = 'examples/admission-webhook-broken-stale-after-v1-upgrade/webhookconfigurations.json:';
+
+    // Act
+    const lines = noteLines(`note: ${path} object set aside`, '80');
+
+    // Assert
+    expect(lines).toEqual([`note: ${path}`, '  object set aside']);
+  });
+
+  it('wraps the rest under a two-space indent, as before', () => {
+    const lines = noteLines(`note: ${'word '.repeat(40).trim()}`, '60');
+    expect(lines.length).toBeGreaterThan(2);
+    expect(lines[0]).toMatch(/^note: word word/);
+    for (const line of lines.slice(1)) expect(line).toMatch(/^ {2}word/);
+    expect(lines.every((line) => line.length <= 60)).toBe(true);
   });
 });

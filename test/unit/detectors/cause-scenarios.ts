@@ -27,6 +27,7 @@ import {
   unregisteredConditions,
 } from '../../factories/karpenter.ts';
 import { claimNode, poolWith, runningClaim, webPod } from './disruption-blocked/fixtures.ts';
+import { apiServerService, chartWebhook, controllerAt, karpenterService, slice } from './admission-webhook-broken/fixtures.ts';
 import {
   QUEUE_ARN,
   V14_NOT_FOUND,
@@ -752,6 +753,61 @@ export const SCENARIOS: Scenario[] = [
       ],
     },
     produces: ['CRD_CONVERSION_WEBHOOK_BROKEN/UNKNOWN'],
+  },
+  {
+    name: 'v0.37 admission webhook configurations left behind under a v1.0.1 controller',
+    snapshot: snapshotOf({
+      webhookConfigurations: [
+        chartWebhook('validation.webhook.karpenter.sh'),
+        chartWebhook('defaulting.webhook.karpenter.k8s.aws'),
+      ],
+      services: [apiServerService, karpenterService()],
+      endpoints: [slice({ ready: true })],
+      pods: [controllerAt('1.0.1')],
+    }),
+    produces: ['ADMISSION_WEBHOOK_BROKEN/STALE_AFTER_V1_UPGRADE', 'ADMISSION_WEBHOOK_BROKEN/STALE_AFTER_V1_UPGRADE'],
+  },
+  {
+    name: 'admission webhook whose Service is gone, controller version not captured',
+    snapshot: snapshotOf({
+      webhookConfigurations: [chartWebhook('validation.webhook.karpenter.sh')],
+      services: [apiServerService],
+    }),
+    produces: ['ADMISSION_WEBHOOK_BROKEN/SERVICE_MISSING'],
+  },
+  {
+    name: 'admission webhook Service with no ready endpoint (v0.32 controller down)',
+    snapshot: snapshotOf({
+      webhookConfigurations: [chartWebhook('validation.webhook.karpenter.k8s.aws')],
+      services: [apiServerService, karpenterService()],
+      endpoints: [slice({ ready: false })],
+      pods: [controllerAt('0.32.1')],
+    }),
+    produces: ['ADMISSION_WEBHOOK_BROKEN/NO_ENDPOINTS'],
+  },
+  {
+    name: 'admission webhook without a caBundle under a v0.37 controller',
+    snapshot: snapshotOf({
+      webhookConfigurations: [chartWebhook('defaulting.webhook.karpenter.k8s.aws', { caBundle: null })],
+      services: [apiServerService, karpenterService()],
+      endpoints: [slice({ ready: true })],
+      pods: [controllerAt('0.37.0')],
+    }),
+    produces: ['ADMISSION_WEBHOOK_BROKEN/CERTIFICATE_INVALID'],
+  },
+  {
+    name: 'a saved kubectl apply refused by a Karpenter webhook for a reason none of the causes names',
+    snapshot: {
+      ...snapshotOf({}),
+      gaps: [
+        {
+          source: 'nodepools',
+          error:
+            'InternalError: Internal error occurred: failed calling webhook "defaulting.webhook.karpenter.k8s.aws": failed to call webhook: Post "https://karpenter.karpenter.svc:8443/default/karpenter.k8s.aws?timeout=10s": Address is not allowed',
+        },
+      ],
+    },
+    produces: ['ADMISSION_WEBHOOK_BROKEN/UNKNOWN'],
   },
   {
     name: 'AMIs selected by name without an owner',

@@ -46,6 +46,14 @@ import {
   service,
 } from '../../factories/kube.ts';
 import { NOW, SCENARIOS, type Scenario } from './cause-scenarios.ts';
+import {
+  apiServerService,
+  chartWebhook,
+  controllerAt,
+  foreignWebhook,
+  karpenterService,
+  slice,
+} from './admission-webhook-broken/fixtures.ts';
 
 const COMMAND_WORDS = ['kubectl', 'aws', 'eksctl', 'helm'];
 const COMMAND_WORD = new RegExp(`(^|[\\s(:;|&\`'"])(${COMMAND_WORDS.join('|')}) `);
@@ -114,6 +122,43 @@ const deniedLine = (error: string) => logLine({ level: 'ERROR', time: T0, contro
 
 /** Snapshots that reach the step builders' branches the cause-code scenarios leave out. */
 const VARIANTS: Scenario[] = [
+  {
+    name: 'a v1.0.1 controller logs a refusal by validation.webhook.karpenter.sh, no configurations captured',
+    snapshot: snapshotOf({
+      pods: [controllerAt('1.0.1')],
+      logs: [
+        logLine({
+          level: 'ERROR',
+          message: 'Reconciler error',
+          error:
+            'Internal error occurred: failed calling webhook "validation.webhook.karpenter.sh": failed to call webhook: the server rejected our request for an unknown reason',
+        }),
+      ],
+    }),
+    produces: ['ADMISSION_WEBHOOK_BROKEN/STALE_AFTER_V1_UPGRADE'],
+  },
+  {
+    name: 'webhook Service without its port while the controller runs with DISABLE_WEBHOOK=true',
+    snapshot: snapshotOf({
+      webhookConfigurations: [chartWebhook('validation.webhook.karpenter.sh')],
+      services: [apiServerService, karpenterService({ webhookPort: false })],
+      pods: [controllerAt('0.33.0', { disableWebhook: true })],
+    }),
+    produces: ['ADMISSION_WEBHOOK_BROKEN/SERVICE_MISSING'],
+  },
+  {
+    name: "ready controller pods serve no https-webhook port, another tool's webhook over karpenter.sh has no Service",
+    snapshot: snapshotOf({
+      webhookConfigurations: [
+        chartWebhook('validation.webhook.karpenter.sh'),
+        foreignWebhook({ service: 'policy-webhook', namespace: 'policy', groups: ['karpenter.sh'] }),
+      ],
+      services: [apiServerService, karpenterService()],
+      endpoints: [slice({ ready: true, ports: ['http-metrics'] })],
+      pods: [controllerAt('0.34.1')],
+    }),
+    produces: ['ADMISSION_WEBHOOK_BROKEN/NO_ENDPOINTS', 'ADMISSION_WEBHOOK_BROKEN/SERVICE_MISSING'],
+  },
   {
     name: 'controller selected by a CREATE_FAILED Fargate profile',
     snapshot: snapshotOf({

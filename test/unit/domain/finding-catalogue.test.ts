@@ -145,12 +145,12 @@ describe('each finding metric of the catalogue', () => {
 describe('each finding code of the catalogue', () => {
   // Its section in docs/findings.md and its README row: test/docs/links.test.ts.
   it('the README links each code it names to its section, with causes of its own row', () => {
-    const links = [...read('README.md').matchAll(/\[`([A-Z_]+)`\]\(docs\/findings\.md#([a-z_]+)\)((?:[:,] `[A-Z_]+`)*)/g)];
+    const links = [...read('README.md').matchAll(/\[`([A-Z_]+)`\]\(docs\/findings\.md#([a-z_]+)\)((?:[:,] `[A-Z0-9_]+`)*)/g)];
     const problems: string[] = [];
     for (const [link, code, anchor, causes] of links) {
       const row = (CAUSES_BY_FINDING as Record<string, readonly string[] | undefined>)[code ?? ''];
       if (!row || anchor !== findingDocAnchor(code as FindingCode)) problems.push(link);
-      for (const [, cause] of (causes ?? '').matchAll(/`([A-Z_]+)`/g)) if (!row?.includes(cause ?? '')) problems.push(link);
+      for (const [, cause] of (causes ?? '').matchAll(/`([A-Z0-9_]+)`/g)) if (!row?.includes(cause ?? '')) problems.push(link);
     }
 
     expect(links.length).toBeGreaterThan(0);
