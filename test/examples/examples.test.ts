@@ -1003,6 +1003,14 @@ const CASES: ExampleCase[] = [
         step: '\'{"KmsMasterKeyId":"","SqsManagedSseEnabled":"true"}\'',
       },
       {
+        // The queue exists as the scan sees it, the controller's log says it does not: checks, no fix.
+        name: 'interruption-handling-off-unknown',
+        cause: 'UNKNOWN',
+        detail: 'The queue exists in the account and region scanned',
+        step: "grep -E -A1 'AWS_REGION|AWS_ROLE_ARN|INTERRUPTION_QUEUE'",
+        mentions: ['AWS.SimpleQueueService.NonExistentQueue'],
+      },
+      {
         name: 'interruption-handling-off-not-consumed',
         cause: 'NOT_CONSUMED',
         detail: '3540 s',
