@@ -34,8 +34,18 @@ export interface FloorRun {
   requests: number;
   /** Lists (chains of pages) and logs, each one chain. */
   chains: number;
-  /** The keeping floor: every parsed answer held until the last one came (as a scan holds what it read). */
-  kept: boolean;
+}
+
+/** The floor, and the keeping floor: every parsed answer held until the last one came (as a scan holds what it read). */
+type FloorMode = 'floor' | 'keeping-floor';
+
+/**
+ * The order the floor and the keeping floor run in after the scan of run `runIndex` (0-based):
+ * swapped on every other run, so neither always runs first, right after the scan, on a server
+ * and machine in the state the scan left them.
+ */
+export function floorOrder(runIndex: number): readonly FloorMode[] {
+  return runIndex % 2 === 0 ? ['floor', 'keeping-floor'] : ['keeping-floor', 'floor'];
 }
 
 export function writeFloorTarget(dir: string, target: FloorTarget): void {
@@ -101,7 +111,7 @@ export async function measureFloor(dir: string, keep = false): Promise<FloorRun>
   const cpu = process.cpuUsage(cpuBefore);
   agent.destroy();
   if (keep && kept.length !== requests.length) throw new Error(`floor: kept ${kept.length} answers of ${requests.length}`);
-  return { fetchMs, cpuMs: (cpu.user + cpu.system) / 1000, requests: requests.length, chains: chains.length, kept: keep };
+  return { fetchMs, cpuMs: (cpu.user + cpu.system) / 1000, requests: requests.length, chains: chains.length };
 }
 
 /**

@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { deserialize, serialize } from 'node:v8';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { isDeepStrictEqual } from 'node:util';
 import { connectWithKubeconfig } from '../src/adapters/kubernetes/connect.ts';
 import type { KubernetesApi } from '../src/adapters/kubernetes/kubernetes-api.ts';
 import { CLI_ACTIONS, DEFAULT_DETECTION } from '../src/domain/settings.ts';
@@ -109,7 +110,7 @@ export interface LiveScan {
 
 /** One `analyze` of a scan's snapshot in a fresh process: what a scan pays after its last answer at the least. */
 export interface ColdAnalysis {
-  /** The first analysis in the process (cold JIT), as in a scan's process. */
+  /** The first analysis in the process (the scan's process has run some shared helpers while collecting). */
   analysisMs: number;
   report: ReportDigest;
 }
@@ -120,13 +121,13 @@ export interface LiveResults {
   warmup: number;
   scans: LiveScan[];
   scanStats: RequestStats[];
-  /** Each scan's requests sent again right after it by a raw client (bench/floor.ts). */
+  /** Each scan's requests sent again after it by a raw client (bench/floor.ts). */
   floors: FloorRun[];
   floorStats: RequestStats[];
-  /** Right after each floor, the same requests by the keeping floor (every parsed answer held to the end). */
+  /** Before or after each floor (floorOrder), the same requests by the keeping floor (every parsed answer held to the end). */
   keepingFloors: FloorRun[];
   keepingFloorStats: RequestStats[];
-  /** Right after that, the scan's snapshot analysed once in a fresh process. */
+  /** After both, the scan's snapshot analysed once in a fresh process. */
   coldAnalyses: ColdAnalysis[];
   /** The same cluster with its controller down (every pod listed); undefined until measured. */
   controllerDown: ControllerDownResults | undefined;
@@ -307,7 +308,7 @@ export function writeScanSnapshot(dir: string, snapshot: ClusterSnapshot, now: s
 
 /**
  * Cold-analysis process: the snapshot the last scan built, read back (not timed), then one `analyze`
- * as the scan ran it, timed: the first in the process, so the JIT is as cold as in the scan's.
+ * as the scan ran it, timed: the first analysis in the process.
  */
 export function measureColdAnalysis(dir: string): ColdAnalysis {
   const { snapshot, now } = deserialize(readFileSync(join(dir, LIVE_SNAPSHOT_FILE))) as {
@@ -319,6 +320,16 @@ export function measureColdAnalysis(dir: string): ColdAnalysis {
   const started = performance.now();
   const report = analyze(snapshot, { detection: DEFAULT_DETECTION, actions: CLI_ACTIONS, now: new Date(now) });
   return { analysisMs: performance.now() - started, report: digest(report) };
+}
+
+/**
+ * The cold analysis is a lower bound of the scan only if it analysed what the scan analysed: the
+ * same findings, codes and summary, or the snapshot written back was not the scan's.
+ */
+export function checkColdAnalysedTheScan(scan: LiveScan, cold: ColdAnalysis): void {
+  if (!isDeepStrictEqual(cold.report, scan.report)) {
+    throw new Error(`cold analysis: its report ${JSON.stringify(cold.report)} is not the scan's ${JSON.stringify(scan.report)}`);
+  }
 }
 
 export interface PortCall {

@@ -1,6 +1,6 @@
 /**
  * The live scan against its floor (bench/floor.ts): per scenario, the scan's fetch and total
- * beside a raw GET + JSON.parse of exactly its requests, run right after it, and their ratios.
+ * beside a raw GET + JSON.parse of exactly its requests, run after it, and their ratios.
  */
 import type { FloorRun } from './floor.ts';
 import type { ColdAnalysis, LiveResults, LiveScan, RequestStats } from './live.ts';
@@ -38,7 +38,7 @@ const times = (v: number) => `${v.toFixed(2)}×`;
 const spread = (values: readonly number[], format: (v: number) => string) =>
   `${format(middle(values))} (${format(Math.min(...values))} – ${format(Math.max(...values))})`;
 
-/** Each scan over the floor run right after it (paired runs: load on the machine falls on both). */
+/** Each scan over the floor of the same run (paired runs: load on the machine falls on both). */
 function ratios(s: Scenario, pick: (scan: LiveScan) => number): number[] {
   return s.scans.map((scan, i) => pick(scan) / (s.floors[i]?.fetchMs ?? Number.NaN));
 }
@@ -110,6 +110,10 @@ export function floorSection(live: LiveResults): { title: string; header: string
         ms,
       ),
       spread(
+        s.keepingFloors.map((f) => f.cpuMs),
+        ms,
+      ),
+      spread(
         s.keepingFloors.map((f, i) => f.fetchMs / (s.floors[i]?.fetchMs ?? Number.NaN)),
         times,
       ),
@@ -133,6 +137,7 @@ export function floorSection(live: LiveResults): { title: string; header: string
       'total / floor',
       'floor: its process CPU',
       'KEEPING FLOOR: the same, every answer held to the end',
+      'keeping floor: its process CPU',
       'keeping floor / floor',
       'cold analysis of the scan’s snapshot (fresh process)',
       'LOWER BOUND: (keeping floor + cold analysis) / floor',
@@ -140,10 +145,10 @@ export function floorSection(live: LiveResults): { title: string; header: string
     ],
     rows,
     notes: [
-      `Medians (min – max) of the runs of the live section; each ratio is a scan over the floor run right after it, the median of those pairs (min – max). Target: the worst scenario's total within ${TARGET_FLOOR_RATIO}× of its floor.`,
+      `Medians (min – max) of the runs of the live section; each ratio is a scan over the floor of the same run (run after it), the median of those pairs (min – max). Target: the worst scenario's total within ${TARGET_FLOOR_RATIO}× of its floor.`,
       "FLOOR (bench/floor.ts): the requests the simulated API server received during the scan (it records each one's path and query), sent again in a fresh process by a client that only GETs each one over a keep-alive HTTPS connection and JSON.parses the answer (a log is read as text): the pages of one list one after another, up to 8 lists at once (the collector's limit), nothing waiting on anything else. It pays the network, the server and the parse, as the scan must; not choosing what to read, classifying, merging, detecting or reporting. The two request counts and byte totals show it sent the same requests.",
-      'KEEPING FLOOR (bench/floor.ts): the same requests sent the same way by the same client in a fresh process, run right after the floor, except that it holds every parsed answer (a log as its text) until the last one came, as any scan must hold what it read until it analyses it; the floor lets each answer become garbage at once. Its process CPU (user + system, over the fetch) beside its wall time shows whether the client itself is the bottleneck.',
-      'COLD ANALYSIS: the snapshot the scan built (written by the scan process after it finished, v8.serialize), read back in a fresh process and analysed once, timed alone: `analyze` as the scan runs it after its last answer, with the JIT as cold as in the scan process; reading the file is not timed. The scan’s own "after the last answer" also merges what came last.',
+      'KEEPING FLOOR (bench/floor.ts): the same requests sent the same way by the same client in a fresh process, run right before or after the floor (the two swap places every other run, so neither always comes first after the scan), except that it holds every parsed answer (a log as its text) until the last one came, as any scan must hold what it read until it analyses it; the floor lets each answer become garbage at once. Each floor’s process CPU (user + system, over the fetch) beside its wall time shows whether the client itself is the bottleneck.',
+      'COLD ANALYSIS: the snapshot the scan built (written by the scan process after it finished, v8.serialize), read back in a fresh process and analysed once, timed alone: `analyze` as the scan runs it after its last answer, the first analysis in that process (the scan process has already run, while collecting, some helpers the analysis shares); reading the file is not timed. Its report (findings, codes, summary) must be the scan’s, or the bench stops. The scan’s own "after the last answer" also merges what came last.',
       `LOWER BOUND: what any scan of these requests pays at least, the keeping floor plus the cold analysis of the same snapshot, over the floor of the same run (the median of those ratios). It is information, not a target: a lower bound above ${TARGET_FLOOR_RATIO}× means no scan that keeps its answers and analyses them after the last one can meet the ${TARGET_FLOOR_RATIO}× target; the distance from the lower bound to total / floor is what the scan itself could still save.`,
       "Controller down: the same cluster with the controller's pods crash-looping (bench/synthetic/controller-down.ts: Running, not Ready, 14 restarts), served by a server of its own; a scan then lists every pod instead of the Pending and per-node ones. Scans, floors, keeping floors and cold analyses interleaved as above; no kubectl runs.",
     ],

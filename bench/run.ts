@@ -29,7 +29,7 @@ import { measureDistribution, type DistributionBench } from './distribution.ts';
 import { CLEANUP_SCALES, measureCleanup, type CleanupScaleMeasurement } from './cleanup.ts';
 import { measureInterruptions, type InterruptionsBench } from './interruptions.ts';
 import { measureStateRoundTrips, type StateRoundTripsBench } from './state-round-trips.ts';
-import { KUBECONFIG_FILE, measureColdAnalysis, measureLiveScan, startLiveServer } from './live.ts';
+import { checkColdAnalysedTheScan, KUBECONFIG_FILE, measureColdAnalysis, measureLiveScan, startLiveServer } from './live.ts';
 import type {
   ColdAnalysis,
   ControllerDownResults,
@@ -39,7 +39,7 @@ import type {
   LiveServerInfo,
   RequestStats,
 } from './live.ts';
-import { measureFloor, writeFloorRequests, type FloorRun } from './floor.ts';
+import { floorOrder, measureFloor, writeFloorRequests, type FloorRun } from './floor.ts';
 import { measureAnalysisMemory, measureAnalysisTime, measureLoad, writeCapture } from './measure.ts';
 import type { AnalysisMemory, AnalysisTiming, CaptureLoad, CaptureWrite } from './measure.ts';
 import {
@@ -292,25 +292,22 @@ interface ScanAndFloors {
 }
 
 /**
- * A scan in a fresh process, then its requests sent again by the floor in another (bench/floor.ts),
- * then by the keeping floor in a third, then its snapshot analysed once in a fourth (cold).
+ * A scan in a fresh process, then its requests sent again by the floor and by the keeping floor
+ * (bench/floor.ts), each in a process of its own, in floorOrder's order (swapped every other run),
+ * then its snapshot analysed once in a fourth (cold), whose report must be the scan's.
  */
-async function scanThenFloor(server: ServerChild, dir: string, run: string): Promise<ScanAndFloors> {
+async function scanThenFloor(server: ServerChild, dir: string, runIndex: number, run: string): Promise<ScanAndFloors> {
   const scan = await inChild<LiveScan>(`live: scan, ${run}`, ['--child', 'live-scan', '--dir', dir]);
   if (!scan.ok) throw new Error(`scan: ${scan.error}`);
   const served = await server.served();
   writeFloorRequests(dir, served.requests);
-  const floor = await inChild<FloorRun>(`live: floor (the scan's ${served.requests.length} requests), ${run}`, [
-    '--child',
-    'floor',
-    '--dir',
-    dir,
-  ]);
-  if (!floor.ok) throw new Error(`floor: ${floor.error}`);
-  const floorStats = await server.stats();
-  const keeping = await inChild<FloorRun>(`live: keeping floor, ${run}`, ['--child', 'keeping-floor', '--dir', dir]);
-  if (!keeping.ok) throw new Error(`keeping floor: ${keeping.error}`);
-  const keepingFloorStats = await server.stats();
+  const floors = new Map<string, { run: FloorRun; stats: RequestStats }>();
+  for (const mode of floorOrder(runIndex)) {
+    const label = mode === 'floor' ? `floor (the scan's ${served.requests.length} requests)` : 'keeping floor';
+    const floor = await inChild<FloorRun>(`live: ${label}, ${run}`, ['--child', mode, '--dir', dir]);
+    if (!floor.ok) throw new Error(`${label}: ${floor.error}`);
+    floors.set(mode, { run: floor.value, stats: await server.stats() });
+  }
   const cold = await inChild<ColdAnalysis>(`live: cold analysis of the scan's snapshot, ${run}`, [
     '--child',
     'cold-analysis',
@@ -318,13 +315,17 @@ async function scanThenFloor(server: ServerChild, dir: string, run: string): Pro
     dir,
   ]);
   if (!cold.ok) throw new Error(`cold analysis: ${cold.error}`);
+  checkColdAnalysedTheScan(scan.value, cold.value);
+  const floor = floors.get('floor');
+  const keeping = floors.get('keeping-floor');
+  if (floor === undefined || keeping === undefined) throw new Error('live: a floor did not run');
   return {
     scan: scan.value,
     scanStats: served.stats,
-    floor: floor.value,
-    floorStats,
-    keepingFloor: keeping.value,
-    keepingFloorStats,
+    floor: floor.run,
+    floorStats: floor.stats,
+    keepingFloor: keeping.run,
+    keepingFloorStats: keeping.stats,
     coldAnalysis: cold.value,
   };
 }
@@ -380,7 +381,7 @@ async function measureLive(): Promise<Outcome<LiveResults>> {
     await server.stats();
     for (let i = 0; i < LIVE_WARMUP + liveRuns; i += 1) {
       const run = i < LIVE_WARMUP ? `warm-up ${i + 1}` : `run ${i - LIVE_WARMUP + 1} of ${liveRuns}`;
-      const measured = await scanThenFloor(server, dir, run);
+      const measured = await scanThenFloor(server, dir, i, run);
       process.stderr.write(`bench: live: kubectl, ${run}…\n`);
       const cold = await runKubectlSequence(env(`kubectl-cache-${i}`), plan);
       const coldStats = await server.stats();
@@ -425,7 +426,7 @@ async function measureControllerDown(server: ServerChild, dir: string): Promise<
   await server.stats();
   for (let i = 0; i < LIVE_WARMUP + liveRuns; i += 1) {
     const run = `controller down, ${i < LIVE_WARMUP ? `warm-up ${i + 1}` : `run ${i - LIVE_WARMUP + 1} of ${liveRuns}`}`;
-    const measured = await scanThenFloor(server, dir, run);
+    const measured = await scanThenFloor(server, dir, i, run);
     if (i < LIVE_WARMUP) continue;
     addRun(down, measured);
   }

@@ -29,22 +29,11 @@ export function isConditionTrue(obj: { status?: { conditions?: Condition[] } } |
   return conditionOf(obj, type)?.status === 'True';
 }
 
-/**
- * `aws:///us-east-1a/i-0123` → `i-0123`: the `i-` and lowercase hex digits the ID ends with, before
- * any trailing whitespace (what `/(i-[0-9a-f]+)\s*$/` matches). Asked of every Node and NodeClaim
- * when the index is built: a scan back from the end costs no match array and no regex.
- */
+/** `aws:///us-east-1a/i-0123` → `i-0123`. */
 export function instanceIdFromProviderID(providerID: string | undefined): string | undefined {
   if (!providerID) return undefined;
-  const end = providerID.trimEnd().length;
-  let start = end;
-  while (start > 0 && isLowerHex(providerID.charCodeAt(start - 1))) start -= 1;
-  if (start === end || start < 2 || providerID[start - 2] !== 'i' || providerID[start - 1] !== '-') return undefined;
-  return providerID.slice(start - 2, end);
-}
-
-function isLowerHex(code: number): boolean {
-  return (code >= 48 && code <= 57) || (code >= 97 && code <= 102);
+  const match = /(i-[0-9a-f]+)\s*$/.exec(providerID);
+  return match?.[1];
 }
 
 export function isPodReady(pod: Pod): boolean {

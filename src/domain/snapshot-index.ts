@@ -230,11 +230,8 @@ function findControllers(s: ClusterSnapshot, pods: readonly Pod[]): ControllerIn
   const byKey = new Map<string, ControllerInfo>();
   // Only the ReplicaSets the controller's pods name: a large cluster has thousands of others.
   const named = new Set(pods.map(replicaSetKeyOf));
-  // Equal keys end alike: the key of a ReplicaSet is built only when its end is a named one's, not for each of thousands.
-  const namedEnds = new Set([...named].map(lastSegment));
   const rsOwner = new Map<string, string>();
   for (const rs of pods.length ? s.replicaSets : []) {
-    if (!namedEnds.has(lastSegment(`${rs.metadata?.name}`))) continue;
     const key = `${rs.metadata?.namespace}/${rs.metadata?.name}`;
     if (!named.has(key)) continue;
     const owner = rs.metadata?.ownerReferences?.find((o) => o.kind === 'Deployment');
@@ -264,12 +261,6 @@ function findControllers(s: ClusterSnapshot, pods: readonly Pod[]): ControllerIn
     if (isPodReady(p)) info.readyPods += 1;
   }
   return [...byKey.values()];
-}
-
-/** What follows the last `/` (all of a text without one). */
-function lastSegment(text: string): string {
-  const slash = text.lastIndexOf('/');
-  return slash < 0 ? text : text.slice(slash + 1);
 }
 
 function replicaSetOf(pod: Pod): string | undefined {

@@ -27,20 +27,7 @@ export interface OrphanCandidate {
  * INSTANCE_PROVENANCE_UNPROVEN reports the rest. An instance whose own NodeClaim exists but has
  * no providerID yet is still being bound, not orphaned.
  */
-export function orphanCandidates(ctx: DetectContext): readonly OrphanCandidate[] {
-  // ORPHANED_INSTANCE and INSTANCE_PROVENANCE_UNPROVEN both ask, with the one context of an analysis.
-  let found = candidatesByContext.get(ctx);
-  if (found === undefined) {
-    found = findCandidates(ctx);
-    candidatesByContext.set(ctx, found);
-  }
-  return found;
-}
-
-/** Per analysis (analyze passes every detector the same context), so the instances are walked once. */
-const candidatesByContext = new WeakMap<DetectContext, readonly OrphanCandidate[]>();
-
-function findCandidates(ctx: DetectContext): OrphanCandidate[] {
+export function orphanCandidates(ctx: DetectContext): OrphanCandidate[] {
   const cluster = ctx.snapshot.clusterName;
   const unbound = ctx.snapshot.nodeClaims.filter((c) => !c.status?.providerID);
   const claimNames = new Set(unbound.map((c) => c.metadata?.name));

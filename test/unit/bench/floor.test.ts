@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { measureFloor, writeFloorRequests, writeFloorTarget } from '../../../bench/floor.ts';
-import { measureColdAnalysis, writeScanSnapshot } from '../../../bench/live.ts';
+import { floorOrder, measureFloor, writeFloorRequests, writeFloorTarget } from '../../../bench/floor.ts';
+import { checkColdAnalysedTheScan, measureColdAnalysis, writeScanSnapshot, type LiveScan } from '../../../bench/live.ts';
 import { digest } from '../../../bench/measure.ts';
 import { resolveOptions, syntheticCluster, type SyntheticClusterOptions } from '../../../bench/synthetic-cluster.ts';
 import { takeControllerDown } from '../../../bench/synthetic/controller-down.ts';
@@ -66,6 +66,36 @@ describe('measureColdAnalysis', () => {
   });
 });
 
+describe('checkColdAnalysedTheScan (the bench stops when the cold analysis did not analyse what the scan did)', () => {
+  const report = { findings: 2, complete: true, summary: { critical: 0, warning: 2, info: 0 }, byCode: { SUBNET_IPS_LOW: 2 } };
+  const scan = { report } as unknown as LiveScan;
+
+  it('passes a cold analysis with the scan’s report', () => {
+    expect(() => checkColdAnalysedTheScan(scan, { analysisMs: 100, report: structuredClone(report) })).not.toThrow();
+  });
+
+  it('stops on another finding count, another code or an incomplete report', () => {
+    for (const other of [
+      { ...report, findings: 1 },
+      { ...report, byCode: { SUBNET_IPS_LOW: 1, ORPHANED_INSTANCE: 1 } },
+      { ...report, complete: false },
+    ]) {
+      expect(() => checkColdAnalysedTheScan(scan, { analysisMs: 100, report: other })).toThrow(/is not the scan's/);
+    }
+  });
+});
+
+describe('floorOrder', () => {
+  it('runs the floor first after one scan and the keeping floor first after the next, each once per run', () => {
+    expect([0, 1, 2, 3].map(floorOrder)).toEqual([
+      ['floor', 'keeping-floor'],
+      ['keeping-floor', 'floor'],
+      ['floor', 'keeping-floor'],
+      ['keeping-floor', 'floor'],
+    ]);
+  });
+});
+
 describe('measureFloor', () => {
   let simulation: Simulation | undefined;
   let dir: string | undefined;
@@ -107,7 +137,7 @@ describe('measureFloor', () => {
     expect(floor.requests).toBe(scanned.length);
     // The keeping floor sends the same requests; only what it holds differs.
     expect(sorted(replayedKeeping)).toEqual(sorted(scanned));
-    expect([floor.kept, keeping.kept, keeping.chains]).toEqual([false, true, floor.chains]);
+    expect(keeping.chains).toBe(floor.chains);
     const pagesOfAllPods = scanned.filter((r) => r.startsWith('GET /api/v1/pods?') && !r.includes('Selector'));
     expect(pagesOfAllPods.length > 1).toBe(down);
     // The pages of one list are one chain (each continue token comes with the page before).

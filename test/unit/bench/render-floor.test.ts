@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { FloorRun } from '../../../bench/floor.ts';
 import type { ColdAnalysis, LiveResults, LiveScan } from '../../../bench/live.ts';
 import { floorSection, worstFloorRatio, worstLowerBoundRatio } from '../../../bench/render-floor.ts';
+import { targets, type BenchResults } from '../../../bench/render.ts';
 
 const digest = { findings: 1, complete: true, summary: { critical: 0, warning: 1, info: 0 }, byCode: { SUBNET_IPS_LOW: 1 } };
 const scan = (scanMs: number, lastAnswerMs: number) => ({ scanMs, lastAnswerMs, report: digest }) as unknown as LiveScan;
-const floor = (fetchMs: number, kept = false): FloorRun => ({ fetchMs, cpuMs: fetchMs - 10, requests: 3, chains: 3, kept });
+const floor = (fetchMs: number): FloorRun => ({ fetchMs, cpuMs: fetchMs - 10, requests: 3, chains: 3 });
 const cold = (analysisMs: number): ColdAnalysis => ({ analysisMs, report: digest });
 const stats = { requests: 3, bytes: 2_000_000 };
 
@@ -16,7 +17,7 @@ const live = {
   scanStats: [stats, stats, stats],
   floors: [floor(400), floor(300), floor(500)],
   floorStats: [stats, stats, stats],
-  keepingFloors: [floor(480, true), floor(330, true), floor(600, true)],
+  keepingFloors: [floor(480), floor(330), floor(600)],
   keepingFloorStats: [stats, stats, stats],
   coldAnalyses: [cold(200), cold(150), cold(250)],
   controllerDown: undefined,
@@ -34,7 +35,7 @@ describe('the live scan against its floor, its keeping floor and its lower bound
     expect(worstFloorRatio(live)?.ratio).toBeCloseTo(2.5);
   });
 
-  it('shows the keeping floor, its ratio, the cold analysis and the lower bound beside the scan and the floor', () => {
+  it('shows the keeping floor, its process CPU, its ratio, the cold analysis and the lower bound beside the scan and the floor', () => {
     // Act
     const section = floorSection(live);
 
@@ -45,7 +46,22 @@ describe('the live scan against its floor, its keeping floor and its lower bound
     expect(column('cold analysis')).toBe('200.0 ms (150.0 ms – 250.0 ms)');
     expect(column('LOWER BOUND')).toBe('1.70× (1.60× – 1.70×)');
     expect(column('floor: its process CPU')).toBe('390.0 ms (290.0 ms – 490.0 ms)');
+    expect(column('keeping floor: its process CPU')).toBe('470.0 ms (320.0 ms – 590.0 ms)');
     expect(column('requests')).toBe('3 (2.0 MB) / 3 (2.0 MB) / 3 (2.0 MB)');
+  });
+
+  it('claims in the targets table no more than the LOWER BOUND note: only a scan that keeps its answers and analyses them after the last one is ruled out', () => {
+    // Act
+    const row = targets({
+      live: { ok: true, value: { ...live, kubectlWarm: [] } },
+      notMeasured: {},
+    } as unknown as BenchResults).find((t) => t.target.startsWith('lower bound of any live scan'));
+
+    // Assess
+    expect(row?.target).toContain(
+      'above 1.3x, no scan that keeps its answers and analyses them after the last one can meet the target above',
+    );
+    expect(row?.measured).toBe('1.70x (healthy controller)');
   });
 
   it('has no lower bound without keeping floors (results of a bench run before they were measured)', () => {

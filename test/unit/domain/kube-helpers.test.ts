@@ -54,15 +54,4 @@ describe('instanceIdFromProviderID (nodes and NodeClaims are matched to EC2 inst
       expect(instanceIdFromProviderID(id)).toBeUndefined();
     }
   });
-
-  it('agrees with the pattern /(i-[0-9a-f]+)\\s*$/ on any mix of its characters', () => {
-    const alphabet = ['i', '-', '0', '9', 'a', 'f', 'g', 'I', 'A', '/', ' ', '\t', '\n', '\u00a0', '\ufeff', '\u2028'];
-    let seed = 7;
-    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
-    for (let i = 0; i < 20_000; i++) {
-      const length = next() % 9;
-      const id = Array.from({ length }, () => alphabet[next() % alphabet.length]).join('');
-      expect(instanceIdFromProviderID(id), JSON.stringify(id)).toBe(/(i-[0-9a-f]+)\s*$/.exec(id)?.[1]);
-    }
-  });
 });

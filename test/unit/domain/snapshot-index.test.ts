@@ -59,13 +59,14 @@ describe('SnapshotIndex: one walk over the pods answers the questions asked of a
     expect(index.kubeSystemPods).toEqual([awsNode, coreDns]);
   });
 
-  it("a ReplicaSet of another name with the same end does not stand for the controller's", () => {
+  it("only the ReplicaSet the controller's pod names (namespace and name, the whole key) stands for its Deployment", () => {
     const index = new SnapshotIndex(
       snapshotOf({
         pods: [controller],
         replicaSets: [
           replicaSet('other-karpenter-5697769d6c', 'karpenter', 'not-this-one'),
           replicaSet('karpenter-5697769d6c', 'karpenter', 'karpenter-v1'),
+          replicaSet('karpenter-5697769d6c', 'kube-system', 'nor-this-one'),
         ],
       }),
     );
