@@ -149,7 +149,8 @@ function settingUnknown(input: DiagnoseInput, why: string): Diagnosis | undefine
 function nameInvalid(input: DiagnoseInput, set: SetSetting, name: string, fix: FixContext): Diagnosis {
   const value = set.value;
   const kind = QUEUE_ARN.test(value) ? 'an ARN' : 'a URL';
-  const queue = lookedUp(input, name);
+  // Only an answer for the name itself: an unnamed NonExistentQueue answer was asked with the raw ARN or URL, which no queue has.
+  const queue = (input.snapshot.interruptionQueues ?? []).find((q) => q.name === name);
   const exists = queue?.exists;
   const state =
     exists === true

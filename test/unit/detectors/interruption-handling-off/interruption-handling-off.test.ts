@@ -117,6 +117,16 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
       expect(steps(f)).toContain(`aws sqs create-queue --queue-name ${QUEUE}`);
     });
 
+    it('does not apply an unnamed NonExistentQueue answer (asked with the ARN) to the name: checks instead of creating', () => {
+      const f = only(
+        interruptionSnapshot({ env: [{ name: 'INTERRUPTION_QUEUE', value: QUEUE_ARN }], queues: [notFoundQueue('')] }),
+      );
+      expect(f.cause?.code).toBe('QUEUE_NAME_INVALID');
+      expect(f.cause?.detail).not.toContain('exists either');
+      expect(f.remediation?.steps[0]).toContain(`aws sqs get-queue-url --queue-name ${QUEUE}`);
+      expect(steps(f)).not.toContain('create-queue');
+    });
+
     it('reads the --interruption-queue arg over the env, and fixes the arg', () => {
       const f = only(interruptionSnapshot({ args: [`--interruption-queue=${QUEUE_ARN}`] }));
       expect(f.cause?.code).toBe('QUEUE_NAME_INVALID');
