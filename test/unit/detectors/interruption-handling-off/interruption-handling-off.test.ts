@@ -232,6 +232,48 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
     });
   });
 
+  describe('QUEUE_POLICY_DENIES_EVENTS: how the policy is read', () => {
+    const allow = (extra: Record<string, unknown>) => ({
+      Effect: 'Allow',
+      Principal: { Service: 'events.amazonaws.com' },
+      Action: 'sqs:SendMessage',
+      Resource: QUEUE_ARN,
+      ...extra,
+    });
+    const policyOf = (...statements: Record<string, unknown>[]) =>
+      queue({ Policy: JSON.stringify({ Version: '2012-10-17', Statement: statements }) });
+
+    it('quotes an unconditional Deny as the reason and changes it, never adding an Allow it would override', () => {
+      const deny = { Sid: 'LockDown', Effect: 'Deny', Principal: '*', Action: 'sqs:*', Resource: QUEUE_ARN };
+      const f = only(interruptionSnapshot({ queues: [policyOf(allow({}), deny)] }));
+      expect(f.cause?.code).toBe('QUEUE_POLICY_DENIES_EVENTS');
+      expect(f.cause?.detail).toContain('Sid LockDown denies');
+      expect(f.cause?.detail).not.toContain('has no statement allowing');
+      expect(f.evidence.join('\n')).toContain('"Sid":"LockDown"');
+      expect(steps(f)).toContain("change the policy's Sid LockDown");
+      expect(steps(f)).not.toContain('plus the getting-started template statement');
+      expect(steps(f)).not.toContain('queue-attributes.json');
+    });
+
+    it('reads wildcard actions and the AWS "*" principal as a list, as IAM does', () => {
+      const forms = [
+        allow({ Action: 'sqs:Send*' }),
+        allow({ Action: ['SQS:SendMessage*'] }),
+        allow({ Principal: { AWS: ['*'] } }),
+        allow({ Resource: 'arn:aws:sqs:us-east-1:111122223333:*' }),
+      ];
+      for (const statement of forms) expect(detect(interruptionSnapshot({ queues: [policyOf(statement)] }))).toEqual([]);
+    });
+
+    it("does not count an Allow on another queue's ARN", () => {
+      const f = only(
+        interruptionSnapshot({ queues: [policyOf(allow({ Resource: 'arn:aws:sqs:us-east-1:111122223333:other-queue' }))] }),
+      );
+      expect(f.cause?.code).toBe('QUEUE_POLICY_DENIES_EVENTS');
+      expect(f.cause?.detail).toContain('has no statement allowing');
+    });
+  });
+
   describe('KMS_KEY_UNUSABLE', () => {
     it('fires on the AWS-managed alias/aws/sqs key, by alias ARN too, and switches to SSE-SQS', () => {
       const key = 'arn:aws:kms:us-east-1:111122223333:alias/aws/sqs';
