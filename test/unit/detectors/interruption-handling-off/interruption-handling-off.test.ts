@@ -7,7 +7,7 @@ import { loadSnapshot } from '../../../../src/snapshot/load.ts';
 import { analyze } from '../../../../src/usecases/analyze.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
-import { logLine } from '../../../factories/aws.ts';
+import { instance, logLine } from '../../../factories/aws.ts';
 import { nodeClaim } from '../../../factories/karpenter.ts';
 import { T0, minutesAfter } from '../../../factories/kube.ts';
 import {
@@ -69,6 +69,15 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
     it('stays quiet when no Spot capacity is used or allowed', () => {
       const onDemand = interruptionSnapshot({ env: [], queues: [], claims: [nodeClaim({ name: 'od-1' })] });
       expect(detect(onDemand)).toEqual([]);
+    });
+
+    it("counts Karpenter's running Spot instances, not a managed node group's", () => {
+      const onDemand = [nodeClaim({ name: 'od-1' })];
+      const nodeGroupSpot = { ...instance({ id: 'i-0ng1', nodePool: null, nodeGroup: 'spot-ng' }), lifecycle: 'spot' };
+      expect(detect(interruptionSnapshot({ env: [], queues: [], claims: onDemand, instances: [nodeGroupSpot] }))).toEqual([]);
+      const karpenterSpot = { ...instance({ id: 'i-0kp1' }), lifecycle: 'spot' };
+      const f = only(interruptionSnapshot({ env: [], queues: [], claims: onDemand, instances: [karpenterSpot] }));
+      expect(f.cause?.code).toBe('QUEUE_NOT_CONFIGURED');
     });
 
     it('never reads a redacted or referenced value as unset', () => {
