@@ -78,35 +78,29 @@ function fixContext(input: DiagnoseInput, queue: InterruptionQueue | undefined):
 function notConfigured(input: DiagnoseInput): Diagnosis | undefined {
   if (!spotInUse(input.spot)) return undefined;
   const stale = input.setting.state === 'unset' ? input.setting.staleConfigMap : undefined;
+  const old = stale === undefined ? undefined : staleQueue(input, stale);
   const existing = clusterQueue(input, undefined);
-  const fix = fixContext(input, existing);
+  const fix = fixContext(input, old?.queue?.exists ? old.queue : existing);
   const name = existing?.name ?? input.clusterName;
-  const steps = existing
-    ? [setQueueStep(fix, existing.name, `point the setting at ${existing.name}, the queue named after the cluster (it exists)`)]
-    : name
-      ? [
-          // Asked only when no lookup answered: a NonExistentQueue answer already said it does not.
-          ...((input.snapshot.interruptionQueues ?? []).some((q) => q.name === name && !q.exists)
-            ? []
-            : [
-                commandStep(
-                  `whether a queue named after the cluster (the getting-started convention) exists`,
-                  `aws sqs get-queue-url --queue-name ${shellQuote(name)}${fix.region}`,
-                ),
-              ]),
-          ...createQueueSteps(fix, name),
-          setQueueStep(fix, name, 'then point the setting at it'),
-        ]
-      : [
-          'create an SQS queue with the EventBridge rules of the getting-started template, then set settings.interruptionQueue to its name',
-        ];
+  const steps = old?.queue?.exists
+    ? [
+        setQueueStep(
+          fix,
+          old.name,
+          `point the setting at ${old.name}, the queue the old ConfigMap named (it exists), where this version reads it`,
+        ),
+      ]
+    : old && old.queue === undefined
+      ? staleCheckSteps(fix, old.name, existing?.name)
+      : clusterQueueSteps(input, fix, existing, name);
+  const staleState = old?.queue?.exists === true ? ' (it exists)' : old?.queue?.exists === false ? ' (it does not exist)' : '';
   return {
     cause: 'QUEUE_NOT_CONFIGURED',
     title: `${PREFIX} is not set while Spot capacity is in use: Spot interruptions reach nodes with no cordon or drain`,
     detail: [
       "No interruption queue is set (env INTERRUPTION_QUEUE, --interruption-queue or Helm settings.interruptionQueue), so Karpenter's interruption controller does not run: it cannot drain a Spot node in the two minutes before EC2 reclaims it, nor act on rebalance recommendations and scheduled maintenance.",
       stale
-        ? `ConfigMap karpenter-global-settings still names ${shown(stale)} under aws.interruptionQueueName, which Karpenter v0.33 and later no longer read: move it to settings.interruptionQueue.`
+        ? `ConfigMap karpenter-global-settings still names ${shown(stale)}${staleState} under aws.interruptionQueueName, which Karpenter v0.33 and later no longer read: move it to settings.interruptionQueue.`
         : '',
       existing ? `A queue named after the cluster, ${shown(existing.name)}, exists.` : '',
     ]
@@ -116,12 +110,68 @@ function notConfigured(input: DiagnoseInput): Diagnosis | undefined {
       'queue setting: unset',
       ...input.spot.evidence,
       ...(stale ? [`karpenter-global-settings aws.interruptionQueueName: ${shown(stale)} (not read by v0.33+)`] : []),
+      ...(old?.queue
+        ? [`aws sqs get-queue-url ${shown(old.name)}: ${old.queue.exists ? (old.queue.url ?? 'exists') : 'NonExistentQueue'}`]
+        : []),
     ],
-    steps:
-      stale && !existing
-        ? [setQueueStep(fix, stale, 'the queue the old ConfigMap named, where this version reads it'), ...steps]
-        : steps,
+    steps,
   };
+}
+
+/**
+ * The queue a stale ConfigMap names, as looked up: by its name, or (for a plain name) the capture's
+ * unnamed answer — with no setting, capture-script looks up the ConfigMap's name as sqs-queue-url.json.
+ */
+function staleQueue(input: DiagnoseInput, stale: string): { name: string; queue: InterruptionQueue | undefined } {
+  const name = queueNameIn(stale);
+  const queues = input.snapshot.interruptionQueues ?? [];
+  const plain = !QUEUE_ARN.test(stale) && !QUEUE_URL.test(stale);
+  return { name, queue: queues.find((q) => q.name === name) ?? (plain ? queues.find((q) => q.name === '') : undefined) };
+}
+
+/** The stale queue not looked up: check it first, then one queue or the other, never both set. */
+function staleCheckSteps(fix: FixContext, stale: string, existing: string | undefined): string[] {
+  return [
+    commandStep(
+      `whether the queue the old ConfigMap named, ${stale}, exists`,
+      `aws sqs get-queue-url --queue-name ${shellQuote(stale)}${fix.region}`,
+    ),
+    // v0.33–v1.3 panic at start-up on a queue that does not exist: set it only once it is seen.
+    setQueueStep(fix, stale, `only if it exists: point the setting at ${stale}, where this version reads it`),
+    existing
+      ? `if it does not: point the setting at ${existing}, the queue named after the cluster (it exists), instead`
+      : 'if it does not: create a queue as the getting-started template does and point the setting at it (a scan with the lookup saved prints those steps)',
+  ];
+}
+
+/** Point at, or check for and create, the queue named after the cluster. */
+function clusterQueueSteps(
+  input: DiagnoseInput,
+  fix: FixContext,
+  existing: InterruptionQueue | undefined,
+  name: string | undefined,
+): string[] {
+  if (existing)
+    return [
+      setQueueStep(fix, existing.name, `point the setting at ${existing.name}, the queue named after the cluster (it exists)`),
+    ];
+  if (!name)
+    return [
+      'create an SQS queue with the EventBridge rules of the getting-started template, then set settings.interruptionQueue to its name',
+    ];
+  return [
+    // Asked only when no lookup answered: a NonExistentQueue answer already said it does not.
+    ...((input.snapshot.interruptionQueues ?? []).some((q) => q.name === name && !q.exists)
+      ? []
+      : [
+          commandStep(
+            `whether a queue named after the cluster (the getting-started convention) exists`,
+            `aws sqs get-queue-url --queue-name ${shellQuote(name)}${fix.region}`,
+          ),
+        ]),
+    ...createQueueSteps(fix, name),
+    setQueueStep(fix, name, 'then point the setting at it'),
+  ];
 }
 
 function settingUnknown(input: DiagnoseInput, why: string): Diagnosis | undefined {

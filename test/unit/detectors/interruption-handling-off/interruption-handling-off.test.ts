@@ -107,6 +107,36 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
     });
   });
 
+  describe('QUEUE_NOT_CONFIGURED with a stale karpenter-global-settings value', () => {
+    const settings = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'karpenter-global-settings', namespace: 'karpenter' },
+      data: { 'aws.interruptionQueueName': 'old-queue' },
+    };
+    const staleScan = (queues: ReturnType<typeof queue>[] | { name: string; exists: boolean }[]) =>
+      only(interruptionSnapshot({ env: [], version: '1.3.3', queues, configMaps: [settings] }));
+    const setSteps = (f: Finding) =>
+      (f.remediation?.steps ?? []).filter((st) => st.includes('--set settings.interruptionQueue='));
+
+    it('never sets two different queues: checks the old one first when it was not looked up', () => {
+      const f = staleScan([]);
+      expect(f.remediation?.steps[0]).toContain('aws sqs get-queue-url --queue-name old-queue');
+      expect(setSteps(f)).toHaveLength(1);
+      expect(steps(f)).not.toContain('create-queue');
+    });
+
+    it('points at the old queue when the lookup found it, and at a new one when it said it does not exist', () => {
+      const found = staleScan([queue({}, 'old-queue')]);
+      expect(setSteps(found)).toEqual([expect.stringContaining('settings.interruptionQueue=old-queue')]);
+      expect(steps(found)).not.toContain('create-queue');
+      const gone = staleScan([notFoundQueue('')]);
+      expect(steps(gone)).not.toContain('interruptionQueue=old-queue');
+      expect(steps(gone)).toContain(`aws sqs create-queue --queue-name ${CLUSTER}`);
+      expect(setSteps(gone)).toHaveLength(1);
+    });
+  });
+
   describe('QUEUE_NAME_INVALID', () => {
     it('names the queue in an ARN, and says the named queue exists', () => {
       const f = only(interruptionSnapshot({ env: [{ name: 'INTERRUPTION_QUEUE', value: QUEUE_ARN }] }));
