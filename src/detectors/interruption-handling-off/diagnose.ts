@@ -184,7 +184,7 @@ function settingUnknown(input: DiagnoseInput, why: string): Diagnosis | undefine
     title: `${PREFIX} does not exist: the controller's log says NonExistentQueue`,
     detail: `The controller's log says the queue it is set to does not exist (SQS NonExistentQueue), so interruption handling is off. Which queue it names is unknown: ${why}.`,
     evidence: [found.quote, `queue setting: unknown (${why})`],
-    since: found.line.time,
+    ...(found.since ? { since: found.since } : {}),
     steps: [
       commandStep(
         'the queue the controller is set to',
@@ -220,7 +220,7 @@ function nameInvalid(input: DiagnoseInput, set: SetSetting, name: string, fix: F
     title: `${PREFIX} is set to ${kind}, not a name: set it to ${shown(name)}`,
     detail: `Karpenter passes the setting to SQS GetQueueUrl as the queue's name, so ${kind} names no queue: it answers NonExistentQueue and interruption handling is off. The name is its last part, ${shown(name)}; ${state}.`,
     evidence: [settingEvidence(set), ...(input.log.notFound ? [input.log.notFound.quote] : [])],
-    ...(input.log.notFound?.line.time ? { since: input.log.notFound.line.time } : {}),
+    ...(input.log.notFound?.since ? { since: input.log.notFound.since } : {}),
     steps,
   };
 }
@@ -260,7 +260,7 @@ function missing(input: DiagnoseInput, set: SetSetting, queue: InterruptionQueue
       ...(found ? [found.quote] : []),
       ...(existing ? [`a queue named after the cluster exists: ${existing.url ?? existing.name}`] : []),
     ],
-    ...(found?.line.time ? { since: found.line.time } : {}),
+    ...(found?.since ? { since: found.since } : {}),
     steps,
   };
 }
@@ -299,7 +299,7 @@ function otherQueueError(input: DiagnoseInput, set: SetSetting, name: string): D
       error.quote,
       ...(readWhole(input.snapshot, 'interruptionqueue') ? [] : ['the queue itself was not looked up']),
     ],
-    ...(error.line.time ? { since: error.line.time } : {}),
+    ...(error.since ? { since: error.since } : {}),
     steps: [
       commandStep(
         'the full error',

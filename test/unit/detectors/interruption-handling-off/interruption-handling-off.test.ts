@@ -350,7 +350,8 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
         message: 'failed to create valid sqs provider',
         error: `operation error SQS: GetQueueUrl, https response error StatusCode: 403, RequestID: 1, api error AccessDenied: User: arn:aws:sts::111122223333:assumed-role/KarpenterController/1 is not authorized to perform: sqs:getqueueurl on resource: ${QUEUE_ARN}`,
       });
-      const f = only(interruptionSnapshot({ queues: [], rules: [], logs: [denied] }));
+      const twice = (line: typeof denied) => [line, { ...line, time: minutesAfter(T0, 1) }];
+      const f = only(interruptionSnapshot({ queues: [], rules: [], logs: twice(denied) }));
       expect(f.cause?.code).toBe('UNKNOWN');
       expect(text(f)).toContain('sqs:getqueueurl');
       const vague = logLine({
@@ -359,8 +360,44 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
         message: 'failed to create valid sqs provider',
         error: 'Access to the resource https://sqs.us-east-1.amazonaws.com/ is denied.',
       });
-      const g = only(interruptionSnapshot({ queues: [], rules: [], logs: [vague] }));
+      const g = only(interruptionSnapshot({ queues: [], rules: [], logs: twice(vague) }));
       expect(steps(g)).not.toContain('allow sqs:');
+    });
+  });
+
+  describe('UNKNOWN: which queue errors count', () => {
+    const failed = (error: string, minutes: number, message = 'getting messages from queue') =>
+      logLine({ level: 'ERROR', time: minutesAfter(T0, minutes), message, controller: 'interruption', error });
+    const scan = (logs: ReturnType<typeof logLine>[]) => detect(interruptionSnapshot({ queues: [], rules: [], logs }));
+
+    it('stays quiet on one transient error, and on repeated polls cut short by context canceled', () => {
+      expect(
+        scan([
+          failed(
+            'receiving sqs messages, operation error SQS: ReceiveMessage, https response error StatusCode: 0, RequestID: , canceled, context deadline exceeded',
+            0,
+          ),
+        ]),
+      ).toEqual([]);
+      const canceled = 'receiving sqs messages, operation error SQS: ReceiveMessage, context canceled';
+      expect(scan([failed(canceled, 0), failed(canceled, 1), failed(canceled, 2)])).toEqual([]);
+    });
+
+    it("matches Karpenter's own delete error text, and dates the finding from the first failing line", () => {
+      const error =
+        'operation error SQS: DeleteMessage, https response error StatusCode: 403, RequestID: 2, api error AccessDenied: denied';
+      const [f] = scan([failed(error, 3, 'deleting sqs message'), failed(error, 9, 'deleting sqs message')]);
+      expect(f?.cause?.code).toBe('UNKNOWN');
+      expect(f?.since).toBe(minutesAfter(T0, 3));
+      const never = 'deleting messages from queue';
+      expect(scan([failed(error, 3, never), failed(error, 9, never)])).toEqual([]);
+    });
+
+    it('dates a missing queue from the first NonExistentQueue line, not the newest', () => {
+      const later = { ...V14_NOT_FOUND, time: minutesAfter(T0, 12) };
+      const f = only(interruptionSnapshot({ queues: [], rules: [], logs: [V14_NOT_FOUND, later] }));
+      expect(f.cause?.code).toBe('QUEUE_MISSING');
+      expect(f.since).toBe(T0);
     });
   });
 
