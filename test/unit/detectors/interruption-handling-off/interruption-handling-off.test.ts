@@ -413,6 +413,20 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
     expect(steps(f)).toContain('--set settings.aws.interruptionQueueName=shop-prod');
     expect(detect(interruptionSnapshot({ env: [], version: 'v0.27.0', queues: [], configMaps: [] }))).toEqual([]);
   });
+
+  it('on v0.32 also sets settings.aws.interruptionQueueName, which the chart renders over settings.interruptionQueue', () => {
+    const settings = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'karpenter-global-settings', namespace: 'karpenter' },
+      data: { 'aws.interruptionQueueName': QUEUE_ARN },
+    };
+    const f = only(interruptionSnapshot({ env: [], version: 'v0.32.1', configMaps: [settings] }));
+    expect(f.cause?.code).toBe('QUEUE_NAME_INVALID');
+    expect(steps(f)).toContain(`--set settings.interruptionQueue=${QUEUE} --set settings.aws.interruptionQueueName=${QUEUE}`);
+    const v1 = only(interruptionSnapshot({ env: [{ name: 'INTERRUPTION_QUEUE', value: QUEUE_ARN }] }));
+    expect(steps(v1)).not.toContain('settings.aws.interruptionQueueName');
+  });
 });
 
 describe('INTERRUPTION_HANDLING_OFF beside the crash loop it causes (v0.33–v1.3)', () => {
