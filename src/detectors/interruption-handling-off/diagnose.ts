@@ -139,8 +139,28 @@ function staleCheckSteps(fix: FixContext, stale: string, existing: string | unde
     // v0.33–v1.3 panic at start-up on a queue that does not exist: set it only once it is seen.
     setQueueStep(fix, stale, `only if it exists: point the setting at ${stale}, where this version reads it`),
     existing
-      ? `if it does not: point the setting at ${existing}, the queue named after the cluster (it exists), instead`
+      ? `if it does not: point the setting at ${shown(existing)}, the queue named after the cluster (it exists), instead`
       : 'if it does not: create a queue as the getting-started template does and point the setting at it (a scan with the lookup saved prints those steps)',
+  ];
+}
+
+/**
+ * The queue named after the cluster is only seen to exist (its rules and readers were not captured):
+ * checked before the setting points at it. Karpenter deletes every message it receives, so a queue
+ * another cluster's Karpenter reads would lose events for both.
+ */
+function pointAtClusterQueue(fix: FixContext, existing: InterruptionQueue): string[] {
+  const arn = existing.attributes?.QueueArn;
+  const target = arn
+    ? shellQuote(arn)
+    : `"$(aws sqs get-queue-attributes --queue-url ${shellQuote(existing.url ?? existing.name)} --attribute-names QueueArn --query Attributes.QueueArn --output text${fix.region})"`;
+  return [
+    commandStep(
+      `the EventBridge rules sending to ${existing.name} (the getting-started template makes four: Spot interruption, rebalance, state change, scheduled change)`,
+      `aws events list-rule-names-by-target --target-arn ${target}${fix.region}`,
+    ),
+    `make sure no other cluster's Karpenter reads ${shown(existing.name)}: Karpenter deletes the messages it receives, so two controllers on one queue each lose events`,
+    setQueueStep(fix, existing.name, `point the setting at ${existing.name}, the queue named after the cluster (it exists)`),
   ];
 }
 
@@ -151,10 +171,7 @@ function clusterQueueSteps(
   existing: InterruptionQueue | undefined,
   name: string | undefined,
 ): string[] {
-  if (existing)
-    return [
-      setQueueStep(fix, existing.name, `point the setting at ${existing.name}, the queue named after the cluster (it exists)`),
-    ];
+  if (existing) return pointAtClusterQueue(fix, existing);
   if (!name)
     return [
       'create an SQS queue with the EventBridge rules of the getting-started template, then set settings.interruptionQueue to its name',
@@ -233,7 +250,7 @@ function missing(input: DiagnoseInput, set: SetSetting, queue: InterruptionQueue
     ? `did you mean ${shown(existing.name)} (it exists)? point the setting at it`
     : 'create it (the getting-started template) or unset the setting';
   const steps = existing
-    ? [setQueueStep(fix, existing.name, `point the setting at ${existing.name}, the queue named after the cluster (it exists)`)]
+    ? pointAtClusterQueue(fix, existing)
     : [
         ...(queue
           ? []

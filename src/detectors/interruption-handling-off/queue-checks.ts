@@ -91,14 +91,14 @@ function policyProblem(queue: InterruptionQueue, fix: FixContext): Problem | und
     return {
       cause: 'QUEUE_POLICY_DENIES_EVENTS',
       title,
-      detail: `The queue policy's ${verdict.statement} denies sqs:SendMessage to events.amazonaws.com with no condition, and a Deny overrides any Allow: ${consequence}`,
-      evidence: [`queue policy ${verdict.statement}: ${oneLine(JSON.stringify(denying), 400)}`],
+      detail: `The queue policy's ${shown(verdict.statement)} denies sqs:SendMessage to events.amazonaws.com with no condition, and a Deny overrides any Allow: ${consequence}`,
+      evidence: [`queue policy ${shown(verdict.statement)}: ${oneLine(JSON.stringify(denying), 400)}`],
       steps: [
         commandStep(
           'the queue policy as it is',
           `aws sqs get-queue-attributes --queue-url ${url} --attribute-names Policy${fix.region}`,
         ),
-        `change the policy's ${verdict.statement} so it no longer denies events.amazonaws.com sqs:SendMessage (narrow its Principal or Action, or give it a Condition as the getting-started template's DenyHTTP does), then set the policy back with aws sqs set-queue-attributes; an added Allow does not help while that Deny stands`,
+        `change the policy's ${shown(verdict.statement)} so it no longer denies events.amazonaws.com sqs:SendMessage (narrow its Principal or Action, or give it a Condition as the getting-started template's DenyHTTP does), then set the policy back with aws sqs set-queue-attributes; an added Allow does not help while that Deny stands`,
       ],
     };
   }

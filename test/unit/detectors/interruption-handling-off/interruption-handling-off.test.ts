@@ -189,6 +189,22 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
       expect(steps(f)).not.toContain('create-queue');
     });
 
+    it('checks the queue named after the cluster (its rules, no other reader) before pointing the setting at it', () => {
+      const f = only(
+        interruptionSnapshot({
+          env: [{ name: 'INTERRUPTION_QUEUE', value: 'shop-prdo' }],
+          queues: [notFoundQueue('shop-prdo'), queue({}, CLUSTER)],
+        }),
+      );
+      const all = f.remediation?.steps ?? [];
+      const check = all.findIndex((st) => st.includes(`aws events list-rule-names-by-target --target-arn ${QUEUE_ARN}`));
+      const reader = all.findIndex((st) => st.includes("no other cluster's Karpenter reads"));
+      const set = all.findIndex((st) => st.includes('--set settings.interruptionQueue=shop-prod'));
+      expect(check).toBeGreaterThanOrEqual(0);
+      expect(reader).toBeGreaterThan(check);
+      expect(set).toBeGreaterThan(reader);
+    });
+
     it('reads a capture’s unnamed NonExistentQueue answer as the setting’s queue', () => {
       const f = only(interruptionSnapshot({ queues: [notFoundQueue('')] }));
       expect(f.cause?.code).toBe('QUEUE_MISSING');
