@@ -207,7 +207,8 @@ function settingUnknown(input: DiagnoseInput, why: string): Diagnosis | undefine
         'the queue the controller is set to',
         `kubectl get deployment -n ${ns} ${deployment} -o yaml | grep -i -A1 interruption`,
       ),
-      commandStep('whether it exists (in the controller’s region)', 'aws sqs get-queue-url --queue-name NAME'),
+      // The name is not in the capture: said in words, never a placeholder that would be pasted as a name.
+      "then whether the queue it names exists, in the controller's region: aws sqs get-queue-url --queue-name with that name",
       'create it as the getting-started template does, or point the setting at an existing queue; unset it to run without interruption handling',
     ],
   };

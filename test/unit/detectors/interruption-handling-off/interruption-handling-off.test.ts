@@ -218,6 +218,14 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
       expect(f.remediation?.steps[0]).toContain(`aws sqs get-queue-url --queue-name ${QUEUE}`);
     });
 
+    it('prints no placeholder to paste when the setting is unknown and the log says the queue is missing', () => {
+      const fromRef = [{ name: 'INTERRUPTION_QUEUE', valueFrom: { configMapKeyRef: { name: 'q', key: 'name' } } }];
+      const f = only(interruptionSnapshot({ env: fromRef, queues: [], rules: [], logs: [V14_NOT_FOUND] }));
+      expect(f.cause?.code).toBe('QUEUE_MISSING');
+      expect(steps(f)).not.toMatch(/--queue-name NAME\b/);
+      expect(steps(f)).toContain('with that name');
+    });
+
     it('does not say missing when the lookup found the queue the log says is missing: checks instead', () => {
       const f = only(interruptionSnapshot({ logs: [V14_NOT_FOUND] }));
       expect(f.cause?.code).toBe('UNKNOWN');
