@@ -78,35 +78,29 @@ function fixContext(input: DiagnoseInput, queue: InterruptionQueue | undefined):
 function notConfigured(input: DiagnoseInput): Diagnosis | undefined {
   if (!spotInUse(input.spot)) return undefined;
   const stale = input.setting.state === 'unset' ? input.setting.staleConfigMap : undefined;
+  const old = stale === undefined ? undefined : staleQueue(input, stale);
   const existing = clusterQueue(input, undefined);
-  const fix = fixContext(input, existing);
+  const fix = fixContext(input, old?.queue?.exists ? old.queue : existing);
   const name = existing?.name ?? input.clusterName;
-  const steps = existing
-    ? [setQueueStep(fix, existing.name, `point the setting at ${existing.name}, the queue named after the cluster (it exists)`)]
-    : name
-      ? [
-          // Asked only when no lookup answered: a NonExistentQueue answer already said it does not.
-          ...((input.snapshot.interruptionQueues ?? []).some((q) => q.name === name && !q.exists)
-            ? []
-            : [
-                commandStep(
-                  `whether a queue named after the cluster (the getting-started convention) exists`,
-                  `aws sqs get-queue-url --queue-name ${shellQuote(name)}${fix.region}`,
-                ),
-              ]),
-          ...createQueueSteps(fix, name),
-          setQueueStep(fix, name, 'then point the setting at it'),
-        ]
-      : [
-          'create an SQS queue with the EventBridge rules of the getting-started template, then set settings.interruptionQueue to its name',
-        ];
+  const steps = old?.queue?.exists
+    ? [
+        setQueueStep(
+          fix,
+          old.name,
+          `point the setting at ${old.name}, the queue the old ConfigMap named (it exists), where this version reads it`,
+        ),
+      ]
+    : old && old.queue === undefined
+      ? staleCheckSteps(fix, old.name, existing?.name)
+      : clusterQueueSteps(input, fix, existing, name);
+  const staleState = old?.queue?.exists === true ? ' (it exists)' : old?.queue?.exists === false ? ' (it does not exist)' : '';
   return {
     cause: 'QUEUE_NOT_CONFIGURED',
     title: `${PREFIX} is not set while Spot capacity is in use: Spot interruptions reach nodes with no cordon or drain`,
     detail: [
       "No interruption queue is set (env INTERRUPTION_QUEUE, --interruption-queue or Helm settings.interruptionQueue), so Karpenter's interruption controller does not run: it cannot drain a Spot node in the two minutes before EC2 reclaims it, nor act on rebalance recommendations and scheduled maintenance.",
       stale
-        ? `ConfigMap karpenter-global-settings still names ${shown(stale)} under aws.interruptionQueueName, which Karpenter v0.33 and later no longer read: move it to settings.interruptionQueue.`
+        ? `ConfigMap karpenter-global-settings still names ${shown(stale)}${staleState} under aws.interruptionQueueName, which Karpenter v0.33 and later no longer read: move it to settings.interruptionQueue.`
         : '',
       existing ? `A queue named after the cluster, ${shown(existing.name)}, exists.` : '',
     ]
@@ -116,12 +110,85 @@ function notConfigured(input: DiagnoseInput): Diagnosis | undefined {
       'queue setting: unset',
       ...input.spot.evidence,
       ...(stale ? [`karpenter-global-settings aws.interruptionQueueName: ${shown(stale)} (not read by v0.33+)`] : []),
+      ...(old?.queue
+        ? [`aws sqs get-queue-url ${shown(old.name)}: ${old.queue.exists ? (old.queue.url ?? 'exists') : 'NonExistentQueue'}`]
+        : []),
     ],
-    steps:
-      stale && !existing
-        ? [setQueueStep(fix, stale, 'the queue the old ConfigMap named, where this version reads it'), ...steps]
-        : steps,
+    steps,
   };
+}
+
+/**
+ * The queue a stale ConfigMap names, as looked up: by its name, or (for a plain name) the capture's
+ * unnamed answer — with no setting, capture-script looks up the ConfigMap's name as sqs-queue-url.json.
+ */
+function staleQueue(input: DiagnoseInput, stale: string): { name: string; queue: InterruptionQueue | undefined } {
+  const name = queueNameIn(stale);
+  const queues = input.snapshot.interruptionQueues ?? [];
+  const plain = !QUEUE_ARN.test(stale) && !QUEUE_URL.test(stale);
+  return { name, queue: queues.find((q) => q.name === name) ?? (plain ? queues.find((q) => q.name === '') : undefined) };
+}
+
+/** The stale queue not looked up: check it first, then one queue or the other, never both set. */
+function staleCheckSteps(fix: FixContext, stale: string, existing: string | undefined): string[] {
+  return [
+    commandStep(
+      `whether the queue the old ConfigMap named, ${stale}, exists`,
+      `aws sqs get-queue-url --queue-name ${shellQuote(stale)}${fix.region}`,
+    ),
+    // v0.33–v1.3 panic at start-up on a queue that does not exist: set it only once it is seen.
+    setQueueStep(fix, stale, `only if it exists: point the setting at ${stale}, where this version reads it`),
+    existing
+      ? `if it does not: point the setting at ${shown(existing)}, the queue named after the cluster (it exists), instead`
+      : 'if it does not: create a queue as the getting-started template does and point the setting at it (a scan with the lookup saved prints those steps)',
+  ];
+}
+
+/**
+ * The queue named after the cluster is only seen to exist (its rules and readers were not captured):
+ * checked before the setting points at it. Karpenter deletes every message it receives, so a queue
+ * another cluster's Karpenter reads would lose events for both.
+ */
+function pointAtClusterQueue(fix: FixContext, existing: InterruptionQueue): string[] {
+  const arn = existing.attributes?.QueueArn;
+  const target = arn
+    ? shellQuote(arn)
+    : `"$(aws sqs get-queue-attributes --queue-url ${shellQuote(existing.url ?? existing.name)} --attribute-names QueueArn --query Attributes.QueueArn --output text${fix.region})"`;
+  return [
+    commandStep(
+      `the EventBridge rules sending to ${existing.name} (the getting-started template makes four: Spot interruption, rebalance, state change, scheduled change)`,
+      `aws events list-rule-names-by-target --target-arn ${target}${fix.region}`,
+    ),
+    `make sure no other cluster's Karpenter reads ${shown(existing.name)}: Karpenter deletes the messages it receives, so two controllers on one queue each lose events`,
+    setQueueStep(fix, existing.name, `point the setting at ${existing.name}, the queue named after the cluster (it exists)`),
+  ];
+}
+
+/** Point at, or check for and create, the queue named after the cluster. */
+function clusterQueueSteps(
+  input: DiagnoseInput,
+  fix: FixContext,
+  existing: InterruptionQueue | undefined,
+  name: string | undefined,
+): string[] {
+  if (existing) return pointAtClusterQueue(fix, existing);
+  if (!name)
+    return [
+      'create an SQS queue with the EventBridge rules of the getting-started template, then set settings.interruptionQueue to its name',
+    ];
+  return [
+    // Asked only when no lookup answered: a NonExistentQueue answer already said it does not.
+    ...((input.snapshot.interruptionQueues ?? []).some((q) => q.name === name && !q.exists)
+      ? []
+      : [
+          commandStep(
+            `whether a queue named after the cluster (the getting-started convention) exists`,
+            `aws sqs get-queue-url --queue-name ${shellQuote(name)}${fix.region}`,
+          ),
+        ]),
+    ...createQueueSteps(fix, name),
+    setQueueStep(fix, name, 'then point the setting at it'),
+  ];
 }
 
 function settingUnknown(input: DiagnoseInput, why: string): Diagnosis | undefined {
@@ -134,13 +201,14 @@ function settingUnknown(input: DiagnoseInput, why: string): Diagnosis | undefine
     title: `${PREFIX} does not exist: the controller's log says NonExistentQueue`,
     detail: `The controller's log says the queue it is set to does not exist (SQS NonExistentQueue), so interruption handling is off. Which queue it names is unknown: ${why}.`,
     evidence: [found.quote, `queue setting: unknown (${why})`],
-    since: found.line.time,
+    ...(found.since ? { since: found.since } : {}),
     steps: [
       commandStep(
         'the queue the controller is set to',
         `kubectl get deployment -n ${ns} ${deployment} -o yaml | grep -i -A1 interruption`,
       ),
-      commandStep('whether it exists (in the controller’s region)', 'aws sqs get-queue-url --queue-name NAME'),
+      // The name is not in the capture: said in words, never a placeholder that would be pasted as a name.
+      "then whether the queue it names exists, in the controller's region: aws sqs get-queue-url --queue-name with that name",
       'create it as the getting-started template does, or point the setting at an existing queue; unset it to run without interruption handling',
     ],
   };
@@ -149,7 +217,8 @@ function settingUnknown(input: DiagnoseInput, why: string): Diagnosis | undefine
 function nameInvalid(input: DiagnoseInput, set: SetSetting, name: string, fix: FixContext): Diagnosis {
   const value = set.value;
   const kind = QUEUE_ARN.test(value) ? 'an ARN' : 'a URL';
-  const queue = lookedUp(input, name);
+  // Only an answer for the name itself: an unnamed NonExistentQueue answer was asked with the raw ARN or URL, which no queue has.
+  const queue = (input.snapshot.interruptionQueues ?? []).find((q) => q.name === name);
   const exists = queue?.exists;
   const state =
     exists === true
@@ -169,7 +238,7 @@ function nameInvalid(input: DiagnoseInput, set: SetSetting, name: string, fix: F
     title: `${PREFIX} is set to ${kind}, not a name: set it to ${shown(name)}`,
     detail: `Karpenter passes the setting to SQS GetQueueUrl as the queue's name, so ${kind} names no queue: it answers NonExistentQueue and interruption handling is off. The name is its last part, ${shown(name)}; ${state}.`,
     evidence: [settingEvidence(set), ...(input.log.notFound ? [input.log.notFound.quote] : [])],
-    ...(input.log.notFound?.line.time ? { since: input.log.notFound.line.time } : {}),
+    ...(input.log.notFound?.since ? { since: input.log.notFound.since } : {}),
     steps,
   };
 }
@@ -182,7 +251,7 @@ function missing(input: DiagnoseInput, set: SetSetting, queue: InterruptionQueue
     ? `did you mean ${shown(existing.name)} (it exists)? point the setting at it`
     : 'create it (the getting-started template) or unset the setting';
   const steps = existing
-    ? [setQueueStep(fix, existing.name, `point the setting at ${existing.name}, the queue named after the cluster (it exists)`)]
+    ? pointAtClusterQueue(fix, existing)
     : [
         ...(queue
           ? []
@@ -209,7 +278,7 @@ function missing(input: DiagnoseInput, set: SetSetting, queue: InterruptionQueue
       ...(found ? [found.quote] : []),
       ...(existing ? [`a queue named after the cluster exists: ${existing.url ?? existing.name}`] : []),
     ],
-    ...(found?.line.time ? { since: found.line.time } : {}),
+    ...(found?.since ? { since: found.since } : {}),
     steps,
   };
 }
@@ -248,7 +317,7 @@ function otherQueueError(input: DiagnoseInput, set: SetSetting, name: string): D
       error.quote,
       ...(readWhole(input.snapshot, 'interruptionqueue') ? [] : ['the queue itself was not looked up']),
     ],
-    ...(error.line.time ? { since: error.line.time } : {}),
+    ...(error.since ? { since: error.since } : {}),
     steps: [
       commandStep(
         'the full error',

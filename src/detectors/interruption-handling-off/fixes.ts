@@ -23,9 +23,21 @@ export interface FixContext {
 const TARGET_ID = 'KarpenterInterruptionQueueTarget';
 const CLOUDFORMATION_DOC = 'https://karpenter.sh/docs/reference/cloudformation/#interruption-handling';
 
-/** The Helm value that sets the queue: `settings.aws.interruptionQueueName` before v0.33, `settings.interruptionQueue` from v0.32. */
-function helmKey(version: string | undefined): string {
-  return versionAtLeast(version, 0, 32) === false ? 'settings.aws.interruptionQueueName' : 'settings.interruptionQueue';
+/**
+ * The Helm values that set the queue: `settings.aws.interruptionQueueName` before v0.32,
+ * `settings.interruptionQueue` from v0.33. v0.32's chart renders `or .Values.settings.aws.interruptionQueueName
+ * .Values.settings.interruptionQueue` (aws@v0.32.0 charts/karpenter/templates/deployment.yaml:141), so
+ * an old value kept by --reuse-values wins: both are set there, and when the version is unknown but
+ * the setting came from the ConfigMap (a chart before v0.33).
+ */
+function helmSets(ctx: FixContext, name: string): string[] {
+  const old = `settings.aws.interruptionQueueName=${name}`;
+  if (versionAtLeast(ctx.version, 0, 32) === false) return [old];
+  const v032 = versionAtLeast(ctx.version, 0, 33) === false;
+  const fromConfigMap = ctx.setting.state === 'set' && ctx.setting.from.startsWith('ConfigMap ');
+  return v032 || (versionAtLeast(ctx.version, 0, 0) === undefined && fromConfigMap)
+    ? [`settings.interruptionQueue=${name}`, old]
+    : [`settings.interruptionQueue=${name}`];
 }
 
 /** Points the setting at `name` where the controller reads it: its arg, the v0.19 ConfigMap, or the chart's value. */
@@ -47,7 +59,7 @@ export function setQueueStep(ctx: FixContext, name: string, why: string): string
       `kubectl patch configmap ${SETTINGS_CONFIGMAP} -n ${ns} --type merge -p ${shellQuote(patch)} && kubectl rollout restart deployment -n ${ns} ${shellQuote(ctx.controller?.deploymentName ?? 'karpenter')}`,
     );
   }
-  return commandStep(why, helmUpgrade(release, [`${helmKey(ctx.version)}=${name}`]));
+  return commandStep(why, helmUpgrade(release, helmSets(ctx, name)));
 }
 
 /** Turns interruption handling off on purpose (what Karpenter's maintainers advise when no queue is wanted). */

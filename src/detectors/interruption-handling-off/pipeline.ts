@@ -60,43 +60,6 @@ function patternCovers(pattern: string | undefined, kind: EventKind): boolean | 
   return allows(parsed.source, kind.source) && allows(parsed['detail-type'], kind.detailType);
 }
 
-const EVENTS = 'events.amazonaws.com';
-
-/**
- * Whether the queue policy lets EventBridge send: an Allow statement for principal
- * `events.amazonaws.com` (or `*`) with `sqs:SendMessage` (or `sqs:*`, `*`), and no unconditional
- * Deny of it. undefined when the attributes were not captured or the policy cannot be read.
- */
-export function policyAllowsEvents(queue: InterruptionQueue): boolean | undefined {
-  if (!queue.attributes) return undefined;
-  const text = queue.attributes.Policy;
-  if (text === undefined || text === '') return false;
-  let policy: unknown;
-  try {
-    policy = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!isRecord(policy)) return undefined;
-  const statements = (Array.isArray(policy.Statement) ? policy.Statement : [policy.Statement]).filter(isRecord);
-  const applies = (s: Record<string, unknown>) => principalIsEvents(s.Principal) && actionIsSend(s.Action);
-  const denied = statements.some((s) => s.Effect === 'Deny' && s.Condition === undefined && applies(s));
-  return !denied && statements.some((s) => s.Effect === 'Allow' && applies(s));
-}
-
-function principalIsEvents(principal: unknown): boolean {
-  if (principal === '*') return true;
-  if (!isRecord(principal)) return false;
-  const listed = (v: unknown) => (Array.isArray(v) ? v : [v]).some((x) => x === EVENTS || x === '*');
-  return listed(principal.Service) || principal.AWS === '*';
-}
-
-function actionIsSend(action: unknown): boolean {
-  return (Array.isArray(action) ? action : [action]).some(
-    (a) => typeof a === 'string' && ['sqs:sendmessage', 'sqs:*', '*'].includes(a.toLowerCase()),
-  );
-}
-
 /** The AWS-managed SQS key, by alias or alias ARN: EventBridge cannot use it (its key policy cannot be changed). */
 export function awsManagedKey(queue: InterruptionQueue): string | undefined {
   const key = queue.attributes?.KmsMasterKeyId;

@@ -4,7 +4,8 @@ import { isRecord, oneLine } from '../../domain/shape.ts';
 import { shellQuote } from '../../domain/shell.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 import { enableRuleSteps, policyStep, ruleSteps, sendStatement, type FixContext } from './fixes.ts';
-import { awsManagedKey, judgeRules, NOT_CONSUMED_AFTER_SECONDS, policyAllowsEvents, readWhole } from './pipeline.ts';
+import { awsManagedKey, judgeRules, NOT_CONSUMED_AFTER_SECONDS, readWhole } from './pipeline.ts';
+import { judgePolicy, policyStatements } from './queue-policy.ts';
 import type { Diagnosis } from './diagnosis.ts';
 
 type Problem = Omit<Diagnosis, 'evidence'> & { evidence: string[] };
@@ -79,7 +80,28 @@ function rulesProblem(snapshot: ClusterSnapshot, queue: InterruptionQueue, fix: 
 }
 
 function policyProblem(queue: InterruptionQueue, fix: FixContext): Problem | undefined {
-  if (policyAllowsEvents(queue) !== false) return undefined;
+  const verdict = judgePolicy(queue);
+  if (verdict === undefined || verdict.allows) return undefined;
+  const title = `Karpenter's interruption queue ${shown(queue.name)}: its policy does not let EventBridge (events.amazonaws.com) send to it`;
+  const consequence = "EventBridge's deliveries fail (the rules' FailedInvocations) and the queue stays empty.";
+  if (verdict.reason === 'denied') {
+    // A Deny wins over every Allow: adding one changes nothing, the Deny itself must change.
+    const denying = policyStatements(queue.attributes?.Policy ?? '')?.[verdict.index];
+    const url = shellQuote(queue.url ?? queue.name);
+    return {
+      cause: 'QUEUE_POLICY_DENIES_EVENTS',
+      title,
+      detail: `The queue policy's ${shown(verdict.statement)} denies sqs:SendMessage to events.amazonaws.com with no condition, and a Deny overrides any Allow: ${consequence}`,
+      evidence: [`queue policy ${shown(verdict.statement)}: ${oneLine(JSON.stringify(denying), 400)}`],
+      steps: [
+        commandStep(
+          'the queue policy as it is',
+          `aws sqs get-queue-attributes --queue-url ${url} --attribute-names Policy${fix.region}`,
+        ),
+        `change the policy's ${shown(verdict.statement)} so it no longer denies events.amazonaws.com sqs:SendMessage (narrow its Principal or Action, or give it a Condition as the getting-started template's DenyHTTP does), then set the policy back with aws sqs set-queue-attributes; an added Allow does not help while that Deny stands`,
+      ],
+    };
+  }
   const arn = queue.attributes?.QueueArn ?? '';
   const current = parsedPolicy(queue.attributes?.Policy);
   const statements =
@@ -91,8 +113,8 @@ function policyProblem(queue: InterruptionQueue, fix: FixContext): Problem | und
   };
   return {
     cause: 'QUEUE_POLICY_DENIES_EVENTS',
-    title: `Karpenter's interruption queue ${shown(queue.name)}: its policy does not let EventBridge (events.amazonaws.com) send to it`,
-    detail: `The queue policy ${queue.attributes?.Policy ? 'has no statement allowing' : 'is missing, so nothing allows'} events.amazonaws.com to sqs:SendMessage: EventBridge's deliveries fail (the rules' FailedInvocations) and the queue stays empty.`,
+    title,
+    detail: `The queue policy ${verdict.reason === 'no-allow' ? 'has no statement allowing' : 'is missing, so nothing allows'} events.amazonaws.com to sqs:SendMessage: ${consequence}`,
     evidence: [queue.attributes?.Policy ? `queue policy: ${oneLine(queue.attributes.Policy, 400)}` : 'queue policy: none'],
     steps: queue.url ? [policyStep(queue.url, policy, fix.region)] : [],
   };

@@ -1,5 +1,5 @@
 /** A Spot cluster and its interruption queue, healthy unless a test changes one part (docs/findings.md#interruption_handling_off). */
-import type { LogLine } from '../../../../src/domain/aws.ts';
+import type { Instance, LogLine } from '../../../../src/domain/aws.ts';
 import type { InterruptionQueue, QueueRule } from '../../../../src/domain/interruption-queue.ts';
 import type { ConfigMap, Container, NodeClaim } from '../../../../src/domain/kube.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
@@ -109,6 +109,7 @@ export interface Parts {
   logs?: LogLine[];
   claims?: NodeClaim[];
   configMaps?: ConfigMap[];
+  instances?: Instance[];
 }
 
 /** A v1.4 controller set to QUEUE on a Spot cluster whose queue, rules and consumer are as the template makes them. */
@@ -119,6 +120,7 @@ export function interruptionSnapshot(parts: Parts = {}): ClusterSnapshot {
       nodeClaims: parts.claims ?? [spotClaim('spot-a1'), spotClaim('spot-b22')],
       nodePools: [nodePool({ name: 'default' })],
       configMaps: parts.configMaps ?? [],
+      ...(parts.instances ? { instances: parts.instances } : {}),
       interruptionQueues: parts.queues ?? [queue()],
       queueRules: parts.rules ?? templateRules(),
       ...(parts.age !== undefined ? { queueOldestMessageAgeSeconds: parts.age } : {}),

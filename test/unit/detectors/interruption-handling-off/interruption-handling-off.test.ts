@@ -7,7 +7,7 @@ import { loadSnapshot } from '../../../../src/snapshot/load.ts';
 import { analyze } from '../../../../src/usecases/analyze.ts';
 import type { ClusterSnapshot } from '../../../../src/domain/snapshot.ts';
 import { SnapshotIndex } from '../../../../src/domain/snapshot-index.ts';
-import { logLine } from '../../../factories/aws.ts';
+import { instance, logLine } from '../../../factories/aws.ts';
 import { nodeClaim } from '../../../factories/karpenter.ts';
 import { T0, minutesAfter } from '../../../factories/kube.ts';
 import {
@@ -71,6 +71,15 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
       expect(detect(onDemand)).toEqual([]);
     });
 
+    it("counts Karpenter's running Spot instances, not a managed node group's", () => {
+      const onDemand = [nodeClaim({ name: 'od-1' })];
+      const nodeGroupSpot = { ...instance({ id: 'i-0ng1', nodePool: null, nodeGroup: 'spot-ng' }), lifecycle: 'spot' };
+      expect(detect(interruptionSnapshot({ env: [], queues: [], claims: onDemand, instances: [nodeGroupSpot] }))).toEqual([]);
+      const karpenterSpot = { ...instance({ id: 'i-0kp1' }), lifecycle: 'spot' };
+      const f = only(interruptionSnapshot({ env: [], queues: [], claims: onDemand, instances: [karpenterSpot] }));
+      expect(f.cause?.code).toBe('QUEUE_NOT_CONFIGURED');
+    });
+
     it('never reads a redacted or referenced value as unset', () => {
       expect(detect(interruptionSnapshot({ env: [{ name: 'INTERRUPTION_QUEUE' }], queues: [] }))).toEqual([]);
       const fromRef = [{ name: 'INTERRUPTION_QUEUE', valueFrom: { configMapKeyRef: { name: 'q', key: 'name' } } }];
@@ -98,6 +107,36 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
     });
   });
 
+  describe('QUEUE_NOT_CONFIGURED with a stale karpenter-global-settings value', () => {
+    const settings = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'karpenter-global-settings', namespace: 'karpenter' },
+      data: { 'aws.interruptionQueueName': 'old-queue' },
+    };
+    const staleScan = (queues: ReturnType<typeof queue>[] | { name: string; exists: boolean }[]) =>
+      only(interruptionSnapshot({ env: [], version: '1.3.3', queues, configMaps: [settings] }));
+    const setSteps = (f: Finding) =>
+      (f.remediation?.steps ?? []).filter((st) => st.includes('--set settings.interruptionQueue='));
+
+    it('never sets two different queues: checks the old one first when it was not looked up', () => {
+      const f = staleScan([]);
+      expect(f.remediation?.steps[0]).toContain('aws sqs get-queue-url --queue-name old-queue');
+      expect(setSteps(f)).toHaveLength(1);
+      expect(steps(f)).not.toContain('create-queue');
+    });
+
+    it('points at the old queue when the lookup found it, and at a new one when it said it does not exist', () => {
+      const found = staleScan([queue({}, 'old-queue')]);
+      expect(setSteps(found)).toEqual([expect.stringContaining('settings.interruptionQueue=old-queue')]);
+      expect(steps(found)).not.toContain('create-queue');
+      const gone = staleScan([notFoundQueue('')]);
+      expect(steps(gone)).not.toContain('interruptionQueue=old-queue');
+      expect(steps(gone)).toContain(`aws sqs create-queue --queue-name ${CLUSTER}`);
+      expect(setSteps(gone)).toHaveLength(1);
+    });
+  });
+
   describe('QUEUE_NAME_INVALID', () => {
     it('names the queue in an ARN, and says the named queue exists', () => {
       const f = only(interruptionSnapshot({ env: [{ name: 'INTERRUPTION_QUEUE', value: QUEUE_ARN }] }));
@@ -115,6 +154,16 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
       expect(f.cause?.code).toBe('QUEUE_NAME_INVALID');
       expect(f.cause?.detail).toContain('exists either');
       expect(steps(f)).toContain(`aws sqs create-queue --queue-name ${QUEUE}`);
+    });
+
+    it('does not apply an unnamed NonExistentQueue answer (asked with the ARN) to the name: checks instead of creating', () => {
+      const f = only(
+        interruptionSnapshot({ env: [{ name: 'INTERRUPTION_QUEUE', value: QUEUE_ARN }], queues: [notFoundQueue('')] }),
+      );
+      expect(f.cause?.code).toBe('QUEUE_NAME_INVALID');
+      expect(f.cause?.detail).not.toContain('exists either');
+      expect(f.remediation?.steps[0]).toContain(`aws sqs get-queue-url --queue-name ${QUEUE}`);
+      expect(steps(f)).not.toContain('create-queue');
     });
 
     it('reads the --interruption-queue arg over the env, and fixes the arg', () => {
@@ -140,6 +189,22 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
       expect(steps(f)).not.toContain('create-queue');
     });
 
+    it('checks the queue named after the cluster (its rules, no other reader) before pointing the setting at it', () => {
+      const f = only(
+        interruptionSnapshot({
+          env: [{ name: 'INTERRUPTION_QUEUE', value: 'shop-prdo' }],
+          queues: [notFoundQueue('shop-prdo'), queue({}, CLUSTER)],
+        }),
+      );
+      const all = f.remediation?.steps ?? [];
+      const check = all.findIndex((st) => st.includes(`aws events list-rule-names-by-target --target-arn ${QUEUE_ARN}`));
+      const reader = all.findIndex((st) => st.includes("no other cluster's Karpenter reads"));
+      const set = all.findIndex((st) => st.includes('--set settings.interruptionQueue=shop-prod'));
+      expect(check).toBeGreaterThanOrEqual(0);
+      expect(reader).toBeGreaterThan(check);
+      expect(set).toBeGreaterThan(reader);
+    });
+
     it('reads a capture’s unnamed NonExistentQueue answer as the setting’s queue', () => {
       const f = only(interruptionSnapshot({ queues: [notFoundQueue('')] }));
       expect(f.cause?.code).toBe('QUEUE_MISSING');
@@ -151,6 +216,14 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
       expect(f.cause?.code).toBe('QUEUE_MISSING');
       expect(text(f)).toContain('AWS.SimpleQueueService.NonExistentQueue');
       expect(f.remediation?.steps[0]).toContain(`aws sqs get-queue-url --queue-name ${QUEUE}`);
+    });
+
+    it('prints no placeholder to paste when the setting is unknown and the log says the queue is missing', () => {
+      const fromRef = [{ name: 'INTERRUPTION_QUEUE', valueFrom: { configMapKeyRef: { name: 'q', key: 'name' } } }];
+      const f = only(interruptionSnapshot({ env: fromRef, queues: [], rules: [], logs: [V14_NOT_FOUND] }));
+      expect(f.cause?.code).toBe('QUEUE_MISSING');
+      expect(steps(f)).not.toMatch(/--queue-name NAME\b/);
+      expect(steps(f)).toContain('with that name');
     });
 
     it('does not say missing when the lookup found the queue the log says is missing: checks instead', () => {
@@ -222,6 +295,48 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
     });
   });
 
+  describe('QUEUE_POLICY_DENIES_EVENTS: how the policy is read', () => {
+    const allow = (extra: Record<string, unknown>) => ({
+      Effect: 'Allow',
+      Principal: { Service: 'events.amazonaws.com' },
+      Action: 'sqs:SendMessage',
+      Resource: QUEUE_ARN,
+      ...extra,
+    });
+    const policyOf = (...statements: Record<string, unknown>[]) =>
+      queue({ Policy: JSON.stringify({ Version: '2012-10-17', Statement: statements }) });
+
+    it('quotes an unconditional Deny as the reason and changes it, never adding an Allow it would override', () => {
+      const deny = { Sid: 'LockDown', Effect: 'Deny', Principal: '*', Action: 'sqs:*', Resource: QUEUE_ARN };
+      const f = only(interruptionSnapshot({ queues: [policyOf(allow({}), deny)] }));
+      expect(f.cause?.code).toBe('QUEUE_POLICY_DENIES_EVENTS');
+      expect(f.cause?.detail).toContain('Sid LockDown denies');
+      expect(f.cause?.detail).not.toContain('has no statement allowing');
+      expect(f.evidence.join('\n')).toContain('"Sid":"LockDown"');
+      expect(steps(f)).toContain("change the policy's Sid LockDown");
+      expect(steps(f)).not.toContain('plus the getting-started template statement');
+      expect(steps(f)).not.toContain('queue-attributes.json');
+    });
+
+    it('reads wildcard actions and the AWS "*" principal as a list, as IAM does', () => {
+      const forms = [
+        allow({ Action: 'sqs:Send*' }),
+        allow({ Action: ['SQS:SendMessage*'] }),
+        allow({ Principal: { AWS: ['*'] } }),
+        allow({ Resource: 'arn:aws:sqs:us-east-1:111122223333:*' }),
+      ];
+      for (const statement of forms) expect(detect(interruptionSnapshot({ queues: [policyOf(statement)] }))).toEqual([]);
+    });
+
+    it("does not count an Allow on another queue's ARN", () => {
+      const f = only(
+        interruptionSnapshot({ queues: [policyOf(allow({ Resource: 'arn:aws:sqs:us-east-1:111122223333:other-queue' }))] }),
+      );
+      expect(f.cause?.code).toBe('QUEUE_POLICY_DENIES_EVENTS');
+      expect(f.cause?.detail).toContain('has no statement allowing');
+    });
+  });
+
   describe('KMS_KEY_UNUSABLE', () => {
     it('fires on the AWS-managed alias/aws/sqs key, by alias ARN too, and switches to SSE-SQS', () => {
       const key = 'arn:aws:kms:us-east-1:111122223333:alias/aws/sqs';
@@ -259,7 +374,8 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
         message: 'failed to create valid sqs provider',
         error: `operation error SQS: GetQueueUrl, https response error StatusCode: 403, RequestID: 1, api error AccessDenied: User: arn:aws:sts::111122223333:assumed-role/KarpenterController/1 is not authorized to perform: sqs:getqueueurl on resource: ${QUEUE_ARN}`,
       });
-      const f = only(interruptionSnapshot({ queues: [], rules: [], logs: [denied] }));
+      const twice = (line: typeof denied) => [line, { ...line, time: minutesAfter(T0, 1) }];
+      const f = only(interruptionSnapshot({ queues: [], rules: [], logs: twice(denied) }));
       expect(f.cause?.code).toBe('UNKNOWN');
       expect(text(f)).toContain('sqs:getqueueurl');
       const vague = logLine({
@@ -268,8 +384,44 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
         message: 'failed to create valid sqs provider',
         error: 'Access to the resource https://sqs.us-east-1.amazonaws.com/ is denied.',
       });
-      const g = only(interruptionSnapshot({ queues: [], rules: [], logs: [vague] }));
+      const g = only(interruptionSnapshot({ queues: [], rules: [], logs: twice(vague) }));
       expect(steps(g)).not.toContain('allow sqs:');
+    });
+  });
+
+  describe('UNKNOWN: which queue errors count', () => {
+    const failed = (error: string, minutes: number, message = 'getting messages from queue') =>
+      logLine({ level: 'ERROR', time: minutesAfter(T0, minutes), message, controller: 'interruption', error });
+    const scan = (logs: ReturnType<typeof logLine>[]) => detect(interruptionSnapshot({ queues: [], rules: [], logs }));
+
+    it('stays quiet on one transient error, and on repeated polls cut short by context canceled', () => {
+      expect(
+        scan([
+          failed(
+            'receiving sqs messages, operation error SQS: ReceiveMessage, https response error StatusCode: 0, RequestID: , canceled, context deadline exceeded',
+            0,
+          ),
+        ]),
+      ).toEqual([]);
+      const canceled = 'receiving sqs messages, operation error SQS: ReceiveMessage, context canceled';
+      expect(scan([failed(canceled, 0), failed(canceled, 1), failed(canceled, 2)])).toEqual([]);
+    });
+
+    it("matches Karpenter's own delete error text, and dates the finding from the first failing line", () => {
+      const error =
+        'operation error SQS: DeleteMessage, https response error StatusCode: 403, RequestID: 2, api error AccessDenied: denied';
+      const [f] = scan([failed(error, 3, 'deleting sqs message'), failed(error, 9, 'deleting sqs message')]);
+      expect(f?.cause?.code).toBe('UNKNOWN');
+      expect(f?.since).toBe(minutesAfter(T0, 3));
+      const never = 'deleting messages from queue';
+      expect(scan([failed(error, 3, never), failed(error, 9, never)])).toEqual([]);
+    });
+
+    it('dates a missing queue from the first NonExistentQueue line, not the newest', () => {
+      const later = { ...V14_NOT_FOUND, time: minutesAfter(T0, 12) };
+      const f = only(interruptionSnapshot({ queues: [], rules: [], logs: [V14_NOT_FOUND, later] }));
+      expect(f.cause?.code).toBe('QUEUE_MISSING');
+      expect(f.since).toBe(T0);
     });
   });
 
@@ -284,6 +436,20 @@ describe('INTERRUPTION_HANDLING_OFF', () => {
     expect(f.cause?.code).toBe('QUEUE_NAME_INVALID');
     expect(steps(f)).toContain('--set settings.aws.interruptionQueueName=shop-prod');
     expect(detect(interruptionSnapshot({ env: [], version: 'v0.27.0', queues: [], configMaps: [] }))).toEqual([]);
+  });
+
+  it('on v0.32 also sets settings.aws.interruptionQueueName, which the chart renders over settings.interruptionQueue', () => {
+    const settings = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'karpenter-global-settings', namespace: 'karpenter' },
+      data: { 'aws.interruptionQueueName': QUEUE_ARN },
+    };
+    const f = only(interruptionSnapshot({ env: [], version: 'v0.32.1', configMaps: [settings] }));
+    expect(f.cause?.code).toBe('QUEUE_NAME_INVALID');
+    expect(steps(f)).toContain(`--set settings.interruptionQueue=${QUEUE} --set settings.aws.interruptionQueueName=${QUEUE}`);
+    const v1 = only(interruptionSnapshot({ env: [{ name: 'INTERRUPTION_QUEUE', value: QUEUE_ARN }] }));
+    expect(steps(v1)).not.toContain('settings.aws.interruptionQueueName');
   });
 });
 
