@@ -5,10 +5,8 @@
  * a write as the API server would, and available to ADMISSION_WEBHOOK_BROKEN (docs/findings.md);
  * declared here, below both.
  */
-import type { CustomResourceDefinition, Service, ServiceEndpoints, WebhookConfiguration } from './kube.ts';
+import type { AdmissionWebhook, CustomResourceDefinition, Service, ServiceEndpoints, WebhookConfiguration } from './kube.ts';
 import { KARPENTER_API_GROUPS } from './tags.ts';
-
-type AdmissionWebhook = NonNullable<WebhookConfiguration['webhooks']>[number];
 
 /** One write as admission sees it: `karpenter.sh` `v1` `nodepools` `CREATE`. */
 export interface AdmissionRequest {
@@ -70,17 +68,19 @@ export function webhookUrl(ref: WebhookServiceRef, timeoutSeconds = 10): string 
  * Why the API server cannot reach the Service, in its words (pkg/util/proxy ResolveEndpoint), or
  * undefined when a ready endpoint serves the port. The endpoint port must carry the Service port's
  * name; EndpointSlices are read when there are any (API servers from 1.34 read only these), else
- * Endpoints. `services` and `endpoints` must cover the Service's namespace.
+ * Endpoints. `services` and `endpoints` must cover the Service's namespace; `endpoints` undefined
+ * (not read) judges only the Service and its port.
  */
 export function unreachableCause(
   ref: WebhookServiceRef,
   services: readonly Service[],
-  endpoints: readonly ServiceEndpoints[],
+  endpoints: readonly ServiceEndpoints[] | undefined,
 ): string | undefined {
   const service = services.find((s) => s.metadata?.namespace === ref.namespace && s.metadata.name === ref.name);
   if (!service) return `service "${ref.name}" not found`;
   const port = (service.spec?.ports ?? []).find((p) => p.port === ref.port);
   if (!port) return `no service port ${ref.port} found for service "${ref.name}"`;
+  if (endpoints === undefined) return undefined;
   return hasReadyEndpoint(ref, port.name ?? '', endpoints) ? undefined : `no endpoints available for service "${ref.name}"`;
 }
 
@@ -116,7 +116,7 @@ export function failedCallingWebhook(webhookName: string, url: string, cause: st
  * `*.provisioners.karpenter.sh`), or with a rule naming one of them (docs/findings.md
  * ADMISSION_WEBHOOK_BROKEN).
  */
-function isKarpenterWebhook(webhook: AdmissionWebhook): boolean {
+export function isKarpenterWebhook(webhook: AdmissionWebhook): boolean {
   const name = webhook.name ?? '';
   if (KARPENTER_API_GROUPS.some((group) => name.endsWith(`.${group}`))) return true;
   return (webhook.rules ?? []).some((rule) => (rule.apiGroups ?? []).some((g) => KARPENTER_API_GROUPS.includes(g)));
