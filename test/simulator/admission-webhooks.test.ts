@@ -6,7 +6,7 @@
  * Each test plants the evidence that contradicts a refusal too: then the write goes through.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -194,6 +194,7 @@ async function kubectlApply(
   objects: [SimResourceName, JsonRecord][],
   manifest = NODEPOOL,
   unknown: SimResourceName[] = [],
+  validate = false,
 ): Promise<{ stderr: string; api: SimulatedKubeApi }> {
   const store = storeOf(objects);
   for (const resource of unknown) store.unknown.add(resource);
@@ -202,7 +203,14 @@ async function kubectlApply(
   await writeFile(join(dir, 'kubeconfig'), api.kubeconfig());
   await writeFile(join(dir, 'nodepool.yaml'), manifest);
   const env = { ...process.env, HOME: dir, KUBECONFIG: join(dir, 'kubeconfig') };
-  const args = ['--cache-dir', join(dir, 'cache'), 'apply', '--validate=false', '-f', join(dir, 'nodepool.yaml')];
+  const args = [
+    '--cache-dir',
+    join(dir, 'cache'),
+    'apply',
+    ...(validate ? [] : ['--validate=false']),
+    '-f',
+    join(dir, 'nodepool.yaml'),
+  ];
   try {
     await run('kubectl', args, { timeout: 15_000, env, cwd: dir });
     return { stderr: '', api };
@@ -400,6 +408,19 @@ describe("what the simulator judges: the cluster as captured, Karpenter's webhoo
 
     expect([without.knows('services'), without.knows('endpointslices')]).toEqual([false, false]);
     expect([withThem.knows('services'), withThem.knows('endpointslices')]).toEqual([true, true]);
+  });
+});
+
+describe('docs/simulator.md says how to apply to the simulator', () => {
+  it('plain kubectl apply stops at the OpenAPI download, in the words the page quotes; the page says --validate=false', async () => {
+    const page = await readFile(new URL('../../docs/simulator.md', import.meta.url), 'utf8');
+    const { stderr, api } = await kubectlApply(healthy(), NODEPOOL, [], true);
+
+    const quoted = 'failed to download openapi: the server could not find the requested resource';
+    expect(stderr).toContain(quoted);
+    expect(page.replace(/\s+/g, ' ')).toContain(quoted);
+    expect(page).toContain('Pass `--validate=false` to `kubectl apply` and `create`');
+    expect(api.store.list('nodepools')).toEqual([]);
   });
 });
 
