@@ -54,7 +54,7 @@ export function admitWrite(store: KubeStore, resource: SimResourceName, operatio
       for (const webhook of configuration.webhooks ?? []) {
         // Only Karpenter's webhooks: theirs are the Services whose endpoints a scan reads (a policy
         // engine's catch-all posts to a Service whose endpoints were never captured).
-        if (!isKarpenterWebhook(webhook) || !failsClosed(webhook) || hasObjectSelector(webhook)) continue;
+        if (!isKarpenterWebhook(webhook, configuration) || !failsClosed(webhook) || hasObjectSelector(webhook)) continue;
         if (!requests.some((request) => webhookMatches(webhook, request, crds))) continue;
         const failure = callFailure(store, webhook);
         if (failure) throw refusal(failure);

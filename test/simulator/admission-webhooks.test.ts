@@ -374,6 +374,17 @@ describe("what the simulator judges: the cluster as captured, Karpenter's webhoo
     expect(stderr).toContain('failed to call webhook: the server rejected our request for an unknown reason\n');
   });
 
+  it('a v1 controller known by its chart label, its image pinned by digest alone (as the findings read it): refused', async () => {
+    const pod = controllerPod('v0.0.0');
+    const metadata = pod.metadata as { labels: Record<string, string> };
+    metadata.labels = { ...metadata.labels, 'helm.sh/chart': 'karpenter-1.0.1' };
+    (pod.spec as { containers: { image: string }[] }).containers[0]!.image = 'public.ecr.aws/karpenter/controller@sha256:1f2e';
+
+    const { stderr } = await kubectlApply([...replacing(healthy(), 'deployments'), ['pods', pod]]);
+
+    expect(stderr).toContain('failed to call webhook: the server rejected our request for an unknown reason\n');
+  });
+
   it('a v0.37 controller pod behind the Service (a stale v1 Deployment elsewhere does not count): created', async () => {
     const { stderr } = await kubectlApply([...healthy(), ['pods', controllerPod('v0.37.2')]]);
 
