@@ -8,7 +8,15 @@
  */
 import type { ConfigMap, Deployment } from '../domain/kube.ts';
 import { queueNameIn, type InterruptionQueue } from '../domain/interruption-queue.ts';
-import { GLOBAL_SETTINGS_CONFIGMAP, isSqsQueueName, queueSettingOf, type QueueSettingRead } from '../domain/queue-lookup.ts';
+import { deploymentVersion } from '../domain/karpenter-controller.ts';
+import {
+  GLOBAL_SETTINGS_CONFIGMAP,
+  isSqsQueueName,
+  QUEUE_ENV,
+  queueSettingOf,
+  readsGlobalSettings,
+  type QueueSettingRead,
+} from '../domain/queue-lookup.ts';
 import { hasControllerLabel } from '../domain/snapshot-index.ts';
 import type { SourceName } from '../domain/snapshot.ts';
 import type { AwsPorts } from '../ports/aws.ts';
@@ -40,8 +48,22 @@ export interface QueueKubeInputs {
   configMapsListed: Promise<void>;
 }
 
-/** Never rejects: every failure is a gap on its source. */
+/** Never rejects: every failure is a gap on its source (an unexpected one on the queue's). */
 export async function collectInterruptionQueue(
+  aws: AwsPorts,
+  kube: QueueKubeInputs,
+  merger: CaptureMerger,
+  gap: Gap,
+  options: QueueCollectOptions,
+): Promise<void> {
+  try {
+    await collectQueue(aws, kube, merger, gap, options);
+  } catch (error) {
+    gap('interruptionqueue', error);
+  }
+}
+
+async function collectQueue(
   aws: AwsPorts,
   kube: QueueKubeInputs,
   merger: CaptureMerger,
@@ -64,7 +86,7 @@ export async function collectInterruptionQueue(
     return;
   }
   if (setting.state === 'unknown') {
-    gap('interruptionqueue', `not read: ${setting.why}`);
+    gap('interruptionqueue', `not read: ${unknownWhy(controller, setting.why)}`);
     return;
   }
   const add = (output: AwsCliOutput) => merger.add('AWS API', [{ type: 'aws', output }]);
@@ -104,10 +126,19 @@ export async function collectInterruptionQueue(
   ]);
 }
 
+/** Why the Deployment's setting is unknown, naming the Deployment. */
+function unknownWhy(controller: Deployment, why: 'valueFrom' | 'no-value'): string {
+  const where = `deployment ${controller.metadata?.namespace ?? 'default'}/${controller.metadata?.name ?? ''}`;
+  return why === 'valueFrom'
+    ? `env ${QUEUE_ENV} of ${where} is set from elsewhere (valueFrom)`
+    : `env ${QUEUE_ENV} of ${where} has no value (redacted?)`;
+}
+
 /**
- * The Deployment's setting; when it sets nothing, the ConfigMap's (one GET by name in the
- * controller's namespace, merged with the ConfigMaps when they are wanted). A ConfigMap that cannot
- * be read leaves the setting unknown: before v0.33 it would be there.
+ * The Deployment's setting; when it sets nothing and its version still reads the ConfigMap (before
+ * v0.33, or a version not known), the ConfigMap's: one GET by name in the controller's namespace,
+ * merged with the ConfigMaps when they are wanted. A ConfigMap that cannot be read leaves the
+ * setting unknown: before v0.33 it would be there. On v0.33+ it is never asked for.
  */
 async function settingOf(
   controller: Deployment,
@@ -115,8 +146,10 @@ async function settingOf(
   merger: CaptureMerger,
   wanted: ReadonlySet<SourceName>,
 ): Promise<QueueSettingRead | { error: string }> {
-  const fromDeployment = queueSettingOf(controller);
-  if (fromDeployment.state !== 'unset') return fromDeployment;
+  const containers = controller.spec?.template?.spec?.containers;
+  const version = deploymentVersion(controller);
+  const fromDeployment = queueSettingOf(containers, version);
+  if (fromDeployment.state !== 'unset' || !readsGlobalSettings(version)) return fromDeployment;
   const namespace = controller.metadata?.namespace ?? 'default';
   let raw;
   try {
@@ -133,5 +166,5 @@ async function settingOf(
     await kube.configMapsListed;
     merger.add('Kubernetes API', [verdict]);
   }
-  return queueSettingOf(controller, verdict.object as ConfigMap);
+  return queueSettingOf(containers, version, verdict.object as ConfigMap);
 }

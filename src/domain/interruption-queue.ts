@@ -48,3 +48,11 @@ export function queueNameIn(setting: string): string {
   if (QUEUE_URL.test(setting)) return setting.replace(/\/+$/, '').slice(setting.replace(/\/+$/, '').lastIndexOf('/') + 1);
   return setting;
 }
+
+/**
+ * SQS has also answered NonExistentQueue with `The specified queue does not exist or you do not have
+ * access to it.`: a refusal it will not tell from absence, so no proof the queue is missing (a gap).
+ */
+export function queueAnswerMayBeDenial(message: string): boolean {
+  return /do not have access/i.test(message);
+}

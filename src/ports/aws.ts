@@ -109,7 +109,8 @@ export interface InterruptionQueuePort {
   /**
    * The EventBridge rules of the default bus that target this queue ARN: one ListRuleNamesByTarget
    * (more pages only if it says so), then DescribeRule for each of the first MAX_DESCRIBED_RULES (domain/queue-lookup.ts)
-   * (state and pattern); rules past them, or gone before they were described, keep their name only.
+   * (state and pattern); rules past them keep their name only, and a rule gone before it was
+   * described is left out (it no longer targets the queue).
    */
   rulesTargeting(queueArn: string): Promise<QueueRule[]>;
   /**

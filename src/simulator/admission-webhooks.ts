@@ -17,7 +17,7 @@ import {
   webhookUrl,
   type AdmissionRequest,
 } from '../domain/admission-webhooks.ts';
-import { chartVersionFrom, imageVersion, pickControllerContainer } from '../domain/controller-image.ts';
+import { chartVersionFrom, imageVersion, pickControllerContainer } from '../domain/karpenter-controller.ts';
 import type {
   AdmissionWebhook,
   Container,

@@ -2,8 +2,11 @@
  * The capture script's part for Karpenter's interruption queue (docs/capture.md, "Interruption
  * queue"): the files a live scan's reads would give (src/collect/interruption-queue.ts), asked the
  * same way. The setting comes from the controller's Deployment (`--interruption-queue`, else env
- * `INTERRUPTION_QUEUE`), else, before v0.33, from the ConfigMap karpenter-global-settings, saved
- * too when it exists. Every value from the cluster or AWS is checked against what SQS and
+ * `INTERRUPTION_QUEUE`), else from the ConfigMap karpenter-global-settings, saved too when it
+ * exists. Where shell falls short of src/domain/queue-lookup.ts: the version is not read (the
+ * ConfigMap is asked for on any version, and its key used when the Deployment sets nothing; the
+ * saved files let the detector apply the version rule), and an env set by `valueFrom` is not
+ * recorded as a gap but leaves the queue sources not captured (unknown either way). Every value from the cluster or AWS is checked against what SQS and
  * EventBridge allow before it reaches a command line, and quoted there.
  *
  * Expects `namespace`, `cluster`, `out`, and the functions `run`, `kube` and `aws_`.
@@ -15,12 +18,25 @@ export const QUEUE_CAPTURE = `# Karpenter's interruption queue: its setting, the
 controller_jsonpath() {
   kubectl get deployments -n "$namespace" -l app.kubernetes.io/name=karpenter -o jsonpath="$1" 2>/dev/null | head -c 4096
 }
-queue=$(controller_jsonpath '{range .items[0].spec.template.spec.containers[?(@.name=="controller")].args[*]}{@}{"\\n"}{end}' |
-  awk 'want { v = $0; want = 0; next } $0 == "--interruption-queue" { want = 1 } /^--interruption-queue=/ { v = substr($0, 22) } END { print v }')
-[ -n "$queue" ] || queue=$(controller_jsonpath '{.items[0].spec.template.spec.containers[?(@.name=="controller")].env[?(@.name=="${QUEUE_ENV}")].value}')
+# The setting as src/domain/queue-lookup.ts reads it: the container named controller, else the first;
+# --interruption-queue or -interruption-queue, the last one with a value (an explicit empty one is
+# off); else env ${QUEUE_ENV} (one set from elsewhere, valueFrom, is unknown: nothing is looked up);
+# else the ConfigMap. Unlike the live scan, the ConfigMap is read whatever the controller's version.
+container=$(controller_jsonpath '{.items[0].spec.template.spec.containers[*].name}')
+case " $container " in *" controller "*) container=controller ;; *) container=\${container%% *} ;; esac
+case $container in '' | *[!a-z0-9-]*) container=controller ;; esac
+in_container='.items[0].spec.template.spec.containers[?(@.name=="'"$container"'")]'
+flag=$(controller_jsonpath "{range $in_container"'.args[*]}{@}{"\\n"}{end}' |
+  awk 'want { v = $0; seen = 1; want = 0; next } /^--?interruption-queue$/ { want = 1 } /^--?interruption-queue=/ { v = $0; sub(/^--?interruption-queue=/, "", v); seen = 1 } END { if (seen) print "flag:" v }')
+queue=\${flag#flag:}
+queue_unknown=
+if [ -z "$flag" ]; then
+  queue=$(controller_jsonpath "{$in_container"'.env[?(@.name=="${QUEUE_ENV}")].value}')
+  [ -z "$(controller_jsonpath "{$in_container"'.env[?(@.name=="${QUEUE_ENV}")].valueFrom}')" ] || queue_unknown=1
+fi
 if kubectl get configmap ${GLOBAL_SETTINGS_CONFIGMAP} -n "$namespace" -o name >/dev/null 2>&1; then
   kube ${GLOBAL_SETTINGS_CONFIGMAP}.json kubectl get configmap ${GLOBAL_SETTINGS_CONFIGMAP} -n "$namespace" -o json
-  [ -n "$queue" ] || queue=$(kubectl get configmap ${GLOBAL_SETTINGS_CONFIGMAP} -n "$namespace" -o jsonpath='{.data.aws\\.interruptionQueueName}' 2>/dev/null | head -c 4096)
+  [ -n "$queue" ] || [ -n "$flag" ] || [ -n "$queue_unknown" ] || queue=$(kubectl get configmap ${GLOBAL_SETTINGS_CONFIGMAP} -n "$namespace" -o jsonpath='{.data.aws\\.interruptionQueueName}' 2>/dev/null | head -c 4096)
 fi
 # Karpenter wants the name: of an ARN or a URL given instead, the name it ends with is looked up.
 case $queue in
@@ -40,7 +56,7 @@ if is_queue_name "$queue_name"; then
 fi
 # Unset, or no such queue: a queue named after the cluster (Karpenter's getting-started name). Kept
 # when SQS answered (its URL, or that it does not exist); any other error is no gap, only a hint lost.
-if [ -z "$queue_url" ] && [ "$queue_name" != "$cluster" ] && is_queue_name "$cluster"; then
+if [ -z "$queue_url" ] && [ -z "$queue_unknown" ] && [ "$queue_name" != "$cluster" ] && is_queue_name "$cluster"; then
   aws_ sqs get-queue-url --queue-name "$cluster" >"$out/sqs-queue-url-$cluster.json" 2>&1
   if grep -q -e '"QueueUrl"' -e 'NonExistentQueue' "$out/sqs-queue-url-$cluster.json"; then
     echo "saved $out/sqs-queue-url-$cluster.json"
@@ -55,7 +71,8 @@ if [ -n "$queue_url" ]; then
   if [ -n "$queue_arn" ]; then
     run events-rule-names.json aws_ events list-rule-names-by-target --target-arn "$queue_arn"
     rules=0
-    for rule in $(aws_ events list-rule-names-by-target --target-arn "$queue_arn" --query 'RuleNames[]' --output text 2>/dev/null); do
+    # The names saved above, one quoted string a line in the CLI's JSON: no second call.
+    for rule in $(sed -n 's/^ *"\\([A-Za-z0-9._-]*\\)",\\{0,1\\}$/\\1/p' "$out/events-rule-names.json"); do
       case $rule in '' | *[!A-Za-z0-9._-]*) continue ;; esac
       rules=$((rules + 1))
       [ "$rules" -le ${MAX_DESCRIBED_RULES} ] || break

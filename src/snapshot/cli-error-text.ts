@@ -4,6 +4,7 @@ import { sourceNamedByFile, sourceOfKind } from './kube-objects.ts';
 import { oneLine } from '../domain/shape.ts';
 import { CONVERSION_WEBHOOK_FAILED } from '../domain/conversion-webhook.ts';
 import { FAILED_CALLING_WEBHOOK } from '../domain/admission-webhooks.ts';
+import { queueAnswerMayBeDenial } from '../domain/interruption-queue.ts';
 
 /** What a captured error message says about the cluster. */
 export type CliErrorFact =
@@ -73,7 +74,8 @@ export function readCliErrorText(text: string): CliErrorFact[] {
       continue;
     }
     const source = Object.hasOwn(SOURCE_OF_OPERATION, operation) ? SOURCE_OF_OPERATION[operation] : undefined;
-    if (source === 'interruptionqueue' && QUEUE_NOT_FOUND_CODES.has(code)) {
+    // `… does not exist or you do not have access to it.` may be a refusal: a gap, not an absent queue.
+    if (source === 'interruptionqueue' && QUEUE_NOT_FOUND_CODES.has(code) && !queueAnswerMayBeDenial(message)) {
       facts.push({ type: 'queue-not-found', name: '' });
       continue;
     }

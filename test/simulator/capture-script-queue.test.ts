@@ -137,3 +137,64 @@ describe('the capture recipe of the interruption queue, real kubectl and aws CLI
     expect(snapshot.gaps).toEqual([]);
   }, 180_000);
 });
+
+/** Replaces the controller container's args and env in the simulated cluster (the tests below run last, in order). */
+async function setController(args: string[], env: object[]) {
+  const awsCli = execFileSync('sh', ['-c', 'command -v aws'], { encoding: 'utf8' }).trim();
+  const work = await captureWorkspace(sim, EXAMPLE, 'vpc-0c2e8a4f7b1d93e56', { awsCli, endpoint: moto.endpoint, region: REGION });
+  workspaces.push(work);
+  const patch = JSON.stringify([
+    { op: 'add', path: '/spec/template/spec/containers/0/args', value: args },
+    { op: 'replace', path: '/spec/template/spec/containers/0/env', value: env },
+  ]);
+  await writeFile(
+    join(work.dir, 'patch.sh'),
+    `kubectl patch deployment karpenter -n karpenter --type json -p '${patch.replace(/'/g, "'\\''")}'\n`,
+  );
+  const patched = await work.sh('patch.sh');
+  expect(patched.stderr).toBe('');
+}
+
+describe('the capture recipe reads the setting as the live scan does', () => {
+  it('one dash, the last flag wins, and an explicit empty flag is off: the env is not read', async () => {
+    // Prepare
+    await setController(
+      ['-interruption-queue=' + CLUSTER, '--interruption-queue='],
+      [{ name: 'INTERRUPTION_QUEUE', value: CLUSTER }],
+    );
+
+    // Act
+    const { files } = await capture(REGION);
+
+    // Assess: unset, so only the queue named after the cluster is looked up, as a hint.
+    expect(files).toEqual([`sqs-queue-url-${CLUSTER}.json`]);
+  }, 180_000);
+
+  it('hostile values in args (command substitution, ;, a newline) run nothing and reach no command line', async () => {
+    // Prepare
+    await setController(
+      ['--interruption-queue=$(touch pwned)', '--interruption-queue', ';touch pwned', 'x\n--interruption-queue=`touch pwned`'],
+      [],
+    );
+
+    // Act
+    const { captured, path, files } = await capture(REGION);
+
+    // Assess
+    expect(captured.code).toBe(0);
+    expect(files).toEqual([`sqs-queue-url-${CLUSTER}.json`]);
+    const dir = join(path, '..');
+    expect((await readdir(dir, { recursive: true })).filter((f) => String(f).includes('pwned'))).toEqual([]);
+  }, 180_000);
+
+  it('an env set from elsewhere (valueFrom) is unknown: nothing is looked up, not even the queue named after the cluster', async () => {
+    // Prepare
+    await setController([], [{ name: 'INTERRUPTION_QUEUE', valueFrom: { configMapKeyRef: { name: 'queue', key: 'name' } } }]);
+
+    // Act
+    const { files } = await capture(REGION);
+
+    // Assess
+    expect(files).toEqual([]);
+  }, 180_000);
+});

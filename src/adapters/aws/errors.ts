@@ -1,3 +1,4 @@
+import { queueAnswerMayBeDenial } from '../../domain/interruption-queue.ts';
 import { isThrottlingError } from '@smithy/core/retry';
 import { AWS_DENIED_CODES } from '../../domain/aws.ts';
 import { networkFailureOf } from '../../domain/network-errors.ts';
@@ -72,7 +73,8 @@ function isAbort(error: unknown): boolean {
  */
 export function isNonExistentQueue(error: unknown): boolean {
   const code = isRecord(error) && typeof error.Code === 'string' ? error.Code : '';
-  return [awsErrorName(error), code].some((c) => c === 'QueueDoesNotExist' || c.endsWith('NonExistentQueue'));
+  const named = [awsErrorName(error), code].some((c) => c === 'QueueDoesNotExist' || c.endsWith('NonExistentQueue'));
+  return named && !queueAnswerMayBeDenial(error instanceof Error ? error.message : '');
 }
 
 /** The ways EC2, EKS, IAM, SQS and EventBridge say a named thing does not exist. */

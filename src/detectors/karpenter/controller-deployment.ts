@@ -1,7 +1,9 @@
 import type { Container, Pod } from '../../domain/kube.ts';
 import type { ControllerInfo } from '../../domain/snapshot-index.ts';
+import { imageVersion } from '../../domain/karpenter-controller.ts';
 import { karpenterRelease } from './helm.ts';
-import { imageVersion } from '../../domain/controller-image.ts';
+
+export { pickControllerContainer } from '../../domain/karpenter-controller.ts';
 
 /**
  * The controller Deployment's name from one of its pods when the Deployment itself is unknown:
@@ -17,9 +19,6 @@ export function deploymentNameFromPod(pod: Pod | undefined): string {
   const match = /^(.+)-[a-z0-9]{8,10}-[a-z0-9]{5}$/.exec(name);
   return match?.[1] ?? name;
 }
-
-// Declared in src/domain (the simulator reads them too); named here for the detectors.
-export { pickControllerContainer } from '../../domain/controller-image.ts';
 
 /** The controller's version: its chart label, else this container's image tag (`controller:v1.2.3@sha256:…`), without the `v`. */
 export function controllerVersion(info: ControllerInfo, container: Container | undefined): string | undefined {

@@ -1,6 +1,6 @@
 import type { ControllerInfo } from '../../domain/snapshot-index.ts';
+import { chartVersionFrom } from '../../domain/karpenter-controller.ts';
 import { shellQuote } from '../../domain/shell.ts';
-import { chartVersionFrom } from '../../domain/controller-image.ts';
 
 /**
  * `helm upgrade` of the Karpenter release, as every finding prints it: the release and chart

@@ -28,11 +28,15 @@ function findAwsAuth(s: ClusterSnapshot): ConfigMap | undefined {
   return s.configMaps.find((c) => c.metadata?.name === 'aws-auth' && c.metadata?.namespace === 'kube-system');
 }
 
-/** ConfigMaps captured without `kube-system/aws-auth` means the cluster has none. */
+/**
+ * ConfigMaps captured without `kube-system/aws-auth` means the cluster has none, unless a ConfigMap
+ * read failed: another one read by name (karpenter-global-settings) also marks ConfigMaps captured,
+ * so a refused aws-auth read would otherwise pass for "none".
+ */
 export function readAwsAuth(s: ClusterSnapshot): AwsAuth {
   if (!s.captured.has('configmaps')) return { state: 'not-captured' };
   const cm = findAwsAuth(s);
-  if (!cm) return { state: 'absent' };
+  if (!cm) return s.gaps.some((g) => g.source === 'configmaps') ? { state: 'not-captured' } : { state: 'absent' };
   const text = cm.data?.mapRoles;
   if (text === undefined || text.trim() === '') return { state: 'read', roles: [] };
   let doc: unknown;

@@ -5,10 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { collectSnapshot } from '../../../src/collect/collect.ts';
+import { collectInterruptionQueue } from '../../../src/collect/interruption-queue.ts';
 import type { InterruptionQueue, QueueRule } from '../../../src/domain/interruption-queue.ts';
-import type { ConfigMap, PodSpec } from '../../../src/domain/kube.ts';
+import type { ConfigMap, Deployment, PodSpec } from '../../../src/domain/kube.ts';
+import type { AwsPorts } from '../../../src/ports/aws.ts';
 import type { ClusterConnection } from '../../../src/ports/cluster.ts';
 import { SourceError } from '../../../src/ports/errors.ts';
+import type { KubernetesReader } from '../../../src/ports/kubernetes.ts';
+import type { CaptureMerger } from '../../../src/snapshot/capture-merger.ts';
 import type { InMemoryAws } from '../../../src/simulator/in-memory-aws.ts';
 import { karpenterDeployment } from '../../factories/kube.ts';
 import { closedAfterEachTest, simulatedDemo } from '../../support/simulation.ts';
@@ -49,6 +53,31 @@ async function collect(parts: Parameters<typeof simulatedDemo>[1], wrap: (c: Clu
   const aws = simulation.connection.aws as InMemoryAws;
   const result = await collectSnapshot(wrap(simulation.connection), { clusterName: 'demo', now: NOW });
   return { ...result, aws };
+}
+
+/** The connection, but every ConfigMap GET is refused (RBAC without the get on karpenter-global-settings); `gets` counts them. */
+function configMapsForbidden(c: ClusterConnection, gets: string[] = []): ClusterConnection {
+  return {
+    ...c,
+    connectKube: async (info) => {
+      const kube = await c.connectKube(info);
+      const get: typeof kube.get = async (resource, name, namespace) => {
+        if (resource === 'configmaps') {
+          gets.push(name);
+          throw new SourceError('configmaps "karpenter-global-settings" is forbidden');
+        }
+        return kube.get(resource, name, namespace);
+      };
+      // The adapter's own methods, bound to it (their private fields), but `get`.
+      return new Proxy(kube, {
+        get: (target, key) => {
+          if (key === 'get') return get;
+          const value: unknown = Reflect.get(target, key, target);
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+    },
+  };
 }
 
 describe('collectSnapshot: the interruption queue', () => {
@@ -179,24 +208,10 @@ describe('collectSnapshot: the interruption queue', () => {
 
   it('a ConfigMap the scan may not read leaves an unset Deployment unknown: a gap naming the missing grant', async () => {
     // Act
-    const { snapshot, aws } = await collect({ deployments: [controllerWith({ env: [] })], interruptionQueues: [] }, (c) => ({
-      ...c,
-      connectKube: async (info) => {
-        const kube = await c.connectKube(info);
-        const get: typeof kube.get = async (resource, name, namespace) => {
-          if (resource === 'configmaps') throw new SourceError('configmaps "karpenter-global-settings" is forbidden');
-          return kube.get(resource, name, namespace);
-        };
-        // The adapter's own methods, bound to it (their private fields), but `get`.
-        return new Proxy(kube, {
-          get: (target, key) => {
-            if (key === 'get') return get;
-            const value: unknown = Reflect.get(target, key, target);
-            return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-          },
-        });
-      },
-    }));
+    const { snapshot, aws } = await collect(
+      { deployments: [controllerWith({ env: [] })], interruptionQueues: [] },
+      configMapsForbidden,
+    );
 
     // Assess
     expect(aws.callsTo('GetQueueUrl')).toEqual([]);
@@ -208,5 +223,88 @@ describe('collectSnapshot: the interruption queue', () => {
         ),
       },
     ]);
+  });
+
+  it('v0.33+ (image tag 1.0.0) setting no queue: karpenter-global-settings is never asked for, a leftover key is not the setting, no gap', async () => {
+    // Prepare
+    const gets: string[] = [];
+    const v1 = controllerWith({ image: 'public.ecr.aws/karpenter/controller:1.0.0', env: [] });
+
+    // Act
+    const { snapshot, aws } = await collect(
+      {
+        deployments: [v1],
+        configMaps: [globalSettings({ 'aws.interruptionQueueName': 'leftover' })],
+        interruptionQueues: [queue('leftover')],
+      },
+      (c) => configMapsForbidden(c, gets),
+    );
+
+    // Assess
+    expect(gets).toEqual([]);
+    expect(snapshot.gaps).toEqual([]);
+    expect(aws.callsTo('GetQueueUrl').map((c) => c.input.name)).toEqual(['demo']);
+  });
+
+  it('v0.31 (chart label) reads only the ConfigMap: an INTERRUPTION_QUEUE env is not its setting', async () => {
+    // Prepare
+    const v031 = controllerWith({ env: [{ name: 'INTERRUPTION_QUEUE', value: 'from-env' }] });
+    v031.metadata = { ...v031.metadata, labels: { ...v031.metadata?.labels, 'helm.sh/chart': 'karpenter-v0.31.4' } };
+
+    // Act
+    const { aws } = await collect({
+      deployments: [v031],
+      configMaps: [globalSettings({ 'aws.interruptionQueueName': 'from-configmap' })],
+      interruptionQueues: [queue('from-configmap')],
+    });
+
+    // Assess
+    expect(aws.callsTo('GetQueueUrl').map((c) => c.input.name)).toEqual(['from-configmap']);
+  });
+
+  it('args that are a string, not a list (a hand-edited capture): no crash, the setting is read from the env', async () => {
+    // Act
+    const { snapshot, aws } = await collect({
+      deployments: [
+        controllerWith({
+          args: '--interruption-queue=x' as unknown as string[],
+          env: [{ name: 'INTERRUPTION_QUEUE', value: 'demo' }],
+        }),
+      ],
+      interruptionQueues: [queue('demo')],
+    });
+
+    // Assess
+    expect(snapshot.gaps).toEqual([]);
+    expect(aws.callsTo('GetQueueUrl').map((c) => c.input.name)).toEqual(['demo']);
+  });
+});
+
+describe('collectInterruptionQueue', () => {
+  it('never rejects: an unexpected failure (a null Deployment in the list) is a gap on the queue', async () => {
+    // Prepare
+    const gaps: { source: string; error: unknown }[] = [];
+    const kube = {
+      reader: {} as KubernetesReader,
+      deployments: Promise.resolve([null as unknown as Deployment]),
+      configMapsListed: Promise.resolve(),
+    };
+
+    // Act
+    const done = collectInterruptionQueue(
+      {} as AwsPorts,
+      kube,
+      {} as CaptureMerger,
+      (source, error) => gaps.push({ source, error }),
+      {
+        clusterName: 'demo',
+        now: NOW,
+        wanted: new Set(),
+      },
+    );
+
+    // Assess
+    await expect(done).resolves.toBeUndefined();
+    expect(gaps.map((g) => g.source)).toEqual(['interruptionqueue']);
   });
 });

@@ -127,3 +127,16 @@ describe('loadSnapshot: Karpenter interruption queue (aws sqs, aws events, aws c
     expect(snapshot.queueOldestMessageAgeSeconds).toBeUndefined();
   });
 });
+
+describe('loadSnapshot: an ambiguous NonExistentQueue', () => {
+  it('reads "does not exist or you do not have access to it" as a gap, never as a queue that does not exist', async () => {
+    // Act
+    const { snapshot } = await reloaded({
+      'sqs-queue-url.json': NOT_FOUND.replace('does not exist.', 'does not exist or you do not have access to it.'),
+    });
+
+    // Assess
+    expect(snapshot.interruptionQueues).toEqual([]);
+    expect(snapshot.gaps.map((g) => g.source)).toEqual(['interruptionqueue']);
+  });
+});
