@@ -51,8 +51,12 @@ is_queue_name() {
 }
 queue_url=
 if is_queue_name "$queue_name"; then
-  run sqs-queue-url.json aws_ sqs get-queue-url --queue-name "$queue_name"
-  queue_url=$(sed -n 's/^ *"QueueUrl": "\\([A-Za-z0-9:/._-]*\\)"$/\\1/p' "$out/sqs-queue-url.json" | head -n 1)
+  # An ARN or URL setting's name goes in the file's name: SQS's answer does not repeat it, and a
+  # plain sqs-queue-url.json stands for the setting itself (docs/capture.md).
+  url_file=sqs-queue-url.json
+  [ "$queue_name" = "$queue" ] || url_file="sqs-queue-url-$queue_name.json"
+  run "$url_file" aws_ sqs get-queue-url --queue-name "$queue_name"
+  queue_url=$(sed -n 's/^ *"QueueUrl": "\\([A-Za-z0-9:/._-]*\\)"$/\\1/p' "$out/$url_file" | head -n 1)
 fi
 # Unset, or no such queue: a queue named after the cluster (Karpenter's getting-started name). Kept
 # when SQS answered (its URL, or that it does not exist); any other error is no gap, only a hint lost.

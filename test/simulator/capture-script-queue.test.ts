@@ -197,4 +197,18 @@ describe('the capture recipe reads the setting as the live scan does', () => {
     // Assess
     expect(files).toEqual([]);
   }, 180_000);
+
+  it('an ARN setting: its name is looked up and saved under that name, which the loader applies to the name, not to the ARN', async () => {
+    // Prepare
+    await setController([`--interruption-queue=arn:aws:sqs:${REGION}:${ACCOUNT}:${CLUSTER}`], []);
+
+    // Act
+    const { path, files } = await capture(REGION);
+    const { snapshot } = await loadSnapshot([path]);
+
+    // Assess
+    expect(files).toContain(`sqs-queue-url-${CLUSTER}.json`);
+    expect(files).not.toContain('sqs-queue-url.json');
+    expect(snapshot.interruptionQueues).toEqual([expect.objectContaining({ name: CLUSTER, exists: true })]);
+  }, 180_000);
 });
