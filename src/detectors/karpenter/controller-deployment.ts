@@ -18,7 +18,7 @@ export function deploymentNameFromPod(pod: Pod | undefined): string {
 }
 
 /** `public.ecr.aws/karpenter/controller:v0.32.3@sha256:…` → `0.32.3`; undefined for a tag that is not a version. */
-function imageVersion(image: string | undefined): string | undefined {
+export function imageVersion(image: string | undefined): string | undefined {
   return /:v?(\d+\.\d+\.\d+)(?:[@-]|$)/.exec(image ?? '')?.[1];
 }
 
