@@ -119,7 +119,12 @@ describe('ADMISSION_WEBHOOK_BROKEN', () => {
   it('SERVICE_MISSING with DISABLE_WEBHOOK=true set by hand, or --disable-webhook: the delete leads', () => {
     for (const pod of [
       controllerAt('0.32.1', { disableWebhook: true }),
-      { ...controllerAt('0.36.2', { webhook: true }), spec: { containers: [{ name: 'controller', image: 'public.ecr.aws/karpenter/controller:0.36.2', args: ['--disable-webhook'] }] } },
+      {
+        ...controllerAt('0.36.2', { webhook: true }),
+        spec: {
+          containers: [{ name: 'controller', image: 'public.ecr.aws/karpenter/controller:0.36.2', args: ['--disable-webhook'] }],
+        },
+      },
     ]) {
       const snapshot = snapshotOf({
         webhookConfigurations: [chartWebhook('validation.webhook.karpenter.sh')],
@@ -141,7 +146,9 @@ describe('ADMISSION_WEBHOOK_BROKEN', () => {
     });
     const steps = stepsOf(detect(snapshot)[0]);
     expect(steps.some((s) => s.includes('rollout restart'))).toBe(false);
-    expect(steps.some((s) => s.includes('kubectl delete mutatingwebhookconfiguration defaulting.webhook.karpenter.k8s.aws'))).toBe(true);
+    expect(
+      steps.some((s) => s.includes('kubectl delete mutatingwebhookconfiguration defaulting.webhook.karpenter.k8s.aws')),
+    ).toBe(true);
   });
 
   it('SERVICE_MISSING while a v0.36 controller serves webhooks: no delete, the Service check', () => {
@@ -366,7 +373,10 @@ describe('ADMISSION_WEBHOOK_BROKEN', () => {
 
     // Assert
     expect(detect(quiet)).toEqual([]);
-    expect(withConfig?.resource).toEqual({ kind: 'ValidatingWebhookConfiguration', name: 'kyverno-resource-validating-webhook-cfg' });
+    expect(withConfig?.resource).toEqual({
+      kind: 'ValidatingWebhookConfiguration',
+      name: 'kyverno-resource-validating-webhook-cfg',
+    });
     expect(withConfig?.cause?.code).toBe('NO_ENDPOINTS');
     expect(withConfig?.severity).toBe('critical');
     expect(fromLog?.cause?.code).toBe('NO_ENDPOINTS');
