@@ -5,10 +5,9 @@
  * a write as the API server would, and available to ADMISSION_WEBHOOK_BROKEN (docs/findings.md);
  * declared here, below both.
  */
-import type { CustomResourceDefinition, Service, ServiceEndpoints, WebhookConfiguration } from './kube.ts';
+import type { AdmissionWebhook, CustomResourceDefinition, Service, ServiceEndpoints, WebhookConfiguration } from './kube.ts';
+import { hasControllerLabel } from './snapshot-index.ts';
 import { KARPENTER_API_GROUPS } from './tags.ts';
-
-type AdmissionWebhook = NonNullable<WebhookConfiguration['webhooks']>[number];
 
 /** One write as admission sees it: `karpenter.sh` `v1` `nodepools` `CREATE`. */
 export interface AdmissionRequest {
@@ -70,21 +69,24 @@ export function webhookUrl(ref: WebhookServiceRef, timeoutSeconds = 10): string 
  * Why the API server cannot reach the Service, in its words (pkg/util/proxy ResolveEndpoint), or
  * undefined when a ready endpoint serves the port. The endpoint port must carry the Service port's
  * name; EndpointSlices are read when there are any (API servers from 1.34 read only these), else
- * Endpoints. `services` and `endpoints` must cover the Service's namespace.
+ * Endpoints. `services` and `endpoints` must cover the Service's namespace; `endpoints` undefined
+ * (not read) judges only the Service and its port.
  */
 export function unreachableCause(
   ref: WebhookServiceRef,
   services: readonly Service[],
-  endpoints: readonly ServiceEndpoints[],
+  endpoints: readonly ServiceEndpoints[] | undefined,
 ): string | undefined {
   const service = services.find((s) => s.metadata?.namespace === ref.namespace && s.metadata.name === ref.name);
   if (!service) return `service "${ref.name}" not found`;
   const port = (service.spec?.ports ?? []).find((p) => p.port === ref.port);
   if (!port) return `no service port ${ref.port} found for service "${ref.name}"`;
+  if (endpoints === undefined) return undefined;
   return hasReadyEndpoint(ref, port.name ?? '', endpoints) ? undefined : `no endpoints available for service "${ref.name}"`;
 }
 
-function hasReadyEndpoint(ref: WebhookServiceRef, portName: string, endpoints: readonly ServiceEndpoints[]): boolean {
+/** Whether a ready endpoint serves the Service port named `portName` (the resolver's test; ADMISSION_WEBHOOK_BROKEN reads it too). */
+export function hasReadyEndpoint(ref: WebhookServiceRef, portName: string, endpoints: readonly ServiceEndpoints[]): boolean {
   const inNamespace = endpoints.filter((e) => e.metadata?.namespace === ref.namespace);
   const slices = inNamespace.filter(
     (e) => e.kind === 'EndpointSlice' && e.metadata?.labels?.['kubernetes.io/service-name'] === ref.name,
@@ -113,21 +115,26 @@ export function failedCallingWebhook(webhookName: string, url: string, cause: st
 /**
  * Karpenter's webhooks: named for its API groups (`validation.webhook.karpenter.sh`,
  * `validation.webhook.config.karpenter.sh`, `defaulting.webhook.karpenter.k8s.aws`, the older
- * `*.provisioners.karpenter.sh`), or with a rule naming one of them (docs/findings.md
- * ADMISSION_WEBHOOK_BROKEN).
+ * `*.provisioners.karpenter.sh`), with a rule naming one of them, or in a configuration Karpenter's
+ * chart or controller labelled (docs/findings.md ADMISSION_WEBHOOK_BROKEN judges all of these, so
+ * the endpoints of all their Services are read).
  */
-function isKarpenterWebhook(webhook: AdmissionWebhook): boolean {
+export function isKarpenterWebhook(webhook: AdmissionWebhook, configuration: WebhookConfiguration): boolean {
   const name = webhook.name ?? '';
   if (KARPENTER_API_GROUPS.some((group) => name.endsWith(`.${group}`))) return true;
-  return (webhook.rules ?? []).some((rule) => (rule.apiGroups ?? []).some((g) => KARPENTER_API_GROUPS.includes(g)));
+  if ((webhook.rules ?? []).some((rule) => (rule.apiGroups ?? []).some((g) => KARPENTER_API_GROUPS.includes(g)))) return true;
+  const labels = configuration.metadata?.labels;
+  return (labels?.['helm.sh/chart'] ?? '').startsWith('karpenter-') || hasControllerLabel(labels);
 }
 
 /** The Services Karpenter's webhooks post to, each once, in the configurations' order. */
 export function karpenterWebhookServices(configurations: readonly WebhookConfiguration[]): WebhookServiceRef[] {
   const found = new Map<string, WebhookServiceRef>();
-  for (const webhook of configurations.flatMap((c) => c.webhooks ?? [])) {
-    const ref = isKarpenterWebhook(webhook) ? webhookServiceRef(webhook) : undefined;
-    if (ref && !found.has(`${ref.namespace}/${ref.name}`)) found.set(`${ref.namespace}/${ref.name}`, ref);
+  for (const configuration of configurations) {
+    for (const webhook of configuration.webhooks ?? []) {
+      const ref = isKarpenterWebhook(webhook, configuration) ? webhookServiceRef(webhook) : undefined;
+      if (ref && !found.has(`${ref.namespace}/${ref.name}`)) found.set(`${ref.namespace}/${ref.name}`, ref);
+    }
   }
   return [...found.values()];
 }
@@ -136,4 +143,4 @@ export function karpenterWebhookServices(configurations: readonly WebhookConfigu
  * The API server's words for an admission webhook it could not call (k8s.io/apiserver since 1.16;
  * the CRD conversion webhook's are CONVERSION_WEBHOOK_FAILED): the webhook's name is the group.
  */
-export const FAILED_CALLING_WEBHOOK = /failed calling webhook "([^"\r\n]+)"/;
+export const FAILED_CALLING_WEBHOOK = /failed calling webhook "([^"\r\n]{1,253})"/;

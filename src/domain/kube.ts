@@ -287,11 +287,12 @@ interface WebhookRule {
 }
 
 /** One webhook of a Validating/MutatingWebhookConfiguration. */
-interface AdmissionWebhook {
+export interface AdmissionWebhook {
   name?: string;
   /**
-   * `caBundle` is the CA's public certificate (base64 PEM), kept whole: it is no secret, a few KiB,
-   * and its expiry is evidence (docs/capture.md "Admission webhooks").
+   * `caBundle` is the CA's public certificate (base64 PEM), kept as captured: it is no secret, a few
+   * KiB, bounded by the file-size limit; what is read is whether there is one (docs/capture.md
+   * "Admission webhooks"), its contents are not parsed.
    */
   clientConfig?: WebhookClientConfig;
   rules?: WebhookRule[];

@@ -127,10 +127,20 @@ export function buildReport(input: {
 
 /**
  * Sources that only sharpen a cause or a price and prove nothing about any instance or node: a gap in one
- * leaves the report incomplete, yet does not stop a remediation (docs/guardrails.md). A detector
+ * leaves the report incomplete, yet does not stop a remediation (docs/guardrails.md). The admission
+ * webhooks and the interruption queue are read only by their own findings (read under newer grants:
+ * a service upgraded without re-applying the RBAC or a CLI user without the SQS reads). A detector
  * that failed on their data is still a gap that stops everything.
  */
-const ADVISORY_SOURCES: ReadonlySet<SourceName> = new Set<SourceName>(['instancetypes', 'spotprices']);
+const ADVISORY_SOURCES: ReadonlySet<SourceName> = new Set<SourceName>([
+  'instancetypes',
+  'spotprices',
+  'webhookconfigurations',
+  'endpoints',
+  'interruptionqueue',
+  'queuerules',
+  'queueage',
+]);
 
 /** Whether remediations may act on a report: complete, or incomplete only for gaps in advisory sources. */
 export function completeForActions(report: Pick<Report, 'complete' | 'gaps' | 'unreadFiles'>): boolean {

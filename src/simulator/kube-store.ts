@@ -230,6 +230,16 @@ export class KubeStore {
   readonly denials: AccessDenial[] = [];
   /** Kubernetes version served on /version, e.g. `1.32`. */
   kubernetesVersion = '1.32';
+  /**
+   * Resources the store does not know the whole of (seeded from a capture that did not hold them):
+   * their absence is "not captured", not "none exist", where the simulator judges from them.
+   */
+  readonly unknown = new Set<SimResourceName>();
+
+  /** Whether the store holds all there is of this resource (true for a store built through the API). */
+  knows(resource: SimResourceName): boolean {
+    return !this.unknown.has(resource);
+  }
   readonly #changes: StoreChange[] = [];
   /** The newest resourceVersion whose write the history no longer holds. */
   #forgottenUpTo = 0;

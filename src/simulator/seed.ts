@@ -70,6 +70,13 @@ export function storeFromSnapshot(snapshot: ClusterSnapshot): KubeStore {
     for (const object of objects(snapshot)) store.put(resource, object as JsonRecord);
   }
   snapshot.events.forEach((event, i) => store.put('events', eventObject(event, i)));
+  // What admission judges from (src/simulator/admission-webhooks.ts): not captured is not "none exist".
+  for (const [source, resource] of [
+    ['services', 'services'],
+    ['endpoints', 'endpointslices'],
+  ] as const) {
+    if (!snapshot.captured.has(source)) store.unknown.add(resource);
+  }
   if (snapshot.logs.length > 0) attachControllerLogs(store, snapshot);
   for (const gap of snapshot.gaps) {
     // Objects the loader set aside are not served; the source itself was readable.

@@ -46,15 +46,22 @@ const KUBECTL: readonly [file: string, command: string][] = [
 
 /**
  * The EndpointSlices of the Services Karpenter's admission webhooks post to (named for its API
- * groups, or with a rule on one), at most four, in one command: the label selects them by Service
- * name in every namespace (a same-named Service elsewhere costs a few lines; the scan matches the
- * namespace). No webhook of Karpenter's, nothing is run (docs/capture.md "Admission webhooks").
+ * groups, with a rule on one, or in a configuration labelled by its chart or as its controller: the
+ * set src/domain/admission-webhooks.ts reads live), at most four, in one command: the label selects
+ * them by Service name in every namespace (a same-named Service elsewhere costs a few lines; the
+ * scan matches the namespace). A configuration's line `@ chart=... name=...` comes before its
+ * webhooks'. No webhook of Karpenter's, nothing is run (docs/capture.md "Admission webhooks").
  */
 const WEBHOOK_ENDPOINTS = `webhook_services=
-kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations -o jsonpath='{range .items[*].webhooks[*]}{.clientConfig.service.name}{" "}{.name}{" "}{.rules[*].apiGroups[*]}{"\\n"}{end}' 2>/dev/null >"$out/webhook-services.tmp"
+labelled=
+kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations -o jsonpath='{range .items[*]}@ chart={.metadata.labels.helm\\.sh/chart} name={.metadata.labels.app\\.kubernetes\\.io/name}{"\\n"}{range .webhooks[*]}{.clientConfig.service.name}{" "}{.name}{" "}{.rules[*].apiGroups[*]}{"\\n"}{end}{end}' 2>/dev/null >"$out/webhook-services.tmp"
 while read -r service webhook groups; do
+  if [ "$service" = @ ]; then
+    case "$webhook $groups " in chart=karpenter-* | *" name=karpenter "*) labelled=1 ;; *) labelled= ;; esac
+    continue
+  fi
   case $service in '' | *[!a-z0-9-]*) continue ;; esac
-  case "$webhook $groups " in *.karpenter.sh" "* | *.karpenter.k8s.aws" "* | *" karpenter.sh "* | *" karpenter.k8s.aws "*) ;; *) continue ;; esac
+  [ -n "$labelled" ] || case "$webhook $groups " in *.karpenter.sh" "* | *.karpenter.k8s.aws" "* | *" karpenter.sh "* | *" karpenter.k8s.aws "*) ;; *) continue ;; esac
   case ",$webhook_services," in *",$service,"*) ;; *) webhook_services="\${webhook_services:+$webhook_services,}$service" ;; esac
 done <"$out/webhook-services.tmp"
 rm -f "$out/webhook-services.tmp"

@@ -73,12 +73,37 @@ export function recogniseCapture(content: CaptureContent, baseName: string): Con
     throw problem ? new ShapeError(problem, { cause: failure }) : failure;
   }
   // `kubectl logs -l ...` denied says it cannot list pods: what is missing is the log.
-  const forLogs = sourceMeantByFile(baseName) === 'logs';
-  return facts.flatMap((fact) => {
-    if (fact.type === 'no-resources') return capturedByFileName(baseName);
-    if (fact.type === 'queue-not-found') return [{ ...fact, name: queueNamedByFile(baseName) }];
-    return [forLogs && fact.type === 'gap' ? { ...fact, source: 'logs' as const } : fact];
-  });
+  const meant = sourceMeantByFile(baseName);
+  const forLogs = meant === 'logs';
+  return [
+    ...facts.flatMap((fact): Contribution[] => {
+      if (fact.type === 'no-resources') return capturedByFileName(baseName);
+      if (fact.type === 'queue-not-found') return [{ ...fact, name: queueNamedByFile(baseName) }];
+      return [forLogs && fact.type === 'gap' ? { ...fact, source: 'logs' as const } : fact];
+    }),
+    ...refusedWriteNotes(facts, meant),
+  ];
+}
+
+/**
+ * A saved client error read as refused writes (ADMISSION_WEBHOOK_BROKEN's evidence) says so in a
+ * note; when the file's name says it was meant to hold a source (`ec2nodeclasses.yaml` holding
+ * the error), that source was not captured: a gap, as for any other saved error.
+ */
+function refusedWriteNotes(facts: readonly CliErrorFact[], meant: SourceName | undefined): Contribution[] {
+  const refused = facts.filter((f) => f.type === 'refused-write');
+  const first = refused[0];
+  if (!first) return [];
+  const explained = facts.some((f) => (f.type === 'gap' || f.type === 'captured') && f.source === meant);
+  const gap = meant !== undefined && !explained;
+  const lines = refused.length === 1 ? 'a line' : `${refused.length} lines`;
+  return [
+    ...(gap ? [{ type: 'gap' as const, source: meant, error: oneLine(first.text, 300) }] : []),
+    {
+      type: 'note',
+      text: `read as a saved client error: ${lines} naming an admission webhook the API server could not call${gap ? ` (${meant} is a gap)` : ''}`,
+    },
+  ];
 }
 
 /**

@@ -6,7 +6,7 @@
  * Each test plants the evidence that contradicts a refusal too: then the write goes through.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,6 +14,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonRecord } from '../../src/domain/shape.ts';
 import { startKubeApiServer, type SimulatedKubeApi } from '../../src/simulator/kube-api-server.ts';
 import { KubeStore, type SimResourceName } from '../../src/simulator/kube-store.ts';
+import { storeFromSnapshot } from '../../src/simulator/seed.ts';
+import { emptySnapshot } from '../../src/domain/snapshot.ts';
 import { call } from './support/https-client.ts';
 
 const run = promisify(execFile);
@@ -191,13 +193,24 @@ afterEach(async () => {
 async function kubectlApply(
   objects: [SimResourceName, JsonRecord][],
   manifest = NODEPOOL,
+  unknown: SimResourceName[] = [],
+  validate = false,
 ): Promise<{ stderr: string; api: SimulatedKubeApi }> {
-  api = await startKubeApiServer(storeOf(objects));
+  const store = storeOf(objects);
+  for (const resource of unknown) store.unknown.add(resource);
+  api = await startKubeApiServer(store);
   dir = await mkdtemp(join(tmpdir(), 'sim-admission-'));
   await writeFile(join(dir, 'kubeconfig'), api.kubeconfig());
   await writeFile(join(dir, 'nodepool.yaml'), manifest);
   const env = { ...process.env, HOME: dir, KUBECONFIG: join(dir, 'kubeconfig') };
-  const args = ['--cache-dir', join(dir, 'cache'), 'apply', '--validate=false', '-f', join(dir, 'nodepool.yaml')];
+  const args = [
+    '--cache-dir',
+    join(dir, 'cache'),
+    'apply',
+    ...(validate ? [] : ['--validate=false']),
+    '-f',
+    join(dir, 'nodepool.yaml'),
+  ];
   try {
     await run('kubectl', args, { timeout: 15_000, env, cwd: dir });
     return { stderr: '', api };
@@ -304,6 +317,121 @@ describe('kubectl apply of a NodePool against stale or unreachable admission web
 
     expect(stderr).toBe('');
     expect(api.store.get('nodepools', 'default')).toBeDefined();
+  });
+});
+
+/** A pod of the controller Deployment (a capture may hold the pods and not the Deployment). */
+function controllerPod(tag: string): JsonRecord {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'karpenter-5697769d6c-7lglp', namespace: 'kube-system', labels: CONTROLLER_LABELS },
+    spec: { containers: [{ name: 'controller', image: `public.ecr.aws/karpenter/controller:${tag}@sha256:1f2e` }] },
+    status: { phase: 'Running' },
+  };
+}
+
+/** Kyverno's catch-all (every group, every resource), posting to a Service whose endpoints no scan reads. */
+function policyEngineCatchAll(): JsonRecord {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: 'kyverno-resource-validating-webhook-cfg' },
+    webhooks: [
+      {
+        name: 'validate.kyverno.svc-fail',
+        clientConfig: {
+          service: { name: 'kyverno-svc', namespace: 'kyverno', port: 443, path: '/validate/fail' },
+          caBundle: 'LS0t',
+        },
+        failurePolicy: 'Fail',
+        rules: [{ apiGroups: ['*'], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: ['*/*'] }],
+      },
+    ],
+  };
+}
+
+describe("what the simulator judges: the cluster as captured, Karpenter's webhooks only", () => {
+  it('CRDs serving only v1beta1 (before Karpenter v1): the write arrives in v1beta1, and a v1beta1 rule with no endpoint refuses it', async () => {
+    const v1beta1Only = [
+      karpenterCrd('karpenter.sh', 'nodepools', 'NodePool', ['v1beta1']),
+      karpenterCrd('karpenter.k8s.aws', 'ec2nodeclasses', 'EC2NodeClass', ['v1beta1']),
+    ].map((c): [SimResourceName, JsonRecord] => ['customresourcedefinitions', c]);
+    const objects = [
+      ...replacing(replacing(healthy(), 'customresourcedefinitions'), 'endpointslices', slice(false)),
+      ...v1beta1Only,
+    ];
+
+    const { stderr, api } = await kubectlApply(objects);
+
+    expect(stderr).toContain(': no endpoints available for service "karpenter"\n');
+    expect(api.store.list('nodepools')).toEqual([]);
+  });
+
+  it('a v1 controller seen through the pods the Service selects (no Deployment captured): the server rejected our request', async () => {
+    const { stderr } = await kubectlApply([...replacing(healthy(), 'deployments'), ['pods', controllerPod('v1.0.1')]]);
+
+    expect(stderr).toContain('failed to call webhook: the server rejected our request for an unknown reason\n');
+  });
+
+  it('a v1 controller known by its chart label, its image pinned by digest alone (as the findings read it): refused', async () => {
+    const pod = controllerPod('v0.0.0');
+    const metadata = pod.metadata as { labels: Record<string, string> };
+    metadata.labels = { ...metadata.labels, 'helm.sh/chart': 'karpenter-1.0.1' };
+    (pod.spec as { containers: { image: string }[] }).containers[0]!.image = 'public.ecr.aws/karpenter/controller@sha256:1f2e';
+
+    const { stderr } = await kubectlApply([...replacing(healthy(), 'deployments'), ['pods', pod]]);
+
+    expect(stderr).toContain('failed to call webhook: the server rejected our request for an unknown reason\n');
+  });
+
+  it('a v0.37 controller pod behind the Service (a stale v1 Deployment elsewhere does not count): created', async () => {
+    const { stderr } = await kubectlApply([...healthy(), ['pods', controllerPod('v0.37.2')]]);
+
+    expect(stderr).toBe('');
+  });
+
+  it.each([
+    [
+      "a policy engine's fail-closed catch-all whose Service has no endpoints read",
+      [...healthy(), ['validatingwebhookconfigurations', policyEngineCatchAll()]],
+      [],
+    ],
+    [
+      'endpoints not captured (no EndpointSlice seeded): unknown, not "no endpoints"',
+      replacing(healthy(), 'endpointslices'),
+      ['endpointslices'],
+    ],
+    ['Services not captured: unknown, not "service not found"', replacing(healthy(), 'services'), ['services']],
+  ] as [string, [SimResourceName, JsonRecord][], SimResourceName[]][])(
+    '%s: the NodePool is created',
+    async (_why, objects, unknown) => {
+      const { stderr, api } = await kubectlApply(objects, NODEPOOL, unknown);
+
+      expect(stderr).toBe('');
+      expect(api.store.get('nodepools', 'default')).toBeDefined();
+    },
+  );
+
+  it('a store seeded from a capture without endpoints or Services knows neither; one with them knows both', () => {
+    const without = storeFromSnapshot(emptySnapshot('demo'));
+    const withThem = storeFromSnapshot({ ...emptySnapshot('demo'), captured: new Set(['services', 'endpoints'] as const) });
+
+    expect([without.knows('services'), without.knows('endpointslices')]).toEqual([false, false]);
+    expect([withThem.knows('services'), withThem.knows('endpointslices')]).toEqual([true, true]);
+  });
+});
+
+describe('docs/simulator.md says how to apply to the simulator', () => {
+  it('plain kubectl apply stops at the OpenAPI download, in the words the page quotes; the page says --validate=false', async () => {
+    const page = await readFile(new URL('../../docs/simulator.md', import.meta.url), 'utf8');
+    const { stderr, api } = await kubectlApply(healthy(), NODEPOOL, [], true);
+
+    const quoted = 'failed to download openapi: the server could not find the requested resource';
+    expect(stderr).toContain(quoted);
+    expect(page.replace(/\s+/g, ' ')).toContain(quoted);
+    expect(page).toContain('Pass `--validate=false` to `kubectl apply` and `create`');
+    expect(api.store.list('nodepools')).toEqual([]);
   });
 });
 

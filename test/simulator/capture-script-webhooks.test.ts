@@ -43,6 +43,21 @@ beforeAll(async () => {
       resources: ['pods'],
     }),
   );
+  // Karpenter's chart under a renamed release: a ConfigMap webhook (no Karpenter group, no Karpenter name), labelled by the chart.
+  const labelled = admissionWebhookConfiguration({
+    name: 'config-validation.example.com',
+    service: { name: 'kp-karpenter', namespace: 'karpenter', port: 8443 },
+    group: '',
+    resources: ['configmaps'],
+  });
+  put('validatingwebhookconfigurations', {
+    ...labelled,
+    metadata: { ...labelled.metadata, labels: { 'helm.sh/chart': 'karpenter-0.37.2' } },
+  });
+  put(
+    'endpointslices',
+    endpointSlice({ service: 'kp-karpenter', namespace: 'karpenter', ports: [{ name: 'p8443', port: 8443 }] }),
+  );
   put('services', service({ name: 'eks-vpc-resource-controller', namespace: 'kube-system', ports: [443] }));
   put('endpointslices', endpointSlice({ service: 'karpenter', namespace: 'karpenter', ports: [{ name: 'p8443', port: 8443 }] }));
   put(
@@ -70,11 +85,16 @@ describe('the capture recipe with the real kubectl: admission webhooks', () => {
     expect(captured.stdout).toContain('/endpointslices.json\n');
     expect(await readFile(join(dir, 'endpointslices.json'), 'utf8')).toContain('"kind": "EndpointSlice"');
     expect(snapshot.webhookConfigurations?.map((c) => c.metadata?.name).sort()).toEqual([
+      'config-validation.example.com',
       'defaulting.webhook.karpenter.k8s.aws',
       'validation.webhook.karpenter.sh',
       'vpc-resource-validating-webhook',
     ]);
-    expect(snapshot.endpoints?.map((e) => `${e.metadata?.namespace}/${e.metadata?.name}`)).toEqual(['karpenter/karpenter-x7k2p']);
+    // The chart-labelled configuration's Service too: the finding judges it (test/unit/domain/admission-webhooks.test.ts).
+    expect(snapshot.endpoints?.map((e) => `${e.metadata?.namespace}/${e.metadata?.name}`).sort()).toEqual([
+      'karpenter/karpenter-x7k2p',
+      'karpenter/kp-karpenter-x7k2p',
+    ]);
     expect(snapshot.gaps).toEqual([]);
   }, 180_000);
 });

@@ -7,7 +7,8 @@ import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import { visibleLine } from '../../domain/visible.ts';
 import type { Detector } from '../detector.ts';
 import { controllerAbsenceKnown } from '../karpenter/controller-presence.ts';
-import { deploymentNameFromPod, imageVersion, pickControllerContainer } from '../karpenter/controller-deployment.ts';
+import { imageVersion } from '../../domain/controller-image.ts';
+import { deploymentNameFromPod, pickControllerContainer } from '../karpenter/controller-deployment.ts';
 import { controllerVersionOf } from '../karpenter/feature-gates.ts';
 import { versionAtLeast } from '../karpenter/version.ts';
 import {

@@ -5,7 +5,7 @@
  * none at all, so any of them left in a v1 cluster is stale.
  */
 import { failsClosed, webhookMatches } from '../../domain/admission-webhooks.ts';
-import type { CustomResourceDefinition, WebhookConfiguration } from '../../domain/kube.ts';
+import type { AdmissionWebhook, CustomResourceDefinition, WebhookConfiguration } from '../../domain/kube.ts';
 import { hasControllerLabel } from '../../domain/snapshot-index.ts';
 import { KARPENTER_API_GROUPS } from '../../domain/tags.ts';
 
@@ -24,7 +24,7 @@ const KARPENTER_WEBHOOK_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 /** One webhook of a configuration. */
-export type AdmissionWebhook = NonNullable<WebhookConfiguration['webhooks']>[number];
+export type { AdmissionWebhook };
 
 export type ConfigurationKind = 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration';
 

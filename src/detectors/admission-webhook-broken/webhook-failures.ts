@@ -8,6 +8,7 @@
  * conversion webhook fails in other words (`conversion webhook for ... failed`), read by
  * CRD_CONVERSION_WEBHOOK_BROKEN: no text matches both.
  */
+import { FAILED_CALLING_WEBHOOK } from '../../domain/admission-webhooks.ts';
 import type { LogLine } from '../../domain/aws.ts';
 import { oneLine } from '../../domain/shape.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
@@ -38,7 +39,8 @@ export interface WebhookFailure {
   time?: string;
 }
 
-const FAILED_CALLING = /failed calling webhook "([^"\r\n]{1,253})":?[ \t]*([^;\r\n]*)/g;
+/** src/domain/admission-webhooks.ts's words (which the loader keeps saved errors by), then the cause. */
+const FAILED_CALLING = new RegExp(`${FAILED_CALLING_WEBHOOK.source}:?[ \\t]*([^;\\r\\n]*)`, 'g');
 
 /**
  * The causes the API server and Go's HTTP client give (k8s.io/apiserver pkg/util/proxy, apimachinery

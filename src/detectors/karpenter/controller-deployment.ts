@@ -1,6 +1,7 @@
 import type { Container, Pod } from '../../domain/kube.ts';
 import type { ControllerInfo } from '../../domain/snapshot-index.ts';
 import { karpenterRelease } from './helm.ts';
+import { imageVersion } from '../../domain/controller-image.ts';
 
 /**
  * The controller Deployment's name from one of its pods when the Deployment itself is unknown:
@@ -17,19 +18,8 @@ export function deploymentNameFromPod(pod: Pod | undefined): string {
   return match?.[1] ?? name;
 }
 
-/** `public.ecr.aws/karpenter/controller:v0.32.3@sha256:…` → `0.32.3`; undefined for a tag that is not a version. */
-export function imageVersion(image: string | undefined): string | undefined {
-  return /:v?(\d+\.\d+\.\d+)(?:[@-]|$)/.exec(image ?? '')?.[1];
-}
-
-/** The controller's container among these: the one named `name` (when given), else `controller` (the chart's), else the first. */
-export function pickControllerContainer(containers: readonly Container[] | undefined, name?: string): Container | undefined {
-  return (
-    (name !== undefined ? containers?.find((c) => c.name === name) : undefined) ??
-    containers?.find((c) => c.name === 'controller') ??
-    containers?.[0]
-  );
-}
+// Declared in src/domain (the simulator reads them too); named here for the detectors.
+export { pickControllerContainer } from '../../domain/controller-image.ts';
 
 /** The controller's version: its chart label, else this container's image tag (`controller:v1.2.3@sha256:…`), without the `v`. */
 export function controllerVersion(info: ControllerInfo, container: Container | undefined): string | undefined {

@@ -1,5 +1,6 @@
 import type { ControllerInfo } from '../../domain/snapshot-index.ts';
 import { shellQuote } from '../../domain/shell.ts';
+import { chartVersionFrom } from '../../domain/controller-image.ts';
 
 /**
  * `helm upgrade` of the Karpenter release, as every finding prints it: the release and chart
@@ -13,11 +14,6 @@ export interface KarpenterRelease {
   namespace: string;
   /** The installed chart version (`helm.sh/chart: karpenter-1.8.1`, else `app.kubernetes.io/version`), when labelled. */
   chartVersion: string | undefined;
-}
-
-/** `helm.sh/chart: karpenter-1.8.1` → `1.8.1` (`karpenter-v0.33.1` → `v0.33.1`: charts before v0.35 carry the v), else the `app.kubernetes.io/version` label. */
-function chartVersionFrom(chart: string | undefined, appVersion: string | undefined): string | undefined {
-  return /^karpenter-(v?\d+\.\d+\.\d+\S*)$/.exec(chart ?? '')?.[1] ?? appVersion;
 }
 
 /** The chart version an object's Helm labels give. */

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ALL_PODS_STEP, CRDS_LABEL, kubectlFetchPlan, LOG_LABEL, queryLabel } from '../../../bench/kubectl.ts';
 import { KUBE_LISTS, PENDING_PODS } from '../../../src/collect/kube-sources.ts';
@@ -15,6 +16,21 @@ describe('kubectlFetchPlan', () => {
     expect(new Set(plan.map((s) => s.label)).size).toBe(plan.length);
     // 15 before issue 24, then one list each of Validating and Mutating webhook configurations.
     expect(plan).toHaveLength(17);
+  });
+
+  it("BENCHMARKS.md's list of commands says how it differs from the plan when it lists fewer than the plan holds", () => {
+    // Arrange
+    const page = readFileSync(new URL('../../../BENCHMARKS.md', import.meta.url), 'utf8');
+    const paragraph = page.split('\n').find((line) => line.startsWith('The commands, in order:')) ?? '';
+    const listed = paragraph.match(/`kubectl (?:get|logs) [^`]*`/g) ?? [];
+    const plan = kubectlFetchPlan('karpenter');
+
+    // Assess
+    expect(paragraph).not.toBe('');
+    if (listed.length !== plan.length) {
+      expect(paragraph).not.toContain('The same queries the collector makes');
+      expect(paragraph).toContain(`the bench plan has ${plan.length} commands`);
+    }
   });
 
   it('keeps the collector selectors and scope: Pending pods by field, the controller by label, aws-auth in kube-system', () => {

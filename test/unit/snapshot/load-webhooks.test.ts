@@ -194,6 +194,28 @@ describe('loadSnapshot: admission webhook configurations and Service endpoints',
     expect(snapshot.gaps).toEqual([]);
   });
 
+  it('says in a note that a saved error was read as refused writes, and a file named after a source that holds one leaves that source a gap', async () => {
+    const refused =
+      'Error from server (InternalError): error when creating "nodepool.yaml": Internal error occurred: failed calling webhook "validation.webhook.karpenter.sh": failed to call webhook: Post "https://karpenter.karpenter.svc:8443/?timeout=10s": no endpoints available for service "karpenter"';
+    const dir = await captureDir({ 'kubectl-apply-error.txt': `${refused}\n`, 'ec2nodeclasses.yaml': `${refused}\n` });
+
+    const { snapshot, notices } = await loadSnapshot([dir]);
+
+    expect(snapshot.refusedWrites?.map((r) => r.origin.replace(/^.*\//, '')).sort()).toEqual([
+      'ec2nodeclasses.yaml:1',
+      'kubectl-apply-error.txt:1',
+    ]);
+    expect(snapshot.gaps.map((g) => [g.source, g.error])).toEqual([['ec2nodeclasses', refused]]);
+    expect(snapshot.captured.has('ec2nodeclasses')).toBe(false);
+    const notes = notices.map((n) => n.replace(/^.*\//, ''));
+    expect(notes).toContain(
+      'kubectl-apply-error.txt: read as a saved client error: a line naming an admission webhook the API server could not call',
+    );
+    expect(notes).toContain(
+      'ec2nodeclasses.yaml: read as a saved client error: a line naming an admission webhook the API server could not call (ec2nodeclasses is a gap)',
+    );
+  });
+
   it('a CRD conversion webhook failure stays a gap on its kind, no refused write; a long line is kept bounded, on one line', async () => {
     const conversion =
       'Error from server: error when creating "nodepool.yaml": conversion webhook for karpenter.sh/v1beta1, Kind=NodePool failed: Post "https://karpenter.kube-system.svc:8443/?timeout=30s": no service port 8443 found for service "karpenter"';

@@ -133,6 +133,15 @@ describe('analyze: completeness rules', () => {
     unpriced.gaps.push({ source: 'spotprices', error: 'DescribeSpotPriceHistory failed: UnauthorizedOperation: denied' });
     expect(run(unpriced, [orphanProposer]).findings[0]?.remediation).toMatchObject({ status: 'planned' });
 
+    // Nor do the sources only ADMISSION_WEBHOOK_BROKEN and INTERRUPTION_HANDLING_OFF read (a service
+    // upgraded without re-applying the RBAC cannot list the webhook configurations).
+    for (const source of ['webhookconfigurations', 'endpoints', 'interruptionqueue', 'queuerules', 'queueage'] as const) {
+      const denied = karpenterSnapshotOf({ instances: [instance({ id: 'i-0aaa' })] });
+      denied.gaps.push({ source, error: '403 Forbidden' });
+      const result = run(denied, [orphanProposer]);
+      expect([source, result.complete, result.findings[0]?.remediation?.status]).toEqual([source, false, 'planned']);
+    }
+
     // … but not when anything else is missing too.
     advisory.gaps.push({ source: 'nodes', error: '403 Forbidden' });
     expect(run(advisory, [orphanProposer]).findings[0]?.remediation).toMatchObject({ status: 'skipped' });

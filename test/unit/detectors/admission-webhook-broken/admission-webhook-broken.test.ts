@@ -213,6 +213,28 @@ describe('ADMISSION_WEBHOOK_BROKEN', () => {
     expect(stepsOf(f).some((s) => s.includes('kubectl delete'))).toBe(false);
   });
 
+  it('NO_ENDPOINTS as the API server resolves it: its EndpointSlice not ready wins over a ready legacy Endpoints', () => {
+    // Prepare
+    const legacy = {
+      apiVersion: 'v1',
+      kind: 'Endpoints' as const,
+      metadata: { name: 'karpenter', namespace: 'kube-system' },
+      subsets: [{ addresses: [{ ip: '10.0.12.34' }], ports: [{ name: 'https-webhook', port: 8443, protocol: 'TCP' }] }],
+    };
+    const snapshot = snapshotOf({
+      webhookConfigurations: [chartWebhook('validation.webhook.karpenter.sh')],
+      services: [apiServerService, karpenterService()],
+      endpoints: [legacy, slice({ ready: false })],
+      pods: [controllerAt('0.32.1')],
+    });
+
+    // Act
+    const [f] = detect(snapshot);
+
+    // Assert
+    expect(f?.cause?.code).toBe('NO_ENDPOINTS');
+  });
+
   it('NO_ENDPOINTS: ready pods serve only http-metrics (#5758): they serve no webhook, so the delete leads', () => {
     // Prepare
     const snapshot = snapshotOf({
