@@ -85,7 +85,8 @@ export function unreachableCause(
   return hasReadyEndpoint(ref, port.name ?? '', endpoints) ? undefined : `no endpoints available for service "${ref.name}"`;
 }
 
-function hasReadyEndpoint(ref: WebhookServiceRef, portName: string, endpoints: readonly ServiceEndpoints[]): boolean {
+/** Whether a ready endpoint serves the Service port named `portName` (the resolver's test; ADMISSION_WEBHOOK_BROKEN reads it too). */
+export function hasReadyEndpoint(ref: WebhookServiceRef, portName: string, endpoints: readonly ServiceEndpoints[]): boolean {
   const inNamespace = endpoints.filter((e) => e.metadata?.namespace === ref.namespace);
   const slices = inNamespace.filter(
     (e) => e.kind === 'EndpointSlice' && e.metadata?.labels?.['kubernetes.io/service-name'] === ref.name,

@@ -322,7 +322,7 @@ const CASES: ExampleCase[] = [
         ...manual,
         resource: { kind: 'ValidatingWebhookConfiguration', name: 'validation.webhook.karpenter.sh' },
         step: 'kubectl delete validatingwebhookconfiguration validation.webhook.karpenter.sh',
-        mentions: ['karpenter-controller', 'DISABLE_WEBHOOK=true'],
+        mentions: ['karpenter-controller', 'v0.33.0 runs with its webhook off'],
       },
     ],
   },

@@ -1,12 +1,13 @@
 import type { CauseCodeOf } from '../../domain/codes.ts';
 import type { Finding } from '../../domain/finding.ts';
 import { manualRemediation, newFinding } from '../../domain/finding.ts';
-import type { WebhookConfiguration } from '../../domain/kube.ts';
+import type { Container, WebhookConfiguration } from '../../domain/kube.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
 import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import { visibleLine } from '../../domain/visible.ts';
 import type { Detector } from '../detector.ts';
 import { controllerAbsenceKnown } from '../karpenter/controller-presence.ts';
+import { imageVersion } from '../../domain/controller-image.ts';
 import { deploymentNameFromPod, pickControllerContainer } from '../karpenter/controller-deployment.ts';
 import { controllerVersionOf } from '../karpenter/feature-gates.ts';
 import { versionAtLeast } from '../karpenter/version.ts';
@@ -19,9 +20,9 @@ import {
   type AdmissionWebhook,
 } from './karpenter-webhooks.ts';
 import { webhookServiceRef } from '../../domain/admission-webhooks.ts';
-import { reachOf, serviceEvidence, type Reach } from './reachability.ts';
+import { reachOf, serviceEvidence, type Reach, type Target } from './reachability.ts';
 import { webhookFailures, type WebhookFailure } from './webhook-failures.ts';
-import { webhookSteps } from './webhook-steps.ts';
+import { webhookSteps, type OlderController } from './webhook-steps.ts';
 
 type Cause = CauseCodeOf<'ADMISSION_WEBHOOK_BROKEN'>;
 
@@ -45,13 +46,15 @@ export const admissionWebhookBroken: Detector<'ADMISSION_WEBHOOK_BROKEN'> = {
     const { snapshot, index } = ctx;
     const controller = controllerFacts(snapshot, index);
     const failures = webhookFailures(snapshot);
-    const configs = (snapshot.webhookConfigurations ?? []).filter(
-      (c) => isKarpenterConfiguration(c) || (c.webhooks ?? []).some(coversKarpenter),
+    const captured = snapshot.webhookConfigurations ?? [];
+    // A third party's webhook (a policy engine's catch-all) is Karpenter's business once it refused a Karpenter write.
+    const refusedKarpenter = (w: AdmissionWebhook) => failures.some((f) => f.karpenterWrite && f.webhook === w.name);
+    const configs = captured.filter(
+      (c) => isKarpenterConfiguration(c) || (c.webhooks ?? []).some((w) => coversKarpenter(w) || refusedKarpenter(w)),
     );
     const findings: Finding<'ADMISSION_WEBHOOK_BROKEN'>[] = [];
-    const named = new Set<string>();
+    const named = new Set(captured.flatMap((c) => (c.webhooks ?? []).map((w) => w.name ?? '')));
     for (const config of configs) {
-      for (const w of config.webhooks ?? []) if (w.name) named.add(w.name);
       const finding = fromConfiguration(config, snapshot, controller, failures);
       if (finding) findings.push(finding);
     }
@@ -76,35 +79,106 @@ function isAboutKarpenter(f: WebhookFailure): boolean {
 /** What the capture says of the controller: its version, where it runs, whether it serves webhooks. */
 interface ControllerFacts {
   version: string | undefined;
-  /** true from v1.0 (no admission webhook), false before, undefined when unknown. */
+  /** true when every controller pod and Deployment runs v1.0+ (no admission webhook), false before, undefined when unknown. */
   v1: boolean | undefined;
+  /** Whether a controller was captured at all (else its namespace and name are the webhook Service's). */
+  found: boolean;
   namespace: string;
   deployment: string;
+  /** Whether it serves admission webhooks: false from v1.0 or with its webhook off, undefined when unknown. */
+  serves: boolean | undefined;
   /** Why the controller serves no webhook at all, when the capture shows it. */
   servesNone: string | undefined;
+  /** A pod or Deployment still running a Karpenter before v1.0 beside a v1 one: it re-creates the configurations. */
+  older: OlderController | undefined;
+}
+
+/** `--disable-webhook[=bool]` (it wins over the variable), else `DISABLE_WEBHOOK`: undefined when neither is set. */
+function webhookDisabled(container: Container | undefined): boolean | undefined {
+  const parse = (v: string) => (/^(1|t|true)$/i.test(v) ? true : /^(0|f|false)$/i.test(v) ? false : undefined);
+  for (const arg of container?.args ?? []) {
+    const m = /^--?disable-webhook(?:=(.*))?$/.exec(arg);
+    if (m) return m[1] === undefined ? true : parse(m[1]);
+  }
+  const env = container?.env?.find((e) => e.name === 'DISABLE_WEBHOOK')?.value;
+  return env === undefined ? undefined : parse(env);
+}
+
+/**
+ * Whether this version serves its admission webhooks: DISABLE_WEBHOOK defaults to false before
+ * v0.33 and to true from v0.33 to v0.37 (kubernetes-sigs/karpenter pkg/operator/options), where the
+ * chart writes DISABLE_WEBHOOK: "false" only with webhook.enabled; v1.0+ serves none.
+ */
+function servesAdmission(version: string | undefined, disabled: boolean | undefined): boolean | undefined {
+  if (versionAtLeast(version, 1, 0, 0) === true) return false;
+  if (disabled === true) return false;
+  const from033 = versionAtLeast(version, 0, 33, 0);
+  if (from033 === undefined) return undefined;
+  return from033 ? disabled === false : true;
+}
+
+/** Every controller pod and Deployment image with its version, when its tag says it. */
+function controllersRunning(index: SnapshotIndex): (Omit<OlderController, 'version'> & { version: string | undefined })[] {
+  return index.controllers.flatMap((info) => [
+    ...(info.deployment
+      ? [
+          {
+            kind: 'deployment' as const,
+            namespace: info.namespace,
+            name: info.deployment.metadata?.name ?? '?',
+            version: imageVersion(pickControllerContainer(info.deployment.spec?.template?.spec?.containers)?.image),
+          },
+        ]
+      : []),
+    ...info.pods.map((p) => ({
+      kind: 'pod' as const,
+      namespace: info.namespace,
+      name: p.metadata?.name ?? '?',
+      version: imageVersion(pickControllerContainer(p.spec?.containers)?.image),
+    })),
+  ]);
 }
 
 function controllerFacts(snapshot: ClusterSnapshot, index: SnapshotIndex): ControllerFacts {
   const info = index.controllers[0];
   const version = controllerVersionOf(info);
-  const v1 = versionAtLeast(version, 1, 0, 0);
+  const atLeastV1 = versionAtLeast(version, 1, 0, 0);
+  // Only beside a v1 controller: alone, a pre-v1 controller is simply the one that serves the webhooks.
+  const older =
+    atLeastV1 === true
+      ? controllersRunning(index).find((r): r is OlderController => versionAtLeast(r.version, 1, 0, 0) === false)
+      : undefined;
+  const v1 = atLeastV1 === true && older ? undefined : atLeastV1;
   const container = pickControllerContainer(
     info?.deployment?.spec?.template?.spec?.containers ?? info?.pods[0]?.spec?.containers,
   );
-  const disabled = container?.env?.find((e) => e.name === 'DISABLE_WEBHOOK')?.value?.toLowerCase() === 'true';
+  const disabled = webhookDisabled(container);
+  const serves = older ? undefined : servesAdmission(version, disabled);
   const absent =
     !info && controllerAbsenceKnown(snapshot, index) && (snapshot.pods.length > 0 || snapshot.deployments.length > 0);
   return {
     version,
     v1,
+    found: info !== undefined,
     namespace: info?.namespace ?? 'karpenter',
     deployment: info?.deploymentName ?? (info ? deploymentNameFromPod(info.pods[0]) : 'karpenter'),
-    servesNone: disabled
-      ? 'the controller runs with DISABLE_WEBHOOK=true'
-      : absent
-        ? 'no Karpenter controller runs in the cluster'
-        : undefined,
+    serves,
+    servesNone:
+      disabled === true
+        ? 'the controller runs with DISABLE_WEBHOOK=true'
+        : serves === false && atLeastV1 === false
+          ? `Karpenter v${version ?? '?'} runs with its webhook off (from v0.33 to v0.37 DISABLE_WEBHOOK defaults to true; the chart sets it to "false" only with webhook.enabled)`
+          : absent
+            ? 'no Karpenter controller runs in the cluster'
+            : undefined,
+    older,
   };
+}
+
+/** Where the controller runs: the captured one's, else the webhook Service's (the chart names both alike). */
+function controllerAt(controller: ControllerFacts, target: Target | undefined): { namespace: string; deployment: string } {
+  if (controller.found || !target) return controller;
+  return { namespace: target.namespace, deployment: target.name };
 }
 
 interface Verdict {
@@ -215,8 +289,9 @@ function fromConfiguration(
         karpenters,
         deleteProven: karpenters ? deleteProven(verdict, controller) : undefined,
         version: controller.version,
-        servesWebhooks: controller.v1 === undefined ? undefined : !controller.v1,
-        controller,
+        servesWebhooks: controller.serves,
+        older: controller.older,
+        controller: controllerAt(controller, webhookServiceRef(webhook)),
         target: webhookServiceRef(webhook),
         captured: true,
         gitops: labels['argocd.argoproj.io/instance'],
@@ -248,10 +323,13 @@ function fromText(
   const target = service
     ? { namespace: service.namespace, name: service.name, port: service.port ?? 443, path: service.path ?? '/' }
     : undefined;
+  // A refusal is the API server's; the rest is the controller's certificate reconciler complaining (knative).
+  const refusal = texts.some((t) => t.refusal);
+  const reconciled = texts.some((t) => !t.refusal);
   return newFinding({
     code: 'ADMISSION_WEBHOOK_BROKEN',
-    severity: 'critical',
-    title: `Webhook ${webhook} cannot answer (${why}): the API server refuses Karpenter writes`,
+    severity: refusal ? 'critical' : 'warning',
+    title: `Webhook ${webhook} cannot answer (${why})${refusal ? ': the API server refuses Karpenter writes' : ''}`,
     resource: { kind: kind ?? 'WebhookConfiguration', name: webhook },
     since:
       texts
@@ -260,7 +338,11 @@ function fromText(
         .sort()[0] ?? null,
     cause: {
       code: cause,
-      detail: `The API server refused a write${first?.write ? ` (${first.write})` : ''} because it could not call webhook ${webhook}: ${first?.text ?? ''}${stale ? `. Karpenter v1.0 and later serve no admission webhook (v1.0 serves only CRD conversion), so a configuration of this name is left over from before the upgrade.` : ''}`,
+      detail: `${
+        first?.refusal === false
+          ? `The controller's webhook certificate reconciler could not reconcile ${webhook}: ${first.text}; it reconciles only the webhooks it serves, so this controller serves ${webhook} (before v1.0)`
+          : `The API server refused a write${first?.write ? ` (${first.write})` : ''} because it could not call webhook ${webhook}: ${first?.text ?? ''}`
+      }${stale ? `. Karpenter v1.0 and later serve no admission webhook (v1.0 serves only CRD conversion), so a configuration of this name is left over from before the upgrade.` : ''}`,
     },
     evidence: [
       ...texts.slice(0, 3).map((f) => `${f.where}: ${f.text}`),
@@ -275,8 +357,10 @@ function fromText(
         karpenters,
         deleteProven: stale ? why : undefined,
         version: controller.version,
-        servesWebhooks: controller.v1 === undefined ? undefined : !controller.v1,
-        controller,
+        // knative reconciles only the configurations of a controller that serves them (before v1.0).
+        servesWebhooks: !stale && reconciled ? true : controller.serves,
+        older: controller.older,
+        controller: controllerAt(controller, target),
         target,
         captured: false,
         gitops: undefined,

@@ -6,7 +6,7 @@
  * endpoint not marked unready), then TLS: without a `caBundle` the API server trusts only its
  * system roots, which never signed the certificate a webhook makes itself.
  */
-import { webhookServiceRef, type WebhookServiceRef } from '../../domain/admission-webhooks.ts';
+import { hasReadyEndpoint, webhookServiceRef, type WebhookServiceRef } from '../../domain/admission-webhooks.ts';
 import type { Service, ServiceEndpoints } from '../../domain/kube.ts';
 import type { AdmissionWebhook } from './karpenter-webhooks.ts';
 import type { ClusterSnapshot } from '../../domain/snapshot.ts';
@@ -42,13 +42,13 @@ export function reachOf(webhook: AdmissionWebhook, snapshot: ClusterSnapshot): R
   const portName = servicePort.name ?? '';
   const mine = (snapshot.endpoints ?? []).filter((e) => endpointsOf(e, namespace, name));
   if (mine.length > 0) {
-    const ready = mine.some((e) => readyOnPort(e, portName));
-    if (!ready) {
+    // The API server's own test (EndpointSlices when there are any, else Endpoints).
+    if (!hasReadyEndpoint(target, portName, mine)) {
       return {
         state: 'no-endpoints',
         target,
         portName,
-        addressesWithoutPort: mine.some((e) => readyOnPort(e, undefined)),
+        addressesWithoutPort: mine.some(hasReadyAddress),
         seen: mine.map(describeEndpoints).join('; '),
       };
     }
@@ -64,17 +64,11 @@ function endpointsOf(e: ServiceEndpoints, namespace: string, name: string): bool
   return e.kind === 'EndpointSlice' ? e.metadata.labels?.['kubernetes.io/service-name'] === name : e.metadata.name === name;
 }
 
-/** A ready address serving the port named `portName` (any port when undefined). */
-function readyOnPort(e: ServiceEndpoints, portName: string | undefined): boolean {
-  const hasPort = (ports: readonly { name?: string }[] | undefined) =>
-    portName === undefined || (ports ?? []).some((p) => (p.name ?? '') === portName);
-  if (e.kind === 'EndpointSlice') {
-    return (
-      hasPort(e.ports) && (e.endpoints ?? []).some((ep) => ep.conditions?.ready !== false && (ep.addresses ?? []).length > 0)
-    );
-  }
-  if ('subsets' in e) return (e.subsets ?? []).some((s) => (s.addresses ?? []).length > 0 && hasPort(s.ports));
-  return false;
+/** A ready address on any port: pods that serve the Service, though maybe not the webhook's port. */
+function hasReadyAddress(e: ServiceEndpoints): boolean {
+  if (e.kind === 'EndpointSlice')
+    return (e.endpoints ?? []).some((ep) => ep.conditions?.ready !== false && (ep.addresses ?? []).length > 0);
+  return 'subsets' in e && (e.subsets ?? []).some((s) => (s.addresses ?? []).length > 0);
 }
 
 function describeEndpoints(e: ServiceEndpoints): string {

@@ -12,6 +12,14 @@ import { shellQuote } from '../../domain/shell.ts';
 import type { ConfigurationKind } from './karpenter-webhooks.ts';
 import type { Target } from './reachability.ts';
 
+/** A controller pod or Deployment still running a Karpenter before v1.0. */
+export interface OlderController {
+  kind: 'pod' | 'deployment';
+  namespace: string;
+  name: string;
+  version: string;
+}
+
 export interface StepFacts {
   name: string;
   /** Unknown for a webhook known only from an error text that does not say its kind. */
@@ -25,6 +33,8 @@ export interface StepFacts {
   version: string | undefined;
   /** Whether that version serves webhooks (< v1.0), when known. */
   servesWebhooks: boolean | undefined;
+  /** A pod or Deployment still running a Karpenter before v1.0 beside a v1 one (it re-creates the configurations). */
+  older: OlderController | undefined;
   controller: { namespace: string; deployment: string };
   target: Target | undefined;
   /** Whether the configuration itself is in the capture (else the error text named it). */
@@ -57,7 +67,17 @@ export function webhookSteps(f: StepFacts): string[] {
     return steps;
   }
   const { namespace, deployment } = f.controller;
-  if (f.karpenters && f.version === undefined) {
+  if (f.karpenters && f.older) {
+    const o = f.older;
+    steps.push(
+      commandStep(
+        `FIRST: ${o.kind} ${o.namespace}/${o.name} still runs Karpenter v${o.version}, which serves ${f.name} and re-creates it: is it still running, and what owns it`,
+        o.kind === 'pod'
+          ? `kubectl get pod -n ${shellQuote(o.namespace)} ${shellQuote(o.name)} -o jsonpath='{.metadata.ownerReferences[*].name} {.spec.containers[*].image}'`
+          : `kubectl get deployment -n ${shellQuote(o.namespace)} ${shellQuote(o.name)} -o jsonpath='{.spec.template.spec.containers[*].image}'`,
+      ),
+    );
+  } else if (f.karpenters && f.servesWebhooks === undefined && f.version === undefined) {
     steps.push(
       commandStep(
         'FIRST: which Karpenter runs. v1.0 and later serve no admission webhook, so from v1.0 on this configuration is a leftover',
@@ -69,7 +89,9 @@ export function webhookSteps(f: StepFacts): string[] {
   if (f.karpenters && del && f.servesWebhooks !== true) {
     steps.push(
       commandStep(
-        `if the controller is v1.0 or later, or runs with DISABLE_WEBHOOK=true: nothing serves ${f.name}, delete it`,
+        f.older
+          ? `once no pod or Deployment runs a Karpenter before v1.0: nothing serves ${f.name}, delete it`
+          : `if the controller is v1.0 or later, v0.33–v0.37 without DISABLE_WEBHOOK=false, or older with DISABLE_WEBHOOK=true: nothing serves ${f.name}, delete it`,
         del,
       ),
     );

@@ -48,7 +48,7 @@ const served = (version: string) =>
     webhookConfigurations: FOUR.map((n) => chartWebhook(n)),
     services: [apiServerService, karpenterService()],
     endpoints: [slice({ ready: true })],
-    pods: [controllerAt(version)],
+    pods: [controllerAt(version, { webhook: true })],
   });
 
 describe('ADMISSION_WEBHOOK_BROKEN', () => {
@@ -96,12 +96,12 @@ describe('ADMISSION_WEBHOOK_BROKEN', () => {
     expect(f?.severity).toBe('warning');
   });
 
-  it('SERVICE_MISSING with the webhook switched off (DISABLE_WEBHOOK=true, #5504): the delete leads', () => {
+  it('SERVICE_MISSING as #5504 happens (v0.33.0, webhook.enabled=false: no DISABLE_WEBHOOK, which defaults to true): the delete leads', () => {
     // Prepare
     const snapshot = snapshotOf({
       webhookConfigurations: [chartWebhook('validation.webhook.karpenter.sh', { service: 'karpenter-controller' })],
       services: [apiServerService, karpenterService({ name: 'karpenter-controller', webhookPort: false })],
-      pods: [controllerAt('0.33.0', { disableWebhook: true })],
+      pods: [controllerAt('0.33.0', { name: 'karpenter-controller-6f9d8b7c5d-x8k2p' })],
       logs: [refusedLog(PORT_GONE)],
     });
 
@@ -112,8 +112,43 @@ describe('ADMISSION_WEBHOOK_BROKEN', () => {
     expect(f?.cause?.code).toBe('SERVICE_MISSING');
     expect(f?.title).toContain('has no port 8443');
     expect(f?.severity).toBe('critical');
-    expect(stepsOf(f)[0]).toContain('DISABLE_WEBHOOK=true');
+    expect(stepsOf(f)[0]).toContain('Karpenter v0.33.0 runs with its webhook off');
     expect(stepsOf(f)[0]).toMatch(/\nkubectl delete validatingwebhookconfiguration validation\.webhook\.karpenter\.sh$/);
+  });
+
+  it('SERVICE_MISSING with DISABLE_WEBHOOK=true set by hand, or --disable-webhook: the delete leads', () => {
+    for (const pod of [
+      controllerAt('0.32.1', { disableWebhook: true }),
+      {
+        ...controllerAt('0.36.2', { webhook: true }),
+        spec: {
+          containers: [{ name: 'controller', image: 'public.ecr.aws/karpenter/controller:0.36.2', args: ['--disable-webhook'] }],
+        },
+      },
+    ]) {
+      const snapshot = snapshotOf({
+        webhookConfigurations: [chartWebhook('validation.webhook.karpenter.sh')],
+        services: [apiServerService, karpenterService({ webhookPort: false })],
+        pods: [pod],
+      });
+      const [f] = detect(snapshot);
+      expect(stepsOf(f)[0]).toContain('DISABLE_WEBHOOK=true');
+      expect(stepsOf(f)[0]).toMatch(/\nkubectl delete validatingwebhookconfiguration validation\.webhook\.karpenter\.sh$/);
+    }
+  });
+
+  it('a v0.37 controller with its webhook off and a configuration without caBundle: no restart (it would serve nothing)', () => {
+    const snapshot = snapshotOf({
+      webhookConfigurations: [chartWebhook('defaulting.webhook.karpenter.k8s.aws', { caBundle: null })],
+      services: [apiServerService, karpenterService()],
+      endpoints: [slice({ ready: true })],
+      pods: [controllerAt('0.37.0')],
+    });
+    const steps = stepsOf(detect(snapshot)[0]);
+    expect(steps.some((s) => s.includes('rollout restart'))).toBe(false);
+    expect(
+      steps.some((s) => s.includes('kubectl delete mutatingwebhookconfiguration defaulting.webhook.karpenter.k8s.aws')),
+    ).toBe(true);
   });
 
   it('SERVICE_MISSING while a v0.36 controller serves webhooks: no delete, the Service check', () => {
@@ -121,7 +156,7 @@ describe('ADMISSION_WEBHOOK_BROKEN', () => {
     const snapshot = snapshotOf({
       webhookConfigurations: [chartWebhook('validation.webhook.karpenter.k8s.aws')],
       services: [apiServerService],
-      pods: [controllerAt('0.36.1', { disableWebhook: false })],
+      pods: [controllerAt('0.36.1', { webhook: true })],
     });
 
     // Act
@@ -149,7 +184,7 @@ describe('ADMISSION_WEBHOOK_BROKEN', () => {
     expect(steps[0]).toContain("-o jsonpath='{.spec.template.spec.containers[*].image}'");
     const del = steps.findIndex((s) => s.includes('kubectl delete'));
     expect(del).toBeGreaterThan(0);
-    expect(steps[del]).toMatch(/^# if the controller is v1\.0 or later/);
+    expect(steps[del]).toMatch(/^# if the controller is v1\.0 or later, v0\.33–v0\.37 without DISABLE_WEBHOOK=false/);
   });
 
   it('a Service not seen (its namespace not captured) is no finding without a failure text', () => {
@@ -178,6 +213,28 @@ describe('ADMISSION_WEBHOOK_BROKEN', () => {
     expect(stepsOf(f).some((s) => s.includes('kubectl delete'))).toBe(false);
   });
 
+  it('NO_ENDPOINTS as the API server resolves it: its EndpointSlice not ready wins over a ready legacy Endpoints', () => {
+    // Prepare
+    const legacy = {
+      apiVersion: 'v1',
+      kind: 'Endpoints' as const,
+      metadata: { name: 'karpenter', namespace: 'kube-system' },
+      subsets: [{ addresses: [{ ip: '10.0.12.34' }], ports: [{ name: 'https-webhook', port: 8443, protocol: 'TCP' }] }],
+    };
+    const snapshot = snapshotOf({
+      webhookConfigurations: [chartWebhook('validation.webhook.karpenter.sh')],
+      services: [apiServerService, karpenterService()],
+      endpoints: [legacy, slice({ ready: false })],
+      pods: [controllerAt('0.32.1')],
+    });
+
+    // Act
+    const [f] = detect(snapshot);
+
+    // Assert
+    expect(f?.cause?.code).toBe('NO_ENDPOINTS');
+  });
+
   it('NO_ENDPOINTS: ready pods serve only http-metrics (#5758): they serve no webhook, so the delete leads', () => {
     // Prepare
     const snapshot = snapshotOf({
@@ -202,7 +259,7 @@ describe('ADMISSION_WEBHOOK_BROKEN', () => {
       webhookConfigurations: [chartWebhook('defaulting.webhook.karpenter.k8s.aws', { caBundle: null })],
       services: [apiServerService, karpenterService()],
       endpoints: [slice({ ready: true })],
-      pods: [controllerAt('0.37.0')],
+      pods: [controllerAt('0.37.0', { webhook: true })],
     });
 
     // Act
@@ -222,7 +279,7 @@ describe('ADMISSION_WEBHOOK_BROKEN', () => {
       webhookConfigurations: [chartWebhook('validation.webhook.config.karpenter.sh')],
       services: [apiServerService, karpenterService()],
       endpoints: [slice({ ready: true })],
-      pods: [controllerAt('0.37.0')],
+      pods: [controllerAt('0.37.0', { webhook: true })],
       logs: [
         logLine({
           level: 'ERROR',
@@ -316,12 +373,110 @@ describe('ADMISSION_WEBHOOK_BROKEN', () => {
     expect(stepsOf(f).join('\n')).toContain("is not Karpenter's");
   });
 
-  it("a policy engine's catch-all (`*` groups) is not Karpenter's business", () => {
-    const snapshot = snapshotOf({
-      webhookConfigurations: [foreignWebhook({ service: 'gone', namespace: 'policy', groups: ['*'] })],
-      services: [apiServerService],
+  it("a policy engine's catch-all (`*` groups) is not Karpenter's business, until it refuses a Karpenter write", () => {
+    // Prepare: Kyverno's fail-closed catch-all with its Service's pods gone.
+    const kyverno = foreignWebhook({
+      service: 'kyverno-svc',
+      namespace: 'kyverno',
+      groups: ['*'],
+      name: 'kyverno-resource-validating-webhook-cfg',
+      webhook: 'validate.kyverno.svc-fail',
     });
-    expect(detect(snapshot)).toEqual([]);
+    const quiet = snapshotOf({ webhookConfigurations: [kyverno], services: [apiServerService] });
+    const refusedNodeClaim = refusedLog(
+      'creating node claim, Internal error occurred: failed calling webhook "validate.kyverno.svc-fail": failed to call webhook: Post "https://kyverno-svc.kyverno.svc:443/validate/fail?timeout=10s": no endpoints available for service "kyverno-svc"',
+    );
+    const refused = snapshotOf({ webhookConfigurations: [kyverno], logs: [refusedNodeClaim] });
+    const logOnly = snapshotOf({ logs: [refusedNodeClaim] });
+
+    // Act
+    const [withConfig] = detect(refused);
+    const [fromLog] = detect(logOnly);
+
+    // Assert
+    expect(detect(quiet)).toEqual([]);
+    expect(withConfig?.resource).toEqual({
+      kind: 'ValidatingWebhookConfiguration',
+      name: 'kyverno-resource-validating-webhook-cfg',
+    });
+    expect(withConfig?.cause?.code).toBe('NO_ENDPOINTS');
+    expect(withConfig?.severity).toBe('critical');
+    expect(fromLog?.cause?.code).toBe('NO_ENDPOINTS');
+    for (const f of [withConfig, fromLog]) {
+      expect(stepsOf(f).some((s) => s.includes('kubectl delete'))).toBe(false);
+      expect(stepsOf(f).join('\n')).toContain("is not Karpenter's");
+    }
+  });
+
+  it("knative's certificate reconciler line alone: a warning, no refused write, no delete (the controller serves it)", () => {
+    // Prepare
+    const snapshot = snapshotOf({
+      logs: [
+        logLine({
+          level: 'ERROR',
+          time: '2024-07-08T19:19:38.181Z',
+          logger: 'webhook.ConfigMapWebhook',
+          message: 'Reconcile error',
+          'knative.dev/key': 'validation.webhook.config.karpenter.sh',
+          error: 'secret "karpenter-cert" is missing "ca-cert.pem" key',
+        }),
+      ],
+    });
+
+    // Act
+    const [f] = detect(snapshot);
+
+    // Assert
+    expect(f?.cause?.code).toBe('CERTIFICATE_INVALID');
+    expect(f?.severity).toBe('warning');
+    expect(f?.title).not.toContain('refuses');
+    expect(f?.cause?.detail).not.toContain('refused a write');
+    expect(stepsOf(f).some((s) => s.includes('kubectl delete'))).toBe(false);
+    expect(stepsOf(f).some((s) => s.includes('rollout restart'))).toBe(true);
+  });
+
+  it("#6879's webhooks and log without the controller's pods: the first check looks where the webhook's Service is", () => {
+    // Prepare
+    const snapshot = {
+      ...snapshotOf({
+        webhookConfigurations: FOUR.map((n) => chartWebhook(n)),
+        services: [apiServerService, karpenterService()],
+        endpoints: [slice({ ready: true })],
+      }),
+      logs: [refusedLog(REJECTED_V1, { controller: 'nodeclaim.tagging' })],
+    };
+    const logOnly = snapshotOf({ logs: [refusedLog(PORT_GONE)] });
+
+    // Act
+    const [f] = detect(snapshot);
+    const [g] = detect(logOnly);
+
+    // Assert
+    expect(stepsOf(f)[0]).toMatch(/\nkubectl get deployment -n kube-system karpenter -o jsonpath=/);
+    expect(stepsOf(g).join('\n')).toContain('kubectl get deployment -n kube-system karpenter-controller -o jsonpath=');
+  });
+
+  it('a v1.0.1 controller with a v0.37.2 pod still running: no delete before the old pod is gone, the old pod named first', () => {
+    // Prepare
+    const snapshot = {
+      ...served('1.0.1'),
+      pods: [controllerAt('1.0.1'), controllerAt('0.37.2', { webhook: true, name: 'karpenter-5c7f9d8b6d-q2w9z' })],
+      logs: [refusedLog(REJECTED_V1, { controller: 'nodeclaim.tagging' })],
+    };
+    snapshot.captured.add('logs');
+
+    // Act
+    const findings = detect(snapshot);
+
+    // Assert
+    expect(findings.length).toBeGreaterThan(0);
+    for (const f of findings) {
+      expect(f.cause?.code).not.toBe('STALE_AFTER_V1_UPGRADE');
+      const steps = stepsOf(f);
+      expect(steps[0]).toContain('pod kube-system/karpenter-5c7f9d8b6d-q2w9z still runs Karpenter v0.37.2');
+      const del = steps.filter((s) => s.includes('kubectl delete'));
+      expect(del.every((s) => s.startsWith('# once no pod or Deployment runs a Karpenter before v1.0'))).toBe(true);
+    }
   });
 
   it('failurePolicy Ignore: the write goes through, so a warning', () => {

@@ -62,14 +62,20 @@ export function chartWebhook(
 }
 
 /** A policy engine's webhook that names Karpenter's group: not Karpenter's, never to be deleted by our steps. */
-export function foreignWebhook(input: { service: string; namespace: string; groups: string[] }): WebhookConfiguration {
+export function foreignWebhook(input: {
+  service: string;
+  namespace: string;
+  groups: string[];
+  name?: string;
+  webhook?: string;
+}): WebhookConfiguration {
   return {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'ValidatingWebhookConfiguration',
-    metadata: { name: 'policy-validator', uid: 'uid-policy' },
+    metadata: { name: input.name ?? 'policy-validator', uid: 'uid-policy' },
     webhooks: [
       {
-        name: 'validate.policy.example.com',
+        name: input.webhook ?? 'validate.policy.example.com',
         clientConfig: { service: { name: input.service, namespace: input.namespace, port: 443 }, caBundle: CA },
         failurePolicy: 'Fail',
         rules: [{ apiGroups: input.groups, apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: ['*'] }],
@@ -128,10 +134,28 @@ export function slice(input: { service?: string; namespace?: string; ready: bool
   };
 }
 
-/** The controller's pod at `version` (`public.ecr.aws/karpenter/controller:<version>`), Running and Ready. */
-export function controllerAt(version: string, input: { namespace?: string; disableWebhook?: boolean } = {}): Pod {
+/**
+ * The controller's pod at `version` (`public.ecr.aws/karpenter/controller:<version>`), Running and
+ * Ready. `webhook`: the chart's webhook.enabled (aws@v0.33.0–v0.37.0 charts/karpenter/templates/deployment.yaml
+ * then writes WEBHOOK_PORT, WEBHOOK_METRICS_PORT, DISABLE_WEBHOOK "false" and the https-webhook port;
+ * without it, none of them). `disableWebhook`: a DISABLE_WEBHOOK the user set through controller.env.
+ */
+export function controllerAt(
+  version: string,
+  input: { namespace?: string; name?: string; webhook?: boolean; disableWebhook?: boolean } = {},
+): Pod {
+  const env = [
+    ...(input.webhook
+      ? [
+          { name: 'WEBHOOK_PORT', value: '8443' },
+          { name: 'WEBHOOK_METRICS_PORT', value: '8001' },
+          { name: 'DISABLE_WEBHOOK', value: 'false' },
+        ]
+      : []),
+    ...(input.disableWebhook === undefined ? [] : [{ name: 'DISABLE_WEBHOOK', value: String(input.disableWebhook) }]),
+  ];
   return karpenterPod({
-    name: 'karpenter-6f9d8b7c5d-x8k2p',
+    name: input.name ?? 'karpenter-6f9d8b7c5d-x8k2p',
     namespace: input.namespace ?? 'kube-system',
     nodeName: 'ip-10-0-1-10.ec2.internal',
     spec: {
@@ -139,9 +163,17 @@ export function controllerAt(version: string, input: { namespace?: string; disab
         {
           name: 'controller',
           image: `public.ecr.aws/karpenter/controller:${version}`,
-          ...(input.disableWebhook === undefined
-            ? {}
-            : { env: [{ name: 'DISABLE_WEBHOOK', value: String(input.disableWebhook) }] }),
+          ...(env.length ? { env } : {}),
+          ...(input.webhook
+            ? {
+                ports: [
+                  { name: 'http-metrics', containerPort: 8000, protocol: 'TCP' },
+                  { name: 'webhook-metrics', containerPort: 8001, protocol: 'TCP' },
+                  { name: 'https-webhook', containerPort: 8443, protocol: 'TCP' },
+                  { name: 'http', containerPort: 8081, protocol: 'TCP' },
+                ],
+              }
+            : {}),
         },
       ],
     },
