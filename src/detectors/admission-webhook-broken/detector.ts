@@ -7,7 +7,7 @@ import type { SnapshotIndex } from '../../domain/snapshot-index.ts';
 import { visibleLine } from '../../domain/visible.ts';
 import type { Detector } from '../detector.ts';
 import { controllerAbsenceKnown } from '../karpenter/controller-presence.ts';
-import { imageVersion } from '../../domain/controller-image.ts';
+import { imageVersion } from '../../domain/karpenter-controller.ts';
 import { deploymentNameFromPod, pickControllerContainer } from '../karpenter/controller-deployment.ts';
 import { controllerVersionOf } from '../karpenter/feature-gates.ts';
 import { versionAtLeast } from '../karpenter/version.ts';
