@@ -20,6 +20,7 @@ const objectMeta = obj({
   labels: strings,
   annotations: strings,
   ownerReferences: arr(obj({ apiVersion: str, kind: str, name: str, uid: str, controller: bool })),
+  finalizers: arr(str),
 });
 
 const conditions = arr(obj({ type: str, status: str, reason: str, message: str, lastTransitionTime: time }, ['type']));

@@ -53,9 +53,13 @@ queue_url=
 if is_queue_name "$queue_name"; then
   # An ARN or URL setting's name goes in the file's name: SQS's answer does not repeat it, and a
   # plain sqs-queue-url.json stands for the setting itself (docs/capture.md).
-  url_file=sqs-queue-url.json
-  [ "$queue_name" = "$queue" ] || url_file="sqs-queue-url-$queue_name.json"
-  run "$url_file" aws_ sqs get-queue-url --queue-name "$queue_name"
+  if [ "$queue_name" = "$queue" ]; then
+    url_file=sqs-queue-url.json
+    run sqs-queue-url.json aws_ sqs get-queue-url --queue-name "$queue_name"
+  else
+    url_file="sqs-queue-url-$queue_name.json"
+    run "sqs-queue-url-$queue_name.json" aws_ sqs get-queue-url --queue-name "$queue_name"
+  fi
   queue_url=$(sed -n 's/^ *"QueueUrl": "\\([A-Za-z0-9:/._-]*\\)"$/\\1/p' "$out/$url_file" | head -n 1)
 fi
 # Unset, or no such queue: a queue named after the cluster (Karpenter's getting-started name). Kept

@@ -41,6 +41,8 @@ const PREFIXES: readonly [prefix: string, source: SourceName][] = [
   ['fargate-', 'fargateprofiles'],
   ['access-entr', 'accessentries'],
   ['events-rule-', 'queuerules'],
+  // The lookup of a named queue (an ARN or URL setting's name, the queue named after the cluster).
+  ['sqs-queue-url-', 'interruptionqueue'],
 ];
 
 /**

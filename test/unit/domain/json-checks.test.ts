@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { arr, bool, describeProblem, num, obj, record, str, strOrNum, time } from '../../../src/domain/json-checks.ts';
+import { KUBE_SHAPES } from '../../../src/domain/object-shapes.ts';
 
 const container = obj({ name: str, ports: arr(obj({ port: num, hostPort: num })), env: record(str) }, ['name']);
 const check = obj({ name: str, ready: bool, started: time, cpu: strOrNum, containers: arr(container) });
@@ -64,5 +65,18 @@ describe('obj', () => {
     expect(problemOf([])).toBe('the object is a list, expected an object');
     expect(problemOf({ containers: {} })).toBe('containers is an object, expected a list');
     expect(problemOf({ containers: [null] })).toBe('containers[0] is null, expected an object');
+  });
+});
+
+describe('KUBE_SHAPES', () => {
+  it('sets aside a NodeClaim whose finalizers are not a list of strings (NODE_TERMINATION_STUCK lists them)', () => {
+    // Prepare
+    const check = KUBE_SHAPES.nodeclaims;
+    const claim = (finalizers: unknown) => ({ metadata: { name: 'default-x', finalizers } });
+
+    // Assess
+    expect(check?.(claim(['karpenter.sh/termination']))).toBeUndefined();
+    expect(describeProblem(check!(claim('\u0000'))!)).toBe('metadata.finalizers is a string, expected a list');
+    expect(describeProblem(check!(claim([7]))!)).toBe('metadata.finalizers[0] is a number, expected a string');
   });
 });
